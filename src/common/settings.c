@@ -1,0 +1,215 @@
+/* settings.c -- the DUCTILE_* settings table, parsing and validation.
+ * Pure C (no MPI): unit-tested by tests/unit/test_settings.c, and linked into
+ * tools/ductile-run for its --help text. */
+#include "settings.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+const struct setting_def ductile_setting_defs[] = {
+    {"DUCTILE_DISABLE", SETTING_BOOL, "0", 0, 0, NULL,
+     "Kill switch: the shim becomes a pure pass-through (no virtual world, no monitoring, no report)."},
+    {"DUCTILE_MONITOR", SETTING_BOOL, "1", 0, 0, NULL,
+     "Count calls, time and bytes per MPI function. 0 keeps the virtual world but measures nothing."},
+    {"DUCTILE_REPORT", SETTING_STRING, "ductile-%j.json", 0, 0, NULL,
+     "Path of the JSON report written by rank 0 at MPI_Finalize; %j is the job id, %p rank 0's pid. Empty or 'none': no report."},
+    {"DUCTILE_SUMMARY", SETTING_BOOL, "1", 0, 0, NULL,
+     "Print a short summary on rank 0's stderr at MPI_Finalize."},
+    {"DUCTILE_VERBOSE", SETTING_INT, "0", 0, 3, NULL,
+     "Trace Ductile's decisions on stderr: 0 quiet, 1 decisions, 2 details, 3 everything."},
+    {"DUCTILE_ITER_DETECT", SETTING_BOOL, "1", 0, 0, NULL,
+     "Detect the main loop of unmodified programs from the call sites of their MPI calls."},
+    {"DUCTILE_ITER_FRAMES", SETTING_INT, "3", 1, 8, NULL,
+     "Stack frames (return addresses) that identify a call site for the iteration detector."},
+    {"DUCTILE_ITER_REPEATS", SETTING_INT, "3", 2, 64, NULL,
+     "How many times the loop body must repeat in a row before it counts as the main loop."},
+    {"DUCTILE_ITER_MAX_CALLS", SETTING_INT, "1000000", 0, 2000000000L, NULL,
+     "Stop looking for a loop after this many MPI calls without finding one (0: never stop)."},
+    {"DUCTILE_JOB_ID", SETTING_STRING, "", 0, 0, NULL,
+     "Job identifier used in the report name and by the controller. Default: rank 0's pid."},
+    {NULL, 0, NULL, 0, 0, NULL, NULL},
+};
+
+int settings_parse_bool(const char *text)
+{
+    static const char *const yes[] = {"1", "yes", "on", "true", NULL};
+    static const char *const no[] = {"0", "no", "off", "false", NULL};
+    for (int i = 0; yes[i]; i++)
+        if (strcasecmp(text, yes[i]) == 0) return 1;
+    for (int i = 0; no[i]; i++)
+        if (strcasecmp(text, no[i]) == 0) return 0;
+    return -1;
+}
+
+static const struct setting_def *find_def(const char *name, size_t len)
+{
+    for (const struct setting_def *d = ductile_setting_defs; d->name; d++)
+        if (strlen(d->name) == len && strncmp(d->name, name, len) == 0) return d;
+    return NULL;
+}
+
+/* Levenshtein distance, for "did you mean" on misspelt names. */
+static size_t edit_distance(const char *a, size_t la, const char *b)
+{
+    size_t lb = strlen(b);
+    size_t row[64 + 1];
+    if (la > 64 || lb > 64) return (size_t)-1;
+    for (size_t j = 0; j <= lb; j++) row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t cost = (toupper((unsigned char)a[i - 1]) == b[j - 1]) ? 0 : 1;
+            size_t best = diag + cost;
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+static int apply(struct ductile_settings *out, const struct setting_def *d, const char *value,
+                 char *errbuf, size_t errlen)
+{
+    long iv = 0;
+    switch (d->type) {
+    case SETTING_BOOL:
+        iv = settings_parse_bool(value);
+        if (iv < 0) {
+            snprintf(errbuf, errlen, "%s='%s' is not valid: expected a boolean (1/0, yes/no, on/off, true/false)",
+                     d->name, value);
+            return -1;
+        }
+        break;
+    case SETTING_INT: {
+        char *end = NULL;
+        errno = 0;
+        iv = strtol(value, &end, 10);
+        if (errno || end == value || *end != '\0' || iv < d->min || iv > d->max) {
+            snprintf(errbuf, errlen, "%s='%s' is not valid: expected an integer from %ld to %ld",
+                     d->name, value, d->min, d->max);
+            return -1;
+        }
+        break;
+    }
+    case SETTING_ENUM:
+    case SETTING_STRING:
+        break;
+    }
+    const char *n = d->name + strlen("DUCTILE_");
+    if (strcmp(n, "DISABLE") == 0) out->disable = (int)iv;
+    else if (strcmp(n, "MONITOR") == 0) out->monitor = (int)iv;
+    else if (strcmp(n, "REPORT") == 0) out->report = strcmp(value, "none") == 0 ? "" : value;
+    else if (strcmp(n, "SUMMARY") == 0) out->summary = (int)iv;
+    else if (strcmp(n, "VERBOSE") == 0) out->verbose = (int)iv;
+    else if (strcmp(n, "ITER_DETECT") == 0) out->iter_detect = (int)iv;
+    else if (strcmp(n, "ITER_FRAMES") == 0) out->iter_frames = (int)iv;
+    else if (strcmp(n, "ITER_REPEATS") == 0) out->iter_repeats = (int)iv;
+    else if (strcmp(n, "ITER_MAX_CALLS") == 0) out->iter_max_calls = iv;
+    else if (strcmp(n, "JOB_ID") == 0) out->job_id = value;
+    return 0;
+}
+
+int settings_parse(char *const *envp, struct ductile_settings *out, char *errbuf, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    for (const struct setting_def *d = ductile_setting_defs; d->name; d++)
+        if (apply(out, d, d->default_value, errbuf, errlen) != 0) return -1;
+    if (!envp) return 0;
+    for (char *const *e = envp; *e; e++) {
+        const char *var = *e;
+        if (strncmp(var, "DUCTILE_", 8) != 0) continue;
+        const char *eq = strchr(var, '=');
+        if (!eq) continue;
+        size_t len = (size_t)(eq - var);
+        const struct setting_def *d = find_def(var, len);
+        if (!d) {
+            const struct setting_def *best = NULL;
+            size_t bestd = 4;
+            for (const struct setting_def *c = ductile_setting_defs; c->name; c++) {
+                size_t dist = edit_distance(var, len, c->name);
+                if (dist < bestd) { bestd = dist; best = c; }
+            }
+            int n = snprintf(errbuf, errlen, "unknown setting %.*s='%s'", (int)len, var, eq + 1);
+            if (best && n > 0 && (size_t)n < errlen)
+                snprintf(errbuf + n, errlen - (size_t)n, " (did you mean %s?)", best->name);
+            n = (int)strlen(errbuf);
+            if ((size_t)n < errlen)
+                snprintf(errbuf + n, errlen - (size_t)n, "; 'ductile-run --help' lists every setting");
+            return -1;
+        }
+        if (apply(out, d, eq + 1, errbuf, errlen) != 0) return -1;
+    }
+    return 0;
+}
+
+static void print_wrapped(FILE *f, const char *text, int indent, int width)
+{
+    int col = indent;
+    fprintf(f, "%*s", indent, "");
+    const char *p = text;
+    while (*p) {
+        const char *w = p;
+        while (*w && *w != ' ') w++;
+        int len = (int)(w - p);
+        if (col > indent && col + 1 + len > width) {
+            fprintf(f, "\n%*s", indent, "");
+            col = indent;
+        } else if (col > indent) {
+            fputc(' ', f);
+            col++;
+        }
+        fprintf(f, "%.*s", len, p);
+        col += len;
+        p = *w ? w + 1 : w;
+    }
+    fputc('\n', f);
+}
+
+void settings_print_help(void *file)
+{
+    FILE *f = file;
+    for (const struct setting_def *d = ductile_setting_defs; d->name; d++) {
+        char range[96] = "";
+        switch (d->type) {
+        case SETTING_BOOL: snprintf(range, sizeof range, "boolean"); break;
+        case SETTING_INT: snprintf(range, sizeof range, "integer %ld..%ld", d->min, d->max); break;
+        case SETTING_ENUM: snprintf(range, sizeof range, "one of %s", d->choices); break;
+        case SETTING_STRING: snprintf(range, sizeof range, "text"); break;
+        }
+        fprintf(f, "  %s  (%s, default '%s')\n", d->name, range, d->default_value);
+        print_wrapped(f, d->help, 6, 78);
+    }
+}
+
+int settings_expand_path(const char *tmpl, const char *job_id, long pid, char *out, size_t outlen)
+{
+    size_t o = 0;
+    for (const char *p = tmpl; *p; p++) {
+        char buf[32];
+        const char *ins = NULL;
+        if (*p == '%' && p[1]) {
+            p++;
+            if (*p == 'j') ins = job_id;
+            else if (*p == 'p') { snprintf(buf, sizeof buf, "%ld", pid); ins = buf; }
+            else if (*p == '%') ins = "%";
+            else { buf[0] = '%'; buf[1] = *p; buf[2] = '\0'; ins = buf; }
+        } else {
+            buf[0] = *p; buf[1] = '\0'; ins = buf;
+        }
+        size_t l = strlen(ins);
+        if (o + l >= outlen) return -1;
+        memcpy(out + o, ins, l);
+        o += l;
+    }
+    if (o >= outlen) return -1;
+    out[o] = '\0';
+    return 0;
+}

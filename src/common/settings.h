@@ -1,0 +1,58 @@
+/* settings.h -- every DUCTILE_* environment setting: the one table, parsing
+ * and validation (pure C, no MPI).  A bad or unknown DUCTILE_* variable is an
+ * error that names the variable, its value and what is allowed. */
+#ifndef DUCTILE_SETTINGS_H
+#define DUCTILE_SETTINGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum settings_type { SETTING_BOOL, SETTING_INT, SETTING_STRING, SETTING_ENUM };
+
+struct setting_def {
+    const char *name;          /* DUCTILE_... */
+    enum settings_type type;
+    const char *default_value; /* as text */
+    long min, max;             /* SETTING_INT bounds (inclusive) */
+    const char *choices;       /* SETTING_ENUM: comma-separated words */
+    const char *help;          /* one or two sentences for --help */
+};
+
+/* The parsed settings.  Strings point into the environment or the defaults
+ * and stay valid while the environment is not modified. */
+struct ductile_settings {
+    int disable;             /* DUCTILE_DISABLE: pure pass-through */
+    int monitor;             /* DUCTILE_MONITOR */
+    const char *report;      /* DUCTILE_REPORT: path template, "" = none */
+    int summary;             /* DUCTILE_SUMMARY */
+    int verbose;             /* DUCTILE_VERBOSE: 0..3 */
+    int iter_detect;         /* DUCTILE_ITER_DETECT */
+    int iter_frames;         /* DUCTILE_ITER_FRAMES */
+    int iter_repeats;        /* DUCTILE_ITER_REPEATS */
+    long iter_max_calls;     /* DUCTILE_ITER_MAX_CALLS */
+    const char *job_id;      /* DUCTILE_JOB_ID: "" = derived from rank 0's pid */
+};
+
+/* The table of all settings, terminated by a {NULL} entry. */
+extern const struct setting_def ductile_setting_defs[];
+
+/* Look up a variable in `envp` (a NULL-terminated "NAME=value" array, such as
+ * `environ`) and fill `out`.  Returns 0 on success.  On the first bad or
+ * unknown DUCTILE_* variable returns -1 and writes a one-line message (no
+ * trailing newline) into errbuf. */
+int settings_parse(char *const *envp, struct ductile_settings *out,
+                   char *errbuf, size_t errlen);
+
+/* Parse one boolean word (1/0, yes/no, on/off, true/false; case-insensitive).
+ * Returns 0 or 1, or -1 when the word is not a boolean. */
+int settings_parse_bool(const char *text);
+
+/* Print the settings table as --help text (wrapped for an 80-column terminal). */
+void settings_print_help(void *file);
+
+/* Expand a report path template: %j -> job id, %p -> pid of rank 0, %% -> %.
+ * Returns 0, or -1 when the result does not fit. */
+int settings_expand_path(const char *tmpl, const char *job_id, long pid,
+                         char *out, size_t outlen);
+
+#endif

@@ -1,0 +1,122 @@
+/* iteration.c -- feeds the iteration detector (iterdetect.c) from the hot
+ * path.  While detecting, every top-level MPI call becomes a symbol: its
+ * function id in the top 16 bits and a hash of the return addresses of
+ * DUCTILE_ITER_FRAMES frames (libunwind) below.  Once the loop is found, the
+ * hot-path filter lets only the loop head's function through, so the cost is
+ * paid by one function instead of all of them. */
+#include "config.h"
+
+#include "iteration.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include "../wrap/hotpath.h"
+#include "../wrap/runtime.h"
+
+#define MAX_FRAMES 8
+
+static iterdetect detector;
+static int frames_wanted = 3;
+static int running;
+static void *head_site;  /* return address of the loop head's call */
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    return h;
+}
+
+static uint64_t symbol_of(int fn, void *return_address)
+{
+    uint64_t h = (uint64_t)(uintptr_t)return_address;
+    if (frames_wanted > 1) {
+        void *frames[MAX_FRAMES + 4];
+        int n = unw_backtrace(frames, frames_wanted + 3);
+        int k = 0;
+        while (k < n && frames[k] != return_address) k++;
+        for (int i = k + 1, used = 1; i < n && used < frames_wanted; i++, used++)
+            h = mix(h, (uint64_t)(uintptr_t)frames[i]);
+    }
+    h = mix(h, (uint64_t)fn);
+    return ((uint64_t)fn << 48) ^ (h & 0xffffffffffffull);
+}
+
+static void set_filter_all(int on)
+{
+    for (int f = 0; f < DUCTILE_FN_COUNT; f++)
+        ductile_iter_filter[f] = (unsigned char)(on && !ductile_fn_iter_skip[f]);
+}
+
+void ductile_iteration_start(int enabled, int frames, int repeats, long max_calls)
+{
+    frames_wanted = frames < 1 ? 1 : frames > MAX_FRAMES ? MAX_FRAMES : frames;
+    iterdetect_init(&detector, (unsigned)repeats, (uint64_t)(max_calls < 0 ? 0 : max_calls));
+    head_site = NULL;
+    running = enabled;
+    set_filter_all(enabled);
+    ductile_log(2, "iteration detector %s (frames %d, repeats %d)", enabled ? "on" : "off", frames_wanted, repeats);
+}
+
+void ductile_iteration_stop(void)
+{
+    running = 0;
+    set_filter_all(0);
+}
+
+void ductile_iter_observe(int fn, void *return_address)
+{
+    if (!running || ductile_threaded) return;
+    uint64_t sym = symbol_of(fn, return_address);
+    iterdetect_state before = iterdetect_get_state(&detector);
+    int completed = iterdetect_feed(&detector, sym, ductile_elapsed());
+    iterdetect_state after = iterdetect_get_state(&detector);
+    if (before == ITERDETECT_DETECTING && after == ITERDETECT_LOCKED) {
+        int head_fn = (int)(iterdetect_head(&detector) >> 48);
+        set_filter_all(0);
+        if (head_fn >= 0 && head_fn < DUCTILE_FN_COUNT) ductile_iter_filter[head_fn] = 1;
+        ductile_log(1, "main loop found: %u calls per iteration, head %s, %llu iterations so far",
+                    iterdetect_period(&detector), ductile_fn_name[head_fn],
+                    (unsigned long long)iterdetect_iterations(&detector));
+    } else if (after == ITERDETECT_GAVE_UP && before != ITERDETECT_GAVE_UP) {
+        set_filter_all(0);
+        ductile_log(1, "no main loop found in the first %ld MPI calls; detector off",
+                    ductile_rt.settings.iter_max_calls);
+    }
+    if (after == ITERDETECT_LOCKED && sym == iterdetect_head(&detector) && !head_site)
+        head_site = return_address;
+    (void)completed;
+}
+
+const iterdetect *ductile_iteration_detector(void) { return &detector; }
+
+int ductile_iteration_head_fn(void)
+{
+    if (iterdetect_get_state(&detector) != ITERDETECT_LOCKED) return -1;
+    return (int)(iterdetect_head(&detector) >> 48);
+}
+
+void ductile_iteration_head_name(char *out, size_t len)
+{
+    int fn = ductile_iteration_head_fn();
+    if (fn < 0 || fn >= DUCTILE_FN_COUNT) {
+        if (len) out[0] = '\0';
+        return;
+    }
+    Dl_info info;
+    if (head_site && dladdr(head_site, &info) && info.dli_fname) {
+        const char *obj = strrchr(info.dli_fname, '/');
+        obj = obj ? obj + 1 : info.dli_fname;
+        if (info.dli_sname)
+            snprintf(out, len, "%s from %s+0x%lx in %s", ductile_fn_name[fn], info.dli_sname,
+                     (unsigned long)((char *)head_site - (char *)info.dli_saddr), obj);
+        else
+            snprintf(out, len, "%s from %s+0x%lx", ductile_fn_name[fn], obj,
+                     (unsigned long)((char *)head_site - (char *)info.dli_fbase));
+    } else {
+        snprintf(out, len, "%s", ductile_fn_name[fn]);
+    }
+}

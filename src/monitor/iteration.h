@@ -1,0 +1,21 @@
+/* iteration.h -- glue between the hot path and the iteration detector:
+ * turns call sites into symbols (libunwind), drives iterdetect, narrows the
+ * hot-path filter to the loop head once the period is known. */
+#ifndef DUCTILE_ITERATION_H
+#define DUCTILE_ITERATION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iterdetect.h"
+
+void ductile_iteration_start(int enabled, int frames, int repeats, long max_calls);
+void ductile_iteration_stop(void);
+/* The detector (read-only use: report). */
+const iterdetect *ductile_iteration_detector(void);
+/* Name of the loop head ("MPI_Allreduce from main+0x4f in ./app"); "" if none. */
+void ductile_iteration_head_name(char *out, size_t len);
+/* Function id of the loop head, or -1. */
+int ductile_iteration_head_fn(void);
+
+#endif

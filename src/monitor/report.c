@@ -1,0 +1,132 @@
+/* report.c -- end-of-run collection: every rank converts its counters to
+ * seconds, rank 0 gathers them on the private communicator, builds the JSON
+ * report and the summary (report_build.c) and writes them. */
+#include "config.h"
+
+#include "report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "iteration.h"
+#include "report_build.h"
+#include "../wrap/hotpath.h"
+#include "../wrap/runtime.h"
+
+static const char *state_name(iterdetect_state s)
+{
+    switch (s) {
+    case ITERDETECT_LOCKED: return "locked";
+    case ITERDETECT_DETECTING: return "detecting";
+    case ITERDETECT_GAVE_UP: return "gave-up";
+    default: return "off";
+    }
+}
+
+void ductile_report_write(uint64_t t_end)
+{
+    MPI_Comm comm = ductile_rt.private_comm;
+    int rank = 0, size = 1;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &size);
+
+    struct report_rank me = {.rank = rank, .pid = (int32_t)getpid()};
+    gethostname(me.host, sizeof me.host - 1);
+    me.wall_s = ductile_ticks_to_sec(t_end - ductile_rt.start_ticks);
+    struct report_fn *mine = calloc(DUCTILE_FN_COUNT, sizeof *mine);
+    if (!mine) return;
+    for (int i = 0; i < DUCTILE_FN_COUNT; i++) {
+        mine[i].calls = ductile_stats[i].calls;
+        mine[i].time_s = ductile_ticks_to_sec(ductile_stats[i].ticks);
+        mine[i].bytes_sent = ductile_stats[i].bytes_sent;
+        mine[i].bytes_recv = ductile_stats[i].bytes_recv;
+    }
+    struct report_rank *ranks = NULL;
+    struct report_fn *fns = NULL;
+    if (rank == 0) {
+        ranks = calloc((size_t)size, sizeof *ranks);
+        fns = calloc((size_t)size * DUCTILE_FN_COUNT, sizeof *fns);
+    }
+    int ok = rank != 0 || (ranks && fns);
+    PMPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+    if (!ok) {
+        if (rank == 0) fprintf(stderr, "ductile: warning: out of memory, no report\n");
+        free(ranks);
+        free(fns);
+        free(mine);
+        return;
+    }
+    PMPI_Gather(&me, (int)sizeof me, MPI_BYTE, ranks, (int)sizeof me, MPI_BYTE, 0, comm);
+    PMPI_Gather(mine, (int)(DUCTILE_FN_COUNT * sizeof *mine), MPI_BYTE, fns,
+                (int)(DUCTILE_FN_COUNT * sizeof *mine), MPI_BYTE, 0, comm);
+    free(mine);
+    if (rank != 0) return;
+
+    /* command line */
+    const char *argv_buf[256];
+    int nargs = 0;
+    for (int off = 0; ductile_rt.cmdline && off < ductile_rt.cmdline_len && nargs < 256;) {
+        argv_buf[nargs++] = ductile_rt.cmdline + off;
+        off += (int)strlen(ductile_rt.cmdline + off) + 1;
+    }
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int liblen = 0;
+    PMPI_Get_library_version(lib, &liblen);
+    char *nl = strchr(lib, '\n');
+    if (nl) *nl = '\0';
+    int ver = 0, sub = 0;
+    PMPI_Get_version(&ver, &sub);
+
+    const iterdetect *d = ductile_iteration_detector();
+    iterdetect_stats st;
+    iterdetect_get_stats(d, &st);
+    static double recent[ITERDETECT_TIMES];
+    char head[256];
+    ductile_iteration_head_name(head, sizeof head);
+    iterdetect_state s = ductile_rt.settings.iter_detect ? iterdetect_get_state(d) : ITERDETECT_OFF;
+    struct report_iter it = {
+        .detected = s == ITERDETECT_LOCKED,
+        .state = state_name(s),
+        .head = head,
+        .period_calls = s == ITERDETECT_LOCKED ? iterdetect_period(d) : 0,
+        .count = s == ITERDETECT_LOCKED ? iterdetect_iterations(d) : 0,
+        .total_s = st.total, .mean_s = st.mean, .min_s = st.min, .max_s = st.max,
+        .recent_s = recent,
+        .nrecent = s == ITERDETECT_LOCKED ? iterdetect_recent_times(d, recent, ITERDETECT_TIMES) : 0,
+    };
+    if (!it.detected) it.total_s = it.mean_s = it.min_s = it.max_s = 0;
+
+    const char *names[64], *values[64];
+    int nset = 0;
+    for (const struct setting_def *def = ductile_setting_defs; def->name && nset < 64; def++) {
+        const char *v = getenv(def->name);
+        names[nset] = def->name;
+        values[nset++] = v ? v : def->default_value;
+    }
+    struct report_input in = {
+        .job = ductile_rt.job_id, .mpi_family = DUCTILE_MPI_FAMILY, .mpi_library = lib,
+        .mpi_version = ver, .mpi_subversion = sub, .command = argv_buf, .ncommand = nargs,
+        .start_epoch = ductile_rt.start_epoch, .nprocs = size, .ranks = ranks, .fns = fns, .iter = it,
+        .setting_names = names, .setting_values = values, .nsettings = nset,
+    };
+    char path[4096] = "";
+    if (ductile_rt.settings.report && *ductile_rt.settings.report) {
+        if (settings_expand_path(ductile_rt.settings.report, ductile_rt.job_id, ductile_rt.job_pid, path,
+                                 sizeof path) != 0) {
+            fprintf(stderr, "ductile: warning: DUCTILE_REPORT path too long, no report written\n");
+            path[0] = '\0';
+        } else {
+            json_t *j = report_build_json(&in);
+            if (json_dump_file(j, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER) != 0) {
+                fprintf(stderr, "ductile: warning: cannot write report %s\n", path);
+                path[0] = '\0';
+            }
+            json_decref(j);
+        }
+    }
+    if (ductile_rt.settings.summary) report_print_summary(stderr, &in, path);
+    free(ranks);
+    free(fns);
+}

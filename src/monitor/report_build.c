@@ -1,0 +1,240 @@
+/* report_build.c -- the JSON report (jansson) and the human summary, built
+ * from the counters rank 0 gathered.  Pure logic, no MPI. */
+#include "config.h"
+
+#include "report_build.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const char *report_human_bytes(double bytes, char *buf, size_t len)
+{
+    static const char *const unit[] = {"B", "KB", "MB", "GB", "TB", "PB"};
+    int u = 0;
+    while (bytes >= 1000.0 && u < 5) {
+        bytes /= 1000.0;
+        u++;
+    }
+    if (u == 0) snprintf(buf, len, "%.0f B", bytes);
+    else snprintf(buf, len, "%.1f %s", bytes, unit[u]);
+    return buf;
+}
+
+void report_rank_totals(const struct report_input *in, int rank, struct report_rank_totals *out)
+{
+    memset(out, 0, sizeof *out);
+    const struct report_fn *f = in->fns + (size_t)rank * DUCTILE_FN_COUNT;
+    for (int i = 0; i < DUCTILE_FN_COUNT; i++) {
+        out->calls += f[i].calls;
+        out->bytes_sent += f[i].bytes_sent;
+        out->bytes_recv += f[i].bytes_recv;
+        out->mpi_s += f[i].time_s;
+        if (ductile_fn_category[i] == DUCTILE_CAT_IO) out->io_s += f[i].time_s;
+    }
+    out->comm_s = out->mpi_s - out->io_s;
+    out->compute_s = in->ranks[rank].wall_s - out->mpi_s;
+    if (out->compute_s < 0) out->compute_s = 0;
+}
+
+static json_t *fn_json(const struct report_fn *f, int fn)
+{
+    return json_pack("{s:s, s:I, s:f, s:I, s:I}", "category", ductile_category_name[ductile_fn_category[fn]],
+                     "calls", (json_int_t)f->calls, "time_s", f->time_s, "bytes_sent",
+                     (json_int_t)f->bytes_sent, "bytes_recv", (json_int_t)f->bytes_recv);
+}
+
+static json_t *spread_json(const double *v, int n)
+{
+    double sum = 0, mx = -1, mn = INFINITY;
+    int at = 0;
+    for (int i = 0; i < n; i++) {
+        sum += v[i];
+        if (v[i] > mx) { mx = v[i]; at = i; }
+        if (v[i] < mn) mn = v[i];
+    }
+    double mean = n ? sum / n : 0;
+    return json_pack("{s:f, s:f, s:f, s:f, s:i}", "mean_s", mean, "min_s", n ? mn : 0.0, "max_s",
+                     n ? mx : 0.0, "max_over_mean", mean > 0 ? mx / mean : 1.0, "max_rank", at);
+}
+
+json_t *report_build_json(const struct report_input *in)
+{
+    json_t *root = json_object();
+    json_object_set_new(root, "schema", json_string("ductile-report/1"));
+    json_object_set_new(root, "ductile_version", json_string(PACKAGE_VERSION));
+    json_object_set_new(root, "job", json_string(in->job ? in->job : ""));
+    char stdver[16];
+    snprintf(stdver, sizeof stdver, "%d.%d", in->mpi_version, in->mpi_subversion);
+    json_object_set_new(root, "mpi",
+                        json_pack("{s:s, s:s, s:s}", "family", in->mpi_family ? in->mpi_family : "unknown",
+                                  "library", in->mpi_library ? in->mpi_library : "", "standard", stdver));
+    json_t *cmd = json_array();
+    for (int i = 0; i < in->ncommand; i++) json_array_append_new(cmd, json_string(in->command[i]));
+    json_object_set_new(root, "command", cmd);
+    char when[64] = "";
+    time_t t = (time_t)in->start_epoch;
+    struct tm tm;
+    if (gmtime_r(&t, &tm)) strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    json_object_set_new(root, "start_time", json_string(when));
+    json_object_set_new(root, "nprocs", json_integer(in->nprocs));
+
+    json_t *settings = json_object();
+    for (int i = 0; i < in->nsettings; i++)
+        json_object_set_new(settings, in->setting_names[i], json_string(in->setting_values[i]));
+    json_object_set_new(root, "settings", settings);
+
+    int n = in->nprocs;
+    double *wall = calloc((size_t)n + 1, sizeof *wall), *mpi = calloc((size_t)n + 1, sizeof *mpi);
+    double *comp = calloc((size_t)n + 1, sizeof *comp), *io = calloc((size_t)n + 1, sizeof *io);
+    struct report_rank_totals all = {0};
+    double wall_max = 0;
+    json_t *ranks = json_array();
+    for (int r = 0; r < n; r++) {
+        struct report_rank_totals tot;
+        report_rank_totals(in, r, &tot);
+        wall[r] = in->ranks[r].wall_s;
+        mpi[r] = tot.mpi_s;
+        comp[r] = tot.compute_s;
+        io[r] = tot.io_s;
+        if (wall[r] > wall_max) wall_max = wall[r];
+        all.calls += tot.calls;
+        all.bytes_sent += tot.bytes_sent;
+        all.bytes_recv += tot.bytes_recv;
+        all.mpi_s += tot.mpi_s;
+        all.io_s += tot.io_s;
+        all.comm_s += tot.comm_s;
+        all.compute_s += tot.compute_s;
+        json_t *fns = json_object();
+        const struct report_fn *f = in->fns + (size_t)r * DUCTILE_FN_COUNT;
+        for (int i = 0; i < DUCTILE_FN_COUNT; i++)
+            if (f[i].calls) json_object_set_new(fns, ductile_fn_name[i], fn_json(&f[i], i));
+        json_array_append_new(
+            ranks, json_pack("{s:i, s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:o}", "rank",
+                             in->ranks[r].rank, "host", in->ranks[r].host, "pid", in->ranks[r].pid,
+                             "wall_time_s", wall[r], "mpi_time_s", tot.mpi_s, "compute_time_s", tot.compute_s,
+                             "comm_time_s", tot.comm_s, "io_time_s", tot.io_s, "calls", (json_int_t)tot.calls,
+                             "bytes_sent", (json_int_t)tot.bytes_sent, "bytes_recv",
+                             (json_int_t)tot.bytes_recv, "functions", fns));
+    }
+    json_object_set_new(root, "wall_time_s", json_real(wall_max));
+    json_object_set_new(
+        root, "totals",
+        json_pack("{s:I, s:f, s:f, s:f, s:f, s:I, s:I}", "calls", (json_int_t)all.calls, "mpi_time_s", all.mpi_s,
+                  "compute_time_s", all.compute_s, "comm_time_s", all.comm_s, "io_time_s", all.io_s,
+                  "bytes_sent", (json_int_t)all.bytes_sent, "bytes_recv", (json_int_t)all.bytes_recv));
+    json_object_set_new(root, "imbalance",
+                        json_pack("{s:o, s:o, s:o, s:o}", "wall_time", spread_json(wall, n), "mpi_time",
+                                  spread_json(mpi, n), "compute_time", spread_json(comp, n), "io_time",
+                                  spread_json(io, n)));
+
+    /* functions aggregated over ranks */
+    json_t *fns = json_object();
+    for (int i = 0; i < DUCTILE_FN_COUNT; i++) {
+        struct report_fn sum = {0};
+        double tmax = 0;
+        for (int r = 0; r < n; r++) {
+            const struct report_fn *f = &in->fns[(size_t)r * DUCTILE_FN_COUNT + i];
+            sum.calls += f->calls;
+            sum.time_s += f->time_s;
+            sum.bytes_sent += f->bytes_sent;
+            sum.bytes_recv += f->bytes_recv;
+            if (f->time_s > tmax) tmax = f->time_s;
+        }
+        if (!sum.calls) continue;
+        json_t *o = fn_json(&sum, i);
+        json_object_set_new(o, "time_max_rank_s", json_real(tmax));
+        json_object_set_new(fns, ductile_fn_name[i], o);
+    }
+    json_object_set_new(root, "functions", fns);
+    json_object_set_new(root, "ranks", ranks);
+
+    const struct report_iter *it = &in->iter;
+    json_t *recent = json_array();
+    for (size_t i = 0; i < it->nrecent; i++) json_array_append_new(recent, json_real(it->recent_s[i]));
+    json_object_set_new(root, "iterations",
+                        json_pack("{s:b, s:s, s:s, s:i, s:I, s:f, s:f, s:f, s:f, s:o}", "detected", it->detected,
+                                  "state", it->state ? it->state : "off", "head", it->head ? it->head : "",
+                                  "period_calls", (int)it->period_calls, "count", (json_int_t)it->count,
+                                  "time_total_s", it->total_s, "time_mean_s", it->mean_s, "time_min_s",
+                                  it->min_s, "time_max_s", it->max_s, "recent_times_s", recent));
+    json_object_set_new(root, "reconfigurations", json_array());
+    free(wall);
+    free(mpi);
+    free(comp);
+    free(io);
+    return root;
+}
+
+struct fn_rank {
+    int fn;
+    struct report_fn sum;
+};
+
+static int by_time_desc(const void *a, const void *b)
+{
+    double ta = ((const struct fn_rank *)a)->sum.time_s, tb = ((const struct fn_rank *)b)->sum.time_s;
+    return ta < tb ? 1 : ta > tb ? -1 : 0;
+}
+
+void report_print_summary(FILE *f, const struct report_input *in, const char *report_path)
+{
+    int n = in->nprocs;
+    double wall_max = 0, mpi_sum = 0, io_sum = 0, comp_sum = 0, wall_sum = 0;
+    double mpi_max = 0, comp_max = 0;
+    int mpi_max_rank = 0, comp_max_rank = 0;
+    for (int r = 0; r < n; r++) {
+        struct report_rank_totals t;
+        report_rank_totals(in, r, &t);
+        if (in->ranks[r].wall_s > wall_max) wall_max = in->ranks[r].wall_s;
+        wall_sum += in->ranks[r].wall_s;
+        mpi_sum += t.mpi_s;
+        io_sum += t.io_s;
+        comp_sum += t.compute_s;
+        if (t.mpi_s > mpi_max) { mpi_max = t.mpi_s; mpi_max_rank = r; }
+        if (t.compute_s > comp_max) { comp_max = t.compute_s; comp_max_rank = r; }
+    }
+    fprintf(f, "ductile: job %s: %d rank%s, %.3f s%s%s\n", in->job, n, n == 1 ? "" : "s", wall_max,
+            report_path && *report_path ? ", report " : "", report_path ? report_path : "");
+    double denom = wall_sum > 0 ? wall_sum : 1;
+    fprintf(f, "ductile: time: compute %.1f%%, communication %.1f%%, I/O %.1f%% (all ranks)\n",
+            100.0 * comp_sum / denom, 100.0 * (mpi_sum - io_sum) / denom, 100.0 * io_sum / denom);
+    if (n > 1) {
+        double mpi_mean = mpi_sum / n, comp_mean = comp_sum / n;
+        fprintf(f, "ductile: imbalance (max/mean): MPI time %.2f (rank %d), compute %.2f (rank %d)\n",
+                mpi_mean > 0 ? mpi_max / mpi_mean : 1.0, mpi_max_rank, comp_mean > 0 ? comp_max / comp_mean : 1.0,
+                comp_max_rank);
+    }
+    struct fn_rank top[DUCTILE_FN_COUNT];
+    int ntop = 0;
+    for (int i = 0; i < DUCTILE_FN_COUNT; i++) {
+        struct report_fn sum = {0};
+        for (int r = 0; r < n; r++) {
+            const struct report_fn *x = &in->fns[(size_t)r * DUCTILE_FN_COUNT + i];
+            sum.calls += x->calls;
+            sum.time_s += x->time_s;
+            sum.bytes_sent += x->bytes_sent;
+            sum.bytes_recv += x->bytes_recv;
+        }
+        if (sum.calls) top[ntop++] = (struct fn_rank){i, sum};
+    }
+    qsort(top, (size_t)ntop, sizeof top[0], by_time_desc);
+    fprintf(f, "ductile: %-24s %10s %10s %6s %11s %11s\n", "top MPI calls", "calls", "time (s)", "%MPI", "sent",
+            "received");
+    for (int i = 0; i < ntop && i < 5; i++) {
+        char sb[32], rb[32];
+        fprintf(f, "ductile:   %-22s %10llu %10.4f %5.1f%% %11s %11s\n", ductile_fn_name[top[i].fn],
+                (unsigned long long)top[i].sum.calls, top[i].sum.time_s,
+                mpi_sum > 0 ? 100.0 * top[i].sum.time_s / mpi_sum : 0.0,
+                report_human_bytes((double)top[i].sum.bytes_sent, sb, sizeof sb),
+                report_human_bytes((double)top[i].sum.bytes_recv, rb, sizeof rb));
+    }
+    const struct report_iter *it = &in->iter;
+    if (it->detected)
+        fprintf(f, "ductile: main loop: %llu iterations of %u MPI calls, %.3f ms each (min %.3f, max %.3f); head %s\n",
+                (unsigned long long)it->count, it->period_calls, 1e3 * it->mean_s, 1e3 * it->min_s, 1e3 * it->max_s,
+                it->head ? it->head : "?");
+    else
+        fprintf(f, "ductile: main loop: %s\n", it->state && strcmp(it->state, "off") == 0 ? "detection off" : "not found");
+}

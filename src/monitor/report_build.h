@@ -1,0 +1,69 @@
+/* report_build.h -- builds the JSON report and the human summary from
+ * gathered per-rank counters (pure: no MPI; unit-tested). */
+#ifndef DUCTILE_REPORT_BUILD_H
+#define DUCTILE_REPORT_BUILD_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../wrap/functions.gen.h"
+
+struct report_fn {
+    uint64_t calls;
+    double time_s;
+    uint64_t bytes_sent, bytes_recv;
+};
+
+struct report_rank {
+    int32_t rank, pid;
+    char host[64];
+    double wall_s;
+};
+
+struct report_iter {
+    int detected;
+    const char *state;      /* "locked", "detecting", "gave-up", "off" */
+    const char *head;       /* description of the loop head */
+    unsigned period_calls;
+    uint64_t count;
+    double total_s, mean_s, min_s, max_s;
+    const double *recent_s; /* most recent iteration times, oldest first */
+    size_t nrecent;
+};
+
+struct report_input {
+    const char *job;
+    const char *mpi_family;
+    const char *mpi_library;        /* MPI_Get_library_version, first line */
+    int mpi_version, mpi_subversion;
+    const char *const *command;     /* argv of the program */
+    int ncommand;
+    double start_epoch;             /* seconds since the epoch */
+    int nprocs;
+    const struct report_rank *ranks;  /* nprocs entries */
+    const struct report_fn *fns;      /* nprocs * DUCTILE_FN_COUNT entries, rank-major */
+    struct report_iter iter;
+    const char *const *setting_names; /* nsettings effective settings */
+    const char *const *setting_values;
+    int nsettings;
+};
+
+/* Per-rank totals derived from the counters. */
+struct report_rank_totals {
+    uint64_t calls, bytes_sent, bytes_recv;
+    double mpi_s, io_s, comm_s, compute_s;
+};
+void report_rank_totals(const struct report_input *in, int rank, struct report_rank_totals *out);
+
+/* The whole report as a new JSON object (caller json_decref()s it). */
+json_t *report_build_json(const struct report_input *in);
+
+/* The concise summary (a few lines, each prefixed "ductile: "). */
+void report_print_summary(FILE *f, const struct report_input *in, const char *report_path);
+
+/* "1.5 MB" style, into buf. */
+const char *report_human_bytes(double bytes, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,16 @@
+/* api.c -- the native public API declared in include/ductile.h. */
+#include "config.h"
+
+#include "ductile.h"
+#include "runtime.h"
+#include "../monitor/iteration.h"
+
+const char *ductile_version(void) { return PACKAGE_VERSION; }
+
+int ductile_active(void) { return ductile_rt.active; }
+
+unsigned long long ductile_iterations(void)
+{
+    const iterdetect *d = ductile_iteration_detector();
+    return iterdetect_get_state(d) == ITERDETECT_LOCKED ? (unsigned long long)iterdetect_iterations(d) : 0;
+}

@@ -1,0 +1,155 @@
+/* runtime.c -- Ductile's process-wide state: MPI_Init-time set-up (settings,
+ * virtual world, private communicator, clock) and MPI_Finalize-time
+ * tear-down (report and summary, freeing Ductile's communicators). */
+#include "config.h"
+
+#include "runtime.h"
+
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "hotpath.h"
+#include "../monitor/iteration.h"
+#include "../monitor/report.h"
+
+extern char **environ;
+
+struct ductile_fn_stats ductile_stats[DUCTILE_FN_COUNT];
+MPI_Comm ductile_world = MPI_COMM_WORLD;
+int ductile_monitoring;
+int ductile_threaded;
+unsigned char ductile_iter_filter[DUCTILE_FN_COUNT];
+__thread int ductile_depth __attribute__((tls_model("initial-exec")));
+
+struct ductile_runtime ductile_rt = {.private_comm = MPI_COMM_NULL};
+
+void ductile_log(int level, const char *fmt, ...)
+{
+    if (ductile_rt.settings.verbose < level) return;
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "ductile[%d]: %s\n", ductile_rt.rank, buf);
+}
+
+double ductile_elapsed(void)
+{
+    return ductile_ticks_to_sec(ductile_ticks() - ductile_rt.start_ticks);
+}
+
+/* Rank from the launcher's environment, before MPI is up (-1 if unknown). */
+static int launcher_rank(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", NULL};
+    for (int i = 0; vars[i]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v) return atoi(v);
+    }
+    return -1;
+}
+
+static void read_cmdline(void)
+{
+    int fd = open("/proc/self/cmdline", O_RDONLY);
+    if (fd < 0) return;
+    char buf[8192];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return;
+    ductile_rt.cmdline = malloc((size_t)n + 1);
+    if (!ductile_rt.cmdline) return;
+    memcpy(ductile_rt.cmdline, buf, (size_t)n);
+    ductile_rt.cmdline[n] = '\0';
+    ductile_rt.cmdline_len = (int)n;
+}
+
+int ductile_runtime_init(int *argc, char ***argv, int required, int *provided, int with_thread)
+{
+    char err[512];
+    /* The kill switch is read on its own, so that a bad value elsewhere cannot stop a disabled shim. */
+    const char *disable = getenv("DUCTILE_DISABLE");
+    if (disable && settings_parse_bool(disable) == 1) {
+        ductile_rt.settings.disable = 1;
+        return with_thread ? PMPI_Init_thread(argc, argv, required, provided) : PMPI_Init(argc, argv);
+    }
+    if (settings_parse(environ, &ductile_rt.settings, err, sizeof err) != 0) {
+        int r = launcher_rank();
+        if (r <= 0) fprintf(stderr, "ductile: error: %s\n", err);
+        fflush(stderr);
+        exit(2);
+    }
+    uint64_t t_before = ductile_ticks();
+    int rc = with_thread ? PMPI_Init_thread(argc, argv, required, provided) : PMPI_Init(argc, argv);
+    if (rc != MPI_SUCCESS) return rc;
+
+    ductile_clock_calibrate();
+    ductile_rt.start_ticks = t_before;
+    ductile_rt.calib_ticks = ductile_ticks();
+    ductile_rt.start_sec = ductile_now();
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    ductile_rt.start_epoch = (double)tv.tv_sec + 1e-6 * (double)tv.tv_usec;
+    PMPI_Query_thread(&ductile_rt.thread_level);
+    ductile_threaded = ductile_rt.thread_level == MPI_THREAD_MULTIPLE;
+
+    MPI_Comm world;
+    PMPI_Comm_dup(MPI_COMM_WORLD, &world);
+    PMPI_Comm_set_name(world, "MPI_COMM_WORLD");
+    PMPI_Comm_dup(MPI_COMM_WORLD, &ductile_rt.private_comm);
+    PMPI_Comm_set_name(ductile_rt.private_comm, "ductile-private");
+    ductile_world = world;
+    PMPI_Comm_rank(world, &ductile_rt.rank);
+    PMPI_Comm_size(world, &ductile_rt.size);
+    read_cmdline();
+
+    long pid = (long)getpid();
+    PMPI_Bcast(&pid, 1, MPI_LONG, 0, ductile_rt.private_comm);
+    ductile_rt.job_pid = pid;
+    if (ductile_rt.settings.job_id && *ductile_rt.settings.job_id)
+        snprintf(ductile_rt.job_id, sizeof ductile_rt.job_id, "%s", ductile_rt.settings.job_id);
+    else
+        snprintf(ductile_rt.job_id, sizeof ductile_rt.job_id, "%ld", pid);
+
+    ductile_rt.active = 1;
+    ductile_monitoring = ductile_rt.settings.monitor;
+    if (ductile_monitoring) {
+        ductile_iteration_start(ductile_rt.settings.iter_detect && !ductile_threaded,
+                                ductile_rt.settings.iter_frames, ductile_rt.settings.iter_repeats,
+                                ductile_rt.settings.iter_max_calls);
+        ductile_count(with_thread ? DUCTILE_FN_MPI_Init_thread : DUCTILE_FN_MPI_Init,
+                      ductile_ticks() - t_before, 0, 0);
+    }
+    ductile_log(1, "initialised: job %s, %d ranks, %s, thread level %d, monitoring %s", ductile_rt.job_id,
+                ductile_rt.size, DUCTILE_MPI_FAMILY, ductile_rt.thread_level,
+                ductile_monitoring ? "on" : "off");
+    return rc;
+}
+
+int ductile_runtime_finalize(void)
+{
+    if (!ductile_rt.active) return PMPI_Finalize();
+    uint64_t t_fin = ductile_ticks();
+    if (ductile_monitoring) {
+        ductile_count(DUCTILE_FN_MPI_Finalize, 0, 0, 0);
+        ductile_iteration_stop();
+    }
+    ductile_monitoring = 0;
+    ductile_clock_refine(ductile_rt.calib_ticks, ductile_rt.start_sec, t_fin, ductile_now());
+    if (ductile_rt.settings.monitor) ductile_report_write(t_fin);
+
+    MPI_Comm world = ductile_world;
+    ductile_world = MPI_COMM_WORLD;
+    if (world != MPI_COMM_WORLD && world != MPI_COMM_NULL) PMPI_Comm_free(&world);
+    if (ductile_rt.private_comm != MPI_COMM_NULL) PMPI_Comm_free(&ductile_rt.private_comm);
+    ductile_rt.active = 0;
+    free(ductile_rt.cmdline);
+    ductile_rt.cmdline = NULL;
+    return PMPI_Finalize();
+}

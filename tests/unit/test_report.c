@@ -1,0 +1,139 @@
+/* test_report.c -- unit tests of the report writer (JSON and summary), CMocka. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../../src/monitor/report_build.h"
+
+static struct report_rank ranks[2];
+static struct report_fn fns[2 * DUCTILE_FN_COUNT];
+static const char *const cmd[] = {"./app", "-n", "10"};
+static const double recent[] = {0.5, 0.25};
+static const char *const snames[] = {"DUCTILE_MONITOR"};
+static const char *const svalues[] = {"1"};
+
+static struct report_input make_input(void)
+{
+    memset(ranks, 0, sizeof ranks);
+    memset(fns, 0, sizeof fns);
+    for (int r = 0; r < 2; r++) {
+        ranks[r].rank = r;
+        ranks[r].pid = 100 + r;
+        snprintf(ranks[r].host, sizeof ranks[r].host, "node%d", r);
+        ranks[r].wall_s = 10.0;
+    }
+    /* rank 0: 4 Allreduce (2 s, 32 B each way), 1 File_write_all (1 s, 1000 B) */
+    fns[DUCTILE_FN_MPI_Allreduce] = (struct report_fn){4, 2.0, 32, 32};
+    fns[DUCTILE_FN_MPI_File_write_all] = (struct report_fn){1, 1.0, 1000, 0};
+    /* rank 1: 4 Allreduce (6 s) */
+    fns[DUCTILE_FN_COUNT + DUCTILE_FN_MPI_Allreduce] = (struct report_fn){4, 6.0, 32, 32};
+    struct report_input in = {
+        .job = "job7", .mpi_family = "openmpi", .mpi_library = "Open MPI v4.1.4", .mpi_version = 3,
+        .mpi_subversion = 1, .command = cmd, .ncommand = 3, .start_epoch = 0, .nprocs = 2, .ranks = ranks,
+        .fns = fns,
+        .iter = {.detected = 1, .state = "locked", .head = "MPI_Allreduce from main", .period_calls = 2,
+                 .count = 2, .total_s = 0.75, .mean_s = 0.375, .min_s = 0.25, .max_s = 0.5, .recent_s = recent,
+                 .nrecent = 2},
+        .setting_names = snames, .setting_values = svalues, .nsettings = 1,
+    };
+    return in;
+}
+
+static void test_totals(void **state)
+{
+    (void)state;
+    struct report_input in = make_input();
+    struct report_rank_totals t;
+    report_rank_totals(&in, 0, &t);
+    assert_int_equal(t.calls, 5);
+    assert_int_equal(t.bytes_sent, 1032);
+    assert_int_equal(t.bytes_recv, 32);
+    assert_true(t.mpi_s == 3.0);
+    assert_true(t.io_s == 1.0);
+    assert_true(t.comm_s == 2.0);
+    assert_true(t.compute_s == 7.0);
+    report_rank_totals(&in, 1, &t);
+    assert_true(t.compute_s == 4.0);
+}
+
+static void test_json(void **state)
+{
+    (void)state;
+    struct report_input in = make_input();
+    json_t *j = report_build_json(&in);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(json_object_get(j, "schema")), "ductile-report/1");
+    assert_string_equal(json_string_value(json_object_get(j, "job")), "job7");
+    assert_int_equal(json_integer_value(json_object_get(j, "nprocs")), 2);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(j, "mpi"), "standard")), "3.1");
+    assert_string_equal(json_string_value(json_array_get(json_object_get(j, "command"), 2)), "10");
+    json_t *r1 = json_array_get(json_object_get(j, "ranks"), 1);
+    assert_string_equal(json_string_value(json_object_get(r1, "host")), "node1");
+    json_t *f = json_object_get(json_object_get(r1, "functions"), "MPI_Allreduce");
+    assert_int_equal(json_integer_value(json_object_get(f, "calls")), 4);
+    assert_int_equal(json_integer_value(json_object_get(f, "bytes_sent")), 32);
+    assert_string_equal(json_string_value(json_object_get(f, "category")), "collective");
+    /* functions never called are absent */
+    assert_null(json_object_get(json_object_get(r1, "functions"), "MPI_File_write_all"));
+    json_t *agg = json_object_get(json_object_get(j, "functions"), "MPI_Allreduce");
+    assert_int_equal(json_integer_value(json_object_get(agg, "calls")), 8);
+    assert_true(json_real_value(json_object_get(agg, "time_max_rank_s")) == 6.0);
+    json_t *tot = json_object_get(j, "totals");
+    assert_int_equal(json_integer_value(json_object_get(tot, "calls")), 9);
+    assert_true(json_real_value(json_object_get(tot, "io_time_s")) == 1.0);
+    json_t *imb = json_object_get(json_object_get(j, "imbalance"), "mpi_time");
+    assert_true(json_real_value(json_object_get(imb, "max_over_mean")) == 6.0 / 4.5);
+    assert_int_equal(json_integer_value(json_object_get(imb, "max_rank")), 1);
+    json_t *it = json_object_get(j, "iterations");
+    assert_true(json_is_true(json_object_get(it, "detected")));
+    assert_int_equal(json_integer_value(json_object_get(it, "count")), 2);
+    assert_int_equal(json_array_size(json_object_get(it, "recent_times_s")), 2);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(j, "settings"), "DUCTILE_MONITOR")), "1");
+    json_decref(j);
+}
+
+static void test_summary(void **state)
+{
+    (void)state;
+    struct report_input in = make_input();
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    report_print_summary(f, &in, "out.json");
+    fclose(f);
+    assert_non_null(strstr(buf, "ductile: job job7: 2 ranks, 10.000 s, report out.json\n"));
+    assert_non_null(strstr(buf, "compute 55.0%, communication 40.0%, I/O 5.0%"));
+    assert_non_null(strstr(buf, "MPI time 1.33 (rank 1)"));
+    /* top call first: Allreduce (8 s) before File_write_all (1 s) */
+    char *a = strstr(buf, "MPI_Allreduce"), *w = strstr(buf, "MPI_File_write_all");
+    assert_non_null(a);
+    assert_non_null(w);
+    assert_true(a < w);
+    assert_non_null(strstr(buf, "main loop: 2 iterations of 2 MPI calls, 375.000 ms each"));
+    free(buf);
+}
+
+static void test_human_bytes(void **state)
+{
+    (void)state;
+    char b[32];
+    assert_string_equal(report_human_bytes(999, b, sizeof b), "999 B");
+    assert_string_equal(report_human_bytes(1500, b, sizeof b), "1.5 KB");
+    assert_string_equal(report_human_bytes(2.5e9, b, sizeof b), "2.5 GB");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_totals),
+        cmocka_unit_test(test_json),
+        cmocka_unit_test(test_summary),
+        cmocka_unit_test(test_human_bytes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

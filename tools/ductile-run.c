@@ -1,0 +1,163 @@
+/* ductile-run.c -- launcher helper: runs a command (usually mpiexec ...) with
+ * libductile.so preloaded and DUCTILE_* settings set from its options.  It
+ * validates the settings first, so a typo fails here, before any MPI job. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../src/common/settings.h"
+
+extern char **environ;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: ductile-run [OPTIONS] -- COMMAND [ARGS...]\n"
+            "\n"
+            "Run COMMAND (normally 'mpiexec -n N ./app ...') with Ductile preloaded into every\n"
+            "MPI process: MPI_COMM_WORLD is virtualised, each MPI call is counted and timed,\n"
+            "the main loop is detected, and at MPI_Finalize rank 0 prints a summary on stderr\n"
+            "and writes a JSON report (docs/report.md).  The program's results do not change.\n"
+            "\n"
+            "Options:\n"
+            "  -r, --report PATH     write the JSON report to PATH (DUCTILE_REPORT; %%j = job id)\n"
+            "      --no-report       do not write a report\n"
+            "  -q, --quiet           no summary on stderr (DUCTILE_SUMMARY=0)\n"
+            "  -v, --verbose         trace Ductile's decisions (repeat for more detail)\n"
+            "      --no-monitor      keep the virtual world, measure nothing (DUCTILE_MONITOR=0)\n"
+            "      --disable         pure pass-through (DUCTILE_DISABLE=1)\n"
+            "      --library PATH    preload this libductile.so instead of the default\n"
+            "      --print-library   print the library that would be preloaded and exit\n"
+            "  -h, --help            this help\n"
+            "      --version         print the version and exit\n"
+            "\n"
+            "Settings (environment variables; options above set some of them).  An unknown\n"
+            "DUCTILE_* variable or a bad value stops the job with a message naming it.\n");
+    settings_print_help(f);
+    fprintf(f,
+            "\n"
+            "Examples:\n"
+            "  ductile-run -- mpiexec -n 4 ./app input.dat\n"
+            "  ductile-run -r run1.json -v -- mpiexec -n 2 ./jacobi\n"
+            "  DUCTILE_ITER_FRAMES=1 ductile-run -- mpiexec -n 8 ./solver\n"
+            "\n"
+            "Open MPI as root needs --allow-run-as-root, and more ranks than cores --oversubscribe.\n");
+}
+
+static int exists(const char *path) { return access(path, R_OK) == 0; }
+
+/* The library next to this executable (build tree or install tree), else the
+ * configured install location. */
+static int find_library(char *out, size_t len)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        char *dir = dirname(self);
+        const char *candidates[] = {"%s/../src/.libs/libductile.so", "%s/../lib/libductile.so",
+                                    "%s/../lib64/libductile.so", "%s/.libs/../../src/.libs/libductile.so"};
+        for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
+            snprintf(out, len, candidates[i], dir);
+            char real[PATH_MAX];
+            if (exists(out) && realpath(out, real)) {
+                snprintf(out, len, "%s", real);
+                return 0;
+            }
+        }
+    }
+    snprintf(out, len, "%s/libductile.so", DUCTILE_LIBDIR);
+    return exists(out) ? 0 : -1;
+}
+
+static void set_or_die(const char *name, const char *value)
+{
+    if (setenv(name, value, 1) != 0) {
+        fprintf(stderr, "ductile-run: cannot set %s: %s\n", name, strerror(errno));
+        exit(2);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    enum { OPT_NO_REPORT = 256, OPT_NO_MONITOR, OPT_DISABLE, OPT_LIBRARY, OPT_PRINT_LIBRARY, OPT_VERSION };
+    static const struct option opts[] = {
+        {"report", required_argument, NULL, 'r'},
+        {"no-report", no_argument, NULL, OPT_NO_REPORT},
+        {"quiet", no_argument, NULL, 'q'},
+        {"verbose", no_argument, NULL, 'v'},
+        {"no-monitor", no_argument, NULL, OPT_NO_MONITOR},
+        {"disable", no_argument, NULL, OPT_DISABLE},
+        {"library", required_argument, NULL, OPT_LIBRARY},
+        {"print-library", no_argument, NULL, OPT_PRINT_LIBRARY},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, OPT_VERSION},
+        {NULL, 0, NULL, 0},
+    };
+    char library[PATH_MAX] = "";
+    int verbose = 0, print_library = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "+r:qvh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'r': set_or_die("DUCTILE_REPORT", optarg); break;
+        case OPT_NO_REPORT: set_or_die("DUCTILE_REPORT", "none"); break;
+        case 'q': set_or_die("DUCTILE_SUMMARY", "0"); break;
+        case 'v': verbose++; break;
+        case OPT_NO_MONITOR: set_or_die("DUCTILE_MONITOR", "0"); break;
+        case OPT_DISABLE: set_or_die("DUCTILE_DISABLE", "1"); break;
+        case OPT_LIBRARY: snprintf(library, sizeof library, "%s", optarg); break;
+        case OPT_PRINT_LIBRARY: print_library = 1; break;
+        case 'h': usage(stdout); return 0;
+        case OPT_VERSION: printf("ductile-run (Ductile) %s\n", PACKAGE_VERSION); return 0;
+        default:
+            fprintf(stderr, "Try 'ductile-run --help'.\n");
+            return 2;
+        }
+    }
+    if (verbose) {
+        char v[8];
+        snprintf(v, sizeof v, "%d", verbose > 3 ? 3 : verbose);
+        set_or_die("DUCTILE_VERBOSE", v);
+    }
+    if (!library[0] && find_library(library, sizeof library) != 0) {
+        fprintf(stderr, "ductile-run: cannot find libductile.so (looked next to %s and in %s); use --library PATH\n",
+                argv[0], DUCTILE_LIBDIR);
+        return 2;
+    }
+    if (!exists(library)) {
+        fprintf(stderr, "ductile-run: %s: %s\n", library, strerror(errno));
+        return 2;
+    }
+    if (print_library) {
+        printf("%s\n", library);
+        return 0;
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "ductile-run: no command given.\nUsage: ductile-run [OPTIONS] -- COMMAND [ARGS...]\n");
+        return 2;
+    }
+    struct ductile_settings s;
+    char err[512];
+    if (settings_parse(environ, &s, err, sizeof err) != 0) {
+        fprintf(stderr, "ductile-run: error: %s\n", err);
+        return 2;
+    }
+    const char *old = getenv("LD_PRELOAD");
+    size_t need = strlen(library) + (old ? strlen(old) : 0) + 2;
+    char *preload = malloc(need);
+    if (!preload) return 2;
+    if (old && *old) snprintf(preload, need, "%s:%s", library, old);
+    else snprintf(preload, need, "%s", library);
+    set_or_die("LD_PRELOAD", preload);
+    free(preload);
+    execvp(argv[optind], argv + optind);
+    fprintf(stderr, "ductile-run: cannot run %s: %s\n", argv[optind], strerror(errno));
+    return 127;
+}
