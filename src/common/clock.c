@@ -2,6 +2,7 @@
 #include "clock.h"
 
 static double ticks_per_sec = 1e9;
+double ductile_sec_per_tick = 1e-9;
 
 void ductile_clock_calibrate(void)
 {
@@ -12,6 +13,7 @@ void ductile_clock_calibrate(void)
     do { s1 = ductile_now(); } while (s1 - s0 < 0.005);
     uint64_t t1 = ductile_ticks();
     ticks_per_sec = (double)(t1 - t0) / (s1 - s0);
+    ductile_sec_per_tick = 1.0 / ticks_per_sec;
 #endif
 }
 
@@ -19,7 +21,10 @@ void ductile_clock_refine(uint64_t t0_ticks, double t0_sec, uint64_t t1_ticks, d
 {
 #if DUCTILE_CLOCK_TSC
     if (t1_sec - t0_sec > 0.05 && t1_ticks > t0_ticks)
+    {
         ticks_per_sec = (double)(t1_ticks - t0_ticks) / (t1_sec - t0_sec);
+        ductile_sec_per_tick = 1.0 / ticks_per_sec;
+    }
 #else
     (void)t0_ticks; (void)t0_sec; (void)t1_ticks; (void)t1_sec;
 #endif

@@ -35,6 +35,7 @@ void ductile_clock_calibrate(void);
 /* Refine the calibration from two (ticks, seconds) pairs far apart. */
 void ductile_clock_refine(uint64_t t0_ticks, double t0_sec, uint64_t t1_ticks, double t1_sec);
 double ductile_ticks_per_sec(void);
-static inline double ductile_ticks_to_sec(uint64_t ticks) { return (double)ticks / ductile_ticks_per_sec(); }
+extern double ductile_sec_per_tick;
+static inline double ductile_ticks_to_sec(uint64_t ticks) { return (double)ticks * ductile_sec_per_tick; }
 
 #endif

@@ -23,6 +23,12 @@ static iterdetect detector;
 static int frames_wanted = 3;
 static int running;
 static void *head_site;  /* return address of the loop head's call */
+/* Fast mode: the head's return address occurs once per iteration, so after
+ * the lock an iteration is recognised by that address alone, no unwinding. */
+static int fast_mode;
+static void *recent_site[ITERDETECT_WINDOW];
+static uint64_t recent_sym[ITERDETECT_WINDOW];
+static unsigned recent_pos;
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {
@@ -56,6 +62,8 @@ void ductile_iteration_start(int enabled, int frames, int repeats, long max_call
     frames_wanted = frames < 1 ? 1 : frames > MAX_FRAMES ? MAX_FRAMES : frames;
     iterdetect_init(&detector, (unsigned)repeats, (uint64_t)(max_calls < 0 ? 0 : max_calls));
     head_site = NULL;
+    fast_mode = 0;
+    recent_pos = 0;
     running = enabled;
     set_filter_all(enabled);
     ductile_log(2, "iteration detector %s (frames %d, repeats %d)", enabled ? "on" : "off", frames_wanted, repeats);
@@ -67,20 +75,50 @@ void ductile_iteration_stop(void)
     set_filter_all(0);
 }
 
-void ductile_iter_observe(int fn, void *return_address)
+/* At the lock: find the head's call site among the recent calls and check
+ * that no other call of the last period comes from the same address. */
+static void choose_mode(void)
 {
+    uint64_t head = iterdetect_head(&detector);
+    unsigned period = iterdetect_period(&detector);
+    head_site = NULL;
+    fast_mode = 0;
+    if (period == 0 || period > ITERDETECT_WINDOW) return;
+    for (unsigned k = 1; k <= period; k++) {
+        unsigned i = (recent_pos - k) & (ITERDETECT_WINDOW - 1);
+        if (recent_sym[i] == head) head_site = recent_site[i];
+    }
+    if (!head_site) return;
+    unsigned same_site = 0;
+    for (unsigned k = 1; k <= period; k++)
+        if (recent_site[(recent_pos - k) & (ITERDETECT_WINDOW - 1)] == head_site) same_site++;
+    fast_mode = same_site == 1;
+}
+
+void ductile_iter_observe(int fn, void *return_address, uint64_t ticks)
+{
+    double now = ductile_ticks_to_sec(ticks - ductile_rt.start_ticks);
     if (!running || ductile_threaded) return;
+    if (fast_mode) {
+        if (return_address == head_site) iterdetect_feed(&detector, iterdetect_head(&detector), now);
+        return;
+    }
     uint64_t sym = symbol_of(fn, return_address);
+    recent_site[recent_pos & (ITERDETECT_WINDOW - 1)] = return_address;
+    recent_sym[recent_pos & (ITERDETECT_WINDOW - 1)] = sym;
+    recent_pos++;
     iterdetect_state before = iterdetect_get_state(&detector);
-    int completed = iterdetect_feed(&detector, sym, ductile_elapsed());
+    int completed = iterdetect_feed(&detector, sym, now);
     iterdetect_state after = iterdetect_get_state(&detector);
     if (before == ITERDETECT_DETECTING && after == ITERDETECT_LOCKED) {
         int head_fn = (int)(iterdetect_head(&detector) >> 48);
         set_filter_all(0);
         if (head_fn >= 0 && head_fn < DUCTILE_FN_COUNT) ductile_iter_filter[head_fn] = 1;
-        ductile_log(1, "main loop found: %u calls per iteration, head %s, %llu iterations so far",
+        choose_mode();
+        ductile_log(1, "main loop found: %u calls per iteration, head %s, %llu iterations so far (%s)",
                     iterdetect_period(&detector), ductile_fn_name[head_fn],
-                    (unsigned long long)iterdetect_iterations(&detector));
+                    (unsigned long long)iterdetect_iterations(&detector),
+                    fast_mode ? "tracked by call site" : "tracked by stack");
     } else if (after == ITERDETECT_GAVE_UP && before != ITERDETECT_GAVE_UP) {
         set_filter_all(0);
         ductile_log(1, "no main loop found in the first %ld MPI calls; detector off",

@@ -3,9 +3,10 @@
  * See iterdetect.h for the exact detection, locking and iteration-counting rules.  Implementation notes:
  *  - Symbols are stored twice (sym[i] and sym[i + WINDOW]) so that the current window is always one
  *    contiguous array, which keeps the period-search scan a simple, vectorisable loop.
- *  - The period search costs O(n / min_repeats) in the common case.  A necessary condition on each candidate
- *    period (one symbol compare) filters candidates before the full backward check.  Work is counted and
- *    the next search is postponed when a search was expensive, bounding the amortised cost per feed.
+ *  - The period search costs O(n / min_repeats) in the common case: a vectorised scan of 32-bit fingerprints
+ *    of symbol 4-grams yields the candidate periods (a necessary condition, see find_period()), which are
+ *    then verified exactly, newest symbols first.  Search work is counted and the next search is postponed
+ *    when a search was expensive, bounding the amortised cost per feed.
  *  - Symbol counts within one period use a generation-stamped open-addressing table (no clearing, no malloc).
  */
 #include "iterdetect.h"
@@ -15,11 +16,10 @@
 #define WIN ITERDETECT_WINDOW
 #define WMASK ((uint64_t)ITERDETECT_WINDOW - 1)
 #define TMASK ((uint64_t)ITERDETECT_TIMES - 1)
-#define USLOTS ITERDETECT_UNIQ_SLOTS
 #define UMASK ((uint32_t)ITERDETECT_UNIQ_SLOTS - 1)
 
 /* Target search work (symbol compares) per fed symbol; a costlier search postpones the next one. */
-#define WORK_PER_FEED 16u
+#define WORK_PER_FEED 64u
 
 _Static_assert((ITERDETECT_WINDOW & (ITERDETECT_WINDOW - 1)) == 0, "ITERDETECT_WINDOW must be a power of two");
 _Static_assert((ITERDETECT_TIMES & (ITERDETECT_TIMES - 1)) == 0, "ITERDETECT_TIMES must be a power of two");
@@ -152,11 +152,14 @@ static inline uint64_t span_for(const iterdetect *d, uint64_t p)
     return l > ITERDETECT_MIN_SPAN ? l : ITERDETECT_MIN_SPAN;
 }
 
-/* 32-bit fingerprint of the symbol pair (prev, cur); equal pairs give equal fingerprints. */
-static inline uint32_t pair_fp(uint64_t prev, uint64_t cur)
+/* 32-bit fingerprint of the symbol 4-gram (s3, s2, s1, s0), s0 newest; equal 4-grams give equal values. */
+#define GRAM 4
+static inline uint32_t gram_fp(uint64_t s3, uint64_t s2, uint64_t s1, uint64_t s0)
 {
-    uint64_t x = (prev * 0x9E3779B97F4A7C15ull) ^ cur;
-    x *= 0xC2B2AE3D27D4EB4Full;
+    uint64_t x = s3 * 0x9E3779B97F4A7C15ull;
+    x = (x ^ s2) * 0xC2B2AE3D27D4EB4Full;
+    x = (x ^ s1) * 0x165667B19E3779F9ull;
+    x = (x ^ s0) * 0xD6E8FEB86659FD93ull;
     return (uint32_t)(x >> 32);
 }
 
@@ -184,7 +187,7 @@ static int tail_periodic(const uint64_t *v, uint64_t n, uint64_t p, uint64_t l, 
     return 1;
 }
 
-/* Smallest period (ignoring uniqueness) of the window v[0..n-1] (pair fingerprints g[]), or 0.
+/* Smallest period (ignoring uniqueness) of the window v[0..n-1] (4-gram fingerprints g[]), or 0.
    Adds the cost to *work (candidate compares count 1, fingerprint scan elements count 1/8). */
 static uint64_t find_period(const iterdetect *d, const uint64_t *v, const uint32_t *g, uint64_t n,
                             uint64_t *work)
@@ -192,29 +195,35 @@ static uint64_t find_period(const iterdetect *d, const uint64_t *v, const uint32
     if (n < 2 || n < ITERDETECT_MIN_SPAN)
         return 0;
     uint64_t pmax = n / d->min_repeats;          /* span_for(p) <= n for every p <= pmax */
-    if (pmax == 0)
-        return 0;
 
-    /* q = length of the trailing run of equal symbols a. */
+    /* q = length of the trailing run of equal symbols a = v[n-1]. */
     const uint64_t a = v[n - 1];
     uint64_t q = 1;
     while (q < n && v[n - 1 - q] == a)
         q++;
     *work += q;
     if (q >= span_for(d, 1))
-        return 1;
+        return pmax >= 1;
     if (q >= n)
         return 0;
-    /* Periods p <= q are impossible: the pair (v[n-1-q], v[n-1-q+p]) = (b, a) lies in the checked tail.
-       For p > q, positions n-1-q and n-q are both in the checked tail (p + q < 2p <= L(p)), so the symbol
-       pair (v[n-1-q-p], v[n-q-p]) must equal (v[n-1-q], v[n-q]): compare pair fingerprints g[n-q-p] with
-       key = g[n-q] (g[i] = fingerprint of (v[i-1], v[i])), smallest p (largest index) first. */
+    /* Checked pairs for period p are (i-p, i) for n-L(p)+p <= i < n.
+       - p <= q is impossible: the pair (v[n-1-q], v[n-1-q+p]) = (b, a) is checked and b != a
+         (if L(p) <= q, then L(1) <= q and p = 1 was accepted above).
+       - p > q: L(p) >= 2p > p + q, so i = n-1-q is checked: v[n-1-q-p] == b is necessary.
+       - p >= q + GRAM - 1: L(p) >= 2p >= p + q + GRAM - 1, so all of i = n-q-GRAM+1 .. n-q are checked and
+         the 4-gram ending at n-q-p must equal the one ending at n-q: g[n-q-p] == g[n-q] is necessary. */
     if (pmax > n - 1 - q)
         pmax = n - 1 - q;                        /* keeps v[n-1-q-p] in the window; normally a no-op */
-    if (pmax <= q)
+    const uint64_t b = v[n - 1 - q];
+    uint64_t p = q + 1;
+    for (; p <= pmax && p < q + GRAM - 1; p++)
+        if (v[n - 1 - q - p] == b && tail_periodic(v, n, p, span_for(d, p), work))
+            return p;
+    if (p > pmax)
         return 0;
+
     const uint32_t key = g[n - q];
-    uint64_t hi = n - 2 * q;                     /* one past the index of p = q + 1 */
+    uint64_t hi = n - q - p + 1;                 /* one past the index of period p */
     const uint64_t lo = n - q - pmax;            /* index of p = pmax */
     uint64_t scanned = 0;
     while (hi > lo) {
@@ -229,13 +238,13 @@ static uint64_t find_period(const iterdetect *d, const uint64_t *v, const uint32
         }
         scanned += hi - blo;
         if (any) {
-            for (uint64_t j = hi; j-- > blo;) {
+            for (uint64_t j = hi; j-- > blo;) {  /* largest index = smallest period first */
                 if (g[j] != key)
                     continue;
-                uint64_t p = n - q - j;
-                if (tail_periodic(v, n, p, span_for(d, p), work)) {
+                uint64_t pj = n - q - j;
+                if (tail_periodic(v, n, pj, span_for(d, pj), work)) {
                     *work += scanned / 8;
-                    return p;
+                    return pj;
                 }
             }
         }
@@ -303,10 +312,12 @@ int iterdetect_feed(iterdetect *d, uint64_t symbol, double t)
     uint64_t pos = d->nfed & WMASK;
     d->sym[pos] = symbol;
     d->sym[pos + WIN] = symbol;
-    uint32_t f = pair_fp(d->prev_sym, symbol);
+    uint32_t f = gram_fp(d->prev[2], d->prev[1], d->prev[0], symbol);
     d->fp[pos] = f;
     d->fp[pos + WIN] = f;
-    d->prev_sym = symbol;
+    d->prev[2] = d->prev[1];
+    d->prev[1] = d->prev[0];
+    d->prev[0] = symbol;
     d->ts[pos] = t;
     d->nfed++;
 

@@ -4,7 +4,7 @@
  * return addresses) with a timestamp in seconds.  This module finds the repeating sequence of symbols that
  * forms the program's main loop, picks a loop head, counts iterations and keeps per-iteration durations.
  * No MPI, no allocation, no locking, no global state: everything lives in the caller-owned struct.
- * The struct is large (~140 KiB): make it a static/global object, not a stack variable.
+ * The struct is large (~200 KiB): make it a static/global object, not a stack variable.
  *
  * DETECTION (state ITERDETECT_DETECTING)
  *   The last ITERDETECT_WINDOW symbols and their timestamps are kept.  A period search runs on every
@@ -87,9 +87,9 @@ typedef struct iterdetect {
     uint64_t iterations;        /* completed iterations == number of recorded durations */
     double total, min, max, last;
     double times[ITERDETECT_TIMES];              /* ring of durations, index = iteration % TIMES */
-    uint64_t prev_sym;                           /* previous symbol fed (for fp[]) */
+    uint64_t prev[3];                            /* previous three symbols fed (for fp[]) */
     uint64_t sym[2 * ITERDETECT_WINDOW];         /* symbol ring, each symbol stored twice (contiguous view) */
-    uint32_t fp[2 * ITERDETECT_WINDOW];          /* fingerprint of (previous, this) symbol pair, same layout */
+    uint32_t fp[2 * ITERDETECT_WINDOW];          /* fingerprint of the 4-gram ending at each symbol, same layout */
     double ts[ITERDETECT_WINDOW];                /* timestamp ring */
     iterdetect_uslot uniq[ITERDETECT_UNIQ_SLOTS];
 } iterdetect;

@@ -1222,14 +1222,14 @@ const unsigned char ductile_fn_iter_skip[DUCTILE_FN_COUNT] = {
     0, /* MPI_Buffer_flush */
     0, /* MPI_Buffer_iflush */
     0, /* MPI_Cancel */
-    0, /* MPI_Cart_coords */
+    1, /* MPI_Cart_coords */
     0, /* MPI_Cart_create */
     0, /* MPI_Cart_get */
     0, /* MPI_Cart_map */
-    0, /* MPI_Cart_rank */
+    1, /* MPI_Cart_rank */
     0, /* MPI_Cart_shift */
     0, /* MPI_Cart_sub */
-    0, /* MPI_Cartdim_get */
+    1, /* MPI_Cartdim_get */
     0, /* MPI_Close_port */
     0, /* MPI_Comm_accept */
     0, /* MPI_Comm_attach_buffer */
@@ -1252,7 +1252,7 @@ const unsigned char ductile_fn_iter_skip[DUCTILE_FN_COUNT] = {
     0, /* MPI_Comm_free */
     0, /* MPI_Comm_free_keyval */
     0, /* MPI_Comm_get_attr */
-    0, /* MPI_Comm_get_errhandler */
+    1, /* MPI_Comm_get_errhandler */
     0, /* MPI_Comm_get_info */
     0, /* MPI_Comm_get_name */
     0, /* MPI_Comm_get_parent */
@@ -1261,19 +1261,19 @@ const unsigned char ductile_fn_iter_skip[DUCTILE_FN_COUNT] = {
     0, /* MPI_Comm_idup_with_info */
     0, /* MPI_Comm_iflush_buffer */
     0, /* MPI_Comm_join */
-    0, /* MPI_Comm_rank */
+    1, /* MPI_Comm_rank */
     0, /* MPI_Comm_remote_group */
-    0, /* MPI_Comm_remote_size */
+    1, /* MPI_Comm_remote_size */
     0, /* MPI_Comm_set_attr */
     0, /* MPI_Comm_set_errhandler */
     0, /* MPI_Comm_set_info */
     0, /* MPI_Comm_set_name */
-    0, /* MPI_Comm_size */
+    1, /* MPI_Comm_size */
     0, /* MPI_Comm_spawn */
     0, /* MPI_Comm_spawn_multiple */
     0, /* MPI_Comm_split */
     0, /* MPI_Comm_split_type */
-    0, /* MPI_Comm_test_inter */
+    1, /* MPI_Comm_test_inter */
     0, /* MPI_Compare_and_swap */
     0, /* MPI_Dims_create */
     0, /* MPI_Dist_graph_create */
@@ -1281,8 +1281,8 @@ const unsigned char ductile_fn_iter_skip[DUCTILE_FN_COUNT] = {
     0, /* MPI_Dist_graph_neighbors */
     0, /* MPI_Dist_graph_neighbors_count */
     0, /* MPI_Errhandler_free */
-    0, /* MPI_Error_class */
-    0, /* MPI_Error_string */
+    1, /* MPI_Error_class */
+    1, /* MPI_Error_string */
     0, /* MPI_Exscan */
     0, /* MPI_Exscan_c */
     0, /* MPI_Exscan_init */
@@ -1390,17 +1390,17 @@ const unsigned char ductile_fn_iter_skip[DUCTILE_FN_COUNT] = {
     0, /* MPI_Get */
     0, /* MPI_Get_accumulate */
     0, /* MPI_Get_accumulate_c */
-    0, /* MPI_Get_address */
+    1, /* MPI_Get_address */
     0, /* MPI_Get_c */
-    0, /* MPI_Get_count */
-    0, /* MPI_Get_count_c */
-    0, /* MPI_Get_elements */
-    0, /* MPI_Get_elements_c */
-    0, /* MPI_Get_elements_x */
+    1, /* MPI_Get_count */
+    1, /* MPI_Get_count_c */
+    1, /* MPI_Get_elements */
+    1, /* MPI_Get_elements_c */
+    1, /* MPI_Get_elements_x */
     0, /* MPI_Get_hw_resource_info */
-    0, /* MPI_Get_library_version */
-    0, /* MPI_Get_processor_name */
-    0, /* MPI_Get_version */
+    1, /* MPI_Get_library_version */
+    1, /* MPI_Get_processor_name */
+    1, /* MPI_Get_version */
     0, /* MPI_Graph_create */
     0, /* MPI_Graph_get */
     0, /* MPI_Graph_map */
@@ -1418,8 +1418,8 @@ const unsigned char ductile_fn_iter_skip[DUCTILE_FN_COUNT] = {
     0, /* MPI_Group_intersection */
     0, /* MPI_Group_range_excl */
     0, /* MPI_Group_range_incl */
-    0, /* MPI_Group_rank */
-    0, /* MPI_Group_size */
+    1, /* MPI_Group_rank */
+    1, /* MPI_Group_size */
     0, /* MPI_Group_translate_ranks */
     0, /* MPI_Group_union */
     0, /* MPI_Iallgather */
@@ -1634,22 +1634,22 @@ const unsigned char ductile_fn_iter_skip[DUCTILE_FN_COUNT] = {
     0, /* MPI_Ssend_init_c */
     0, /* MPI_Start */
     0, /* MPI_Startall */
-    0, /* MPI_Status_get_error */
-    0, /* MPI_Status_get_source */
-    0, /* MPI_Status_get_tag */
-    0, /* MPI_Status_set_cancelled */
-    0, /* MPI_Status_set_elements */
-    0, /* MPI_Status_set_elements_c */
-    0, /* MPI_Status_set_elements_x */
-    0, /* MPI_Status_set_error */
-    0, /* MPI_Status_set_source */
-    0, /* MPI_Status_set_tag */
+    1, /* MPI_Status_get_error */
+    1, /* MPI_Status_get_source */
+    1, /* MPI_Status_get_tag */
+    1, /* MPI_Status_set_cancelled */
+    1, /* MPI_Status_set_elements */
+    1, /* MPI_Status_set_elements_c */
+    1, /* MPI_Status_set_elements_x */
+    1, /* MPI_Status_set_error */
+    1, /* MPI_Status_set_source */
+    1, /* MPI_Status_set_tag */
     1, /* MPI_Test */
-    0, /* MPI_Test_cancelled */
+    1, /* MPI_Test_cancelled */
     1, /* MPI_Testall */
     1, /* MPI_Testany */
     1, /* MPI_Testsome */
-    0, /* MPI_Topo_test */
+    1, /* MPI_Topo_test */
     0, /* MPI_Type_commit */
     0, /* MPI_Type_contiguous */
     0, /* MPI_Type_contiguous_c */
@@ -1682,22 +1682,22 @@ const unsigned char ductile_fn_iter_skip[DUCTILE_FN_COUNT] = {
     0, /* MPI_Type_get_contents_c */
     0, /* MPI_Type_get_envelope */
     0, /* MPI_Type_get_envelope_c */
-    0, /* MPI_Type_get_extent */
-    0, /* MPI_Type_get_extent_c */
-    0, /* MPI_Type_get_extent_x */
+    1, /* MPI_Type_get_extent */
+    1, /* MPI_Type_get_extent_c */
+    1, /* MPI_Type_get_extent_x */
     0, /* MPI_Type_get_name */
-    0, /* MPI_Type_get_true_extent */
-    0, /* MPI_Type_get_true_extent_c */
-    0, /* MPI_Type_get_true_extent_x */
+    1, /* MPI_Type_get_true_extent */
+    1, /* MPI_Type_get_true_extent_c */
+    1, /* MPI_Type_get_true_extent_x */
     0, /* MPI_Type_get_value_index */
     0, /* MPI_Type_indexed */
     0, /* MPI_Type_indexed_c */
     0, /* MPI_Type_match_size */
     0, /* MPI_Type_set_attr */
     0, /* MPI_Type_set_name */
-    0, /* MPI_Type_size */
-    0, /* MPI_Type_size_c */
-    0, /* MPI_Type_size_x */
+    1, /* MPI_Type_size */
+    1, /* MPI_Type_size_c */
+    1, /* MPI_Type_size_x */
     0, /* MPI_Type_vector */
     0, /* MPI_Type_vector_c */
     0, /* MPI_Unpack */

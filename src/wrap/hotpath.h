@@ -31,7 +31,7 @@ extern unsigned char ductile_iter_filter[DUCTILE_FN_COUNT];
 extern __thread int ductile_depth __attribute__((tls_model("initial-exec")));
 
 /* Slow path of the iteration detector (src/monitor/iteration.c). */
-void ductile_iter_observe(int fn, void *return_address);
+void ductile_iter_observe(int fn, void *return_address, uint64_t ticks);
 
 #define DUCTILE_COMM_IN(c) ((c) == MPI_COMM_WORLD ? ductile_world : (c))
 #define DUCTILE_SHOULD_MONITOR() __builtin_expect(ductile_monitoring && ductile_depth == 0, 1)
@@ -41,8 +41,9 @@ void ductile_iter_observe(int fn, void *return_address);
 static inline uint64_t ductile_enter(int fn, void *return_address)
 {
     ductile_depth++;
-    if (__builtin_expect(ductile_iter_filter[fn], 0)) ductile_iter_observe(fn, return_address);
-    return ductile_ticks();
+    uint64_t t = ductile_ticks();
+    if (__builtin_expect(ductile_iter_filter[fn], 0)) ductile_iter_observe(fn, return_address, t);
+    return t;
 }
 
 static inline void ductile_count(int fn, uint64_t ticks, uint64_t sent, uint64_t recv)
@@ -59,6 +60,13 @@ static inline void ductile_count(int fn, uint64_t ticks, uint64_t sent, uint64_t
         st->bytes_sent += sent;
         st->bytes_recv += recv;
     }
+}
+
+/* Untimed local queries: one counter, no clock. */
+static inline void ductile_count_call(int fn)
+{
+    if (__builtin_expect(ductile_threaded, 0)) __atomic_fetch_add(&ductile_stats[fn].calls, 1, __ATOMIC_RELAXED);
+    else ductile_stats[fn].calls++;
 }
 
 static inline void ductile_leave(int fn, uint64_t t0, uint64_t sent, uint64_t recv)

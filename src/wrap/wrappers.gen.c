@@ -849,12 +849,9 @@ int MPI_Cancel(MPI_Request* request)
 int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
     comm = DUCTILE_COMM_IN(comm);
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Cart_coords(comm, rank, maxdims, coords);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Cart_coords);
-    int ret = PMPI_Cart_coords(comm, rank, maxdims, coords);
-    DUCTILE_END(DUCTILE_FN_MPI_Cart_coords, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Cart_coords);
+    return PMPI_Cart_coords(comm, rank, maxdims, coords);
 }
 #endif
 
@@ -901,12 +898,9 @@ int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[]
 int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank)
 {
     comm = DUCTILE_COMM_IN(comm);
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Cart_rank(comm, coords, rank);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Cart_rank);
-    int ret = PMPI_Cart_rank(comm, coords, rank);
-    DUCTILE_END(DUCTILE_FN_MPI_Cart_rank, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Cart_rank);
+    return PMPI_Cart_rank(comm, coords, rank);
 }
 #endif
 
@@ -940,12 +934,9 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
 int MPI_Cartdim_get(MPI_Comm comm, int* ndims)
 {
     comm = DUCTILE_COMM_IN(comm);
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Cartdim_get(comm, ndims);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Cartdim_get);
-    int ret = PMPI_Cartdim_get(comm, ndims);
-    DUCTILE_END(DUCTILE_FN_MPI_Cartdim_get, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Cartdim_get);
+    return PMPI_Cartdim_get(comm, ndims);
 }
 #endif
 
@@ -1220,12 +1211,9 @@ int MPI_Comm_free_keyval(int* comm_keyval)
 int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler)
 {
     comm = DUCTILE_COMM_IN(comm);
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Comm_get_errhandler(comm, errhandler);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_get_errhandler);
-    int ret = PMPI_Comm_get_errhandler(comm, errhandler);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_get_errhandler, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Comm_get_errhandler);
+    return PMPI_Comm_get_errhandler(comm, errhandler);
 }
 #endif
 
@@ -1335,12 +1323,9 @@ int MPI_Comm_join(int fd, MPI_Comm* intercomm)
 int MPI_Comm_rank(MPI_Comm comm, int* rank)
 {
     comm = DUCTILE_COMM_IN(comm);
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Comm_rank(comm, rank);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_rank);
-    int ret = PMPI_Comm_rank(comm, rank);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_rank, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Comm_rank);
+    return PMPI_Comm_rank(comm, rank);
 }
 #endif
 
@@ -1361,12 +1346,9 @@ int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group)
 int MPI_Comm_remote_size(MPI_Comm comm, int* size)
 {
     comm = DUCTILE_COMM_IN(comm);
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Comm_remote_size(comm, size);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_remote_size);
-    int ret = PMPI_Comm_remote_size(comm, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_remote_size, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Comm_remote_size);
+    return PMPI_Comm_remote_size(comm, size);
 }
 #endif
 
@@ -1413,12 +1395,9 @@ int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name)
 int MPI_Comm_size(MPI_Comm comm, int* size)
 {
     comm = DUCTILE_COMM_IN(comm);
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Comm_size(comm, size);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_size);
-    int ret = PMPI_Comm_size(comm, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_size, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Comm_size);
+    return PMPI_Comm_size(comm, size);
 }
 #endif
 
@@ -1478,12 +1457,9 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
 int MPI_Comm_test_inter(MPI_Comm comm, int* flag)
 {
     comm = DUCTILE_COMM_IN(comm);
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Comm_test_inter(comm, flag);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_test_inter);
-    int ret = PMPI_Comm_test_inter(comm, flag);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_test_inter, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Comm_test_inter);
+    return PMPI_Comm_test_inter(comm, flag);
 }
 #endif
 
@@ -1582,24 +1558,18 @@ int MPI_Errhandler_free(MPI_Errhandler* errhandler)
 #if HAVE_PMPI_Error_class
 int MPI_Error_class(int errorcode, int* errorclass)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Error_class(errorcode, errorclass);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Error_class);
-    int ret = PMPI_Error_class(errorcode, errorclass);
-    DUCTILE_END(DUCTILE_FN_MPI_Error_class, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Error_class);
+    return PMPI_Error_class(errorcode, errorclass);
 }
 #endif
 
 #if HAVE_PMPI_Error_string
 int MPI_Error_string(int errorcode, char* string, int* resultlen)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Error_string(errorcode, string, resultlen);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Error_string);
-    int ret = PMPI_Error_string(errorcode, string, resultlen);
-    DUCTILE_END(DUCTILE_FN_MPI_Error_string, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Error_string);
+    return PMPI_Error_string(errorcode, string, resultlen);
 }
 #endif
 
@@ -2975,12 +2945,9 @@ int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_D
 #if HAVE_PMPI_Finalized
 int MPI_Finalized(int* flag)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Finalized(flag);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Finalized);
-    int ret = PMPI_Finalized(flag);
-    DUCTILE_END(DUCTILE_FN_MPI_Finalized, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Finalized);
+    return PMPI_Finalized(flag);
 }
 #endif
 
@@ -3217,12 +3184,9 @@ int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Da
 #if HAVE_PMPI_Get_address
 int MPI_Get_address(const void* location, MPI_Aint* address)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Get_address(location, address);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Get_address);
-    int ret = PMPI_Get_address(location, address);
-    DUCTILE_END(DUCTILE_FN_MPI_Get_address, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Get_address);
+    return PMPI_Get_address(location, address);
 }
 #endif
 
@@ -3245,60 +3209,45 @@ int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_dat
 #if HAVE_PMPI_Get_count
 int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Get_count(status, datatype, count);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Get_count);
-    int ret = PMPI_Get_count(status, datatype, count);
-    DUCTILE_END(DUCTILE_FN_MPI_Get_count, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Get_count);
+    return PMPI_Get_count(status, datatype, count);
 }
 #endif
 
 #if HAVE_PMPI_Get_count_c
 int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Get_count_c(status, datatype, count);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Get_count_c);
-    int ret = PMPI_Get_count_c(status, datatype, count);
-    DUCTILE_END(DUCTILE_FN_MPI_Get_count_c, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Get_count_c);
+    return PMPI_Get_count_c(status, datatype, count);
 }
 #endif
 
 #if HAVE_PMPI_Get_elements
 int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Get_elements(status, datatype, count);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Get_elements);
-    int ret = PMPI_Get_elements(status, datatype, count);
-    DUCTILE_END(DUCTILE_FN_MPI_Get_elements, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Get_elements);
+    return PMPI_Get_elements(status, datatype, count);
 }
 #endif
 
 #if HAVE_PMPI_Get_elements_c
 int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Get_elements_c(status, datatype, count);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Get_elements_c);
-    int ret = PMPI_Get_elements_c(status, datatype, count);
-    DUCTILE_END(DUCTILE_FN_MPI_Get_elements_c, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Get_elements_c);
+    return PMPI_Get_elements_c(status, datatype, count);
 }
 #endif
 
 #if HAVE_PMPI_Get_elements_x
 int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Get_elements_x(status, datatype, count);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Get_elements_x);
-    int ret = PMPI_Get_elements_x(status, datatype, count);
-    DUCTILE_END(DUCTILE_FN_MPI_Get_elements_x, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Get_elements_x);
+    return PMPI_Get_elements_x(status, datatype, count);
 }
 #endif
 
@@ -3317,36 +3266,27 @@ int MPI_Get_hw_resource_info(MPI_Info* hw_info)
 #if HAVE_PMPI_Get_library_version
 int MPI_Get_library_version(char* version, int* resultlen)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Get_library_version(version, resultlen);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Get_library_version);
-    int ret = PMPI_Get_library_version(version, resultlen);
-    DUCTILE_END(DUCTILE_FN_MPI_Get_library_version, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Get_library_version);
+    return PMPI_Get_library_version(version, resultlen);
 }
 #endif
 
 #if HAVE_PMPI_Get_processor_name
 int MPI_Get_processor_name(char* name, int* resultlen)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Get_processor_name(name, resultlen);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Get_processor_name);
-    int ret = PMPI_Get_processor_name(name, resultlen);
-    DUCTILE_END(DUCTILE_FN_MPI_Get_processor_name, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Get_processor_name);
+    return PMPI_Get_processor_name(name, resultlen);
 }
 #endif
 
 #if HAVE_PMPI_Get_version
 int MPI_Get_version(int* version, int* subversion)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Get_version(version, subversion);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Get_version);
-    int ret = PMPI_Get_version(version, subversion);
-    DUCTILE_END(DUCTILE_FN_MPI_Get_version, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Get_version);
+    return PMPI_Get_version(version, subversion);
 }
 #endif
 
@@ -3563,24 +3503,18 @@ int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
 #if HAVE_PMPI_Group_rank
 int MPI_Group_rank(MPI_Group group, int* rank)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Group_rank(group, rank);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_rank);
-    int ret = PMPI_Group_rank(group, rank);
-    DUCTILE_END(DUCTILE_FN_MPI_Group_rank, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Group_rank);
+    return PMPI_Group_rank(group, rank);
 }
 #endif
 
 #if HAVE_PMPI_Group_size
 int MPI_Group_size(MPI_Group group, int* size)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Group_size(group, size);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_size);
-    int ret = PMPI_Group_size(group, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Group_size, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Group_size);
+    return PMPI_Group_size(group, size);
 }
 #endif
 
@@ -4225,12 +4159,9 @@ int MPI_Info_set(MPI_Info info, const char* key, const char* value)
 #if HAVE_PMPI_Initialized
 int MPI_Initialized(int* flag)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Initialized(flag);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Initialized);
-    int ret = PMPI_Initialized(flag);
-    DUCTILE_END(DUCTILE_FN_MPI_Initialized, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Initialized);
+    return PMPI_Initialized(flag);
 }
 #endif
 
@@ -4435,12 +4366,9 @@ int MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
 #if HAVE_PMPI_Is_thread_main
 int MPI_Is_thread_main(int* flag)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Is_thread_main(flag);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Is_thread_main);
-    int ret = PMPI_Is_thread_main(flag);
-    DUCTILE_END(DUCTILE_FN_MPI_Is_thread_main, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Is_thread_main);
+    return PMPI_Is_thread_main(flag);
 }
 #endif
 
@@ -5449,12 +5377,9 @@ int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype orig
 #if HAVE_PMPI_Query_thread
 int MPI_Query_thread(int* provided)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Query_thread(provided);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Query_thread);
-    int ret = PMPI_Query_thread(provided);
-    DUCTILE_END(DUCTILE_FN_MPI_Query_thread, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Query_thread);
+    return PMPI_Query_thread(provided);
 }
 #endif
 
@@ -6755,120 +6680,90 @@ int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
 #if HAVE_PMPI_Status_get_error
 int MPI_Status_get_error(const MPI_Status* status, int* err)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Status_get_error(status, err);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Status_get_error);
-    int ret = PMPI_Status_get_error(status, err);
-    DUCTILE_END(DUCTILE_FN_MPI_Status_get_error, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Status_get_error);
+    return PMPI_Status_get_error(status, err);
 }
 #endif
 
 #if HAVE_PMPI_Status_get_source
 int MPI_Status_get_source(const MPI_Status* status, int* source)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Status_get_source(status, source);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Status_get_source);
-    int ret = PMPI_Status_get_source(status, source);
-    DUCTILE_END(DUCTILE_FN_MPI_Status_get_source, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Status_get_source);
+    return PMPI_Status_get_source(status, source);
 }
 #endif
 
 #if HAVE_PMPI_Status_get_tag
 int MPI_Status_get_tag(const MPI_Status* status, int* tag)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Status_get_tag(status, tag);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Status_get_tag);
-    int ret = PMPI_Status_get_tag(status, tag);
-    DUCTILE_END(DUCTILE_FN_MPI_Status_get_tag, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Status_get_tag);
+    return PMPI_Status_get_tag(status, tag);
 }
 #endif
 
 #if HAVE_PMPI_Status_set_cancelled
 int MPI_Status_set_cancelled(MPI_Status* status, int flag)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Status_set_cancelled(status, flag);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Status_set_cancelled);
-    int ret = PMPI_Status_set_cancelled(status, flag);
-    DUCTILE_END(DUCTILE_FN_MPI_Status_set_cancelled, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Status_set_cancelled);
+    return PMPI_Status_set_cancelled(status, flag);
 }
 #endif
 
 #if HAVE_PMPI_Status_set_elements
 int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Status_set_elements(status, datatype, count);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Status_set_elements);
-    int ret = PMPI_Status_set_elements(status, datatype, count);
-    DUCTILE_END(DUCTILE_FN_MPI_Status_set_elements, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Status_set_elements);
+    return PMPI_Status_set_elements(status, datatype, count);
 }
 #endif
 
 #if HAVE_PMPI_Status_set_elements_c
 int MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Status_set_elements_c(status, datatype, count);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Status_set_elements_c);
-    int ret = PMPI_Status_set_elements_c(status, datatype, count);
-    DUCTILE_END(DUCTILE_FN_MPI_Status_set_elements_c, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Status_set_elements_c);
+    return PMPI_Status_set_elements_c(status, datatype, count);
 }
 #endif
 
 #if HAVE_PMPI_Status_set_elements_x
 int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Status_set_elements_x(status, datatype, count);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Status_set_elements_x);
-    int ret = PMPI_Status_set_elements_x(status, datatype, count);
-    DUCTILE_END(DUCTILE_FN_MPI_Status_set_elements_x, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Status_set_elements_x);
+    return PMPI_Status_set_elements_x(status, datatype, count);
 }
 #endif
 
 #if HAVE_PMPI_Status_set_error
 int MPI_Status_set_error(MPI_Status* status, int err)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Status_set_error(status, err);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Status_set_error);
-    int ret = PMPI_Status_set_error(status, err);
-    DUCTILE_END(DUCTILE_FN_MPI_Status_set_error, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Status_set_error);
+    return PMPI_Status_set_error(status, err);
 }
 #endif
 
 #if HAVE_PMPI_Status_set_source
 int MPI_Status_set_source(MPI_Status* status, int source)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Status_set_source(status, source);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Status_set_source);
-    int ret = PMPI_Status_set_source(status, source);
-    DUCTILE_END(DUCTILE_FN_MPI_Status_set_source, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Status_set_source);
+    return PMPI_Status_set_source(status, source);
 }
 #endif
 
 #if HAVE_PMPI_Status_set_tag
 int MPI_Status_set_tag(MPI_Status* status, int tag)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Status_set_tag(status, tag);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Status_set_tag);
-    int ret = PMPI_Status_set_tag(status, tag);
-    DUCTILE_END(DUCTILE_FN_MPI_Status_set_tag, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Status_set_tag);
+    return PMPI_Status_set_tag(status, tag);
 }
 #endif
 
@@ -6887,12 +6782,9 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
 #if HAVE_PMPI_Test_cancelled
 int MPI_Test_cancelled(const MPI_Status* status, int* flag)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Test_cancelled(status, flag);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Test_cancelled);
-    int ret = PMPI_Test_cancelled(status, flag);
-    DUCTILE_END(DUCTILE_FN_MPI_Test_cancelled, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Test_cancelled);
+    return PMPI_Test_cancelled(status, flag);
 }
 #endif
 
@@ -6936,12 +6828,9 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, in
 int MPI_Topo_test(MPI_Comm comm, int* status)
 {
     comm = DUCTILE_COMM_IN(comm);
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Topo_test(comm, status);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Topo_test);
-    int ret = PMPI_Topo_test(comm, status);
-    DUCTILE_END(DUCTILE_FN_MPI_Topo_test, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Topo_test);
+    return PMPI_Topo_test(comm, status);
 }
 #endif
 
@@ -7332,36 +7221,27 @@ int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_
 #if HAVE_PMPI_Type_get_extent
 int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Type_get_extent(datatype, lb, extent);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_extent);
-    int ret = PMPI_Type_get_extent(datatype, lb, extent);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_get_extent, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Type_get_extent);
+    return PMPI_Type_get_extent(datatype, lb, extent);
 }
 #endif
 
 #if HAVE_PMPI_Type_get_extent_c
 int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Type_get_extent_c(datatype, lb, extent);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_extent_c);
-    int ret = PMPI_Type_get_extent_c(datatype, lb, extent);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_get_extent_c, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Type_get_extent_c);
+    return PMPI_Type_get_extent_c(datatype, lb, extent);
 }
 #endif
 
 #if HAVE_PMPI_Type_get_extent_x
 int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Type_get_extent_x(datatype, lb, extent);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_extent_x);
-    int ret = PMPI_Type_get_extent_x(datatype, lb, extent);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_get_extent_x, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Type_get_extent_x);
+    return PMPI_Type_get_extent_x(datatype, lb, extent);
 }
 #endif
 
@@ -7380,36 +7260,27 @@ int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen)
 #if HAVE_PMPI_Type_get_true_extent
 int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Type_get_true_extent(datatype, true_lb, true_extent);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_true_extent);
-    int ret = PMPI_Type_get_true_extent(datatype, true_lb, true_extent);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_get_true_extent, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Type_get_true_extent);
+    return PMPI_Type_get_true_extent(datatype, true_lb, true_extent);
 }
 #endif
 
 #if HAVE_PMPI_Type_get_true_extent_c
 int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Type_get_true_extent_c(datatype, true_lb, true_extent);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_true_extent_c);
-    int ret = PMPI_Type_get_true_extent_c(datatype, true_lb, true_extent);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_get_true_extent_c, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Type_get_true_extent_c);
+    return PMPI_Type_get_true_extent_c(datatype, true_lb, true_extent);
 }
 #endif
 
 #if HAVE_PMPI_Type_get_true_extent_x
 int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Type_get_true_extent_x(datatype, true_lb, true_extent);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_true_extent_x);
-    int ret = PMPI_Type_get_true_extent_x(datatype, true_lb, true_extent);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_get_true_extent_x, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Type_get_true_extent_x);
+    return PMPI_Type_get_true_extent_x(datatype, true_lb, true_extent);
 }
 #endif
 
@@ -7488,36 +7359,27 @@ int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name)
 #if HAVE_PMPI_Type_size
 int MPI_Type_size(MPI_Datatype datatype, int* size)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Type_size(datatype, size);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_size);
-    int ret = PMPI_Type_size(datatype, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_size, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Type_size);
+    return PMPI_Type_size(datatype, size);
 }
 #endif
 
 #if HAVE_PMPI_Type_size_c
 int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Type_size_c(datatype, size);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_size_c);
-    int ret = PMPI_Type_size_c(datatype, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_size_c, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Type_size_c);
+    return PMPI_Type_size_c(datatype, size);
 }
 #endif
 
 #if HAVE_PMPI_Type_size_x
 int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size)
 {
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Type_size_x(datatype, size);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_size_x);
-    int ret = PMPI_Type_size_x(datatype, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_size_x, 0, 0);
-    return ret;
+    if (DUCTILE_SHOULD_MONITOR())
+        ductile_count_call(DUCTILE_FN_MPI_Type_size_x);
+    return PMPI_Type_size_x(datatype, size);
 }
 #endif
 
