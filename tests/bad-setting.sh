@@ -6,7 +6,7 @@ prog="$abs_top_builddir/tests/mpi/coll"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
 check() { # name value expected-substring
-  env "$1=$2" LD_PRELOAD="${SANITIZER_PRELOAD:+$SANITIZER_PRELOAD:}$DUCTILE_LIBRARY" \
+  env "$1=$2" LD_PRELOAD="${SANITIZER_PRELOAD:+$SANITIZER_PRELOAD:}$LIBDUCTILE" \
     timeout 60 $MPIEXEC -n 2 "$prog" > "$tmp/out" 2> "$tmp/err"
   rc=$?
   if [ $rc -eq 0 ]; then echo "FAIL: $1=$2 did not stop the job"; fail=1; return; fi
@@ -23,11 +23,11 @@ check DUCTILE_VERBOSE 9 "DUCTILE_VERBOSE='9' is not valid: expected an integer f
 check DUCTILE_ITER_FRAMES x "DUCTILE_ITER_FRAMES='x' is not valid: expected an integer from 1 to 8"
 check DUCTILE_MONTIOR 1 "unknown setting DUCTILE_MONTIOR='1' (did you mean DUCTILE_MONITOR?)"
 # ductile-run validates before launching anything
-DUCTILE_VERBOSE=x "$DUCTILE_RUN" -- true 2> "$tmp/err"; rc=$?
+DUCTILE_VERBOSE=x "$RUN_DUCTILE" -- true 2> "$tmp/err"; rc=$?
 if [ $rc -ne 2 ] || ! grep -qF "DUCTILE_VERBOSE='x' is not valid" "$tmp/err"; then
   echo "FAIL: ductile-run accepted DUCTILE_VERBOSE=x (rc $rc)"; cat "$tmp/err"; fail=1
 else echo "ok: ductile-run rejects DUCTILE_VERBOSE=x before launching"; fi
 # the kill switch wins over other bad settings
-DUCTILE_DISABLE=1 DUCTILE_MONITOR=maybe LD_PRELOAD="${SANITIZER_PRELOAD:+$SANITIZER_PRELOAD:}$DUCTILE_LIBRARY" \
+DUCTILE_DISABLE=1 DUCTILE_MONITOR=maybe LD_PRELOAD="${SANITIZER_PRELOAD:+$SANITIZER_PRELOAD:}$LIBDUCTILE" \
   timeout 60 $MPIEXEC -n 2 "$prog" > /dev/null 2> "$tmp/err" || { echo "FAIL: DUCTILE_DISABLE=1 did not bypass settings"; cat "$tmp/err"; fail=1; }
 exit $fail

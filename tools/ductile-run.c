@@ -122,7 +122,7 @@ int main(int argc, char **argv)
         }
     }
     if (verbose) {
-        char v[8];
+        char v[16];
         snprintf(v, sizeof v, "%d", verbose > 3 ? 3 : verbose);
         set_or_die("DUCTILE_VERBOSE", v);
     }

@@ -220,11 +220,11 @@ void report_print_summary(FILE *f, const struct report_input *in, const char *re
         if (sum.calls) top[ntop++] = (struct fn_rank){i, sum};
     }
     qsort(top, (size_t)ntop, sizeof top[0], by_time_desc);
-    fprintf(f, "ductile: %-24s %10s %10s %6s %11s %11s\n", "top MPI calls", "calls", "time (s)", "%MPI", "sent",
+    fprintf(f, "ductile: %-28s %10s %10s %6s %11s %11s\n", "top MPI calls", "calls", "time (s)", "%MPI", "sent",
             "received");
     for (int i = 0; i < ntop && i < 5; i++) {
         char sb[32], rb[32];
-        fprintf(f, "ductile:   %-22s %10llu %10.4f %5.1f%% %11s %11s\n", ductile_fn_name[top[i].fn],
+        fprintf(f, "ductile:   %-26s %10llu %10.4f %5.1f%% %11s %11s\n", ductile_fn_name[top[i].fn],
                 (unsigned long long)top[i].sum.calls, top[i].sum.time_s,
                 mpi_sum > 0 ? 100.0 * top[i].sum.time_s / mpi_sum : 0.0,
                 report_human_bytes((double)top[i].sum.bytes_sent, sb, sizeof sb),
