@@ -266,8 +266,8 @@ def classify(name, big):
     coll = base
     if coll.endswith("_init"):
         coll = coll[:-len("_init")]
-    if coll not in COLL_RULES and coll.startswith("I") and coll[1:] in COLL_RULES:
-        coll = coll[1:]
+    if coll not in COLL_RULES and coll.startswith("I") and coll[1:].capitalize() in COLL_RULES:
+        coll = coll[1:].capitalize()  # nonblocking: MPI_Iallgatherv -> Allgatherv
     if coll in COLL_RULES:
         rule = COLL_RULES[coll]
         return "collective", (rule(big) if rule else None), persistent

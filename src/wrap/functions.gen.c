@@ -838,42 +838,42 @@ const unsigned char ductile_fn_category[DUCTILE_FN_COUNT] = {
     DUCTILE_CAT_OTHER, /* MPI_Group_size */
     DUCTILE_CAT_OTHER, /* MPI_Group_translate_ranks */
     DUCTILE_CAT_OTHER, /* MPI_Group_union */
-    DUCTILE_CAT_OTHER, /* MPI_Iallgather */
-    DUCTILE_CAT_OTHER, /* MPI_Iallgather_c */
-    DUCTILE_CAT_OTHER, /* MPI_Iallgatherv */
-    DUCTILE_CAT_OTHER, /* MPI_Iallgatherv_c */
-    DUCTILE_CAT_OTHER, /* MPI_Iallreduce */
-    DUCTILE_CAT_OTHER, /* MPI_Iallreduce_c */
-    DUCTILE_CAT_OTHER, /* MPI_Ialltoall */
-    DUCTILE_CAT_OTHER, /* MPI_Ialltoall_c */
-    DUCTILE_CAT_OTHER, /* MPI_Ialltoallv */
-    DUCTILE_CAT_OTHER, /* MPI_Ialltoallv_c */
-    DUCTILE_CAT_OTHER, /* MPI_Ialltoallw */
-    DUCTILE_CAT_OTHER, /* MPI_Ialltoallw_c */
-    DUCTILE_CAT_OTHER, /* MPI_Ibarrier */
-    DUCTILE_CAT_OTHER, /* MPI_Ibcast */
-    DUCTILE_CAT_OTHER, /* MPI_Ibcast_c */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Iallgather */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Iallgather_c */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Iallgatherv */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Iallgatherv_c */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Iallreduce */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Iallreduce_c */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Ialltoall */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Ialltoall_c */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Ialltoallv */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Ialltoallv_c */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Ialltoallw */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Ialltoallw_c */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Ibarrier */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Ibcast */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Ibcast_c */
     DUCTILE_CAT_P2P, /* MPI_Ibsend */
     DUCTILE_CAT_P2P, /* MPI_Ibsend_c */
-    DUCTILE_CAT_OTHER, /* MPI_Iexscan */
-    DUCTILE_CAT_OTHER, /* MPI_Iexscan_c */
-    DUCTILE_CAT_OTHER, /* MPI_Igather */
-    DUCTILE_CAT_OTHER, /* MPI_Igather_c */
-    DUCTILE_CAT_OTHER, /* MPI_Igatherv */
-    DUCTILE_CAT_OTHER, /* MPI_Igatherv_c */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Iexscan */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Iexscan_c */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Igather */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Igather_c */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Igatherv */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Igatherv_c */
     DUCTILE_CAT_P2P, /* MPI_Improbe */
     DUCTILE_CAT_P2P, /* MPI_Imrecv */
     DUCTILE_CAT_P2P, /* MPI_Imrecv_c */
-    DUCTILE_CAT_OTHER, /* MPI_Ineighbor_allgather */
-    DUCTILE_CAT_OTHER, /* MPI_Ineighbor_allgather_c */
-    DUCTILE_CAT_OTHER, /* MPI_Ineighbor_allgatherv */
-    DUCTILE_CAT_OTHER, /* MPI_Ineighbor_allgatherv_c */
-    DUCTILE_CAT_OTHER, /* MPI_Ineighbor_alltoall */
-    DUCTILE_CAT_OTHER, /* MPI_Ineighbor_alltoall_c */
-    DUCTILE_CAT_OTHER, /* MPI_Ineighbor_alltoallv */
-    DUCTILE_CAT_OTHER, /* MPI_Ineighbor_alltoallv_c */
-    DUCTILE_CAT_OTHER, /* MPI_Ineighbor_alltoallw */
-    DUCTILE_CAT_OTHER, /* MPI_Ineighbor_alltoallw_c */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Ineighbor_allgather */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Ineighbor_allgather_c */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Ineighbor_allgatherv */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Ineighbor_allgatherv_c */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Ineighbor_alltoall */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Ineighbor_alltoall_c */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Ineighbor_alltoallv */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Ineighbor_alltoallv_c */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Ineighbor_alltoallw */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Ineighbor_alltoallw_c */
     DUCTILE_CAT_OTHER, /* MPI_Info_create */
     DUCTILE_CAT_OTHER, /* MPI_Info_create_env */
     DUCTILE_CAT_OTHER, /* MPI_Info_delete */
@@ -894,21 +894,21 @@ const unsigned char ductile_fn_category[DUCTILE_FN_COUNT] = {
     DUCTILE_CAT_P2P, /* MPI_Iprobe */
     DUCTILE_CAT_P2P, /* MPI_Irecv */
     DUCTILE_CAT_P2P, /* MPI_Irecv_c */
-    DUCTILE_CAT_OTHER, /* MPI_Ireduce */
-    DUCTILE_CAT_OTHER, /* MPI_Ireduce_c */
-    DUCTILE_CAT_OTHER, /* MPI_Ireduce_scatter */
-    DUCTILE_CAT_OTHER, /* MPI_Ireduce_scatter_block */
-    DUCTILE_CAT_OTHER, /* MPI_Ireduce_scatter_block_c */
-    DUCTILE_CAT_OTHER, /* MPI_Ireduce_scatter_c */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Ireduce */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Ireduce_c */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Ireduce_scatter */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Ireduce_scatter_block */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Ireduce_scatter_block_c */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Ireduce_scatter_c */
     DUCTILE_CAT_P2P, /* MPI_Irsend */
     DUCTILE_CAT_P2P, /* MPI_Irsend_c */
     DUCTILE_CAT_OTHER, /* MPI_Is_thread_main */
-    DUCTILE_CAT_OTHER, /* MPI_Iscan */
-    DUCTILE_CAT_OTHER, /* MPI_Iscan_c */
-    DUCTILE_CAT_OTHER, /* MPI_Iscatter */
-    DUCTILE_CAT_OTHER, /* MPI_Iscatter_c */
-    DUCTILE_CAT_OTHER, /* MPI_Iscatterv */
-    DUCTILE_CAT_OTHER, /* MPI_Iscatterv_c */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Iscan */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Iscan_c */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Iscatter */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Iscatter_c */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Iscatterv */
+    DUCTILE_CAT_COLLECTIVE, /* MPI_Iscatterv_c */
     DUCTILE_CAT_P2P, /* MPI_Isend */
     DUCTILE_CAT_P2P, /* MPI_Isend_c */
     DUCTILE_CAT_P2P, /* MPI_Isendrecv */

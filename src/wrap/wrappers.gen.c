@@ -3550,7 +3550,12 @@ int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
         return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iallgather);
     int ret = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Iallgather, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcount * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_group_size(comm);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Iallgather, s, r);
     return ret;
 }
 #endif
@@ -3563,7 +3568,12 @@ int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
         return PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iallgather_c);
     int ret = PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Iallgather_c, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcount * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_group_size(comm);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Iallgather_c, s, r);
     return ret;
 }
 #endif
@@ -3576,7 +3586,12 @@ int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
         return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iallgatherv);
     int ret = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Iallgatherv, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcounts[ductile_rank(comm)] * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
+        r = ductile_sum_i(recvcounts, ductile_group_size(comm)) * TS(recvtype);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Iallgatherv, s, r);
     return ret;
 }
 #endif
@@ -3589,7 +3604,12 @@ int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
         return PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iallgatherv_c);
     int ret = PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Iallgatherv_c, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcounts[ductile_rank(comm)] * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
+        r = ductile_sum_c(recvcounts, ductile_group_size(comm)) * TS(recvtype);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Iallgatherv_c, s, r);
     return ret;
 }
 #endif
@@ -3602,7 +3622,11 @@ int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
         return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iallreduce);
     int ret = PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Iallreduce, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        s = r = (uint64_t)count * TS(datatype);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Iallreduce, s, r);
     return ret;
 }
 #endif
@@ -3615,7 +3639,11 @@ int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Da
         return PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iallreduce_c);
     int ret = PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Iallreduce_c, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        s = r = (uint64_t)count * TS(datatype);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Iallreduce_c, s, r);
     return ret;
 }
 #endif
@@ -3628,7 +3656,13 @@ int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
         return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ialltoall);
     int ret = PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Ialltoall, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        uint64_t np = (uint64_t)ductile_group_size(comm);
+        r = (uint64_t)recvcount * TS(recvtype) * np;
+        s = sendbuf == MPI_IN_PLACE ? r : (uint64_t)sendcount * TS(sendtype) * np;
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Ialltoall, s, r);
     return ret;
 }
 #endif
@@ -3641,7 +3675,13 @@ int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
         return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ialltoall_c);
     int ret = PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Ialltoall_c, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        uint64_t np = (uint64_t)ductile_group_size(comm);
+        r = (uint64_t)recvcount * TS(recvtype) * np;
+        s = sendbuf == MPI_IN_PLACE ? r : (uint64_t)sendcount * TS(sendtype) * np;
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Ialltoall_c, s, r);
     return ret;
 }
 #endif
@@ -3654,7 +3694,13 @@ int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
         return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ialltoallv);
     int ret = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Ialltoallv, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        int np = ductile_group_size(comm);
+        r = ductile_sum_i(recvcounts, np) * TS(recvtype);
+        s = sendbuf == MPI_IN_PLACE ? r : ductile_sum_i(sendcounts, np) * TS(sendtype);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Ialltoallv, s, r);
     return ret;
 }
 #endif
@@ -3667,7 +3713,13 @@ int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
         return PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ialltoallv_c);
     int ret = PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Ialltoallv_c, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        int np = ductile_group_size(comm);
+        r = ductile_sum_c(recvcounts, np) * TS(recvtype);
+        s = sendbuf == MPI_IN_PLACE ? r : ductile_sum_c(sendcounts, np) * TS(sendtype);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Ialltoallv_c, s, r);
     return ret;
 }
 #endif
@@ -3680,7 +3732,13 @@ int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
         return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ialltoallw);
     int ret = PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Ialltoallw, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        int np = ductile_group_size(comm);
+        r = ductile_sumw_i(recvcounts, recvtypes, np);
+        s = sendbuf == MPI_IN_PLACE ? r : ductile_sumw_i(sendcounts, sendtypes, np);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Ialltoallw, s, r);
     return ret;
 }
 #endif
@@ -3693,7 +3751,13 @@ int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
         return PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ialltoallw_c);
     int ret = PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Ialltoallw_c, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        int np = ductile_group_size(comm);
+        r = ductile_sumw_c(recvcounts, recvtypes, np);
+        s = sendbuf == MPI_IN_PLACE ? r : ductile_sumw_c(sendcounts, sendtypes, np);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Ialltoallw_c, s, r);
     return ret;
 }
 #endif
@@ -3719,7 +3783,13 @@ int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
         return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ibcast);
     int ret = PMPI_Ibcast(buffer, count, datatype, root, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Ibcast, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        int role = ductile_root_role(root, comm);
+        if (role >= DUCTILE_ROOT_INTRA) s = (uint64_t)count * TS(datatype);
+        else if (role == DUCTILE_NONROOT) r = (uint64_t)count * TS(datatype);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Ibcast, s, r);
     return ret;
 }
 #endif
@@ -3732,7 +3802,13 @@ int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
         return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ibcast_c);
     int ret = PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Ibcast_c, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        int role = ductile_root_role(root, comm);
+        if (role >= DUCTILE_ROOT_INTRA) s = (uint64_t)count * TS(datatype);
+        else if (role == DUCTILE_NONROOT) r = (uint64_t)count * TS(datatype);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Ibcast_c, s, r);
     return ret;
 }
 #endif
@@ -3779,7 +3855,11 @@ int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
         return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iexscan);
     int ret = PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Iexscan, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        s = r = (uint64_t)count * TS(datatype);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Iexscan, s, r);
     return ret;
 }
 #endif
@@ -3792,7 +3872,11 @@ int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
         return PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iexscan_c);
     int ret = PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Iexscan_c, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        s = r = (uint64_t)count * TS(datatype);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Iexscan_c, s, r);
     return ret;
 }
 #endif
@@ -3805,7 +3889,14 @@ int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
         return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Igather);
     int ret = PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Igather, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        int role = ductile_root_role(root, comm);
+        if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
+            s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcount * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
+        if (role >= DUCTILE_ROOT_INTRA) r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_group_size(comm);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Igather, s, r);
     return ret;
 }
 #endif
@@ -3818,7 +3909,14 @@ int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
         return PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Igather_c);
     int ret = PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Igather_c, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        int role = ductile_root_role(root, comm);
+        if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
+            s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcount * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
+        if (role >= DUCTILE_ROOT_INTRA) r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_group_size(comm);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Igather_c, s, r);
     return ret;
 }
 #endif
@@ -3831,7 +3929,14 @@ int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Igatherv);
     int ret = PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Igatherv, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        int role = ductile_root_role(root, comm);
+        if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
+            s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcounts[root] * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
+        if (role >= DUCTILE_ROOT_INTRA) r = ductile_sum_i(recvcounts, ductile_group_size(comm)) * TS(recvtype);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Igatherv, s, r);
     return ret;
 }
 #endif
@@ -3844,7 +3949,14 @@ int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
         return PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Igatherv_c);
     int ret = PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Igatherv_c, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        int role = ductile_root_role(root, comm);
+        if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
+            s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcounts[root] * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
+        if (role >= DUCTILE_ROOT_INTRA) r = ductile_sum_c(recvcounts, ductile_group_size(comm)) * TS(recvtype);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Igatherv_c, s, r);
     return ret;
 }
 #endif
@@ -3902,7 +4014,13 @@ int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sen
         return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_allgather);
     int ret = PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_allgather, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
+        s = (uint64_t)sendcount * TS(sendtype);
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_allgather, s, r);
     return ret;
 }
 #endif
@@ -3915,7 +4033,13 @@ int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
         return PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_allgather_c);
     int ret = PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_allgather_c, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
+        s = (uint64_t)sendcount * TS(sendtype);
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_allgather_c, s, r);
     return ret;
 }
 #endif
@@ -3928,7 +4052,13 @@ int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
         return PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_allgatherv);
     int ret = PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_allgatherv, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
+        s = (uint64_t)sendcount * TS(sendtype);
+        r = ductile_sum_i(recvcounts, in) * TS(recvtype);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_allgatherv, s, r);
     return ret;
 }
 #endif
@@ -3941,7 +4071,13 @@ int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
         return PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_allgatherv_c);
     int ret = PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_allgatherv_c, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
+        s = (uint64_t)sendcount * TS(sendtype);
+        r = ductile_sum_c(recvcounts, in) * TS(recvtype);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_allgatherv_c, s, r);
     return ret;
 }
 #endif
@@ -3954,7 +4090,13 @@ int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype send
         return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_alltoall);
     int ret = PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_alltoall, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
+        s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)out;
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_alltoall, s, r);
     return ret;
 }
 #endif
@@ -3967,7 +4109,13 @@ int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
         return PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_alltoall_c);
     int ret = PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_alltoall_c, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
+        s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)out;
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_alltoall_c, s, r);
     return ret;
 }
 #endif
@@ -3980,7 +4128,13 @@ int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const i
         return PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_alltoallv);
     int ret = PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_alltoallv, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
+        s = ductile_sum_i(sendcounts, out) * TS(sendtype);
+        r = ductile_sum_i(recvcounts, in) * TS(recvtype);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_alltoallv, s, r);
     return ret;
 }
 #endif
@@ -3993,7 +4147,13 @@ int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
         return PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_alltoallv_c);
     int ret = PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_alltoallv_c, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
+        s = ductile_sum_c(sendcounts, out) * TS(sendtype);
+        r = ductile_sum_c(recvcounts, in) * TS(recvtype);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_alltoallv_c, s, r);
     return ret;
 }
 #endif
@@ -4006,7 +4166,13 @@ int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
         return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_alltoallw);
     int ret = PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_alltoallw, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
+        s = ductile_sumw_i(sendcounts, sendtypes, out);
+        r = ductile_sumw_i(recvcounts, recvtypes, in);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_alltoallw, s, r);
     return ret;
 }
 #endif
@@ -4019,7 +4185,13 @@ int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
         return PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_alltoallw_c);
     int ret = PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_alltoallw_c, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
+        s = ductile_sumw_c(sendcounts, sendtypes, out);
+        r = ductile_sumw_c(recvcounts, recvtypes, in);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_alltoallw_c, s, r);
     return ret;
 }
 #endif
@@ -4259,7 +4431,14 @@ int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
         return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ireduce);
     int ret = PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Ireduce, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        int role = ductile_root_role(root, comm);
+        uint64_t n = (uint64_t)count * TS(datatype);
+        if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA) s = n;
+        if (role >= DUCTILE_ROOT_INTRA) r = n;
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Ireduce, s, r);
     return ret;
 }
 #endif
@@ -4272,7 +4451,14 @@ int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
         return PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ireduce_c);
     int ret = PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Ireduce_c, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        int role = ductile_root_role(root, comm);
+        uint64_t n = (uint64_t)count * TS(datatype);
+        if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA) s = n;
+        if (role >= DUCTILE_ROOT_INTRA) r = n;
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Ireduce_c, s, r);
     return ret;
 }
 #endif
@@ -4285,7 +4471,13 @@ int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
         return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ireduce_scatter);
     int ret = PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Ireduce_scatter, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        uint64_t es = TS(datatype);
+        s = ductile_sum_i(recvcounts, ductile_local_size(comm)) * es;
+        r = (uint64_t)recvcounts[ductile_rank(comm)] * es;
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Ireduce_scatter, s, r);
     return ret;
 }
 #endif
@@ -4298,7 +4490,12 @@ int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
         return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ireduce_scatter_block);
     int ret = PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Ireduce_scatter_block, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        r = (uint64_t)recvcount * TS(datatype);
+        s = r * (uint64_t)ductile_local_size(comm);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Ireduce_scatter_block, s, r);
     return ret;
 }
 #endif
@@ -4311,7 +4508,12 @@ int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count re
         return PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ireduce_scatter_block_c);
     int ret = PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Ireduce_scatter_block_c, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        r = (uint64_t)recvcount * TS(datatype);
+        s = r * (uint64_t)ductile_local_size(comm);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Ireduce_scatter_block_c, s, r);
     return ret;
 }
 #endif
@@ -4324,7 +4526,13 @@ int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count re
         return PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ireduce_scatter_c);
     int ret = PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Ireduce_scatter_c, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        uint64_t es = TS(datatype);
+        s = ductile_sum_c(recvcounts, ductile_local_size(comm)) * es;
+        r = (uint64_t)recvcounts[ductile_rank(comm)] * es;
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Ireduce_scatter_c, s, r);
     return ret;
 }
 #endif
@@ -4380,7 +4588,11 @@ int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
         return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iscan);
     int ret = PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Iscan, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        s = r = (uint64_t)count * TS(datatype);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Iscan, s, r);
     return ret;
 }
 #endif
@@ -4393,7 +4605,11 @@ int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatyp
         return PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iscan_c);
     int ret = PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Iscan_c, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        s = r = (uint64_t)count * TS(datatype);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Iscan_c, s, r);
     return ret;
 }
 #endif
@@ -4406,7 +4622,14 @@ int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iscatter);
     int ret = PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Iscatter, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        int role = ductile_root_role(root, comm);
+        if (role >= DUCTILE_ROOT_INTRA) s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)ductile_group_size(comm);
+        if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
+            r = recvbuf == MPI_IN_PLACE ? (uint64_t)sendcount * TS(sendtype) : (uint64_t)recvcount * TS(recvtype);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Iscatter, s, r);
     return ret;
 }
 #endif
@@ -4419,7 +4642,14 @@ int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
         return PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iscatter_c);
     int ret = PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Iscatter_c, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        int role = ductile_root_role(root, comm);
+        if (role >= DUCTILE_ROOT_INTRA) s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)ductile_group_size(comm);
+        if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
+            r = recvbuf == MPI_IN_PLACE ? (uint64_t)sendcount * TS(sendtype) : (uint64_t)recvcount * TS(recvtype);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Iscatter_c, s, r);
     return ret;
 }
 #endif
@@ -4432,7 +4662,14 @@ int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[
         return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iscatterv);
     int ret = PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Iscatterv, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        int role = ductile_root_role(root, comm);
+        if (role >= DUCTILE_ROOT_INTRA) s = ductile_sum_i(sendcounts, ductile_group_size(comm)) * TS(sendtype);
+        if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
+            r = recvbuf == MPI_IN_PLACE ? (uint64_t)sendcounts[root] * TS(sendtype) : (uint64_t)recvcount * TS(recvtype);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Iscatterv, s, r);
     return ret;
 }
 #endif
@@ -4445,7 +4682,14 @@ int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
         return PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iscatterv_c);
     int ret = PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Iscatterv_c, 0, 0);
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        int role = ductile_root_role(root, comm);
+        if (role >= DUCTILE_ROOT_INTRA) s = ductile_sum_c(sendcounts, ductile_group_size(comm)) * TS(sendtype);
+        if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
+            r = recvbuf == MPI_IN_PLACE ? (uint64_t)sendcounts[root] * TS(sendtype) : (uint64_t)recvcount * TS(recvtype);
+    }
+    DUCTILE_END(DUCTILE_FN_MPI_Iscatterv_c, s, r);
     return ret;
 }
 #endif
