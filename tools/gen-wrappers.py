@@ -312,8 +312,12 @@ def collect():
 
 
 def c_param(par):
-    text = str(par)
-    return text
+    """C declaration of one parameter.  pympistandard 0.2.0 renders the
+    ARGUMENT_LIST kind (MPI_Info_create_env's argv) as `char argv[]`; the
+    MPI headers declare `char *argv[]`."""
+    if par._parseset["kind"] == "ARGUMENT_LIST":
+        return "char *%s[]" % par.name
+    return str(par)
 
 
 def render_wrapper(name, expr, big, fid):

@@ -4209,7 +4209,7 @@ int MPI_Info_create(MPI_Info* info)
 #endif
 
 #if HAVE_PMPI_Info_create_env
-int MPI_Info_create_env(int argc, char argv[], MPI_Info* info)
+int MPI_Info_create_env(int argc, char *argv[], MPI_Info* info)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Info_create_env(argc, argv, info);

@@ -3,8 +3,8 @@
  *
  * Each test program records every MPI call it makes, with the number of
  * bytes the Ductile byte rules attribute to it, and (when the environment
- * variable DUCTILE_TEST_EXPECT is set) writes the totals to
- * "$DUCTILE_TEST_EXPECT.<rank>", one line per MPI function:
+ * variable TEST_EXPECT_PREFIX is set) writes the totals to
+ * "$TEST_EXPECT_PREFIX.<rank>", one line per MPI function:
  *
  *     <name> <calls> <bytes_sent> <bytes_recv>
  *
@@ -23,6 +23,10 @@
  *     expect_add("MPI_Finalize", 1, 0, 0);
  *     expect_write(rank);
  *     MPI_Finalize();
+ *
+ * The variable lives outside the DUCTILE_ namespace on purpose: libductile.so
+ * rejects unknown DUCTILE_* variables.  DUCTILE_TEST_EXPECT is accepted as a
+ * fallback name (only usable if the library tolerates it).
  *
  * This header makes no MPI calls and needs no MPI header.
  */
@@ -70,11 +74,14 @@ static inline void expect_add(const char *name, long long calls, long long sent,
 #define CALL(fn, sent, recv, ...) \
     (expect_add(#fn, 1, (long long)(sent), (long long)(recv)), fn(__VA_ARGS__))
 
-/* Write "$DUCTILE_TEST_EXPECT.<rank>" if DUCTILE_TEST_EXPECT is set.
- * Returns 0 on success (or when disabled), -1 on error. */
+/* Write "$TEST_EXPECT_PREFIX.<rank>" if TEST_EXPECT_PREFIX (or, failing that,
+ * DUCTILE_TEST_EXPECT) is set.  Returns 0 on success (or when disabled), -1 on
+ * error. */
 static inline int expect_write(int rank)
 {
-    const char *prefix = getenv("DUCTILE_TEST_EXPECT");
+    const char *prefix = getenv("TEST_EXPECT_PREFIX");
+    if (prefix == NULL || prefix[0] == '\0')
+        prefix = getenv("DUCTILE_TEST_EXPECT");
     char path[4096];
     FILE *f;
     int i;

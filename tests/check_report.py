@@ -1,0 +1,255 @@
+#!/usr/bin/env python3
+"""Check a Ductile JSON report against per-rank expectation files.
+
+Usage:
+    check_report.py REPORT [EXPECT_PREFIX] [--nprocs N] [--iterations MIN MAX]
+
+REPORT          the JSON report written by libductile.so at MPI_Finalize.
+EXPECT_PREFIX   expectation files EXPECT_PREFIX.0 .. EXPECT_PREFIX.<nprocs-1>,
+                one line per MPI function: "<name> <calls> <bytes_sent> <bytes_recv>"
+                (written by the test programs, see tests/mpi/expect.h).
+--nprocs N      the report must describe exactly N ranks.
+--iterations MIN MAX
+                the report's loop detection (rank 0's view) must have detected a
+                loop, with MIN <= iterations.count <= MAX.
+
+The report's structure is always validated (nprocs, ranks[i].rank == i, every
+function entry has integer calls >= 1, bytes_sent/bytes_recv >= 0 and a
+finite time_s >= 0, iterations object present).  With EXPECT_PREFIX the
+comparison is strict, per rank: every expected function must be in the report
+with exactly the expected calls / bytes_sent / bytes_recv, and every function
+in the report must be expected.  There must be exactly one expectation file
+per rank.
+
+Exit status: 0 all checks passed, 1 a check failed, 2 usage error.
+"""
+
+import argparse
+import glob
+import json
+import math
+import os
+import re
+import sys
+
+FIELDS = ("calls", "bytes_sent", "bytes_recv")
+
+
+class Problems:
+    def __init__(self):
+        self.items = []
+
+    def add(self, msg):
+        self.items.append(msg)
+
+    def __bool__(self):
+        return bool(self.items)
+
+    def __len__(self):
+        return len(self.items)
+
+
+def is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def is_number(v):
+    return (isinstance(v, (int, float)) and not isinstance(v, bool)
+            and math.isfinite(v))
+
+
+def fmt(entry):
+    return "calls=%s sent=%s recv=%s" % tuple(entry.get(f, "?") for f in FIELDS)
+
+
+def validate_report(rep, probs):
+    """Structural checks; returns the list of per-rank function dicts (or None)."""
+    if not isinstance(rep, dict):
+        probs.add("report: top level is not a JSON object")
+        return None
+    nprocs = rep.get("nprocs")
+    if not is_int(nprocs) or nprocs < 1:
+        probs.add("report: 'nprocs' missing or not a positive integer: %r" % (nprocs,))
+        return None
+    ranks = rep.get("ranks")
+    if not isinstance(ranks, list):
+        probs.add("report: 'ranks' missing or not a list")
+        return None
+    if len(ranks) != nprocs:
+        probs.add("report: nprocs is %d but 'ranks' has %d entries" % (nprocs, len(ranks)))
+    result = []
+    for i, rk in enumerate(ranks):
+        if not isinstance(rk, dict):
+            probs.add("report: ranks[%d] is not an object" % i)
+            result.append({})
+            continue
+        if rk.get("rank") != i or not is_int(rk.get("rank")):
+            probs.add("report: ranks[%d] has \"rank\": %r (expected %d)" % (i, rk.get("rank"), i))
+        funcs = rk.get("functions")
+        if not isinstance(funcs, dict):
+            probs.add("report: ranks[%d].functions missing or not an object" % i)
+            result.append({})
+            continue
+        for name, e in sorted(funcs.items()):
+            where = "report: rank %d: %s" % (i, name)
+            if not isinstance(e, dict):
+                probs.add("%s: entry is not an object" % where)
+                continue
+            calls = e.get("calls")
+            if not is_int(calls) or calls < 1:
+                probs.add("%s: 'calls' must be an integer >= 1 (uncalled functions are "
+                          "omitted), got %r" % (where, calls))
+            for f in ("bytes_sent", "bytes_recv"):
+                if not is_int(e.get(f)) or e.get(f) < 0:
+                    probs.add("%s: '%s' must be an integer >= 0, got %r" % (where, f, e.get(f)))
+            t = e.get("time_s")
+            if not is_number(t) or t < 0:
+                probs.add("%s: 'time_s' must be a finite number >= 0, got %r" % (where, t))
+        result.append(funcs)
+
+    it = rep.get("iterations")
+    if not isinstance(it, dict):
+        probs.add("report: 'iterations' missing or not an object")
+    else:
+        if not isinstance(it.get("detected"), bool):
+            probs.add("report: iterations.detected must be a boolean, got %r"
+                      % (it.get("detected"),))
+        for f in ("count", "period_calls"):
+            if not is_int(it.get(f)) or it.get(f) < 0:
+                probs.add("report: iterations.%s must be an integer >= 0, got %r"
+                          % (f, it.get(f)))
+        if not isinstance(it.get("head"), str):
+            probs.add("report: iterations.head must be a string, got %r" % (it.get("head"),))
+    return result
+
+
+LINE_RE = re.compile(r"^(\S+)\s+(-?\d+)\s+(-?\d+)\s+(-?\d+)\s*$")
+
+
+def read_expect(path, probs):
+    exp = {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        probs.add("expectation: cannot read %s: %s" % (path, e))
+        return None
+    for n, line in enumerate(lines, 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        m = LINE_RE.match(line.strip())
+        if not m:
+            probs.add("expectation: %s:%d: malformed line: %r" % (path, n, line))
+            continue
+        name = m.group(1)
+        vals = [int(m.group(k)) for k in (2, 3, 4)]
+        if min(vals) < 0:
+            probs.add("expectation: %s:%d: negative number: %r" % (path, n, line))
+            continue
+        e = exp.setdefault(name, {f: 0 for f in FIELDS})
+        for f, v in zip(FIELDS, vals):
+            e[f] += v
+    # "<name> 0 0 0" means: never called, must be absent from the report
+    for name in [n for n, e in exp.items() if e["calls"] == 0]:
+        if exp[name]["bytes_sent"] or exp[name]["bytes_recv"]:
+            probs.add("expectation: %s: %s has 0 calls but non-zero bytes" % (path, name))
+        del exp[name]
+    return exp
+
+
+def compare_rank(rank, exp, got, probs):
+    for name in sorted(set(exp) | set(got)):
+        if name not in got:
+            probs.add("rank %d: %s: expected %s, but it is missing from the report"
+                      % (rank, name, fmt(exp[name])))
+            continue
+        if name not in exp:
+            probs.add("rank %d: %s: in the report (%s) but not expected"
+                      % (rank, name, fmt(got[name])))
+            continue
+        e, g = exp[name], got[name]
+        diffs = ["%s %+d" % (f, g.get(f) - e[f]) for f in FIELDS
+                 if is_int(g.get(f)) and g.get(f) != e[f]]
+        bad = [f for f in FIELDS if not is_int(g.get(f))]
+        if diffs or bad:
+            probs.add("rank %d: %s: expected %s, got %s  (%s)"
+                      % (rank, name, fmt(e), fmt(g), ", ".join(diffs + ["%s invalid" % b for b in bad])))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(
+        description="Check a Ductile JSON report against expectation files.")
+    ap.add_argument("report")
+    ap.add_argument("expect_prefix", nargs="?")
+    ap.add_argument("--nprocs", type=int)
+    ap.add_argument("--iterations", nargs=2, type=int, metavar=("MIN", "MAX"))
+    args = ap.parse_args(argv)
+
+    probs = Problems()
+    try:
+        with open(args.report, encoding="utf-8") as f:
+            rep = json.load(f)
+    except (OSError, ValueError) as e:
+        print("check_report: FAIL: cannot load report %s: %s" % (args.report, e))
+        return 1
+
+    funcs = validate_report(rep, probs)
+    nchecked = 0
+    if funcs is not None:
+        nprocs = rep["nprocs"]
+        if args.nprocs is not None and nprocs != args.nprocs:
+            probs.add("report: nprocs is %d, expected %d" % (nprocs, args.nprocs))
+
+        if args.expect_prefix is not None:
+            prefix = args.expect_prefix
+            found = set()
+            pat = re.compile(re.escape(os.path.basename(prefix)) + r"\.(\d+)$")
+            for p in glob.glob(glob.escape(prefix) + ".*"):
+                m = pat.search(os.path.basename(p))
+                if m:
+                    found.add(int(m.group(1)))
+            for r in sorted(found - set(range(nprocs))):
+                probs.add("expectation: %s.%d exists but the report has only %d ranks"
+                          % (prefix, r, nprocs))
+            for r in range(nprocs):
+                if r not in found:
+                    probs.add("expectation: %s.%d is missing (report has %d ranks)"
+                              % (prefix, r, nprocs))
+                    continue
+                exp = read_expect("%s.%d" % (prefix, r), probs)
+                if exp is None:
+                    continue
+                if not exp:
+                    probs.add("expectation: %s.%d is empty" % (prefix, r))
+                got = funcs[r] if r < len(funcs) else {}
+                compare_rank(r, exp, got, probs)
+                nchecked += len(exp)
+
+    if args.iterations is not None:
+        lo, hi = args.iterations
+        it = rep.get("iterations") if isinstance(rep, dict) else None
+        if isinstance(it, dict):
+            if it.get("detected") is not True:
+                probs.add("iterations: expected a detected loop with %d..%d iterations, "
+                          "but detected=%r (count=%r)" % (lo, hi, it.get("detected"),
+                                                         it.get("count")))
+            elif not is_int(it.get("count")) or not lo <= it["count"] <= hi:
+                probs.add("iterations: count=%r not in [%d, %d] (period_calls=%r, head=%r)"
+                          % (it.get("count"), lo, hi, it.get("period_calls"), it.get("head")))
+
+    if probs:
+        for p in probs.items:
+            print("MISMATCH " + p)
+        print("check_report: FAIL: %d problem(s) in %s" % (len(probs), args.report))
+        return 1
+    msg = "check_report: OK: %d ranks" % rep["nprocs"]
+    if args.expect_prefix is not None:
+        msg += ", %d function entries match" % nchecked
+    if args.iterations is not None:
+        msg += ", iterations.count=%d" % rep["iterations"]["count"]
+    print(msg)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
