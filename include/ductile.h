@@ -26,6 +26,33 @@ int ductile_active(void);
  * (0 while no loop has been found). */
 unsigned long long ductile_iterations(void);
 
+/* ---- Malleability (see <empi.h> and docs/malleability.md) ---- */
+
+#include <stddef.h>
+
+/* Ask for a resize, to happen at the first control point whose iteration is
+ * >= at_iteration (-1: the next one).  is_target = 0: delta_or_target is a
+ * change (+N adds, -N removes processes); is_target = 1: it is the new world
+ * size.  hosts: where new processes go ("a;b"), or, when removing, which
+ * ranks leave ("3;5"); NULL or "" for the default (the launcher's placement;
+ * the highest ranks leave).  Thread-safe and makes no MPI call: a controller
+ * thread may call it.  Returns 0 when queued, or -1 with the reason in err
+ * (e.g. another request is pending, a resize is in progress, bad list). */
+int ductile_request_resize(int delta_or_target, int is_target, int at_iteration, const char *hosts, char *err,
+                           size_t errlen);
+
+/* A control point for programs that do not use <empi.h>: collective over the
+ * world; a due resize happens here.  Returns 1 if the world changed. */
+int ductile_control_point(int iteration);
+
+/* ---- Controllers (ductiled, ductilectl; see docs/controller.md) ---- */
+
+/* I/O gate, collective over the world: call it before an I/O phase.  While
+ * ductiled holds this job's I/O ('ductilectl io hold JOB'), rank 0 waits
+ * until it is released, and every rank returns together.  Returns 1 if the
+ * job waited, 0 otherwise (also when no controller is connected). */
+int ductile_io_gate(void);
+
 #ifdef __cplusplus
 }
 #endif

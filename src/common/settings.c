@@ -31,6 +31,33 @@ const struct setting_def ductile_setting_defs[] = {
      "Stop looking for a loop after this many MPI calls without finding one (0: never stop)."},
     {"DUCTILE_JOB_ID", SETTING_STRING, "", 0, 0, NULL,
      "Job identifier used in the report name and by the controller. Default: rank 0's pid."},
+    {"DUCTILE_SCHEDULE", SETTING_STRING, "", 0, 0, NULL,
+     "Scheduled resizes of a malleable (EMPI) program, e.g. '10:+2,40:-3': at iteration 10 add 2 processes, "
+     "at 40 remove 3. Also ITER:=N (resize to N), ITER:+N@host1;host2 (place new processes), "
+     "ITER:-N@r1;r2 (these ranks leave). Empty: no scheduled resizes."},
+    {"DUCTILE_RESIZE_METHOD", SETTING_ENUM, "merge", 0, 0, "merge,baseline",
+     "How a resize is done: merge (spawn only the difference, old ranks keep their numbers) or baseline "
+     "(spawn the whole new world, all old processes leave)."},
+    {"DUCTILE_REDIST", SETTING_ENUM, "col", 0, 0, "col,p2p",
+     "How registered data moves at a resize: col (one MPI_Alltoallv per array) or p2p (MPI_Isend/MPI_Irecv "
+     "and a local copy of the overlap)."},
+    {"DUCTILE_REDIST_CONSTANT", SETTING_ENUM, "blocking", 0, 0, "blocking,nb",
+     "Constant registered data: blocking (moves with the variable data) or nb (nonblocking MPI_Ialltoallv "
+     "overlapped with iterations, completed at the next control point)."},
+    {"DUCTILE_SPAWN_HOSTS", SETTING_STRING, "", 0, 0, NULL,
+     "Default hosts for new processes, separated by ';' or ',' (e.g. 'node1;node2'). Empty: the launcher decides."},
+    {"DUCTILE_SPAWN_COMMAND", SETTING_STRING, "", 0, 0, NULL,
+     "Executable started for new processes. Empty: this program (from /proc/self/exe), with the same arguments."},
+    {"DUCTILE_LEAVE_TIMEOUT", SETTING_INT, "86400", 1, 31536000L, NULL,
+     "Seconds a removed process waits (asleep) in MPI_Finalize for the rest of the job before it finalizes anyway."},
+    {"DUCTILE_CONTROLLER", SETTING_STRING, "auto", 0, 0, NULL,
+     "Where the application controller (a thread on rank 0) finds ductiled: unix:PATH, tcp:HOST:PORT, 'off', "
+     "or 'auto' (the per-user socket $XDG_RUNTIME_DIR/ductile/ductiled.sock or /tmp/ductile-UID/ductiled.sock, "
+     "used only when a ductiled answers there)."},
+    {"DUCTILE_CONTROLLER_SECRET", SETTING_STRING, "", 0, 0, NULL,
+     "File holding the shared secret for a tcp: controller (must be readable by its owner only)."},
+    {"DUCTILE_CONTROLLER_PERIOD", SETTING_INT, "1000", 10, 3600000L, NULL,
+     "Milliseconds between the monitoring samples the application controller sends to ductiled."},
     {NULL, 0, NULL, 0, 0, NULL, NULL},
 };
 
@@ -99,7 +126,21 @@ static int apply(struct ductile_settings *out, const struct setting_def *d, cons
         }
         break;
     }
-    case SETTING_ENUM:
+    case SETTING_ENUM: {
+        size_t vl = strlen(value);
+        int found = 0;
+        for (const char *c = d->choices; c && *c && !found;) {
+            const char *e = strchr(c, ',');
+            size_t cl = e ? (size_t)(e - c) : strlen(c);
+            if (cl == vl && strncmp(c, value, vl) == 0) found = 1;
+            c = e ? e + 1 : c + cl;
+        }
+        if (!found) {
+            snprintf(errbuf, errlen, "%s='%s' is not valid: expected one of %s", d->name, value, d->choices);
+            return -1;
+        }
+        break;
+    }
     case SETTING_STRING:
         break;
     }
@@ -114,6 +155,16 @@ static int apply(struct ductile_settings *out, const struct setting_def *d, cons
     else if (strcmp(n, "ITER_REPEATS") == 0) out->iter_repeats = (int)iv;
     else if (strcmp(n, "ITER_MAX_CALLS") == 0) out->iter_max_calls = iv;
     else if (strcmp(n, "JOB_ID") == 0) out->job_id = value;
+    else if (strcmp(n, "SCHEDULE") == 0) out->schedule = value;
+    else if (strcmp(n, "RESIZE_METHOD") == 0) out->resize_method = value;
+    else if (strcmp(n, "REDIST") == 0) out->redist = value;
+    else if (strcmp(n, "REDIST_CONSTANT") == 0) out->redist_constant = value;
+    else if (strcmp(n, "SPAWN_HOSTS") == 0) out->spawn_hosts = value;
+    else if (strcmp(n, "SPAWN_COMMAND") == 0) out->spawn_command = value;
+    else if (strcmp(n, "LEAVE_TIMEOUT") == 0) out->leave_timeout = iv;
+    else if (strcmp(n, "CONTROLLER") == 0) out->controller = value;
+    else if (strcmp(n, "CONTROLLER_SECRET") == 0) out->controller_secret = value;
+    else if (strcmp(n, "CONTROLLER_PERIOD") == 0) out->controller_period = iv;
     return 0;
 }
 

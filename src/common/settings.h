@@ -31,6 +31,18 @@ struct ductile_settings {
     int iter_repeats;        /* DUCTILE_ITER_REPEATS */
     long iter_max_calls;     /* DUCTILE_ITER_MAX_CALLS */
     const char *job_id;      /* DUCTILE_JOB_ID: "" = derived from rank 0's pid */
+    /* malleability (src/malleable/) */
+    const char *schedule;    /* DUCTILE_SCHEDULE: "" = no scheduled resizes */
+    const char *resize_method; /* DUCTILE_RESIZE_METHOD: merge | baseline */
+    const char *redist;      /* DUCTILE_REDIST: col | p2p */
+    const char *redist_constant; /* DUCTILE_REDIST_CONSTANT: nb | blocking */
+    const char *spawn_hosts; /* DUCTILE_SPAWN_HOSTS: default host list for expansions */
+    const char *spawn_command; /* DUCTILE_SPAWN_COMMAND: executable to spawn ("" = this program) */
+    long leave_timeout;      /* DUCTILE_LEAVE_TIMEOUT: seconds a removed process waits for the job's end */
+    /* controllers (src/controller/) */
+    const char *controller;  /* DUCTILE_CONTROLLER: "" / auto, off, unix:PATH, tcp:HOST:PORT */
+    const char *controller_secret; /* DUCTILE_CONTROLLER_SECRET: shared-secret file for TCP */
+    long controller_period;  /* DUCTILE_CONTROLLER_PERIOD: milliseconds between monitoring samples */
 };
 
 /* The table of all settings, terminated by a {NULL} entry. */

@@ -14,6 +14,7 @@
 #include "report_build.h"
 #include "../wrap/hotpath.h"
 #include "../wrap/runtime.h"
+#include "../malleable/resize.h"
 
 static const char *state_name(iterdetect_state s)
 {
@@ -111,6 +112,7 @@ void ductile_report_write(uint64_t t_end)
         .start_epoch = ductile_rt.start_epoch, .nprocs = size, .ranks = ranks, .fns = fns, .iter = it,
         .setting_names = names, .setting_values = values, .nsettings = nset,
     };
+    in.reconfigs = ductile_malleable_history(&in.nreconfigs);
     char path[4096] = "";
     if (ductile_rt.settings.report && *ductile_rt.settings.report) {
         if (settings_expand_path(ductile_rt.settings.report, ductile_rt.job_id, ductile_rt.job_pid, path,

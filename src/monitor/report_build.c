@@ -159,7 +159,18 @@ json_t *report_build_json(const struct report_input *in)
                                   "period_calls", (int)it->period_calls, "count", (json_int_t)it->count,
                                   "time_total_s", it->total_s, "time_mean_s", it->mean_s, "time_min_s",
                                   it->min_s, "time_max_s", it->max_s, "recent_times_s", recent));
-    json_object_set_new(root, "reconfigurations", json_array());
+    json_t *reconf = json_array();
+    for (int i = 0; i < in->nreconfigs && in->reconfigs; i++) {
+        const struct report_reconfig *r = &in->reconfigs[i];
+        json_array_append_new(
+            reconf, json_pack("{s:i, s:i, s:i, s:i, s:s, s:s, s:s, s:s, s:s, s:f, s:{s:f, s:f, s:f, s:f, s:f}, s:I}",
+                              "id", r->id, "iteration", r->iteration, "from", r->from, "to", r->to, "kind",
+                              r->kind, "method", r->method, "redistribution", r->redist, "status", r->status,
+                              "reason", r->reason, "start_s", r->start_s, "times_s", "spawn", r->spawn_s,
+                              "merge", r->merge_s, "plan", r->plan_s, "transfer", r->transfer_s, "total",
+                              r->total_s, "bytes_moved", (json_int_t)r->bytes_moved));
+    }
+    json_object_set_new(root, "reconfigurations", reconf);
     free(wall);
     free(mpi);
     free(comp);
@@ -229,6 +240,29 @@ void report_print_summary(FILE *f, const struct report_input *in, const char *re
                 mpi_sum > 0 ? 100.0 * top[i].sum.time_s / mpi_sum : 0.0,
                 report_human_bytes((double)top[i].sum.bytes_sent, sb, sizeof sb),
                 report_human_bytes((double)top[i].sum.bytes_recv, rb, sizeof rb));
+    }
+    if (in->nreconfigs > 0 && in->reconfigs) {
+        int ok = 0, failed = 0, refused = 0;
+        for (int i = 0; i < in->nreconfigs; i++) {
+            const char *st = in->reconfigs[i].status;
+            if (strcmp(st, "ok") == 0) ok++;
+            else if (strcmp(st, "failed") == 0) failed++;
+            else refused++;
+        }
+        fprintf(f, "ductile: reconfigurations: %d ok, %d failed, %d refused\n", ok, failed, refused);
+        for (int i = 0; i < in->nreconfigs && i < 8; i++) {
+            const struct report_reconfig *r = &in->reconfigs[i];
+            if (strcmp(r->status, "ok") == 0)
+                fprintf(f, "ductile:   #%d it %d %d->%d %s %s: total %.3f s (spawn %.3f, merge %.3f, plan %.4f, "
+                           "transfer %.4f), %s moved\n",
+                        r->id, r->iteration, r->from, r->to, r->method, r->redist, r->total_s, r->spawn_s,
+                        r->merge_s, r->plan_s, r->transfer_s,
+                        report_human_bytes((double)r->bytes_moved, (char[32]){0}, 32));
+            else
+                fprintf(f, "ductile:   #%d it %d %d->%d %s: %s\n", r->id, r->iteration, r->from, r->to, r->status,
+                        r->reason);
+        }
+        if (in->nreconfigs > 8) fprintf(f, "ductile:   ... (%d more in the report)\n", in->nreconfigs - 8);
     }
     const struct report_iter *it = &in->iter;
     if (it->detected)

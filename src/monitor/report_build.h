@@ -33,6 +33,19 @@ struct report_iter {
     size_t nrecent;
 };
 
+/* One reconfiguration (resize) of a malleable job; filled by src/malleable/resize.c. */
+struct report_reconfig {
+    int32_t id, iteration, from, to;
+    char kind[16];      /* "expand" or "shrink" */
+    char method[16];    /* "merge" or "baseline" */
+    char redist[16];    /* "col" or "p2p" (with "+nb" when constant data moved in the background) */
+    char status[16];    /* "ok", "failed" or "refused" */
+    char reason[256];   /* why it failed or was refused; "" when ok */
+    double start_s;     /* since the job's start (rank 0's clock) */
+    double spawn_s, merge_s, plan_s, transfer_s, total_s;
+    uint64_t bytes_moved; /* registered data that changed process */
+};
+
 struct report_input {
     const char *job;
     const char *mpi_family;
@@ -48,6 +61,8 @@ struct report_input {
     const char *const *setting_names; /* nsettings effective settings */
     const char *const *setting_values;
     int nsettings;
+    const struct report_reconfig *reconfigs; /* nreconfigs entries, oldest first */
+    int nreconfigs;
 };
 
 /* Per-rank totals derived from the counters. */

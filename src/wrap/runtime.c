@@ -16,6 +16,8 @@
 #include "hotpath.h"
 #include "../monitor/iteration.h"
 #include "../monitor/report.h"
+#include "../malleable/resize.h"
+#include "../controller/appctl.h"
 
 extern char **environ;
 
@@ -79,7 +81,8 @@ int ductile_runtime_init(int *argc, char ***argv, int required, int *provided, i
         ductile_rt.settings.disable = 1;
         return with_thread ? PMPI_Init_thread(argc, argv, required, provided) : PMPI_Init(argc, argv);
     }
-    if (settings_parse(environ, &ductile_rt.settings, err, sizeof err) != 0) {
+    if (settings_parse(environ, &ductile_rt.settings, err, sizeof err) != 0 ||
+        ductile_malleable_settings(&ductile_rt.settings, err, sizeof err) != 0) {
         int r = launcher_rank();
         if (r <= 0) fprintf(stderr, "ductile: error: %s\n", err);
         fflush(stderr);
@@ -109,13 +112,18 @@ int ductile_runtime_init(int *argc, char ***argv, int required, int *provided, i
     PMPI_Comm_size(world, &ductile_rt.size);
     read_cmdline();
 
-    long pid = (long)getpid();
-    PMPI_Bcast(&pid, 1, MPI_LONG, 0, ductile_rt.private_comm);
+    /* rank 0's pid, and whether rank 0 found a controller (src/controller/appctl.c) */
+    long hdr[2] = {(long)getpid(), ductile_rt.rank == 0 ? ductile_appctl_probe() : 0};
+    PMPI_Bcast(hdr, 2, MPI_LONG, 0, ductile_rt.private_comm);
+    long pid = hdr[0];
     ductile_rt.job_pid = pid;
     if (ductile_rt.settings.job_id && *ductile_rt.settings.job_id)
         snprintf(ductile_rt.job_id, sizeof ductile_rt.job_id, "%s", ductile_rt.settings.job_id);
     else
         snprintf(ductile_rt.job_id, sizeof ductile_rt.job_id, "%ld", pid);
+    /* malleability: request queue; a spawned process joins its parents here */
+    ductile_malleable_init();
+    ductile_appctl_start((int)hdr[1]);
 
     ductile_rt.active = 1;
     ductile_monitoring = ductile_rt.settings.monitor;
@@ -135,6 +143,7 @@ int ductile_runtime_init(int *argc, char ***argv, int required, int *provided, i
 int ductile_runtime_finalize(void)
 {
     if (!ductile_rt.active) return PMPI_Finalize();
+    ductile_appctl_stop(); /* the controller thread says goodbye to ductiled (bounded) */
     uint64_t t_fin = ductile_ticks();
     if (ductile_monitoring) {
         ductile_count(DUCTILE_FN_MPI_Finalize, 0, 0, 0);
@@ -142,7 +151,10 @@ int ductile_runtime_finalize(void)
     }
     ductile_monitoring = 0;
     ductile_clock_refine(ductile_rt.calib_ticks, ductile_rt.start_sec, t_fin, ductile_now());
-    if (ductile_rt.settings.monitor) ductile_report_write(t_fin);
+    /* a process removed by a resize waits here (asleep) and takes no part in the report */
+    int removed = ductile_malleable_finalize_begin();
+    if (ductile_rt.settings.monitor && !removed) ductile_report_write(t_fin);
+    ductile_malleable_finalize_end();
 
     MPI_Comm world = ductile_world;
     ductile_world = MPI_COMM_WORLD;

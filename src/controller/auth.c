@@ -1,0 +1,116 @@
+/* auth.c -- HMAC-SHA256 challenge-response (OpenSSL libcrypto) and the
+ * owner-only secret file check.  See auth.h. */
+#include "auth.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+
+static void to_hex(const unsigned char *b, size_t n, char *out)
+{
+    static const char hx[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = hx[b[i] >> 4];
+        out[2 * i + 1] = hx[b[i] & 15];
+    }
+    out[2 * n] = '\0';
+}
+
+int auth_load_secret(const char *path, struct auth_secret *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot open secret file %s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "secret file %s is not a regular file", path);
+        close(fd);
+        return -1;
+    }
+    if (st.st_uid != geteuid()) {
+        snprintf(err, errlen, "secret file %s is owned by uid %u, not by you (uid %u): refused", path,
+                 (unsigned)st.st_uid, (unsigned)geteuid());
+        close(fd);
+        return -1;
+    }
+    if (st.st_mode & 077) {
+        snprintf(err, errlen, "secret file %s has mode %03o: group or others may read it; refused "
+                 "(chmod 600 %s)", path, (unsigned)(st.st_mode & 0777), path);
+        close(fd);
+        return -1;
+    }
+    ssize_t n = read(fd, out->key, sizeof out->key);
+    char extra;
+    ssize_t more = n == (ssize_t)sizeof out->key ? read(fd, &extra, 1) : 0;
+    close(fd);
+    if (n < 0 || more > 0) {
+        snprintf(err, errlen, "secret file %s: %s", path, n < 0 ? strerror(errno) : "larger than 4096 bytes");
+        auth_clear_secret(out);
+        return -1;
+    }
+    while (n > 0 && (out->key[n - 1] == '\n' || out->key[n - 1] == '\r')) n--;
+    if (n < AUTH_SECRET_MIN) {
+        snprintf(err, errlen, "secret file %s holds %zd bytes; at least %d are needed", path, n, AUTH_SECRET_MIN);
+        auth_clear_secret(out);
+        return -1;
+    }
+    out->len = (size_t)n;
+    return 0;
+}
+
+void auth_clear_secret(struct auth_secret *s) { OPENSSL_cleanse(s, sizeof *s); }
+
+int auth_nonce(char out[AUTH_NONCE_HEX + 1])
+{
+    unsigned char b[AUTH_NONCE_HEX / 2];
+    if (RAND_bytes(b, (int)sizeof b) != 1) return -1;
+    to_hex(b, sizeof b, out);
+    return 0;
+}
+
+static int mac_raw(const struct auth_secret *s, const char *role, const char *a, const char *b,
+                   unsigned char *md, unsigned *mdlen)
+{
+    char msg[256];
+    int n = snprintf(msg, sizeof msg, "ductile-v1 %s %s %s", role, a, b);
+    if (n < 0 || (size_t)n >= sizeof msg || s->len == 0) return -1;
+    if (!HMAC(EVP_sha256(), s->key, (int)s->len, (const unsigned char *)msg, (size_t)n, md, mdlen)) return -1;
+    return 0;
+}
+
+int auth_mac(const struct auth_secret *s, const char *role, const char *nonce_a, const char *nonce_b,
+             char out[AUTH_MAC_HEX + 1])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned mdlen = 0;
+    if (mac_raw(s, role, nonce_a, nonce_b, md, &mdlen) != 0 || mdlen != AUTH_MAC_HEX / 2) return -1;
+    to_hex(md, mdlen, out);
+    return 0;
+}
+
+int auth_verify(const struct auth_secret *s, const char *role, const char *nonce_a, const char *nonce_b,
+                const char *mac_hex)
+{
+    char want[AUTH_MAC_HEX + 1];
+    if (!mac_hex || strlen(mac_hex) != AUTH_MAC_HEX) return 0;
+    if (auth_mac(s, role, nonce_a, nonce_b, want) != 0) return 0;
+    char got[AUTH_MAC_HEX];
+    for (int i = 0; i < AUTH_MAC_HEX; i++) {
+        char c = mac_hex[i];
+        got[i] = (char)((c >= 'A' && c <= 'F') ? c - 'A' + 'a' : c);
+    }
+    int ok = CRYPTO_memcmp(want, got, AUTH_MAC_HEX) == 0;
+    OPENSSL_cleanse(want, sizeof want);
+    return ok;
+}

@@ -1,0 +1,40 @@
+/* auth.h -- challenge-response authentication for the TCP transport:
+ * HMAC-SHA256 (OpenSSL libcrypto) over a shared secret read from a file that
+ * only its owner can read.  The secret never crosses the wire: the server
+ * sends a random nonce, the client answers with its own nonce and
+ * HMAC(secret, "ductile-v1 client" | server nonce | client nonce), and the
+ * server proves itself back with HMAC(secret, "ductile-v1 server" | ...). */
+#ifndef DUCTILE_AUTH_H
+#define DUCTILE_AUTH_H
+
+#include <stddef.h>
+
+#define AUTH_NONCE_HEX 64 /* 32 random bytes as hex */
+#define AUTH_MAC_HEX 64   /* SHA-256 as hex */
+#define AUTH_SECRET_MAX 4096
+#define AUTH_SECRET_MIN 16
+
+struct auth_secret {
+    unsigned char key[AUTH_SECRET_MAX];
+    size_t len;
+};
+
+/* Read the secret from `path`.  Refused (-1 and a message) unless it is a
+ * regular file owned by the calling user with no group or other permission
+ * bits, holding AUTH_SECRET_MIN..AUTH_SECRET_MAX bytes (a trailing newline is
+ * dropped). */
+int auth_load_secret(const char *path, struct auth_secret *out, char *err, size_t errlen);
+void auth_clear_secret(struct auth_secret *s);
+
+/* A fresh random nonce: AUTH_NONCE_HEX hex digits and a NUL.  Returns 0/-1. */
+int auth_nonce(char out[AUTH_NONCE_HEX + 1]);
+
+/* MAC of role ("client" or "server") over the two nonces, as hex + NUL. */
+int auth_mac(const struct auth_secret *s, const char *role, const char *nonce_a, const char *nonce_b,
+             char out[AUTH_MAC_HEX + 1]);
+
+/* Constant-time check of a received MAC.  Returns 1 when it matches. */
+int auth_verify(const struct auth_secret *s, const char *role, const char *nonce_a, const char *nonce_b,
+                const char *mac_hex);
+
+#endif

@@ -1,0 +1,523 @@
+/* jobs.c -- ductiled's job table, monitoring history, I/O period (Eq. 1),
+ * slot bookkeeping, resize cost estimate and state file; see jobs.h. */
+#include "jobs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../redist/plan.h"
+#include "protocol.h"
+
+#define JOBS_MAX_EVENTS 64
+#define JOBS_MAX_FINISHED 64
+#define ASSUMED_BANDWIDTH 1.0e9 /* bytes/s when nothing was measured */
+#define ASSUMED_SPAWN_S 0.35     /* per expansion, when no resize was measured */
+
+const char *job_state_name(enum job_state s)
+{
+    switch (s) {
+    case JOB_RUNNING: return "running";
+    case JOB_DISCONNECTED: return "disconnected";
+    case JOB_EXITED: return "exited";
+    case JOB_CRASHED: return "crashed";
+    case JOB_LOST: return "lost";
+    }
+    return "?";
+}
+
+void jobs_init(struct jobs *t, struct rm *rm)
+{
+    memset(t, 0, sizeof *t);
+    t->next_id = 1;
+    t->rm = rm;
+}
+
+static void job_free(struct job *j)
+{
+    if (!j) return;
+    json_decref(j->hosts);
+    json_decref(j->arrays);
+    json_decref(j->history);
+    json_decref(j->events);
+    free(j->alloc);
+    free(j);
+}
+
+void jobs_destroy(struct jobs *t)
+{
+    for (int i = 0; i < t->n; i++) job_free(t->v[i]);
+    free(t->v);
+    memset(t, 0, sizeof *t);
+}
+
+struct job *jobs_get(struct jobs *t, int id)
+{
+    for (int i = 0; i < t->n; i++)
+        if (t->v[i]->id == id) return t->v[i];
+    return NULL;
+}
+
+static int finished(const struct job *j) { return j->state == JOB_EXITED || j->state == JOB_CRASHED || j->state == JOB_LOST; }
+
+/* Keep at most JOBS_MAX_FINISHED finished jobs (drop the oldest). */
+static void prune(struct jobs *t)
+{
+    int nf = 0;
+    for (int i = 0; i < t->n; i++) nf += finished(t->v[i]);
+    for (int i = 0; i < t->n && nf > JOBS_MAX_FINISHED;) {
+        if (finished(t->v[i])) {
+            job_free(t->v[i]);
+            memmove(&t->v[i], &t->v[i + 1], (size_t)(t->n - i - 1) * sizeof t->v[0]);
+            t->n--;
+            nf--;
+        } else {
+            i++;
+        }
+    }
+}
+
+static struct job *job_new(struct jobs *t, int id)
+{
+    struct job *j = calloc(1, sizeof *j);
+    struct job **nv = realloc(t->v, (size_t)(t->n + 1) * sizeof *nv);
+    if (!j || !nv) {
+        free(j);
+        if (nv) t->v = nv;
+        return NULL;
+    }
+    t->v = nv;
+    j->id = id;
+    j->conn = -1;
+    j->alloc = rm_alloc_new(t->rm);
+    j->history = json_array();
+    j->events = json_array();
+    j->hosts = json_array();
+    j->arrays = json_array();
+    j->period = 0;
+    t->v[t->n++] = j;
+    if (id >= t->next_id) t->next_id = id + 1;
+    return j;
+}
+
+static void adopt_hosts(struct jobs *t, struct job *j)
+{
+    size_t i;
+    json_t *h;
+    int adopted = 0;
+    json_array_foreach(j->hosts, i, h) {
+        adopted += rm_adopt(t->rm, j->alloc, json_string_value(json_object_get(h, "name")),
+                            (int)json_integer_value(json_object_get(h, "procs")));
+    }
+    if (adopted == 0 && json_array_size(j->hosts) == 0 && t->rm->nhosts == 1) rm_adopt(t->rm, j->alloc, t->rm->hosts[0].name, j->procs);
+}
+
+struct job *jobs_register(struct jobs *t, const json_t *req, double now, char *reason, size_t rlen)
+{
+    const char *tag = proto_get_str(req, "tag", "");
+    long pid = (long)proto_get_int(req, "pid", 0);
+    int want = (int)proto_get_int(req, "job", 0);
+    struct job *j = NULL;
+    if (want > 0) {
+        j = jobs_get(t, want);
+        if (j && (strcmp(j->tag, tag) != 0 || j->pid != pid)) {
+            /* that id belongs to another job: give this one a new id */
+            j = NULL;
+            want = 0;
+        } else if (j && j->state == JOB_RUNNING && j->conn >= 0) {
+            snprintf(reason, rlen, "job %d is already connected", want);
+            return NULL;
+        }
+    }
+    if (!j) {
+        j = job_new(t, want > 0 ? want : t->next_id);
+        if (!j) {
+            snprintf(reason, rlen, "out of memory");
+            return NULL;
+        }
+        j->registered = now;
+    } else {
+        rm_release_all(t->rm, j->alloc); /* re-adopted below from what the job says now */
+        j->pending = 0;
+    }
+    snprintf(j->tag, sizeof j->tag, "%s", tag);
+    j->pid = pid;
+    snprintf(j->binary, sizeof j->binary, "%s", proto_get_str(req, "binary", ""));
+    snprintf(j->mpi, sizeof j->mpi, "%s", proto_get_str(req, "mpi", ""));
+    j->procs = (int)proto_get_int(req, "procs", 1);
+    j->malleable = json_is_true(json_object_get(req, "malleable"));
+    json_t *h = json_object_get(req, "hosts");
+    if (h) {
+        json_decref(j->hosts);
+        j->hosts = json_deep_copy(h);
+    }
+    json_t *a = json_object_get(req, "arrays");
+    if (a) {
+        json_decref(j->arrays);
+        j->arrays = json_deep_copy(a);
+    }
+    j->state = JOB_RUNNING;
+    j->last_seen = now;
+    adopt_hosts(t, j);
+    jobs_reconcile(t, j, now);
+    jobs_event(j, "registered", json_pack("{s:i}", "procs", j->procs), now);
+    return j;
+}
+
+void jobs_reconcile(struct jobs *t, struct job *j, double now)
+{
+    if (j->pending > 0 && now - j->pending_since > JOBS_PENDING_TTL) j->pending = 0;
+    int target = finished(j) ? 0 : j->procs + j->pending;
+    int cur = rm_alloc_total(t->rm, j->alloc);
+    if (cur > target) {
+        rm_release(t->rm, j->alloc, cur - target);
+    } else if (cur < target && t->rm->nhosts > 0) {
+        int best = 0;
+        for (int i = 1; i < t->rm->nhosts; i++)
+            if (j->alloc[i] > j->alloc[best]) best = i;
+        rm_adopt(t->rm, j->alloc, t->rm->hosts[best].name, target - cur);
+    }
+}
+
+void jobs_event(struct job *j, const char *kind, json_t *details, double now)
+{
+    json_t *e = json_is_object(details) ? details : json_object();
+    if (details && e != details) json_decref(details);
+    json_object_set_new(e, "t", json_real(now));
+    json_object_set_new(e, "kind", json_string(kind));
+    json_array_append_new(j->events, e);
+    while (json_array_size(j->events) > JOBS_MAX_EVENTS) json_array_remove(j->events, 0);
+}
+
+void jobs_sample(struct jobs *t, struct job *j, const json_t *req, double now)
+{
+    json_t *s = json_deep_copy(req);
+    json_object_del(s, "v");
+    json_object_del(s, "id");
+    json_object_del(s, "cmd");
+    json_object_del(s, "job");
+    json_object_set_new(s, "recv", json_real(now));
+    json_array_append_new(j->history, s);
+    while (json_array_size(j->history) > JOBS_HISTORY) json_array_remove(j->history, 0);
+    int procs = (int)proto_get_int(req, "procs", j->procs);
+    if (procs != j->procs) {
+        jobs_event(j, "size", json_pack("{s:i, s:i, s:I}", "from", j->procs, "to", procs, "iteration",
+                                       (json_int_t)proto_get_int(req, "iteration", 0)),
+                   now);
+        if (procs > j->procs) {
+            j->pending -= procs - j->procs;
+            if (j->pending < 0) j->pending = 0;
+        }
+        j->procs = procs;
+    }
+    j->iteration = proto_get_int(req, "iteration", j->iteration);
+    json_t *arrays = json_object_get(req, "arrays");
+    if (arrays) {
+        json_decref(j->arrays);
+        j->arrays = json_deep_copy(arrays);
+        json_object_del(s, "arrays");
+    }
+    json_t *held = json_object_get(req, "io_held");
+    if (held) j->io_held = json_is_true(held);
+    j->samples++;
+    j->last_seen = now;
+    jobs_reconcile(t, j, now);
+}
+
+void jobs_exit(struct jobs *t, struct job *j, int status, double now)
+{
+    j->state = JOB_EXITED;
+    j->exit_status = status;
+    j->last_seen = now;
+    j->pending = 0;
+    rm_release_all(t->rm, j->alloc);
+    jobs_event(j, "exit", json_pack("{s:i}", "status", status), now);
+    prune(t);
+}
+
+void jobs_lost_connection(struct jobs *t, struct job *j, double now)
+{
+    j->conn = -1;
+    if (j->state != JOB_RUNNING) return;
+    j->state = JOB_CRASHED;
+    j->pending = 0;
+    j->disconnected_at = now;
+    rm_release_all(t->rm, j->alloc);
+    jobs_event(j, "crash", json_pack("{s:s}", "reason", "connection lost without an exit message"), now);
+    prune(t);
+}
+
+int jobs_expire(struct jobs *t, double now, double grace)
+{
+    int n = 0;
+    for (int i = 0; i < t->n; i++) {
+        struct job *j = t->v[i];
+        if (j->state == JOB_DISCONNECTED && now - j->disconnected_at > grace) {
+            j->state = JOB_LOST;
+            rm_release_all(t->rm, j->alloc);
+            jobs_event(j, "lost", json_pack("{s:s}", "reason", "did not reconnect after the daemon restarted"), now);
+            n++;
+        }
+    }
+    if (n) prune(t);
+    return n;
+}
+
+static json_t *alloc_json(const struct jobs *t, const struct job *j)
+{
+    json_t *o = json_object();
+    for (int i = 0; i < t->rm->nhosts; i++)
+        if (j->alloc[i]) json_object_set_new(o, t->rm->hosts[i].name, json_integer(j->alloc[i]));
+    return o;
+}
+
+json_t *jobs_summary(const struct jobs *t, const struct job *j, double now)
+{
+    json_t *last = json_array_size(j->history) ? json_array_get(j->history, json_array_size(j->history) - 1) : NULL;
+    double it_time = 0;
+    if (last) {
+        double iv = proto_get_num(last, "interval_s", 0);
+        long long k = proto_get_int(last, "iters", 0);
+        if (k > 0) it_time = iv / (double)k;
+    }
+    return json_pack("{s:i, s:s, s:I, s:s, s:s, s:i, s:i, s:I, s:f, s:b, s:f, s:o, s:i, s:I}", "job", j->id, "tag", j->tag, "pid",
+                     (json_int_t)j->pid, "binary", j->binary, "state", job_state_name(j->state), "procs", j->procs,
+                     "pending", j->pending, "iteration", (json_int_t)j->iteration, "iteration_s", it_time, "io_held",
+                     j->io_held, "age_s", now - j->last_seen, "slots", alloc_json(t, j), "exit_status", j->exit_status,
+                     "samples", (json_int_t)j->samples);
+}
+
+json_t *jobs_io_period(const struct job *j)
+{
+    /* an I/O phase is a sample with I/O time; the period runs from the start
+     * of one phase to the start of the next (Eq. 1) */
+    double prev_start = -1, cpu = 0, comm = 0, io = 0, sum_period = 0, last_start = -1;
+    double last_cpu = 0, last_comm = 0, last_io = 0;
+    int phases = 0, periods = 0, in_phase = 0;
+    size_t i;
+    json_t *s;
+    json_array_foreach(j->history, i, s) {
+        double ios = proto_get_num(s, "io_s", 0), t = proto_get_num(s, "t", 0);
+        double iv = proto_get_num(s, "interval_s", 0);
+        int is_io = ios > 0;
+        if (is_io && !in_phase) {
+            phases++;
+            if (prev_start >= 0) {
+                periods++;
+                sum_period += t - iv - prev_start;
+                last_cpu = cpu;
+                last_comm = comm;
+                last_io = io;
+            }
+            prev_start = t - iv;
+            last_start = prev_start;
+            cpu = comm = io = 0;
+        }
+        in_phase = is_io;
+        cpu += proto_get_num(s, "compute_s", 0);
+        comm += proto_get_num(s, "comm_s", 0);
+        io += ios;
+    }
+    json_t *o = json_pack("{s:i, s:i}", "phases", phases, "periods", periods);
+    if (periods > 0) {
+        double mean = sum_period / periods;
+        json_object_set_new(o, "mean_period_s", json_real(mean));
+        json_object_set_new(o, "last_period_s", json_real(last_cpu + last_comm + last_io));
+        json_object_set_new(o, "t_cpu_s", json_real(last_cpu));
+        json_object_set_new(o, "t_comm_s", json_real(last_comm));
+        json_object_set_new(o, "t_io_s", json_real(last_io));
+        json_object_set_new(o, "next_io_t", json_real(last_start + mean));
+    }
+    return o;
+}
+
+json_t *jobs_status(const struct jobs *t, const struct job *j, int history, double now)
+{
+    json_t *o = jobs_summary(t, j, now);
+    json_object_set_new(o, "mpi", json_string(j->mpi));
+    json_object_set_new(o, "malleable", json_boolean(j->malleable));
+    json_object_set_new(o, "hosts", json_deep_copy(j->hosts));
+    json_object_set_new(o, "arrays", json_deep_copy(j->arrays));
+    json_object_set_new(o, "registered", json_real(j->registered));
+    json_object_set_new(o, "period_s", json_real(j->period));
+    json_object_set_new(o, "io_period", jobs_io_period(j));
+    json_t *h = json_array();
+    size_t n = json_array_size(j->history);
+    for (size_t i = n > (size_t)history ? n - (size_t)history : 0; i < n; i++)
+        json_array_append(h, json_array_get(j->history, i));
+    json_object_set_new(o, "history", h);
+    json_object_set_new(o, "events", json_deep_copy(j->events));
+    return o;
+}
+
+json_t *jobs_slots(const struct jobs *t)
+{
+    json_t *hosts = json_array();
+    for (int i = 0; i < t->rm->nhosts; i++)
+        json_array_append_new(hosts, json_pack("{s:s, s:i, s:i}", "name", t->rm->hosts[i].name, "slots",
+                                               t->rm->hosts[i].slots, "used", t->rm->hosts[i].used));
+    return json_pack("{s:i, s:i, s:o}", "total", rm_total(t->rm), "free", rm_free_slots(t->rm), "hosts", hosts);
+}
+
+json_t *jobs_cost(const struct jobs *t, const struct job *j, int to)
+{
+    int from = j->procs;
+    json_t *arrays = json_array();
+    double bytes = 0;
+    long long elements = 0;
+    size_t i;
+    json_t *a;
+    json_array_foreach(j->arrays, i, a) {
+        int64_t n = proto_get_int(a, "elements", 0);
+        int64_t es = proto_get_int(a, "elem_size", 1);
+        int64_t moved = plan_moved_elements(n, from, to);
+        if (moved < 0) moved = 0;
+        bytes += (double)moved * (double)es;
+        elements += moved;
+        json_array_append_new(arrays, json_pack("{s:s, s:I, s:I, s:f}", "name", proto_get_str(a, "name", ""),
+                                                "elements", (json_int_t)n, "moved_elements", (json_int_t)moved,
+                                                "bytes", (double)moved * (double)es));
+    }
+    /* bandwidth: rank 0's bytes over its communication time, whole history */
+    double b = 0, c = 0;
+    json_array_foreach(j->history, i, a) {
+        b += (double)proto_get_int(a, "bytes", 0);
+        c += proto_get_num(a, "comm_s", 0);
+    }
+    int measured = c > 0.01 && b > 1e6;
+    double bw = measured ? b / c : ASSUMED_BANDWIDTH;
+    /* spawn time: the last measured resize, if any */
+    double spawn = to > from ? ASSUMED_SPAWN_S : 0;
+    int spawn_measured = 0;
+    json_array_foreach(j->events, i, a) {
+        if (strcmp(proto_get_str(a, "kind", ""), "resized") == 0 && proto_get_num(a, "spawn_s", 0) > 0 &&
+            proto_get_int(a, "to", 0) > proto_get_int(a, "from", 0) && to > from) {
+            spawn = proto_get_num(a, "spawn_s", spawn);
+            spawn_measured = 1;
+        }
+    }
+    double transfer = bytes / bw;
+    json_t *o = json_pack("{s:i, s:i, s:i, s:I, s:f, s:o, s:f, s:s, s:f, s:s, s:f, s:f}", "job", j->id, "from", from,
+                          "to", to, "moved_elements", (json_int_t)elements, "bytes", bytes, "arrays", arrays,
+                          "bandwidth_Bps", bw, "bandwidth_source", measured ? "measured" : "assumed", "spawn_s",
+                          spawn, "spawn_source", spawn_measured ? "measured" : "assumed", "transfer_s", transfer,
+                          "estimate_s", transfer + spawn);
+    int need = to - from - j->pending;
+    int freen = rm_free_slots(t->rm);
+    json_object_set_new(o, "slots_free", json_integer(freen));
+    json_object_set_new(o, "feasible", json_boolean(need <= freen));
+    if (need > freen) {
+        char r[160];
+        snprintf(r, sizeof r, "not enough free slots: %d more needed, %d free", need, freen);
+        json_object_set_new(o, "reason", json_string(r));
+    }
+    if (json_array_size(j->arrays) == 0)
+        json_object_set_new(o, "note", json_string("the job registered no arrays: only the spawn cost is estimated"));
+    return o;
+}
+
+/* ------------------------------------------------------------ state file */
+
+int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen)
+{
+    json_t *jobs = json_array();
+    for (int i = 0; i < t->n; i++) {
+        const struct job *j = t->v[i];
+        json_t *h = json_array();
+        size_t n = json_array_size(j->history);
+        for (size_t k = n > JOBS_SAVED_HISTORY ? n - JOBS_SAVED_HISTORY : 0; k < n; k++)
+            json_array_append(h, json_array_get(j->history, k));
+        json_array_append_new(
+            jobs, json_pack("{s:i, s:s, s:I, s:s, s:s, s:i, s:b, s:s, s:i, s:f, s:f, s:O, s:O, s:o, s:O, s:o, s:i, "
+                            "s:f, s:b, s:f, s:I, s:I}",
+                            "id", j->id, "tag", j->tag, "pid", (json_int_t)j->pid, "binary", j->binary, "mpi", j->mpi,
+                            "procs", j->procs, "malleable", j->malleable, "state", job_state_name(j->state),
+                            "exit_status", j->exit_status, "registered", j->registered, "last_seen", j->last_seen,
+                            "hosts", j->hosts, "arrays", j->arrays, "history", h, "events", j->events, "slots",
+                            alloc_json(t, j), "pending", j->pending, "pending_since", j->pending_since, "io_held",
+                            j->io_held, "period", j->period, "iteration", (json_int_t)j->iteration, "samples",
+                            (json_int_t)j->samples));
+    }
+    json_t *root = json_pack("{s:i, s:i, s:o}", "version", 1, "next_id", t->next_id, "jobs", jobs);
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int rc = -1;
+    if (fd >= 0) {
+        rc = json_dumpfd(root, fd, JSON_INDENT(1)) == 0 && write(fd, "\n", 1) == 1 ? 0 : -1;
+        if (close(fd) != 0) rc = -1;
+        if (rc == 0 && rename(tmp, path) != 0) rc = -1;
+    }
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot write state file %s: %s", path, strerror(errno));
+        unlink(tmp);
+    }
+    json_decref(root);
+    return rc;
+}
+
+int jobs_load(struct jobs *t, const char *path, double now, char *err, size_t errlen)
+{
+    json_error_t je;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!root) {
+        if (access(path, F_OK) != 0) return 0; /* no state yet */
+        snprintf(err, errlen, "state file %s: %s (line %d)", path, je.text, je.line);
+        return -1;
+    }
+    if (proto_get_int(root, "version", 0) != 1 || !json_is_array(json_object_get(root, "jobs"))) {
+        snprintf(err, errlen, "state file %s: not a version-1 ductiled state", path);
+        json_decref(root);
+        return -1;
+    }
+    size_t i;
+    json_t *o;
+    json_array_foreach(json_object_get(root, "jobs"), i, o) {
+        int id = (int)proto_get_int(o, "id", 0);
+        if (id < 1 || jobs_get(t, id)) continue;
+        struct job *j = job_new(t, id);
+        if (!j) break;
+        snprintf(j->tag, sizeof j->tag, "%s", proto_get_str(o, "tag", ""));
+        j->pid = (long)proto_get_int(o, "pid", 0);
+        snprintf(j->binary, sizeof j->binary, "%s", proto_get_str(o, "binary", ""));
+        snprintf(j->mpi, sizeof j->mpi, "%s", proto_get_str(o, "mpi", ""));
+        j->procs = (int)proto_get_int(o, "procs", 1);
+        j->malleable = json_is_true(json_object_get(o, "malleable"));
+        j->exit_status = (int)proto_get_int(o, "exit_status", 0);
+        j->registered = proto_get_num(o, "registered", now);
+        j->last_seen = proto_get_num(o, "last_seen", now);
+        j->pending = (int)proto_get_int(o, "pending", 0);
+        j->pending_since = proto_get_num(o, "pending_since", now);
+        j->io_held = json_is_true(json_object_get(o, "io_held"));
+        j->period = proto_get_num(o, "period", 0);
+        j->iteration = proto_get_int(o, "iteration", 0);
+        j->samples = proto_get_int(o, "samples", 0);
+#define TAKE(f, key) do { json_t *x_ = json_object_get(o, key); if (json_is_array(x_)) { json_decref(j->f); j->f = json_deep_copy(x_); } } while (0)
+        TAKE(hosts, "hosts");
+        TAKE(arrays, "arrays");
+        TAKE(history, "history");
+        TAKE(events, "events");
+#undef TAKE
+        const char *st = proto_get_str(o, "state", "lost");
+        if (strcmp(st, "running") == 0 || strcmp(st, "disconnected") == 0) {
+            j->state = JOB_DISCONNECTED;
+            j->disconnected_at = now;
+            const char *hn;
+            json_t *cnt;
+            json_object_foreach(json_object_get(o, "slots"), hn, cnt) {
+                if (json_is_integer(cnt) && rm_find(t->rm, hn) >= 0)
+                    rm_adopt(t->rm, j->alloc, hn, (int)json_integer_value(cnt));
+            }
+        } else {
+            j->state = strcmp(st, "exited") == 0 ? JOB_EXITED : strcmp(st, "crashed") == 0 ? JOB_CRASHED : JOB_LOST;
+        }
+    }
+    int nid = (int)proto_get_int(root, "next_id", 1);
+    if (nid > t->next_id) t->next_id = nid;
+    json_decref(root);
+    return 0;
+}

@@ -1,0 +1,82 @@
+/* jobs.h -- ductiled's job table (pure C, no sockets): registration,
+ * monitoring history (the performance modeler's per-application records),
+ * the I/O period of the CLARISSE/FlexMPI paper (Eq. 1: P_IO = T_cpu + T_comm
+ * + T_IO between two I/O phases), slot bookkeeping with the resource
+ * manager, the dry-run cost of a resize, and the state file that lets a
+ * restarted ductiled keep its jobs. */
+#ifndef DUCTILE_JOBS_H
+#define DUCTILE_JOBS_H
+
+#include <jansson.h>
+
+#include "rm.h"
+
+#define JOBS_HISTORY 512      /* samples kept per job */
+#define JOBS_SAVED_HISTORY 64 /* samples kept in the state file */
+#define JOBS_PENDING_TTL 120.0 /* seconds a granted, not yet used expansion holds its slots */
+
+enum job_state { JOB_RUNNING, JOB_DISCONNECTED, JOB_EXITED, JOB_CRASHED, JOB_LOST };
+
+struct job {
+    int id;
+    char tag[64];
+    long pid;
+    char binary[512];
+    char mpi[65];
+    int procs, malleable;
+    enum job_state state;
+    int exit_status;
+    double registered, last_seen, disconnected_at; /* epoch seconds */
+    json_t *hosts;    /* [{name, procs}] as registered */
+    json_t *arrays;   /* [{name, elements, elem_size}] */
+    json_t *history;  /* samples, oldest first */
+    json_t *events;   /* resize and command events, oldest first (bounded) */
+    int *alloc;       /* slots per rm host */
+    int pending;      /* granted slots not yet filled by new processes */
+    double pending_since;
+    int io_held;
+    double period;
+    long long iteration, samples;
+    int conn;         /* daemon connection index, -1 when not connected */
+};
+
+struct jobs {
+    struct job **v;
+    int n;
+    int next_id;
+    struct rm *rm;
+};
+
+const char *job_state_name(enum job_state s);
+void jobs_init(struct jobs *t, struct rm *rm);
+void jobs_destroy(struct jobs *t);
+struct job *jobs_get(struct jobs *t, int id);
+
+/* Register (or re-register) a job from a validated "register" request.  A
+ * request naming a previous id with the same tag and pid resumes that job.
+ * Returns the job, or NULL and a reason. */
+struct job *jobs_register(struct jobs *t, const json_t *req, double now, char *reason, size_t rlen);
+/* Append a validated "sample"; reconciles the slots with the job's size. */
+void jobs_sample(struct jobs *t, struct job *j, const json_t *req, double now);
+void jobs_event(struct job *j, const char *kind, json_t *details, double now); /* steals details */
+void jobs_exit(struct jobs *t, struct job *j, int status, double now);
+void jobs_lost_connection(struct jobs *t, struct job *j, double now);
+/* Restored jobs that did not come back within `grace` seconds: lost, slots freed. */
+int jobs_expire(struct jobs *t, double now, double grace);
+/* Bring the slots of job j to procs + pending. */
+void jobs_reconcile(struct jobs *t, struct job *j, double now);
+
+/* JSON views. */
+json_t *jobs_summary(const struct jobs *t, const struct job *j, double now);
+json_t *jobs_status(const struct jobs *t, const struct job *j, int history, double now);
+json_t *jobs_slots(const struct jobs *t);
+/* I/O period analysis over the history (Eq. 1). */
+json_t *jobs_io_period(const struct job *j);
+/* Dry-run cost of resizing j to `to` processes. */
+json_t *jobs_cost(const struct jobs *t, const struct job *j, int to);
+
+/* State file (written atomically, mode 0600).  0 / -1 with a message. */
+int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen);
+int jobs_load(struct jobs *t, const char *path, double now, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,272 @@
+/* redist.c -- the data movement of a resize for one distributed array:
+ * COL (Alltoallv), P2P (Isend/Irecv + local copy) and NB (Ialltoallv).
+ * Counts are computed in rows by src/redist/plan.c and scaled to bytes here;
+ * where they do not fit an int the large-count MPI_Alltoallv_c is used, or,
+ * without it, a contiguous datatype of one row. */
+#include "config.h"
+
+#include "redist.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmpi_exports.h"
+#include "../redist/plan.h"
+
+#define REDIST_TAG 0x5d17
+#define P2P_CHUNK ((int64_t)1 << 30)
+
+struct redist_pending {
+    MPI_Request req;
+    MPI_Datatype unit;
+    void *arrays;
+};
+
+struct counts {
+    int64_t *sc, *sd, *rc, *rd; /* rows */
+};
+
+static int make_counts(const struct redist_layout *L, int64_t nrows, struct counts *c, char *err, size_t errlen)
+{
+    size_t n = (size_t)L->comm_size;
+    c->sc = calloc(4 * n, sizeof(int64_t));
+    if (!c->sc) {
+        snprintf(err, errlen, "out of memory for the redistribution plan");
+        return -1;
+    }
+    c->sd = c->sc + n;
+    c->rc = c->sd + n;
+    c->rd = c->rc + n;
+    if (plan_alltoallv_arrays(nrows, L->ns, L->nd, L->my_old, L->my_new, L->old_to_comm, L->new_to_comm,
+                              L->comm_size, c->sc, c->sd, c->rc, c->rd) != 0) {
+        snprintf(err, errlen, "invalid redistribution plan (%lld rows, %d -> %d)", (long long)nrows, L->ns, L->nd);
+        free(c->sc);
+        c->sc = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* Do all byte counts and displacements fit an int? */
+static int fits_int(const struct counts *c, int n, size_t rowbytes)
+{
+    for (int i = 0; i < n; i++) {
+        if ((c->sc[i] + c->sd[i]) > (int64_t)INT_MAX / (int64_t)(rowbytes ? rowbytes : 1)) return 0;
+        if ((c->rc[i] + c->rd[i]) > (int64_t)INT_MAX / (int64_t)(rowbytes ? rowbytes : 1)) return 0;
+    }
+    return 1;
+}
+
+static uint64_t sent_elsewhere(const struct redist_layout *L, const struct counts *c, size_t rowbytes)
+{
+    uint64_t s = 0;
+    int me = -1;
+    PMPI_Comm_rank(L->comm, &me);
+    for (int i = 0; i < L->comm_size; i++)
+        if (i != me) s += (uint64_t)c->sc[i] * rowbytes;
+    return s;
+}
+
+/* Alltoallv (blocking, or started nonblocking when req != NULL). */
+static int do_alltoallv(const struct redist_layout *L, const struct counts *c, size_t rowbytes, const void *src,
+                        void *dst, MPI_Request *req, MPI_Datatype *unit_out, void **arrays_out, char *err,
+                        size_t errlen)
+{
+    int n = L->comm_size, rc = MPI_SUCCESS;
+    (void)unit_out;
+    static char dummy;
+    const void *s = src ? src : &dummy;
+    void *d = dst ? dst : &dummy;
+    if (fits_int(c, n, rowbytes)) {
+        int *a = malloc(4 * (size_t)n * sizeof(int));
+        if (!a) { snprintf(err, errlen, "out of memory"); return -1; }
+        for (int i = 0; i < n; i++) {
+            a[i] = (int)(c->sc[i] * (int64_t)rowbytes);
+            a[n + i] = (int)(c->sd[i] * (int64_t)rowbytes);
+            a[2 * n + i] = (int)(c->rc[i] * (int64_t)rowbytes);
+            a[3 * n + i] = (int)(c->rd[i] * (int64_t)rowbytes);
+        }
+        if (req) {
+            rc = PMPI_Ialltoallv(s, a, a + n, MPI_BYTE, d, a + 2 * n, a + 3 * n, MPI_BYTE, L->comm, req);
+            *arrays_out = a;
+        } else {
+            rc = PMPI_Alltoallv(s, a, a + n, MPI_BYTE, d, a + 2 * n, a + 3 * n, MPI_BYTE, L->comm);
+            free(a);
+        }
+    } else {
+#if HAVE_PMPI_Alltoallv_c && HAVE_PMPI_Ialltoallv_c
+        char *blk = malloc(2 * (size_t)n * (sizeof(MPI_Count) + sizeof(MPI_Aint)));
+        if (!blk) { snprintf(err, errlen, "out of memory"); return -1; }
+        MPI_Count *cnt = (MPI_Count *)(void *)blk;
+        MPI_Aint *dsp = (MPI_Aint *)(void *)(blk + 2 * (size_t)n * sizeof(MPI_Count));
+        for (int i = 0; i < n; i++) {
+            cnt[i] = (MPI_Count)(c->sc[i] * (int64_t)rowbytes);
+            dsp[i] = (MPI_Aint)(c->sd[i] * (int64_t)rowbytes);
+            cnt[n + i] = (MPI_Count)(c->rc[i] * (int64_t)rowbytes);
+            dsp[n + i] = (MPI_Aint)(c->rd[i] * (int64_t)rowbytes);
+        }
+        if (req) {
+            rc = PMPI_Ialltoallv_c(s, cnt, dsp, MPI_BYTE, d, cnt + n, dsp + n, MPI_BYTE, L->comm, req);
+            *arrays_out = blk;
+        } else {
+            rc = PMPI_Alltoallv_c(s, cnt, dsp, MPI_BYTE, d, cnt + n, dsp + n, MPI_BYTE, L->comm);
+            free(blk);
+        }
+#else
+        /* rows as the unit */
+        if (rowbytes > (size_t)INT_MAX) {
+            snprintf(err, errlen, "a row of %zu bytes is too large for this MPI (no MPI_Alltoallv_c)", rowbytes);
+            return -1;
+        }
+        for (int i = 0; i < n; i++)
+            if (c->sc[i] + c->sd[i] > INT_MAX || c->rc[i] + c->rd[i] > INT_MAX) {
+                snprintf(err, errlen, "more than %d rows per process: too large for this MPI (no MPI_Alltoallv_c)",
+                         INT_MAX);
+                return -1;
+            }
+        int *a = malloc(4 * (size_t)n * sizeof(int));
+        if (!a) { snprintf(err, errlen, "out of memory"); return -1; }
+        for (int i = 0; i < n; i++) {
+            a[i] = (int)c->sc[i];
+            a[n + i] = (int)c->sd[i];
+            a[2 * n + i] = (int)c->rc[i];
+            a[3 * n + i] = (int)c->rd[i];
+        }
+        MPI_Datatype unit;
+        PMPI_Type_contiguous((int)rowbytes, MPI_BYTE, &unit);
+        PMPI_Type_commit(&unit);
+        if (req) {
+            rc = PMPI_Ialltoallv(s, a, a + n, unit, d, a + 2 * n, a + 3 * n, unit, L->comm, req);
+            *arrays_out = a;
+            *unit_out = unit;
+        } else {
+            rc = PMPI_Alltoallv(s, a, a + n, unit, d, a + 2 * n, a + 3 * n, unit, L->comm);
+            PMPI_Type_free(&unit);
+            free(a);
+        }
+#endif
+    }
+    if (rc != MPI_SUCCESS) {
+        char msg[MPI_MAX_ERROR_STRING] = "";
+        int len = 0;
+        PMPI_Error_string(rc, msg, &len);
+        snprintf(err, errlen, "MPI_Alltoallv failed: %s", msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int do_p2p(const struct redist_layout *L, const struct counts *c, size_t rowbytes, const void *src,
+                  void *dst, char *err, size_t errlen)
+{
+    int me = -1, n = L->comm_size;
+    PMPI_Comm_rank(L->comm, &me);
+    size_t nreq = 0;
+    for (int i = 0; i < n; i++) {
+        if (i == me) continue;
+        nreq += (size_t)((c->sc[i] * (int64_t)rowbytes + P2P_CHUNK - 1) / P2P_CHUNK);
+        nreq += (size_t)((c->rc[i] * (int64_t)rowbytes + P2P_CHUNK - 1) / P2P_CHUNK);
+    }
+    MPI_Request *reqs = malloc((nreq ? nreq : 1) * sizeof *reqs);
+    if (!reqs) { snprintf(err, errlen, "out of memory"); return -1; }
+    size_t k = 0;
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        if (i == me || !c->rc[i]) continue;
+        int64_t bytes = c->rc[i] * (int64_t)rowbytes, off = c->rd[i] * (int64_t)rowbytes;
+        for (int64_t o = 0; o < bytes && rc == MPI_SUCCESS; o += P2P_CHUNK) {
+            int len = (int)(bytes - o < P2P_CHUNK ? bytes - o : P2P_CHUNK);
+            rc = PMPI_Irecv((char *)dst + off + o, len, MPI_BYTE, i, REDIST_TAG, L->comm, &reqs[k++]);
+        }
+    }
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        if (i == me || !c->sc[i]) continue;
+        int64_t bytes = c->sc[i] * (int64_t)rowbytes, off = c->sd[i] * (int64_t)rowbytes;
+        for (int64_t o = 0; o < bytes && rc == MPI_SUCCESS; o += P2P_CHUNK) {
+            int len = (int)(bytes - o < P2P_CHUNK ? bytes - o : P2P_CHUNK);
+            rc = PMPI_Isend((const char *)src + off + o, len, MPI_BYTE, i, REDIST_TAG, L->comm, &reqs[k++]);
+        }
+    }
+    /* the overlap of my old and my new block: a local copy */
+    if (rc == MPI_SUCCESS && me >= 0 && c->sc[me]) {
+        const char *from = (const char *)src + c->sd[me] * (int64_t)rowbytes;
+        char *to = (char *)dst + c->rd[me] * (int64_t)rowbytes;
+        if (from != to) memmove(to, from, (size_t)(c->sc[me] * (int64_t)rowbytes));
+    }
+    if (rc == MPI_SUCCESS && k) rc = PMPI_Waitall((int)k, reqs, MPI_STATUSES_IGNORE);
+    free(reqs);
+    if (rc != MPI_SUCCESS) {
+        char msg[MPI_MAX_ERROR_STRING] = "";
+        int len = 0;
+        PMPI_Error_string(rc, msg, &len);
+        snprintf(err, errlen, "point-to-point redistribution failed: %s", msg);
+        return -1;
+    }
+    return 0;
+}
+
+int redist_move(const struct redist_layout *L, int method, int64_t nrows, size_t rowbytes, const void *src,
+                void *dst, uint64_t *moved, char *err, size_t errlen)
+{
+    struct counts c;
+    if (make_counts(L, nrows, &c, err, errlen) != 0) return -1;
+    if (moved) *moved = sent_elsewhere(L, &c, rowbytes);
+    int rc;
+    if (method == REDIST_P2P) {
+        rc = do_p2p(L, &c, rowbytes, src, dst, err, errlen);
+    } else if (src && src == dst) {
+        /* same rows before and after: Alltoallv must not alias, move via a copy */
+        int me = -1;
+        PMPI_Comm_rank(L->comm, &me);
+        size_t bytes = (size_t)(c.rc[me] * (int64_t)rowbytes);
+        void *tmp = malloc(bytes ? bytes : 1);
+        if (!tmp) { free(c.sc); snprintf(err, errlen, "out of memory"); return -1; }
+        rc = do_alltoallv(L, &c, rowbytes, src, tmp, NULL, NULL, NULL, err, errlen);
+        if (rc == 0) memcpy(dst, tmp, bytes);
+        free(tmp);
+    } else {
+        rc = do_alltoallv(L, &c, rowbytes, src, dst, NULL, NULL, NULL, err, errlen);
+    }
+    free(c.sc);
+    return rc;
+}
+
+int redist_start(const struct redist_layout *L, int64_t nrows, size_t rowbytes, const void *src, void *dst,
+                 struct redist_pending **out, uint64_t *moved, char *err, size_t errlen)
+{
+    struct counts c;
+    *out = NULL;
+    if (make_counts(L, nrows, &c, err, errlen) != 0) return -1;
+    if (moved) *moved = sent_elsewhere(L, &c, rowbytes);
+    struct redist_pending *p = calloc(1, sizeof *p);
+    if (!p) { free(c.sc); snprintf(err, errlen, "out of memory"); return -1; }
+    p->unit = MPI_DATATYPE_NULL;
+    int rc = do_alltoallv(L, &c, rowbytes, src, dst, &p->req, &p->unit, &p->arrays, err, errlen);
+    free(c.sc);
+    if (rc != 0) { free(p); return -1; }
+    *out = p;
+    return 0;
+}
+
+static void pending_free(struct redist_pending *p)
+{
+    if (p->unit != MPI_DATATYPE_NULL) PMPI_Type_free(&p->unit);
+    free(p->arrays);
+    free(p);
+}
+
+int redist_test(struct redist_pending *p, int *done)
+{
+    int rc = PMPI_Test(&p->req, done, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS && *done) pending_free(p);
+    return rc == MPI_SUCCESS ? 0 : -1;
+}
+
+int redist_wait(struct redist_pending *p)
+{
+    int rc = PMPI_Wait(&p->req, MPI_STATUS_IGNORE);
+    pending_free(p);
+    return rc == MPI_SUCCESS ? 0 : -1;
+}

@@ -1,0 +1,43 @@
+/* redist.h -- moving one block-distributed array from the old layout (ns
+ * ranks) to the new one (nd ranks) over a transfer communicator that holds
+ * every old and new rank: COL (one MPI_Alltoallv, the large-count variant
+ * where the MPI has it) or P2P (MPI_Isend/MPI_Irecv, local memcpy for the
+ * overlap of a rank's old and new block), both blocking; and a nonblocking
+ * MPI_Ialltoallv started now and completed later.  The plan comes from
+ * src/redist/plan.c. */
+#ifndef DUCTILE_REDIST_H
+#define DUCTILE_REDIST_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum { REDIST_COL = 0, REDIST_P2P = 1 };
+
+struct redist_layout {
+    MPI_Comm comm;           /* transfer communicator */
+    int comm_size;
+    int ns, nd;
+    int my_old, my_new;      /* -1 when this process has no old / new rank */
+    const int *old_to_comm;  /* [ns] */
+    const int *new_to_comm;  /* [nd] */
+};
+
+/* A started nonblocking transfer (REDIST NB); complete with redist_wait(). */
+struct redist_pending;
+
+/* Move nrows rows of rowbytes bytes each: src holds my old block (NULL if
+ * none), dst receives my new block (NULL if none).  src == dst is allowed
+ * when my old and new blocks are the same rows.  *moved gets the bytes this
+ * process sent to other processes.  Returns 0, or -1 with a message. */
+int redist_move(const struct redist_layout *L, int method, int64_t nrows, size_t rowbytes, const void *src,
+                void *dst, uint64_t *moved, char *err, size_t errlen);
+
+/* Start the same move as a nonblocking MPI_Ialltoallv (collective: every
+ * process of L->comm calls it in the same order). */
+int redist_start(const struct redist_layout *L, int64_t nrows, size_t rowbytes, const void *src, void *dst,
+                 struct redist_pending **out, uint64_t *moved, char *err, size_t errlen);
+int redist_test(struct redist_pending *p, int *done);
+int redist_wait(struct redist_pending *p);
+
+#endif

@@ -1,0 +1,54 @@
+/* registry.h -- the data a malleable program registered (EMPI_Register_*):
+ * distributed arrays (block-distributed rows), replicated arrays and scalars,
+ * with their MPI datatype, element extent and current local buffer.  After a
+ * resize Ductile owns the new buffers of distributed arrays. */
+#ifndef DUCTILE_REGISTRY_H
+#define DUCTILE_REGISTRY_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define REG_MAX_ITEMS 64
+#define REG_NAME_MAX 64
+
+enum reg_kind { REG_DISTRIBUTED = 1, REG_REPLICATED = 2, REG_SCALAR = 3, REG_SPARSE = 4 };
+
+/* What must agree between the processes of a resize (sent to new processes). */
+struct reg_desc {
+    char name[REG_NAME_MAX];
+    int32_t kind, constant;
+    int64_t extent;     /* bytes per element */
+    int64_t nrows;      /* REG_DISTRIBUTED: global rows, block-distributed */
+    int64_t row_elems;  /* REG_DISTRIBUTED: elements per row */
+    int64_t elems;      /* REG_REPLICATED / REG_SCALAR: elements held by every process */
+};
+
+struct reg_item {
+    struct reg_desc d;
+    void *addr;          /* current local buffer (the block of this rank, or the whole array) */
+    MPI_Datatype type;
+    int owned;           /* Ductile allocated addr (or it came from EMPI_malloc): freed when replaced */
+    void *sp_row, *sp_col; /* REG_SPARSE: registered, not redistributed (see docs/malleability.md) */
+};
+
+/* Register (or re-register under the same name) an item.  Returns 0 or -1
+ * with a message (bad datatype, negative size, too many items). */
+int reg_add(const char *name, void *addr, MPI_Datatype type, int kind, int constant, int64_t nrows,
+            int64_t row_elems, int64_t elems, char *err, size_t errlen);
+struct reg_item *reg_find(const char *name);
+int reg_count(void);
+struct reg_item *reg_at(int i);
+/* Remove an item (freeing its buffer if Ductile owns it). */
+void reg_remove(const char *name);
+/* Bytes of one row of a distributed item, or of a whole replicated item / scalar. */
+size_t reg_unit_bytes(const struct reg_item *it);
+
+/* EMPI_malloc bookkeeping: remember / forget blocks allocated for the program. */
+void *reg_malloc(size_t size, int zero);
+int reg_is_tracked(void *p);
+void reg_untrack_free(void *p);
+/* Forget all items (at MPI_Finalize; buffers are not freed). */
+void reg_clear(void);
+
+#endif

@@ -1,0 +1,1055 @@
+/* resize.c -- the malleability engine (see resize.h): control points, the
+ * Merge and Baseline methods, shrinking, redistribution of registered data,
+ * parking of removed processes, reconfiguration records. */
+#include "config.h"
+
+#include "resize.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ductile.h"
+#include "hotpath.h"
+#include "pmpi_exports.h"
+#include "registry.h"
+#include "redist.h"
+#include "runtime.h"
+#include "schedule.h"
+#include "../redist/plan.h"
+
+#define TAG_RELEASE 0x5d18
+#define TAG_HISTORY 0x5d19
+#define TAG_ICREATE 0x5d1a
+#define BCAST_CHUNK ((int64_t)1 << 30)
+
+enum { OP_NONE = 0, OP_RESIZE = 1 };
+enum { METHOD_MERGE = 0, METHOD_BASELINE = 1 };
+
+/* Rank 0's decision, broadcast at every control point. */
+struct decision {
+    int32_t op, nd, method, redist, nb, listlen, sched_next, iteration, id;
+};
+
+/* Sent by the parents to the spawned processes over the intercommunicator. */
+struct join_header {
+    int32_t status; /* 1 join, 0 cancelled (the spawn failed on the parents' side) */
+    int32_t method, redist, nb, ns, nd, nnew, iteration, sched_next, nitems, id, nhist, zombies;
+    int64_t job_pid;
+    double spawn_s, begin_epoch, start_s;
+    char job_id[64];
+};
+
+struct duty {
+    MPI_Comm comm;
+    int n;
+    int *ranks;
+};
+
+static struct {
+    int ready;
+    MPI_Comm self; /* MPI_COMM_SELF duplicate with MPI_ERRORS_RETURN: rank 0 spawns from it */
+    struct request_queue q;
+    int method, redist, nb;
+    int spawned, removed;
+    int iteration;
+    int zombies; /* removed processes of this job still alive (they hold slots) */
+    /* a spawned process between MPI_Init and EMPI_Get_shared */
+    int join_pending, join_done;
+    MPI_Comm join_comm;
+    struct join_header jh;
+    struct reg_desc *jdesc;
+    double join_merge_s;
+    /* parent/child intercommunicators, disconnected at MPI_Finalize */
+    MPI_Comm *inters;
+    int ninters, capinters;
+    /* communicators freed at MPI_Finalize */
+    MPI_Comm *keep;
+    int nkeep, capkeep;
+    /* removed processes this one releases at MPI_Finalize */
+    struct duty *duties;
+    int nduties, capduties;
+    /* where this removed process waits for its release */
+    MPI_Comm park_comm;
+    int park_releaser;
+    /* reconfiguration records (complete on the world's rank 0) */
+    struct report_reconfig *hist;
+    int nhist, caphist, next_id;
+} M = {.self = MPI_COMM_NULL, .join_comm = MPI_COMM_NULL, .park_comm = MPI_COMM_NULL};
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double epoch(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (double)tv.tv_sec + 1e-6 * (double)tv.tv_usec;
+}
+
+static void *grow(void *arr, int *cap, int need, size_t elem)
+{
+    if (need <= *cap) return arr;
+    int nc = *cap ? 2 * *cap : 8;
+    while (nc < need) nc *= 2;
+    void *p = realloc(arr, (size_t)nc * elem);
+    if (!p) {
+        fprintf(stderr, "ductile: error: out of memory\n");
+        abort();
+    }
+    *cap = nc;
+    return p;
+}
+
+static void add_inter(MPI_Comm c)
+{
+    M.inters = grow(M.inters, &M.capinters, M.ninters + 1, sizeof *M.inters);
+    M.inters[M.ninters++] = c;
+}
+
+static void add_keep(MPI_Comm c)
+{
+    M.keep = grow(M.keep, &M.capkeep, M.nkeep + 1, sizeof *M.keep);
+    M.keep[M.nkeep++] = c;
+}
+
+static void add_duty(MPI_Comm c, const int *ranks, int n)
+{
+    M.duties = grow(M.duties, &M.capduties, M.nduties + 1, sizeof *M.duties);
+    struct duty *d = &M.duties[M.nduties++];
+    d->comm = c;
+    d->n = n;
+    d->ranks = malloc((size_t)(n ? n : 1) * sizeof(int));
+    if (!d->ranks) abort();
+    memcpy(d->ranks, ranks, (size_t)n * sizeof(int));
+}
+
+static void add_record(const struct report_reconfig *r)
+{
+    M.hist = grow(M.hist, &M.caphist, M.nhist + 1, sizeof *M.hist);
+    M.hist[M.nhist++] = *r;
+    if (r->id >= M.next_id) M.next_id = r->id + 1;
+}
+
+const struct report_reconfig *ductile_malleable_history(int *n)
+{
+    *n = M.nhist;
+    return M.hist;
+}
+
+int ductile_malleable_active(void) { return !M.removed; }
+int ductile_malleable_spawned(void) { return M.spawned; }
+
+static void mpi_err(int rc, char *buf, size_t len)
+{
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    int l = 0;
+    if (PMPI_Error_string(rc, msg, &l) != MPI_SUCCESS) snprintf(msg, sizeof msg, "MPI error %d", rc);
+    snprintf(buf, len, "%s", msg);
+}
+
+/* ------------------------------------------------------------------ settings */
+
+int ductile_malleable_settings(const struct ductile_settings *s, char *err, size_t errlen)
+{
+    struct resize_request *rs = NULL;
+    int n = 0;
+    if (s->schedule && *s->schedule) {
+        if (schedule_parse(s->schedule, &rs, &n, err, errlen) != 0) return -1;
+        free(rs);
+    }
+    if (s->spawn_hosts && *s->spawn_hosts) {
+        char why[300];
+        if (schedule_check_hosts(s->spawn_hosts, NULL, why, sizeof why) != 0) {
+            snprintf(err, errlen, "DUCTILE_SPAWN_HOSTS='%s' is not valid: %s", s->spawn_hosts, why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ world switching */
+
+static void set_world(MPI_Comm world, MPI_Comm priv)
+{
+    MPI_Comm old_w = ductile_world, old_p = ductile_rt.private_comm;
+    ductile_world = world;
+    ductile_rt.private_comm = priv;
+    if (old_w != MPI_COMM_WORLD && old_w != MPI_COMM_NULL && old_w != world) PMPI_Comm_free(&old_w);
+    (void)old_p; /* the caller decides what happens to the old private communicator */
+    PMPI_Comm_rank(world, &ductile_rt.rank);
+    PMPI_Comm_size(world, &ductile_rt.size);
+}
+
+static void new_world_from(MPI_Comm base, MPI_Comm *w, MPI_Comm *p)
+{
+    PMPI_Comm_dup(base, w);
+    PMPI_Comm_set_name(*w, "MPI_COMM_WORLD");
+    PMPI_Comm_dup(base, p);
+    PMPI_Comm_set_name(*p, "ductile-private");
+    PMPI_Comm_set_errhandler(*p, MPI_ERRORS_RETURN);
+}
+
+/* A removed process: a world of its own, so that stray calls do not hang. */
+static void leave_world(void)
+{
+    MPI_Comm w, p;
+    new_world_from(MPI_COMM_SELF, &w, &p);
+    set_world(w, p);
+    M.removed = 1;
+}
+
+/* ------------------------------------------------------------------ data transfer */
+
+struct xfer_times {
+    double plan_s, transfer_s;
+    uint64_t bytes;
+};
+
+/* Move every registered item for the layout L.  has_new: processes without
+ * an old rank take part (they receive replicated data and scalars).
+ * Collective over L->comm in registration order. */
+static int transfer_items(const struct redist_layout *L, int has_new, int method, struct xfer_times *t,
+                          char *err, size_t errlen)
+{
+    double t0 = now();
+    memset(t, 0, sizeof *t);
+    int root = L->old_to_comm[0];
+    for (int i = 0; i < reg_count(); i++) {
+        struct reg_item *it = reg_at(i);
+        if (it->d.kind == REG_DISTRIBUTED) {
+            double tp = now();
+            size_t rowb = reg_unit_bytes(it);
+            plan_block ob = {0, 0}, nb = {0, 0};
+            if (L->my_old >= 0) ob = plan_block_of(it->d.nrows, L->ns, L->my_old);
+            if (L->my_new >= 0) nb = plan_block_of(it->d.nrows, L->nd, L->my_new);
+            void *src = L->my_old >= 0 ? it->addr : NULL;
+            void *dst = NULL;
+            if (L->my_new >= 0) {
+                if (L->my_old < 0) dst = it->addr; /* a spawned process receives into its own buffer */
+                else if (ob.count == nb.count && ob.displ == nb.displ) dst = it->addr;
+                else {
+                    size_t nbytes = (size_t)nb.count * rowb;
+                    dst = malloc(nbytes ? nbytes : 1);
+                    if (!dst) {
+                        snprintf(err, errlen, "out of memory for '%s' (%lld bytes)", it->d.name,
+                                 (long long)nb.count * (long long)rowb);
+                        return -1;
+                    }
+                }
+                if (!dst && nb.count) {
+                    snprintf(err, errlen, "'%s' has no buffer on a spawned process", it->d.name);
+                    return -1;
+                }
+            }
+            t->plan_s += now() - tp;
+            uint64_t moved = 0;
+            if (redist_move(L, method, it->d.nrows, rowb, src, dst, &moved, err, errlen) != 0) return -1;
+            t->bytes += moved;
+            if (L->my_new >= 0 && dst != it->addr) {
+                if (it->owned && it->addr) {
+                    if (reg_is_tracked(it->addr)) reg_untrack_free(it->addr);
+                    else free(it->addr);
+                }
+                it->addr = dst;
+                it->owned = 1;
+            }
+        } else if ((it->d.kind == REG_REPLICATED || it->d.kind == REG_SCALAR) && has_new) {
+            int64_t bytes = (int64_t)reg_unit_bytes(it);
+            for (int64_t o = 0; o < bytes; o += BCAST_CHUNK) {
+                int len = (int)(bytes - o < BCAST_CHUNK ? bytes - o : BCAST_CHUNK);
+                int rc = PMPI_Bcast((char *)it->addr + o, len, MPI_BYTE, root, L->comm);
+                if (rc != MPI_SUCCESS) {
+                    char m[256];
+                    mpi_err(rc, m, sizeof m);
+                    snprintf(err, errlen, "broadcast of '%s' failed: %s", it->d.name, m);
+                    return -1;
+                }
+            }
+            int me = -1;
+            PMPI_Comm_rank(L->comm, &me);
+            if (me == root) t->bytes += (uint64_t)bytes * (uint64_t)(L->comm_size - L->ns);
+        }
+    }
+    t->transfer_s = now() - t0 - t->plan_s;
+    return 0;
+}
+
+/* Max of the times, sum of the bytes, at `root` of comm. */
+static void reduce_times(struct xfer_times *t, int root, MPI_Comm comm)
+{
+    double in[2] = {t->plan_s, t->transfer_s}, out[2] = {0, 0};
+    unsigned long long b = t->bytes, bsum = 0;
+    PMPI_Reduce(in, out, 2, MPI_DOUBLE, MPI_MAX, root, comm);
+    PMPI_Reduce(&b, &bsum, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, root, comm);
+    int me = -1;
+    PMPI_Comm_rank(comm, &me);
+    if (me == root) {
+        t->plan_s = out[0];
+        t->transfer_s = out[1];
+        t->bytes = bsum;
+    }
+}
+
+static void fatal_transfer(const char *what, MPI_Comm comm)
+{
+    fprintf(stderr, "ductile: error: rank %d: redistribution failed: %s; aborting (the data is inconsistent)\n",
+            ductile_rt.rank, what);
+    fflush(stderr);
+    PMPI_Abort(comm, 3);
+}
+
+/* History of reconfigurations: old rank 0 hands it to the new rank 0. */
+static void send_history(int to, MPI_Comm comm)
+{
+    int n = M.nhist;
+    PMPI_Send(&n, 1, MPI_INT, to, TAG_HISTORY, comm);
+    if (n) PMPI_Send(M.hist, n * (int)sizeof *M.hist, MPI_BYTE, to, TAG_HISTORY, comm);
+}
+
+static void recv_history(int from, MPI_Comm comm)
+{
+    int n = 0;
+    PMPI_Recv(&n, 1, MPI_INT, from, TAG_HISTORY, comm, MPI_STATUS_IGNORE);
+    M.hist = grow(M.hist, &M.caphist, n, sizeof *M.hist);
+    if (n) PMPI_Recv(M.hist, n * (int)sizeof *M.hist, MPI_BYTE, from, TAG_HISTORY, comm, MPI_STATUS_IGNORE);
+    M.nhist = n;
+    for (int i = 0; i < n; i++)
+        if (M.hist[i].id >= M.next_id) M.next_id = M.hist[i].id + 1;
+}
+
+static void fill_record(struct report_reconfig *r, int id, int it, int from, int to, int method, int redist, int nb)
+{
+    memset(r, 0, sizeof *r);
+    r->id = id;
+    r->iteration = it;
+    r->from = from;
+    r->to = to;
+    snprintf(r->kind, sizeof r->kind, "%s", to > from ? "expand" : "shrink");
+    snprintf(r->method, sizeof r->method, "%s", method == METHOD_BASELINE ? "baseline" : "merge");
+    snprintf(r->redist, sizeof r->redist, "%s%s", redist == REDIST_P2P ? "p2p" : "col", nb ? "+nb" : "");
+    snprintf(r->status, sizeof r->status, "ok");
+    r->start_s = ductile_elapsed();
+}
+
+static void record_problem(struct report_reconfig *r, const char *status, const char *reason)
+{
+    snprintf(r->status, sizeof r->status, "%s", status);
+    snprintf(r->reason, sizeof r->reason, "%s", reason);
+    fprintf(stderr, "ductile: resize %d -> %d at iteration %d %s: %s; continuing with %d process%s\n", r->from,
+            r->to, r->iteration, status, reason, r->from, r->from == 1 ? "" : "es");
+    fflush(stderr);
+    add_record(r);
+}
+
+/* ------------------------------------------------------------------ spawning */
+
+/* The program to start and its arguments (argv[1..] of this process). */
+static int spawn_command(char *cmd, size_t len, char ***args_out)
+{
+    const char *sc = ductile_rt.settings.spawn_command;
+    if (sc && *sc) {
+        snprintf(cmd, len, "%s", sc);
+    } else {
+        ssize_t n = readlink("/proc/self/exe", cmd, len - 1);
+        if (n <= 0) {
+            if (!ductile_rt.cmdline) return -1;
+            snprintf(cmd, len, "%s", ductile_rt.cmdline);
+        } else {
+            cmd[n] = '\0';
+        }
+    }
+    int nargs = 0;
+    for (int off = 0; ductile_rt.cmdline && off < ductile_rt.cmdline_len;) {
+        nargs++;
+        off += (int)strlen(ductile_rt.cmdline + off) + 1;
+    }
+    char **args = calloc((size_t)(nargs > 0 ? nargs : 1), sizeof *args);
+    if (!args) return -1;
+    int k = 0, i = 0;
+    for (int off = 0; ductile_rt.cmdline && off < ductile_rt.cmdline_len; i++) {
+        if (i > 0) args[k++] = ductile_rt.cmdline + off;
+        off += (int)strlen(ductile_rt.cmdline + off) + 1;
+    }
+    args[k] = NULL;
+    *args_out = args;
+    return 0;
+}
+
+static MPI_Info spawn_info(const char *hosts)
+{
+    MPI_Info info = MPI_INFO_NULL;
+    int need = (hosts && *hosts);
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5
+    need = 1;
+#endif
+    if (!need) return MPI_INFO_NULL;
+    PMPI_Info_create(&info);
+    if (hosts && *hosts) {
+        char h[RESIZE_LIST_MAX];
+        snprintf(h, sizeof h, "%s", hosts);
+        for (char *c = h; *c; c++)
+            if (*c == ';') *c = ',';
+        PMPI_Info_set(info, "host", h);
+#ifdef MPICH_VERSION
+        PMPI_Info_set(info, "hosts", h);
+#endif
+    }
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5
+    PMPI_Info_set(info, "map-by", ":OVERSUBSCRIBE");
+#endif
+    return info;
+}
+
+/* Checks before MPI_Comm_spawn, on rank 0.  A spawn that fails is not
+ * always harmless (with Open MPI 4.1 mpiexec then never exits, and a later
+ * spawn kills the job), so what can be known to fail is refused here. */
+static int precheck_spawn(const char *cmd, const char *hosts, int ns, int nnew, char *why, size_t len)
+{
+    (void)ns;
+    (void)nnew;
+    struct stat st;
+    if (stat(cmd, &st) != 0) {
+        snprintf(why, len, "executable '%.300s' is not runnable: %s", cmd, strerror(errno));
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode) || access(cmd, X_OK) != 0) {
+        snprintf(why, len, "executable '%.300s' is not runnable: %s", cmd,
+                 !S_ISREG(st.st_mode) ? "not a regular file" : strerror(errno));
+        return -1;
+    }
+    FILE *f = fopen(cmd, "rb");
+    unsigned char magic[4] = {0, 0, 0, 0};
+    size_t got = f ? fread(magic, 1, sizeof magic, f) : 0;
+    if (f) fclose(f);
+    if (!(got == 4 && memcmp(magic, "\x7f" "ELF", 4) == 0) && !(got >= 2 && magic[0] == '#' && magic[1] == '!')) {
+        snprintf(why, len, "executable '%.300s' is not runnable: neither an ELF binary nor a script", cmd);
+        return -1;
+    }
+    for (const char *p = hosts ? hosts : ""; *p;) {
+        const char *e = p;
+        while (*e && *e != ';' && *e != ',') e++;
+        char h[256];
+        snprintf(h, sizeof h, "%.*s", (int)(e - p), p);
+        struct addrinfo hints, *res = NULL;
+        memset(&hints, 0, sizeof hints);
+        hints.ai_family = AF_UNSPEC;
+        int rc = getaddrinfo(h, NULL, &hints, &res);
+        if (rc != 0) {
+            snprintf(why, len, "unknown host '%s': %s", h, gai_strerror(rc));
+            return -1;
+        }
+        freeaddrinfo(res);
+        p = *e ? e + 1 : e;
+    }
+#ifdef OMPI_MAJOR_VERSION
+    /* Open MPI: without --oversubscribe the job may not exceed its slots */
+    const char *ov = getenv("OMPI_MCA_rmaps_base_oversubscribe");
+    if (!(ov && strcmp(ov, "1") == 0) && !(hosts && *hosts)) {
+        int *usize = NULL, flag = 0;
+        PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &usize, &flag);
+        int live = ns + M.zombies;
+        if (flag && usize && *usize > 0 && live + nnew > *usize) {
+            snprintf(why, len, "more processes than slots: %d running + %d new > %d slots (mpiexec --oversubscribe allows it)",
+                     live, nnew, *usize);
+            return -1;
+        }
+    }
+#endif
+    return 0;
+}
+
+/* Expansion (Merge: ND-NS new processes; Baseline: ND new processes, the old
+ * ones leave).  Collective over the old world. */
+static void expand(const struct decision *d, const char *hosts, double t_begin, double begin_epoch)
+{
+    MPI_Comm P = ductile_rt.private_comm;
+    int ns = ductile_rt.size, nd = d->nd, me = ductile_rt.rank;
+    int baseline = d->method == METHOD_BASELINE;
+    int nnew = baseline ? nd : nd - ns;
+    struct report_reconfig rec;
+    fill_record(&rec, d->id, d->iteration, ns, nd, d->method, d->redist, d->nb);
+    rec.start_s = ductile_elapsed() - (now() - t_begin);
+
+    char cmd[4096], why[512] = "";
+    char **args = NULL;
+    int ok = spawn_command(cmd, sizeof cmd, &args) == 0;
+    if (!ok) snprintf(why, sizeof why, "cannot determine the program to spawn");
+    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, P);
+    if (!ok) {
+        free(args);
+        if (me == 0) record_problem(&rec, "failed", why[0] ? why : "cannot determine the program to spawn");
+        return;
+    }
+    /* Rank 0 spawns alone (over MPI_COMM_SELF): with Open MPI, a failed
+     * collective spawn leaves the non-root ranks waiting forever.  The other
+     * parents learn the outcome from a broadcast and join through
+     * MPI_Intercomm_create. */
+    MPI_Comm inter0 = MPI_COMM_NULL;
+    double spawn_s = 0;
+    if (me == 0 && precheck_spawn(cmd, hosts, ns, nnew, why, sizeof why) != 0) {
+        ok = 0;
+    } else if (me == 0) {
+        MPI_Info info = spawn_info(hosts);
+        int *errcodes = calloc((size_t)nnew, sizeof *errcodes);
+        double ts = now();
+        ductile_log(1, "spawning %d process%s of %s", nnew, nnew == 1 ? "" : "es", cmd);
+        int rc = PMPI_Comm_spawn(cmd, args, nnew, info, 0, M.self, &inter0, errcodes);
+        spawn_s = now() - ts;
+        if (info != MPI_INFO_NULL) PMPI_Info_free(&info);
+        if (rc != MPI_SUCCESS) inter0 = MPI_COMM_NULL; /* not a usable handle after a failed spawn */
+        ok = rc == MPI_SUCCESS && inter0 != MPI_COMM_NULL;
+        if (rc != MPI_SUCCESS) {
+            char m[400];
+            mpi_err(rc, m, sizeof m);
+            snprintf(why, sizeof why, "MPI_Comm_spawn of %d process%s of %.200s failed: %.250s", nnew,
+                     nnew == 1 ? "" : "es", cmd, m);
+        } else {
+            for (int i = 0; i < nnew && errcodes; i++)
+                if (errcodes[i] != MPI_SUCCESS) {
+                    char m[400];
+                    mpi_err(errcodes[i], m, sizeof m);
+                    snprintf(why, sizeof why, "MPI_Comm_spawn: process %d of %d did not start: %.300s", i, nnew, m);
+                    ok = 0;
+                    break;
+                }
+        }
+        free(errcodes);
+    }
+    free(args);
+    int okall = ok;
+    PMPI_Bcast(&okall, 1, MPI_INT, 0, P);
+    struct join_header h;
+    memset(&h, 0, sizeof h);
+    h.status = okall;
+    h.method = d->method;
+    h.redist = d->redist;
+    h.nb = d->nb;
+    h.ns = ns;
+    h.nd = nd;
+    h.nnew = nnew;
+    h.iteration = d->iteration;
+    h.sched_next = d->sched_next;
+    h.nitems = reg_count();
+    h.id = d->id;
+    h.nhist = M.nhist;
+    h.zombies = M.zombies;
+    h.job_pid = ductile_rt.job_pid;
+    h.spawn_s = spawn_s;
+    h.begin_epoch = begin_epoch;
+    h.start_s = rec.start_s;
+    snprintf(h.job_id, sizeof h.job_id, "%s", ductile_rt.job_id);
+    if (!okall) {
+        if (me == 0) {
+            if (inter0 != MPI_COMM_NULL) {
+                /* the children are running: tell them to leave */
+                PMPI_Comm_set_errhandler(inter0, MPI_ERRORS_RETURN);
+                PMPI_Bcast(&h, (int)sizeof h, MPI_BYTE, MPI_ROOT, inter0);
+                PMPI_Comm_disconnect(&inter0);
+            }
+            rec.spawn_s = spawn_s;
+            rec.total_s = now() - t_begin;
+            record_problem(&rec, "failed", why);
+        }
+        return;
+    }
+    double tm = now();
+    MPI_Comm m0 = MPI_COMM_NULL;
+    if (me == 0) {
+        PMPI_Comm_set_errhandler(inter0, MPI_ERRORS_RETURN);
+        PMPI_Bcast(&h, (int)sizeof h, MPI_BYTE, MPI_ROOT, inter0);
+        if (h.nitems) {
+            struct reg_desc *ds = calloc((size_t)h.nitems, sizeof *ds);
+            if (!ds) abort();
+            for (int i = 0; i < h.nitems; i++) ds[i] = reg_at(i)->d;
+            PMPI_Bcast(ds, h.nitems * (int)sizeof *ds, MPI_BYTE, MPI_ROOT, inter0);
+            free(ds);
+        }
+        PMPI_Intercomm_merge(inter0, 0, &m0); /* rank 0 here, the children 1.. */
+        add_inter(inter0);
+    }
+    MPI_Comm inter = MPI_COMM_NULL, merged = MPI_COMM_NULL;
+    PMPI_Intercomm_create(P, 0, me == 0 ? m0 : MPI_COMM_NULL, 1, TAG_ICREATE, &inter);
+    PMPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+    PMPI_Intercomm_merge(inter, 0, &merged);
+    PMPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
+    if (m0 != MPI_COMM_NULL) PMPI_Comm_free(&m0);
+    MPI_Comm nw = MPI_COMM_NULL, np = MPI_COMM_NULL;
+    if (!baseline) new_world_from(merged, &nw, &np);
+    double merge_s = now() - tm;
+    if (baseline && me == 0) send_history(ns, merged);
+
+    int *o2c = malloc((size_t)ns * sizeof(int)), *n2c = malloc((size_t)nd * sizeof(int));
+    if (!o2c || !n2c) abort();
+    for (int i = 0; i < ns; i++) o2c[i] = i;
+    for (int j = 0; j < nd; j++) n2c[j] = baseline ? ns + j : j;
+    struct xfer_times xt = {0, 0, 0};
+    if (h.nitems) {
+        struct redist_layout L = {merged, ns + nnew, ns, nd, me, baseline ? -1 : me, o2c, n2c};
+        char err[512];
+        if (transfer_items(&L, 1, d->redist, &xt, err, sizeof err) != 0) fatal_transfer(err, merged);
+        reduce_times(&xt, n2c[0], merged);
+    }
+    free(o2c);
+    free(n2c);
+    add_inter(inter);
+    if (baseline) {
+        /* all old processes leave; the new rank 0 (merged rank ns) releases them at its MPI_Finalize */
+        M.zombies += ns;
+        MPI_Comm oldp = ductile_rt.private_comm;
+        leave_world();
+        PMPI_Comm_free(&oldp);
+        M.park_comm = merged;
+        M.park_releaser = ns;
+        if (me == 0) ductile_log(1, "baseline resize %d -> %d: old processes leave", ns, nd);
+    } else {
+        MPI_Comm oldp = ductile_rt.private_comm;
+        set_world(nw, np);
+        PMPI_Comm_free(&oldp);
+        PMPI_Comm_free(&merged);
+        if (ductile_rt.rank == 0) {
+            rec.spawn_s = spawn_s;
+            rec.merge_s = merge_s;
+            rec.plan_s = xt.plan_s;
+            rec.transfer_s = xt.transfer_s;
+            rec.bytes_moved = xt.bytes;
+            rec.total_s = now() - t_begin;
+            add_record(&rec);
+            ductile_log(1, "expanded %d -> %d in %.3f s (spawn %.3f, merge %.3f, transfer %.4f)", ns, nd,
+                        rec.total_s, spawn_s, merge_s, xt.transfer_s);
+        }
+    }
+}
+
+/* Shrink by the Merge method: the leaving ranks' data moves first, then the
+ * staying ranks form the new world.  Collective over the old world. */
+static void shrink(const struct decision *d, const char *list, double t_begin)
+{
+    MPI_Comm P = ductile_rt.private_comm;
+    int ns = ductile_rt.size, nd = d->nd, me = ductile_rt.rank;
+    struct report_reconfig rec;
+    fill_record(&rec, d->id, d->iteration, ns, nd, d->method, d->redist, d->nb);
+    rec.start_s = ductile_elapsed() - (now() - t_begin);
+    char *leaving = calloc((size_t)ns, 1);
+    int *n2c = malloc((size_t)nd * sizeof(int)), *o2c = malloc((size_t)ns * sizeof(int));
+    if (!leaving || !n2c || !o2c) abort();
+    if (list && *list) {
+        int ranks[RESIZE_LIST_MAX];
+        char err[256];
+        int n = schedule_parse_ranks(list, ranks, RESIZE_LIST_MAX, err, sizeof err);
+        for (int i = 0; i < n; i++) leaving[ranks[i]] = 1;
+    } else {
+        for (int r = nd; r < ns; r++) leaving[r] = 1;
+    }
+    int j = 0, my_new = -1;
+    for (int r = 0; r < ns; r++) {
+        o2c[r] = r;
+        if (!leaving[r]) {
+            if (r == me) my_new = j;
+            n2c[j++] = r;
+        }
+    }
+    int new0 = n2c[0];
+    struct xfer_times xt = {0, 0, 0};
+    struct redist_layout L = {P, ns, ns, nd, me, my_new, o2c, n2c};
+    char err[512];
+    if (transfer_items(&L, 0, d->redist, &xt, err, sizeof err) != 0) fatal_transfer(err, P);
+    reduce_times(&xt, new0, P);
+    if (new0 != 0) {
+        if (me == 0) send_history(new0, P);
+        if (me == new0) recv_history(0, P);
+    }
+    double tm = now();
+    MPI_Comm S = MPI_COMM_NULL;
+    PMPI_Comm_split(P, leaving[me] ? MPI_UNDEFINED : 0, me, &S);
+    M.zombies += ns - nd;
+    if (leaving[me]) {
+        leave_world();
+        M.park_comm = P; /* wait here for the release from new0 */
+        M.park_releaser = new0;
+    } else {
+        MPI_Comm nw, np;
+        new_world_from(S, &nw, &np);
+        PMPI_Comm_free(&S);
+        set_world(nw, np);
+        if (me == new0) {
+            int *lv = malloc((size_t)(ns - nd) * sizeof(int)), k = 0;
+            if (!lv) abort();
+            for (int r = 0; r < ns; r++)
+                if (leaving[r]) lv[k++] = r;
+            add_duty(P, lv, k);
+            free(lv);
+        } else {
+            PMPI_Comm_free(&P);
+        }
+        if (ductile_rt.rank == 0) {
+            rec.merge_s = now() - tm;
+            rec.plan_s = xt.plan_s;
+            rec.transfer_s = xt.transfer_s;
+            rec.bytes_moved = xt.bytes;
+            rec.total_s = now() - t_begin;
+            add_record(&rec);
+            ductile_log(1, "shrank %d -> %d in %.3f s (transfer %.4f)", ns, nd, rec.total_s, xt.transfer_s);
+        }
+    }
+    free(leaving);
+    free(n2c);
+    free(o2c);
+}
+
+/* ------------------------------------------------------------------ decisions */
+
+static int has_sparse(void)
+{
+    for (int i = 0; i < reg_count(); i++)
+        if (reg_at(i)->d.kind == REG_SPARSE) return 1;
+    return 0;
+}
+
+/* Rank 0: turn the due request (if any) into a decision.  Refusals are
+ * recorded here and become OP_NONE. */
+static void decide(int iteration, struct decision *d, char *list)
+{
+    memset(d, 0, sizeof *d);
+    d->iteration = iteration;
+    struct resize_request r;
+    int got = request_queue_take(&M.q, iteration, &r);
+    d->sched_next = request_queue_position(&M.q);
+    if (!got) return;
+    int ns = ductile_rt.size;
+    int nd = r.kind == RESIZE_TARGET ? r.value : ns + r.value;
+    struct report_reconfig rec;
+    int id = M.next_id++;
+    fill_record(&rec, id, iteration, ns, nd, M.method, M.redist, M.nb);
+    char why[400] = "";
+    if (nd < 1)
+        snprintf(why, sizeof why, "shrinking below one process (%d %+d) is not possible", ns, nd - ns);
+    else if (nd == ns)
+        snprintf(why, sizeof why, "the world already has %d process%s", ns, ns == 1 ? "" : "es");
+    else if (has_sparse())
+        snprintf(why, sizeof why, "sparse (EMPI_Register_sparse) data cannot be redistributed yet");
+    if (!why[0] && (nd > ns || M.method == METHOD_BASELINE)) {
+        const char *hosts = r.list[0] && nd > ns ? r.list : ductile_rt.settings.spawn_hosts;
+        char e[300];
+        if (hosts && *hosts && schedule_check_hosts(hosts, NULL, e, sizeof e) != 0)
+            snprintf(why, sizeof why, "%s", e);
+        else if (hosts) snprintf(list, RESIZE_LIST_MAX, "%s", hosts);
+        if (nd < ns) list[0] = '\0'; /* baseline shrink: placement by the launcher */
+        if (nd < ns && r.list[0] && !why[0])
+            snprintf(why, sizeof why, "the baseline method replaces every process: a list of leaving ranks makes no sense");
+    } else if (!why[0] && r.list[0]) {
+        int ranks[RESIZE_LIST_MAX];
+        char e[300];
+        int n = schedule_parse_ranks(r.list, ranks, RESIZE_LIST_MAX, e, sizeof e);
+        if (n < 0) snprintf(why, sizeof why, "%s", e);
+        else if (n != ns - nd) snprintf(why, sizeof why, "%d ranks listed to leave, %d must", n, ns - nd);
+        for (int i = 0; i < n && !why[0]; i++)
+            if (ranks[i] >= ns) snprintf(why, sizeof why, "rank %d does not exist (world of %d)", ranks[i], ns);
+        if (!why[0]) snprintf(list, RESIZE_LIST_MAX, "%s", r.list);
+    }
+    if (why[0]) {
+        list[0] = '\0';
+        record_problem(&rec, "refused", why);
+        return;
+    }
+    d->op = OP_RESIZE;
+    d->nd = nd;
+    d->method = M.method;
+    d->redist = M.redist;
+    d->nb = M.nb;
+    d->id = id;
+    d->listlen = (int)strlen(list);
+}
+
+int ductile_malleable_control_point(int iteration)
+{
+    if (!M.ready || M.removed || !ductile_rt.active) return 0;
+    M.iteration = iteration;
+    MPI_Comm P = ductile_rt.private_comm;
+    struct decision d;
+    char list[RESIZE_LIST_MAX] = "";
+    if (ductile_rt.rank == 0) decide(iteration, &d, list);
+    PMPI_Bcast(&d, (int)sizeof d, MPI_BYTE, 0, P);
+    if (ductile_rt.rank != 0) {
+        request_queue_set_position(&M.q, d.sched_next);
+        if (d.id >= M.next_id) M.next_id = d.id + 1;
+    }
+    if (d.op != OP_RESIZE) return 0;
+    if (d.listlen) PMPI_Bcast(list, d.listlen + 1, MPI_CHAR, 0, P);
+    request_queue_set_busy(&M.q, 1);
+    double t0 = now(), e0 = epoch();
+    int ns = ductile_rt.size;
+    ductile_log(1, "resize %d -> %d at iteration %d (%s)", ns, d.nd, iteration,
+                d.method == METHOD_BASELINE ? "baseline" : "merge");
+    if (d.nd > ns || d.method == METHOD_BASELINE) expand(&d, list, t0, e0);
+    else shrink(&d, list, t0);
+    request_queue_set_busy(&M.q, 0);
+    return 1;
+}
+
+int ductile_request_resize(int delta_or_target, int is_target, int at_iteration, const char *hosts, char *err,
+                           size_t errlen)
+{
+    char dummy[8];
+    if (!err || !errlen) { err = dummy; errlen = sizeof dummy; }
+    if (!M.ready) {
+        snprintf(err, errlen, "resize refused: Ductile is not active (call it between MPI_Init and MPI_Finalize)");
+        return -1;
+    }
+    if (M.removed) {
+        snprintf(err, errlen, "resize refused: this process has left the world");
+        return -1;
+    }
+    return request_queue_submit(&M.q, delta_or_target, is_target ? RESIZE_TARGET : RESIZE_DELTA, at_iteration,
+                                hosts, err, errlen);
+}
+
+int ductile_control_point(int iteration) { return ductile_malleable_control_point(iteration); }
+
+/* ------------------------------------------------------------------ init / join */
+
+static void join_parents(MPI_Comm parent)
+{
+    PMPI_Comm_set_errhandler(parent, MPI_ERRORS_RETURN);
+    struct join_header h;
+    memset(&h, 0, sizeof h);
+    int rc = PMPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, parent);
+    if (rc != MPI_SUCCESS || !h.status) {
+        /* the parents gave up on this expansion: leave quietly */
+        PMPI_Comm_disconnect(&parent);
+        PMPI_Finalize();
+        _exit(0);
+    }
+    M.spawned = 1;
+    M.jh = h;
+    if (h.nitems) {
+        M.jdesc = calloc((size_t)h.nitems, sizeof *M.jdesc);
+        if (!M.jdesc) abort();
+        PMPI_Bcast(M.jdesc, h.nitems * (int)sizeof *M.jdesc, MPI_BYTE, 0, parent);
+    }
+    double tm = now();
+    /* the parents' rank 0 spawned us alone: merge with it, then meet all parents */
+    MPI_Comm m0, inter, merged;
+    PMPI_Intercomm_merge(parent, 1, &m0);
+    PMPI_Intercomm_create(MPI_COMM_WORLD, 0, m0, 0, TAG_ICREATE, &inter);
+    PMPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+    PMPI_Intercomm_merge(inter, 1, &merged);
+    PMPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
+    PMPI_Comm_free(&m0);
+    add_inter(parent);
+    add_inter(inter);
+    snprintf(ductile_rt.job_id, sizeof ductile_rt.job_id, "%s", h.job_id);
+    ductile_rt.job_pid = (long)h.job_pid;
+    M.iteration = h.iteration;
+    M.zombies = h.zombies + (h.method == METHOD_BASELINE ? h.ns : 0);
+    request_queue_set_position(&M.q, h.sched_next);
+    if (h.id >= M.next_id) M.next_id = h.id + 1;
+    if (h.method == METHOD_BASELINE) {
+        /* the spawned processes are the new world (already set up from their MPI_COMM_WORLD) */
+        int me = -1;
+        PMPI_Comm_rank(merged, &me);
+        if (me == h.ns) recv_history(0, merged);
+    } else {
+        MPI_Comm nw, np, oldp = ductile_rt.private_comm;
+        new_world_from(merged, &nw, &np);
+        set_world(nw, np);
+        PMPI_Comm_free(&oldp);
+    }
+    M.join_merge_s = now() - tm;
+    M.join_comm = merged;
+    M.join_pending = 1;
+    if (!h.nitems) ductile_malleable_get_shared(NULL);
+    ductile_log(1, "joined as rank %d of %d at iteration %d", ductile_rt.rank, ductile_rt.size, h.iteration);
+}
+
+void ductile_malleable_init(void)
+{
+    struct resize_request *rs = NULL;
+    int n = 0;
+    char err[512];
+    const struct ductile_settings *s = &ductile_rt.settings;
+    if (s->schedule && *s->schedule && schedule_parse(s->schedule, &rs, &n, err, sizeof err) != 0) {
+        rs = NULL;
+        n = 0;
+    }
+    request_queue_init(&M.q, rs, n);
+    M.method = s->resize_method && strcmp(s->resize_method, "baseline") == 0 ? METHOD_BASELINE : METHOD_MERGE;
+    M.redist = s->redist && strcmp(s->redist, "p2p") == 0 ? REDIST_P2P : REDIST_COL;
+    M.nb = 0; /* DUCTILE_REDIST_CONSTANT=nb: constant data currently moves with the rest (see docs) */
+    PMPI_Comm_set_errhandler(ductile_rt.private_comm, MPI_ERRORS_RETURN);
+    PMPI_Comm_dup(MPI_COMM_SELF, &M.self);
+    PMPI_Comm_set_errhandler(M.self, MPI_ERRORS_RETURN);
+    M.ready = 1;
+    MPI_Comm parent = MPI_COMM_NULL;
+    PMPI_Comm_get_parent(&parent);
+    if (parent != MPI_COMM_NULL) join_parents(parent);
+}
+
+static int check_descs(char *err, size_t errlen)
+{
+    if (reg_count() != M.jh.nitems) {
+        snprintf(err, errlen, "this spawned process registered %d items, the running ones %d", reg_count(),
+                 M.jh.nitems);
+        return -1;
+    }
+    for (int i = 0; i < M.jh.nitems; i++) {
+        const struct reg_desc *a = &M.jdesc[i], *b = &reg_at(i)->d;
+        if (strcmp(a->name, b->name) != 0 || a->kind != b->kind || a->extent != b->extent ||
+            a->nrows != b->nrows || a->row_elems != b->row_elems || a->elems != b->elems) {
+            snprintf(err, errlen, "registered item %d ('%s') differs from the running processes' ('%s')", i, b->name,
+                     a->name);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int ductile_malleable_get_shared(int *iteration)
+{
+    if (iteration && M.spawned) *iteration = M.jh.iteration + 1;
+    if (!M.join_pending) return 0;
+    M.join_pending = 0;
+    const struct join_header *h = &M.jh;
+    MPI_Comm merged = M.join_comm;
+    int me = -1;
+    PMPI_Comm_rank(merged, &me);
+    int baseline = h->method == METHOD_BASELINE;
+    int child = me - h->ns;
+    struct xfer_times xt = {0, 0, 0};
+    int *o2c = malloc((size_t)h->ns * sizeof(int)), *n2c = malloc((size_t)h->nd * sizeof(int));
+    if (!o2c || !n2c) abort();
+    for (int i = 0; i < h->ns; i++) o2c[i] = i;
+    for (int j = 0; j < h->nd; j++) n2c[j] = baseline ? h->ns + j : j;
+    if (h->nitems) {
+        char err[512];
+        if (check_descs(err, sizeof err) != 0) {
+            fprintf(stderr, "ductile: error: rank %d: %s; aborting\n", ductile_rt.rank, err);
+            fflush(stderr);
+            PMPI_Abort(merged, 3);
+        }
+        struct redist_layout L = {merged, h->ns + h->nnew, h->ns, h->nd, -1, baseline ? child : me, o2c, n2c};
+        if (transfer_items(&L, 1, h->redist, &xt, err, sizeof err) != 0) fatal_transfer(err, merged);
+        reduce_times(&xt, n2c[0], merged);
+    }
+    free(o2c);
+    free(n2c);
+    if (baseline) {
+        if (me == h->ns) {
+            int *lv = malloc((size_t)h->ns * sizeof(int));
+            if (!lv) abort();
+            for (int i = 0; i < h->ns; i++) lv[i] = i;
+            add_duty(merged, lv, h->ns);
+            free(lv);
+            struct report_reconfig rec;
+            fill_record(&rec, h->id, h->iteration, h->ns, h->nd, h->method, h->redist, h->nb);
+            rec.start_s = h->start_s;
+            rec.spawn_s = h->spawn_s;
+            rec.merge_s = M.join_merge_s;
+            rec.plan_s = xt.plan_s;
+            rec.transfer_s = xt.transfer_s;
+            rec.bytes_moved = xt.bytes;
+            rec.total_s = epoch() - h->begin_epoch;
+            add_record(&rec);
+        } else {
+            add_keep(merged);
+        }
+    } else {
+        PMPI_Comm_free(&merged);
+    }
+    M.join_comm = MPI_COMM_NULL;
+    free(M.jdesc);
+    M.jdesc = NULL;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ finalize */
+
+int ductile_malleable_finalize_begin(void)
+{
+    if (!M.ready) return 0;
+    if (M.join_pending) {
+        /* a spawned process that never called EMPI_Get_shared: the parents wait for it */
+        fprintf(stderr, "ductile: warning: rank %d was spawned with registered data but never called "
+                        "EMPI_Get_shared; receiving it now\n", ductile_rt.rank);
+        ductile_malleable_get_shared(NULL);
+    }
+    if (!M.removed) return 0;
+    if (M.park_comm != MPI_COMM_NULL) {
+        double deadline = now() + (double)ductile_rt.settings.leave_timeout;
+        struct timespec nap = {0, 30 * 1000 * 1000};
+        for (;;) {
+            int flag = 0;
+            MPI_Status st;
+            if (PMPI_Iprobe(M.park_releaser, TAG_RELEASE, M.park_comm, &flag, &st) != MPI_SUCCESS) break;
+            if (flag) {
+                int one;
+                PMPI_Recv(&one, 1, MPI_INT, M.park_releaser, TAG_RELEASE, M.park_comm, MPI_STATUS_IGNORE);
+                break;
+            }
+            if (now() > deadline) {
+                fprintf(stderr, "ductile: warning: removed process (pid %ld) waited %ld s for the job's end; "
+                                "finalizing anyway\n", (long)getpid(), ductile_rt.settings.leave_timeout);
+                break;
+            }
+            nanosleep(&nap, NULL);
+        }
+    }
+    return 1;
+}
+
+void ductile_malleable_finalize_end(void)
+{
+    if (!M.ready) return;
+    /* release the removed processes this one is responsible for (bounded waits) */
+    for (int i = 0; i < M.nduties; i++) {
+        struct duty *d = &M.duties[i];
+        MPI_Request *reqs = calloc((size_t)(d->n ? d->n : 1), sizeof *reqs);
+        static int one = 1;
+        int k = 0;
+        for (int j = 0; j < d->n && reqs; j++)
+            if (PMPI_Isend(&one, 1, MPI_INT, d->ranks[j], TAG_RELEASE, d->comm, &reqs[k]) == MPI_SUCCESS) k++;
+        double deadline = now() + 30.0;
+        struct timespec nap = {0, 5 * 1000 * 1000};
+        int done = 0;
+        while (reqs && k && !done) {
+            if (PMPI_Testall(k, reqs, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS) break;
+            if (!done) {
+                if (now() > deadline) {
+                    fprintf(stderr, "ductile: warning: could not release %d removed process%s\n", d->n,
+                            d->n == 1 ? "" : "es");
+                    break;
+                }
+                nanosleep(&nap, NULL);
+            }
+        }
+        free(reqs);
+    }
+    for (int i = 0; i < M.nduties; i++) {
+        if (M.duties[i].comm != MPI_COMM_NULL) PMPI_Comm_free(&M.duties[i].comm);
+        free(M.duties[i].ranks);
+    }
+    M.nduties = 0;
+    if (M.park_comm != MPI_COMM_NULL) PMPI_Comm_free(&M.park_comm);
+    for (int i = 0; i < M.nkeep; i++)
+        if (M.keep[i] != MPI_COMM_NULL) PMPI_Comm_free(&M.keep[i]);
+    M.nkeep = 0;
+    for (int i = 0; i < M.ninters; i++)
+        if (M.inters[i] != MPI_COMM_NULL) PMPI_Comm_disconnect(&M.inters[i]);
+    M.ninters = 0;
+    if (M.self != MPI_COMM_NULL) PMPI_Comm_free(&M.self);
+    reg_clear();
+    M.ready = 0;
+}

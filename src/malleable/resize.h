@@ -1,0 +1,47 @@
+/* resize.h -- the malleability engine: control points (rank 0 decides,
+ * everybody executes), expansion by the Merge method (spawn + intercomm
+ * merge; spawned processes join in MPI_Init), shrinking (leaving ranks park
+ * asleep until the job ends), the Baseline method, redistribution of the
+ * registered data, timing records, and the MPI_Init / MPI_Finalize hooks
+ * called from src/wrap/runtime.c.  Nothing here runs on the per-call path. */
+#ifndef DUCTILE_RESIZE_H
+#define DUCTILE_RESIZE_H
+
+#include <stddef.h>
+
+#include "../common/settings.h"
+#include "../monitor/report_build.h"
+
+/* Validate the malleability settings (DUCTILE_SCHEDULE, host list) before
+ * PMPI_Init.  Returns 0, or -1 with a message naming the variable. */
+int ductile_malleable_settings(const struct ductile_settings *s, char *err, size_t errlen);
+
+/* After PMPI_Init and the virtual world's set-up: prepare the request queue;
+ * in a spawned process, join the parents (merge) and replace the world. */
+void ductile_malleable_init(void);
+
+/* At MPI_Finalize, before the report: a removed process waits (asleep,
+ * bounded) for the job's end.  Returns 1 when this process must not take
+ * part in the report (it left the world). */
+int ductile_malleable_finalize_begin(void);
+/* At MPI_Finalize, after the report, before the world is freed: release the
+ * processes this one is responsible for, disconnect parent/child
+ * intercommunicators. */
+void ductile_malleable_finalize_end(void);
+
+/* A control point (EMPI_Monitor_end, ductile_control_point): collective over
+ * the current world.  Returns 1 when a reconfiguration happened. */
+int ductile_malleable_control_point(int iteration);
+
+/* Spawned processes: receive the registered data and the iteration. */
+int ductile_malleable_get_shared(int *iteration);
+
+/* 1 while this process takes part in the world; 0 once it was removed. */
+int ductile_malleable_active(void);
+/* 1 when this process was started by a resize. */
+int ductile_malleable_spawned(void);
+
+/* Reconfiguration history (meaningful on the world's rank 0). */
+const struct report_reconfig *ductile_malleable_history(int *n);
+
+#endif

@@ -1,0 +1,292 @@
+/* schedule.c -- parsing DUCTILE_SCHEDULE and the thread-safe resize request
+ * queue (pure C, no MPI; see schedule.h). */
+#include "schedule.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int is_host_char(int c) { return isalnum(c) || c == '.' || c == '-' || c == '_'; }
+
+int schedule_check_hosts(const char *list, int *nhosts, char *err, size_t errlen)
+{
+    int n = 0;
+    const char *p = list;
+    if (nhosts) *nhosts = 0;
+    while (*p) {
+        const char *e = p;
+        while (*e && *e != ';' && *e != ',') e++;
+        size_t len = (size_t)(e - p);
+        if (len == 0 || len > 255) {
+            snprintf(err, errlen, "host list '%s': empty or too long host name", list);
+            return -1;
+        }
+        for (const char *c = p; c < e; c++)
+            if (!is_host_char((unsigned char)*c)) {
+                snprintf(err, errlen, "host list '%s': '%.*s' is not a valid host name", list, (int)len, p);
+                return -1;
+            }
+        n++;
+        p = *e ? e + 1 : e;
+        if (*e && !*p) {
+            snprintf(err, errlen, "host list '%s': ends with a separator", list);
+            return -1;
+        }
+    }
+    if (nhosts) *nhosts = n;
+    return 0;
+}
+
+int schedule_parse_ranks(const char *list, int *ranks, int cap, char *err, size_t errlen)
+{
+    int n = 0;
+    const char *p = list;
+    while (*p) {
+        char *end = NULL;
+        errno = 0;
+        long v = strtol(p, &end, 10);
+        if (end == p || errno || v < 0 || v > INT_MAX || !isdigit((unsigned char)*p) ||
+            (*end && *end != ';' && *end != ',')) {
+            snprintf(err, errlen, "rank list '%s': expected non-negative ranks separated by ';'", list);
+            return -1;
+        }
+        for (int i = 0; i < n; i++)
+            if (ranks[i] == (int)v) {
+                snprintf(err, errlen, "rank list '%s': rank %ld appears twice", list, v);
+                return -1;
+            }
+        if (n >= cap) {
+            snprintf(err, errlen, "rank list '%s': more than %d ranks", list, cap);
+            return -1;
+        }
+        ranks[n++] = (int)v;
+        p = *end ? end + 1 : end;
+        if (*end && !*p) {
+            snprintf(err, errlen, "rank list '%s': ends with a separator", list);
+            return -1;
+        }
+    }
+    return n;
+}
+
+/* Parse one entry [p, e) into r; returns 0 or -1 with a reason in why. */
+static int parse_entry(const char *p, const char *e, struct resize_request *r, char *why, size_t wl)
+{
+    memset(r, 0, sizeof *r);
+    r->source = REQUEST_FROM_SCHEDULE;
+    const char *c = p;
+    if (c == e || !isdigit((unsigned char)*c)) {
+        snprintf(why, wl, "expected ITER:+N, ITER:-N or ITER:=N");
+        return -1;
+    }
+    long it = 0;
+    while (c < e && isdigit((unsigned char)*c)) {
+        it = it * 10 + (*c - '0');
+        if (it > INT_MAX) { snprintf(why, wl, "iteration too large"); return -1; }
+        c++;
+    }
+    if (c == e || *c != ':') { snprintf(why, wl, "expected ':' after the iteration"); return -1; }
+    c++;
+    if (c == e || (*c != '+' && *c != '-' && *c != '=')) {
+        snprintf(why, wl, "expected +N, -N or =N after ':'");
+        return -1;
+    }
+    char op = *c++;
+    if (c == e || !isdigit((unsigned char)*c)) { snprintf(why, wl, "expected a number after '%c'", op); return -1; }
+    long v = 0;
+    while (c < e && isdigit((unsigned char)*c)) {
+        v = v * 10 + (*c - '0');
+        if (v > 1000000) { snprintf(why, wl, "number of processes too large"); return -1; }
+        c++;
+    }
+    if (op != '=' && v == 0) { snprintf(why, wl, "a change of 0 processes"); return -1; }
+    if (op == '=' && v == 0) { snprintf(why, wl, "a world of 0 processes"); return -1; }
+    r->iteration = (int)it;
+    r->kind = op == '=' ? RESIZE_TARGET : RESIZE_DELTA;
+    r->value = op == '-' ? -(int)v : (int)v;
+    if (c < e) {
+        if (*c != '@') { snprintf(why, wl, "unexpected '%c'", *c); return -1; }
+        c++;
+        size_t len = (size_t)(e - c);
+        if (len == 0 || len >= RESIZE_LIST_MAX) { snprintf(why, wl, "empty or too long list after '@'"); return -1; }
+        memcpy(r->list, c, len);
+        r->list[len] = '\0';
+        char err2[256];
+        if (op == '-') {
+            int ranks[256];
+            int n = schedule_parse_ranks(r->list, ranks, 256, err2, sizeof err2);
+            if (n < 0) { snprintf(why, wl, "%s", err2); return -1; }
+            if (n != (int)v) { snprintf(why, wl, "%d ranks listed to remove %ld", n, v); return -1; }
+        } else if (op == '+') {
+            if (schedule_check_hosts(r->list, NULL, err2, sizeof err2) != 0) {
+                snprintf(why, wl, "%s", err2);
+                return -1;
+            }
+        } else {
+            /* =N@list: hosts or ranks, known only at run time; only the characters are checked */
+            for (const char *x = r->list; *x; x++)
+                if (!is_host_char((unsigned char)*x) && *x != ';') {
+                    snprintf(why, wl, "bad character '%c' in list", *x);
+                    return -1;
+                }
+        }
+    }
+    return 0;
+}
+
+int schedule_parse(const char *text, struct resize_request **out, int *n, char *err, size_t errlen)
+{
+    *out = NULL;
+    *n = 0;
+    if (!text || !*text) return 0;
+    int cap = 1;
+    for (const char *c = text; *c; c++)
+        if (*c == ',') cap++;
+    struct resize_request *rs = calloc((size_t)cap, sizeof *rs);
+    if (!rs) {
+        snprintf(err, errlen, "DUCTILE_SCHEDULE: out of memory");
+        return -1;
+    }
+    int k = 0;
+    const char *p = text;
+    for (;;) {
+        const char *e = p;
+        while (*e && *e != ',') e++;
+        char why[320];
+        if (parse_entry(p, e, &rs[k], why, sizeof why) != 0) {
+            snprintf(err, errlen, "DUCTILE_SCHEDULE='%s' is not valid: entry %d '%.*s': %s", text, k + 1,
+                     (int)(e - p), p, why);
+            free(rs);
+            return -1;
+        }
+        if (k > 0 && rs[k].iteration < rs[k - 1].iteration) {
+            snprintf(err, errlen, "DUCTILE_SCHEDULE='%s' is not valid: entry %d '%.*s': iterations must not decrease",
+                     text, k + 1, (int)(e - p), p);
+            free(rs);
+            return -1;
+        }
+        k++;
+        if (!*e) break;
+        p = e + 1;
+    }
+    *out = rs;
+    *n = k;
+    return 0;
+}
+
+void request_queue_init(struct request_queue *q, struct resize_request *sched, int nsched)
+{
+    memset(q, 0, sizeof *q);
+    pthread_mutex_init(&q->lock, NULL);
+    q->sched = sched;
+    q->nsched = nsched;
+}
+
+void request_queue_destroy(struct request_queue *q)
+{
+    pthread_mutex_destroy(&q->lock);
+    free(q->sched);
+    q->sched = NULL;
+    q->nsched = q->next = 0;
+}
+
+int request_queue_submit(struct request_queue *q, int delta_or_target, int kind, int at_iteration,
+                         const char *list, char *err, size_t errlen)
+{
+    char why[320];
+    if (kind != RESIZE_DELTA && kind != RESIZE_TARGET) {
+        snprintf(err, errlen, "resize refused: unknown kind %d", kind);
+        return -1;
+    }
+    if (kind == RESIZE_DELTA && delta_or_target == 0) {
+        snprintf(err, errlen, "resize refused: a change of 0 processes");
+        return -1;
+    }
+    if (kind == RESIZE_TARGET && delta_or_target < 1) {
+        snprintf(err, errlen, "resize refused: a world needs at least one process (target %d)", delta_or_target);
+        return -1;
+    }
+    if (list && strlen(list) >= RESIZE_LIST_MAX) {
+        snprintf(err, errlen, "resize refused: list too long");
+        return -1;
+    }
+    if (list && *list) {
+        int rc;
+        if (kind == RESIZE_DELTA && delta_or_target < 0) {
+            int ranks[256];
+            rc = schedule_parse_ranks(list, ranks, 256, why, sizeof why);
+            if (rc >= 0 && rc != -delta_or_target) {
+                snprintf(why, sizeof why, "%d ranks listed to remove %d", rc, -delta_or_target);
+                rc = -1;
+            }
+        } else if (kind == RESIZE_DELTA) {
+            rc = schedule_check_hosts(list, NULL, why, sizeof why);
+        } else {
+            rc = 0;
+        }
+        if (rc < 0) {
+            snprintf(err, errlen, "resize refused: %s", why);
+            return -1;
+        }
+    }
+    pthread_mutex_lock(&q->lock);
+    int rc = 0;
+    if (q->busy) {
+        snprintf(err, errlen, "resize refused: a reconfiguration is in progress");
+        rc = -1;
+    } else if (q->have_pending) {
+        snprintf(err, errlen, "resize refused: another resize request is pending");
+        rc = -1;
+    } else {
+        memset(&q->pending, 0, sizeof q->pending);
+        q->pending.kind = kind;
+        q->pending.value = delta_or_target;
+        q->pending.iteration = at_iteration < 0 ? -1 : at_iteration;
+        q->pending.source = REQUEST_FROM_CONTROLLER;
+        if (list) snprintf(q->pending.list, sizeof q->pending.list, "%s", list);
+        q->have_pending = 1;
+    }
+    pthread_mutex_unlock(&q->lock);
+    return rc;
+}
+
+int request_queue_take(struct request_queue *q, int iteration, struct resize_request *out)
+{
+    int got = 0;
+    pthread_mutex_lock(&q->lock);
+    if (q->have_pending && (q->pending.iteration < 0 || q->pending.iteration <= iteration)) {
+        *out = q->pending;
+        q->have_pending = 0;
+        got = 1;
+    } else if (q->next < q->nsched && q->sched[q->next].iteration <= iteration) {
+        *out = q->sched[q->next++];
+        got = 1;
+    }
+    pthread_mutex_unlock(&q->lock);
+    return got;
+}
+
+void request_queue_set_busy(struct request_queue *q, int busy)
+{
+    pthread_mutex_lock(&q->lock);
+    q->busy = busy;
+    pthread_mutex_unlock(&q->lock);
+}
+
+int request_queue_position(struct request_queue *q)
+{
+    pthread_mutex_lock(&q->lock);
+    int n = q->next;
+    pthread_mutex_unlock(&q->lock);
+    return n;
+}
+
+void request_queue_set_position(struct request_queue *q, int next)
+{
+    pthread_mutex_lock(&q->lock);
+    q->next = next < 0 ? 0 : next > q->nsched ? q->nsched : next;
+    pthread_mutex_unlock(&q->lock);
+}

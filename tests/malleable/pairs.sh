@@ -1,0 +1,19 @@
+#!/bin/sh
+# Resize pairs 1<->2, 2<->3, 2<->4, 4->1, 3<->5 with both methods (merge,
+# baseline) and both transfer methods (col, p2p); the test app checks every
+# element of every registered array after every resize.
+set -u
+. "$abs_top_srcdir/tests/malleable/common.sh"
+for method in merge baseline; do
+  for redist in col p2p; do
+    e="DUCTILE_RESIZE_METHOD=$method DUCTILE_REDIST=$redist"
+    run "1->2->1 $method $redist" 1 3 1 2 $e DUCTILE_SCHEDULE="0:+1,1:-1"
+    run "2->3->2->4->2 $method $redist" 2 5 2 4 $e DUCTILE_SCHEDULE="0:+1,1:-1,2:+2,3:-2"
+    run "4->1 $method $redist" 4 2 1 1 $e DUCTILE_SCHEDULE="0:=1"
+    run "3->5->3 $method $redist" 3 3 3 2 $e DUCTILE_SCHEDULE="0:+2,1:-2"
+  done
+done
+# any ranks may leave, rank 0 included (merge method)
+run "4->2 ranks 0 and 2 leave" 4 3 2 1 DUCTILE_SCHEDULE="1:-2@0;2"
+run "2->4->3 rank 1 leaves after growing" 2 4 3 2 DUCTILE_REDIST=p2p DUCTILE_SCHEDULE="0:+2,2:-1@1"
+exit $fail

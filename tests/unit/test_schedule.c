@@ -1,0 +1,157 @@
+/* test_schedule.c -- CMocka unit tests for src/malleable/schedule.{h,c}:
+ * DUCTILE_SCHEDULE parsing, host and rank lists, the request queue. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "schedule.h"
+
+static void test_parse_ok(void **state)
+{
+    (void)state;
+    struct resize_request *r;
+    int n;
+    char err[512] = "";
+    assert_int_equal(schedule_parse("10:+2,40:-3", &r, &n, err, sizeof err), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(r[0].iteration, 10);
+    assert_int_equal(r[0].kind, RESIZE_DELTA);
+    assert_int_equal(r[0].value, 2);
+    assert_int_equal(r[1].iteration, 40);
+    assert_int_equal(r[1].value, -3);
+    free(r);
+    assert_int_equal(schedule_parse("5:=4@node1;node-2.x,5:-1@3,7:+1", &r, &n, err, sizeof err), 0);
+    assert_int_equal(n, 3);
+    assert_int_equal(r[0].kind, RESIZE_TARGET);
+    assert_int_equal(r[0].value, 4);
+    assert_string_equal(r[0].list, "node1;node-2.x");
+    assert_string_equal(r[1].list, "3");
+    assert_int_equal(r[2].list[0], '\0');
+    free(r);
+    assert_int_equal(schedule_parse("", &r, &n, err, sizeof err), 0);
+    assert_int_equal(n, 0);
+    assert_null(r);
+    assert_int_equal(schedule_parse("0:+1@a;b", &r, &n, err, sizeof err), 0);
+    free(r);
+}
+
+static void expect_bad(const char *text, const char *needle)
+{
+    struct resize_request *r = (void *)1;
+    int n = 7;
+    char err[512] = "";
+    assert_int_equal(schedule_parse(text, &r, &n, err, sizeof err), -1);
+    assert_null(r);
+    assert_int_equal(n, 0);
+    char want[600];
+    snprintf(want, sizeof want, "DUCTILE_SCHEDULE='%s' is not valid", text);
+    if (!strstr(err, want) || !strstr(err, needle)) fail_msg("for '%s' got: %s", text, err);
+}
+
+static void test_parse_bad(void **state)
+{
+    (void)state;
+    expect_bad("x", "expected ITER:+N");
+    expect_bad("10", "expected ':'");
+    expect_bad("10:2", "expected +N, -N or =N");
+    expect_bad("10:+", "expected a number");
+    expect_bad("10:+0", "a change of 0");
+    expect_bad("10:=0", "a world of 0");
+    expect_bad("10:+2,", "entry 2");
+    expect_bad(",10:+2", "entry 1");
+    expect_bad("10:+2,5:-1", "must not decrease");
+    expect_bad("10:+2x", "unexpected 'x'");
+    expect_bad("10:+2@", "empty or too long list");
+    expect_bad("10:+2@a b", "not a valid host name");
+    expect_bad("10:-2@1", "1 ranks listed to remove 2");
+    expect_bad("10:-2@1;1", "appears twice");
+    expect_bad("10:-1@x", "non-negative ranks");
+    expect_bad("99999999999:+1", "iteration too large");
+    expect_bad("-1:+1", "expected ITER");
+}
+
+static void test_hosts_ranks(void **state)
+{
+    (void)state;
+    char err[300];
+    int n = -1;
+    assert_int_equal(schedule_check_hosts("a;b,c", &n, err, sizeof err), 0);
+    assert_int_equal(n, 3);
+    assert_int_equal(schedule_check_hosts("a;;b", &n, err, sizeof err), -1);
+    assert_int_equal(schedule_check_hosts("a;", &n, err, sizeof err), -1);
+    assert_int_equal(schedule_check_hosts("bad/host", &n, err, sizeof err), -1);
+    int ranks[4];
+    assert_int_equal(schedule_parse_ranks("3;0;2", ranks, 4, err, sizeof err), 3);
+    assert_int_equal(ranks[0], 3);
+    assert_int_equal(ranks[2], 2);
+    assert_int_equal(schedule_parse_ranks("1;2;3;4;5", ranks, 4, err, sizeof err), -1);
+    assert_int_equal(schedule_parse_ranks("-1", ranks, 4, err, sizeof err), -1);
+    assert_int_equal(schedule_parse_ranks("1;", ranks, 4, err, sizeof err), -1);
+    assert_int_equal(schedule_parse_ranks("", ranks, 4, err, sizeof err), 0);
+}
+
+static void test_queue(void **state)
+{
+    (void)state;
+    struct resize_request *r;
+    int n;
+    char err[512] = "";
+    assert_int_equal(schedule_parse("10:+2,10:-1,40:-3", &r, &n, err, sizeof err), 0);
+    struct request_queue q;
+    request_queue_init(&q, r, n);
+    struct resize_request got;
+    assert_int_equal(request_queue_take(&q, 9, &got), 0);
+    assert_int_equal(request_queue_take(&q, 10, &got), 1);
+    assert_int_equal(got.value, 2);
+    /* one per control point: the second entry at 10 is due at the next one */
+    assert_int_equal(request_queue_take(&q, 11, &got), 1);
+    assert_int_equal(got.value, -1);
+    assert_int_equal(request_queue_position(&q), 2);
+    /* a controller request goes first */
+    assert_int_equal(request_queue_submit(&q, 5, RESIZE_TARGET, -1, NULL, err, sizeof err), 0);
+    assert_int_equal(request_queue_submit(&q, 1, RESIZE_DELTA, -1, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "another resize request is pending"));
+    assert_int_equal(request_queue_take(&q, 12, &got), 1);
+    assert_int_equal(got.kind, RESIZE_TARGET);
+    assert_int_equal(got.source, REQUEST_FROM_CONTROLLER);
+    /* refused while a reconfiguration runs */
+    request_queue_set_busy(&q, 1);
+    assert_int_equal(request_queue_submit(&q, 1, RESIZE_DELTA, -1, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "in progress"));
+    request_queue_set_busy(&q, 0);
+    /* malformed */
+    assert_int_equal(request_queue_submit(&q, 0, RESIZE_DELTA, -1, NULL, err, sizeof err), -1);
+    assert_int_equal(request_queue_submit(&q, 0, RESIZE_TARGET, -1, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "at least one process"));
+    assert_int_equal(request_queue_submit(&q, -2, RESIZE_DELTA, -1, "1", err, sizeof err), -1);
+    assert_int_equal(request_queue_submit(&q, 2, RESIZE_DELTA, -1, "a b", err, sizeof err), -1);
+    /* a controller request for a later iteration waits */
+    assert_int_equal(request_queue_submit(&q, -1, RESIZE_DELTA, 100, "2", err, sizeof err), 0);
+    assert_int_equal(request_queue_take(&q, 39, &got), 0);
+    assert_int_equal(request_queue_take(&q, 40, &got), 1);
+    assert_int_equal(got.value, -3);
+    assert_int_equal(request_queue_take(&q, 100, &got), 1);
+    assert_string_equal(got.list, "2");
+    /* position hand-over */
+    request_queue_set_position(&q, 0);
+    assert_int_equal(request_queue_take(&q, 10, &got), 1);
+    request_queue_set_position(&q, 99);
+    assert_int_equal(request_queue_position(&q), 3);
+    request_queue_destroy(&q);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_ok),
+        cmocka_unit_test(test_parse_bad),
+        cmocka_unit_test(test_hosts_ranks),
+        cmocka_unit_test(test_queue),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

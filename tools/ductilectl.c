@@ -1,0 +1,425 @@
+/* ductilectl.c -- command-line client of ductiled: list jobs, show and watch
+ * their monitoring, expand / shrink / resize them, hold or release their
+ * I/O, estimate the cost of a resize.  Human output by default, --json for
+ * scripts; exit codes are documented in --help and docs/controller.md. */
+#include "config.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../src/controller/protocol.h"
+#include "../src/controller/session.h"
+
+enum { EX_OK = 0, EX_REFUSED = 1, EX_USAGE = 2, EX_CONNECT = 3, EX_AUTH = 4, EX_NOJOB = 5 };
+
+static const char *address, *secret_path;
+static int json_out, timeout_ms = 15000;
+
+struct subcmd {
+    const char *name, *args, *help;
+};
+static const struct subcmd subcmds[] = {
+    {"list", "", "List the jobs ductiled knows and its slots."},
+    {"status", "JOB [--history N]", "Show a job: size, iteration, hosts, slots, I/O period, recent monitoring samples."},
+    {"watch", "[JOB] [--interval S] [--count N]", "Live table of one job's monitoring (or of all jobs), refreshed every S seconds (default 1) until interrupted or N refreshes."},
+    {"expand", "JOB N [--at-iteration I] [--hosts H1,H2,...]", "Add N processes at the job's next control point (or at iteration I). The resource manager must grant N free slots; --hosts places the new processes (one host name per process)."},
+    {"shrink", "JOB N [--at-iteration I] [--ranks R1,R2,...]", "Remove N processes at the next control point (or at iteration I); --ranks chooses which ranks leave."},
+    {"resize", "JOB N [--at-iteration I]", "Resize the job to N processes (expansion or shrink)."},
+    {"io", "hold|release JOB", "Hold the job's next I/O phase (it waits at ductile_io_gate) or release it."},
+    {"period", "JOB SECONDS", "Set the job's monitoring period (seconds between samples)."},
+    {"cost", "JOB --to N", "Dry-run estimate of resizing JOB to N processes: bytes to move (redistribution plan over the registered arrays), transfer time from the measured bandwidth, spawn time, and whether slots are free."},
+    {"slots", "", "Show the resource manager's hosts and slots."},
+    {NULL, NULL, NULL},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "Usage: ductilectl [GLOBAL OPTIONS] COMMAND [ARGS...]\n\n"
+               "Talk to ductiled, Ductile's central controller.\n\nCommands:\n");
+    for (const struct subcmd *s = subcmds; s->name; s++) fprintf(f, "  %-8s %s\n", s->name, s->args);
+    fprintf(f, "\nGlobal options:\n"
+               "  -c, --connect ADDR  ductiled address: unix:PATH or tcp:HOST:PORT (default: $DUCTILE_CONTROLLER,\n"
+               "                      else the per-user socket $XDG_RUNTIME_DIR/ductile/ductiled.sock or\n"
+               "                      /tmp/ductile-UID/ductiled.sock)\n"
+               "  -k, --secret FILE   shared secret for TCP (default: $DUCTILE_CONTROLLER_SECRET)\n"
+               "  -j, --json          print the daemon's JSON answer\n"
+               "  -t, --timeout S     seconds to wait for an answer (default 15)\n"
+               "  -h, --help          this help; 'ductilectl COMMAND --help' describes a command\n"
+               "\nExit status: 0 success, 1 the daemon or the job refused the command (the reason is\n"
+               "printed), 2 usage error, 3 ductiled unreachable or the connection was lost,\n"
+               "4 authentication failed, 5 no such job.\n");
+}
+
+static int sub_help(const char *name, FILE *f)
+{
+    for (const struct subcmd *s = subcmds; s->name; s++)
+        if (!strcmp(s->name, name)) {
+            fprintf(f, "Usage: ductilectl %s %s\n\n%s\n", s->name, s->args, s->help);
+            return 1;
+        }
+    return 0;
+}
+
+static int parse_int(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+static int connect_or_die(struct session *s)
+{
+    char err[512];
+    int authfail = 0;
+    if (session_open(s, address, secret_path, timeout_ms < 5000 ? timeout_ms : 5000, &authfail, err, sizeof err) != 0) {
+        fprintf(stderr, "ductilectl: %s\n", err);
+        if (!authfail && (!address || !*address))
+            fprintf(stderr, "ductilectl: is ductiled running? (start it with 'ductiled --slots N &')\n");
+        return authfail ? EX_AUTH : EX_CONNECT;
+    }
+    return 0;
+}
+
+/* One call; prints errors; returns an exit code and *res on success. */
+static int call(struct session *s, const char *cmd, json_t *args, json_t **res)
+{
+    char code[64], reason[600];
+    int r = session_call(s, cmd, args, timeout_ms, res, code, sizeof code, reason, sizeof reason);
+    if (r == 1) return EX_OK;
+    if (r < 0) {
+        fprintf(stderr, "ductilectl: %s: %s\n", cmd, reason);
+        return EX_CONNECT;
+    }
+    if (json_out) {
+        json_t *e = json_pack("{s:b, s:s, s:s}", "ok", 0, "error", code, "reason", reason);
+        json_dumpf(e, stdout, JSON_INDENT(2));
+        putchar('\n');
+        json_decref(e);
+    }
+    fprintf(stderr, "ductilectl: %s refused: %s\n", cmd, reason);
+    if (!strcmp(code, PERR_UNKNOWN_JOB)) return EX_NOJOB;
+    if (!strcmp(code, PERR_AUTH_FAILED) || !strcmp(code, PERR_AUTH_REQUIRED)) return EX_AUTH;
+    return EX_REFUSED;
+}
+
+static void print_json(json_t *o)
+{
+    json_dumpf(o, stdout, JSON_INDENT(2));
+    putchar('\n');
+}
+
+static void print_list(json_t *res)
+{
+    json_t *jobs = json_object_get(res, "jobs");
+    printf("%-4s %-12s %5s %7s %10s %9s %-10s %s\n", "JOB", "STATE", "PROCS", "PENDING", "ITERATION", "ITER_S", "TAG",
+           "BINARY");
+    size_t i;
+    json_t *j;
+    json_array_foreach(jobs, i, j) {
+        printf("%-4lld %-12s %5lld %7lld %10lld %9.4f %-10s %s\n", proto_get_int(j, "job", 0),
+               proto_get_str(j, "state", "?"), proto_get_int(j, "procs", 0), proto_get_int(j, "pending", 0),
+               proto_get_int(j, "iteration", 0), proto_get_num(j, "iteration_s", 0), proto_get_str(j, "tag", ""),
+               proto_get_str(j, "binary", ""));
+    }
+    if (json_array_size(jobs) == 0) printf("(no jobs)\n");
+    json_t *sl = json_object_get(res, "slots");
+    if (sl) printf("slots: %lld free of %lld\n", proto_get_int(sl, "free", 0), proto_get_int(sl, "total", 0));
+}
+
+static void print_history(json_t *hist)
+{
+    printf("%10s %5s %7s %9s %9s %9s %9s %12s %s\n", "ITERATION", "PROCS", "ITERS", "ITER_S", "COMPUTE_S", "COMM_S",
+           "IO_S", "BYTES", "");
+    size_t i;
+    json_t *s;
+    json_array_foreach(hist, i, s) {
+        long long k = proto_get_int(s, "iters", 0);
+        double iv = proto_get_num(s, "interval_s", 0);
+        printf("%10lld %5lld %7lld %9.4f %9.3f %9.3f %9.3f %12lld %s\n", proto_get_int(s, "iteration", 0),
+               proto_get_int(s, "procs", 0), k, k > 0 ? iv / (double)k : 0.0, proto_get_num(s, "compute_s", 0),
+               proto_get_num(s, "comm_s", 0), proto_get_num(s, "io_s", 0), proto_get_int(s, "bytes", 0),
+               proto_get_num(s, "io_s", 0) > 0 ? "I/O phase" : "");
+    }
+}
+
+static void print_status(json_t *r)
+{
+    printf("job %lld: %s, %lld processes (%lld pending), iteration %lld\n", proto_get_int(r, "job", 0),
+           proto_get_str(r, "state", "?"), proto_get_int(r, "procs", 0), proto_get_int(r, "pending", 0),
+           proto_get_int(r, "iteration", 0));
+    printf("  binary %s, tag %s, pid %lld, MPI %s, malleable %s, I/O %s\n", proto_get_str(r, "binary", ""),
+           proto_get_str(r, "tag", ""), proto_get_int(r, "pid", 0), proto_get_str(r, "mpi", "?"),
+           json_is_true(json_object_get(r, "malleable")) ? "yes" : "no",
+           json_is_true(json_object_get(r, "io_held")) ? "held" : "free");
+    printf("  slots:");
+    const char *k;
+    json_t *v;
+    json_object_foreach(json_object_get(r, "slots"), k, v) printf(" %s=%lld", k, json_integer_value(v));
+    printf("\n");
+    json_t *iop = json_object_get(r, "io_period");
+    if (proto_get_int(iop, "periods", 0) > 0)
+        printf("  I/O period (Eq. 1): %.3f s = cpu %.3f + comm %.3f + I/O %.3f; %lld phases\n",
+               proto_get_num(iop, "last_period_s", 0), proto_get_num(iop, "t_cpu_s", 0), proto_get_num(iop, "t_comm_s", 0),
+               proto_get_num(iop, "t_io_s", 0), proto_get_int(iop, "phases", 0));
+    else
+        printf("  I/O phases seen: %lld\n", proto_get_int(iop, "phases", 0));
+    print_history(json_object_get(r, "history"));
+}
+
+static volatile sig_atomic_t interrupted;
+static void on_int(int s)
+{
+    (void)s;
+    interrupted = 1;
+}
+
+static int do_watch(struct session *s, long job, double interval, long count)
+{
+    signal(SIGINT, on_int);
+    int tty = isatty(1);
+    for (long n = 0; !interrupted && (count <= 0 || n < count); n++) {
+        json_t *res = NULL, *args = job > 0 ? json_pack("{s:I, s:i}", "job", (json_int_t)job, "history", 15) : NULL;
+        int rc = call(s, job > 0 ? "status" : "list", args, &res);
+        json_decref(args);
+        if (rc) return rc;
+        if (tty) printf("\033[H\033[2J");
+        time_t now = time(NULL);
+        char ts[32];
+        strftime(ts, sizeof ts, "%H:%M:%S", localtime(&now));
+        if (json_out) {
+            json_dumpf(res, stdout, JSON_COMPACT);
+            putchar('\n');
+        } else {
+            printf("ductilectl watch %s -- every %.1f s -- %s\n\n", job > 0 ? "" : "(all jobs)", interval, ts);
+            if (job > 0) print_status(res);
+            else print_list(res);
+            if (!tty) printf("\n");
+        }
+        fflush(stdout);
+        json_decref(res);
+        if (count > 0 && n + 1 >= count) break;
+        struct timespec d = {(time_t)interval, (long)((interval - floor(interval)) * 1e9)};
+        nanosleep(&d, NULL);
+    }
+    return EX_OK;
+}
+
+int main(int argc, char **argv)
+{
+    address = getenv("DUCTILE_CONTROLLER");
+    secret_path = getenv("DUCTILE_CONTROLLER_SECRET");
+    if (address && (!strcmp(address, "off") || !strcmp(address, "auto"))) address = NULL;
+    static const struct option gopts[] = {{"connect", required_argument, 0, 'c'}, {"secret", required_argument, 0, 'k'},
+                                          {"json", no_argument, 0, 'j'},          {"timeout", required_argument, 0, 't'},
+                                          {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    int o;
+    while ((o = getopt_long(argc, argv, "+c:k:jt:h", gopts, NULL)) != -1) {
+        switch (o) {
+        case 'c': address = optarg; break;
+        case 'k': secret_path = optarg; break;
+        case 'j': json_out = 1; break;
+        case 't': {
+            long v;
+            if (parse_int(optarg, 1, 3600, &v)) {
+                fprintf(stderr, "ductilectl: --timeout wants seconds from 1 to 3600\n");
+                return EX_USAGE;
+            }
+            timeout_ms = (int)v * 1000;
+            break;
+        }
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return EX_USAGE;
+        }
+    }
+    if (optind >= argc) {
+        usage(stderr);
+        return EX_USAGE;
+    }
+    const char *cmd = argv[optind];
+    int sargc = argc - optind;
+    char **sargv = argv + optind;
+    int known = 0;
+    for (const struct subcmd *s = subcmds; s->name; s++) known |= !strcmp(s->name, cmd);
+    if (!known) {
+        fprintf(stderr, "ductilectl: unknown command '%s' (see ductilectl --help)\n", cmd);
+        return EX_USAGE;
+    }
+    /* subcommand options */
+    static const struct option sopts[] = {{"history", required_argument, 0, 'H'}, {"interval", required_argument, 0, 'i'},
+                                          {"count", required_argument, 0, 'n'},   {"at-iteration", required_argument, 0, 'a'},
+                                          {"hosts", required_argument, 0, 'o'},   {"ranks", required_argument, 0, 'r'},
+                                          {"to", required_argument, 0, 'T'},      {"json", no_argument, 0, 'j'},
+                                          {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    long history = 20, count = 0, at = -1, to = -1;
+    double interval = 1.0;
+    const char *hosts = NULL, *ranks = NULL;
+    optind = 0; /* glibc: full re-initialisation, so that options may follow the arguments */
+    while ((o = getopt_long(sargc, sargv, "jh", sopts, NULL)) != -1) {
+        long v;
+        switch (o) {
+        case 'H': if (parse_int(optarg, 0, 4096, &history)) goto badopt; break;
+        case 'n': if (parse_int(optarg, 1, 1000000000, &count)) goto badopt; break;
+        case 'a': if (parse_int(optarg, 0, 2000000000000000000L, &at)) goto badopt; break;
+        case 'T': if (parse_int(optarg, 1, PROTO_MAX_PROCS, &to)) goto badopt; break;
+        case 'i': {
+            char *end;
+            interval = strtod(optarg, &end);
+            if (*end || !(interval >= 0.05 && interval <= 3600)) goto badopt;
+            break;
+        }
+        case 'o': hosts = optarg; break;
+        case 'r': ranks = optarg; break;
+        case 'j': json_out = 1; break;
+        case 'h': sub_help(cmd, stdout); return 0;
+        default: sub_help(cmd, stderr); return EX_USAGE;
+        }
+        (void)v;
+        continue;
+    badopt:
+        fprintf(stderr, "ductilectl %s: bad value '%s' for an option (see ductilectl %s --help)\n", cmd, optarg, cmd);
+        return EX_USAGE;
+    }
+    char **pos = sargv + optind;
+    int npos = sargc - optind;
+    json_t *args = json_object();
+    const char *wire = cmd;
+    long job = -1, n = -1;
+#define NEED(k) do { if (npos != (k)) { fprintf(stderr, "ductilectl %s: expected %d argument(s), got %d\n", cmd, (k), npos); sub_help(cmd, stderr); json_decref(args); return EX_USAGE; } } while (0)
+#define JOBARG(s) do { if (parse_int((s), 1, 2147483647L, &job)) { fprintf(stderr, "ductilectl %s: '%s' is not a job number (see ductilectl list)\n", cmd, (s)); json_decref(args); return EX_USAGE; } json_object_set_new(args, "job", json_integer(job)); } while (0)
+    if (!strcmp(cmd, "list") || !strcmp(cmd, "slots")) {
+        NEED(0);
+    } else if (!strcmp(cmd, "status")) {
+        NEED(1);
+        JOBARG(pos[0]);
+        json_object_set_new(args, "history", json_integer(history));
+    } else if (!strcmp(cmd, "watch")) {
+        if (npos > 1) NEED(1);
+        if (npos == 1) JOBARG(pos[0]);
+    } else if (!strcmp(cmd, "expand") || !strcmp(cmd, "shrink") || !strcmp(cmd, "resize")) {
+        NEED(2);
+        JOBARG(pos[0]);
+        if (parse_int(pos[1], 1, PROTO_MAX_PROCS, &n)) {
+            fprintf(stderr, "ductilectl %s: '%s' is not a process count from 1 to %d\n", cmd, pos[1], PROTO_MAX_PROCS);
+            json_decref(args);
+            return EX_USAGE;
+        }
+        json_object_set_new(args, !strcmp(cmd, "resize") ? "to" : "n", json_integer(n));
+        if (at >= 0) json_object_set_new(args, "at_iteration", json_integer(at));
+        if (hosts) {
+            json_t *h = json_array();
+            char *copy = strdup(hosts), *save = NULL;
+            for (char *t = strtok_r(copy, ",;", &save); t; t = strtok_r(NULL, ",;", &save)) {
+                if (!proto_valid_hostname(t)) {
+                    fprintf(stderr, "ductilectl %s: '%s' is not a valid host name (letters, digits, '-', '.')\n", cmd, t);
+                    free(copy);
+                    json_decref(h);
+                    json_decref(args);
+                    return EX_USAGE;
+                }
+                json_array_append_new(h, json_string(t));
+            }
+            free(copy);
+            json_object_set_new(args, "hosts", h);
+        }
+        if (ranks) {
+            json_t *rk = json_array();
+            char *copy = strdup(ranks), *save = NULL;
+            for (char *t = strtok_r(copy, ",;", &save); t; t = strtok_r(NULL, ",;", &save)) {
+                long r;
+                if (parse_int(t, 0, PROTO_MAX_PROCS - 1, &r)) {
+                    fprintf(stderr, "ductilectl %s: '%s' is not a rank\n", cmd, t);
+                    free(copy);
+                    json_decref(rk);
+                    json_decref(args);
+                    return EX_USAGE;
+                }
+                json_array_append_new(rk, json_integer(r));
+            }
+            free(copy);
+            json_object_set_new(args, "ranks", rk);
+        }
+    } else if (!strcmp(cmd, "io")) {
+        NEED(2);
+        if (strcmp(pos[0], "hold") && strcmp(pos[0], "release")) {
+            fprintf(stderr, "ductilectl io: expected 'hold' or 'release', not '%s'\n", pos[0]);
+            json_decref(args);
+            return EX_USAGE;
+        }
+        json_object_set_new(args, "action", json_string(pos[0]));
+        JOBARG(pos[1]);
+    } else if (!strcmp(cmd, "period")) {
+        NEED(2);
+        JOBARG(pos[0]);
+        char *end;
+        double sec = strtod(pos[1], &end);
+        if (*end || !(sec >= 0.01 && sec <= 3600)) {
+            fprintf(stderr, "ductilectl period: '%s' is not a number of seconds from 0.01 to 3600\n", pos[1]);
+            json_decref(args);
+            return EX_USAGE;
+        }
+        json_object_set_new(args, "seconds", json_real(sec));
+    } else if (!strcmp(cmd, "cost")) {
+        NEED(1);
+        JOBARG(pos[0]);
+        if (to < 1) {
+            fprintf(stderr, "ductilectl cost: give the target size with --to N\n");
+            json_decref(args);
+            return EX_USAGE;
+        }
+        json_object_set_new(args, "to", json_integer(to));
+    }
+    struct session s;
+    int rc = connect_or_die(&s);
+    if (rc) {
+        json_decref(args);
+        return rc;
+    }
+    if (!strcmp(cmd, "watch")) {
+        rc = do_watch(&s, job, interval, count);
+        json_decref(args);
+        session_close(&s);
+        return rc;
+    }
+    json_t *res = NULL;
+    rc = call(&s, wire, args, &res);
+    json_decref(args);
+    session_close(&s);
+    if (rc) return rc;
+    if (json_out) print_json(res);
+    else if (!strcmp(cmd, "list")) print_list(res);
+    else if (!strcmp(cmd, "status")) print_status(res);
+    else if (!strcmp(cmd, "slots")) {
+        printf("%lld free of %lld slots\n", proto_get_int(res, "free", 0), proto_get_int(res, "total", 0));
+        size_t i;
+        json_t *h;
+        json_array_foreach(json_object_get(res, "hosts"), i, h)
+            printf("  %-30s %lld used of %lld\n", proto_get_str(h, "name", ""), proto_get_int(h, "used", 0), proto_get_int(h, "slots", 0));
+    } else if (!strcmp(cmd, "cost")) {
+        printf("job %lld: %lld -> %lld processes: move %.0f bytes (%lld elements) at %.3g B/s (%s) = %.4f s, "
+               "spawn %.3f s (%s); estimate %.4f s; %s\n",
+               proto_get_int(res, "job", 0), proto_get_int(res, "from", 0), proto_get_int(res, "to", 0),
+               proto_get_num(res, "bytes", 0), proto_get_int(res, "moved_elements", 0), proto_get_num(res, "bandwidth_Bps", 0),
+               proto_get_str(res, "bandwidth_source", ""), proto_get_num(res, "transfer_s", 0), proto_get_num(res, "spawn_s", 0),
+               proto_get_str(res, "spawn_source", ""), proto_get_num(res, "estimate_s", 0),
+               json_is_true(json_object_get(res, "feasible")) ? "slots available" : proto_get_str(res, "reason", "not feasible"));
+        if (json_object_get(res, "note")) printf("note: %s\n", proto_get_str(res, "note", ""));
+    } else if (!strcmp(cmd, "io")) {
+        printf("job %ld: I/O %s\n", job, json_is_true(json_object_get(res, "io_held")) ? "held" : "released");
+    } else if (!strcmp(cmd, "period")) {
+        printf("job %ld: monitoring period set\n", job);
+    } else {
+        long long ati = proto_get_int(res, "at_iteration", -1);
+        printf("job %ld: %s queued; it takes effect at %s\n", job, cmd,
+               ati >= 0 ? "the requested iteration" : "the next control point");
+    }
+    json_decref(res);
+    return EX_OK;
+}
