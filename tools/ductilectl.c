@@ -415,6 +415,8 @@ int main(int argc, char **argv)
         printf("job %ld: I/O %s\n", job, json_is_true(json_object_get(res, "io_held")) ? "held" : "released");
     } else if (!strcmp(cmd, "period")) {
         printf("job %ld: monitoring period set\n", job);
+    } else if (json_object_get(res, "note")) {
+        printf("job %ld: %s\n", job, proto_get_str(res, "note", ""));
     } else {
         long long ati = proto_get_int(res, "at_iteration", -1);
         printf("job %ld: %s queued; it takes effect at %s\n", job, cmd,

@@ -22,11 +22,18 @@ ctl shrink "$ja" 1 && ok "shrink job $ja by 1 queued" || bad "shrink $ja"
 wait_until 40 '[ "$(job_field '"$ja"' "d[\"procs\"]")" = 2 ]' && ok "job $ja back to 2 processes" || bad "job $ja not back at 2"
 wait_until 10 '[ "$(ctl --json list | jget "d[\"slots\"][\"free\"]")" = 4 ]' && ok "the shrink gave its slot back" || bad "slot not returned after shrink"
 
+ctl resize "$ja" 3 > /dev/null && wait_until 40 '[ "$(job_field '"$ja"' "d[\"procs\"]")" = 3 ]' && ok "resize job $ja to 3" || bad "resize to 3"
+ctl resize "$ja" 2 > /dev/null && wait_until 40 '[ "$(job_field '"$ja"' "d[\"procs\"]")" = 2 ]' && ok "resize job $ja to 2" || bad "resize to 2"
+ctl resize "$ja" 2 | grep -q "already" && ok "resize to the current size is a no-op" || bad "resize no-op"
+
 # delayed expansion of the other job, at an iteration well ahead
 now=$(grep -c . "$T/b.log" >/dev/null; job_field "$jb" 'd["history"][-1]["iteration"]')
 at=$((now + 60))
 ctl expand "$jb" 2 --at-iteration "$at" && ok "expand job $jb by 2 at iteration >= $at queued" || bad "delayed expand"
 [ "$(ctl --json list | jget '[j for j in d["jobs"] if j["job"] == '"$jb"'][0]["pending"]')" = 2 ] && ok "2 slots reserved while pending" || bad "pending slots"
+ctl expand "$jb" 1 > /dev/null 2> "$T/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "pending" "$T/err" && ok "a second request while one is pending is refused by the job: $(cat "$T/err")" || bad "second request: rc $rc $(cat "$T/err")"
+wait_until 5 '[ "$(ctl --json list | jget "[j for j in d[\"jobs\"] if j[\"job\"] == '"$jb"'][0][\"pending\"]")" = 2 ]' && ok "the refused request's slot was given back" || bad "refused request kept its slot"
 wait_until 60 '[ "$(job_field '"$jb"' "d[\"procs\"]")" = 4 ]' && ok "job $jb at 4 processes" || bad "job $jb not at 4"
 line=$(grep -h "size 2 -> 4" "$T/a.log" "$T/b.log" | head -1)
 got=$(echo "$line" | sed -n 's/^iteration \([0-9]*\):.*/\1/p')
