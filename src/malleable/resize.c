@@ -3,6 +3,8 @@
  * parking of removed processes, reconfiguration records. */
 #include "config.h"
 
+#include "../controller/appctl.h"
+
 #include "resize.h"
 
 #include <errno.h>
@@ -142,6 +144,7 @@ static void add_record(const struct report_reconfig *r)
     M.hist = grow(M.hist, &M.caphist, M.nhist + 1, sizeof *M.hist);
     M.hist[M.nhist++] = *r;
     if (r->id >= M.next_id) M.next_id = r->id + 1;
+    if (ductile_rt.rank == 0) ductile_appctl_resized(r); /* tell the controller (no-op without one) */
 }
 
 const struct report_reconfig *ductile_malleable_history(int *n)
@@ -219,18 +222,174 @@ struct xfer_times {
     uint64_t bytes;
 };
 
+/* ------------------------------------------------------------------ NB (background) transfer of constant data
+ *
+ * With DUCTILE_REDIST_CONSTANT=nb, distributed items registered as constant
+ * (EMPI_CONSTANT) move with one MPI_Ialltoallv each, started at the resize
+ * over a duplicate of the transfer communicator, into new buffers owned by
+ * Ductile.  Until the transfer is complete the item keeps its old buffer
+ * (old processes: their old block, untouched; spawned processes: the buffer
+ * they registered, not yet filled).  Every later control point tests the
+ * requests (MPI_Test, no waiting) and agrees on completion over the world
+ * (one small MPI_Allreduce per control point, only while a transfer is
+ * pending); then every process switches the item to its new buffer at the
+ * same control point and frees the old one if Ductile owns it.  A resize
+ * decided while a transfer is pending completes it first (bounded wait);
+ * processes that leave complete their part in MPI_Finalize, asleep between
+ * tests. */
+
+#define NB_WAIT_LIMIT_S 300.0
+
+struct nb_entry {
+    char name[REG_NAME_MAX];
+    struct redist_pending *p; /* NULL once complete */
+    void *dst;                /* my new buffer (NULL: no new block here) */
+    int has_new;
+};
+
+static struct {
+    int active;
+    MPI_Comm comm;
+    struct nb_entry *e;
+    int n, cap;
+    int id, start_it;
+    uint64_t bytes;
+    double t_start;
+} NB = {.comm = MPI_COMM_NULL};
+
+int ductile_constant_pending(void) { return NB.active; }
+
+/* Test every request of this process; 1 when all are complete. */
+static int nb_test_local(void)
+{
+    int all = 1;
+    for (int i = 0; i < NB.n; i++) {
+        if (!NB.e[i].p) continue;
+        int done = 0;
+        if (redist_test(NB.e[i].p, &done) != 0) {
+            fprintf(stderr, "ductile: error: rank %d: background transfer of '%s' failed; aborting\n",
+                    ductile_rt.rank, NB.e[i].name);
+            fflush(stderr);
+            PMPI_Abort(MPI_COMM_WORLD, 3);
+        }
+        if (done) NB.e[i].p = NULL;
+        else all = 0;
+    }
+    return all;
+}
+
+/* Complete this process's part, bounded; sleeping between tests when nap. */
+static void nb_wait_local(int nap)
+{
+    double deadline = now() + NB_WAIT_LIMIT_S;
+    struct timespec ts = {0, (nap ? 20 : 1) * 1000 * 1000};
+    while (!nb_test_local()) {
+        if (now() > deadline) {
+            fprintf(stderr, "ductile: error: rank %d: background transfer of constant data not complete after "
+                            "%.0f s; aborting\n", ductile_rt.rank, NB_WAIT_LIMIT_S);
+            fflush(stderr);
+            PMPI_Abort(MPI_COMM_WORLD, 3);
+        }
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* All requests complete: adopt the new buffers, free the old ones. */
+static void nb_finish(int iteration, const char *how)
+{
+    for (int i = 0; i < NB.n; i++) {
+        struct nb_entry *e = &NB.e[i];
+        struct reg_item *it = reg_find(e->name);
+        if (!e->has_new) continue;
+        if (!it) { free(e->dst); continue; } /* deregistered meanwhile */
+        if (it->owned && it->addr && it->addr != e->dst) {
+            if (reg_is_tracked(it->addr)) reg_untrack_free(it->addr);
+            else free(it->addr);
+        }
+        it->addr = e->dst;
+        it->owned = 1;
+    }
+    if (NB.comm != MPI_COMM_NULL) PMPI_Comm_free(&NB.comm);
+    if (!M.removed && ductile_rt.rank == 0 && iteration >= 0) {
+        for (int i = 0; i < M.nhist; i++)
+            if (M.hist[i].id == NB.id) {
+                snprintf(M.hist[i].reason, sizeof M.hist[i].reason,
+                         "constant data (%llu bytes) moved in the background: overlapped %d iteration%s "
+                         "(complete at the control point of iteration %d, %.4f s after the start)%s%s",
+                         (unsigned long long)NB.bytes, iteration - NB.start_it,
+                         iteration - NB.start_it == 1 ? "" : "s", iteration, now() - NB.t_start,
+                         how[0] ? "; " : "", how);
+                ductile_log(1, "%s", M.hist[i].reason);
+            }
+    }
+    free(NB.e);
+    NB.e = NULL;
+    NB.n = NB.cap = 0;
+    NB.active = 0;
+}
+
+/* At a control point (collective over the world). */
+static void nb_control_point(int iteration)
+{
+    if (!NB.active) return;
+    int done = nb_test_local();
+    PMPI_Allreduce(MPI_IN_PLACE, &done, 1, MPI_INT, MPI_MIN, ductile_rt.private_comm);
+    if (done) nb_finish(iteration, "");
+}
+
 /* Move every registered item for the layout L.  has_new: processes without
  * an old rank take part (they receive replicated data and scalars).
+ * nb: constant distributed items only start moving (see above).
  * Collective over L->comm in registration order. */
-static int transfer_items(const struct redist_layout *L, int has_new, int method, struct xfer_times *t,
-                          char *err, size_t errlen)
+static int transfer_items(const struct redist_layout *L, int has_new, int method, int nb, int id, int iteration,
+                          struct xfer_times *t, char *err, size_t errlen)
 {
     double t0 = now();
     memset(t, 0, sizeof *t);
     int root = L->old_to_comm[0];
+    int any_const = 0;
+    for (int i = 0; i < reg_count() && nb; i++)
+        if (reg_at(i)->d.kind == REG_DISTRIBUTED && reg_at(i)->d.constant) any_const = 1;
+    struct redist_layout LX = *L;
+    if (any_const) {
+        if (NB.active) { snprintf(err, errlen, "a background transfer is still pending"); return -1; }
+        PMPI_Comm_dup(L->comm, &NB.comm);
+        PMPI_Comm_set_errhandler(NB.comm, MPI_ERRORS_RETURN);
+        LX.comm = NB.comm;
+        NB.active = 1;
+        NB.id = id;
+        NB.start_it = iteration;
+        NB.bytes = 0;
+        NB.t_start = now();
+    }
     for (int i = 0; i < reg_count(); i++) {
         struct reg_item *it = reg_at(i);
-        if (it->d.kind == REG_DISTRIBUTED) {
+        if (it->d.kind == REG_DISTRIBUTED && any_const && it->d.constant) {
+            size_t rowb = reg_unit_bytes(it);
+            plan_block nbk = {0, 0};
+            if (L->my_new >= 0) nbk = plan_block_of(it->d.nrows, L->nd, L->my_new);
+            void *dst = NULL;
+            if (L->my_new >= 0) {
+                size_t nbytes = (size_t)nbk.count * rowb;
+                dst = malloc(nbytes ? nbytes : 1);
+                if (!dst) {
+                    snprintf(err, errlen, "out of memory for '%s' (%zu bytes)", it->d.name, nbytes);
+                    return -1;
+                }
+            }
+            NB.e = grow(NB.e, &NB.cap, NB.n + 1, sizeof *NB.e);
+            struct nb_entry *e = &NB.e[NB.n++];
+            memset(e, 0, sizeof *e);
+            snprintf(e->name, sizeof e->name, "%s", it->d.name);
+            e->dst = dst;
+            e->has_new = L->my_new >= 0;
+            uint64_t moved = 0;
+            if (redist_start(&LX, it->d.nrows, rowb, L->my_old >= 0 ? it->addr : NULL, dst, &e->p, &moved, err,
+                             errlen) != 0)
+                return -1;
+            t->bytes += moved;
+            NB.bytes += moved;
+        } else if (it->d.kind == REG_DISTRIBUTED) {
             double tp = now();
             size_t rowb = reg_unit_bytes(it);
             plan_block ob = {0, 0}, nb = {0, 0};
@@ -283,6 +442,11 @@ static int transfer_items(const struct redist_layout *L, int has_new, int method
             PMPI_Comm_rank(L->comm, &me);
             if (me == root) t->bytes += (uint64_t)bytes * (uint64_t)(L->comm_size - L->ns);
         }
+    }
+    if (any_const) {
+        unsigned long long b = NB.bytes;
+        PMPI_Allreduce(MPI_IN_PLACE, &b, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, L->comm);
+        NB.bytes = b; /* all processes' share, for the record */
     }
     t->transfer_s = now() - t0 - t->plan_s;
     return 0;
@@ -600,7 +764,8 @@ static void expand(const struct decision *d, const char *hosts, double t_begin, 
     if (h.nitems) {
         struct redist_layout L = {merged, ns + nnew, ns, nd, me, baseline ? -1 : me, o2c, n2c};
         char err[512];
-        if (transfer_items(&L, 1, d->redist, &xt, err, sizeof err) != 0) fatal_transfer(err, merged);
+        if (transfer_items(&L, 1, d->redist, d->nb, d->id, d->iteration, &xt, err, sizeof err) != 0)
+            fatal_transfer(err, merged);
         reduce_times(&xt, n2c[0], merged);
     }
     free(o2c);
@@ -666,7 +831,8 @@ static void shrink(const struct decision *d, const char *list, double t_begin)
     struct xfer_times xt = {0, 0, 0};
     struct redist_layout L = {P, ns, ns, nd, me, my_new, o2c, n2c};
     char err[512];
-    if (transfer_items(&L, 0, d->redist, &xt, err, sizeof err) != 0) fatal_transfer(err, P);
+    if (transfer_items(&L, 0, d->redist, d->nb, d->id, d->iteration, &xt, err, sizeof err) != 0)
+        fatal_transfer(err, P);
     reduce_times(&xt, new0, P);
     if (new0 != 0) {
         if (me == 0) send_history(new0, P);
@@ -778,9 +944,11 @@ int ductile_malleable_control_point(int iteration)
 {
     if (!M.ready || M.removed || !ductile_rt.active) return 0;
     M.iteration = iteration;
+    if (ductile_rt.rank == 0) ductile_appctl_control_point(iteration); /* exact iteration for the controller */
     MPI_Comm P = ductile_rt.private_comm;
     struct decision d;
     char list[RESIZE_LIST_MAX] = "";
+    nb_control_point(iteration);
     if (ductile_rt.rank == 0) decide(iteration, &d, list);
     PMPI_Bcast(&d, (int)sizeof d, MPI_BYTE, 0, P);
     if (ductile_rt.rank != 0) {
@@ -790,6 +958,11 @@ int ductile_malleable_control_point(int iteration)
     if (d.op != OP_RESIZE) return 0;
     if (d.listlen) PMPI_Bcast(list, d.listlen + 1, MPI_CHAR, 0, P);
     request_queue_set_busy(&M.q, 1);
+    if (NB.active) {
+        /* a resize while constant data is still moving: complete it first (bounded) */
+        nb_wait_local(0);
+        nb_finish(iteration, "completed early: a new resize was due");
+    }
     double t0 = now(), e0 = epoch();
     int ns = ductile_rt.size;
     ductile_log(1, "resize %d -> %d at iteration %d (%s)", ns, d.nd, iteration,
@@ -888,7 +1061,7 @@ void ductile_malleable_init(void)
     request_queue_init(&M.q, rs, n);
     M.method = s->resize_method && strcmp(s->resize_method, "baseline") == 0 ? METHOD_BASELINE : METHOD_MERGE;
     M.redist = s->redist && strcmp(s->redist, "p2p") == 0 ? REDIST_P2P : REDIST_COL;
-    M.nb = 0; /* DUCTILE_REDIST_CONSTANT=nb: constant data currently moves with the rest (see docs) */
+    M.nb = s->redist_constant && strcmp(s->redist_constant, "nb") == 0;
     PMPI_Comm_set_errhandler(ductile_rt.private_comm, MPI_ERRORS_RETURN);
     PMPI_Comm_dup(MPI_COMM_SELF, &M.self);
     PMPI_Comm_set_errhandler(M.self, MPI_ERRORS_RETURN);
@@ -941,7 +1114,8 @@ int ductile_malleable_get_shared(int *iteration)
             PMPI_Abort(merged, 3);
         }
         struct redist_layout L = {merged, h->ns + h->nnew, h->ns, h->nd, -1, baseline ? child : me, o2c, n2c};
-        if (transfer_items(&L, 1, h->redist, &xt, err, sizeof err) != 0) fatal_transfer(err, merged);
+        if (transfer_items(&L, 1, h->redist, h->nb, h->id, h->iteration, &xt, err, sizeof err) != 0)
+            fatal_transfer(err, merged);
         reduce_times(&xt, n2c[0], merged);
     }
     free(o2c);
@@ -985,6 +1159,11 @@ int ductile_malleable_finalize_begin(void)
         fprintf(stderr, "ductile: warning: rank %d was spawned with registered data but never called "
                         "EMPI_Get_shared; receiving it now\n", ductile_rt.rank);
         ductile_malleable_get_shared(NULL);
+    }
+    if (NB.active) {
+        /* a background transfer still running: finish this process's part (asleep between tests) */
+        nb_wait_local(1);
+        nb_finish(M.removed ? -1 : M.iteration, "completed in MPI_Finalize");
     }
     if (!M.removed) return 0;
     if (M.park_comm != MPI_COMM_NULL) {

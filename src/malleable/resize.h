@@ -41,6 +41,11 @@ int ductile_malleable_active(void);
 /* 1 when this process was started by a resize. */
 int ductile_malleable_spawned(void);
 
+/* 1 while a background (DUCTILE_REDIST_CONSTANT=nb) transfer of constant
+ * data is pending: constant items still have their old buffers.  Exported
+ * from libductile (not yet declared in a public header). */
+int ductile_constant_pending(void);
+
 /* Reconfiguration history (meaningful on the world's rank 0). */
 const struct report_reconfig *ductile_malleable_history(int *n);
 

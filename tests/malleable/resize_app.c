@@ -6,7 +6,12 @@
  *
  * usage: resize_app ITERATIONS [SLEEP_MS]
  * env:   RESIZE_APP_REQUEST="ITER:DELTA" -- rank 0 calls ductile_request_resize
- *        at that iteration twice in a row; the second call must be refused. */
+ *        at that iteration twice in a row; the second call must be refused.
+ *        RESIZE_APP_CONST=ROWS -- also register a distributed constant array
+ *        (EMPI_CONSTANT, ROWS rows of C_W doubles), filled once; with
+ *        DUCTILE_REDIST_CONSTANT=nb it moves in the background: while the
+ *        transfer is pending an old process must still see its old block
+ *        untouched, and after it every process its new block. */
 #include <mpi.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -29,7 +34,32 @@ struct rec {
     char c[4];
 };
 
+#define C_W 16
+
 static int rank, size, failures;
+static void fail(const char *what, long g, int it);
+
+/* Exported by libductile (src/malleable/resize.h); not yet in a public header. */
+int ductile_constant_pending(void);
+
+static double const_val(long g, int k) { return (double)g * 17.0 + (double)k * 0.125 + 0.5; }
+
+/* the constant array holds the block of (crank, csize); csize 0: nothing valid yet */
+static long c_rows;
+static int crank, csize;
+
+static void check_const(int it)
+{
+    if (!c_rows || !csize) return;
+    long d, c;
+    EMPI_Get_wsize64(crank, csize, c_rows, &d, &c);
+    double *a = EMPI_Get_addr("const");
+    for (long i = 0; i < c; i++)
+        for (int k = 0; k < C_W; k++) {
+            double v = const_val(d + i, k);
+            if (memcmp(&a[i * C_W + k], &v, sizeof v) != 0) { fail("const", d + i, it); return; }
+        }
+}
 
 static double dbl_val(long g, int it) { return 1.5 * (double)g + 0.25 + (double)it; }
 static int int_val(long g, int col, int it) { return (int)(g * 7 + col + 1000 * it); }
@@ -133,15 +163,32 @@ int main(int argc, char **argv)
     EMPI_Register_vector("rep", rep, MPI_DOUBLE, N_REP, EMPI_SHARED);
     long long scal = 0;
     if (EMPI_Register_scalar("scal", &scal, MPI_LONG_LONG, 1) != 0) return 1;
+    const char *cr = getenv("RESIZE_APP_CONST");
+    c_rows = cr ? atol(cr) : 0;
+    if (c_rows > 0) {
+        EMPI_Get_wsize64(rank, size, c_rows, &d, &c);
+        double *ca = malloc((size_t)(c ? c : 1) * C_W * sizeof(double));
+        if (EMPI_Register_array("const", ca, MPI_DOUBLE, c_rows, C_W, EMPI_DISJOINT, EMPI_CONSTANT) != 0) return 1;
+    }
 
     int type, it = 0, status = EMPI_ACTIVE;
     EMPI_Get_type(&type);
     if (type == EMPI_SPAWNED) {
         EMPI_Get_shared(&it);
         check(it - 1); /* the data of the iteration at which we were spawned */
+        if (!ductile_constant_pending()) crank = rank, csize = size;
     } else {
         fill(-1, 1);
+        if (c_rows > 0) {
+            EMPI_Get_wsize64(rank, size, c_rows, &d, &c);
+            double *ca = EMPI_Get_addr("const");
+            for (long i = 0; i < c; i++)
+                for (int k = 0; k < C_W; k++) ca[i * C_W + k] = const_val(d + i, k);
+        }
+        crank = rank, csize = size;
     }
+    check_const(it - 1);
+    int overlapped = 0, was_pending = 0;
     int req_it = -1, req_delta = 0;
     const char *req = getenv("RESIZE_APP_REQUEST");
     if (req) sscanf(req, "%d:%d", &req_it, &req_delta);
@@ -161,10 +208,26 @@ int main(int argc, char **argv)
             if (r2 == 0) fprintf(stderr, "REQUEST FAIL: second request accepted\n"), failures++;
             else printf("second request refused: %s\n", err);
         }
+        int rank0 = rank, size0 = size;
         EMPI_Monitor_end(&rank, &size, it, iters, NULL, NULL, NULL, NULL, NULL, argv + 1, argv[0]);
         EMPI_Get_status(&status);
         if (status == EMPI_REMOVED) break;
         check(it);
+        int pending = c_rows > 0 && ductile_constant_pending();
+        if (pending && size != size0) {
+            /* a resize here started a new transfer (an earlier one was completed first):
+             * the buffer holds my block of the world before this control point */
+            crank = rank0, csize = size0;
+            overlapped = 0;
+        }
+        if (pending) overlapped++;
+        else crank = rank, csize = size;
+        if (was_pending && !pending && rank == 0)
+            printf("NB constant transfer complete at iteration %d after %d overlapped iterations\n", it, overlapped);
+        if (!pending) overlapped = 0;
+        was_pending = pending;
+        if (getenv("RESIZE_APP_DEBUG")) fprintf(stderr, "DBG r%d/%d it %d pending %d layout %d/%d addr %p\n", rank, size, it, pending, crank, csize, EMPI_Get_addr("const"));
+        check_const(it);
     }
     int fl = failures;
     if (status != EMPI_REMOVED) {

@@ -1,0 +1,29 @@
+#!/bin/sh
+# DUCTILE_REDIST_CONSTANT=nb: a distributed constant array (EMPI_CONSTANT)
+# moves in the background (MPI_Ialltoallv) while the application keeps
+# iterating and changing its variable data; the test app checks every element
+# of both: while the transfer is pending an old process still holds its old
+# block untouched, after it every process holds its new block.  The report
+# records how many iterations the transfer overlapped.
+set -u
+. "$abs_top_srcdir/tests/malleable/common.sh"
+nbcheck() { # NAME MIN_NB_RECORDS: every ok record is +nb and says how long it overlapped
+  $PYTHON - "$rep" "$1" "$2" <<'PY' || fail=1
+import json, sys
+r = json.load(open(sys.argv[1]))
+ok = [x for x in r["reconfigurations"] if x["status"] == "ok"]
+nb = [x for x in ok if x["redistribution"].endswith("+nb") and "overlapped" in x["reason"]]
+if len(nb) < int(sys.argv[3]):
+    sys.exit("FAIL: %s: %d records with a background transfer, expected %s: %s" % (sys.argv[2], len(nb), sys.argv[3], ok))
+for x in nb: print("   %d->%d: %s" % (x["from"], x["to"], x["reason"]))
+PY
+  grep "NB constant transfer complete" "$tmp/out" | sed 's/^/   /'
+}
+e="DUCTILE_REDIST_CONSTANT=nb RESIZE_APP_CONST=20000"
+APP_ARGS_SLEEP=20
+run "nb 2->4->2 merge col" 2 10 2 2 $e DUCTILE_SCHEDULE="2:+2,6:-2" && nbcheck "2->4->2" 2
+run "nb 2->3->2 merge p2p (resize right after)" 2 6 2 2 $e DUCTILE_REDIST=p2p DUCTILE_SCHEDULE="1:+1,2:-1" && nbcheck "2->3->2" 2
+run "nb 3->5->3 baseline col" 3 8 3 2 $e DUCTILE_RESIZE_METHOD=baseline DUCTILE_SCHEDULE="2:+2,5:-2" && nbcheck "3->5->3" 2
+run "nb 4->1 merge col, rank 0 leaves" 4 6 1 1 $e DUCTILE_SCHEDULE="2:-3@0;1;2" && nbcheck "4->1" 1
+run "nb 1->2 merge, transfer pending at the end" 1 3 2 1 $e DUCTILE_SCHEDULE="2:+1"
+exit $fail
