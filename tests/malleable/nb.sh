@@ -20,7 +20,7 @@ PY
   grep "NB constant transfer complete" "$tmp/out" | sed 's/^/   /'
 }
 e="DUCTILE_REDIST_CONSTANT=nb RESIZE_APP_CONST=20000"
-APP_ARGS_SLEEP=20
+
 run "nb 2->4->2 merge col" 2 10 2 2 $e DUCTILE_SCHEDULE="2:+2,6:-2" && nbcheck "2->4->2" 2
 run "nb 2->3->2 merge p2p (resize right after)" 2 6 2 2 $e DUCTILE_REDIST=p2p DUCTILE_SCHEDULE="1:+1,2:-1" && nbcheck "2->3->2" 2
 run "nb 3->5->3 baseline col" 3 8 3 2 $e DUCTILE_RESIZE_METHOD=baseline DUCTILE_SCHEDULE="2:+2,5:-2" && nbcheck "3->5->3" 2

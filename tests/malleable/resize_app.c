@@ -226,7 +226,6 @@ int main(int argc, char **argv)
             printf("NB constant transfer complete at iteration %d after %d overlapped iterations\n", it, overlapped);
         if (!pending) overlapped = 0;
         was_pending = pending;
-        if (getenv("RESIZE_APP_DEBUG")) fprintf(stderr, "DBG r%d/%d it %d pending %d layout %d/%d addr %p\n", rank, size, it, pending, crank, csize, EMPI_Get_addr("const"));
         check_const(it);
     }
     int fl = failures;
