@@ -9,9 +9,11 @@ defect.
 Part 2 lints the MPI test programs in tests/mpi: every MPI call in a C
 program must go through the CALL() macro of expect.h (so it is recorded in
 the expectation file), except the final MPI_Finalize(), which must be
-preceded by expect_add("MPI_Finalize", ...); in the Fortran programs every
-"call mpi_xxx(" must be preceded, since the previous MPI call, by a matching
-"call expect('MPI_Xxx', ...)".
+preceded by expect_add("MPI_Finalize", ...).  The local headers (*.h, e.g.
+testlib.h with its test_finish()) are linted the same way and count as part
+of every program that includes them.  In the Fortran programs and their
+include files (*.f90, *.inc) every "call mpi_xxx(" must be preceded, since
+the previous MPI call, by a matching "call expect('MPI_Xxx', ...)".
 
 Exit status 0 if everything behaves, 1 otherwise.
 """
@@ -173,37 +175,70 @@ def checker_cases():
              ["--iterations", "49", "50"], want_rc=1, want_text=["detected=False"])
 
 
+def c_code(text):
+    """text with comments and string literals blanked (line numbers kept)"""
+    code = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    code = re.sub(r"//[^\n]*", "", code)
+    return re.sub(r'"(\\.|[^"\\\n])*"', '""', code)
+
+
+def lint_c_file(fname, call_re):
+    """Flag MPI calls outside CALL(); return (text, number of MPI_Finalize() calls)."""
+    with open(os.path.join(MPIDIR, fname)) as f:
+        text = f.read()
+    finalizes = 0
+    for n, line in enumerate(c_code(text).split("\n"), 1):
+        for m in call_re.finditer(line):
+            fn = m.group(1)
+            if fn == "MPI_Finalize":
+                finalizes += 1
+                continue
+            failures.append("lint: %s:%d: %s() called without CALL()" % (fname, n, fn))
+            print("FAIL lint %s:%d: %s() called without CALL()" % (fname, n, fn))
+    return text, finalizes
+
+
 def lint_sources():
     call_re = re.compile(r"\b(P?MPI_[A-Z][A-Za-z0-9_]*)\s*\(")
+    inc_re = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+    hfiles = sorted(f for f in os.listdir(MPIDIR) if f.endswith(".h"))
+    headers = {}
+    for fname in hfiles:
+        text, finalizes = lint_c_file(fname, call_re)
+        headers[fname] = (text, finalizes)
+        if finalizes > 1 or (finalizes == 1 and (
+                'expect_add("MPI_Finalize", 1, 0, 0);' not in text or "expect_write(" not in text)):
+            failures.append("lint: %s: an MPI_Finalize() in a header must be the only one and "
+                            "come after expect_add(\"MPI_Finalize\", 1, 0, 0) and expect_write()"
+                            % fname)
+            print("FAIL lint %s: MPI_Finalize/expect_write pattern" % fname)
     cfiles = sorted(f for f in os.listdir(MPIDIR) if f.endswith(".c"))
     if not cfiles:
         failures.append("lint: no C test programs found in %s" % MPIDIR)
     for fname in cfiles:
-        path = os.path.join(MPIDIR, fname)
-        with open(path) as f:
-            text = f.read()
-        # drop comments and string literals
-        code = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
-        code = re.sub(r"//[^\n]*", "", code)
-        code = re.sub(r'"(\\.|[^"\\\n])*"', '""', code)
-        finalizes = 0
-        for n, line in enumerate(code.split("\n"), 1):
-            for m in call_re.finditer(line):
-                fn = m.group(1)
-                if fn == "MPI_Finalize":
-                    finalizes += 1
-                    continue
-                failures.append("lint: %s:%d: %s() called without CALL()" % (fname, n, fn))
-                print("FAIL lint %s:%d: %s() called without CALL()" % (fname, n, fn))
-        if finalizes != 1 or 'expect_add("MPI_Finalize", 1, 0, 0);' not in text \
-                or "expect_write(" not in text:
+        text, finalizes = lint_c_file(fname, call_re)
+        own_finalizes = finalizes
+        # the local headers it includes (directly or through another header)
+        seen, todo, alltext = set(), inc_re.findall(text), text
+        while todo:
+            h = todo.pop()
+            if h in seen or h not in headers:
+                continue
+            seen.add(h)
+            alltext += headers[h][0]
+            finalizes += headers[h][1]
+            todo += inc_re.findall(headers[h][0])
+        if finalizes != 1 or 'expect_add("MPI_Finalize", 1, 0, 0);' not in alltext \
+                or "expect_write(" not in alltext \
+                or (own_finalizes == 0 and "test_finish(" not in c_code(text)):
             failures.append("lint: %s: needs exactly one MPI_Finalize() after "
-                            "expect_add(\"MPI_Finalize\", 1, 0, 0) and expect_write()" % fname)
+                            "expect_add(\"MPI_Finalize\", 1, 0, 0) and expect_write() "
+                            "(its own, or test_finish() of testlib.h)" % fname)
             print("FAIL lint %s: MPI_Finalize/expect_write pattern" % fname)
         if "CALL(MPI_Init" not in text:
             failures.append("lint: %s: MPI_Init/MPI_Init_thread not recorded" % fname)
             print("FAIL lint %s: no CALL(MPI_Init...)" % fname)
-    ffiles = sorted(f for f in os.listdir(MPIDIR) if f.endswith(".f90"))
+    ffiles = sorted(f for f in os.listdir(MPIDIR) if f.endswith((".f90", ".inc")))
     fcall = re.compile(r"^\s*call\s+(mpi_\w+)\s*\(", re.I)
     fexp = re.compile(r"^\s*call\s+expect\s*\(\s*'(MPI_\w+)'", re.I)
     for fname in ffiles:
@@ -224,7 +259,8 @@ def lint_sources():
                     print("FAIL lint %s:%d: %s without matching expect()" % (fname, n,
                                                                             m.group(1)))
                 pending = None
-    print("lint: %d C and %d Fortran test programs checked" % (len(cfiles), len(ffiles)))
+    print("lint: %d C test programs, %d C headers and %d Fortran files checked"
+          % (len(cfiles), len(hfiles), len(ffiles)))
 
 
 def main():

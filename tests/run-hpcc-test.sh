@@ -30,6 +30,9 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
+name=hpcc
+# shellcheck source=tests/lib.sh
+. "$here/lib.sh"
 NPROCS=4
 mpiexec_cmd=${MPIEXEC:-mpiexec}
 timeout_s=${TEST_TIMEOUT:-${DUCTILE_TEST_TIMEOUT:-300}}
@@ -58,10 +61,7 @@ if [ -z "$lib" ] || [ ! -r "$lib" ]; then
     echo "FAIL: hpcc: LIBDUCTILE is not set or does not exist: '$lib'"
     exit 1
 fi
-case $lib in
-    /*) ;;
-    *) lib=$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib") ;;
-esac
+lib=$(abs_path "$lib")
 
 # libductile.so and hpcc must load the same libmpi
 mpi_of() { ldd "$1" 2>/dev/null | awk '$1 ~ /^libmpi\.so/ { print $3; exit }'; }
@@ -72,29 +72,9 @@ if [ -n "$hpcc_mpi" ] && [ -n "$lib_mpi" ] &&
     skip "hpcc uses $hpcc_mpi but libductile.so uses $lib_mpi"
 fi
 
-preload=$lib
-if [ -n "${SANITIZER_PRELOAD:-}" ]; then
-    preload="$SANITIZER_PRELOAD:$lib"
-fi
+set_preload "$lib"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ductile-test-hpcc.XXXXXX") || {
-    echo "FAIL: hpcc: cannot create a temporary directory"
-    exit 1
-}
-cleanup() {
-    if [ "${TEST_KEEP:-0}" = 1 ]; then
-        echo "kept $tmp"
-    else
-        rm -rf "$tmp"
-    fi
-}
-trap cleanup EXIT
-
-status=0
-fail() {
-    echo "FAIL: hpcc: $*"
-    status=1
-}
+make_tmpdir
 
 # Tiny input: HPL N=200 NB=20 on a 2x2 grid; the other benchmarks size
 # themselves from it.
@@ -139,11 +119,8 @@ HPL.out      output file name (if any)
 EOF
 }
 
-# not for the MPI processes (see run-mpi-test.sh)
-unset_args=(-u DUCTILE_REPORT -u DUCTILE_LIBRARY)
-while IFS= read -r v; do
-    unset_args+=(-u "$v")
-done < <(compgen -e | grep '^DUCTILE_TEST_')
+# not for the MPI processes (see tests/lib.sh)
+set_unset_args
 
 # run LABEL VAR=VALUE...: hpcc in $tmp/LABEL (it reads hpccinf.txt and
 # appends to hpccoutf.txt in the current directory)

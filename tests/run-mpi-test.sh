@@ -51,6 +51,8 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/lib.sh
+. "$here/lib.sh"
 iter_args=()
 
 if [ "${1:-}" = "--iterations" ]; then
@@ -105,47 +107,18 @@ if [ ! -r "$lib" ]; then
     echo "FAIL: $name: LIBDUCTILE=$lib does not exist"
     exit 1
 fi
-case $lib in
-    /*) ;;
-    *) lib=$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib") ;;
-esac
+lib=$(abs_path "$lib")
 
 mpiexec_cmd=${MPIEXEC:-mpiexec}
 timeout_s=${TEST_TIMEOUT:-${DUCTILE_TEST_TIMEOUT:-120}}
 python=${PYTHON:-python3}
-preload=$lib
-if [ -n "${SANITIZER_PRELOAD:-}" ]; then
-    preload="$SANITIZER_PRELOAD:$lib"
-fi
+set_preload "$lib"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ductile-test-$name.XXXXXX") || {
-    echo "FAIL: $name: cannot create a temporary directory"
-    exit 1
-}
-cleanup() {
-    if [ "${TEST_KEEP:-0}" = 1 ]; then
-        echo "kept $tmp"
-    else
-        rm -rf "$tmp"
-    fi
-}
-trap cleanup EXIT
+make_tmpdir
 mkdir -p "$tmp/plain" "$tmp/preload" "$tmp/scratch"
 
-status=0
-fail() {
-    echo "FAIL: $name: $*"
-    status=1
-}
-
-# Variables of the caller's environment that must not reach the MPI
-# processes: DUCTILE_REPORT (set only for the preloaded run), and the
-# DUCTILE_ spellings of this script's own knobs (libductile.so would reject
-# them as unknown settings).
-unset_args=(-u DUCTILE_REPORT -u DUCTILE_LIBRARY)
-while IFS= read -r v; do
-    unset_args+=(-u "$v")
-done < <(compgen -e | grep '^DUCTILE_TEST_')
+# variables of the caller's environment that must not reach the MPI processes
+set_unset_args
 
 # run LABEL VAR=VALUE...: run the program under the launcher with the given
 # environment for the MPI processes; stdout/stderr to $tmp/LABEL.{out,err}

@@ -44,6 +44,9 @@ const struct setting_def ductile_setting_defs[] = {
     {"DUCTILE_REDIST_CONSTANT", SETTING_ENUM, "blocking", 0, 0, "blocking,nb",
      "Constant registered data: blocking (moves with the variable data) or nb (nonblocking MPI_Ialltoallv "
      "overlapped with iterations, completed at the next control point)."},
+    {"DUCTILE_REDIST_PREPARE", SETTING_INT, "1", 0, 1, NULL,
+     "1: prepare an expansion's data transfer while the new processes start (old ranks allocate and touch their "
+     "new buffers during the spawn; one small exchange opens the connections after the merge). 0: do not."},
     {"DUCTILE_SPAWN_HOSTS", SETTING_STRING, "", 0, 0, NULL,
      "Default hosts for new processes, separated by ';' or ',' (e.g. 'node1;node2'). Empty: the launcher decides."},
     {"DUCTILE_SPAWN_COMMAND", SETTING_STRING, "", 0, 0, NULL,
@@ -58,6 +61,11 @@ const struct setting_def ductile_setting_defs[] = {
      "File holding the shared secret for a tcp: controller (must be readable by its owner only)."},
     {"DUCTILE_CONTROLLER_PERIOD", SETTING_INT, "1000", 10, 3600000L, NULL,
      "Milliseconds between the monitoring samples the application controller sends to ductiled."},
+    {"DUCTILE_IO_EXCLUSIVE", SETTING_BOOL, "0", 0, 0, NULL,
+     "Exclusive I/O: a collective MPI-IO call on a file opened on MPI_COMM_WORLD first waits until ductiled grants "
+     "the job the I/O token (first come, first served between jobs; docs/io.md)."},
+    {"DUCTILE_IO_PHASE_GAP", SETTING_INT, "100", 1, 3600000L, NULL,
+     "Milliseconds without MPI-IO calls that end an I/O phase (the next I/O call starts a new one)."},
     {NULL, 0, NULL, 0, 0, NULL, NULL},
 };
 
@@ -159,12 +167,15 @@ static int apply(struct ductile_settings *out, const struct setting_def *d, cons
     else if (strcmp(n, "RESIZE_METHOD") == 0) out->resize_method = value;
     else if (strcmp(n, "REDIST") == 0) out->redist = value;
     else if (strcmp(n, "REDIST_CONSTANT") == 0) out->redist_constant = value;
+    else if (strcmp(n, "REDIST_PREPARE") == 0) out->redist_prepare = (int)iv;
     else if (strcmp(n, "SPAWN_HOSTS") == 0) out->spawn_hosts = value;
     else if (strcmp(n, "SPAWN_COMMAND") == 0) out->spawn_command = value;
     else if (strcmp(n, "LEAVE_TIMEOUT") == 0) out->leave_timeout = iv;
     else if (strcmp(n, "CONTROLLER") == 0) out->controller = value;
     else if (strcmp(n, "CONTROLLER_SECRET") == 0) out->controller_secret = value;
     else if (strcmp(n, "CONTROLLER_PERIOD") == 0) out->controller_period = iv;
+    else if (strcmp(n, "IO_EXCLUSIVE") == 0) out->io_exclusive = (int)iv;
+    else if (strcmp(n, "IO_PHASE_GAP") == 0) out->io_phase_gap = iv;
     return 0;
 }
 

@@ -36,6 +36,7 @@ struct ductile_settings {
     const char *resize_method; /* DUCTILE_RESIZE_METHOD: merge | baseline */
     const char *redist;      /* DUCTILE_REDIST: col | p2p */
     const char *redist_constant; /* DUCTILE_REDIST_CONSTANT: nb | blocking */
+    int redist_prepare;      /* DUCTILE_REDIST_PREPARE: prepare the transfer during the spawn */
     const char *spawn_hosts; /* DUCTILE_SPAWN_HOSTS: default host list for expansions */
     const char *spawn_command; /* DUCTILE_SPAWN_COMMAND: executable to spawn ("" = this program) */
     long leave_timeout;      /* DUCTILE_LEAVE_TIMEOUT: seconds a removed process waits for the job's end */
@@ -43,6 +44,9 @@ struct ductile_settings {
     const char *controller;  /* DUCTILE_CONTROLLER: "" / auto, off, unix:PATH, tcp:HOST:PORT */
     const char *controller_secret; /* DUCTILE_CONTROLLER_SECRET: shared-secret file for TCP */
     long controller_period;  /* DUCTILE_CONTROLLER_PERIOD: milliseconds between monitoring samples */
+    /* MPI-IO (src/io/) */
+    int io_exclusive;        /* DUCTILE_IO_EXCLUSIVE: wait for ductiled's I/O token */
+    long io_phase_gap;       /* DUCTILE_IO_PHASE_GAP: ms without I/O that end an I/O phase */
 };
 
 /* The table of all settings, terminated by a {NULL} entry. */

@@ -45,7 +45,7 @@ struct decision {
 /* Sent by the parents to the spawned processes over the intercommunicator. */
 struct join_header {
     int32_t status; /* 1 join, 0 cancelled (the spawn failed on the parents' side) */
-    int32_t method, redist, nb, ns, nd, nnew, iteration, sched_next, nitems, id, nhist, zombies;
+    int32_t method, redist, nb, ns, nd, nnew, iteration, sched_next, nitems, id, nhist, zombies, prepare;
     int64_t job_pid;
     double spawn_s, begin_epoch, start_s;
     char job_id[64];
@@ -342,10 +342,17 @@ static void nb_control_point(int iteration)
  * nb: constant distributed items only start moving (see above).
  * Collective over L->comm in registration order. */
 static int transfer_items(const struct redist_layout *L, int has_new, int method, int nb, int id, int iteration,
-                          struct xfer_times *t, char *err, size_t errlen)
+                          void **prep, int warm, struct xfer_times *t, char *err, size_t errlen)
 {
     double t0 = now();
     memset(t, 0, sizeof *t);
+    if (warm) {
+        /* open the connections between every pair (old and new processes) with
+         * one tiny exchange before the large transfers (DUCTILE_REDIST_PREPARE) */
+        char *wb = calloc(2 * (size_t)L->comm_size, 1);
+        if (wb) PMPI_Alltoall(wb, 1, MPI_BYTE, wb + L->comm_size, 1, MPI_BYTE, L->comm);
+        free(wb);
+    }
     int root = L->old_to_comm[0];
     int any_const = 0;
     for (int i = 0; i < reg_count() && nb; i++)
@@ -400,7 +407,10 @@ static int transfer_items(const struct redist_layout *L, int has_new, int method
             if (L->my_new >= 0) {
                 if (L->my_old < 0) dst = it->addr; /* a spawned process receives into its own buffer */
                 else if (ob.count == nb.count && ob.displ == nb.displ) dst = it->addr;
-                else {
+                else if (prep && prep[i]) {
+                    dst = prep[i]; /* allocated and touched during the spawn */
+                    prep[i] = NULL;
+                } else {
                     size_t nbytes = (size_t)nb.count * rowb;
                     dst = malloc(nbytes ? nbytes : 1);
                     if (!dst) {
@@ -636,6 +646,29 @@ static int precheck_spawn(const char *cmd, const char *hosts, int ns, int nnew, 
     return 0;
 }
 
+/* New buffers of this (old) process's new blocks, touched, for the
+ * distributed items whose block changes (NULL entries elsewhere). */
+static void **prepare_buffers(int ns, int nd, int me, int nb)
+{
+    void **prep = calloc((size_t)reg_count(), sizeof *prep);
+    for (int i = 0; prep && i < reg_count(); i++) {
+        struct reg_item *it = reg_at(i);
+        if (it->d.kind != REG_DISTRIBUTED || (nb && it->d.constant)) continue;
+        plan_block ob = plan_block_of(it->d.nrows, ns, me), nbk = plan_block_of(it->d.nrows, nd, me);
+        if (ob.count == nbk.count && ob.displ == nbk.displ) continue;
+        size_t bytes = (size_t)nbk.count * reg_unit_bytes(it);
+        prep[i] = malloc(bytes ? bytes : 1);
+        if (prep[i]) memset(prep[i], 0, bytes);
+    }
+    return prep;
+}
+
+static void free_prepared(void **prep)
+{
+    for (int i = 0; prep && i < reg_count(); i++) free(prep[i]);
+    free(prep);
+}
+
 /* Expansion (Merge: ND-NS new processes; Baseline: ND new processes, the old
  * ones leave).  Collective over the old world. */
 static void expand(const struct decision *d, const char *hosts, double t_begin, double begin_epoch)
@@ -664,6 +697,12 @@ static void expand(const struct decision *d, const char *hosts, double t_begin, 
      * MPI_Intercomm_create. */
     MPI_Comm inter0 = MPI_COMM_NULL;
     double spawn_s = 0;
+    /* DUCTILE_REDIST_PREPARE: allocate and touch the new blocks now, while
+     * rank 0 spawns (the others would only wait), instead of page-faulting
+     * them inside the transfer */
+    void **prep = NULL;
+    int prepare = !baseline && ductile_rt.settings.redist_prepare && reg_count() > 0;
+    if (prepare) prep = prepare_buffers(ns, nd, me, d->nb);
     if (me == 0 && precheck_spawn(cmd, hosts, ns, nnew, why, sizeof why) != 0) {
         ok = 0;
     } else if (me == 0) {
@@ -711,12 +750,14 @@ static void expand(const struct decision *d, const char *hosts, double t_begin, 
     h.id = d->id;
     h.nhist = M.nhist;
     h.zombies = M.zombies;
+    h.prepare = prepare;
     h.job_pid = ductile_rt.job_pid;
     h.spawn_s = spawn_s;
     h.begin_epoch = begin_epoch;
     h.start_s = rec.start_s;
     snprintf(h.job_id, sizeof h.job_id, "%s", ductile_rt.job_id);
     if (!okall) {
+        free_prepared(prep);
         if (me == 0) {
             if (inter0 != MPI_COMM_NULL) {
                 /* the children are running: tell them to leave */
@@ -764,12 +805,13 @@ static void expand(const struct decision *d, const char *hosts, double t_begin, 
     if (h.nitems) {
         struct redist_layout L = {merged, ns + nnew, ns, nd, me, baseline ? -1 : me, o2c, n2c};
         char err[512];
-        if (transfer_items(&L, 1, d->redist, d->nb, d->id, d->iteration, &xt, err, sizeof err) != 0)
+        if (transfer_items(&L, 1, d->redist, d->nb, d->id, d->iteration, prep, h.prepare, &xt, err, sizeof err) != 0)
             fatal_transfer(err, merged);
         reduce_times(&xt, n2c[0], merged);
     }
     free(o2c);
     free(n2c);
+    free_prepared(prep);
     add_inter(inter);
     if (baseline) {
         /* all old processes leave; the new rank 0 (merged rank ns) releases them at its MPI_Finalize */
@@ -831,7 +873,7 @@ static void shrink(const struct decision *d, const char *list, double t_begin)
     struct xfer_times xt = {0, 0, 0};
     struct redist_layout L = {P, ns, ns, nd, me, my_new, o2c, n2c};
     char err[512];
-    if (transfer_items(&L, 0, d->redist, d->nb, d->id, d->iteration, &xt, err, sizeof err) != 0)
+    if (transfer_items(&L, 0, d->redist, d->nb, d->id, d->iteration, NULL, 0, &xt, err, sizeof err) != 0)
         fatal_transfer(err, P);
     reduce_times(&xt, new0, P);
     if (new0 != 0) {
@@ -1114,7 +1156,7 @@ int ductile_malleable_get_shared(int *iteration)
             PMPI_Abort(merged, 3);
         }
         struct redist_layout L = {merged, h->ns + h->nnew, h->ns, h->nd, -1, baseline ? child : me, o2c, n2c};
-        if (transfer_items(&L, 1, h->redist, h->nb, h->id, h->iteration, &xt, err, sizeof err) != 0)
+        if (transfer_items(&L, 1, h->redist, h->nb, h->id, h->iteration, NULL, h->prepare, &xt, err, sizeof err) != 0)
             fatal_transfer(err, merged);
         reduce_times(&xt, n2c[0], merged);
     }

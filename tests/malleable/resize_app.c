@@ -165,9 +165,10 @@ int main(int argc, char **argv)
     if (EMPI_Register_scalar("scal", &scal, MPI_LONG_LONG, 1) != 0) return 1;
     const char *cr = getenv("RESIZE_APP_CONST");
     c_rows = cr ? atol(cr) : 0;
+    double *ca = NULL; /* malloc'ed by the app: stays the app's to free, even after a resize */
     if (c_rows > 0) {
         EMPI_Get_wsize64(rank, size, c_rows, &d, &c);
-        double *ca = malloc((size_t)(c ? c : 1) * C_W * sizeof(double));
+        ca = malloc((size_t)(c ? c : 1) * C_W * sizeof(double));
         if (EMPI_Register_array("const", ca, MPI_DOUBLE, c_rows, C_W, EMPI_DISJOINT, EMPI_CONSTANT) != 0) return 1;
     }
 
@@ -242,6 +243,12 @@ int main(int argc, char **argv)
     MPI_Finalize();
     clock_gettime(CLOCK_MONOTONIC, &w1);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+    /* Buffers the app allocated itself stay its own (Ductile frees only what
+     * it or EMPI_malloc allocated): free the originals. */
+    free(m);
+    free(s);
+    free(rep);
+    free(ca);
     if (status == EMPI_REMOVED) {
         double w = (double)(w1.tv_sec - w0.tv_sec) + 1e-9 * (double)(w1.tv_nsec - w0.tv_nsec);
         double c = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);

@@ -11,26 +11,14 @@
  * MPI_COMM_WORLD with an erroneous MPI_Send, Comm_free of everything derived.
  * Needs at least 2 ranks.
  */
-#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "expect.h"
+#define TEST_NAME "comms"
+#include "testlib.h"
 
-#define I ((long long)sizeof(int))
-#define W MPI_COMM_WORLD
-
-static int rank, size, errors;
 static int deletes;
-
-static void check(int cond, const char *what)
-{
-    if (!cond) {
-        errors++;
-        fprintf(stderr, "comms: rank %d: check failed: %s\n", rank, what);
-    }
-}
 
 static const char *cmp_name(int res)
 {
@@ -320,17 +308,7 @@ int main(int argc, char **argv)
     check(split == MPI_COMM_NULL && dup == MPI_COMM_NULL, "comm_free");
 
     /* ---- results ---- */
-    {
-        int tot_err = 0;
-        CALL(MPI_Reduce, I, r == 0 ? I : 0, &errors, &tot_err, 1, MPI_INT, MPI_SUM, 0, W);
-        if (r == 0)
-            printf("comms: %d ranks, errors=%d\n", P, tot_err);
-        errors = tot_err;
-    }
+    test_summary(test_reduce_errors());
 
-    expect_add("MPI_Finalize", 1, 0, 0);
-    if (expect_write(rank) != 0)
-        errors++;
-    MPI_Finalize();
-    return errors != 0;
+    return test_finish();
 }

@@ -7,33 +7,12 @@
  * Byte counts are count * MPI_Type_size(type): for a vector only the data,
  * not the gaps; for a struct only the fields, not the padding.
  */
-#include <mpi.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "expect.h"
-
-#define I ((long long)sizeof(int))
-#define D ((long long)sizeof(double))
-#define W MPI_COMM_WORLD
-
-static int rank, size, errors;
-static unsigned long long hash = 14695981039346656037ULL;
-
-static void mix(long long v)
-{
-    hash ^= (unsigned long long)v;
-    hash *= 1099511628211ULL;
-}
-
-static void check(int cond, const char *what)
-{
-    if (!cond) {
-        errors++;
-        fprintf(stderr, "dtype: rank %d: check failed: %s\n", rank, what);
-    }
-}
+#define TEST_NAME "dtype"
+#include "testlib.h"
 
 struct particle {
     int id;
@@ -255,26 +234,7 @@ int main(int argc, char **argv)
     check(t3 == MPI_DATATYPE_NULL && tpart == MPI_DATATYPE_NULL, "type_free");
 
     /* ---- results ---- */
-    {
-        unsigned long long *hashes = calloc((size_t)P, sizeof *hashes);
-        int tot_err = 0;
-        if (!hashes)
-            abort();
-        CALL(MPI_Gather, (long long)sizeof hash, r == 0 ? (long long)sizeof hash * P : 0, &hash, 1,
-             MPI_UNSIGNED_LONG_LONG, hashes, 1, MPI_UNSIGNED_LONG_LONG, 0, W);
-        CALL(MPI_Reduce, I, r == 0 ? I : 0, &errors, &tot_err, 1, MPI_INT, MPI_SUM, 0, W);
-        if (r == 0) {
-            for (j = 0; j < P; j++)
-                printf("hash[%d] = %016llx\n", j, hashes[j]);
-            printf("dtype: %d ranks, errors=%d\n", P, tot_err);
-        }
-        errors = tot_err;
-        free(hashes);
-    }
+    test_results_hash();
 
-    expect_add("MPI_Finalize", 1, 0, 0);
-    if (expect_write(rank) != 0)
-        errors++;
-    MPI_Finalize();
-    return errors != 0;
+    return test_finish();
 }

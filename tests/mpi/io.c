@@ -17,27 +17,15 @@
  * so every return code is checked.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "expect.h"
+#define TEST_NAME "io"
+#include "testlib.h"
 
-#define I ((long long)sizeof(int))
-#define W MPI_COMM_WORLD
 #define PATHLEN 1024
-
-static int rank, size, errors;
-
-static void check(int cond, const char *what)
-{
-    if (!cond) {
-        errors++;
-        fprintf(stderr, "io: rank %d: check failed: %s\n", rank, what);
-    }
-}
 
 #define RC(what, call)                                                                           \
     do {                                                                                         \
@@ -227,25 +215,20 @@ int main(int argc, char **argv)
     /* ---- results ---- */
     {
         long long *sums = calloc((size_t)P, sizeof *sums);
-        int tot_err = 0, j;
+        int tot_err, j;
         if (!sums)
             abort();
         CALL(MPI_Gather, (long long)sizeof checksum, r == 0 ? (long long)sizeof checksum * P : 0,
              &checksum, 1, MPI_LONG_LONG, sums, 1, MPI_LONG_LONG, 0, W);
-        CALL(MPI_Reduce, I, r == 0 ? I : 0, &errors, &tot_err, 1, MPI_INT, MPI_SUM, 0, W);
+        tot_err = test_reduce_errors();
         if (r == 0) {
             printf("file size: %lld bytes\n", (long long)fsize);
             for (j = 0; j < P; j++)
                 printf("checksum[%d] = %lld\n", j, sums[j]);
-            printf("io: %d ranks, errors=%d\n", P, tot_err);
         }
-        errors = tot_err;
+        test_summary(tot_err);
         free(sums);
     }
 
-    expect_add("MPI_Finalize", 1, 0, 0);
-    if (expect_write(rank) != 0)
-        errors++;
-    MPI_Finalize();
-    return errors != 0;
+    return test_finish();
 }

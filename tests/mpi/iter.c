@@ -12,25 +12,11 @@
  * the detected period starts in the middle of the body): the driver checks
  * iterations.count with run-mpi-test.sh --iterations MIN MAX.
  */
-#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "expect.h"
-
-#define I ((long long)sizeof(int))
-#define D ((long long)sizeof(double))
-#define W MPI_COMM_WORLD
-
-static int rank, size, errors;
-
-static void check(int cond, const char *what)
-{
-    if (!cond) {
-        errors++;
-        fprintf(stderr, "iter: rank %d: check failed: %s\n", rank, what);
-    }
-}
+#define TEST_NAME "iter"
+#include "testlib.h"
 
 int main(int argc, char **argv)
 {
@@ -94,29 +80,24 @@ int main(int argc, char **argv)
     /* ---- epilogue ---- */
     {
         double sumx = -1, *xs = malloc((size_t)P * sizeof(double));
-        int tot_err = 0;
+        int tot_err;
         if (!xs)
             abort();
         CALL(MPI_Reduce, D, r == 0 ? D : 0, &x, &sumx, 1, MPI_DOUBLE, MPI_SUM, 0, W);
         CALL(MPI_Gather, D, r == 0 ? P * D : 0, &x, 1, MPI_DOUBLE, xs, 1, MPI_DOUBLE, 0, W);
-        CALL(MPI_Reduce, I, r == 0 ? I : 0, &errors, &tot_err, 1, MPI_INT, MPI_SUM, 0, W);
+        tot_err = test_reduce_errors();
         if (r == 0) {
             printf("iterations: %d (scale %d)\n", niter, scale);
             printf("allreduce total: %.1f\n", total);
             for (j = 0; j < P; j++)
                 printf("x[%d] = %.1f\n", j, xs[j]);
             printf("sum x = %.1f\n", sumx);
-            printf("iter: %d ranks, errors=%d\n", P, tot_err);
         }
-        errors = tot_err;
+        test_summary(tot_err);
         free(xs);
     }
     free(ranks);
     free(seeds);
 
-    expect_add("MPI_Finalize", 1, 0, 0);
-    if (expect_write(rank) != 0)
-        errors++;
-    MPI_Finalize();
-    return errors != 0;
+    return test_finish();
 }

@@ -11,24 +11,11 @@
  * btl/vader) crashes in MPI_Compare_and_swap on 64-bit types
  * (open-mpi/ompi issue #7967).
  */
-#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "expect.h"
-
-#define I ((long long)sizeof(int))
-#define W MPI_COMM_WORLD
-
-static int rank, size, errors;
-
-static void check(int cond, const char *what)
-{
-    if (!cond) {
-        errors++;
-        fprintf(stderr, "rma: rank %d: check failed: %s\n", rank, what);
-    }
-}
+#define TEST_NAME "rma"
+#include "testlib.h"
 
 int main(int argc, char **argv)
 {
@@ -147,17 +134,7 @@ int main(int argc, char **argv)
     CALL(MPI_Win_free, 0, 0, &win2);
 
     /* ---- results ---- */
-    {
-        int tot_err = 0;
-        CALL(MPI_Reduce, I, r == 0 ? I : 0, &errors, &tot_err, 1, MPI_INT, MPI_SUM, 0, W);
-        if (r == 0)
-            printf("rma: %d ranks, errors=%d\n", P, tot_err);
-        errors = tot_err;
-    }
+    test_summary(test_reduce_errors());
 
-    expect_add("MPI_Finalize", 1, 0, 0);
-    if (expect_write(rank) != 0)
-        errors++;
-    MPI_Finalize();
-    return errors != 0;
+    return test_finish();
 }
