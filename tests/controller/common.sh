@@ -59,7 +59,7 @@ jget() { "$PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 # wait_until SECONDS 'shell condition': poll every 0.2 s
 wait_until() {
   t=$1; shift
-  n=$((t * 5))
+  n=$((t * 5 * ${TEST_TIME_SCALE:-1}))  # slower builds (sanitizers) and busy machines get more time
   while [ $n -gt 0 ]; do
     if eval "$@"; then return 0; fi
     sleep 0.2; n=$((n - 1))
