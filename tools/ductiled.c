@@ -26,6 +26,8 @@
 #include "../src/controller/net.h"
 #include "../src/controller/protocol.h"
 #include "../src/controller/rm.h"
+#include "../src/io/iotoken.h"
+#include "../src/io/iopredict.h"
 
 #define MAX_CONNS 512
 #define OUT_MAX (4 << 20)        /* a peer that does not read is dropped */
@@ -73,6 +75,33 @@ static char state_path[4096] = "";
 static int state_dirty;
 static volatile sig_atomic_t stop;
 static unsigned conn_gen;
+static struct iotoken iotok; /* exclusive I/O (src/io/iotoken.c) */
+static double wall(void);
+static void queue_out(int i, char *line);
+static void logmsg(const char *fmt, ...);
+
+/* Tell job jid it holds the I/O token (a request the job acknowledges). */
+static void io_grant(int jid)
+{
+    struct job *j = jobs_get(&jobs, jid);
+    if (!j || j->conn < 0) {
+        if (jid) {
+            int next = iotoken_release(&iotok, jid, wall());
+            if (next && next != jid) io_grant(next);
+        }
+        return;
+    }
+    json_t *a = json_pack("{s:i, s:s}", "job", jid, "action", "grant");
+    queue_out(j->conn, proto_request(next_job_req++, "io", a));
+    json_decref(a);
+    if (verbose) logmsg("I/O token granted to job %d", jid);
+}
+
+static void io_leave(int jid)
+{
+    int next = iotoken_release(&iotok, jid, wall());
+    if (next) io_grant(next);
+}
 
 static double wall(void)
 {
@@ -128,6 +157,7 @@ static void close_conn(int i, const char *why)
     if (c->job) {
         struct job *j = jobs_get(&jobs, c->job);
         if (j && j->conn == i) {
+            io_leave(j->id);
             int was_running = j->state == JOB_RUNNING;
             jobs_lost_connection(&jobs, j, wall());
             if (was_running) logmsg("job %d (%s) lost its connection without an exit message: crashed", j->id, j->tag);
@@ -314,6 +344,171 @@ static struct job *need_job(int ci, long long id, const json_t *req, int running
     return j;
 }
 
+/* ------------------------------------------------------------ I/O interference controller (src/io/iopredict.c) */
+
+enum { IOPOL_NONE, IOPOL_SHIFT, IOPOL_COUPLE };
+static int io_policy = IOPOL_NONE;
+static struct iop_params io_prm = {.uncertainty = 0.2, .overhead = 0.3, .similar = 0.25, .max_procs = 0};
+#define IOJ_MAX 64
+static struct ioj {
+    int used;
+    struct iop_job m;
+    int shrink_pending, shrink_n; /* phase shift: the -P to send once the +P is done */
+    long long shrink_at;
+    int busy;                     /* a plan is in progress: no new plan */
+} ioj[IOJ_MAX];
+
+static struct ioj *ioj_get(struct job *j)
+{
+    for (int i = 0; i < IOJ_MAX; i++)
+        if (ioj[i].used && ioj[i].m.id == j->id) return &ioj[i];
+    for (int i = 0; i < IOJ_MAX; i++)
+        if (!ioj[i].used) {
+            memset(&ioj[i], 0, sizeof ioj[i]);
+            ioj[i].used = 1;
+            iop_job_init(&ioj[i].m, j->id, j->procs);
+            return &ioj[i];
+        }
+    return NULL;
+}
+
+/* A resize ductiled decides itself: slots from the resource manager, then
+ * forwarded like a ductilectl command (nobody waits for the reply). */
+static int io_resize(struct job *j, int delta, long long at, char *why, size_t wl)
+{
+    struct forward *f = new_forward();
+    if (!f) {
+        snprintf(why, wl, "too many commands in flight");
+        return -1;
+    }
+    json_t *args = json_object();
+    if (at >= 0) json_object_set_new(args, "at_iteration", json_integer(at));
+    int reserved = 0;
+    if (delta > 0) {
+        int *where = calloc((size_t)delta, sizeof(int));
+        if (!where || rm_grant(&rm, j->alloc, delta, NULL, where, why, wl) != 0) {
+            free(where);
+            json_decref(args);
+            f->used = 0;
+            return -1;
+        }
+        if (from_hostfile) {
+            json_t *h = json_array();
+            for (int k = 0; k < delta; k++) json_array_append_new(h, json_string(rm.hosts[where[k]].name));
+            json_object_set_new(args, "hosts", h);
+        }
+        free(where);
+        reserved = delta;
+        j->pending += delta;
+        j->pending_since = wall();
+    }
+    json_object_set_new(args, "n", json_integer(delta > 0 ? delta : -delta));
+    json_object_set_new(args, "job", json_integer(j->id));
+    f->job_req = next_job_req++;
+    f->job = j->id;
+    f->cli = -1;
+    f->deadline = net_now() + FORWARD_TIMEOUT;
+    f->reserved = reserved;
+    snprintf(f->cmd, sizeof f->cmd, "%s", delta > 0 ? "expand" : "shrink");
+    queue_out(j->conn, proto_request(f->job_req, f->cmd, args));
+    json_decref(args);
+    state_dirty = 1;
+    return 0;
+}
+
+static void io_plan_event(struct job *j, const struct iop_plan *pl, const char *status)
+{
+    jobs_event(j, "io_plan", json_pack("{s:s, s:s, s:i, s:i, s:I, s:I, s:f, s:f, s:f, s:f, s:s}", "strategy",
+                                       pl->kind == 2 ? "period-coupling" : "phase-shift", "status", status, "delta",
+                                       pl->delta, "new_procs", pl->new_procs, "iter1", (json_int_t)pl->iter1, "iter2",
+                                       (json_int_t)pl->iter2, "shift_s", pl->shift, "treconf_s", pl->treconf, "torig_s",
+                                       pl->torig, "speedup", pl->speedup, "why", pl->why),
+               wall());
+    logmsg("I/O interference: %s: %s", status, pl->why);
+}
+
+static void io_policy_sample(struct job *j, const json_t *req)
+{
+    struct ioj *x = ioj_get(j);
+    if (!x) return;
+    double iv = proto_get_num(req, "interval_s", 0) - proto_get_num(req, "io_s", 0);
+    long long it = proto_get_int(req, "iters", 0);
+    int procs = (int)proto_get_int(req, "procs", j->procs);
+    /* a sample across a resize mixes two sizes: only steady ones count */
+    if (it > 0 && procs == x->m.procs && !j->pending) iop_add_iterations(&x->m, procs, iv, (double)it);
+    x->m.procs = procs;
+}
+
+static void io_policy_phase(struct job *j, const json_t *d, double now)
+{
+    (void)now;
+    struct ioj *x = ioj_get(j);
+    if (!x || !d) return;
+    iop_add_phase(&x->m, proto_get_num(d, "start", 0), proto_get_num(d, "duration_s", 0),
+                  proto_get_int(d, "iteration", -1), (int)proto_get_int(d, "procs", j->procs));
+    if (io_policy == IOPOL_NONE) return;
+    /* the decision is taken after a job's I/O phase (the paper's CLARISSE control point) */
+    for (int i = 0; i < IOJ_MAX; i++) {
+        if (!ioj[i].used || ioj[i].m.id == j->id) continue;
+        struct job *o = jobs_get(&jobs, ioj[i].m.id);
+        if (!o || o->state != JOB_RUNNING || o->conn < 0 || x->busy || ioj[i].busy) continue;
+        struct iop_params prm = io_prm;
+        prm.max_procs = rm_total(&rm);
+        long long cj = j->iteration > proto_get_int(d, "iteration", -1) ? j->iteration : proto_get_int(d, "iteration", -1);
+        struct iop_plan pl;
+        int ok = 0;
+        if (io_policy == IOPOL_COUPLE) ok = iop_period_coupling(&x->m, cj, &ioj[i].m, o->iteration, &prm, &pl);
+        if (!ok && (io_policy == IOPOL_SHIFT || pl.why[0] == 'p'))
+            ok = iop_phase_shift(&x->m, cj, &ioj[i].m, o->iteration, &prm, &pl);
+        if (!ok) {
+            if (verbose || pl.job) logmsg("I/O interference check jobs %d/%d: %s", j->id, o->id, pl.why);
+            continue;
+        }
+        struct job *k = jobs_get(&jobs, pl.job);
+        struct ioj *xk = pl.job == j->id ? x : &ioj[i];
+        char why[256];
+        int cap = rm_total(&rm);
+        (void)cap;
+        if (io_resize(k, pl.delta, pl.iter1, why, sizeof why) != 0) {
+            snprintf(pl.why + strlen(pl.why), sizeof pl.why - strlen(pl.why), "; refused: %.80s", why);
+            io_plan_event(k, &pl, "cancelled");
+            continue;
+        }
+        xk->busy = 1;
+        if (pl.kind == 1) {
+            xk->shrink_pending = 1;
+            xk->shrink_n = pl.delta;
+            xk->shrink_at = pl.iter2;
+        }
+        io_plan_event(k, &pl, "planned");
+        return;
+    }
+}
+
+/* The job reported a finished (or failed) resize: the second half of a phase shift. */
+static void io_policy_resized(struct job *j, const json_t *d)
+{
+    struct ioj *x = ioj_get(j);
+    if (!x || !x->busy) return;
+    const char *st = proto_get_str(d, "status", "ok"), *op = proto_get_str(d, "op", "");
+    if (strcmp(st, "ok") != 0) {
+        logmsg("I/O interference: job %d: the planned %s failed (%s): plan cancelled", j->id, op, st);
+        jobs_event(j, "io_plan", json_pack("{s:s, s:s}", "status", "cancelled", "why", proto_get_str(d, "reason", st)), wall());
+        x->busy = x->shrink_pending = 0;
+        return;
+    }
+    if (x->shrink_pending && !strcmp(op, "expand")) {
+        char why[256];
+        x->shrink_pending = 0;
+        if (io_resize(j, -x->shrink_n, x->shrink_at, why, sizeof why) != 0) {
+            logmsg("I/O interference: job %d: the -%d could not be sent: %s", j->id, x->shrink_n, why);
+            x->busy = 0;
+        }
+        return;
+    }
+    x->busy = 0;
+}
+
 /* expand / shrink / resize: resource manager decision, then forward. */
 static void do_resize(int ci, long long id, const char *cmd, const json_t *req)
 {
@@ -468,17 +663,35 @@ static void handle_request(int ci, struct proto_msg *m)
         j->last_seen = now;
         if (!strcmp(cmd, "sample")) {
             jobs_sample(&jobs, j, req, now);
+            io_policy_sample(j, req);
             state_dirty = 1;
         } else if (!strcmp(cmd, "exit")) {
             int st = (int)proto_get_int(req, "status", 0);
             jobs_exit(&jobs, j, st, now);
+            io_leave(jid);
             logmsg("job %d exited (status %d)", jid, st);
             c->job = 0;
             save_state();
+        } else if (!strcmp(cmd, "event") && !strncmp(proto_get_str(req, "kind", ""), "io_", 3)) {
+            /* MPI-IO (src/io/): the exclusive-I/O token and the I/O phases */
+            const char *kind = proto_get_str(req, "kind", "");
+            if (!strcmp(kind, "io_request")) {
+                int g = iotoken_request(&iotok, jid, now);
+                if (g) io_grant(g);
+            } else if (!strcmp(kind, "io_release")) {
+                io_leave(jid);
+            } else if (!strcmp(kind, "io_phase")) {
+                json_t *d = json_object_get(req, "details");
+                jobs_event(j, "io_phase", d ? json_deep_copy(d) : json_object(), now);
+                io_policy_phase(j, d, now);
+                state_dirty = 1;
+            }
         } else if (!strcmp(cmd, "event")) {
             json_t *d = json_object_get(req, "details");
             d = d ? json_deep_copy(d) : json_object();
             jobs_event(j, proto_get_str(req, "kind", "event"), d, now);
+            if (!strcmp(proto_get_str(req, "kind", ""), "resized"))
+                io_policy_resized(j, json_object_get(req, "details"));
             if (!strcmp(proto_get_str(req, "kind", ""), "resized") &&
                 strcmp(proto_get_str(json_object_get(req, "details"), "status", "ok"), "ok") != 0) {
                 j->pending = 0;
@@ -650,6 +863,10 @@ static void usage(FILE *f)
             "  --secret FILE       shared secret for TCP challenge-response (owner-only file)\n"
             "  --state FILE        state file (default: next to the default socket, ductiled.state)\n"
             "  --no-state          keep no state file\n"
+            "  --io-policy P       I/O interference controller: none (default), phase-shift (Algorithm 3)\n"
+            "                      or period-coupling (Algorithm 4, then phase shifts); docs/io.md\n"
+            "  --io-uncertainty S  seconds added to each predicted I/O phase (default 0.2)\n"
+            "  --io-overhead S     seconds one reconfiguration is assumed to cost (default 0.3)\n"
             "  -v, --verbose       log every connection and message error\n"
             "  -h, --help          this help\n"
             "\n"
@@ -664,7 +881,9 @@ int main(int argc, char **argv)
                                          {"socket", required_argument, 0, 'S'},  {"tcp", required_argument, 0, 't'},
                                          {"secret", required_argument, 0, 'k'},  {"state", required_argument, 0, 'f'},
                                          {"no-state", no_argument, 0, 'n'},      {"verbose", no_argument, 0, 'v'},
-                                         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+                                         {"help", no_argument, 0, 'h'},          {"io-policy", required_argument, 0, 'P'},
+                                         {"io-uncertainty", required_argument, 0, 'U'},
+                                         {"io-overhead", required_argument, 0, 'O'}, {0, 0, 0, 0}};
     int o;
     while ((o = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
         switch (o) {
@@ -685,6 +904,28 @@ int main(int argc, char **argv)
         case 'f': statefile = optarg; break;
         case 'n': no_state = 1; break;
         case 'v': verbose = 1; break;
+        case 'P':
+            if (!strcmp(optarg, "none")) io_policy = IOPOL_NONE;
+            else if (!strcmp(optarg, "phase-shift")) io_policy = IOPOL_SHIFT;
+            else if (!strcmp(optarg, "period-coupling")) io_policy = IOPOL_COUPLE;
+            else {
+                fprintf(stderr, "ductiled: --io-policy wants none, phase-shift or period-coupling, not '%s'\n", optarg);
+                return 2;
+            }
+            break;
+        case 'U':
+        case 'O': {
+            char *end;
+            double v = strtod(optarg, &end);
+            if (*end || !(v >= 0 && v <= 3600)) {
+                fprintf(stderr, "ductiled: --io-%s wants seconds from 0 to 3600, not '%s'\n",
+                        o == 'U' ? "uncertainty" : "overhead", optarg);
+                return 2;
+            }
+            if (o == 'U') io_prm.uncertainty = v;
+            else io_prm.overhead = v;
+            break;
+        }
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -723,6 +964,7 @@ int main(int argc, char **argv)
         rm_init_slots(&rm, hn, slots > 0 ? slots : 1);
     }
     jobs_init(&jobs, &rm);
+    iotoken_init(&iotok);
 
     struct net_addr ua;
     char path[256];

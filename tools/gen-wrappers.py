@@ -344,8 +344,27 @@ def render_wrapper(name, expr, big, fid):
         return "\n".join(lines) + "\n"
     lines.append("    if (!DUCTILE_SHOULD_MONITOR())")
     lines.append("        return P%s(%s);" % (name, args))
+    io_fh = None
+    if category == "io":
+        # MPI-IO hook (src/io/iomon.h): per-file/per-phase accounting, phase
+        # detection and the exclusive-I/O gate, for MPI_File_* calls only.
+        fhp = [p for p in params if p.name == "fh"]
+        if name in ("MPI_File_open", "MPI_File_open_c"):
+            lines.append("    ductile_io_before(%s, MPI_FILE_NULL, comm);" % fid)
+            io_fh = "MPI_FILE_NULL"
+        elif fhp and fhp[0].pointer_level == 0:
+            io_fh = "fh"
+        elif fhp:
+            lines.append("    MPI_File ductile_fh_ = *fh;")
+            io_fh = "ductile_fh_"
+        else:
+            io_fh = "MPI_FILE_NULL"
+        if name not in ("MPI_File_open", "MPI_File_open_c"):
+            lines.append("    ductile_io_before(%s, %s, MPI_COMM_NULL);" % (fid, io_fh))
     lines.append("    DUCTILE_BEGIN(%s);" % fid)
     lines.append("    int ret = P%s(%s);" % (name, args))
+    if name in ("MPI_File_open", "MPI_File_open_c"):
+        lines.append("    ductile_io_opened(comm, filename, amode, ret == MPI_SUCCESS ? *fh : MPI_FILE_NULL);")
     if rule:
         lines.append("    uint64_t s = 0, r = 0;")
         lines.append("    if (ret == MPI_SUCCESS) {")
@@ -355,8 +374,12 @@ def render_wrapper(name, expr, big, fid):
             lines.append("        ductile_persist_add(*request, s, r);")
             lines.append("        s = r = 0;")
         lines.append("    }")
+        if io_fh:
+            lines.append("    ductile_io_after(%s, %s, ductile_t0_, s, r);" % (fid, io_fh))
         lines.append("    DUCTILE_END(%s, s, r);" % fid)
     else:
+        if io_fh:
+            lines.append("    ductile_io_after(%s, %s, ductile_t0_, 0, 0);" % (fid, io_fh))
         lines.append("    DUCTILE_END(%s, 0, 0);" % fid)
     lines.append("    return ret;")
     lines.append("}")
@@ -423,7 +446,7 @@ def generate():
 
     w = [hdr, "/* The generated PMPI wrappers: world substitution, timing, bytes. */",
          '#include "config.h"', '#include "hotpath.h"', '#include "bytes.h"',
-         '#include "pmpi_exports.h"', "",
+         '#include "pmpi_exports.h"', '#include "../io/iomon.h"', "",
          "/* Deprecated MPI functions are interposed like the others. */",
          '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"', "",
          "#define TS(t) ductile_type_size(t)", ""]

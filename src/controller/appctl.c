@@ -31,6 +31,7 @@
 #include "../malleable/registry.h"
 #include "../wrap/hotpath.h"
 #include "../wrap/runtime.h"
+#include "../io/iomon.h"
 
 #define IO_TIMEOUT_MS 2000
 #define BACKOFF_MIN 0.2
@@ -56,6 +57,10 @@ static struct {
     int exit_sent;
     json_t *arrays;    /* registered distributed arrays, to be sent (under lock) */
     int nreg_seen;     /* registry count last sent (reset to -1 by the thread on reconnect) */
+    /* MPI-IO (src/io/): messages sent as soon as possible, token state (under lock) */
+    json_t *urgent[32];
+    int nurgent;
+    int connected, io_granted;
 } A = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .wake = {-1, -1}};
 
 static double wall(void)
@@ -194,6 +199,18 @@ static char *handle_command(const struct proto_msg *m)
         json_decref(res);
         return line;
     }
+    if (!strcmp(cmd, "io") && !strcmp(proto_get_str(r, "action", ""), "grant")) {
+        /* the exclusive-I/O token (src/io/iosched.c) */
+        pthread_mutex_lock(&A.lock);
+        A.io_granted = 1;
+        pthread_cond_broadcast(&A.cond);
+        pthread_mutex_unlock(&A.lock);
+        ductile_log(2, "controller: I/O token granted");
+        json_t *res = json_pack("{s:b}", "granted", 1);
+        char *line = proto_reply_ok(m->id, res);
+        json_decref(res);
+        return line;
+    }
     if (!strcmp(cmd, "io")) {
         int hold = !strcmp(proto_get_str(r, "action", ""), "hold");
         pthread_mutex_lock(&A.lock);
@@ -226,7 +243,10 @@ static void registry_snapshot(int *seen);
 static int sleep_or_stop(double sec)
 {
     struct pollfd p = {.fd = A.wake[0], .events = POLLIN};
-    poll(&p, 1, (int)(sec * 1000));
+    if (poll(&p, 1, (int)(sec * 1000)) > 0) {
+        char b[64];
+        (void)!read(A.wake[0], b, sizeof b); /* also woken for MPI-IO messages */
+    }
     return __atomic_load_n(&A.stop, __ATOMIC_ACQUIRE);
 }
 
@@ -293,6 +313,11 @@ static void *thread_main(void *arg)
                 continue;
             }
             backoff = BACKOFF_MIN;
+            pthread_mutex_lock(&A.lock);
+            for (int i = 0; i < A.nurgent; i++) json_decref(A.urgent[i]);
+            A.nurgent = 0;
+            A.connected = 1;
+            pthread_mutex_unlock(&A.lock);
             thread_reg_seen = -1; /* a (re)started ductiled learns the arrays again */
             __atomic_store_n(&A.nreg_seen, -1, __ATOMIC_RELAXED);
             take_snap(&prev);
@@ -302,11 +327,30 @@ static void *thread_main(void *arg)
             next_sample = ductile_now() + per;
         }
         double wait = next_sample - ductile_now();
+        double iow = ductile_io_poll(); /* closes a finished I/O phase (src/io/iomon.c) */
+        if (iow < wait) wait = iow;
         if (wait < 0) wait = 0;
         struct pollfd p[2] = {{.fd = s.fd, .events = POLLIN}, {.fd = A.wake[0], .events = POLLIN}};
         int pr = poll(p, 2, (int)(wait * 1000));
         if (__atomic_load_n(&A.stop, __ATOMIC_ACQUIRE)) break;
         int lost = 0;
+        if (pr > 0 && (p[1].revents & POLLIN)) {
+            char b[64];
+            (void)!read(A.wake[0], b, sizeof b);
+        }
+        {   /* MPI-IO messages go out at once */
+            pthread_mutex_lock(&A.lock);
+            json_t *u[32];
+            int nu = A.nurgent;
+            memcpy(u, A.urgent, sizeof u);
+            A.nurgent = 0;
+            pthread_mutex_unlock(&A.lock);
+            for (int i = 0; i < nu; i++) {
+                json_object_set_new(u[i], "job", json_integer(A.job));
+                if (!lost && send_line(&s, proto_request(s.next_id++, "event", u[i])) != 0) lost = 1;
+                json_decref(u[i]);
+            }
+        }
         if (pr > 0 && (p[0].revents & (POLLIN | POLLHUP | POLLERR))) {
             char buf[8192];
             ssize_t n = recv(s.fd, buf, sizeof buf, MSG_DONTWAIT);
@@ -353,6 +397,10 @@ static void *thread_main(void *arg)
             next_sample = ductile_now() + per;
         }
         if (lost) {
+            pthread_mutex_lock(&A.lock);
+            A.connected = 0;
+            pthread_cond_broadcast(&A.cond);
+            pthread_mutex_unlock(&A.lock);
             ductile_log(1, "controller: lost the connection to ductiled; reconnecting");
             session_close(&s);
             s.fd = -1;
@@ -541,4 +589,74 @@ int ductile_io_gate(void)
     }
     PMPI_Bcast(&waited, 1, MPI_INT, 0, ductile_rt.private_comm);
     return waited;
+}
+
+/* ------------------------------------------------------------ MPI-IO (src/io/) */
+
+static void urgent_push(json_t *ev)
+{
+    if (!ev) return;
+    pthread_mutex_lock(&A.lock);
+    if (A.nurgent < 32) A.urgent[A.nurgent++] = ev;
+    else json_decref(ev);
+    pthread_mutex_unlock(&A.lock);
+    (void)!write(A.wake[1], "i", 1);
+}
+
+void ductile_appctl_io_phase(const struct io_phase *p, double start_epoch)
+{
+    if (!A.enabled || !p) return;
+    urgent_push(json_pack("{s:s, s:{s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:i}}", "kind", "io_phase", "details", "start",
+                          start_epoch, "duration_s", p->duration_s, "io_s", p->io_s, "delay_s", p->delay_s, "bytes",
+                          (json_int_t)(p->bytes_written + p->bytes_read), "calls", (json_int_t)p->calls, "iteration",
+                          (json_int_t)p->iteration, "procs", (int)p->procs));
+}
+
+long long ductile_appctl_iteration(void)
+{
+    if (A.enabled && __atomic_load_n(&A.cp_count, __ATOMIC_RELAXED) > 0)
+        return __atomic_load_n(&A.cp_iteration, __ATOMIC_RELAXED);
+    const iterdetect *d = ductile_iteration_detector();
+    return d ? (long long)__atomic_load_n(&d->iterations, __ATOMIC_RELAXED) : -1;
+}
+
+int ductile_appctl_io_acquire(double *waited)
+{
+    *waited = 0;
+    if (!A.enabled) return 0;
+    double t0 = ductile_now();
+    pthread_mutex_lock(&A.lock);
+    /* right after MPI_Init the thread may still be registering: give it a few seconds */
+    while (!A.connected && ductile_now() - t0 < 3.0 && !__atomic_load_n(&A.stop, __ATOMIC_ACQUIRE)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 50000000L;
+        if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+        pthread_cond_timedwait(&A.cond, &A.lock, &ts);
+    }
+    int connected = A.connected;
+    A.io_granted = 0;
+    pthread_mutex_unlock(&A.lock);
+    if (!connected) return 0;
+    urgent_push(json_pack("{s:s, s:{s:I}}", "kind", "io_request", "details", "iteration",
+                          (json_int_t)ductile_appctl_iteration()));
+    pthread_mutex_lock(&A.lock);
+    while (!A.io_granted && A.connected && !__atomic_load_n(&A.stop, __ATOMIC_ACQUIRE)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 100000000L;
+        if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+        pthread_cond_timedwait(&A.cond, &A.lock, &ts);
+    }
+    int g = A.io_granted;
+    A.io_granted = 0;
+    pthread_mutex_unlock(&A.lock);
+    *waited = ductile_now() - t0;
+    return g;
+}
+
+void ductile_appctl_io_release(void)
+{
+    if (!A.enabled) return;
+    urgent_push(json_pack("{s:s, s:{}}", "kind", "io_release", "details"));
 }

@@ -32,4 +32,15 @@ void ductile_appctl_stop(void);
 void ductile_appctl_control_point(int iteration);
 void ductile_appctl_resized(const struct report_reconfig *r);
 
+/* MPI-IO (src/io/), rank 0.  A closed I/O phase, sent as an "io_phase"
+ * event right away; the job's current iteration (control point, else the
+ * iteration detector); the exclusive-I/O token: ask ductiled and wait for
+ * the grant (returns 1 granted, 0 when no controller is connected, with
+ * the seconds waited), and give it back. */
+struct io_phase;
+void ductile_appctl_io_phase(const struct io_phase *p, double start_epoch);
+long long ductile_appctl_iteration(void);
+int ductile_appctl_io_acquire(double *waited);
+void ductile_appctl_io_release(void);
+
 #endif

@@ -41,7 +41,7 @@ static const struct cmdspec commands[] = {
     {"expand", {JOB_OPT, {"n", F_INT, 1, 1, PROCS_MAX, NULL}, AT_ITER, {"hosts", F_HOSTS, 0, 0, 0, NULL}}},
     {"shrink", {JOB_OPT, {"n", F_INT, 1, 1, PROCS_MAX, NULL}, AT_ITER, {"ranks", F_RANKS, 0, 0, 0, NULL}}},
     {"resize", {JOB_OPT, {"to", F_INT, 1, 1, PROCS_MAX, NULL}, AT_ITER, {"hosts", F_HOSTS, 0, 0, 0, NULL}}},
-    {"io", {JOB_OPT, {"action", F_ENUM, 1, 0, 0, "hold,release"}}},
+    {"io", {JOB_OPT, {"action", F_ENUM, 1, 0, 0, "hold,release,grant"}}},
     {"period", {JOB_OPT, {"seconds", F_NUM, 1, 0.01, 3600, NULL}}},
     {"cost", {JOB, {"to", F_INT, 1, 1, PROCS_MAX, NULL}}},
     {"register", {{"tag", F_TAG, 1, 0, 0, NULL}, {"pid", F_INT, 1, 1, 2147483647.0, NULL},

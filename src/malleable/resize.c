@@ -28,6 +28,7 @@
 #include "runtime.h"
 #include "schedule.h"
 #include "../redist/plan.h"
+#include "../io/iomon.h"
 
 #define TAG_RELEASE 0x5d18
 #define TAG_HISTORY 0x5d19
@@ -934,6 +935,12 @@ static void decide(int iteration, struct decision *d, char *list)
     memset(d, 0, sizeof *d);
     d->iteration = iteration;
     struct resize_request r;
+    /* MPI-IO (src/io/, docs/io.md): a resize waits while a file opened on the
+     * virtual world is open; the request stays queued for a later control point. */
+    if (ductile_io_open_world_files() > 0) {
+        d->sched_next = request_queue_position(&M.q);
+        return;
+    }
     int got = request_queue_take(&M.q, iteration, &r);
     d->sched_next = request_queue_position(&M.q);
     if (!got) return;

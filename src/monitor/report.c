@@ -15,6 +15,7 @@
 #include "../wrap/hotpath.h"
 #include "../wrap/runtime.h"
 #include "../malleable/resize.h"
+#include "../io/iomon.h"
 
 static const char *state_name(iterdetect_state s)
 {
@@ -63,6 +64,7 @@ void ductile_report_write(uint64_t t_end)
     PMPI_Gather(mine, (int)(DUCTILE_FN_COUNT * sizeof *mine), MPI_BYTE, fns,
                 (int)(DUCTILE_FN_COUNT * sizeof *mine), MPI_BYTE, 0, comm);
     free(mine);
+    json_t *io = ductile_io_report(comm); /* collective; the "io" section on rank 0 (src/io/iomon.c) */
     if (rank != 0) return;
 
     /* command line */
@@ -113,6 +115,7 @@ void ductile_report_write(uint64_t t_end)
         .setting_names = names, .setting_values = values, .nsettings = nset,
     };
     in.reconfigs = ductile_malleable_history(&in.nreconfigs);
+    in.io = io;
     char path[4096] = "";
     if (ductile_rt.settings.report && *ductile_rt.settings.report) {
         if (settings_expand_path(ductile_rt.settings.report, ductile_rt.job_id, ductile_rt.job_pid, path,
@@ -131,4 +134,5 @@ void ductile_report_write(uint64_t t_end)
     if (ductile_rt.settings.summary) report_print_summary(stderr, &in, path);
     free(ranks);
     free(fns);
+    json_decref(io);
 }

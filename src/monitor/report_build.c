@@ -171,6 +171,7 @@ json_t *report_build_json(const struct report_input *in)
                               r->total_s, "bytes_moved", (json_int_t)r->bytes_moved));
     }
     json_object_set_new(root, "reconfigurations", reconf);
+    if (in->io) json_object_set(root, "io", in->io); /* MPI-IO section (src/io/iomon.c) */
     free(wall);
     free(mpi);
     free(comp);

@@ -63,6 +63,7 @@ struct report_input {
     int nsettings;
     const struct report_reconfig *reconfigs; /* nreconfigs entries, oldest first */
     int nreconfigs;
+    json_t *io;                     /* MPI-IO section (src/io/iomon.c), borrowed; NULL = none */
 };
 
 /* Per-rank totals derived from the counters. */

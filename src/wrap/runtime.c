@@ -18,6 +18,7 @@
 #include "../monitor/report.h"
 #include "../malleable/resize.h"
 #include "../controller/appctl.h"
+#include "../io/iomon.h"
 
 extern char **environ;
 
@@ -124,6 +125,7 @@ int ductile_runtime_init(int *argc, char ***argv, int required, int *provided, i
     /* malleability: request queue; a spawned process joins its parents here */
     ductile_malleable_init();
     ductile_appctl_start((int)hdr[1]);
+    ductile_io_init(); /* MPI-IO accounting and phases (src/io/) */
 
     ductile_rt.active = 1;
     ductile_monitoring = ductile_rt.settings.monitor;

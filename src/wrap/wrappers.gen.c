@@ -7,6 +7,7 @@
 #include "hotpath.h"
 #include "bytes.h"
 #include "pmpi_exports.h"
+#include "../io/iomon.h"
 
 /* Deprecated MPI functions are interposed like the others. */
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -1666,8 +1667,10 @@ int MPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_call_errhandler(fh, errorcode);
+    ductile_io_before(DUCTILE_FN_MPI_File_call_errhandler, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_call_errhandler);
     int ret = PMPI_File_call_errhandler(fh, errorcode);
+    ductile_io_after(DUCTILE_FN_MPI_File_call_errhandler, fh, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_call_errhandler, 0, 0);
     return ret;
 }
@@ -1678,8 +1681,11 @@ int MPI_File_close(MPI_File* fh)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_close(fh);
+    MPI_File ductile_fh_ = *fh;
+    ductile_io_before(DUCTILE_FN_MPI_File_close, ductile_fh_, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_close);
     int ret = PMPI_File_close(fh);
+    ductile_io_after(DUCTILE_FN_MPI_File_close, ductile_fh_, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_close, 0, 0);
     return ret;
 }
@@ -1690,8 +1696,10 @@ int MPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn,
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_create_errhandler(file_errhandler_fn, errhandler);
+    ductile_io_before(DUCTILE_FN_MPI_File_create_errhandler, MPI_FILE_NULL, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_create_errhandler);
     int ret = PMPI_File_create_errhandler(file_errhandler_fn, errhandler);
+    ductile_io_after(DUCTILE_FN_MPI_File_create_errhandler, MPI_FILE_NULL, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_create_errhandler, 0, 0);
     return ret;
 }
@@ -1702,8 +1710,10 @@ int MPI_File_delete(const char* filename, MPI_Info info)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_delete(filename, info);
+    ductile_io_before(DUCTILE_FN_MPI_File_delete, MPI_FILE_NULL, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_delete);
     int ret = PMPI_File_delete(filename, info);
+    ductile_io_after(DUCTILE_FN_MPI_File_delete, MPI_FILE_NULL, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_delete, 0, 0);
     return ret;
 }
@@ -1714,8 +1724,10 @@ int MPI_File_get_amode(MPI_File fh, int* amode)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_amode(fh, amode);
+    ductile_io_before(DUCTILE_FN_MPI_File_get_amode, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_amode);
     int ret = PMPI_File_get_amode(fh, amode);
+    ductile_io_after(DUCTILE_FN_MPI_File_get_amode, fh, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_get_amode, 0, 0);
     return ret;
 }
@@ -1726,8 +1738,10 @@ int MPI_File_get_atomicity(MPI_File fh, int* flag)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_atomicity(fh, flag);
+    ductile_io_before(DUCTILE_FN_MPI_File_get_atomicity, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_atomicity);
     int ret = PMPI_File_get_atomicity(fh, flag);
+    ductile_io_after(DUCTILE_FN_MPI_File_get_atomicity, fh, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_get_atomicity, 0, 0);
     return ret;
 }
@@ -1738,8 +1752,10 @@ int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_byte_offset(fh, offset, disp);
+    ductile_io_before(DUCTILE_FN_MPI_File_get_byte_offset, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_byte_offset);
     int ret = PMPI_File_get_byte_offset(fh, offset, disp);
+    ductile_io_after(DUCTILE_FN_MPI_File_get_byte_offset, fh, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_get_byte_offset, 0, 0);
     return ret;
 }
@@ -1750,8 +1766,10 @@ int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_errhandler(file, errhandler);
+    ductile_io_before(DUCTILE_FN_MPI_File_get_errhandler, MPI_FILE_NULL, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_errhandler);
     int ret = PMPI_File_get_errhandler(file, errhandler);
+    ductile_io_after(DUCTILE_FN_MPI_File_get_errhandler, MPI_FILE_NULL, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_get_errhandler, 0, 0);
     return ret;
 }
@@ -1762,8 +1780,10 @@ int MPI_File_get_group(MPI_File fh, MPI_Group* group)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_group(fh, group);
+    ductile_io_before(DUCTILE_FN_MPI_File_get_group, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_group);
     int ret = PMPI_File_get_group(fh, group);
+    ductile_io_after(DUCTILE_FN_MPI_File_get_group, fh, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_get_group, 0, 0);
     return ret;
 }
@@ -1774,8 +1794,10 @@ int MPI_File_get_info(MPI_File fh, MPI_Info* info_used)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_info(fh, info_used);
+    ductile_io_before(DUCTILE_FN_MPI_File_get_info, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_info);
     int ret = PMPI_File_get_info(fh, info_used);
+    ductile_io_after(DUCTILE_FN_MPI_File_get_info, fh, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_get_info, 0, 0);
     return ret;
 }
@@ -1786,8 +1808,10 @@ int MPI_File_get_position(MPI_File fh, MPI_Offset* offset)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_position(fh, offset);
+    ductile_io_before(DUCTILE_FN_MPI_File_get_position, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_position);
     int ret = PMPI_File_get_position(fh, offset);
+    ductile_io_after(DUCTILE_FN_MPI_File_get_position, fh, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_get_position, 0, 0);
     return ret;
 }
@@ -1798,8 +1822,10 @@ int MPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_position_shared(fh, offset);
+    ductile_io_before(DUCTILE_FN_MPI_File_get_position_shared, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_position_shared);
     int ret = PMPI_File_get_position_shared(fh, offset);
+    ductile_io_after(DUCTILE_FN_MPI_File_get_position_shared, fh, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_get_position_shared, 0, 0);
     return ret;
 }
@@ -1810,8 +1836,10 @@ int MPI_File_get_size(MPI_File fh, MPI_Offset* size)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_size(fh, size);
+    ductile_io_before(DUCTILE_FN_MPI_File_get_size, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_size);
     int ret = PMPI_File_get_size(fh, size);
+    ductile_io_after(DUCTILE_FN_MPI_File_get_size, fh, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_get_size, 0, 0);
     return ret;
 }
@@ -1822,8 +1850,10 @@ int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* exten
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_type_extent(fh, datatype, extent);
+    ductile_io_before(DUCTILE_FN_MPI_File_get_type_extent, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_type_extent);
     int ret = PMPI_File_get_type_extent(fh, datatype, extent);
+    ductile_io_after(DUCTILE_FN_MPI_File_get_type_extent, fh, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_get_type_extent, 0, 0);
     return ret;
 }
@@ -1834,8 +1864,10 @@ int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* ex
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_type_extent_c(fh, datatype, extent);
+    ductile_io_before(DUCTILE_FN_MPI_File_get_type_extent_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_type_extent_c);
     int ret = PMPI_File_get_type_extent_c(fh, datatype, extent);
+    ductile_io_after(DUCTILE_FN_MPI_File_get_type_extent_c, fh, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_get_type_extent_c, 0, 0);
     return ret;
 }
@@ -1846,8 +1878,10 @@ int MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Da
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_view(fh, disp, etype, filetype, datarep);
+    ductile_io_before(DUCTILE_FN_MPI_File_get_view, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_view);
     int ret = PMPI_File_get_view(fh, disp, etype, filetype, datarep);
+    ductile_io_after(DUCTILE_FN_MPI_File_get_view, fh, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_get_view, 0, 0);
     return ret;
 }
@@ -1858,12 +1892,14 @@ int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread(fh, buf, count, datatype, request);
+    ductile_io_before(DUCTILE_FN_MPI_File_iread, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread);
     int ret = PMPI_File_iread(fh, buf, count, datatype, request);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_iread, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_iread, s, r);
     return ret;
 }
@@ -1874,12 +1910,14 @@ int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_all(fh, buf, count, datatype, request);
+    ductile_io_before(DUCTILE_FN_MPI_File_iread_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_all);
     int ret = PMPI_File_iread_all(fh, buf, count, datatype, request);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_iread_all, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_iread_all, s, r);
     return ret;
 }
@@ -1890,12 +1928,14 @@ int MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype d
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_all_c(fh, buf, count, datatype, request);
+    ductile_io_before(DUCTILE_FN_MPI_File_iread_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_all_c);
     int ret = PMPI_File_iread_all_c(fh, buf, count, datatype, request);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_iread_all_c, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_iread_all_c, s, r);
     return ret;
 }
@@ -1906,12 +1946,14 @@ int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
+    ductile_io_before(DUCTILE_FN_MPI_File_iread_at, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_at);
     int ret = PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_iread_at, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_iread_at, s, r);
     return ret;
 }
@@ -1922,12 +1964,14 @@ int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, 
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
+    ductile_io_before(DUCTILE_FN_MPI_File_iread_at_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_at_all);
     int ret = PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_iread_at_all, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_iread_at_all, s, r);
     return ret;
 }
@@ -1938,12 +1982,14 @@ int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
+    ductile_io_before(DUCTILE_FN_MPI_File_iread_at_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_at_all_c);
     int ret = PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_iread_at_all_c, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_iread_at_all_c, s, r);
     return ret;
 }
@@ -1954,12 +2000,14 @@ int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count cou
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
+    ductile_io_before(DUCTILE_FN_MPI_File_iread_at_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_at_c);
     int ret = PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_iread_at_c, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_iread_at_c, s, r);
     return ret;
 }
@@ -1970,12 +2018,14 @@ int MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datat
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_c(fh, buf, count, datatype, request);
+    ductile_io_before(DUCTILE_FN_MPI_File_iread_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_c);
     int ret = PMPI_File_iread_c(fh, buf, count, datatype, request);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_iread_c, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_iread_c, s, r);
     return ret;
 }
@@ -1986,12 +2036,14 @@ int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype dataty
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_shared(fh, buf, count, datatype, request);
+    ductile_io_before(DUCTILE_FN_MPI_File_iread_shared, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_shared);
     int ret = PMPI_File_iread_shared(fh, buf, count, datatype, request);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_iread_shared, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_iread_shared, s, r);
     return ret;
 }
@@ -2002,12 +2054,14 @@ int MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
+    ductile_io_before(DUCTILE_FN_MPI_File_iread_shared_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_shared_c);
     int ret = PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_iread_shared_c, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_iread_shared_c, s, r);
     return ret;
 }
@@ -2018,12 +2072,14 @@ int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype dataty
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite(fh, buf, count, datatype, request);
+    ductile_io_before(DUCTILE_FN_MPI_File_iwrite, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite);
     int ret = PMPI_File_iwrite(fh, buf, count, datatype, request);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_iwrite, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_iwrite, s, r);
     return ret;
 }
@@ -2034,12 +2090,14 @@ int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype da
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_all(fh, buf, count, datatype, request);
+    ductile_io_before(DUCTILE_FN_MPI_File_iwrite_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_all);
     int ret = PMPI_File_iwrite_all(fh, buf, count, datatype, request);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_iwrite_all, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_iwrite_all, s, r);
     return ret;
 }
@@ -2050,12 +2108,14 @@ int MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Dat
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
+    ductile_io_before(DUCTILE_FN_MPI_File_iwrite_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_all_c);
     int ret = PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_iwrite_all_c, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_iwrite_all_c, s, r);
     return ret;
 }
@@ -2066,12 +2126,14 @@ int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int coun
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
+    ductile_io_before(DUCTILE_FN_MPI_File_iwrite_at, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_at);
     int ret = PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_iwrite_at, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_iwrite_at, s, r);
     return ret;
 }
@@ -2082,12 +2144,14 @@ int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int 
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
+    ductile_io_before(DUCTILE_FN_MPI_File_iwrite_at_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_at_all);
     int ret = PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_iwrite_at_all, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_iwrite_at_all, s, r);
     return ret;
 }
@@ -2098,12 +2162,14 @@ int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MP
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
+    ductile_io_before(DUCTILE_FN_MPI_File_iwrite_at_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_at_all_c);
     int ret = PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_iwrite_at_all_c, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_iwrite_at_all_c, s, r);
     return ret;
 }
@@ -2114,12 +2180,14 @@ int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Co
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
+    ductile_io_before(DUCTILE_FN_MPI_File_iwrite_at_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_at_c);
     int ret = PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_iwrite_at_c, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_iwrite_at_c, s, r);
     return ret;
 }
@@ -2130,12 +2198,14 @@ int MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatyp
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_c(fh, buf, count, datatype, request);
+    ductile_io_before(DUCTILE_FN_MPI_File_iwrite_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_c);
     int ret = PMPI_File_iwrite_c(fh, buf, count, datatype, request);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_iwrite_c, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_iwrite_c, s, r);
     return ret;
 }
@@ -2146,12 +2216,14 @@ int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
+    ductile_io_before(DUCTILE_FN_MPI_File_iwrite_shared, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_shared);
     int ret = PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_iwrite_shared, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_iwrite_shared, s, r);
     return ret;
 }
@@ -2162,12 +2234,14 @@ int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
+    ductile_io_before(DUCTILE_FN_MPI_File_iwrite_shared_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_shared_c);
     int ret = PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_iwrite_shared_c, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_iwrite_shared_c, s, r);
     return ret;
 }
@@ -2179,8 +2253,11 @@ int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info,
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_open(comm, filename, amode, info, fh);
+    ductile_io_before(DUCTILE_FN_MPI_File_open, MPI_FILE_NULL, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_open);
     int ret = PMPI_File_open(comm, filename, amode, info, fh);
+    ductile_io_opened(comm, filename, amode, ret == MPI_SUCCESS ? *fh : MPI_FILE_NULL);
+    ductile_io_after(DUCTILE_FN_MPI_File_open, MPI_FILE_NULL, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_open, 0, 0);
     return ret;
 }
@@ -2191,8 +2268,10 @@ int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_preallocate(fh, size);
+    ductile_io_before(DUCTILE_FN_MPI_File_preallocate, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_preallocate);
     int ret = PMPI_File_preallocate(fh, size);
+    ductile_io_after(DUCTILE_FN_MPI_File_preallocate, fh, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_preallocate, 0, 0);
     return ret;
 }
@@ -2203,12 +2282,14 @@ int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read(fh, buf, count, datatype, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_read, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read);
     int ret = PMPI_File_read(fh, buf, count, datatype, status);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_read, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_read, s, r);
     return ret;
 }
@@ -2219,12 +2300,14 @@ int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, 
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all(fh, buf, count, datatype, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_read_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_all);
     int ret = PMPI_File_read_all(fh, buf, count, datatype, status);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_read_all, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_read_all, s, r);
     return ret;
 }
@@ -2235,12 +2318,14 @@ int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype data
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all_begin(fh, buf, count, datatype);
+    ductile_io_before(DUCTILE_FN_MPI_File_read_all_begin, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_all_begin);
     int ret = PMPI_File_read_all_begin(fh, buf, count, datatype);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_read_all_begin, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_read_all_begin, s, r);
     return ret;
 }
@@ -2251,12 +2336,14 @@ int MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datat
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all_begin_c(fh, buf, count, datatype);
+    ductile_io_before(DUCTILE_FN_MPI_File_read_all_begin_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_all_begin_c);
     int ret = PMPI_File_read_all_begin_c(fh, buf, count, datatype);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_read_all_begin_c, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_read_all_begin_c, s, r);
     return ret;
 }
@@ -2267,12 +2354,14 @@ int MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype da
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all_c(fh, buf, count, datatype, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_read_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_all_c);
     int ret = PMPI_File_read_all_c(fh, buf, count, datatype, status);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_read_all_c, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_read_all_c, s, r);
     return ret;
 }
@@ -2283,8 +2372,10 @@ int MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all_end(fh, buf, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_read_all_end, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_all_end);
     int ret = PMPI_File_read_all_end(fh, buf, status);
+    ductile_io_after(DUCTILE_FN_MPI_File_read_all_end, fh, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_read_all_end, 0, 0);
     return ret;
 }
@@ -2295,12 +2386,14 @@ int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_D
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at(fh, offset, buf, count, datatype, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_read_at, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at);
     int ret = PMPI_File_read_at(fh, offset, buf, count, datatype, status);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_read_at, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_read_at, s, r);
     return ret;
 }
@@ -2311,12 +2404,14 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, M
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_read_at_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_all);
     int ret = PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_read_at_all, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_read_at_all, s, r);
     return ret;
 }
@@ -2327,12 +2422,14 @@ int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int co
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
+    ductile_io_before(DUCTILE_FN_MPI_File_read_at_all_begin, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_all_begin);
     int ret = PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_read_at_all_begin, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_read_at_all_begin, s, r);
     return ret;
 }
@@ -2343,12 +2440,14 @@ int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
+    ductile_io_before(DUCTILE_FN_MPI_File_read_at_all_begin_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_all_begin_c);
     int ret = PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_read_at_all_begin_c, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_read_at_all_begin_c, s, r);
     return ret;
 }
@@ -2359,12 +2458,14 @@ int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count 
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_read_at_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_all_c);
     int ret = PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_read_at_all_c, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_read_at_all_c, s, r);
     return ret;
 }
@@ -2375,8 +2476,10 @@ int MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all_end(fh, buf, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_read_at_all_end, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_all_end);
     int ret = PMPI_File_read_at_all_end(fh, buf, status);
+    ductile_io_after(DUCTILE_FN_MPI_File_read_at_all_end, fh, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_read_at_all_end, 0, 0);
     return ret;
 }
@@ -2387,12 +2490,14 @@ int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count coun
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_read_at_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_c);
     int ret = PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_read_at_c, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_read_at_c, s, r);
     return ret;
 }
@@ -2403,12 +2508,14 @@ int MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype dataty
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_c(fh, buf, count, datatype, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_read_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_c);
     int ret = PMPI_File_read_c(fh, buf, count, datatype, status);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_read_c, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_read_c, s, r);
     return ret;
 }
@@ -2419,12 +2526,14 @@ int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype dataty
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered(fh, buf, count, datatype, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_read_ordered, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_ordered);
     int ret = PMPI_File_read_ordered(fh, buf, count, datatype, status);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_read_ordered, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_read_ordered, s, r);
     return ret;
 }
@@ -2435,12 +2544,14 @@ int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype 
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered_begin(fh, buf, count, datatype);
+    ductile_io_before(DUCTILE_FN_MPI_File_read_ordered_begin, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_ordered_begin);
     int ret = PMPI_File_read_ordered_begin(fh, buf, count, datatype);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_read_ordered_begin, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_read_ordered_begin, s, r);
     return ret;
 }
@@ -2451,12 +2562,14 @@ int MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_D
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
+    ductile_io_before(DUCTILE_FN_MPI_File_read_ordered_begin_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_ordered_begin_c);
     int ret = PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_read_ordered_begin_c, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_read_ordered_begin_c, s, r);
     return ret;
 }
@@ -2467,12 +2580,14 @@ int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_read_ordered_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_ordered_c);
     int ret = PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_read_ordered_c, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_read_ordered_c, s, r);
     return ret;
 }
@@ -2483,8 +2598,10 @@ int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered_end(fh, buf, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_read_ordered_end, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_ordered_end);
     int ret = PMPI_File_read_ordered_end(fh, buf, status);
+    ductile_io_after(DUCTILE_FN_MPI_File_read_ordered_end, fh, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_read_ordered_end, 0, 0);
     return ret;
 }
@@ -2495,12 +2612,14 @@ int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatyp
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_shared(fh, buf, count, datatype, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_read_shared, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_shared);
     int ret = PMPI_File_read_shared(fh, buf, count, datatype, status);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_read_shared, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_read_shared, s, r);
     return ret;
 }
@@ -2511,12 +2630,14 @@ int MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_shared_c(fh, buf, count, datatype, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_read_shared_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_shared_c);
     int ret = PMPI_File_read_shared_c(fh, buf, count, datatype, status);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_read_shared_c, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_read_shared_c, s, r);
     return ret;
 }
@@ -2527,8 +2648,10 @@ int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_seek(fh, offset, whence);
+    ductile_io_before(DUCTILE_FN_MPI_File_seek, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_seek);
     int ret = PMPI_File_seek(fh, offset, whence);
+    ductile_io_after(DUCTILE_FN_MPI_File_seek, fh, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_seek, 0, 0);
     return ret;
 }
@@ -2539,8 +2662,10 @@ int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_seek_shared(fh, offset, whence);
+    ductile_io_before(DUCTILE_FN_MPI_File_seek_shared, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_seek_shared);
     int ret = PMPI_File_seek_shared(fh, offset, whence);
+    ductile_io_after(DUCTILE_FN_MPI_File_seek_shared, fh, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_seek_shared, 0, 0);
     return ret;
 }
@@ -2551,8 +2676,10 @@ int MPI_File_set_atomicity(MPI_File fh, int flag)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_atomicity(fh, flag);
+    ductile_io_before(DUCTILE_FN_MPI_File_set_atomicity, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_set_atomicity);
     int ret = PMPI_File_set_atomicity(fh, flag);
+    ductile_io_after(DUCTILE_FN_MPI_File_set_atomicity, fh, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_set_atomicity, 0, 0);
     return ret;
 }
@@ -2563,8 +2690,10 @@ int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_errhandler(file, errhandler);
+    ductile_io_before(DUCTILE_FN_MPI_File_set_errhandler, MPI_FILE_NULL, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_set_errhandler);
     int ret = PMPI_File_set_errhandler(file, errhandler);
+    ductile_io_after(DUCTILE_FN_MPI_File_set_errhandler, MPI_FILE_NULL, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_set_errhandler, 0, 0);
     return ret;
 }
@@ -2575,8 +2704,10 @@ int MPI_File_set_info(MPI_File fh, MPI_Info info)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_info(fh, info);
+    ductile_io_before(DUCTILE_FN_MPI_File_set_info, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_set_info);
     int ret = PMPI_File_set_info(fh, info);
+    ductile_io_after(DUCTILE_FN_MPI_File_set_info, fh, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_set_info, 0, 0);
     return ret;
 }
@@ -2587,8 +2718,10 @@ int MPI_File_set_size(MPI_File fh, MPI_Offset size)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_size(fh, size);
+    ductile_io_before(DUCTILE_FN_MPI_File_set_size, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_set_size);
     int ret = PMPI_File_set_size(fh, size);
+    ductile_io_after(DUCTILE_FN_MPI_File_set_size, fh, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_set_size, 0, 0);
     return ret;
 }
@@ -2599,8 +2732,10 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+    ductile_io_before(DUCTILE_FN_MPI_File_set_view, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_set_view);
     int ret = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+    ductile_io_after(DUCTILE_FN_MPI_File_set_view, fh, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_set_view, 0, 0);
     return ret;
 }
@@ -2611,8 +2746,10 @@ int MPI_File_sync(MPI_File fh)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_sync(fh);
+    ductile_io_before(DUCTILE_FN_MPI_File_sync, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_sync);
     int ret = PMPI_File_sync(fh);
+    ductile_io_after(DUCTILE_FN_MPI_File_sync, fh, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_sync, 0, 0);
     return ret;
 }
@@ -2623,12 +2760,14 @@ int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatyp
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write(fh, buf, count, datatype, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_write, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write);
     int ret = PMPI_File_write(fh, buf, count, datatype, status);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_write, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_write, s, r);
     return ret;
 }
@@ -2639,12 +2778,14 @@ int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype dat
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all(fh, buf, count, datatype, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_write_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_all);
     int ret = PMPI_File_write_all(fh, buf, count, datatype, status);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_write_all, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_write_all, s, r);
     return ret;
 }
@@ -2655,12 +2796,14 @@ int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Dataty
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all_begin(fh, buf, count, datatype);
+    ductile_io_before(DUCTILE_FN_MPI_File_write_all_begin, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_all_begin);
     int ret = PMPI_File_write_all_begin(fh, buf, count, datatype);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_write_all_begin, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_write_all_begin, s, r);
     return ret;
 }
@@ -2671,12 +2814,14 @@ int MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MP
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all_begin_c(fh, buf, count, datatype);
+    ductile_io_before(DUCTILE_FN_MPI_File_write_all_begin_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_all_begin_c);
     int ret = PMPI_File_write_all_begin_c(fh, buf, count, datatype);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_write_all_begin_c, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_write_all_begin_c, s, r);
     return ret;
 }
@@ -2687,12 +2832,14 @@ int MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Data
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all_c(fh, buf, count, datatype, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_write_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_all_c);
     int ret = PMPI_File_write_all_c(fh, buf, count, datatype, status);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_write_all_c, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_write_all_c, s, r);
     return ret;
 }
@@ -2703,8 +2850,10 @@ int MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all_end(fh, buf, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_write_all_end, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_all_end);
     int ret = PMPI_File_write_all_end(fh, buf, status);
+    ductile_io_after(DUCTILE_FN_MPI_File_write_all_end, fh, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_write_all_end, 0, 0);
     return ret;
 }
@@ -2715,12 +2864,14 @@ int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at(fh, offset, buf, count, datatype, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_write_at, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at);
     int ret = PMPI_File_write_at(fh, offset, buf, count, datatype, status);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_write_at, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_write_at, s, r);
     return ret;
 }
@@ -2731,12 +2882,14 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int c
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_write_at_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_all);
     int ret = PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_write_at_all, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_write_at_all, s, r);
     return ret;
 }
@@ -2747,12 +2900,14 @@ int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf,
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
+    ductile_io_before(DUCTILE_FN_MPI_File_write_at_all_begin, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_all_begin);
     int ret = PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_write_at_all_begin, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_write_at_all_begin, s, r);
     return ret;
 }
@@ -2763,12 +2918,14 @@ int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* bu
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
+    ductile_io_before(DUCTILE_FN_MPI_File_write_at_all_begin_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_all_begin_c);
     int ret = PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_write_at_all_begin_c, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_write_at_all_begin_c, s, r);
     return ret;
 }
@@ -2779,12 +2936,14 @@ int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_write_at_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_all_c);
     int ret = PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_write_at_all_c, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_write_at_all_c, s, r);
     return ret;
 }
@@ -2795,8 +2954,10 @@ int MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all_end(fh, buf, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_write_at_all_end, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_all_end);
     int ret = PMPI_File_write_at_all_end(fh, buf, status);
+    ductile_io_after(DUCTILE_FN_MPI_File_write_at_all_end, fh, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_write_at_all_end, 0, 0);
     return ret;
 }
@@ -2807,12 +2968,14 @@ int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Cou
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_write_at_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_c);
     int ret = PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_write_at_c, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_write_at_c, s, r);
     return ret;
 }
@@ -2823,12 +2986,14 @@ int MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_c(fh, buf, count, datatype, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_write_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_c);
     int ret = PMPI_File_write_c(fh, buf, count, datatype, status);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_write_c, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_write_c, s, r);
     return ret;
 }
@@ -2839,12 +3004,14 @@ int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered(fh, buf, count, datatype, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_write_ordered, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_ordered);
     int ret = PMPI_File_write_ordered(fh, buf, count, datatype, status);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_write_ordered, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_write_ordered, s, r);
     return ret;
 }
@@ -2855,12 +3022,14 @@ int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Da
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered_begin(fh, buf, count, datatype);
+    ductile_io_before(DUCTILE_FN_MPI_File_write_ordered_begin, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_ordered_begin);
     int ret = PMPI_File_write_ordered_begin(fh, buf, count, datatype);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_write_ordered_begin, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_write_ordered_begin, s, r);
     return ret;
 }
@@ -2871,12 +3040,14 @@ int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
+    ductile_io_before(DUCTILE_FN_MPI_File_write_ordered_begin_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_ordered_begin_c);
     int ret = PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_write_ordered_begin_c, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_write_ordered_begin_c, s, r);
     return ret;
 }
@@ -2887,12 +3058,14 @@ int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_write_ordered_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_ordered_c);
     int ret = PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_write_ordered_c, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_write_ordered_c, s, r);
     return ret;
 }
@@ -2903,8 +3076,10 @@ int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered_end(fh, buf, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_write_ordered_end, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_ordered_end);
     int ret = PMPI_File_write_ordered_end(fh, buf, status);
+    ductile_io_after(DUCTILE_FN_MPI_File_write_ordered_end, fh, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_write_ordered_end, 0, 0);
     return ret;
 }
@@ -2915,12 +3090,14 @@ int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype 
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_shared(fh, buf, count, datatype, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_write_shared, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_shared);
     int ret = PMPI_File_write_shared(fh, buf, count, datatype, status);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_write_shared, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_write_shared, s, r);
     return ret;
 }
@@ -2931,12 +3108,14 @@ int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_D
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_shared_c(fh, buf, count, datatype, status);
+    ductile_io_before(DUCTILE_FN_MPI_File_write_shared_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_shared_c);
     int ret = PMPI_File_write_shared_c(fh, buf, count, datatype, status);
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
+    ductile_io_after(DUCTILE_FN_MPI_File_write_shared_c, fh, ductile_t0_, s, r);
     DUCTILE_END(DUCTILE_FN_MPI_File_write_shared_c, s, r);
     return ret;
 }

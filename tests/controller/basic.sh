@@ -5,7 +5,8 @@
 # codes, and the job's exit returning its slots.
 . "$abs_top_srcdir/tests/controller/common.sh"
 start_daemon --slots 4
-start_job a 2 5000 20 5 "$T/stop-a"
+# I/O every 25 iterations of 20 ms: phases 0.5 s apart, more than two 200 ms samples
+start_job a 2 5000 20 25 "$T/stop-a"
 wait_until 30 '[ "$(ctl --json list | jget "len(d[\"jobs\"])")" = 1 ]' && ok "job registered" || { bad "job did not register"; exit 1; }
 wait_until 20 '[ "$(job_field 1 "len(d[\"history\"]) >= 5")" = True ]' && ok "monitoring samples arrive" || bad "no monitoring samples"
 st=$(ctl --json status 1 --history 50)
@@ -43,6 +44,7 @@ ctl cost 1 --to 3 | grep -q "move" && ok "cost human output" || bad "cost human 
 # I/O hold and release
 ctl io hold 1 > /dev/null && ok "io hold acknowledged" || bad "io hold"
 wait_until 10 '[ "$(job_field 1 "d[\"io_held\"]")" = True ]' && ok "job reports I/O held" || bad "io_held not reported"
+sleep 1.2  # let the job reach its next I/O phase (at most 0.5 s away) and the sample catch up
 it1=$(job_field 1 'd["iteration"]'); sleep 1.5; it2=$(job_field 1 'd["iteration"]')
 [ "$it1" = "$it2" ] && ok "job waits at its I/O gate (iteration $it1)" || bad "job did not wait for I/O release ($it1 -> $it2)"
 ctl io release 1 > /dev/null && ok "io release acknowledged" || bad "io release"
