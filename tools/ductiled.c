@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <netdb.h>
 #include <poll.h>
 #include <signal.h>
@@ -439,6 +440,20 @@ static void io_policy_sample(struct job *j, const json_t *req)
     x->m.procs = procs;
 }
 
+/* The iteration job j will have passed when a command sent now reaches it:
+ * its last known iteration (samples are up to a controller period old, an
+ * I/O phase is reported a phase gap after its end) plus IO_LEAD seconds of
+ * iterations.  Planning +P at the iteration after this one makes it happen
+ * at the planned iteration instead of at some later control point. */
+#define IO_LEAD 1.0
+static long long io_cur_iter(const struct job *j, const struct ioj *x, long long known)
+{
+    long long c = j->iteration > known ? j->iteration : known;
+    double t = iop_iter_time(&x->m, x->m.procs);
+    if (c >= 0 && t > 0) c += (long long)ceil(IO_LEAD / t);
+    return c;
+}
+
 static void io_policy_phase(struct job *j, const json_t *d, double now)
 {
     (void)now;
@@ -454,12 +469,13 @@ static void io_policy_phase(struct job *j, const json_t *d, double now)
         if (!o || o->state != JOB_RUNNING || o->conn < 0 || x->busy || ioj[i].busy) continue;
         struct iop_params prm = io_prm;
         prm.max_procs = rm_total(&rm);
-        long long cj = j->iteration > proto_get_int(d, "iteration", -1) ? j->iteration : proto_get_int(d, "iteration", -1);
+        /* the +P goes to the first control point the command can still reach */
+        long long cj = io_cur_iter(j, x, proto_get_int(d, "iteration", -1)), co = io_cur_iter(o, &ioj[i], -1);
         struct iop_plan pl;
         int ok = 0;
-        if (io_policy == IOPOL_COUPLE) ok = iop_period_coupling(&x->m, cj, &ioj[i].m, o->iteration, &prm, &pl);
+        if (io_policy == IOPOL_COUPLE) ok = iop_period_coupling(&x->m, cj, &ioj[i].m, co, &prm, &pl);
         if (!ok && (io_policy == IOPOL_SHIFT || pl.why[0] == 'p'))
-            ok = iop_phase_shift(&x->m, cj, &ioj[i].m, o->iteration, &prm, &pl);
+            ok = iop_phase_shift(&x->m, cj, &ioj[i].m, co, &prm, &pl);
         if (!ok) {
             if (verbose || pl.job) logmsg("I/O interference check jobs %d/%d: %s", j->id, o->id, pl.why);
             continue;
