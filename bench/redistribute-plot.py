@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Plot the CSV of bench/redistribute: total reconfiguration time (stacked
 spawn / merge / transfer) per method, one panel per NS->ND pair, for the
-largest size in the file, plus transfer time against size.
+largest size in the file, plus transfer time against size.  For the CSV of
+bench/redistribute --paper: R, f(V,P) (with the speed-up against COL),
+omega and N_it per version, one column per pair (the RMA paper's Figs. 3-9).
 
 usage: python3 bench/redistribute-plot.py redistribute.csv [out.png]
 
@@ -24,6 +26,37 @@ if len(sys.argv) < 2:
     sys.exit(__doc__)
 rows = list(csv.DictReader(open(sys.argv[1])))
 out = sys.argv[2] if len(sys.argv) > 2 else sys.argv[1].rsplit(".", 1)[0] + ".png"
+
+if rows and "version" in rows[0]:
+    # bench/redistribute --paper: the RMA paper's Figs. 3-9 (R, f(V,P), omega, N_it per pair and version)
+    pairs = []
+    for r in rows:
+        p = (int(r["ns"]), int(r["nd"]))
+        if p not in pairs:
+            pairs.append(p)
+    metrics = [("R_s", "R: redistribution time (s)"), ("f_s", "f(V,P) = R + T_it(ND)(M - N_it) (s)"),
+               ("omega", "omega (iteration time in background / without)"), ("N_it", "N_it (iterations overlapped)")]
+    fig, axes = plt.subplots(len(metrics), len(pairs), figsize=(4.6 * len(pairs), 3.2 * len(metrics)), squeeze=False)
+    for k, (ns, nd) in enumerate(pairs):
+        sel = [r for r in rows if (int(r["ns"]), int(r["nd"])) == (ns, nd)]
+        names = [r["version"] for r in sel]
+        col = [r for r in sel if r["version"] == "COL"]
+        for j, (key, label) in enumerate(metrics):
+            ax = axes[j][k]
+            vals = [float(r[key]) for r in sel]
+            ax.bar(range(len(sel)), vals, color=["#4477aa" if "RMA" in n else "#cc6677" for n in names])
+            ax.set_xticks(range(len(sel)))
+            ax.set_xticklabels(names, rotation=70, fontsize=6)
+            ax.set_title("%d -> %d: %s" % (ns, nd, label), fontsize=8)
+            if key in ("R_s", "f_s") and col:
+                ref = float(col[0][key])
+                for i, v in enumerate(vals):
+                    if v > 0:
+                        ax.text(i, v, "%.2fx" % (ref / v), ha="center", va="bottom", fontsize=5)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    print("wrote", out)
+    sys.exit(0)
 pairs = []
 for r in rows:
     p = (int(r["ns"]), int(r["nd"]))

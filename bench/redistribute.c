@@ -19,7 +19,15 @@
  *
  * Internal modes (started by the driver through mpiexec):
  *   --w-static NS ND BYTES | --w-spawn NS ND BYTES PREP | --w-child NS ND BYTES PREP
- *   --w-ductile NS ND BYTES (run with libductile.so preloaded) */
+ *   --w-ductile NS ND BYTES (run with libductile.so preloaded)
+ *   --w-cg NS ND BYTES THREAD (the synthetic CG of --paper, libductile.so preloaded)
+ *
+ * --paper: the MaM RMA paper's evaluation (Section V) on a synthetic CG-like
+ * program (see w_cg): for every pair and version (COL, RMA-Lock, RMA-Lockall
+ * blocking; COL-NB/WD/T, RMA-Lock-WD/T, RMA-Lockall-WD/T in the background)
+ * the redistribution time R, the iterations overlapped N_it, omega (iteration
+ * time while redistributing in the background / after), alpha (background R /
+ * blocking R of the same method) and f(V,P) = R + T_it(ND) x (M - N_it). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -247,7 +255,110 @@ static int w_ductile(int ns, int nd, int64_t bytes)
     return 0;
 }
 
-/* ------------------------------------------------------------------ driver */
+/* ------------------------------------------------------------------ the paper's evaluation (--paper)
+ *
+ * A synthetic CG-like malleable program under Ductile (preloaded): a large
+ * constant matrix (EMPI_CONSTANT, MIB MiB in rows of ROWB bytes) and three
+ * variable vectors; per iteration a compute stage (one pass over my matrix
+ * block, like a matrix-vector product), two small MPI_Allreduce and one
+ * MPI_Allgatherv of the vector, then a control point.  One resize NS -> ND at
+ * iteration 5.  Rank 0 prints the iteration times before, during (constant
+ * data still moving: ductile_constant_pending()) and after the background
+ * transfer. */
+#define CG_ITERS 40
+#define CG_RESIZE_AT 5
+#define CG_VEC 200000 /* vector elements (doubles) */
+
+static int w_cg(int ns, int nd, int64_t bytes, int thread)
+{
+    (void)ns; (void)nd; (void)thread;
+    int (*reg)(const char *, void *, MPI_Datatype, int64_t, int64_t, int, int) = (int (*)(const char *, void *, MPI_Datatype, int64_t, int64_t, int, int))dlsym(RTLD_DEFAULT, "EMPI_Register_array");
+    void (*wsize)(int, int, int64_t, int64_t *, int64_t *) = (void (*)(int, int, int64_t, int64_t *, int64_t *))dlsym(RTLD_DEFAULT, "EMPI_Get_wsize64");
+    void (*gtype)(int *) = (void (*)(int *))dlsym(RTLD_DEFAULT, "EMPI_Get_type");
+    void (*gshared)(int *) = (void (*)(int *))dlsym(RTLD_DEFAULT, "EMPI_Get_shared");
+    void (*gstatus)(int *) = (void (*)(int *))dlsym(RTLD_DEFAULT, "EMPI_Get_status");
+    void *(*gaddr)(const char *) = (void *(*)(const char *))dlsym(RTLD_DEFAULT, "EMPI_Get_addr");
+    int (*cp)(int) = (int (*)(int))dlsym(RTLD_DEFAULT, "ductile_control_point");
+    int (*pend)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "ductile_constant_pending");
+    if (!reg || !wsize || !gtype || !gshared || !gstatus || !cp || !pend || !gaddr) {
+        fprintf(stderr, "redistribute: --w-cg needs libductile.so preloaded\n");
+        return 1;
+    }
+    int rank, size, type = 0, it = 0, status = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int64_t nrows = bytes / ROWB, d, c, vd, vc;
+    wsize(rank, size, nrows, &d, &c);
+    char *a = malloc((size_t)(c ? c : 1) * ROWB);
+    if (reg("matrix", a, MPI_BYTE, nrows, ROWB, 674782 /* EMPI_DISJOINT */, 1 /* EMPI_CONSTANT */) != 0) return 1;
+    wsize(rank, size, CG_VEC, &vd, &vc);
+    double *v[3];
+    static const char *vn[3] = {"x", "r", "p"};
+    for (int k = 0; k < 3; k++) {
+        v[k] = malloc((size_t)(vc ? vc : 1) * sizeof(double));
+        if (reg(vn[k], v[k], MPI_DOUBLE, CG_VEC, 1, 674782, 0) != 0) return 1;
+    }
+    gtype(&type);
+    if (type == 938594 /* EMPI_SPAWNED */) gshared(&it);
+    else {
+        memset(a, 3, (size_t)c * ROWB);
+        for (int k = 0; k < 3; k++)
+            for (int64_t i = 0; i < vc; i++) v[k][i] = (double)(vd + i);
+    }
+    double *full = malloc(CG_VEC * sizeof(double));
+    int *cnt = malloc(64 * sizeof(int)), *dsp = malloc(64 * sizeof(int));
+    double tb = 0, td = 0, ta = 0;
+    int nb = 0, ndur = 0, na = 0, was_pending = 0;
+    int crank = type == 938594 ? -1 : rank, csize = size; /* the layout my matrix buffer holds (-1: not filled) */
+    for (; it < CG_ITERS; it++) {
+        double t0 = now();
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        wsize(rank, size, nrows, &d, &c);
+        wsize(rank, size, CG_VEC, &vd, &vc);
+        for (int k = 0; k < 3; k++) v[k] = gaddr(vn[k]);
+        /* compute: one pass over my matrix block (the old block while it is still moving) */
+        const unsigned char *m = gaddr("matrix");
+        int64_t md = 0, mc = 0;
+        if (crank >= 0) wsize(crank, csize, nrows, &md, &mc); /* old block while the new one is still moving */
+        unsigned long sum = 0;
+        for (int64_t i = 0; i < mc * ROWB; i += 64) sum += m[i];
+        for (int64_t i = 0; i < vc; i++) v[0][i] = v[0][i] * 0.5 + v[1][i] * 0.25 + (double)(sum & 1);
+        double dots[2] = {0, 0}, g[2];
+        for (int64_t i = 0; i < vc; i++) { dots[0] += v[0][i] * v[1][i]; dots[1] += v[2][i] * v[2][i]; }
+        MPI_Allreduce(dots, g, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Allreduce(dots + 1, g + 1, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        for (int r = 0; r < size && size <= 64; r++) {
+            int64_t dd, cc;
+            wsize(r, size, CG_VEC, &dd, &cc);
+            cnt[r] = (int)cc;
+            dsp[r] = (int)dd;
+        }
+        MPI_Allgatherv(v[0], (int)vc, MPI_DOUBLE, full, cnt, dsp, MPI_DOUBLE, MPI_COMM_WORLD);
+        int r0 = rank, s0 = size;
+        int resized = cp(it);
+        gstatus(&status);
+        if (status == 787634 /* EMPI_REMOVED */) break;
+        double t = now() - t0;
+        int p = pend();
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        if (!p) crank = rank, csize = size;
+        else if (resized) crank = r0, csize = s0;
+        if (it < CG_RESIZE_AT && it > 0) tb += t, nb++;
+        else if (it > CG_RESIZE_AT && (p || was_pending) ) td += t, ndur++;
+        else if (it > CG_RESIZE_AT + 2 && !p && !resized) ta += t, na++;
+        was_pending = p;
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (status != 787634 && rank == 0)
+        printf("RES t_base=%.6f t_during=%.6f t_after=%.6f n_during=%d\n", nb ? tb / nb : 0, ndur ? td / ndur : 0,
+               na ? ta / na : 0, ndur);
+    free(full); free(cnt); free(dsp);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ driver (helpers below) */
 
 static char mpiexec[2048], libductile[PATH_MAX];
 
@@ -337,6 +448,129 @@ static int run_ductile(const char *self, int ns, int nd, long long bytes, const 
     return 0;
 }
 
+
+/* The paper's versions (Section V): blocking COL / RMA-Lock / RMA-Lockall
+ * (with the reusable window, and RMA-Lockall with a window per array as in
+ * the paper), and the background ones (NB, WD, T). */
+static const struct { const char *redist, *cons, *window, *name; int thread; } versions[] = {
+    {"col", "blocking", "reuse", "COL", 0},
+    {"rma-lock", "blocking", "reuse", "RMA-Lock", 0},
+    {"rma-lockall", "blocking", "reuse", "RMA-Lockall", 0},
+    {"rma-lockall", "blocking", "create", "RMA-Lockall (window/array)", 0},
+    {"col", "nb", "reuse", "COL-NB", 0},
+    {"col", "wd", "reuse", "COL-WD", 0},
+    {"col", "thread", "reuse", "COL-T", 1},
+    {"rma-lock", "wd", "reuse", "RMA-Lock-WD", 0},
+    {"rma-lock", "thread", "reuse", "RMA-Lock-T", 1},
+    {"rma-lockall", "wd", "reuse", "RMA-Lockall-WD", 0},
+    {"rma-lockall", "thread", "reuse", "RMA-Lockall-T", 1},
+};
+#define NVERS ((int)(sizeof versions / sizeof versions[0]))
+
+struct pres {
+    int ok, n_it;
+    double r, window, transfer, bg, t_base, t_during, t_after;
+};
+
+static int run_cg(const char *self, int ns, int nd, long long bytes, int v, struct pres *o)
+{
+    char rep[256], cmd[16384];
+    memset(o, 0, sizeof *o);
+    snprintf(rep, sizeof rep, "/tmp/ductile-bench-cg-%d.json", (int)getpid());
+    unlink(rep);
+    snprintf(cmd, sizeof cmd,
+             "env LD_PRELOAD=%s DUCTILE_REPORT=%s DUCTILE_SUMMARY=0 DUCTILE_CONTROLLER=off DUCTILE_SCHEDULE=%d:=%d "
+             "DUCTILE_REDIST=%s DUCTILE_REDIST_CONSTANT=%s DUCTILE_RMA_WINDOW=%s timeout 300 %s -n %d %s "
+             "--w-cg %d %d %lld %d 2>/dev/null",
+             libductile, rep, CG_RESIZE_AT, nd, versions[v].redist, versions[v].cons, versions[v].window, mpiexec, ns,
+             self, ns, nd, bytes, versions[v].thread);
+    struct res r;
+    int rc = run(cmd, &r);
+    FILE *f = fopen(rep, "r");
+    static char text[1 << 20];
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f) fclose(f);
+    text[n] = 0;
+    unlink(rep);
+    const char *rc0 = strstr(text, "\"reconfigurations\"");
+    if (rc != 0 || !rc0 || !strstr(rc0, "\"ok\"")) return -1;
+    const char *ts = strstr(rc0, "\"times_s\"");
+    if (!ts) return -1;
+    o->transfer = val(ts, "transfer");
+    o->window = val(ts, "window");
+    o->bg = val(ts, "background");
+    const char *ov = strstr(rc0, "\"overlapped_iterations\"");
+    o->n_it = ov ? atoi(ov + strlen("\"overlapped_iterations\"") + 1) : 0;
+    if (o->n_it < 0) o->n_it = 0;
+    o->r = o->transfer + o->window + (strcmp(versions[v].cons, "blocking") != 0 ? o->bg : 0);
+    o->t_base = val(r.line, "t_base");
+    o->t_during = val(r.line, "t_during");
+    o->t_after = val(r.line, "t_after");
+    o->ok = 1;
+    return 0;
+}
+
+static int run_paper(const char *self, const char *pairs, long mib, const char *csv, int reps)
+{
+    FILE *out = fopen(csv, "w");
+    if (!out) { perror(csv); return 1; }
+    fprintf(out, "ns,nd,mib,version,window_s,transfer_s,R_s,N_it,omega,alpha,f_s,t_base_s,t_during_s,t_after_s\n");
+    printf("mpiexec: %s\nlibductile: %s\nCSV: %s\nsynthetic CG: constant matrix %ld MiB, 3 variable vectors of %d "
+           "doubles, resize at iteration %d; median of %d runs\n",
+           mpiexec, libductile, csv, mib, CG_VEC, CG_RESIZE_AT, reps);
+    char pl[256];
+    snprintf(pl, sizeof pl, "%s", pairs);
+    for (char *save = NULL, *tok = strtok_r(pl, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int ns = 0, nd = 0;
+        if (sscanf(tok, "%d:%d", &ns, &nd) != 2 || ns < 1 || nd < 1 || ns == nd) continue;
+        struct pres P[NVERS];
+        for (int v = 0; v < NVERS; v++) {
+            struct pres runs[9];
+            int k = 0;
+            for (int i = 0; i < reps && i < 9; i++)
+                if (run_cg(self, ns, nd, (long long)mib << 20, v, &runs[k]) == 0) k++;
+            memset(&P[v], 0, sizeof P[v]);
+            if (!k) continue;
+            /* the median run by R */
+            for (int i = 0; i < k; i++)
+                for (int j = i + 1; j < k; j++)
+                    if (runs[j].r < runs[i].r) { struct pres t = runs[i]; runs[i] = runs[j]; runs[j] = t; }
+            P[v] = runs[k / 2];
+        }
+        int mx = 0;
+        for (int v = 0; v < NVERS; v++)
+            if (P[v].ok && P[v].n_it > mx) mx = P[v].n_it;
+        double t_nd = P[0].ok ? P[0].t_after : 0; /* T_it(ND): COL, after the resize */
+        printf("\n%d -> %d, %ld MiB constant: M = %d, T_it(ND) = %.4f s\n", ns, nd, mib, mx, t_nd);
+        printf("  %-27s %8s %9s %8s %5s %7s %7s %8s %8s\n", "version", "window", "transfer", "R", "N_it", "omega",
+               "alpha", "f(V,P)", "vs COL");
+        double fcol = 0;
+        for (int v = 0; v < NVERS; v++) {
+            if (!P[v].ok) { printf("  %-27s failed\n", versions[v].name); continue; }
+            int bg = strcmp(versions[v].cons, "blocking") != 0;
+            double omega = bg && P[v].t_after > 0 ? P[v].t_during / P[v].t_after : 1.0;
+            /* alpha: background R over the blocking R of the same method */
+            double rb = 0;
+            for (int w = 0; w < NVERS; w++)
+                if (strcmp(versions[w].redist, versions[v].redist) == 0 && strcmp(versions[w].cons, "blocking") == 0 &&
+                    strcmp(versions[w].window, "reuse") == 0 && P[w].ok)
+                    rb = P[w].r;
+            double alpha = bg && rb > 0 ? P[v].r / rb : 1.0;
+            double f = P[v].r + t_nd * (double)(mx - P[v].n_it);
+            if (v == 0) fcol = f;
+            printf("  %-27s %8.4f %9.4f %8.4f %5d %7.3f %7.3f %8.4f %7.2fx\n", versions[v].name, P[v].window,
+                   P[v].transfer, P[v].r, P[v].n_it, omega, alpha, f, f > 0 ? fcol / f : 0);
+            fprintf(out, "%d,%d,%ld,%s,%.6f,%.6f,%.6f,%d,%.4f,%.4f,%.6f,%.6f,%.6f,%.6f\n", ns, nd, mib,
+                    versions[v].name, P[v].window, P[v].transfer, P[v].r, P[v].n_it, omega, alpha, f, P[v].t_base,
+                    P[v].t_during, P[v].t_after);
+            fflush(stdout);
+        }
+    }
+    fclose(out);
+    return 0;
+}
+
+
 int main(int argc, char **argv)
 {
     char self[PATH_MAX];
@@ -344,7 +578,11 @@ int main(int argc, char **argv)
     if (sl <= 0) return 1;
     self[sl] = 0;
     if (argc >= 5 && strncmp(argv[1], "--w-", 4) == 0) {
-        MPI_Init(&argc, &argv);
+        int provided = 0;
+        if (strcmp(argv[1], "--w-cg") == 0 && argc >= 6 && atoi(argv[5]))
+            MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided); /* the Threading versions */
+        else
+            MPI_Init(&argc, &argv);
         int ns = atoi(argv[2]), nd = atoi(argv[3]), rc = 0;
         int64_t bytes = atoll(argv[4]);
         MPI_Comm parent = MPI_COMM_NULL;
@@ -354,26 +592,33 @@ int main(int argc, char **argv)
             MPI_Comm_get_parent(&parent);
             rc = w_spawn(ns, nd, bytes, atoi(argv[5]), parent, self);
         } else if (strcmp(argv[1], "--w-ductile") == 0) rc = w_ductile(ns, nd, bytes);
+        else if (strcmp(argv[1], "--w-cg") == 0) rc = w_cg(ns, nd, bytes, argc >= 6 ? atoi(argv[5]) : 0);
         MPI_Finalize();
         return rc;
     }
-    int full = 0;
-    long max_mib = 64;
+    int full = 0, paper = 0, reps = 3;
+    long max_mib = 64, paper_mib = 64;
     const char *csv = "redistribute.csv", *pairs = "1:2,2:4,4:2,2:3,3:5";
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--full") == 0) full = 1, max_mib = 1024;
         else if (strcmp(argv[i], "--max-mib") == 0 && i + 1 < argc) max_mib = atol(argv[++i]);
         else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) csv = argv[++i];
         else if (strcmp(argv[i], "--pairs") == 0 && i + 1 < argc) pairs = argv[++i];
+        else if (strcmp(argv[i], "--paper") == 0) paper = 1;
+        else if (strcmp(argv[i], "--paper-mib") == 0 && i + 1 < argc) paper_mib = atol(argv[++i]);
+        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = atoi(argv[++i]);
         else {
             fprintf(stderr, "usage: %s [--full] [--max-mib N] [--pairs 1:2,2:4] [--csv FILE]\n"
-                            "  default: 8 and 64 MiB in total; --full: 8, 64, 256 and 1024 MiB\n", argv[0]);
+                            "       %s --paper [--paper-mib N] [--reps N] [--pairs ...] [--csv FILE]: the RMA paper's\n"
+                            "         evaluation (R, N_it, omega, alpha, f(V,P) per pair and version) on a synthetic CG\n"
+                            "  default: 8 and 64 MiB in total; --full: 8, 64, 256 and 1024 MiB\n", argv[0], argv[0]);
             return 2;
         }
     }
     (void)full;
     load_env(self);
     if (!libductile[0]) { fprintf(stderr, "redistribute: set LIBDUCTILE to libductile.so\n"); return 2; }
+    if (paper) return run_paper(self, pairs, paper_mib, csv, reps < 1 ? 1 : reps);
     FILE *out = fopen(csv, "w");
     if (!out) { perror(csv); return 1; }
     fprintf(out, "ns,nd,mib,kind,method,spawn_s,merge_s,transfer_s,total_s\n");

@@ -45,6 +45,14 @@ int ductile_request_resize(int delta_or_target, int is_target, int at_iteration,
  * world; a due resize happens here.  Returns 1 if the world changed. */
 int ductile_control_point(int iteration);
 
+/* 1 while constant registered data (EMPI_CONSTANT) is still moving in the
+ * background after a resize (DUCTILE_REDIST_CONSTANT=nb, wd or thread): the
+ * constant items still have their old buffers (an old process its old block,
+ * a spawned process its registered, not yet filled, buffer); 0 once every
+ * process switched to the new buffers at a control point.  Local, no MPI
+ * call.  See docs/malleability.md and docs/rma.md. */
+int ductile_constant_pending(void);
+
 /* ---- Controllers (ductiled, ductilectl; see docs/controller.md) ---- */
 
 /* I/O gate, collective over the world: call it before an I/O phase.  While

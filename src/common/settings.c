@@ -38,12 +38,24 @@ const struct setting_def ductile_setting_defs[] = {
     {"DUCTILE_RESIZE_METHOD", SETTING_ENUM, "merge", 0, 0, "merge,baseline",
      "How a resize is done: merge (spawn only the difference, old ranks keep their numbers) or baseline "
      "(spawn the whole new world, all old processes leave)."},
-    {"DUCTILE_REDIST", SETTING_ENUM, "col", 0, 0, "col,p2p",
-     "How registered data moves at a resize: col (one MPI_Alltoallv per array) or p2p (MPI_Isend/MPI_Irecv "
-     "and a local copy of the overlap)."},
-    {"DUCTILE_REDIST_CONSTANT", SETTING_ENUM, "blocking", 0, 0, "blocking,nb",
-     "Constant registered data: blocking (moves with the variable data) or nb (nonblocking MPI_Ialltoallv "
-     "overlapped with iterations, completed at the next control point)."},
+    {"DUCTILE_REDIST", SETTING_ENUM, "col", 0, 0, "col,p2p,rma-lock,rma-lockall,auto",
+     "How registered data moves at a resize: col (one MPI_Alltoallv per array), p2p (MPI_Isend/MPI_Irecv "
+     "and a local copy of the overlap), rma-lock / rma-lockall (drains MPI_Get their new block from the sources' "
+     "window, one lock per source or one lock_all epoch; docs/rma.md), or auto (a cost model picks method and "
+     "constant-data strategy per resize)."},
+    {"DUCTILE_REDIST_CONSTANT", SETTING_ENUM, "blocking", 0, 0, "blocking,nb,wd,thread",
+     "Constant registered data: blocking (moves with the variable data), nb (nonblocking MPI_Ialltoallv "
+     "overlapped with iterations, col only), wd (Wait Drains: nonblocking transfer, then an MPI_Ibarrier polled "
+     "at control points) or thread (an auxiliary thread moves it; needs MPI_THREAD_MULTIPLE)."},
+    /* one-sided redistribution (src/rma/, docs/rma.md) */
+    {"DUCTILE_RMA_WINDOW", SETTING_ENUM, "reuse", 0, 0, "reuse,create",
+     "Windows of the rma-* methods: reuse (one dynamic window per world, created at its first use and reused by "
+     "every later redistribution while the world lasts) or create (MPI_Win_create per array and resize, as in "
+     "the MaM RMA paper)."},
+    {"DUCTILE_RMA_OSC", SETTING_STRING, "auto", 0, 0, NULL,
+     "Open MPI only: one-sided component set as OMPI_MCA_osc before MPI_Init when an rma-* or auto method is "
+     "selected and OMPI_MCA_osc is unset ('auto': ucx, the only component of Open MPI 4.1 that creates windows "
+     "spanning spawned processes; 'keep': do not touch OMPI_MCA_osc)."},
     {"DUCTILE_REDIST_PREPARE", SETTING_INT, "1", 0, 1, NULL,
      "1: prepare an expansion's data transfer while the new processes start (old ranks allocate and touch their "
      "new buffers during the spawn; one small exchange opens the connections after the merge). 0: do not."},
@@ -168,6 +180,8 @@ static int apply(struct ductile_settings *out, const struct setting_def *d, cons
     else if (strcmp(n, "REDIST") == 0) out->redist = value;
     else if (strcmp(n, "REDIST_CONSTANT") == 0) out->redist_constant = value;
     else if (strcmp(n, "REDIST_PREPARE") == 0) out->redist_prepare = (int)iv;
+    else if (strcmp(n, "RMA_WINDOW") == 0) out->rma_window = value;
+    else if (strcmp(n, "RMA_OSC") == 0) out->rma_osc = value;
     else if (strcmp(n, "SPAWN_HOSTS") == 0) out->spawn_hosts = value;
     else if (strcmp(n, "SPAWN_COMMAND") == 0) out->spawn_command = value;
     else if (strcmp(n, "LEAVE_TIMEOUT") == 0) out->leave_timeout = iv;

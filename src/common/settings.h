@@ -34,9 +34,11 @@ struct ductile_settings {
     /* malleability (src/malleable/) */
     const char *schedule;    /* DUCTILE_SCHEDULE: "" = no scheduled resizes */
     const char *resize_method; /* DUCTILE_RESIZE_METHOD: merge | baseline */
-    const char *redist;      /* DUCTILE_REDIST: col | p2p */
-    const char *redist_constant; /* DUCTILE_REDIST_CONSTANT: nb | blocking */
+    const char *redist;      /* DUCTILE_REDIST: col | p2p | rma-lock | rma-lockall | auto */
+    const char *redist_constant; /* DUCTILE_REDIST_CONSTANT: blocking | nb | wd | thread */
     int redist_prepare;      /* DUCTILE_REDIST_PREPARE: prepare the transfer during the spawn */
+    const char *rma_window;  /* DUCTILE_RMA_WINDOW: reuse | create (src/rma/) */
+    const char *rma_osc;     /* DUCTILE_RMA_OSC: Open MPI osc component for rma-* ("auto", "keep", or a name) */
     const char *spawn_hosts; /* DUCTILE_SPAWN_HOSTS: default host list for expansions */
     const char *spawn_command; /* DUCTILE_SPAWN_COMMAND: executable to spawn ("" = this program) */
     long leave_timeout;      /* DUCTILE_LEAVE_TIMEOUT: seconds a removed process waits for the job's end */

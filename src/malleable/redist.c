@@ -1,5 +1,6 @@
 /* redist.c -- the data movement of a resize for one distributed array:
- * COL (Alltoallv), P2P (Isend/Irecv + local copy) and NB (Ialltoallv).
+ * COL (Alltoallv), P2P (Isend/Irecv + local copy), NB (Ialltoallv), and the
+ * dispatch to RMA-Lock / RMA-Lockall (src/rma/xfer.c).
  * Counts are computed in rows by src/redist/plan.c and scaled to bytes here;
  * where they do not fit an int the large-count MPI_Alltoallv_c is used, or,
  * without it, a contiguous datatype of one row. */
@@ -14,6 +15,17 @@
 
 #include "pmpi_exports.h"
 #include "../redist/plan.h"
+#include "../rma/xfer.h"
+
+int redist_rma_create;
+static double rma_setup_acc;
+
+double redist_take_setup_s(void)
+{
+    double s = rma_setup_acc;
+    rma_setup_acc = 0;
+    return s;
+}
 
 #define REDIST_TAG 0x5d17
 #define P2P_CHUNK ((int64_t)1 << 30)
@@ -210,6 +222,14 @@ static int do_p2p(const struct redist_layout *L, const struct counts *c, size_t 
 int redist_move(const struct redist_layout *L, int method, int64_t nrows, size_t rowbytes, const void *src,
                 void *dst, uint64_t *moved, char *err, size_t errlen)
 {
+    if (method == REDIST_RMA_LOCK || method == REDIST_RMA_LOCKALL) {
+        /* one-sided: the drains read; *moved counts the bytes read from other processes */
+        double setup = 0;
+        int rc = rma_move(L, method == REDIST_RMA_LOCKALL, redist_rma_create, nrows, rowbytes, src, dst, moved, &setup,
+                          err, errlen);
+        rma_setup_acc += setup;
+        return rc;
+    }
     struct counts c;
     if (make_counts(L, nrows, &c, err, errlen) != 0) return -1;
     if (moved) *moved = sent_elsewhere(L, &c, rowbytes);

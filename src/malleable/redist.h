@@ -2,7 +2,8 @@
  * ranks) to the new one (nd ranks) over a transfer communicator that holds
  * every old and new rank: COL (one MPI_Alltoallv, the large-count variant
  * where the MPI has it) or P2P (MPI_Isend/MPI_Irecv, local memcpy for the
- * overlap of a rank's old and new block), both blocking; and a nonblocking
+ * overlap of a rank's old and new block), RMA-Lock / RMA-Lockall
+ * (src/rma/xfer.c), all blocking; and a nonblocking
  * MPI_Ialltoallv started now and completed later.  The plan comes from
  * src/redist/plan.c. */
 #ifndef DUCTILE_REDIST_H
@@ -12,7 +13,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { REDIST_COL = 0, REDIST_P2P = 1 };
+enum { REDIST_COL = 0, REDIST_P2P = 1, REDIST_RMA_LOCK = 2, REDIST_RMA_LOCKALL = 3 };
+
+/* rma-* methods (src/rma/xfer.c): 1 = MPI_Win_create per array and resize
+ * (DUCTILE_RMA_WINDOW=create), 0 = the reusable per-world window. */
+extern int redist_rma_create;
+/* Window set-up seconds spent by redist_move since the last call (rma-*). */
+double redist_take_setup_s(void);
 
 struct redist_layout {
     MPI_Comm comm;           /* transfer communicator */

@@ -29,6 +29,9 @@
 #include "schedule.h"
 #include "../redist/plan.h"
 #include "../io/iomon.h"
+#include "../rma/cost.h"
+#include "../rma/window.h"
+#include "../rma/xfer.h"
 
 #define TAG_RELEASE 0x5d18
 #define TAG_HISTORY 0x5d19
@@ -41,7 +44,10 @@ enum { METHOD_MERGE = 0, METHOD_BASELINE = 1 };
 /* Rank 0's decision, broadcast at every control point. */
 struct decision {
     int32_t op, nd, method, redist, nb, listlen, sched_next, iteration, id;
+    int32_t auto_choice;  /* DUCTILE_REDIST=auto: redist and nb come from the cost model (src/rma/cost.c) */
+    char why[224];        /* its reason, for the record */
 };
+static void note_choice(struct report_reconfig *r, const struct decision *d);
 
 /* Sent by the parents to the spawned processes over the intercommunicator. */
 struct join_header {
@@ -63,6 +69,9 @@ static struct {
     MPI_Comm self; /* MPI_COMM_SELF duplicate with MPI_ERRORS_RETURN: rank 0 spawns from it */
     struct request_queue q;
     int method, redist, nb;
+    int thread_refused; /* DUCTILE_REDIST_CONSTANT=thread without MPI_THREAD_MULTIPLE: blocking instead */
+    int auto_redist;    /* DUCTILE_REDIST=auto (src/rma/cost.c) */
+    double last_cp, t_it; /* rank 0: time of the last control point, seconds per iteration (smoothed) */
     int spawned, removed;
     int iteration;
     int zombies; /* removed processes of this job still alive (they hold slots) */
@@ -175,6 +184,14 @@ int ductile_malleable_settings(const struct ductile_settings *s, char *err, size
         if (schedule_parse(s->schedule, &rs, &n, err, errlen) != 0) return -1;
         free(rs);
     }
+#ifdef OMPI_MAJOR_VERSION
+    /* rma-* (src/rma/): Open MPI 4.1's default one-sided components cannot create a window over a
+     * communicator that spans spawned processes (MPI_ERR_WIN); osc/ucx can.  Set before PMPI_Init. */
+    const char *rd = s->redist ? s->redist : "";
+    if ((strncmp(rd, "rma-", 4) == 0 || strcmp(rd, "auto") == 0) && s->rma_osc && strcmp(s->rma_osc, "keep") != 0 &&
+        !getenv("OMPI_MCA_osc"))
+        setenv("OMPI_MCA_osc", strcmp(s->rma_osc, "auto") == 0 || !*s->rma_osc ? "ucx" : s->rma_osc, 1);
+#endif
     if (s->spawn_hosts && *s->spawn_hosts) {
         char why[300];
         if (schedule_check_hosts(s->spawn_hosts, NULL, why, sizeof why) != 0) {
@@ -221,7 +238,13 @@ static void leave_world(void)
 struct xfer_times {
     double plan_s, transfer_s;
     uint64_t bytes;
+    double window_s; /* rma-*: window set-up (src/rma/), not part of transfer_s */
 };
+
+/* Constant-data strategies (DUCTILE_REDIST_CONSTANT), carried in decision.nb / join_header.nb. */
+enum { CONST_BLOCKING = 0, CONST_NB = 1, CONST_WD = 2, CONST_THREAD = 3 };
+static const char *const const_label[] = {"", "+nb", "+wd", "+thread"};
+static const char *const redist_label[] = {"col", "p2p", "rma-lock", "rma-lockall"};
 
 /* ------------------------------------------------------------------ NB (background) transfer of constant data
  *
@@ -256,6 +279,7 @@ static struct {
     int id, start_it;
     uint64_t bytes;
     double t_start;
+    struct bg_group *bg; /* WD / Threading (src/rma/xfer.c): all constant items of the resize */
 } NB = {.comm = MPI_COMM_NULL};
 
 int ductile_constant_pending(void) { return NB.active; }
@@ -275,6 +299,16 @@ static int nb_test_local(void)
         }
         if (done) NB.e[i].p = NULL;
         else all = 0;
+    }
+    if (NB.bg) {
+        int done = 0;
+        if (bg_test(NB.bg, &done) != 0) {
+            fprintf(stderr, "ductile: error: rank %d: background transfer of constant data failed; aborting\n",
+                    ductile_rt.rank);
+            fflush(stderr);
+            PMPI_Abort(MPI_COMM_WORLD, 3);
+        }
+        if (!done) all = 0;
     }
     return all;
 }
@@ -310,10 +344,16 @@ static void nb_finish(int iteration, const char *how)
         it->addr = e->dst;
         it->owned = 1;
     }
+    if (NB.bg) {
+        bg_release(NB.bg); /* windows detached / freed only now, after every process saw completion */
+        NB.bg = NULL;
+    }
     if (NB.comm != MPI_COMM_NULL) PMPI_Comm_free(&NB.comm);
     if (!M.removed && ductile_rt.rank == 0 && iteration >= 0) {
         for (int i = 0; i < M.nhist; i++)
             if (M.hist[i].id == NB.id) {
+                M.hist[i].overlap_it = iteration - NB.start_it;
+                M.hist[i].background_s = now() - NB.t_start;
                 snprintf(M.hist[i].reason, sizeof M.hist[i].reason,
                          "constant data (%llu bytes) moved in the background: overlapped %d iteration%s "
                          "(complete at the control point of iteration %d, %.4f s after the start)%s%s",
@@ -363,12 +403,21 @@ static int transfer_items(const struct redist_layout *L, int has_new, int method
         if (NB.active) { snprintf(err, errlen, "a background transfer is still pending"); return -1; }
         PMPI_Comm_dup(L->comm, &NB.comm);
         PMPI_Comm_set_errhandler(NB.comm, MPI_ERRORS_RETURN);
+        t0 = now(); /* the dup waited for the slowest process: not transfer time */
         LX.comm = NB.comm;
         NB.active = 1;
         NB.id = id;
         NB.start_it = iteration;
         NB.bytes = 0;
         NB.t_start = now();
+        /* Wait Drains / Threading, and every background rma-* transfer: one group (src/rma/xfer.c) */
+        int rma = method == REDIST_RMA_LOCK || method == REDIST_RMA_LOCKALL;
+        if (nb == CONST_WD || nb == CONST_THREAD || rma) {
+            int bm = method == REDIST_RMA_LOCK ? BG_METHOD_RMA_LOCK : method == REDIST_RMA_LOCKALL ? BG_METHOD_RMA_LOCKALL
+                                                                                                 : BG_METHOD_COL;
+            NB.bg = bg_begin(&LX, bm, nb == CONST_THREAD ? BG_THREAD : BG_WD, redist_rma_create, err, errlen);
+            if (!NB.bg) return -1;
+        }
     }
     for (int i = 0; i < reg_count(); i++) {
         struct reg_item *it = reg_at(i);
@@ -392,8 +441,11 @@ static int transfer_items(const struct redist_layout *L, int has_new, int method
             e->dst = dst;
             e->has_new = L->my_new >= 0;
             uint64_t moved = 0;
-            if (redist_start(&LX, it->d.nrows, rowb, L->my_old >= 0 ? it->addr : NULL, dst, &e->p, &moved, err,
-                             errlen) != 0)
+            if (NB.bg) {
+                if (bg_add(NB.bg, it->d.nrows, rowb, L->my_old >= 0 ? it->addr : NULL, dst, &moved, err, errlen) != 0)
+                    return -1;
+            } else if (redist_start(&LX, it->d.nrows, rowb, L->my_old >= 0 ? it->addr : NULL, dst, &e->p, &moved, err,
+                                    errlen) != 0)
                 return -1;
             t->bytes += moved;
             NB.bytes += moved;
@@ -454,27 +506,39 @@ static int transfer_items(const struct redist_layout *L, int has_new, int method
             if (me == root) t->bytes += (uint64_t)bytes * (uint64_t)(L->comm_size - L->ns);
         }
     }
+    if (NB.bg && any_const && bg_launch(NB.bg, err, errlen) != 0) return -1;
     if (any_const) {
         unsigned long long b = NB.bytes;
         PMPI_Allreduce(MPI_IN_PLACE, &b, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, L->comm);
         NB.bytes = b; /* all processes' share, for the record */
     }
-    t->transfer_s = now() - t0 - t->plan_s;
+    t->window_s = redist_take_setup_s() + (any_const ? bg_setup_s(NB.bg) : 0);
+    t->transfer_s = now() - t0 - t->plan_s - t->window_s;
     return 0;
 }
 
 /* Max of the times, sum of the bytes, at `root` of comm. */
+/* A record's total: rank 0's elapsed time, or the sum of its phases when that
+ * is longer -- the phases are maxima over ranks (reduce_times), and the
+ * slowest rank's transfer may outlast rank 0's view of the whole resize. */
+static double record_total(const struct report_reconfig *r, double elapsed_rank0)
+{
+    double phases = r->spawn_s + r->merge_s + r->plan_s + r->transfer_s + r->window_s;
+    return phases > elapsed_rank0 ? phases : elapsed_rank0;
+}
+
 static void reduce_times(struct xfer_times *t, int root, MPI_Comm comm)
 {
-    double in[2] = {t->plan_s, t->transfer_s}, out[2] = {0, 0};
+    double in[3] = {t->plan_s, t->transfer_s, t->window_s}, out[3] = {0, 0, 0};
     unsigned long long b = t->bytes, bsum = 0;
-    PMPI_Reduce(in, out, 2, MPI_DOUBLE, MPI_MAX, root, comm);
+    PMPI_Reduce(in, out, 3, MPI_DOUBLE, MPI_MAX, root, comm);
     PMPI_Reduce(&b, &bsum, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, root, comm);
     int me = -1;
     PMPI_Comm_rank(comm, &me);
     if (me == root) {
         t->plan_s = out[0];
         t->transfer_s = out[1];
+        t->window_s = out[2];
         t->bytes = bsum;
     }
 }
@@ -515,7 +579,13 @@ static void fill_record(struct report_reconfig *r, int id, int it, int from, int
     r->to = to;
     snprintf(r->kind, sizeof r->kind, "%s", to > from ? "expand" : "shrink");
     snprintf(r->method, sizeof r->method, "%s", method == METHOD_BASELINE ? "baseline" : "merge");
-    snprintf(r->redist, sizeof r->redist, "%s%s", redist == REDIST_P2P ? "p2p" : "col", nb ? "+nb" : "");
+    snprintf(r->redist, sizeof r->redist, "%s%s", redist_label[redist >= 0 && redist < 4 ? redist : 0],
+             const_label[nb >= 0 && nb < 4 ? nb : 0]);
+    r->overlap_it = -1;
+    snprintf(r->choice, sizeof r->choice, "setting");
+    if (M.thread_refused)
+        snprintf(r->reason, sizeof r->reason, "DUCTILE_REDIST_CONSTANT=thread refused: MPI_THREAD_MULTIPLE not "
+                 "provided (thread level %d); constant data moved blocking", ductile_rt.thread_level);
     snprintf(r->status, sizeof r->status, "ok");
     r->start_s = ductile_elapsed();
 }
@@ -680,6 +750,7 @@ static void expand(const struct decision *d, const char *hosts, double t_begin, 
     int nnew = baseline ? nd : nd - ns;
     struct report_reconfig rec;
     fill_record(&rec, d->id, d->iteration, ns, nd, d->method, d->redist, d->nb);
+    note_choice(&rec, d);
     rec.start_s = ductile_elapsed() - (now() - t_begin);
 
     char cmd[4096], why[512] = "";
@@ -802,13 +873,14 @@ static void expand(const struct decision *d, const char *hosts, double t_begin, 
     if (!o2c || !n2c) abort();
     for (int i = 0; i < ns; i++) o2c[i] = i;
     for (int j = 0; j < nd; j++) n2c[j] = baseline ? ns + j : j;
-    struct xfer_times xt = {0, 0, 0};
+    struct xfer_times xt = {0, 0, 0, 0};
     if (h.nitems) {
         struct redist_layout L = {merged, ns + nnew, ns, nd, me, baseline ? -1 : me, o2c, n2c};
         char err[512];
         if (transfer_items(&L, 1, d->redist, d->nb, d->id, d->iteration, prep, h.prepare, &xt, err, sizeof err) != 0)
             fatal_transfer(err, merged);
         reduce_times(&xt, n2c[0], merged);
+        rma_win_transfer_done(!baseline); /* Merge: the window serves the new world too (src/rma/window.c) */
     }
     free(o2c);
     free(n2c);
@@ -833,8 +905,9 @@ static void expand(const struct decision *d, const char *hosts, double t_begin, 
             rec.merge_s = merge_s;
             rec.plan_s = xt.plan_s;
             rec.transfer_s = xt.transfer_s;
+            rec.window_s = xt.window_s;
             rec.bytes_moved = xt.bytes;
-            rec.total_s = now() - t_begin;
+            rec.total_s = record_total(&rec, now() - t_begin);
             add_record(&rec);
             ductile_log(1, "expanded %d -> %d in %.3f s (spawn %.3f, merge %.3f, transfer %.4f)", ns, nd,
                         rec.total_s, spawn_s, merge_s, xt.transfer_s);
@@ -850,6 +923,7 @@ static void shrink(const struct decision *d, const char *list, double t_begin)
     int ns = ductile_rt.size, nd = d->nd, me = ductile_rt.rank;
     struct report_reconfig rec;
     fill_record(&rec, d->id, d->iteration, ns, nd, d->method, d->redist, d->nb);
+    note_choice(&rec, d);
     rec.start_s = ductile_elapsed() - (now() - t_begin);
     char *leaving = calloc((size_t)ns, 1);
     int *n2c = malloc((size_t)nd * sizeof(int)), *o2c = malloc((size_t)ns * sizeof(int));
@@ -871,12 +945,13 @@ static void shrink(const struct decision *d, const char *list, double t_begin)
         }
     }
     int new0 = n2c[0];
-    struct xfer_times xt = {0, 0, 0};
+    struct xfer_times xt = {0, 0, 0, 0};
     struct redist_layout L = {P, ns, ns, nd, me, my_new, o2c, n2c};
     char err[512];
     if (transfer_items(&L, 0, d->redist, d->nb, d->id, d->iteration, NULL, 0, &xt, err, sizeof err) != 0)
         fatal_transfer(err, P);
     reduce_times(&xt, new0, P);
+    rma_win_transfer_done(0); /* the world changes: its window is freed (src/rma/window.c) */
     if (new0 != 0) {
         if (me == 0) send_history(new0, P);
         if (me == new0) recv_history(0, P);
@@ -908,8 +983,9 @@ static void shrink(const struct decision *d, const char *list, double t_begin)
             rec.merge_s = now() - tm;
             rec.plan_s = xt.plan_s;
             rec.transfer_s = xt.transfer_s;
+            rec.window_s = xt.window_s;
             rec.bytes_moved = xt.bytes;
-            rec.total_s = now() - t_begin;
+            rec.total_s = record_total(&rec, now() - t_begin);
             add_record(&rec);
             ductile_log(1, "shrank %d -> %d in %.3f s (transfer %.4f)", ns, nd, rec.total_s, xt.transfer_s);
         }
@@ -926,6 +1002,60 @@ static int has_sparse(void)
     for (int i = 0; i < reg_count(); i++)
         if (reg_at(i)->d.kind == REG_SPARSE) return 1;
     return 0;
+}
+
+/* DUCTILE_REDIST=auto (rank 0): pick method and constant-data strategy with
+ * the cost model of src/rma/cost.c, from the registered sizes, the pair,
+ * bandwidths measured at earlier resizes and the iteration time. */
+static void choose_auto(int ns, int nd, struct decision *d)
+{
+    struct cost_input in;
+    memset(&in, 0, sizeof in);
+    in.ns = ns;
+    in.nd = nd;
+    for (int i = 0; i < reg_count(); i++) {
+        struct reg_item *it = reg_at(i);
+        if (it->d.kind != REG_DISTRIBUTED) continue;
+        double b = (double)plan_moved_elements(it->d.nrows, ns, nd) * (double)reg_unit_bytes(it);
+        if (it->d.constant) in.const_bytes += b;
+        else in.var_bytes += b;
+    }
+    in.bw_col = 1e9;
+    in.bw_rma = 0.8e9;
+    in.win_setup_s = 0.02;
+    for (int i = 0; i < M.nhist; i++) { /* the latest measurements win */
+        const struct report_reconfig *r = &M.hist[i];
+        if (strcmp(r->status, "ok") != 0) continue;
+        if (r->bytes_moved > 0 && r->transfer_s > 0 && !strchr(r->redist, '+')) {
+            if (strncmp(r->redist, "col", 3) == 0) in.bw_col = (double)r->bytes_moved / r->transfer_s;
+            if (strncmp(r->redist, "rma", 3) == 0) in.bw_rma = (double)r->bytes_moved / r->transfer_s;
+        }
+        if (r->window_s > 0) in.win_setup_s = r->window_s;
+    }
+    if (nd < ns && rma_win_ready_for(ductile_rt.private_comm)) in.win_setup_s = 0; /* the world's window exists */
+    in.t_it = M.t_it;
+    in.thread_multiple = rma_thread_ok();
+    in.rma_ok = 1;
+    struct cost_version all[COST_MAX_VERSIONS];
+    int n = 0;
+    int best = cost_choose(&in, all, &n, d->why, sizeof d->why);
+    d->auto_choice = 1;
+    if (best < 0) {
+        d->redist = REDIST_COL;
+        d->nb = CONST_BLOCKING;
+        snprintf(d->why, sizeof d->why, "cost model not applicable: col");
+        return;
+    }
+    d->redist = all[best].method;
+    d->nb = in.const_bytes > 0 ? all[best].strategy : CONST_BLOCKING;
+    ductile_log(1, "auto redistribution: %s", d->why);
+}
+
+static void note_choice(struct report_reconfig *r, const struct decision *d)
+{
+    if (!d->auto_choice) return;
+    snprintf(r->choice, sizeof r->choice, "auto");
+    snprintf(r->choice_reason, sizeof r->choice_reason, "%s", d->why);
 }
 
 /* Rank 0: turn the due request (if any) into a decision.  Refusals are
@@ -985,6 +1115,7 @@ static void decide(int iteration, struct decision *d, char *list)
     d->method = M.method;
     d->redist = M.redist;
     d->nb = M.nb;
+    if (M.auto_redist) choose_auto(ns, nd, d);
     d->id = id;
     d->listlen = (int)strlen(list);
 }
@@ -994,6 +1125,11 @@ int ductile_malleable_control_point(int iteration)
     if (!M.ready || M.removed || !ductile_rt.active) return 0;
     M.iteration = iteration;
     if (ductile_rt.rank == 0) ductile_appctl_control_point(iteration); /* exact iteration for the controller */
+    if (ductile_rt.rank == 0) { /* iteration time for the cost model (DUCTILE_REDIST=auto) */
+        double t = now();
+        if (M.last_cp > 0 && !NB.active) M.t_it = M.t_it > 0 ? 0.7 * M.t_it + 0.3 * (t - M.last_cp) : t - M.last_cp;
+        M.last_cp = t;
+    }
     MPI_Comm P = ductile_rt.private_comm;
     struct decision d;
     char list[RESIZE_LIST_MAX] = "";
@@ -1018,6 +1154,7 @@ int ductile_malleable_control_point(int iteration)
                 d.method == METHOD_BASELINE ? "baseline" : "merge");
     if (d.nd > ns || d.method == METHOD_BASELINE) expand(&d, list, t0, e0);
     else shrink(&d, list, t0);
+    M.last_cp = now(); /* the next iteration time excludes the resize */
     request_queue_set_busy(&M.q, 0);
     return 1;
 }
@@ -1109,8 +1246,32 @@ void ductile_malleable_init(void)
     }
     request_queue_init(&M.q, rs, n);
     M.method = s->resize_method && strcmp(s->resize_method, "baseline") == 0 ? METHOD_BASELINE : METHOD_MERGE;
-    M.redist = s->redist && strcmp(s->redist, "p2p") == 0 ? REDIST_P2P : REDIST_COL;
-    M.nb = s->redist_constant && strcmp(s->redist_constant, "nb") == 0;
+    const char *rd = s->redist ? s->redist : "col", *rc = s->redist_constant ? s->redist_constant : "blocking";
+    M.auto_redist = strcmp(rd, "auto") == 0;
+    M.redist = strcmp(rd, "p2p") == 0           ? REDIST_P2P
+               : strcmp(rd, "rma-lock") == 0    ? REDIST_RMA_LOCK
+               : strcmp(rd, "rma-lockall") == 0 ? REDIST_RMA_LOCKALL
+                                                : REDIST_COL;
+    M.nb = strcmp(rc, "nb") == 0 ? CONST_NB : strcmp(rc, "wd") == 0 ? CONST_WD : strcmp(rc, "thread") == 0 ? CONST_THREAD
+                                                                                                        : CONST_BLOCKING;
+    redist_rma_create = s->rma_window && strcmp(s->rma_window, "create") == 0;
+    if (M.nb == CONST_NB && (M.redist == REDIST_RMA_LOCK || M.redist == REDIST_RMA_LOCKALL)) {
+        /* NB does not apply to one-sided methods (sources cannot tell when reads are done): Wait Drains */
+        M.nb = CONST_WD;
+        if (ductile_rt.rank == 0)
+            fprintf(stderr, "ductile: note: DUCTILE_REDIST_CONSTANT=nb does not apply to %s (the sources cannot tell "
+                            "when the drains' reads are done); using wd (Wait Drains)\n", rd);
+    }
+    if (M.nb == CONST_THREAD && !rma_thread_ok()) {
+        /* never run the Threading strategy without MPI_THREAD_MULTIPLE */
+        M.thread_refused = 1;
+        M.nb = CONST_BLOCKING;
+        if (ductile_rt.rank == 0)
+            fprintf(stderr, "ductile: DUCTILE_REDIST_CONSTANT=thread refused: it needs MPI_THREAD_MULTIPLE, and this "
+                            "program has thread level %d (initialise MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, "
+                            "...) with an MPI that provides it); constant data moves blocking\n",
+                    ductile_rt.thread_level);
+    }
     PMPI_Comm_set_errhandler(ductile_rt.private_comm, MPI_ERRORS_RETURN);
     PMPI_Comm_dup(MPI_COMM_SELF, &M.self);
     PMPI_Comm_set_errhandler(M.self, MPI_ERRORS_RETURN);
@@ -1150,7 +1311,7 @@ int ductile_malleable_get_shared(int *iteration)
     PMPI_Comm_rank(merged, &me);
     int baseline = h->method == METHOD_BASELINE;
     int child = me - h->ns;
-    struct xfer_times xt = {0, 0, 0};
+    struct xfer_times xt = {0, 0, 0, 0};
     int *o2c = malloc((size_t)h->ns * sizeof(int)), *n2c = malloc((size_t)h->nd * sizeof(int));
     if (!o2c || !n2c) abort();
     for (int i = 0; i < h->ns; i++) o2c[i] = i;
@@ -1166,6 +1327,7 @@ int ductile_malleable_get_shared(int *iteration)
         if (transfer_items(&L, 1, h->redist, h->nb, h->id, h->iteration, NULL, h->prepare, &xt, err, sizeof err) != 0)
             fatal_transfer(err, merged);
         reduce_times(&xt, n2c[0], merged);
+        rma_win_transfer_done(!baseline);
     }
     free(o2c);
     free(n2c);
@@ -1183,6 +1345,7 @@ int ductile_malleable_get_shared(int *iteration)
             rec.merge_s = M.join_merge_s;
             rec.plan_s = xt.plan_s;
             rec.transfer_s = xt.transfer_s;
+            rec.window_s = xt.window_s;
             rec.bytes_moved = xt.bytes;
             rec.total_s = epoch() - h->begin_epoch;
             add_record(&rec);
@@ -1278,6 +1441,7 @@ void ductile_malleable_finalize_end(void)
         if (M.inters[i] != MPI_COMM_NULL) PMPI_Comm_disconnect(&M.inters[i]);
     M.ninters = 0;
     if (M.self != MPI_COMM_NULL) PMPI_Comm_free(&M.self);
+    if (!M.removed) rma_win_finalize(); /* the world's one-sided window (collective over the world) */
     reg_clear();
     M.ready = 0;
 }

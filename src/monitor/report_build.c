@@ -162,13 +162,19 @@ json_t *report_build_json(const struct report_input *in)
     json_t *reconf = json_array();
     for (int i = 0; i < in->nreconfigs && in->reconfigs; i++) {
         const struct report_reconfig *r = &in->reconfigs[i];
-        json_array_append_new(
-            reconf, json_pack("{s:i, s:i, s:i, s:i, s:s, s:s, s:s, s:s, s:s, s:f, s:{s:f, s:f, s:f, s:f, s:f}, s:I}",
-                              "id", r->id, "iteration", r->iteration, "from", r->from, "to", r->to, "kind",
-                              r->kind, "method", r->method, "redistribution", r->redist, "status", r->status,
-                              "reason", r->reason, "start_s", r->start_s, "times_s", "spawn", r->spawn_s,
-                              "merge", r->merge_s, "plan", r->plan_s, "transfer", r->transfer_s, "total",
-                              r->total_s, "bytes_moved", (json_int_t)r->bytes_moved));
+        json_t *rj = json_pack("{s:i, s:i, s:i, s:i, s:s, s:s, s:s, s:s, s:s, s:f, s:{s:f, s:f, s:f, s:f, s:f}, s:I}",
+                               "id", r->id, "iteration", r->iteration, "from", r->from, "to", r->to, "kind",
+                               r->kind, "method", r->method, "redistribution", r->redist, "status", r->status,
+                               "reason", r->reason, "start_s", r->start_s, "times_s", "spawn", r->spawn_s,
+                               "merge", r->merge_s, "plan", r->plan_s, "transfer", r->transfer_s, "total",
+                               r->total_s, "bytes_moved", (json_int_t)r->bytes_moved);
+        /* one-sided / background redistribution (src/rma/, docs/rma.md) */
+        json_object_set_new(json_object_get(rj, "times_s"), "window", json_real(r->window_s));
+        json_object_set_new(json_object_get(rj, "times_s"), "background", json_real(r->background_s));
+        json_object_set_new(rj, "overlapped_iterations", r->overlap_it >= 0 ? json_integer(r->overlap_it) : json_null());
+        json_object_set_new(rj, "choice", json_pack("{s:s, s:s}", "by", r->choice[0] ? r->choice : "setting", "reason",
+                                                    r->choice_reason));
+        json_array_append_new(reconf, rj);
     }
     json_object_set_new(root, "reconfigurations", reconf);
     if (in->io) json_object_set(root, "io", in->io); /* MPI-IO section (src/io/iomon.c) */

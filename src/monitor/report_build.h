@@ -38,12 +38,19 @@ struct report_reconfig {
     int32_t id, iteration, from, to;
     char kind[16];      /* "expand" or "shrink" */
     char method[16];    /* "merge" or "baseline" */
-    char redist[16];    /* "col" or "p2p" (with "+nb" when constant data moved in the background) */
+    char redist[32];    /* "col", "p2p", "rma-lock" or "rma-lockall" (with "+nb", "+wd" or "+thread" when
+                         * constant data moved in the background) */
     char status[16];    /* "ok", "failed" or "refused" */
     char reason[256];   /* why it failed or was refused; "" when ok */
     double start_s;     /* since the job's start (rank 0's clock) */
     double spawn_s, merge_s, plan_s, transfer_s, total_s;
     uint64_t bytes_moved; /* registered data that changed process */
+    /* one-sided and background redistribution (src/rma/, docs/rma.md) */
+    double window_s;      /* window set-up of the rma-* methods (max over processes; not part of transfer_s) */
+    int32_t overlap_it;   /* N_it: iterations a background transfer overlapped; -1: nothing moved in the background */
+    double background_s;  /* background transfer: from its start to the control point that completed it */
+    char choice[16];      /* who chose method and strategy: "setting" or "auto" (the cost model) */
+    char choice_reason[256]; /* the cost model's reason (empty for "setting") */
 };
 
 struct report_input {
