@@ -42,7 +42,6 @@ Usage: gen-fortran.py [--check] OUTDIR
             the generator would write (the staleness test uses this).
 """
 import argparse
-import difflib
 import importlib.util
 import os
 import sys
@@ -442,25 +441,7 @@ def main():
     ap.add_argument("outdir")
     a = ap.parse_args()
     files, _, _ = generate()
-    stale = False
-    for fname, text in files.items():
-        path = os.path.join(a.outdir, fname)
-        old = open(path).read() if os.path.exists(path) else None
-        if a.check:
-            if old != text:
-                stale = True
-                sys.stderr.write("%s is stale; run `make regen`\n" % path)
-                diff = difflib.unified_diff((old or "").splitlines(), text.splitlines(),
-                                            path, "generated", lineterm="", n=1)
-                for i, line in enumerate(diff):
-                    if i > 40:
-                        sys.stderr.write("...\n")
-                        break
-                    sys.stderr.write(line + "\n")
-        elif old != text:
-            with open(path, "w") as f:
-                f.write(text)
-    return 1 if stale else 0
+    return gw.write_or_check(files, a.outdir, a.check)
 
 
 if __name__ == "__main__":

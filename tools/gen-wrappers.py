@@ -458,17 +458,14 @@ def generate():
     return {"functions.gen.h": header, "functions.gen.c": tables, "wrappers.gen.c": wrappers}
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--check", action="store_true", help="exit 1 if OUTDIR is stale")
-    ap.add_argument("outdir")
-    a = ap.parse_args()
-    files = generate()
+def write_or_check(files, outdir, check):
+    """Write each generated file into outdir (only when it changed), or with
+    check=True compare and report stale files.  Returns the exit status."""
     stale = False
     for fname, text in files.items():
-        path = os.path.join(a.outdir, fname)
+        path = os.path.join(outdir, fname)
         old = open(path).read() if os.path.exists(path) else None
-        if a.check:
+        if check:
             if old != text:
                 stale = True
                 sys.stderr.write("%s is stale; run `make regen`\n" % path)
@@ -483,6 +480,14 @@ def main():
             with open(path, "w") as f:
                 f.write(text)
     return 1 if stale else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--check", action="store_true", help="exit 1 if OUTDIR is stale")
+    ap.add_argument("outdir")
+    a = ap.parse_args()
+    return write_or_check(generate(), a.outdir, a.check)
 
 
 if __name__ == "__main__":
