@@ -351,7 +351,13 @@ static void *thread_main(void *arg)
                 json_decref(u[i]);
             }
         }
-        if (pr > 0 && (p[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+        if (pr > 0 && (p[0].revents & POLLNVAL)) {
+            /* our descriptor is no longer open: never close the number again (it may
+             * belong to someone else by now); reconnect on a fresh one */
+            ductile_log(1, "controller: the connection's descriptor was closed under us; reconnecting");
+            s.fd = -1;
+            lost = 1;
+        } else if (pr > 0 && (p[0].revents & (POLLIN | POLLHUP | POLLERR))) {
             char buf[8192];
             ssize_t n = recv(s.fd, buf, sizeof buf, MSG_DONTWAIT);
             if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) || (n > 0 && linebuf_append(&s.lb, buf, (size_t)n) != 0))
