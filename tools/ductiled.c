@@ -787,13 +787,14 @@ static void handle_input(int ci)
 {
     struct conn *c = &conns[ci];
     char buf[16384];
+    const char *gone = NULL; /* the peer closed: handle what it sent before (e.g. its exit), then close */
     for (;;) {
         ssize_t r = recv(c->fd, buf, sizeof buf, 0);
         if (r < 0 && errno == EINTR) continue;
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
         if (r <= 0) {
-            close_conn(ci, r == 0 ? "end of stream" : strerror(errno));
-            return;
+            gone = r == 0 ? "end of stream" : strerror(errno);
+            break;
         }
         if (linebuf_append(&c->lb, buf, (size_t)r) != 0) break;
         if (c->closing) break;
@@ -837,6 +838,7 @@ static void handle_input(int ci)
         proto_msg_free(&m);
         if (conns[ci].kind != C_PEER) return;
     }
+    if (gone) close_conn(ci, gone);
 }
 
 static void flush_out(int ci)
