@@ -15,14 +15,7 @@
 
 #include <empi.h>
 
-static void generate(int dim, int desp, int count, double *A, double *b)
-{
-    for (int i = 0; i < count; i++) {
-        int g = desp + i;
-        for (int j = 0; j < dim; j++) A[(size_t)i * dim + j] = g == j ? (double)dim : 1.0 / (1.0 + abs(g - j));
-        b[i] = (double)(g % 7 + 1);
-    }
-}
+#include "jacobi_system.h"
 
 int main(int argc, char **argv)
 {
@@ -48,7 +41,7 @@ int main(int argc, char **argv)
     EMPI_Register_vector("x_old", x_old, MPI_DOUBLE, dim, EMPI_SHARED);
     EMPI_Get_type(&type);
     if (type == EMPI_SPAWNED) EMPI_Get_shared(&it);
-    else generate(dim, desp, count, A, b);
+    else jacobi_generate(dim, desp, count, A, b);
 
     int *vcounts = malloc((size_t)size * sizeof(int)), *displs = malloc((size_t)size * sizeof(int));
     EMPI_Get_wsize(rank, size, dim, &desp, &count, vcounts, displs);

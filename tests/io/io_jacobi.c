@@ -35,6 +35,8 @@
 
 #include <empi.h>
 
+#include "../../examples/jacobi_system.h"
+
 static double epoch(void)
 {
     struct timeval tv;
@@ -47,15 +49,6 @@ static void sleep_ms(double ms)
     if (ms <= 0) return;
     struct timespec ts = {(time_t)(ms / 1000), (long)(fmod(ms, 1000.0) * 1e6)};
     while (nanosleep(&ts, &ts) != 0) {
-    }
-}
-
-static void generate(int dim, int desp, int count, double *A, double *b)
-{
-    for (int i = 0; i < count; i++) {
-        int g = desp + i;
-        for (int j = 0; j < dim; j++) A[(size_t)i * dim + j] = g == j ? (double)dim : 1.0 / (1.0 + abs(g - j));
-        b[i] = (double)(g % 7 + 1);
     }
 }
 
@@ -85,7 +78,7 @@ int main(int argc, char **argv)
     if (type == EMPI_SPAWNED) {
         EMPI_Get_shared(&it);
     } else {
-        generate(dim, desp, count, A, b);
+        jacobi_generate(dim, desp, count, A, b);
         if (go && rank == 0)
             for (int k = 0; k < 1200 && access(go, F_OK) != 0; k++) sleep_ms(100);
         MPI_Barrier(EMPI_COMM_WORLD);
