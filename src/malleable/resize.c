@@ -29,6 +29,7 @@
 #include "schedule.h"
 #include "../redist/plan.h"
 #include "../io/iomon.h"
+#include "../monitor/report.h"
 #include "../rma/cost.h"
 #include "../rma/window.h"
 #include "../rma/xfer.h"
@@ -96,6 +97,9 @@ static struct {
     /* reconfiguration records (complete on the world's rank 0) */
     struct report_reconfig *hist;
     int nhist, caphist, next_id;
+    /* counters of the processes that left the world (complete on the world's rank 0) */
+    struct report_departed *dep;
+    int ndep, capdep;
 } M = {.self = MPI_COMM_NULL, .join_comm = MPI_COMM_NULL, .park_comm = MPI_COMM_NULL};
 
 static double now(void)
@@ -161,6 +165,12 @@ const struct report_reconfig *ductile_malleable_history(int *n)
 {
     *n = M.nhist;
     return M.hist;
+}
+
+const struct report_departed *ductile_malleable_departed(int *n)
+{
+    *n = M.ndep;
+    return M.dep;
 }
 
 int ductile_malleable_active(void) { return !M.removed; }
@@ -551,23 +561,70 @@ static void fatal_transfer(const char *what, MPI_Comm comm)
     PMPI_Abort(comm, 3);
 }
 
-/* History of reconfigurations: old rank 0 hands it to the new rank 0. */
+/* History of reconfigurations and the departed processes' counters: old rank 0
+ * hands them to the new rank 0. */
 static void send_history(int to, MPI_Comm comm)
 {
-    int n = M.nhist;
-    PMPI_Send(&n, 1, MPI_INT, to, TAG_HISTORY, comm);
-    if (n) PMPI_Send(M.hist, n * (int)sizeof *M.hist, MPI_BYTE, to, TAG_HISTORY, comm);
+    int n[2] = {M.nhist, M.ndep};
+    PMPI_Send(n, 2, MPI_INT, to, TAG_HISTORY, comm);
+    if (n[0]) PMPI_Send(M.hist, n[0] * (int)sizeof *M.hist, MPI_BYTE, to, TAG_HISTORY, comm);
+    for (int i = 0; i < n[1]; i++) /* one message each: a departed entry is about 20 KB */
+        PMPI_Send(&M.dep[i], (int)sizeof *M.dep, MPI_BYTE, to, TAG_HISTORY, comm);
 }
 
 static void recv_history(int from, MPI_Comm comm)
 {
-    int n = 0;
-    PMPI_Recv(&n, 1, MPI_INT, from, TAG_HISTORY, comm, MPI_STATUS_IGNORE);
-    M.hist = grow(M.hist, &M.caphist, n, sizeof *M.hist);
-    if (n) PMPI_Recv(M.hist, n * (int)sizeof *M.hist, MPI_BYTE, from, TAG_HISTORY, comm, MPI_STATUS_IGNORE);
-    M.nhist = n;
-    for (int i = 0; i < n; i++)
+    int n[2] = {0, 0};
+    PMPI_Recv(n, 2, MPI_INT, from, TAG_HISTORY, comm, MPI_STATUS_IGNORE);
+    M.hist = grow(M.hist, &M.caphist, n[0], sizeof *M.hist);
+    if (n[0]) PMPI_Recv(M.hist, n[0] * (int)sizeof *M.hist, MPI_BYTE, from, TAG_HISTORY, comm, MPI_STATUS_IGNORE);
+    M.nhist = n[0];
+    for (int i = 0; i < n[0]; i++)
         if (M.hist[i].id >= M.next_id) M.next_id = M.hist[i].id + 1;
+    M.dep = grow(M.dep, &M.capdep, n[1], sizeof *M.dep);
+    for (int i = 0; i < n[1]; i++)
+        PMPI_Recv(&M.dep[i], (int)sizeof *M.dep, MPI_BYTE, from, TAG_HISTORY, comm, MPI_STATUS_IGNORE);
+    M.ndep = n[1];
+}
+
+/* The leaving processes (leaving[r] set, or all when leaving is NULL) send
+ * their counters in the report's form to `root`, which appends them to its
+ * list of departed processes.  Collective over comm (the old world's private
+ * communicator, so that ranks are former ranks); the staying ranks contribute
+ * nothing. */
+static void gather_departed(MPI_Comm comm, int root, const char *leaving, int iteration)
+{
+    int me = 0, n = 0;
+    PMPI_Comm_rank(comm, &me);
+    PMPI_Comm_size(comm, &n);
+    int leaves = !leaving || leaving[me];
+    struct report_departed *mine = NULL;
+    if (leaves) {
+        mine = calloc(1, sizeof *mine);
+        if (!mine) abort();
+        ductile_report_snapshot(me, ductile_ticks(), &mine->who, mine->fns);
+        mine->left_at_iteration = iteration;
+    }
+    int *counts = NULL, *displs = NULL, k = 0;
+    if (me == root) {
+        counts = calloc((size_t)n, sizeof *counts);
+        displs = calloc((size_t)n, sizeof *displs);
+        if (!counts || !displs) abort();
+        for (int r = 0; r < n; r++) {
+            int l = !leaving || leaving[r];
+            counts[r] = l ? (int)sizeof *mine : 0;
+            displs[r] = k * (int)sizeof *mine;
+            k += l;
+        }
+        M.dep = grow(M.dep, &M.capdep, M.ndep + k, sizeof *M.dep);
+    }
+    char dummy = 0;
+    PMPI_Gatherv(mine ? (void *)mine : (void *)&dummy, leaves ? (int)sizeof *mine : 0, MPI_BYTE,
+                 me == root ? (void *)(M.dep + M.ndep) : NULL, counts, displs, MPI_BYTE, root, comm);
+    if (me == root) M.ndep += k;
+    free(mine);
+    free(counts);
+    free(displs);
 }
 
 static void fill_record(struct report_reconfig *r, int id, int it, int from, int to, int method, int redist, int nb)
@@ -867,6 +924,7 @@ static void expand(const struct decision *d, const char *hosts, double t_begin, 
     MPI_Comm nw = MPI_COMM_NULL, np = MPI_COMM_NULL;
     if (!baseline) new_world_from(merged, &nw, &np);
     double merge_s = now() - tm;
+    if (baseline) gather_departed(P, 0, NULL, d->iteration); /* all old processes leave */
     if (baseline && me == 0) send_history(ns, merged);
 
     int *o2c = malloc((size_t)ns * sizeof(int)), *n2c = malloc((size_t)nd * sizeof(int));
@@ -956,6 +1014,7 @@ static void shrink(const struct decision *d, const char *list, double t_begin)
         if (me == 0) send_history(new0, P);
         if (me == new0) recv_history(0, P);
     }
+    gather_departed(P, new0, leaving, d->iteration);
     double tm = now();
     MPI_Comm S = MPI_COMM_NULL;
     PMPI_Comm_split(P, leaving[me] ? MPI_UNDEFINED : 0, me, &S);

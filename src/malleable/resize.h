@@ -48,5 +48,8 @@ int ductile_constant_pending(void);
 
 /* Reconfiguration history (meaningful on the world's rank 0). */
 const struct report_reconfig *ductile_malleable_history(int *n);
+/* Processes that left the world: their counters when they left (meaningful
+ * on the world's rank 0; handed on with the history). */
+const struct report_departed *ductile_malleable_departed(int *n);
 
 #endif

@@ -27,6 +27,21 @@ static const char *state_name(iterdetect_state s)
     }
 }
 
+void ductile_report_snapshot(int rank, uint64_t t_end, struct report_rank *me, struct report_fn *fns)
+{
+    memset(me, 0, sizeof *me);
+    me->rank = rank;
+    me->pid = (int32_t)getpid();
+    gethostname(me->host, sizeof me->host - 1);
+    me->wall_s = ductile_ticks_to_sec(t_end - ductile_rt.start_ticks);
+    for (int i = 0; i < DUCTILE_FN_COUNT; i++) {
+        fns[i].calls = ductile_stats[i].calls;
+        fns[i].time_s = ductile_ticks_to_sec(ductile_stats[i].ticks);
+        fns[i].bytes_sent = ductile_stats[i].bytes_sent;
+        fns[i].bytes_recv = ductile_stats[i].bytes_recv;
+    }
+}
+
 void ductile_report_write(uint64_t t_end)
 {
     MPI_Comm comm = ductile_rt.private_comm;
@@ -34,17 +49,10 @@ void ductile_report_write(uint64_t t_end)
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
 
-    struct report_rank me = {.rank = rank, .pid = (int32_t)getpid()};
-    gethostname(me.host, sizeof me.host - 1);
-    me.wall_s = ductile_ticks_to_sec(t_end - ductile_rt.start_ticks);
+    struct report_rank me;
     struct report_fn *mine = calloc(DUCTILE_FN_COUNT, sizeof *mine);
     if (!mine) return;
-    for (int i = 0; i < DUCTILE_FN_COUNT; i++) {
-        mine[i].calls = ductile_stats[i].calls;
-        mine[i].time_s = ductile_ticks_to_sec(ductile_stats[i].ticks);
-        mine[i].bytes_sent = ductile_stats[i].bytes_sent;
-        mine[i].bytes_recv = ductile_stats[i].bytes_recv;
-    }
+    ductile_report_snapshot(rank, t_end, &me, mine);
     struct report_rank *ranks = NULL;
     struct report_fn *fns = NULL;
     if (rank == 0) {
@@ -115,6 +123,7 @@ void ductile_report_write(uint64_t t_end)
         .setting_names = names, .setting_values = values, .nsettings = nset,
     };
     in.reconfigs = ductile_malleable_history(&in.nreconfigs);
+    in.departed = ductile_malleable_departed(&in.ndeparted);
     in.io = io;
     char path[4096] = "";
     if (ductile_rt.settings.report && *ductile_rt.settings.report) {

@@ -6,7 +6,14 @@
 
 #include <stdint.h>
 
+#include "report_build.h"
+
 /* Collective over Ductile's private communicator.  t_end: ticks at finalize. */
 void ductile_report_write(uint64_t t_end);
+
+/* This process's counters in the report's form (DUCTILE_FN_COUNT entries in
+ * fns), with its host, pid, the given rank and the wall time up to t_end
+ * (ticks).  Local; also used for processes that leave the world. */
+void ductile_report_snapshot(int rank, uint64_t t_end, struct report_rank *me, struct report_fn *fns);
 
 #endif

@@ -24,8 +24,12 @@ const char *report_human_bytes(double bytes, char *buf, size_t len)
 
 void report_rank_totals(const struct report_input *in, int rank, struct report_rank_totals *out)
 {
+    report_fn_totals(in->fns + (size_t)rank * DUCTILE_FN_COUNT, in->ranks[rank].wall_s, out);
+}
+
+void report_fn_totals(const struct report_fn *f, double wall_s, struct report_rank_totals *out)
+{
     memset(out, 0, sizeof *out);
-    const struct report_fn *f = in->fns + (size_t)rank * DUCTILE_FN_COUNT;
     for (int i = 0; i < DUCTILE_FN_COUNT; i++) {
         out->calls += f[i].calls;
         out->bytes_sent += f[i].bytes_sent;
@@ -34,7 +38,7 @@ void report_rank_totals(const struct report_input *in, int rank, struct report_r
         if (ductile_fn_category[i] == DUCTILE_CAT_IO) out->io_s += f[i].time_s;
     }
     out->comm_s = out->mpi_s - out->io_s;
-    out->compute_s = in->ranks[rank].wall_s - out->mpi_s;
+    out->compute_s = wall_s - out->mpi_s;
     if (out->compute_s < 0) out->compute_s = 0;
 }
 
@@ -43,6 +47,45 @@ static json_t *fn_json(const struct report_fn *f, int fn)
     return json_pack("{s:s, s:I, s:f, s:I, s:I}", "category", ductile_category_name[ductile_fn_category[fn]],
                      "calls", (json_int_t)f->calls, "time_s", f->time_s, "bytes_sent",
                      (json_int_t)f->bytes_sent, "bytes_recv", (json_int_t)f->bytes_recv);
+}
+
+/* The functions a process called (those it never called are absent). */
+static json_t *fns_json(const struct report_fn *f)
+{
+    json_t *fns = json_object();
+    for (int i = 0; i < DUCTILE_FN_COUNT; i++)
+        if (f[i].calls) json_object_set_new(fns, ductile_fn_name[i], fn_json(&f[i], i));
+    return fns;
+}
+
+static void add_totals(struct report_rank_totals *all, const struct report_rank_totals *t)
+{
+    all->calls += t->calls;
+    all->bytes_sent += t->bytes_sent;
+    all->bytes_recv += t->bytes_recv;
+    all->mpi_s += t->mpi_s;
+    all->io_s += t->io_s;
+    all->comm_s += t->comm_s;
+    all->compute_s += t->compute_s;
+}
+
+/* Function fn summed over the ranks and the processes that left; *tmax: the largest single-process time. */
+static struct report_fn fn_sum(const struct report_input *in, int fn, double *tmax)
+{
+    struct report_fn sum = {0};
+    double mx = 0;
+    int nd = in->departed ? in->ndeparted : 0;
+    for (int r = 0; r < in->nprocs + nd; r++) {
+        const struct report_fn *f =
+            r < in->nprocs ? &in->fns[(size_t)r * DUCTILE_FN_COUNT + fn] : &in->departed[r - in->nprocs].fns[fn];
+        sum.calls += f->calls;
+        sum.time_s += f->time_s;
+        sum.bytes_sent += f->bytes_sent;
+        sum.bytes_recv += f->bytes_recv;
+        if (f->time_s > mx) mx = f->time_s;
+    }
+    if (tmax) *tmax = mx;
+    return sum;
 }
 
 static json_t *spread_json(const double *v, int n)
@@ -99,17 +142,8 @@ json_t *report_build_json(const struct report_input *in)
         comp[r] = tot.compute_s;
         io[r] = tot.io_s;
         if (wall[r] > wall_max) wall_max = wall[r];
-        all.calls += tot.calls;
-        all.bytes_sent += tot.bytes_sent;
-        all.bytes_recv += tot.bytes_recv;
-        all.mpi_s += tot.mpi_s;
-        all.io_s += tot.io_s;
-        all.comm_s += tot.comm_s;
-        all.compute_s += tot.compute_s;
-        json_t *fns = json_object();
-        const struct report_fn *f = in->fns + (size_t)r * DUCTILE_FN_COUNT;
-        for (int i = 0; i < DUCTILE_FN_COUNT; i++)
-            if (f[i].calls) json_object_set_new(fns, ductile_fn_name[i], fn_json(&f[i], i));
+        add_totals(&all, &tot);
+        json_t *fns = fns_json(in->fns + (size_t)r * DUCTILE_FN_COUNT);
         json_array_append_new(
             ranks, json_pack("{s:i, s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:o}", "rank",
                              in->ranks[r].rank, "host", in->ranks[r].host, "pid", in->ranks[r].pid,
@@ -117,6 +151,22 @@ json_t *report_build_json(const struct report_input *in)
                              "comm_time_s", tot.comm_s, "io_time_s", tot.io_s, "calls", (json_int_t)tot.calls,
                              "bytes_sent", (json_int_t)tot.bytes_sent, "bytes_recv",
                              (json_int_t)tot.bytes_recv, "functions", fns));
+    }
+    /* processes that left the world during the run (docs/malleability.md) */
+    json_t *departed = json_array();
+    for (int k = 0; k < in->ndeparted && in->departed; k++) {
+        const struct report_departed *d = &in->departed[k];
+        struct report_rank_totals tot;
+        report_fn_totals(d->fns, d->who.wall_s, &tot);
+        add_totals(&all, &tot);
+        json_array_append_new(
+            departed,
+            json_pack("{s:i, s:s, s:i, s:i, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:o}", "rank", d->who.rank,
+                      "host", d->who.host, "pid", d->who.pid, "left_at_iteration", d->left_at_iteration,
+                      "wall_time_s", d->who.wall_s, "mpi_time_s", tot.mpi_s, "compute_time_s", tot.compute_s,
+                      "comm_time_s", tot.comm_s, "io_time_s", tot.io_s, "calls", (json_int_t)tot.calls,
+                      "bytes_sent", (json_int_t)tot.bytes_sent, "bytes_recv", (json_int_t)tot.bytes_recv,
+                      "functions", fns_json(d->fns)));
     }
     json_object_set_new(root, "wall_time_s", json_real(wall_max));
     json_object_set_new(
@@ -129,19 +179,11 @@ json_t *report_build_json(const struct report_input *in)
                                   spread_json(mpi, n), "compute_time", spread_json(comp, n), "io_time",
                                   spread_json(io, n)));
 
-    /* functions aggregated over ranks */
+    /* functions aggregated over ranks and the processes that left */
     json_t *fns = json_object();
     for (int i = 0; i < DUCTILE_FN_COUNT; i++) {
-        struct report_fn sum = {0};
         double tmax = 0;
-        for (int r = 0; r < n; r++) {
-            const struct report_fn *f = &in->fns[(size_t)r * DUCTILE_FN_COUNT + i];
-            sum.calls += f->calls;
-            sum.time_s += f->time_s;
-            sum.bytes_sent += f->bytes_sent;
-            sum.bytes_recv += f->bytes_recv;
-            if (f->time_s > tmax) tmax = f->time_s;
-        }
+        struct report_fn sum = fn_sum(in, i, &tmax);
         if (!sum.calls) continue;
         json_t *o = fn_json(&sum, i);
         json_object_set_new(o, "time_max_rank_s", json_real(tmax));
@@ -149,6 +191,7 @@ json_t *report_build_json(const struct report_input *in)
     }
     json_object_set_new(root, "functions", fns);
     json_object_set_new(root, "ranks", ranks);
+    json_object_set_new(root, "departed", departed);
 
     const struct report_iter *it = &in->iter;
     json_t *recent = json_array();
@@ -224,17 +267,18 @@ void report_print_summary(FILE *f, const struct report_input *in, const char *re
                 mpi_mean > 0 ? mpi_max / mpi_mean : 1.0, mpi_max_rank, comp_mean > 0 ? comp_max / comp_mean : 1.0,
                 comp_max_rank);
     }
+    /* the top calls include the processes that left */
+    int nd = in->departed ? in->ndeparted : 0;
+    double mpi_all = mpi_sum;
+    for (int k = 0; k < nd; k++) {
+        struct report_rank_totals t;
+        report_fn_totals(in->departed[k].fns, in->departed[k].who.wall_s, &t);
+        mpi_all += t.mpi_s;
+    }
     struct fn_rank top[DUCTILE_FN_COUNT];
     int ntop = 0;
     for (int i = 0; i < DUCTILE_FN_COUNT; i++) {
-        struct report_fn sum = {0};
-        for (int r = 0; r < n; r++) {
-            const struct report_fn *x = &in->fns[(size_t)r * DUCTILE_FN_COUNT + i];
-            sum.calls += x->calls;
-            sum.time_s += x->time_s;
-            sum.bytes_sent += x->bytes_sent;
-            sum.bytes_recv += x->bytes_recv;
-        }
+        struct report_fn sum = fn_sum(in, i, NULL);
         if (sum.calls) top[ntop++] = (struct fn_rank){i, sum};
     }
     qsort(top, (size_t)ntop, sizeof top[0], by_time_desc);
@@ -244,10 +288,13 @@ void report_print_summary(FILE *f, const struct report_input *in, const char *re
         char sb[32], rb[32];
         fprintf(f, "ductile:   %-26s %10llu %10.4f %5.1f%% %11s %11s\n", ductile_fn_name[top[i].fn],
                 (unsigned long long)top[i].sum.calls, top[i].sum.time_s,
-                mpi_sum > 0 ? 100.0 * top[i].sum.time_s / mpi_sum : 0.0,
+                mpi_all > 0 ? 100.0 * top[i].sum.time_s / mpi_all : 0.0,
                 report_human_bytes((double)top[i].sum.bytes_sent, sb, sizeof sb),
                 report_human_bytes((double)top[i].sum.bytes_recv, rb, sizeof rb));
     }
+    if (nd > 0)
+        fprintf(f, "ductile: %d process%s left during the run (their counters are included)\n", nd,
+                nd == 1 ? "" : "es");
     if (in->nreconfigs > 0 && in->reconfigs) {
         int ok = 0, failed = 0, refused = 0;
         for (int i = 0; i < in->nreconfigs; i++) {

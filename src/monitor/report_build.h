@@ -22,6 +22,14 @@ struct report_rank {
     double wall_s;
 };
 
+/* A process that left the world during the run (a shrink, or the Baseline
+ * method replacing every process); collected by src/malleable/resize.c. */
+struct report_departed {
+    struct report_rank who;     /* rank: its rank in the world it left; wall_s: from MPI_Init to leaving */
+    int32_t left_at_iteration;
+    struct report_fn fns[DUCTILE_FN_COUNT];
+};
+
 struct report_iter {
     int detected;
     const char *state;      /* "locked", "detecting", "gave-up", "off" */
@@ -71,6 +79,8 @@ struct report_input {
     const struct report_reconfig *reconfigs; /* nreconfigs entries, oldest first */
     int nreconfigs;
     json_t *io;                     /* MPI-IO section (src/io/iomon.c), borrowed; NULL = none */
+    const struct report_departed *departed; /* ndeparted processes that left the world, oldest first */
+    int ndeparted;
 };
 
 /* Per-rank totals derived from the counters. */
@@ -79,6 +89,8 @@ struct report_rank_totals {
     double mpi_s, io_s, comm_s, compute_s;
 };
 void report_rank_totals(const struct report_input *in, int rank, struct report_rank_totals *out);
+/* The same for one process's counters (DUCTILE_FN_COUNT entries) and wall time. */
+void report_fn_totals(const struct report_fn *f, double wall_s, struct report_rank_totals *out);
 
 /* The whole report as a new JSON object (caller json_decref()s it). */
 json_t *report_build_json(const struct report_input *in);

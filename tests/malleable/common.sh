@@ -38,3 +38,29 @@ PY
   printf "ok: %s (%.1f s)\n" "$name" "$($PYTHON -c "print($t1 - $t0)")"
   return 0
 }
+
+# check_departed NAME N: the last run's report lists N departed processes
+# (processes that left the world), each with calls, and its totals include them.
+check_departed() {
+  if ! $PYTHON - "$rep" "$2" "$1" <<'PY'
+import json, sys
+rep, n, name = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+r = json.load(open(rep))
+dep = r.get("departed")
+if dep is None or len(dep) != n:
+    sys.exit("%s: expected %d departed processes in the report, found %s" % (name, n, None if dep is None else len(dep)))
+for d in dep:
+    if d["calls"] <= 0 or not d["functions"] or d["pid"] <= 0 or not d["host"]:
+        sys.exit("%s: departed entry without counters: %s" % (name, {k: v for k, v in d.items() if k != "functions"}))
+    if sum(f["calls"] for f in d["functions"].values()) != d["calls"]:
+        sys.exit("%s: departed rank %d: calls do not add up" % (name, d["rank"]))
+want = sum(x["calls"] for x in r["ranks"]) + sum(x["calls"] for x in dep)
+if r["totals"]["calls"] != want:
+    sys.exit("%s: totals.calls %d != %d (sum over ranks and departed)" % (name, r["totals"]["calls"], want))
+if sum(f["calls"] for f in r["functions"].values()) != want:
+    sys.exit("%s: functions do not add up to %d calls" % (name, want))
+print("  %d departed processes (former ranks %s), totals include them" % (len(dep), [d["rank"] for d in dep]))
+PY
+  then echo "FAIL: $1: departed processes"; fail=1; return 1; fi
+  return 0
+}

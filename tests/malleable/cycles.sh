@@ -9,7 +9,7 @@ while [ $i -lt 20 ]; do
   sched="$sched${sched:+,}$((2*i)):+1,$((2*i+1)):-1"
   i=$((i+1))
 done
-run "20 cycles 2<->3 merge col" 2 41 2 40 DUCTILE_SCHEDULE="$sched"
+run "20 cycles 2<->3 merge col" 2 41 2 40 DUCTILE_SCHEDULE="$sched" && check_departed "20 cycles" 20
 # removed processes: waiting in MPI_Finalize must cost (almost) no CPU
 n=$(grep -c "^REMOVED" "$tmp/out")
 if [ "$n" -ne 20 ]; then echo "FAIL: expected 20 removed processes, saw $n"; fail=1; fi

@@ -14,6 +14,14 @@ for method in merge baseline; do
   done
 done
 # any ranks may leave, rank 0 included (merge method)
-run "4->2 ranks 0 and 2 leave" 4 3 2 1 DUCTILE_SCHEDULE="1:-2@0;2"
+run "4->2 ranks 0 and 2 leave" 4 3 2 1 DUCTILE_SCHEDULE="1:-2@0;2" && check_departed "4->2 ranks 0 and 2 leave" 2
+# processes that leave stay in the report ("departed"), also across later resizes
+run "4->2 merge" 4 3 2 1 DUCTILE_SCHEDULE="1:-2" && check_departed "4->2 merge" 2
+run "2->3->2 merge" 2 3 2 2 DUCTILE_SCHEDULE="0:+1,1:-1" && check_departed "2->3->2 merge" 1
+run "4->2->3->2 merge, rank 0 leaves" 4 4 2 3 DUCTILE_SCHEDULE="0:-2@0;1,1:+1,2:-1@0" &&
+  check_departed "4->2->3->2 merge, rank 0 leaves" 3
+# baseline: every old process leaves (2, then 3)
+run "2->3->2 baseline" 2 3 2 2 DUCTILE_RESIZE_METHOD=baseline DUCTILE_SCHEDULE="0:+1,1:-1" &&
+  check_departed "2->3->2 baseline" 5
 run "2->4->3 rank 1 leaves after growing" 2 4 3 2 DUCTILE_REDIST=p2p DUCTILE_SCHEDULE="0:+2,2:-1@1"
 exit $fail

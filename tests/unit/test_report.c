@@ -118,6 +118,72 @@ static void test_summary(void **state)
     free(buf);
 }
 
+/* processes that left the world: their own array, included in totals and aggregates */
+static void test_departed(void **state)
+{
+    (void)state;
+    struct report_input in = make_input();
+    static struct report_departed dep[2];
+    memset(dep, 0, sizeof dep);
+    for (int k = 0; k < 2; k++) {
+        dep[k].who.rank = 2 + k;
+        dep[k].who.pid = 200 + k;
+        snprintf(dep[k].who.host, sizeof dep[k].who.host, "node%d", 2 + k);
+        dep[k].who.wall_s = 4.0;
+        dep[k].left_at_iteration = 7;
+        /* 3 Allreduce (1 s, 16 B each way), 1 Barrier */
+        dep[k].fns[DUCTILE_FN_MPI_Allreduce] = (struct report_fn){3, 1.0, 16, 16};
+        dep[k].fns[DUCTILE_FN_MPI_Barrier] = (struct report_fn){1, 0.5, 0, 0};
+    }
+    in.departed = dep;
+    in.ndeparted = 2;
+    json_t *j = report_build_json(&in);
+    assert_non_null(j);
+    json_t *d = json_object_get(j, "departed");
+    assert_int_equal(json_array_size(d), 2);
+    json_t *d1 = json_array_get(d, 1);
+    assert_int_equal(json_integer_value(json_object_get(d1, "rank")), 3);
+    assert_int_equal(json_integer_value(json_object_get(d1, "pid")), 201);
+    assert_string_equal(json_string_value(json_object_get(d1, "host")), "node3");
+    assert_int_equal(json_integer_value(json_object_get(d1, "left_at_iteration")), 7);
+    assert_int_equal(json_integer_value(json_object_get(d1, "calls")), 4);
+    assert_int_equal(json_integer_value(json_object_get(d1, "bytes_sent")), 16);
+    assert_true(json_real_value(json_object_get(d1, "mpi_time_s")) == 1.5);
+    assert_true(json_real_value(json_object_get(d1, "wall_time_s")) == 4.0);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(json_object_get(d1, "functions"),
+                                                                        "MPI_Allreduce"), "calls")), 3);
+    assert_null(json_object_get(json_object_get(d1, "functions"), "MPI_File_write_all"));
+    /* ranks unchanged; totals and aggregates include the departed */
+    assert_int_equal(json_array_size(json_object_get(j, "ranks")), 2);
+    assert_int_equal(json_integer_value(json_object_get(j, "nprocs")), 2);
+    json_t *tot = json_object_get(j, "totals");
+    assert_int_equal(json_integer_value(json_object_get(tot, "calls")), 9 + 8);
+    assert_int_equal(json_integer_value(json_object_get(tot, "bytes_sent")), 1064 + 32);
+    assert_true(json_real_value(json_object_get(tot, "mpi_time_s")) == 9.0 + 3.0);
+    json_t *agg = json_object_get(json_object_get(j, "functions"), "MPI_Allreduce");
+    assert_int_equal(json_integer_value(json_object_get(agg, "calls")), 8 + 6);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(json_object_get(j, "functions"),
+                                                                        "MPI_Barrier"), "calls")), 2);
+    json_decref(j);
+    /* without departed processes the array is empty */
+    in.departed = NULL;
+    in.ndeparted = 0;
+    j = report_build_json(&in);
+    assert_int_equal(json_array_size(json_object_get(j, "departed")), 0);
+    json_decref(j);
+
+    in.departed = dep;
+    in.ndeparted = 2;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    report_print_summary(f, &in, "out.json");
+    fclose(f);
+    assert_non_null(strstr(buf, "ductile: 2 processes left during the run (their counters are included)\n"));
+    assert_non_null(strstr(buf, "ductile: job job7: 2 ranks, 10.000 s, report out.json\n"));
+    free(buf);
+}
+
 static void test_human_bytes(void **state)
 {
     (void)state;
@@ -133,6 +199,7 @@ int main(void)
         cmocka_unit_test(test_totals),
         cmocka_unit_test(test_json),
         cmocka_unit_test(test_summary),
+        cmocka_unit_test(test_departed),
         cmocka_unit_test(test_human_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
