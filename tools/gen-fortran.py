@@ -361,29 +361,25 @@ def build(proc):
     for line in w.decls:
         out.append("    " + line)
     call = "%s(%s)" % (name, ", ".join(w.args))
+    ind = "    "
     if w.allocs:
         out.append("    int rc_ = MPI_ERR_NO_MEM;")
         out.append("    if (%s) {" % " && ".join(p for p, _ in w.allocs))
         out.append("        rc_ = " + call + ";")
-        if w.post_ok:
-            out.append("        if (%s) {" % w.ok_cond)
-            for line in w.post_ok:
-                out.append("            " + line)
-            out.append("        }")
-        for line in w.post_always:
-            out.append("        " + line)
+        ind = "        "
+    else:
+        out.append("    int rc_ = " + call + ";")
+    if w.post_ok:
+        out.append(ind + "if (%s) {" % w.ok_cond)
+        for line in w.post_ok:
+            out.append(ind + "    " + line)
+        out.append(ind + "}")
+    for line in w.post_always:
+        out.append(ind + line)
+    if w.allocs:
         out.append("    }")
         for p, buf in w.allocs:
             out.append("    DUCTILE_F_FREE(%s, %s);" % (p, buf))
-    else:
-        out.append("    int rc_ = " + call + ";")
-        if w.post_ok:
-            out.append("    if (%s) {" % w.ok_cond)
-            for line in w.post_ok:
-                out.append("        " + line)
-            out.append("    }")
-        for line in w.post_always:
-            out.append("    " + line)
     out.append("    *ierr = (MPI_Fint)rc_;")
     out.append("}")
     out.append("DUCTILE_F_ALIASES(%s)" % fname)

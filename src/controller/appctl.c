@@ -577,6 +577,15 @@ void ductile_appctl_resized(const struct report_reconfig *r)
     pthread_mutex_unlock(&A.lock);
 }
 
+/* Wait on A.cond (A.lock held) for at most `ms` milliseconds. */
+static void cond_wait_ms(long ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += ms * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+    pthread_cond_timedwait(&A.cond, &A.lock, &ts);
+}
 int ductile_io_gate(void)
 {
     if (!ductile_rt.active) return 0;
@@ -585,11 +594,7 @@ int ductile_io_gate(void)
         pthread_mutex_lock(&A.lock);
         while (A.io_held && !__atomic_load_n(&A.stop, __ATOMIC_ACQUIRE)) {
             waited = 1;
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_nsec += 100000000L;
-            if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
-            pthread_cond_timedwait(&A.cond, &A.lock, &ts);
+            cond_wait_ms(100);
         }
         pthread_mutex_unlock(&A.lock);
     }
@@ -634,11 +639,7 @@ int ductile_appctl_io_acquire(double *waited)
     pthread_mutex_lock(&A.lock);
     /* right after MPI_Init the thread may still be registering: give it a few seconds */
     while (!A.connected && ductile_now() - t0 < 3.0 && !__atomic_load_n(&A.stop, __ATOMIC_ACQUIRE)) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 50000000L;
-        if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
-        pthread_cond_timedwait(&A.cond, &A.lock, &ts);
+        cond_wait_ms(50);
     }
     int connected = A.connected;
     A.io_granted = 0;
@@ -648,11 +649,7 @@ int ductile_appctl_io_acquire(double *waited)
                           (json_int_t)ductile_appctl_iteration()));
     pthread_mutex_lock(&A.lock);
     while (!A.io_granted && A.connected && !__atomic_load_n(&A.stop, __ATOMIC_ACQUIRE)) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 100000000L;
-        if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
-        pthread_cond_timedwait(&A.cond, &A.lock, &ts);
+        cond_wait_ms(100);
     }
     int g = A.io_granted;
     A.io_granted = 0;
