@@ -148,6 +148,19 @@ void EMPI_free(void *addr, char *id);
  * EMPI_VARIABLE or EMPI_CONSTANT.  Returns 0, or -1 with a message on stderr. */
 int EMPI_Register_array(const char *id, void *addr, MPI_Datatype datatype, int64_t rows, int64_t row_elems,
                         int mapping, int flags);
+/* The iteration of the latest control point of the world: what the loop
+ * counter holds when EMPI_Monitor_end returns.  Call it right after
+ * EMPI_Monitor_end, i.e.
+ *
+ *     EMPI_Monitor_end(&rank, &size, it, itmax, ...);
+ *     EMPI_Get_iteration(&it);
+ *
+ * It changes nothing in a process that took part in every iteration.  With
+ * DUCTILE_PERSISTENT=1 a removed process stands by inside EMPI_Monitor_end
+ * and may return from it at a later expansion, iterations later: this call
+ * gives it the others' iteration.  A program that never calls it keeps the
+ * usual behaviour (removed processes leave). */
+void EMPI_Get_iteration(int *it);
 /* A scalar (`count` elements of datatype, replicated; new processes get rank 0's value). */
 int EMPI_Register_scalar(const char *id, void *addr, MPI_Datatype datatype, int count);
 /* 64-bit EMPI_Get_wsize: my block of n rows. */

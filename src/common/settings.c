@@ -38,10 +38,11 @@ const struct setting_def ductile_setting_defs[] = {
     {"DUCTILE_RESIZE_METHOD", SETTING_ENUM, "merge", 0, 0, "merge,baseline",
      "How a resize is done: merge (spawn only the difference, old ranks keep their numbers) or baseline "
      "(spawn the whole new world, all old processes leave)."},
-    {"DUCTILE_REDIST", SETTING_ENUM, "col", 0, 0, "col,p2p,rma-lock,rma-lockall,auto",
+    {"DUCTILE_REDIST", SETTING_ENUM, "col", 0, 0, "col,p2p,rma-lock,rma-lockall,rma-fence,auto",
      "How registered data moves at a resize: col (one MPI_Alltoallv per array), p2p (MPI_Isend/MPI_Irecv "
      "and a local copy of the overlap), rma-lock / rma-lockall (drains MPI_Get their new block from the sources' "
-     "window, one lock per source or one lock_all epoch; docs/rma.md), or auto (a cost model picks method and "
+     "window, one lock per source or one lock_all epoch; docs/rma.md), rma-fence (MPI_Win_create over the old "
+     "block, gets between two fences; blocking only), or auto (a cost model picks method and "
      "constant-data strategy per resize)."},
     {"DUCTILE_REDIST_CONSTANT", SETTING_ENUM, "blocking", 0, 0, "blocking,nb,wd,thread",
      "Constant registered data: blocking (moves with the variable data), nb (nonblocking MPI_Ialltoallv "
@@ -59,6 +60,12 @@ const struct setting_def ductile_setting_defs[] = {
     {"DUCTILE_REDIST_PREPARE", SETTING_INT, "1", 0, 1, NULL,
      "1: prepare an expansion's data transfer while the new processes start (old ranks allocate and touch their "
      "new buffers during the spawn; one small exchange opens the connections after the merge). 0: do not."},
+    {"DUCTILE_PERSISTENT", SETTING_BOOL, "0", 0, 0, NULL,
+     "1: persistent redistribution (docs/rma.md). Removed processes stand by inside the control point, and the "
+     "next expansion back to the same size takes them back instead of spawning; transfers between the two sizes "
+     "are prepared once (MPI_Alltoallv_init, persistent send/receive, one-sided windows) and reused. The program "
+     "must read the iteration with EMPI_Get_iteration() after each control point, or its removed processes leave "
+     "as usual."},
     {"DUCTILE_SPAWN_HOSTS", SETTING_STRING, "", 0, 0, NULL,
      "Default hosts for new processes, separated by ';' or ',' (e.g. 'node1;node2'). Empty: the launcher decides."},
     {"DUCTILE_SPAWN_COMMAND", SETTING_STRING, "", 0, 0, NULL,
@@ -180,6 +187,7 @@ static int apply(struct ductile_settings *out, const struct setting_def *d, cons
     else if (strcmp(n, "REDIST") == 0) out->redist = value;
     else if (strcmp(n, "REDIST_CONSTANT") == 0) out->redist_constant = value;
     else if (strcmp(n, "REDIST_PREPARE") == 0) out->redist_prepare = (int)iv;
+    else if (strcmp(n, "PERSISTENT") == 0) out->persistent = (int)iv;
     else if (strcmp(n, "RMA_WINDOW") == 0) out->rma_window = value;
     else if (strcmp(n, "RMA_OSC") == 0) out->rma_osc = value;
     else if (strcmp(n, "SPAWN_HOSTS") == 0) out->spawn_hosts = value;

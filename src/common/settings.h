@@ -37,6 +37,7 @@ struct ductile_settings {
     const char *redist;      /* DUCTILE_REDIST: col | p2p | rma-lock | rma-lockall | auto */
     const char *redist_constant; /* DUCTILE_REDIST_CONSTANT: blocking | nb | wd | thread */
     int redist_prepare;      /* DUCTILE_REDIST_PREPARE: prepare the transfer during the spawn */
+    int persistent;          /* DUCTILE_PERSISTENT: standby processes and prepared transfers (persist.c) */
     const char *rma_window;  /* DUCTILE_RMA_WINDOW: reuse | create (src/rma/) */
     const char *rma_osc;     /* DUCTILE_RMA_OSC: Open MPI osc component for rma-* ("auto", "keep", or a name) */
     const char *spawn_hosts; /* DUCTILE_SPAWN_HOSTS: default host list for expansions */

@@ -175,6 +175,12 @@ void EMPI_Get_status(int *status)
     if (status) *status = ductile_malleable_active() ? EMPI_ACTIVE : EMPI_REMOVED;
 }
 
+void EMPI_Get_iteration(int *it)
+{
+    int i = ductile_malleable_iteration();
+    if (it) *it = i;
+}
+
 void EMPI_Get_type(int *type)
 {
     if (type) *type = ductile_malleable_spawned() ? EMPI_SPAWNED : EMPI_NATIVE;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "persist.h"
 #include "pmpi_exports.h"
 #include "../redist/plan.h"
 #include "../rma/xfer.h"
@@ -228,6 +229,25 @@ int redist_move(const struct redist_layout *L, int method, int64_t nrows, size_t
         int rc = rma_move(L, method == REDIST_RMA_LOCKALL, redist_rma_create, nrows, rowbytes, src, dst, moved, &setup,
                           err, errlen);
         rma_setup_acc += setup;
+        return rc;
+    }
+    if (method == REDIST_RMA_FENCE) {
+        /* one-off form of the fence-based transfer (src/malleable/persist.c): window, gets, fences, free */
+        struct persist_outcome o;
+        int rc = 0;
+        void *tmp = NULL;
+        if (src && src == dst) { /* same rows: no read leaves this process; read into a copy */
+            plan_block b = plan_block_of(nrows, L->nd, L->my_new);
+            tmp = malloc((size_t)b.count * rowbytes + 1);
+            if (!tmp) { snprintf(err, errlen, "out of memory"); return -1; }
+        }
+        rc = persist_move(L, method, -1, nrows, rowbytes, src, tmp ? tmp : dst, 0, &o, err, errlen);
+        if (tmp) {
+            if (rc == 0) memcpy(dst, tmp, (size_t)plan_block_of(nrows, L->nd, L->my_new).count * rowbytes);
+            free(tmp);
+        }
+        rma_setup_acc += o.setup_s;
+        if (moved) *moved = o.moved;
         return rc;
     }
     struct counts c;

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { REDIST_COL = 0, REDIST_P2P = 1, REDIST_RMA_LOCK = 2, REDIST_RMA_LOCKALL = 3 };
+enum { REDIST_COL = 0, REDIST_P2P = 1, REDIST_RMA_LOCK = 2, REDIST_RMA_LOCKALL = 3, REDIST_RMA_FENCE = 4 };
 
 /* rma-* methods (src/rma/xfer.c): 1 = MPI_Win_create per array and resize
  * (DUCTILE_RMA_WINDOW=create), 0 = the reusable per-world window. */

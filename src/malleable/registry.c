@@ -85,6 +85,7 @@ int reg_add(const char *name, void *addr, MPI_Datatype type, int kind, int const
         if (reg_is_tracked(it->addr)) reg_untrack_free(it->addr);
         else free(it->addr);
     }
+    reg_drop_spare(it); /* a spare block of the old registration does not fit the new one */
     snprintf(it->d.name, sizeof it->d.name, "%s", name);
     it->d.kind = kind;
     it->d.constant = constant;
@@ -109,10 +110,25 @@ struct reg_item *reg_find(const char *name)
 int reg_count(void) { return nitems; }
 struct reg_item *reg_at(int i) { return i >= 0 && i < nitems ? &items[i] : NULL; }
 
+static void free_owned(void *p)
+{
+    if (!p) return;
+    if (reg_is_tracked(p)) reg_untrack_free(p);
+    else free(p);
+}
+
+void reg_drop_spare(struct reg_item *it)
+{
+    free_owned(it->spare);
+    it->spare = NULL;
+    it->spare_size = 0;
+}
+
 void reg_remove(const char *name)
 {
     struct reg_item *it = reg_find(name);
     if (!it) return;
+    reg_drop_spare(it);
     if (it->owned && it->addr) {
         if (reg_is_tracked(it->addr)) reg_untrack_free(it->addr);
         else free(it->addr);
@@ -130,6 +146,8 @@ size_t reg_unit_bytes(const struct reg_item *it)
 
 void reg_clear(void)
 {
-    /* Buffers stay allocated: the program may still read them after MPI_Finalize. */
+    /* Buffers stay allocated: the program may still read them after MPI_Finalize.
+     * Spare blocks (DUCTILE_PERSISTENT) are Ductile's own: freed. */
+    for (int i = 0; i < nitems; i++) reg_drop_spare(&items[i]);
     nitems = 0;
 }

@@ -30,6 +30,8 @@ struct reg_item {
     MPI_Datatype type;
     int owned;           /* Ductile allocated addr (or it came from EMPI_malloc): freed when replaced */
     void *sp_row, *sp_col; /* REG_SPARSE: registered, not redistributed (see docs/malleability.md) */
+    void *spare;         /* DUCTILE_PERSISTENT: this process's block for a world of spare_size processes, */
+    int spare_size;      /*   kept (owned) so that a +P/-P cycle finds the same buffers again */
 };
 
 /* Register (or re-register under the same name) an item.  Returns 0 or -1
@@ -41,6 +43,8 @@ int reg_count(void);
 struct reg_item *reg_at(int i);
 /* Remove an item (freeing its buffer if Ductile owns it). */
 void reg_remove(const char *name);
+/* Free an item's spare block (DUCTILE_PERSISTENT), if any. */
+void reg_drop_spare(struct reg_item *it);
 /* Bytes of one row of a distributed item, or of a whole replicated item / scalar. */
 size_t reg_unit_bytes(const struct reg_item *it);
 

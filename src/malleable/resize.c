@@ -22,6 +22,7 @@
 
 #include "ductile.h"
 #include "hotpath.h"
+#include "persist.h"
 #include "pmpi_exports.h"
 #include "registry.h"
 #include "redist.h"
@@ -37,6 +38,7 @@
 #define TAG_RELEASE 0x5d18
 #define TAG_HISTORY 0x5d19
 #define TAG_ICREATE 0x5d1a
+#define TAG_STANDBY 0x5d1c
 #define BCAST_CHUNK ((int64_t)1 << 30)
 
 enum { OP_NONE = 0, OP_RESIZE = 1 };
@@ -46,6 +48,7 @@ enum { METHOD_MERGE = 0, METHOD_BASELINE = 1 };
 struct decision {
     int32_t op, nd, method, redist, nb, listlen, sched_next, iteration, id;
     int32_t auto_choice;  /* DUCTILE_REDIST=auto: redist and nb come from the cost model (src/rma/cost.c) */
+    int32_t pool;         /* DUCTILE_PERSISTENT: expand by taking the standby processes back (no spawn) */
     char why[224];        /* its reason, for the record */
 };
 static void note_choice(struct report_reconfig *r, const struct decision *d);
@@ -53,7 +56,7 @@ static void note_choice(struct report_reconfig *r, const struct decision *d);
 /* Sent by the parents to the spawned processes over the intercommunicator. */
 struct join_header {
     int32_t status; /* 1 join, 0 cancelled (the spawn failed on the parents' side) */
-    int32_t method, redist, nb, ns, nd, nnew, iteration, sched_next, nitems, id, nhist, zombies, prepare;
+    int32_t method, redist, nb, ns, nd, nnew, iteration, sched_next, nitems, id, nhist, zombies, prepare, persistent;
     int64_t job_pid;
     double spawn_s, begin_epoch, start_s;
     char job_id[64];
@@ -75,7 +78,10 @@ static struct {
     double last_cp, t_it; /* rank 0: time of the last control point, seconds per iteration (smoothed) */
     int spawned, removed;
     int iteration;
-    int zombies; /* removed processes of this job still alive (they hold slots) */
+    int zombies; /* removed processes of this job still alive (they hold slots), standby ones included */
+    int persistent; /* DUCTILE_PERSISTENT (src/malleable/persist.c) */
+    int iter_api;   /* the program calls EMPI_Get_iteration: a standby process can come back */
+    MPI_Comm xfer;  /* persistent mode: the world's transfer communicator (prepared transfers live on it) */
     /* a spawned process between MPI_Init and EMPI_Get_shared */
     int join_pending, join_done;
     MPI_Comm join_comm;
@@ -100,7 +106,24 @@ static struct {
     /* counters of the processes that left the world (complete on the world's rank 0) */
     struct report_departed *dep;
     int ndep, capdep;
-} M = {.self = MPI_COMM_NULL, .join_comm = MPI_COMM_NULL, .park_comm = MPI_COMM_NULL};
+} M = {.self = MPI_COMM_NULL, .join_comm = MPI_COMM_NULL, .park_comm = MPI_COMM_NULL, .xfer = MPI_COMM_NULL};
+
+/* DUCTILE_PERSISTENT: the standby pool.  After a shrink of world W (nbig
+ * processes) to its first nsmall ranks, the leaving processes stand by
+ * inside the control point, and W's communicators stay alive on all its
+ * members, with the prepared transfers on W's transfer communicator.  An
+ * expansion from nsmall back to nbig wakes them (no spawn, no merge) and
+ * reuses those transfers; any other resize, or the end of the job, releases
+ * them (they become ordinary removed processes). */
+static struct {
+    int active;                 /* this process belongs to a kept world W */
+    int waiting;                /* this process stands by */
+    MPI_Comm world, priv, xfer; /* W's virtual world, private and transfer communicators */
+    int nbig, nsmall;
+} SB = {.world = MPI_COMM_NULL, .priv = MPI_COMM_NULL, .xfer = MPI_COMM_NULL};
+
+/* Sent by the kept world's rank 0 to each standby process. */
+enum { STANDBY_WAKE = 1, STANDBY_RELEASE = 2 };
 
 static double now(void)
 {
@@ -174,6 +197,12 @@ const struct report_departed *ductile_malleable_departed(int *n)
 }
 
 int ductile_malleable_active(void) { return !M.removed; }
+
+int ductile_malleable_iteration(void)
+{
+    M.iter_api = 1; /* the program follows the world's iteration: standby processes may come back */
+    return M.iteration;
+}
 int ductile_malleable_spawned(void) { return M.spawned; }
 
 static void mpi_err(int rc, char *buf, size_t len)
@@ -219,7 +248,8 @@ static void set_world(MPI_Comm world, MPI_Comm priv)
     MPI_Comm old_w = ductile_world, old_p = ductile_rt.private_comm;
     ductile_world = world;
     ductile_rt.private_comm = priv;
-    if (old_w != MPI_COMM_WORLD && old_w != MPI_COMM_NULL && old_w != world) PMPI_Comm_free(&old_w);
+    if (old_w != MPI_COMM_WORLD && old_w != MPI_COMM_NULL && old_w != world && !(SB.active && old_w == SB.world))
+        PMPI_Comm_free(&old_w);
     (void)old_p; /* the caller decides what happens to the old private communicator */
     PMPI_Comm_rank(world, &ductile_rt.rank);
     PMPI_Comm_size(world, &ductile_rt.size);
@@ -243,18 +273,44 @@ static void leave_world(void)
     M.removed = 1;
 }
 
+/* Persistent mode: the current world's transfer communicator, where its
+ * prepared transfers live (collective over the world when first needed). */
+static MPI_Comm world_xfer(void)
+{
+    if (M.xfer == MPI_COMM_NULL) {
+        PMPI_Comm_dup(ductile_rt.private_comm, &M.xfer);
+        PMPI_Comm_set_errhandler(M.xfer, MPI_ERRORS_RETURN);
+    }
+    return M.xfer;
+}
+
+/* The world ends for this process: its prepared transfers and transfer
+ * communicator go (collective over the world), unless the standby pool
+ * keeps them. */
+static void drop_world_xfer(void)
+{
+    if (M.xfer == MPI_COMM_NULL) return;
+    if (!(SB.active && M.xfer == SB.xfer)) {
+        persist_release(M.xfer);
+        PMPI_Comm_free(&M.xfer);
+    }
+    M.xfer = MPI_COMM_NULL;
+}
+
 /* ------------------------------------------------------------------ data transfer */
 
 struct xfer_times {
     double plan_s, transfer_s;
     uint64_t bytes;
     double window_s; /* rma-*: window set-up (src/rma/), not part of transfer_s */
+    double prepare_s; /* persistent mode: set-up of prepared transfers, not part of transfer_s */
+    int n_prepared, n_reused; /* persistent mode: arrays whose transfer was prepared now / reused */
 };
 
 /* Constant-data strategies (DUCTILE_REDIST_CONSTANT), carried in decision.nb / join_header.nb. */
 enum { CONST_BLOCKING = 0, CONST_NB = 1, CONST_WD = 2, CONST_THREAD = 3 };
 static const char *const const_label[] = {"", "+nb", "+wd", "+thread"};
-static const char *const redist_label[] = {"col", "p2p", "rma-lock", "rma-lockall"};
+static const char *const redist_label[] = {"col", "p2p", "rma-lock", "rma-lockall", "rma-fence"};
 
 /* ------------------------------------------------------------------ NB (background) transfer of constant data
  *
@@ -467,9 +523,15 @@ static int transfer_items(const struct redist_layout *L, int has_new, int method
             if (L->my_new >= 0) nb = plan_block_of(it->d.nrows, L->nd, L->my_new);
             void *src = L->my_old >= 0 ? it->addr : NULL;
             void *dst = NULL;
+            /* persistent mode: the same buffers come back at every +P/-P cycle (the old block
+             * becomes the item's spare, and the spare of the right layout is the new block) */
+            int persist = M.persistent;
             if (L->my_new >= 0) {
-                if (L->my_old < 0) dst = it->addr; /* a spawned process receives into its own buffer */
-                else if (ob.count == nb.count && ob.displ == nb.displ) dst = it->addr;
+                if (L->my_old < 0) dst = it->addr; /* a spawned (or standby) process receives into its own buffer */
+                else if (persist && it->spare && it->spare_size == L->nd) {
+                    dst = it->spare;
+                    it->spare = NULL;
+                } else if (!persist && ob.count == nb.count && ob.displ == nb.displ) dst = it->addr;
                 else if (prep && prep[i]) {
                     dst = prep[i]; /* allocated and touched during the spawn */
                     prep[i] = NULL;
@@ -489,12 +551,28 @@ static int transfer_items(const struct redist_layout *L, int has_new, int method
             }
             t->plan_s += now() - tp;
             uint64_t moved = 0;
-            if (redist_move(L, method, it->d.nrows, rowb, src, dst, &moved, err, errlen) != 0) return -1;
+            if (persist) {
+                struct persist_outcome o;
+                if (persist_move(L, method, i, it->d.nrows, rowb, src, dst, 1, &o, err, errlen) != 0) return -1;
+                moved = o.moved;
+                t->prepare_s += o.setup_s;
+                if (o.reused) t->n_reused++;
+                else t->n_prepared++;
+            } else if (redist_move(L, method, it->d.nrows, rowb, src, dst, &moved, err, errlen) != 0) {
+                return -1;
+            }
             t->bytes += moved;
             if (L->my_new >= 0 && dst != it->addr) {
                 if (it->owned && it->addr) {
-                    if (reg_is_tracked(it->addr)) reg_untrack_free(it->addr);
-                    else free(it->addr);
+                    if (persist && L->my_old >= 0) {
+                        reg_drop_spare(it); /* at most one spare per item */
+                        it->spare = it->addr;
+                        it->spare_size = L->ns;
+                    } else if (reg_is_tracked(it->addr)) {
+                        reg_untrack_free(it->addr);
+                    } else {
+                        free(it->addr);
+                    }
                 }
                 it->addr = dst;
                 it->owned = 1;
@@ -523,7 +601,7 @@ static int transfer_items(const struct redist_layout *L, int has_new, int method
         NB.bytes = b; /* all processes' share, for the record */
     }
     t->window_s = redist_take_setup_s() + (any_const ? bg_setup_s(NB.bg) : 0);
-    t->transfer_s = now() - t0 - t->plan_s - t->window_s;
+    t->transfer_s = now() - t0 - t->plan_s - t->window_s - t->prepare_s;
     return 0;
 }
 
@@ -533,24 +611,42 @@ static int transfer_items(const struct redist_layout *L, int has_new, int method
  * slowest rank's transfer may outlast rank 0's view of the whole resize. */
 static double record_total(const struct report_reconfig *r, double elapsed_rank0)
 {
-    double phases = r->spawn_s + r->merge_s + r->plan_s + r->transfer_s + r->window_s;
+    double phases = r->spawn_s + r->merge_s + r->plan_s + r->transfer_s + r->window_s + r->prepare_s;
     return phases > elapsed_rank0 ? phases : elapsed_rank0;
 }
 
 static void reduce_times(struct xfer_times *t, int root, MPI_Comm comm)
 {
-    double in[3] = {t->plan_s, t->transfer_s, t->window_s}, out[3] = {0, 0, 0};
+    double in[4] = {t->plan_s, t->transfer_s, t->window_s, t->prepare_s}, out[4] = {0, 0, 0, 0};
     unsigned long long b = t->bytes, bsum = 0;
-    PMPI_Reduce(in, out, 3, MPI_DOUBLE, MPI_MAX, root, comm);
+    int n[2] = {t->n_prepared, t->n_reused}, nmax[2] = {0, 0};
+    PMPI_Reduce(in, out, 4, MPI_DOUBLE, MPI_MAX, root, comm);
     PMPI_Reduce(&b, &bsum, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, root, comm);
+    PMPI_Reduce(n, nmax, 2, MPI_INT, MPI_MAX, root, comm);
     int me = -1;
     PMPI_Comm_rank(comm, &me);
     if (me == root) {
         t->plan_s = out[0];
         t->transfer_s = out[1];
         t->window_s = out[2];
+        t->prepare_s = out[3];
         t->bytes = bsum;
+        t->n_prepared = nmax[0];
+        t->n_reused = nmax[1];
     }
+}
+
+/* A record's times from the reduced transfer times (the world's new rank 0). */
+static void note_transfer(struct report_reconfig *r, const struct xfer_times *xt)
+{
+    r->plan_s = xt->plan_s;
+    r->transfer_s = xt->transfer_s;
+    r->window_s = xt->window_s;
+    r->prepare_s = xt->prepare_s;
+    r->bytes_moved = xt->bytes;
+    if (M.persistent)
+        snprintf(r->persistent, sizeof r->persistent, "%s",
+                 xt->n_prepared == 0 && xt->n_reused > 0 ? "reused" : xt->n_prepared + xt->n_reused ? "prepared" : "");
 }
 
 static void fatal_transfer(const char *what, MPI_Comm comm)
@@ -636,7 +732,7 @@ static void fill_record(struct report_reconfig *r, int id, int it, int from, int
     r->to = to;
     snprintf(r->kind, sizeof r->kind, "%s", to > from ? "expand" : "shrink");
     snprintf(r->method, sizeof r->method, "%s", method == METHOD_BASELINE ? "baseline" : "merge");
-    snprintf(r->redist, sizeof r->redist, "%s%s", redist_label[redist >= 0 && redist < 4 ? redist : 0],
+    snprintf(r->redist, sizeof r->redist, "%s%s", redist_label[redist >= 0 && redist < 5 ? redist : 0],
              const_label[nb >= 0 && nb < 4 ? nb : 0]);
     r->overlap_it = -1;
     snprintf(r->choice, sizeof r->choice, "setting");
@@ -797,10 +893,174 @@ static void free_prepared(void **prep)
     free(prep);
 }
 
+/* ------------------------------------------------------------------ standby pool (DUCTILE_PERSISTENT) */
+
+struct standby_msg {
+    int32_t op; /* STANDBY_WAKE or STANDBY_RELEASE */
+    int32_t left_at;
+    struct decision d;
+};
+
+/* Every member of the kept world W: W becomes the world again, and the
+ * registered data moves from its first nsmall ranks to all nbig over W's
+ * transfer communicator, reusing the transfers prepared for this pair. */
+static void pool_join(const struct decision *d, struct xfer_times *xt)
+{
+    int me = -1, nbig = SB.nbig, nsmall = SB.nsmall;
+    PMPI_Comm_rank(SB.priv, &me);
+    memset(xt, 0, sizeof *xt);
+    if (reg_count() > 0) {
+        int *ident = malloc((size_t)nbig * sizeof(int));
+        if (!ident) abort();
+        for (int i = 0; i < nbig; i++) ident[i] = i;
+        struct redist_layout L = {SB.xfer, nbig, nsmall, nbig, me < nsmall ? me : -1, me, ident, ident};
+        char err[512];
+        if (transfer_items(&L, 1, d->redist, d->nb, d->id, d->iteration, NULL, 0, xt, err, sizeof err) != 0)
+            fatal_transfer(err, SB.priv);
+        reduce_times(xt, 0, SB.priv);
+        rma_win_transfer_done(1); /* W is the world again: its window (if any) serves it */
+        free(ident);
+    }
+    MPI_Comm oldp = ductile_rt.private_comm;
+    set_world(SB.world, SB.priv); /* frees the small world's communicator (not W's) */
+    if (oldp != SB.priv) PMPI_Comm_free(&oldp);
+    M.xfer = SB.xfer;
+    M.zombies -= nbig - nsmall;
+    M.iteration = d->iteration;
+    SB.active = 0; /* used up; the next eligible shrink of W forms the pool again */
+    SB.waiting = 0;
+}
+
+/* Every member of W: the standby processes become ordinary removed
+ * processes (their counters go to W's rank 0, they park in MPI_Finalize
+ * until W's rank 0 releases them), and W's communicators and prepared
+ * transfers are freed. */
+static void pool_dissolve(int left_at)
+{
+    int me = -1, nbig = SB.nbig, nsmall = SB.nsmall;
+    PMPI_Comm_rank(SB.priv, &me);
+    char *leaving = calloc((size_t)nbig, 1);
+    if (!leaving) abort();
+    for (int r = nsmall; r < nbig; r++) leaving[r] = 1;
+    gather_departed(SB.priv, 0, leaving, left_at);
+    free(leaving);
+    persist_release(SB.xfer);
+    PMPI_Comm_free(&SB.xfer);
+    SB.active = 0;
+    if (me >= nsmall) {
+        SB.waiting = 0;
+        leave_world(); /* frees W's world communicator */
+        M.park_comm = SB.priv;
+        M.park_releaser = 0;
+    } else {
+        PMPI_Comm_free(&SB.world);
+        if (me == 0) {
+            int *lv = malloc((size_t)(nbig - nsmall) * sizeof(int));
+            if (!lv) abort();
+            for (int r = nsmall; r < nbig; r++) lv[r - nsmall] = r;
+            add_duty(SB.priv, lv, nbig - nsmall);
+            free(lv);
+        } else {
+            PMPI_Comm_free(&SB.priv);
+        }
+    }
+    SB.world = SB.priv = SB.xfer = MPI_COMM_NULL;
+}
+
+static int pool_left_at; /* the iteration of the shrink that formed the pool */
+
+/* The small world (all its members): tell the standby processes what
+ * happens, then take part. */
+static void pool_send(int op, const struct decision *d)
+{
+    if (ductile_rt.rank != 0) return;
+    struct standby_msg m;
+    memset(&m, 0, sizeof m);
+    m.op = op;
+    m.left_at = pool_left_at;
+    if (d) m.d = *d;
+    for (int r = SB.nsmall; r < SB.nbig; r++)
+        PMPI_Send(&m, (int)sizeof m, MPI_BYTE, r, TAG_STANDBY, SB.priv);
+}
+
+static void pool_release(void)
+{
+    pool_send(STANDBY_RELEASE, NULL);
+    pool_dissolve(pool_left_at);
+    ductile_log(1, "standby processes released");
+}
+
+/* Expansion back to W by waking the standby processes (the small world's side). */
+static void pool_wake(const struct decision *d, double t_begin)
+{
+    int ns = ductile_rt.size, nd = d->nd;
+    struct report_reconfig rec;
+    fill_record(&rec, d->id, d->iteration, ns, nd, d->method, d->redist, d->nb);
+    note_choice(&rec, d);
+    rec.start_s = ductile_elapsed() - (now() - t_begin);
+    double tw = now();
+    pool_send(STANDBY_WAKE, d);
+    drop_world_xfer(); /* the small world's own transfers (collective over it) */
+    PMPI_Barrier(SB.priv); /* with the standby processes: the wake-up */
+    double wake_s = now() - tw;
+    struct xfer_times xt;
+    pool_join(d, &xt);
+    if (ductile_rt.rank == 0) {
+        rec.merge_s = wake_s;
+        note_transfer(&rec, &xt);
+        rec.standby = nd - ns;
+        rec.total_s = record_total(&rec, now() - t_begin);
+        add_record(&rec);
+        ductile_log(1, "expanded %d -> %d in %.3f s by taking back %d standby process%s (transfer %.4f, %s)", ns, nd,
+                    rec.total_s, nd - ns, nd - ns == 1 ? "" : "es", xt.transfer_s, rec.persistent);
+    }
+}
+
+/* A standby process, inside the control point of the shrink that removed
+ * it: wait (asleep between probes) for W's rank 0 to take it back or to
+ * release it.  Bounded by DUCTILE_LEAVE_TIMEOUT. */
+static void standby_wait(void)
+{
+    double deadline = now() + (double)ductile_rt.settings.leave_timeout;
+    struct timespec nap = {0, 2 * 1000 * 1000};
+    for (;;) {
+        int flag = 0;
+        if (PMPI_Iprobe(0, TAG_STANDBY, SB.priv, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) flag = -1;
+        if (flag == 1) {
+            struct standby_msg m;
+            PMPI_Recv(&m, (int)sizeof m, MPI_BYTE, 0, TAG_STANDBY, SB.priv, MPI_STATUS_IGNORE);
+            if (m.op == STANDBY_WAKE) {
+                struct xfer_times xt;
+                request_queue_set_position(&M.q, m.d.sched_next);
+                if (m.d.id >= M.next_id) M.next_id = m.d.id + 1;
+                PMPI_Barrier(SB.priv); /* the wake-up (pool_wake) */
+                pool_join(&m.d, &xt);
+                ductile_log(1, "taken back from standby as rank %d of %d at iteration %d", ductile_rt.rank,
+                            ductile_rt.size, m.d.iteration);
+            } else {
+                pool_dissolve(m.left_at);
+            }
+            return;
+        }
+        if (flag < 0 || now() > deadline) {
+            fprintf(stderr, "ductile: warning: standby process (pid %ld) %s; leaving\n", (long)getpid(),
+                    flag < 0 ? "lost its world" : "was not taken back within DUCTILE_LEAVE_TIMEOUT");
+            SB.active = SB.waiting = 0;
+            leave_world();
+            return;
+        }
+        nanosleep(&nap, NULL);
+    }
+}
+
 /* Expansion (Merge: ND-NS new processes; Baseline: ND new processes, the old
  * ones leave).  Collective over the old world. */
 static void expand(const struct decision *d, const char *hosts, double t_begin, double begin_epoch)
 {
+    if (d->pool) {
+        pool_wake(d, t_begin);
+        return;
+    }
     MPI_Comm P = ductile_rt.private_comm;
     int ns = ductile_rt.size, nd = d->nd, me = ductile_rt.rank;
     int baseline = d->method == METHOD_BASELINE;
@@ -880,6 +1140,7 @@ static void expand(const struct decision *d, const char *hosts, double t_begin, 
     h.nhist = M.nhist;
     h.zombies = M.zombies;
     h.prepare = prepare;
+    h.persistent = M.persistent;
     h.job_pid = ductile_rt.job_pid;
     h.spawn_s = spawn_s;
     h.begin_epoch = begin_epoch;
@@ -921,8 +1182,12 @@ static void expand(const struct decision *d, const char *hosts, double t_begin, 
     PMPI_Intercomm_merge(inter, 0, &merged);
     PMPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
     if (m0 != MPI_COMM_NULL) PMPI_Comm_free(&m0);
-    MPI_Comm nw = MPI_COMM_NULL, np = MPI_COMM_NULL;
+    MPI_Comm nw = MPI_COMM_NULL, np = MPI_COMM_NULL, nx = MPI_COMM_NULL;
     if (!baseline) new_world_from(merged, &nw, &np);
+    if (!baseline && M.persistent) { /* the new world's transfer communicator: its prepared transfers live there */
+        PMPI_Comm_dup(np, &nx);
+        PMPI_Comm_set_errhandler(nx, MPI_ERRORS_RETURN);
+    }
     double merge_s = now() - tm;
     if (baseline) gather_departed(P, 0, NULL, d->iteration); /* all old processes leave */
     if (baseline && me == 0) send_history(ns, merged);
@@ -931,9 +1196,10 @@ static void expand(const struct decision *d, const char *hosts, double t_begin, 
     if (!o2c || !n2c) abort();
     for (int i = 0; i < ns; i++) o2c[i] = i;
     for (int j = 0; j < nd; j++) n2c[j] = baseline ? ns + j : j;
-    struct xfer_times xt = {0, 0, 0, 0};
+    struct xfer_times xt;
+    memset(&xt, 0, sizeof xt);
     if (h.nitems) {
-        struct redist_layout L = {merged, ns + nnew, ns, nd, me, baseline ? -1 : me, o2c, n2c};
+        struct redist_layout L = {nx != MPI_COMM_NULL ? nx : merged, ns + nnew, ns, nd, me, baseline ? -1 : me, o2c, n2c};
         char err[512];
         if (transfer_items(&L, 1, d->redist, d->nb, d->id, d->iteration, prep, h.prepare, &xt, err, sizeof err) != 0)
             fatal_transfer(err, merged);
@@ -955,16 +1221,15 @@ static void expand(const struct decision *d, const char *hosts, double t_begin, 
         if (me == 0) ductile_log(1, "baseline resize %d -> %d: old processes leave", ns, nd);
     } else {
         MPI_Comm oldp = ductile_rt.private_comm;
+        drop_world_xfer(); /* the old world's prepared transfers (collective over it) */
+        M.xfer = nx;
         set_world(nw, np);
         PMPI_Comm_free(&oldp);
         PMPI_Comm_free(&merged);
         if (ductile_rt.rank == 0) {
             rec.spawn_s = spawn_s;
             rec.merge_s = merge_s;
-            rec.plan_s = xt.plan_s;
-            rec.transfer_s = xt.transfer_s;
-            rec.window_s = xt.window_s;
-            rec.bytes_moved = xt.bytes;
+            note_transfer(&rec, &xt);
             rec.total_s = record_total(&rec, now() - t_begin);
             add_record(&rec);
             ductile_log(1, "expanded %d -> %d in %.3f s (spawn %.3f, merge %.3f, transfer %.4f)", ns, nd,
@@ -1003,23 +1268,52 @@ static void shrink(const struct decision *d, const char *list, double t_begin)
         }
     }
     int new0 = n2c[0];
-    struct xfer_times xt = {0, 0, 0, 0};
-    struct redist_layout L = {P, ns, ns, nd, me, my_new, o2c, n2c};
+    struct xfer_times xt;
+    memset(&xt, 0, sizeof xt);
+    /* DUCTILE_PERSISTENT: the highest ranks leave and the program reads the
+     * iteration after control points: they stand by (the standby pool) */
+    int standby = 0;
+    if (M.persistent && d->method == METHOD_MERGE) {
+        int top = 1, api = M.iter_api;
+        for (int r = 0; r < ns; r++)
+            if (!!leaving[r] != (r >= nd)) top = 0;
+        PMPI_Allreduce(MPI_IN_PLACE, &api, 1, MPI_INT, MPI_MIN, P);
+        standby = top && api;
+        if (!standby && me == 0)
+            snprintf(rec.reason, sizeof rec.reason, "DUCTILE_PERSISTENT: the removed processes leave instead of "
+                     "standing by (%s)", !api ? "the program does not call EMPI_Get_iteration()"
+                                              : "they are not the highest ranks");
+    }
+    struct redist_layout L = {M.persistent ? world_xfer() : P, ns, ns, nd, me, my_new, o2c, n2c};
     char err[512];
     if (transfer_items(&L, 0, d->redist, d->nb, d->id, d->iteration, NULL, 0, &xt, err, sizeof err) != 0)
         fatal_transfer(err, P);
     reduce_times(&xt, new0, P);
     rma_win_transfer_done(0); /* the world changes: its window is freed (src/rma/window.c) */
+    if (!standby) drop_world_xfer(); /* collective over the old world */
     if (new0 != 0) {
         if (me == 0) send_history(new0, P);
         if (me == new0) recv_history(0, P);
     }
-    gather_departed(P, new0, leaving, d->iteration);
+    if (!standby) gather_departed(P, new0, leaving, d->iteration);
     double tm = now();
     MPI_Comm S = MPI_COMM_NULL;
     PMPI_Comm_split(P, leaving[me] ? MPI_UNDEFINED : 0, me, &S);
     M.zombies += ns - nd;
-    if (leaving[me]) {
+    if (standby) { /* the old world W and its transfers stay alive on all its members */
+        SB.active = 1;
+        SB.world = ductile_world;
+        SB.priv = P;
+        SB.xfer = M.xfer;
+        SB.nbig = ns;
+        SB.nsmall = nd;
+        pool_left_at = d->iteration;
+        M.xfer = MPI_COMM_NULL;
+    }
+    if (leaving[me] && standby) {
+        SB.waiting = 1;
+        standby_wait(); /* returns taken back into W, or removed */
+    } else if (leaving[me]) {
         leave_world();
         M.park_comm = P; /* wait here for the release from new0 */
         M.park_releaser = new0;
@@ -1028,7 +1322,9 @@ static void shrink(const struct decision *d, const char *list, double t_begin)
         new_world_from(S, &nw, &np);
         PMPI_Comm_free(&S);
         set_world(nw, np);
-        if (me == new0) {
+        if (standby) {
+            /* P is W's private communicator: kept by the pool */
+        } else if (me == new0) {
             int *lv = malloc((size_t)(ns - nd) * sizeof(int)), k = 0;
             if (!lv) abort();
             for (int r = 0; r < ns; r++)
@@ -1040,13 +1336,12 @@ static void shrink(const struct decision *d, const char *list, double t_begin)
         }
         if (ductile_rt.rank == 0) {
             rec.merge_s = now() - tm;
-            rec.plan_s = xt.plan_s;
-            rec.transfer_s = xt.transfer_s;
-            rec.window_s = xt.window_s;
-            rec.bytes_moved = xt.bytes;
+            note_transfer(&rec, &xt);
+            rec.standby = standby ? ns - nd : 0;
             rec.total_s = record_total(&rec, now() - t_begin);
             add_record(&rec);
-            ductile_log(1, "shrank %d -> %d in %.3f s (transfer %.4f)", ns, nd, rec.total_s, xt.transfer_s);
+            ductile_log(1, "shrank %d -> %d in %.3f s (transfer %.4f)%s", ns, nd, rec.total_s, xt.transfer_s,
+                        standby ? "; the removed processes stand by" : "");
         }
     }
     free(leaving);
@@ -1171,6 +1466,9 @@ static void decide(int iteration, struct decision *d, char *list)
     }
     d->op = OP_RESIZE;
     d->nd = nd;
+    /* DUCTILE_PERSISTENT: back to the kept world's size, standby processes waiting */
+    d->pool = SB.active && ductile_world != SB.world && ns == SB.nsmall && nd == SB.nbig && M.method == METHOD_MERGE &&
+              !r.list[0];
     d->method = M.method;
     d->redist = M.redist;
     d->nb = M.nb;
@@ -1207,10 +1505,16 @@ int ductile_malleable_control_point(int iteration)
         nb_wait_local(0);
         nb_finish(iteration, "completed early: a new resize was due");
     }
+    if (SB.active && !d.pool) {
+        /* any other resize: standby processes become removed ones; a kept world
+         * that is the current one is simply the world again */
+        if (ductile_world != SB.world) pool_release();
+        else SB.active = 0;
+    }
     double t0 = now(), e0 = epoch();
     int ns = ductile_rt.size;
-    ductile_log(1, "resize %d -> %d at iteration %d (%s)", ns, d.nd, iteration,
-                d.method == METHOD_BASELINE ? "baseline" : "merge");
+    ductile_log(1, "resize %d -> %d at iteration %d (%s%s)", ns, d.nd, iteration,
+                d.method == METHOD_BASELINE ? "baseline" : "merge", d.pool ? ", standby processes" : "");
     if (d.nd > ns || d.method == METHOD_BASELINE) expand(&d, list, t0, e0);
     else shrink(&d, list, t0);
     M.last_cp = now(); /* the next iteration time excludes the resize */
@@ -1283,6 +1587,10 @@ static void join_parents(MPI_Comm parent)
     } else {
         MPI_Comm nw, np, oldp = ductile_rt.private_comm;
         new_world_from(merged, &nw, &np);
+        if (h.persistent) { /* the new world's transfer communicator (the parents make it at the same point) */
+            PMPI_Comm_dup(np, &M.xfer);
+            PMPI_Comm_set_errhandler(M.xfer, MPI_ERRORS_RETURN);
+        }
         set_world(nw, np);
         PMPI_Comm_free(&oldp);
     }
@@ -1314,6 +1622,11 @@ void ductile_malleable_init(void)
     M.nb = strcmp(rc, "nb") == 0 ? CONST_NB : strcmp(rc, "wd") == 0 ? CONST_WD : strcmp(rc, "thread") == 0 ? CONST_THREAD
                                                                                                         : CONST_BLOCKING;
     redist_rma_create = s->rma_window && strcmp(s->rma_window, "create") == 0;
+    if (strcmp(rd, "rma-fence") == 0) M.redist = REDIST_RMA_FENCE;
+    M.persistent = s->persistent && M.method == METHOD_MERGE;
+    if (s->persistent && !M.persistent && ductile_rt.rank == 0)
+        fprintf(stderr, "ductile: note: DUCTILE_PERSISTENT=1 does not apply to the baseline method (every resize "
+                        "replaces all processes); transfers are not kept\n");
     if (M.nb == CONST_NB && (M.redist == REDIST_RMA_LOCK || M.redist == REDIST_RMA_LOCKALL)) {
         /* NB does not apply to one-sided methods (sources cannot tell when reads are done): Wait Drains */
         M.nb = CONST_WD;
@@ -1370,7 +1683,8 @@ int ductile_malleable_get_shared(int *iteration)
     PMPI_Comm_rank(merged, &me);
     int baseline = h->method == METHOD_BASELINE;
     int child = me - h->ns;
-    struct xfer_times xt = {0, 0, 0, 0};
+    struct xfer_times xt;
+    memset(&xt, 0, sizeof xt);
     int *o2c = malloc((size_t)h->ns * sizeof(int)), *n2c = malloc((size_t)h->nd * sizeof(int));
     if (!o2c || !n2c) abort();
     for (int i = 0; i < h->ns; i++) o2c[i] = i;
@@ -1382,7 +1696,8 @@ int ductile_malleable_get_shared(int *iteration)
             fflush(stderr);
             PMPI_Abort(merged, 3);
         }
-        struct redist_layout L = {merged, h->ns + h->nnew, h->ns, h->nd, -1, baseline ? child : me, o2c, n2c};
+        struct redist_layout L = {M.xfer != MPI_COMM_NULL ? M.xfer : merged, h->ns + h->nnew, h->ns, h->nd, -1,
+                                  baseline ? child : me, o2c, n2c};
         if (transfer_items(&L, 1, h->redist, h->nb, h->id, h->iteration, NULL, h->prepare, &xt, err, sizeof err) != 0)
             fatal_transfer(err, merged);
         reduce_times(&xt, n2c[0], merged);
@@ -1402,10 +1717,7 @@ int ductile_malleable_get_shared(int *iteration)
             rec.start_s = h->start_s;
             rec.spawn_s = h->spawn_s;
             rec.merge_s = M.join_merge_s;
-            rec.plan_s = xt.plan_s;
-            rec.transfer_s = xt.transfer_s;
-            rec.window_s = xt.window_s;
-            rec.bytes_moved = xt.bytes;
+            note_transfer(&rec, &xt);
             rec.total_s = epoch() - h->begin_epoch;
             add_record(&rec);
         } else {
@@ -1436,6 +1748,8 @@ int ductile_malleable_finalize_begin(void)
         nb_wait_local(1);
         nb_finish(M.removed ? -1 : M.iteration, "completed in MPI_Finalize");
     }
+    /* standby processes still waiting: they become removed processes (collective over the kept world) */
+    if (!M.removed && SB.active && ductile_world != SB.world) pool_release();
     if (!M.removed) return 0;
     if (M.park_comm != MPI_COMM_NULL) {
         double deadline = now() + (double)ductile_rt.settings.leave_timeout;
@@ -1500,7 +1814,11 @@ void ductile_malleable_finalize_end(void)
         if (M.inters[i] != MPI_COMM_NULL) PMPI_Comm_disconnect(&M.inters[i]);
     M.ninters = 0;
     if (M.self != MPI_COMM_NULL) PMPI_Comm_free(&M.self);
-    if (!M.removed) rma_win_finalize(); /* the world's one-sided window (collective over the world) */
+    if (!M.removed) {
+        SB.active = 0; /* a kept world that is the current one: plain world communicators */
+        drop_world_xfer(); /* prepared transfers (collective over the world) */
+        rma_win_finalize(); /* the world's one-sided window (collective over the world) */
+    }
     reg_clear();
     M.ready = 0;
 }

@@ -40,6 +40,10 @@ int ductile_malleable_get_shared(int *iteration);
 int ductile_malleable_active(void);
 /* 1 when this process was started by a resize. */
 int ductile_malleable_spawned(void);
+/* EMPI_Get_iteration: the iteration of the world's latest control point
+ * (marks that the program reads it, which lets removed processes stand by
+ * under DUCTILE_PERSISTENT). */
+int ductile_malleable_iteration(void);
 
 /* 1 while a background (DUCTILE_REDIST_CONSTANT=nb) transfer of constant
  * data is pending: constant items still have their old buffers.  Exported

@@ -217,6 +217,10 @@ json_t *report_build_json(const struct report_input *in)
         json_object_set_new(rj, "overlapped_iterations", r->overlap_it >= 0 ? json_integer(r->overlap_it) : json_null());
         json_object_set_new(rj, "choice", json_pack("{s:s, s:s}", "by", r->choice[0] ? r->choice : "setting", "reason",
                                                     r->choice_reason));
+        /* persistent redistribution (DUCTILE_PERSISTENT) */
+        json_object_set_new(json_object_get(rj, "times_s"), "prepare", json_real(r->prepare_s));
+        json_object_set_new(rj, "persistent", r->persistent[0] ? json_string(r->persistent) : json_null());
+        json_object_set_new(rj, "standby_processes", json_integer(r->standby));
         json_array_append_new(reconf, rj);
     }
     json_object_set_new(root, "reconfigurations", reconf);
@@ -308,10 +312,11 @@ void report_print_summary(FILE *f, const struct report_input *in, const char *re
             const struct report_reconfig *r = &in->reconfigs[i];
             if (strcmp(r->status, "ok") == 0)
                 fprintf(f, "ductile:   #%d it %d %d->%d %s %s: total %.3f s (spawn %.3f, merge %.3f, plan %.4f, "
-                           "transfer %.4f), %s moved\n",
+                           "transfer %.4f), %s moved%s%s%s\n",
                         r->id, r->iteration, r->from, r->to, r->method, r->redist, r->total_s, r->spawn_s,
                         r->merge_s, r->plan_s, r->transfer_s,
-                        report_human_bytes((double)r->bytes_moved, (char[32]){0}, 32));
+                        report_human_bytes((double)r->bytes_moved, (char[32]){0}, 32),
+                        r->persistent[0] ? " [persistent: " : "", r->persistent, r->persistent[0] ? "]" : "");
             else
                 fprintf(f, "ductile:   #%d it %d %d->%d %s: %s\n", r->id, r->iteration, r->from, r->to, r->status,
                         r->reason);

@@ -59,6 +59,10 @@ struct report_reconfig {
     double background_s;  /* background transfer: from its start to the control point that completed it */
     char choice[16];      /* who chose method and strategy: "setting" or "auto" (the cost model) */
     char choice_reason[256]; /* the cost model's reason (empty for "setting") */
+    /* persistent redistribution (DUCTILE_PERSISTENT, src/malleable/persist.c) */
+    char persistent[16];  /* "" (off), "prepared" (set up now), "reused" (every array reused a prepared transfer) */
+    double prepare_s;     /* set-up of prepared transfers (max over processes; not part of transfer_s) */
+    int32_t standby;      /* processes taken back from standby instead of spawned (expand) or put on standby (shrink) */
 };
 
 struct report_input {

@@ -11,7 +11,9 @@
  *        (EMPI_CONSTANT, ROWS rows of C_W doubles), filled once; with
  *        DUCTILE_REDIST_CONSTANT=nb it moves in the background: while the
  *        transfer is pending an old process must still see its old block
- *        untouched, and after it every process its new block. */
+ *        untouched, and after it every process its new block.
+ *        RESIZE_APP_NO_ITERATION=1 -- do not call EMPI_Get_iteration after
+ *        control points (then removed processes cannot stand by). */
 #include <mpi.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -192,6 +194,7 @@ int main(int argc, char **argv)
     int overlapped = 0, was_pending = 0;
     int req_it = -1, req_delta = 0;
     const char *req = getenv("RESIZE_APP_REQUEST");
+    int no_iteration = getenv("RESIZE_APP_NO_ITERATION") != NULL; /* do not call EMPI_Get_iteration */
     if (req) sscanf(req, "%d:%d", &req_it, &req_delta);
 
     for (; it < iters; it++) {
@@ -213,6 +216,11 @@ int main(int argc, char **argv)
         EMPI_Monitor_end(&rank, &size, it, iters, NULL, NULL, NULL, NULL, NULL, argv + 1, argv[0]);
         EMPI_Get_status(&status);
         if (status == EMPI_REMOVED) break;
+        if (!no_iteration) {
+            int it0 = it;
+            EMPI_Get_iteration(&it); /* a standby process comes back iterations later (DUCTILE_PERSISTENT) */
+            if (it != it0) printf("RESUMED rank %d of %d at iteration %d (stood by since %d)\n", rank, size, it, it0);
+        }
         check(it);
         int pending = c_rows > 0 && ductile_constant_pending();
         if (pending && size != size0) {

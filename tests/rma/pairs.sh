@@ -1,5 +1,5 @@
 #!/bin/sh
-# Blocking one-sided redistribution (DUCTILE_REDIST=rma-lock | rma-lockall):
+# Blocking one-sided redistribution (DUCTILE_REDIST=rma-lock | rma-lockall | rma-fence):
 # pairs 1<->2, 2<->4, 3<->5, 4->1 with the Merge and Baseline methods, with
 # the reusable per-world window (default) and with a window per array
 # (DUCTILE_RMA_WINDOW=create); the test app checks every element of every
@@ -28,5 +28,13 @@ for m in rma-lock rma-lockall; do
   run "3->5->3 merge $m, window per array" 3 3 3 2 $e DUCTILE_RMA_WINDOW=create DUCTILE_SCHEDULE="0:+2,1:-2" &&
     rmacheck "create" $m 0
 done
+# RMA-Fence (one-off form: MPI_Win_create over the old block, gets between two fences, MPI_Win_free)
+e="DUCTILE_REDIST=rma-fence"
+run "1->2->1 merge rma-fence" 1 3 1 2 $e DUCTILE_SCHEDULE="0:+1,1:-1" && rmacheck "1->2->1" rma-fence 0
+run "2->4->2 merge rma-fence" 2 3 2 2 $e DUCTILE_SCHEDULE="0:+2,1:-2" && rmacheck "2->4->2" rma-fence 0
+run "3->5->3 merge rma-fence" 3 3 3 2 $e DUCTILE_SCHEDULE="0:+2,1:-2" && rmacheck "3->5->3" rma-fence 0
+run "4->1 merge rma-fence" 4 2 1 1 $e DUCTILE_SCHEDULE="0:=1" && rmacheck "4->1" rma-fence 0
+run "2->4->2 baseline rma-fence" 2 3 2 2 $e DUCTILE_RESIZE_METHOD=baseline DUCTILE_SCHEDULE="0:+2,1:-2" &&
+  rmacheck "baseline" rma-fence 0
 run "4->2 ranks 0 and 2 leave, rma-lockall" 4 3 2 1 DUCTILE_REDIST=rma-lockall DUCTILE_SCHEDULE="1:-2@0;2"
 exit $fail

@@ -1,0 +1,363 @@
+/* persist.c -- prepared (persistent) transfers of block-distributed arrays:
+ * one-time set-up, per-use execution, reuse across resizes (see persist.h). */
+#include "config.h"
+
+#include "persist.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef OMPI_MAJOR_VERSION
+#include <mpi-ext.h>
+#endif
+
+#include "pmpi_exports.h"
+#include "../redist/plan.h"
+
+#if HAVE_PMPI_Alltoallv_init
+#define A2AV_INIT PMPI_Alltoallv_init
+#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define A2AV_INIT PMPIX_Alltoallv_init
+#endif
+
+#define PERSIST_TAG 0x5d1b
+
+struct prepared {
+    /* the key: same on every process of comm */
+    MPI_Comm comm;
+    int ns, nd, slot, method;
+    int64_t nrows;
+    size_t rowbytes;
+    /* local buffers it was prepared for */
+    const void *src;
+    void *dst;
+    int me;
+    uint64_t moved;
+    /* col: one request; p2p: one per message */
+    MPI_Request *reqs;
+    int nreq;
+    int *counts;       /* col: the four count/displacement arrays (must live as long as the request) */
+    int64_t self_from, self_to, self_bytes; /* p2p: the local part */
+    /* rma-* */
+    MPI_Win win;
+    plan_transfer *tr;
+    long ntr;
+    int *targets;      /* rma-lock: distinct remote sources I read from */
+    int ntargets;
+    struct prepared *next;
+};
+
+static struct prepared *kept;
+static int nkept;
+
+static double pnow(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int fail(int rc, const char *what, char *err, size_t errlen)
+{
+    char m[MPI_MAX_ERROR_STRING] = "";
+    int l = 0;
+    PMPI_Error_string(rc, m, &l);
+    snprintf(err, errlen, "%s failed: %s", what, m);
+    return -1;
+}
+
+int persist_have_alltoallv_init(void)
+{
+#ifdef A2AV_INIT
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+int persist_count(void) { return nkept; }
+
+static void prepared_free(struct prepared *p)
+{
+    for (int i = 0; i < p->nreq; i++)
+        if (p->reqs[i] != MPI_REQUEST_NULL) PMPI_Request_free(&p->reqs[i]);
+    if (p->win != MPI_WIN_NULL) PMPI_Win_free(&p->win); /* collective over comm */
+    free(p->reqs);
+    free(p->counts);
+    free(p->tr);
+    free(p->targets);
+    free(p);
+}
+
+/* ------------------------------------------------------------------ set-up */
+
+static int setup_col(struct prepared *p, const struct redist_layout *L, const int64_t *sc, const int64_t *sd,
+                     const int64_t *rc, const int64_t *rd, char *err, size_t errlen)
+{
+#ifdef A2AV_INIT
+    int n = L->comm_size;
+    p->counts = malloc(4 * (size_t)n * sizeof(int));
+    p->reqs = malloc(sizeof *p->reqs);
+    if (!p->counts || !p->reqs) { snprintf(err, errlen, "out of memory"); return -1; }
+    int *a = p->counts;
+    for (int i = 0; i < n; i++) {
+        a[i] = (int)(sc[i] * (int64_t)p->rowbytes);
+        a[n + i] = (int)(sd[i] * (int64_t)p->rowbytes);
+        a[2 * n + i] = (int)(rc[i] * (int64_t)p->rowbytes);
+        a[3 * n + i] = (int)(rd[i] * (int64_t)p->rowbytes);
+    }
+    static char dummy;
+    p->reqs[0] = MPI_REQUEST_NULL;
+    p->nreq = 1;
+    int r = A2AV_INIT(p->src ? p->src : &dummy, a, a + n, MPI_BYTE, p->dst ? p->dst : &dummy, a + 2 * n, a + 3 * n,
+                      MPI_BYTE, L->comm, MPI_INFO_NULL, &p->reqs[0]);
+    if (r != MPI_SUCCESS) { p->reqs[0] = MPI_REQUEST_NULL; return fail(r, "MPI_Alltoallv_init", err, errlen); }
+    return 0;
+#else
+    (void)p; (void)L; (void)sc; (void)sd; (void)rc; (void)rd;
+    snprintf(err, errlen, "this MPI has no persistent MPI_Alltoallv");
+    return -1;
+#endif
+}
+
+static int setup_p2p(struct prepared *p, const struct redist_layout *L, const int64_t *sc, const int64_t *sd,
+                     const int64_t *rc, const int64_t *rd, char *err, size_t errlen)
+{
+    int n = L->comm_size, me = p->me;
+    p->reqs = malloc(2 * (size_t)n * sizeof *p->reqs);
+    if (!p->reqs) { snprintf(err, errlen, "out of memory"); return -1; }
+    int r = MPI_SUCCESS;
+    for (int i = 0; i < n && r == MPI_SUCCESS; i++) {
+        if (i == me || !rc[i]) continue;
+        r = PMPI_Recv_init((char *)p->dst + rd[i] * (int64_t)p->rowbytes, (int)(rc[i] * (int64_t)p->rowbytes),
+                           MPI_BYTE, i, PERSIST_TAG, L->comm, &p->reqs[p->nreq]);
+        if (r == MPI_SUCCESS) p->nreq++;
+    }
+    for (int i = 0; i < n && r == MPI_SUCCESS; i++) {
+        if (i == me || !sc[i]) continue;
+        r = PMPI_Send_init((const char *)p->src + sd[i] * (int64_t)p->rowbytes, (int)(sc[i] * (int64_t)p->rowbytes),
+                           MPI_BYTE, i, PERSIST_TAG, L->comm, &p->reqs[p->nreq]);
+        if (r == MPI_SUCCESS) p->nreq++;
+    }
+    if (r != MPI_SUCCESS) return fail(r, "MPI_Send_init / MPI_Recv_init", err, errlen);
+    if (me >= 0 && sc[me]) {
+        p->self_from = sd[me] * (int64_t)p->rowbytes;
+        p->self_to = rd[me] * (int64_t)p->rowbytes;
+        p->self_bytes = sc[me] * (int64_t)p->rowbytes;
+    }
+    return 0;
+}
+
+static int setup_rma(struct prepared *p, const struct redist_layout *L, char *err, size_t errlen)
+{
+    plan_block ob = {0, 0};
+    if (L->my_old >= 0) ob = plan_block_of(p->nrows, L->ns, L->my_old);
+    MPI_Aint bytes = (MPI_Aint)ob.count * (MPI_Aint)p->rowbytes;
+    size_t cap = plan_max_transfers(L->ns, L->nd);
+    p->tr = calloc(cap ? cap : 1, sizeof *p->tr);
+    p->targets = calloc((size_t)L->ns + 1, sizeof *p->targets);
+    if (!p->tr || !p->targets) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (L->my_new >= 0) {
+        p->ntr = plan_recvs_of(p->nrows, L->ns, L->nd, L->my_new, p->tr, cap);
+        if (p->ntr < 0) { snprintf(err, errlen, "invalid RMA plan"); return -1; }
+    }
+    for (long k = 0; k < p->ntr; k++) {
+        int t = L->old_to_comm[p->tr[k].src];
+        p->tr[k].src = t; /* from here on: the comm rank of the source */
+        if (t == p->me) continue;
+        int seen = 0;
+        for (int j = 0; j < p->ntargets; j++) seen |= p->targets[j] == t;
+        if (!seen) p->targets[p->ntargets++] = t;
+    }
+    static char dummy;
+    MPI_Info info;
+    PMPI_Info_create(&info);
+    PMPI_Info_set(info, "accumulate_ordering", "none");
+    if (p->method == REDIST_RMA_FENCE) PMPI_Info_set(info, "no_locks", "true");
+    int r = PMPI_Win_create(bytes ? (void *)p->src : &dummy, bytes, 1, info, L->comm, &p->win);
+    PMPI_Info_free(&info);
+    if (r != MPI_SUCCESS) { p->win = MPI_WIN_NULL; return fail(r, "MPI_Win_create", err, errlen); }
+    PMPI_Win_set_errhandler(p->win, MPI_ERRORS_RETURN);
+    return 0;
+}
+
+static struct prepared *prepare(const struct redist_layout *L, int method, int slot, int64_t nrows, size_t rowbytes,
+                                const void *src, void *dst, char *err, size_t errlen)
+{
+    struct prepared *p = calloc(1, sizeof *p);
+    if (!p) { snprintf(err, errlen, "out of memory"); return NULL; }
+    p->comm = L->comm;
+    p->ns = L->ns;
+    p->nd = L->nd;
+    p->slot = slot;
+    p->method = method;
+    p->nrows = nrows;
+    p->rowbytes = rowbytes;
+    p->src = src;
+    p->dst = dst;
+    p->win = MPI_WIN_NULL;
+    PMPI_Comm_rank(L->comm, &p->me);
+    size_t n = (size_t)L->comm_size;
+    int64_t *c = calloc(4 * n, sizeof *c);
+    if (!c) { free(p); snprintf(err, errlen, "out of memory"); return NULL; }
+    int rc = 0;
+    if (plan_alltoallv_arrays(nrows, L->ns, L->nd, L->my_old, L->my_new, L->old_to_comm, L->new_to_comm,
+                              L->comm_size, c, c + n, c + 2 * n, c + 3 * n) != 0) {
+        snprintf(err, errlen, "invalid redistribution plan (%lld rows, %d -> %d)", (long long)nrows, L->ns, L->nd);
+        rc = -1;
+    }
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (i != (size_t)p->me) p->moved += (uint64_t)c[i] * rowbytes;
+        /* the persistent forms take int byte counts */
+        if ((c[i] + c[n + i]) > (int64_t)INT_MAX / (int64_t)(rowbytes ? rowbytes : 1) ||
+            (c[2 * n + i] + c[3 * n + i]) > (int64_t)INT_MAX / (int64_t)(rowbytes ? rowbytes : 1)) {
+            snprintf(err, errlen, "a block of more than %d bytes: too large for a persistent transfer", INT_MAX);
+            rc = -1;
+        }
+    }
+    if (rc == 0) {
+        if (method == REDIST_RMA_LOCK || method == REDIST_RMA_LOCKALL || method == REDIST_RMA_FENCE) {
+            uint64_t rd = 0; /* rma-*: bytes read from others */
+            for (size_t i = 0; i < n; i++)
+                if (i != (size_t)p->me) rd += (uint64_t)c[2 * n + i] * rowbytes;
+            p->moved = rd;
+            rc = setup_rma(p, L, err, errlen);
+        } else if (method == REDIST_COL && persist_have_alltoallv_init()) {
+            rc = setup_col(p, L, c, c + n, c + 2 * n, c + 3 * n, err, errlen);
+        } else {
+            rc = setup_p2p(p, L, c, c + n, c + 2 * n, c + 3 * n, err, errlen);
+        }
+    }
+    free(c);
+    if (rc != 0) {
+        prepared_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+/* ------------------------------------------------------------------ execution */
+
+static int run_rma(struct prepared *p, char *err, size_t errlen)
+{
+    int r = MPI_SUCCESS;
+    if (p->method == REDIST_RMA_FENCE) r = PMPI_Win_fence(MPI_MODE_NOPRECEDE | MPI_MODE_NOPUT, p->win);
+    else if (p->method == REDIST_RMA_LOCKALL && p->ntargets) r = PMPI_Win_lock_all(MPI_MODE_NOCHECK, p->win);
+    else if (p->method == REDIST_RMA_LOCK)
+        for (int j = 0; j < p->ntargets && r == MPI_SUCCESS; j++)
+            r = PMPI_Win_lock(MPI_LOCK_SHARED, p->targets[j], MPI_MODE_NOCHECK, p->win);
+    if (r != MPI_SUCCESS) return fail(r, "opening the RMA epoch", err, errlen);
+    for (long k = 0; k < p->ntr && r == MPI_SUCCESS; k++) {
+        const plan_transfer *t = &p->tr[k];
+        int64_t bytes = t->count * (int64_t)p->rowbytes, off = t->src_offset * (int64_t)p->rowbytes;
+        char *to = (char *)p->dst + t->dst_offset * (int64_t)p->rowbytes;
+        if (t->src == p->me) memcpy(to, (const char *)p->src + off, (size_t)bytes);
+        else if (bytes) r = PMPI_Get(to, (int)bytes, MPI_BYTE, t->src, (MPI_Aint)off, (int)bytes, MPI_BYTE, p->win);
+    }
+    if (r != MPI_SUCCESS) fail(r, "MPI_Get", err, errlen);
+    int r2 = MPI_SUCCESS;
+    if (p->method == REDIST_RMA_FENCE) r2 = PMPI_Win_fence(MPI_MODE_NOSUCCEED, p->win);
+    else if (p->method == REDIST_RMA_LOCKALL && p->ntargets) r2 = PMPI_Win_unlock_all(p->win);
+    else if (p->method == REDIST_RMA_LOCK)
+        for (int j = 0; j < p->ntargets; j++) {
+            int u = PMPI_Win_unlock(p->targets[j], p->win);
+            if (u != MPI_SUCCESS) r2 = u;
+        }
+    /* lock-based: the sources keep their blocks until every drain has read */
+    if (r2 == MPI_SUCCESS && p->method != REDIST_RMA_FENCE) r2 = PMPI_Barrier(p->comm);
+    if (r == MPI_SUCCESS && r2 != MPI_SUCCESS) fail(r2, "closing the RMA epoch", err, errlen);
+    return r == MPI_SUCCESS && r2 == MPI_SUCCESS ? 0 : -1;
+}
+
+static int run(struct prepared *p, char *err, size_t errlen)
+{
+    if (p->win != MPI_WIN_NULL) return run_rma(p, err, errlen);
+    int r = p->nreq == 0 ? MPI_SUCCESS : p->nreq == 1 && p->counts ? PMPI_Start(&p->reqs[0])
+                                                                    : PMPI_Startall(p->nreq, p->reqs);
+    if (r != MPI_SUCCESS) return fail(r, "MPI_Start", err, errlen);
+    if (p->self_bytes) memcpy((char *)p->dst + p->self_to, (const char *)p->src + p->self_from, (size_t)p->self_bytes);
+    if (p->nreq) r = PMPI_Waitall(p->nreq, p->reqs, MPI_STATUSES_IGNORE);
+    if (r != MPI_SUCCESS) return fail(r, "completing the persistent transfer", err, errlen);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ cache */
+
+static struct prepared **find(MPI_Comm comm, int ns, int nd, int slot)
+{
+    for (struct prepared **pp = &kept; *pp; pp = &(*pp)->next)
+        if ((*pp)->comm == comm && (*pp)->ns == ns && (*pp)->nd == nd && (*pp)->slot == slot) return pp;
+    return NULL;
+}
+
+int persist_move(const struct redist_layout *L, int method, int slot, int64_t nrows, size_t rowbytes, const void *src,
+                 void *dst, int keep, struct persist_outcome *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (src && dst && src == dst) {
+        snprintf(err, errlen, "a persistent transfer needs distinct old and new buffers");
+        return -1;
+    }
+    double t0 = pnow();
+    struct prepared **pp = find(L->comm, L->ns, L->nd, slot);
+    /* prepared transfers exist on every process of comm or on none; reuse
+     * only if every process still has the same buffers and shape */
+    int same = pp && (*pp)->method == method && (*pp)->nrows == nrows && (*pp)->rowbytes == rowbytes &&
+               (*pp)->src == src && (*pp)->dst == dst;
+    int have = pp != NULL;
+    int agree[2] = {same, have};
+    int r = PMPI_Allreduce(MPI_IN_PLACE, agree, 2, MPI_INT, MPI_MIN, L->comm);
+    if (r != MPI_SUCCESS) return fail(r, "agreeing on persistent state", err, errlen);
+    struct prepared *p = NULL;
+    if (agree[0]) {
+        p = *pp;
+        out->reused = 1;
+    } else {
+        if (pp) { /* stale: free it (every process has one: collective) */
+            struct prepared *old = *pp;
+            *pp = old->next;
+            prepared_free(old);
+            nkept--;
+        }
+        p = prepare(L, method, slot, nrows, rowbytes, src, dst, err, errlen);
+        /* agree on success before anyone uses a half-made transfer */
+        int ok = p != NULL;
+        PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, L->comm);
+        if (!ok) {
+            if (p) {
+                prepared_free(p);
+                snprintf(err, errlen, "preparing the transfer failed on another process");
+            }
+            return -1;
+        }
+        out->setup_s = pnow() - t0;
+        if (keep) {
+            p->next = kept;
+            kept = p;
+            nkept++;
+        }
+    }
+    int rc = run(p, err, errlen);
+    out->moved = p->moved;
+    if (!keep && !out->reused) prepared_free(p);
+    return rc;
+}
+
+void persist_release(MPI_Comm comm)
+{
+    /* the same order everywhere: the list is built in the same order on every process */
+    struct prepared **pp = &kept;
+    while (*pp) {
+        if ((*pp)->comm == comm) {
+            struct prepared *p = *pp;
+            *pp = p->next;
+            prepared_free(p);
+            nkept--;
+        } else {
+            pp = &(*pp)->next;
+        }
+    }
+}

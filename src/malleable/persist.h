@@ -1,0 +1,58 @@
+/* persist.h -- persistent redistribution (DUCTILE_PERSISTENT=on; docs/rma.md,
+ * "Persistent redistribution").
+ *
+ * A *prepared transfer* moves one block-distributed array from the layout of
+ * ns ranks to the layout of nd ranks over one transfer communicator, split
+ * into a one-time set-up and a per-use execution, as in the persistent
+ * Alltoallv paper:
+ *
+ *   method       set-up (once)                         each use
+ *   col          MPI_Alltoallv_init (MPIX_ in Open      MPI_Start + MPI_Wait
+ *                MPI 4.1), counts kept alive
+ *   p2p          MPI_Send_init / MPI_Recv_init          MPI_Startall + MPI_Waitall + local copy
+ *   rma-fence    MPI_Win_create over the old block,     fence, MPI_Get..., fence
+ *                the drain's read list
+ *   rma-lock     same window and list                   lock (shared) per source, gets, unlocks, barrier
+ *   rma-lockall  same window and list                   lock_all, gets, unlock_all, barrier
+ *
+ * Prepared transfers are kept per (communicator, ns, nd, slot) and reused
+ * when the same pair comes back with the same buffers on every process of
+ * the communicator (one MPI_Allreduce decides); otherwise they are prepared
+ * again.  Not on the per-call path; not thread-safe. */
+#ifndef DUCTILE_PERSIST_H
+#define DUCTILE_PERSIST_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "redist.h"
+
+/* How one persist_move went. */
+struct persist_outcome {
+    int reused;      /* 1: an existing prepared transfer was used */
+    double setup_s;  /* seconds spent preparing (0 when reused) */
+    uint64_t moved;  /* bytes sent (col, p2p) or read (rma-*) to/from other processes */
+};
+
+/* Move nrows rows of rowbytes bytes from my old block (src, NULL if none) to
+ * my new block (dst, NULL if none); src and dst must not overlap.  slot tells
+ * the arrays of one resize apart (the registration index).  keep = 1: keep
+ * the prepared transfer for a later move of the same shape; keep = 0: free
+ * it after this move (the one-off form).  Collective over L->comm, called in
+ * the same order on every process.  Returns 0, or -1 with a message. */
+int persist_move(const struct redist_layout *L, int method, int slot, int64_t nrows, size_t rowbytes, const void *src,
+                 void *dst, int keep, struct persist_outcome *out, char *err, size_t errlen);
+
+/* Free every prepared transfer over comm (collective over comm, because of
+ * the windows).  Call before freeing comm. */
+void persist_release(MPI_Comm comm);
+
+/* Prepared transfers currently kept (all communicators). */
+int persist_count(void);
+
+/* 1 when this MPI has a persistent MPI_Alltoallv (MPI 4 or Open MPI's
+ * MPIX_Alltoallv_init); without it col falls back to persistent p2p. */
+int persist_have_alltoallv_init(void);
+
+#endif
