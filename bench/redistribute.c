@@ -12,6 +12,7 @@
  * Prints numbers; it is not a test.
  *
  * usage: bench/redistribute [--full] [--max-mib N] [--pairs 1:2,2:4] [--csv FILE]
+ *        bench/redistribute --paper ... | --cycles [--cycle-kib LIST] (see below)
  *   default sizes 8 and 64 MiB in total (about 2 minutes here); --full adds
  *   256 MiB and 1 GiB.  The launcher and libductile.so come from
  *   $MPIEXEC / $LIBDUCTILE, else from the build's tests/env.sh.
@@ -27,7 +28,16 @@
  * blocking; COL-NB/WD/T, RMA-Lock-WD/T, RMA-Lockall-WD/T in the background)
  * the redistribution time R, the iterations overlapped N_it, omega (iteration
  * time while redistributing in the background / after), alpha (background R /
- * blocking R of the same method) and f(V,P) = R + T_it(ND) x (M - N_it). */
+ * blocking R of the same method) and f(V,P) = R + T_it(ND) x (M - N_it).
+ *
+ * --cycles: persistent redistribution (DUCTILE_PERSISTENT, docs/rma.md) on the
+ * same synthetic CG, everything blocking: three Phase Shifting cycles NS ->
+ * ND -> NS (resizes at iterations 5, 9, 13, ...), for each blocking method
+ * with DUCTILE_PERSISTENT=0 and =1, at several sizes.  Per run: R (set-up +
+ * transfer, max over processes) and the whole reconfiguration time of the
+ * first expansion and shrink against the mean of the later ones, and the
+ * per-array block size (bytes one source sends one drain, about
+ * matrix / (NS x ND) ... matrix / max(NS, ND)). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -280,7 +290,9 @@ static int w_cg(int ns, int nd, int64_t bytes, int thread)
     void *(*gaddr)(const char *) = (void *(*)(const char *))dlsym(RTLD_DEFAULT, "EMPI_Get_addr");
     int (*cp)(int) = (int (*)(int))dlsym(RTLD_DEFAULT, "ductile_control_point");
     int (*pend)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "ductile_constant_pending");
-    if (!reg || !wsize || !gtype || !gshared || !gstatus || !cp || !pend || !gaddr) {
+    void (*giter)(int *) = (void (*)(int *))dlsym(RTLD_DEFAULT, "EMPI_Get_iteration");
+    void *(*emalloc)(size_t) = (void *(*)(size_t))dlsym(RTLD_DEFAULT, "EMPI_malloc");
+    if (!reg || !wsize || !gtype || !gshared || !gstatus || !cp || !pend || !gaddr || !giter || !emalloc) {
         fprintf(stderr, "redistribute: --w-cg needs libductile.so preloaded\n");
         return 1;
     }
@@ -289,13 +301,13 @@ static int w_cg(int ns, int nd, int64_t bytes, int thread)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int64_t nrows = bytes / ROWB, d, c, vd, vc;
     wsize(rank, size, nrows, &d, &c);
-    char *a = malloc((size_t)(c ? c : 1) * ROWB);
+    char *a = emalloc((size_t)(c ? c : 1) * ROWB); /* Ductile's memory, as in examples/jacobi.c */
     if (reg("matrix", a, MPI_BYTE, nrows, ROWB, 674782 /* EMPI_DISJOINT */, 1 /* EMPI_CONSTANT */) != 0) return 1;
     wsize(rank, size, CG_VEC, &vd, &vc);
     double *v[3];
     static const char *vn[3] = {"x", "r", "p"};
     for (int k = 0; k < 3; k++) {
-        v[k] = malloc((size_t)(vc ? vc : 1) * sizeof(double));
+        v[k] = emalloc((size_t)(vc ? vc : 1) * sizeof(double));
         if (reg(vn[k], v[k], MPI_DOUBLE, CG_VEC, 1, 674782, 0) != 0) return 1;
     }
     gtype(&type);
@@ -339,6 +351,7 @@ static int w_cg(int ns, int nd, int64_t bytes, int thread)
         int resized = cp(it);
         gstatus(&status);
         if (status == 787634 /* EMPI_REMOVED */) break;
+        giter(&it); /* a standby process comes back later (DUCTILE_PERSISTENT) */
         double t = now() - t0;
         int p = pend();
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -570,6 +583,116 @@ static int run_paper(const char *self, const char *pairs, long mib, const char *
     return 0;
 }
 
+/* ------------------------------------------------------------------ --cycles (persistent redistribution) */
+
+struct rrec {
+    int expand;
+    double spawn, merge, transfer, window, prepare, total;
+    int reused, standby;
+};
+
+/* The report's reconfiguration records (a small scanner for our own JSON). */
+static int parse_reconfigs(const char *text, struct rrec *out, int max)
+{
+    const char *p = strstr(text, "\"reconfigurations\"");
+    if (!p || !(p = strchr(p, '['))) return 0;
+    const char *end = p;
+    for (int depth = 0; *end; end++) {
+        if (*end == '[' || *end == '{') depth++;
+        else if ((*end == ']' || *end == '}') && --depth == 0) break;
+    }
+    int n = 0;
+    for (const char *q = strstr(p, "\"id\""); q && q < end && n < max; q = strstr(q + 4, "\"id\"")) {
+        const char *nx = strstr(q + 4, "\"id\"");
+        size_t len = (size_t)((nx && nx < end ? nx : end) - q);
+        char chunk[8192];
+        snprintf(chunk, sizeof chunk, "%.*s", (int)(len < sizeof chunk - 1 ? len : sizeof chunk - 1), q);
+        if (!strstr(chunk, "\"ok\"")) continue;
+        struct rrec *r = &out[n++];
+        r->expand = strstr(chunk, "\"expand\"") != NULL;
+        r->spawn = val(chunk, "spawn");
+        r->merge = val(chunk, "merge");
+        r->transfer = val(chunk, "transfer");
+        r->window = val(chunk, "window");
+        r->prepare = val(chunk, "prepare");
+        r->total = val(chunk, "total");
+        r->reused = strstr(chunk, "\"reused\"") != NULL;
+        r->standby = (int)val(chunk, "standby_processes");
+    }
+    return n;
+}
+
+static int run_cycles(const char *self, const char *pairs, const char *sizes_kib, const char *csv)
+{
+    static const char *methods[] = {"col", "p2p", "rma-lock", "rma-lockall", "rma-fence"};
+    FILE *out = fopen(csv, "w");
+    if (!out) { perror(csv); return 1; }
+    fprintf(out, "ns,nd,kib,block_bytes,method,persistent,first_expand_R,later_expand_R,first_shrink_R,"
+                 "later_shrink_R,first_expand_total,later_expand_total,first_shrink_total,later_shrink_total,reused\n");
+    printf("mpiexec: %s\nlibductile: %s\nCSV: %s\nsynthetic CG, all data blocking: matrix of the given size + 3 "
+           "vectors of %d doubles; 3 cycles NS -> ND -> NS\nR = set-up (window/prepare) + transfer, max over "
+           "processes; 'later' = mean of the 2nd and 3rd cycle; ratio = later / first\n",
+           mpiexec, libductile, csv, CG_VEC);
+    char pl[256];
+    snprintf(pl, sizeof pl, "%s", pairs);
+    for (char *save = NULL, *tok = strtok_r(pl, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int ns = 0, nd = 0;
+        if (sscanf(tok, "%d:%d", &ns, &nd) != 2 || ns < 1 || nd <= ns) continue;
+        char sl[256];
+        snprintf(sl, sizeof sl, "%s", sizes_kib);
+        for (char *s2 = NULL, *st = strtok_r(sl, ",", &s2); st; st = strtok_r(NULL, ",", &s2)) {
+            long kib = atol(st);
+            if (kib <= 0) continue;
+            long long bytes = (long long)kib << 10;
+            long long block = bytes / ((long long)ns * nd); /* a typical source -> drain message */
+            printf("\n%d <-> %d, matrix %ld KiB (blocks of about %lld bytes)\n", ns, nd, kib, block);
+            printf("  %-12s %4s | %9s %9s %6s | %9s %9s %6s | %9s %9s %6s | %s\n", "method", "pers", "R exp 1st",
+                   "later", "ratio", "R shr 1st", "later", "ratio", "total exp1", "later", "ratio", "reused");
+            for (int m = 0; m < 5; m++)
+                for (int pers = 0; pers < 2; pers++) {
+                    char rep[256], cmd[16384];
+                    snprintf(rep, sizeof rep, "/tmp/ductile-bench-cyc-%d.json", (int)getpid());
+                    unlink(rep);
+                    snprintf(cmd, sizeof cmd,
+                             "env LD_PRELOAD=%s DUCTILE_REPORT=%s DUCTILE_SUMMARY=0 DUCTILE_CONTROLLER=off "
+                             "DUCTILE_SCHEDULE=5:+%d,9:-%d,13:+%d,17:-%d,21:+%d,25:-%d DUCTILE_REDIST=%s "
+                             "DUCTILE_PERSISTENT=%d timeout 300 %s -n %d %s --w-cg %d %d %lld 0 >/dev/null 2>&1",
+                             libductile, rep, nd - ns, nd - ns, nd - ns, nd - ns, nd - ns, nd - ns, methods[m], pers,
+                             mpiexec, ns, self, ns, nd, bytes);
+                    int rc = system(cmd);
+                    FILE *f = fopen(rep, "r");
+                    static char text[1 << 20];
+                    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+                    if (f) fclose(f);
+                    text[n] = 0;
+                    unlink(rep);
+                    struct rrec rr[16];
+                    int k = rc == 0 ? parse_reconfigs(text, rr, 16) : 0;
+                    if (k != 6) {
+                        printf("  %-12s %4d   failed (exit %d, %d records)\n", methods[m], pers, rc, k);
+                        continue;
+                    }
+                    double R[6], T[6];
+                    int reused = 0;
+                    for (int i = 0; i < 6; i++) {
+                        R[i] = rr[i].transfer + rr[i].window + rr[i].prepare;
+                        T[i] = rr[i].total;
+                        reused += rr[i].reused;
+                    }
+                    double re1 = R[0], rel = (R[2] + R[4]) / 2, rs1 = R[1], rsl = (R[3] + R[5]) / 2;
+                    double te1 = T[0], tel = (T[2] + T[4]) / 2, ts1 = T[1], tsl = (T[3] + T[5]) / 2;
+                    printf("  %-12s %4d | %9.4f %9.4f %5.2fx | %9.4f %9.4f %5.2fx | %9.4f %9.4f %5.2fx | %d/6\n",
+                           methods[m], pers, re1, rel, re1 > 0 ? rel / re1 : 0, rs1, rsl, rs1 > 0 ? rsl / rs1 : 0, te1,
+                           tel, te1 > 0 ? tel / te1 : 0, reused);
+                    fprintf(out, "%d,%d,%ld,%lld,%s,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%d\n", ns, nd, kib,
+                            block, methods[m], pers, re1, rel, rs1, rsl, te1, tel, ts1, tsl, reused);
+                    fflush(stdout);
+                }
+        }
+    }
+    fclose(out);
+    return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -596,7 +719,8 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return rc;
     }
-    int full = 0, paper = 0, reps = 3;
+    int full = 0, paper = 0, reps = 3, cycles = 0;
+    const char *cycle_kib = "128,1024,8192,65536";
     long max_mib = 64, paper_mib = 64;
     const char *csv = "redistribute.csv", *pairs = "1:2,2:4,4:2,2:3,3:5";
     for (int i = 1; i < argc; i++) {
@@ -607,11 +731,15 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--paper") == 0) paper = 1;
         else if (strcmp(argv[i], "--paper-mib") == 0 && i + 1 < argc) paper_mib = atol(argv[++i]);
         else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--cycles") == 0) cycles = 1;
+        else if (strcmp(argv[i], "--cycle-kib") == 0 && i + 1 < argc) cycle_kib = argv[++i];
         else {
             fprintf(stderr, "usage: %s [--full] [--max-mib N] [--pairs 1:2,2:4] [--csv FILE]\n"
                             "       %s --paper [--paper-mib N] [--reps N] [--pairs ...] [--csv FILE]: the RMA paper's\n"
                             "         evaluation (R, N_it, omega, alpha, f(V,P) per pair and version) on a synthetic CG\n"
-                            "  default: 8 and 64 MiB in total; --full: 8, 64, 256 and 1024 MiB\n", argv[0], argv[0]);
+                            "       %s --cycles [--cycle-kib 128,1024,...] [--pairs 2:4] [--csv FILE]: persistent\n"
+                            "         redistribution (DUCTILE_PERSISTENT=0/1) over 3 Phase Shifting cycles per method\n"
+                            "  default: 8 and 64 MiB in total; --full: 8, 64, 256 and 1024 MiB\n", argv[0], argv[0], argv[0]);
             return 2;
         }
     }
@@ -619,6 +747,7 @@ int main(int argc, char **argv)
     load_env(self);
     if (!libductile[0]) { fprintf(stderr, "redistribute: set LIBDUCTILE to libductile.so\n"); return 2; }
     if (paper) return run_paper(self, pairs, paper_mib, csv, reps < 1 ? 1 : reps);
+    if (cycles) return run_cycles(self, strcmp(pairs, "1:2,2:4,4:2,2:3,3:5") == 0 ? "2:4" : pairs, cycle_kib, csv);
     FILE *out = fopen(csv, "w");
     if (!out) { perror(csv); return 1; }
     fprintf(out, "ns,nd,mib,kind,method,spawn_s,merge_s,transfer_s,total_s\n");
