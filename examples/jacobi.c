@@ -71,6 +71,7 @@ int main(int argc, char **argv)
         EMPI_Monitor_end(&rank, &size, it, itmax, &count, &desp, &vcounts, &displs, NULL, argv + 1, argv[0]);
         EMPI_Get_status(&status);
         if (status == EMPI_REMOVED) break;
+        EMPI_Get_iteration(&it); /* a process back from standby continues at the others' iteration */
     }
     if (status != EMPI_REMOVED) {
         A = EMPI_Get_addr("matrix");
