@@ -53,10 +53,15 @@ const struct setting_def ductile_setting_defs[] = {
      "Windows of the rma-* methods: reuse (one dynamic window per world, created at its first use and reused by "
      "every later redistribution while the world lasts) or create (MPI_Win_create per array and resize, as in "
      "the MaM RMA paper)."},
+    {"DUCTILE_RMA_MEMORY", SETTING_ENUM, "private", 0, 0, "private,shared",
+     "With DUCTILE_PERSISTENT=1 and an rma-* method: private (the arrays' new blocks are ordinary memory, read "
+     "through MPI windows) or shared (when every process of the job is on one node, Ductile allocates the new "
+     "blocks from MPI_Win_allocate_shared windows, and later transfers are direct copies from the sources' "
+     "memory; docs/rma.md)."},
     {"DUCTILE_RMA_OSC", SETTING_STRING, "auto", 0, 0, NULL,
      "Open MPI only: one-sided component set as OMPI_MCA_osc before MPI_Init when an rma-* or auto method is "
      "selected and OMPI_MCA_osc is unset ('auto': ucx, the only component of Open MPI 4.1 that creates windows "
-     "spanning spawned processes; 'keep': do not touch OMPI_MCA_osc)."},
+     "spanning spawned processes, plus sm with DUCTILE_RMA_MEMORY=shared; 'keep': do not touch OMPI_MCA_osc)."},
     {"DUCTILE_REDIST_PREPARE", SETTING_INT, "1", 0, 1, NULL,
      "1: prepare an expansion's data transfer while the new processes start (old ranks allocate and touch their "
      "new buffers during the spawn; one small exchange opens the connections after the merge). 0: do not."},
@@ -189,6 +194,7 @@ static int apply(struct ductile_settings *out, const struct setting_def *d, cons
     else if (strcmp(n, "REDIST_PREPARE") == 0) out->redist_prepare = (int)iv;
     else if (strcmp(n, "PERSISTENT") == 0) out->persistent = (int)iv;
     else if (strcmp(n, "RMA_WINDOW") == 0) out->rma_window = value;
+    else if (strcmp(n, "RMA_MEMORY") == 0) out->rma_memory = value;
     else if (strcmp(n, "RMA_OSC") == 0) out->rma_osc = value;
     else if (strcmp(n, "SPAWN_HOSTS") == 0) out->spawn_hosts = value;
     else if (strcmp(n, "SPAWN_COMMAND") == 0) out->spawn_command = value;

@@ -39,6 +39,7 @@ struct ductile_settings {
     int redist_prepare;      /* DUCTILE_REDIST_PREPARE: prepare the transfer during the spawn */
     int persistent;          /* DUCTILE_PERSISTENT: standby processes and prepared transfers (persist.c) */
     const char *rma_window;  /* DUCTILE_RMA_WINDOW: reuse | create (src/rma/) */
+    const char *rma_memory;  /* DUCTILE_RMA_MEMORY: private | shared (persist.c) */
     const char *rma_osc;     /* DUCTILE_RMA_OSC: Open MPI osc component for rma-* ("auto", "keep", or a name) */
     const char *spawn_hosts; /* DUCTILE_SPAWN_HOSTS: default host list for expansions */
     const char *spawn_command; /* DUCTILE_SPAWN_COMMAND: executable to spawn ("" = this program) */

@@ -25,6 +25,21 @@
 
 #define PERSIST_TAG 0x5d1b
 
+/* A shared block: one array's layout over nd processes in one shared window. */
+struct shblock {
+    MPI_Comm comm;
+    int nd, slot;
+    MPI_Win win;
+    char *mine;
+    size_t bytes;
+    char **peer; /* every comm rank's segment */
+    struct shblock *next;
+};
+
+static struct shblock *shblocks;
+static MPI_Comm refused[16]; /* communicators where shared blocks are not possible */
+static int nrefused;
+
 struct prepared {
     /* the key: same on every process of comm */
     MPI_Comm comm;
@@ -47,6 +62,7 @@ struct prepared {
     long ntr;
     int *targets;      /* rma-lock: distinct remote sources I read from */
     int ntargets;
+    struct shblock *shm; /* the sources' shared block: direct copies, no window of its own */
     struct prepared *next;
 };
 
@@ -151,6 +167,13 @@ static int setup_p2p(struct prepared *p, const struct redist_layout *L, const in
     return 0;
 }
 
+static struct shblock *shblock_find(MPI_Comm comm, int nd, int slot)
+{
+    for (struct shblock *b = shblocks; b; b = b->next)
+        if (b->comm == comm && b->nd == nd && b->slot == slot) return b;
+    return NULL;
+}
+
 static int setup_rma(struct prepared *p, const struct redist_layout *L, char *err, size_t errlen)
 {
     plan_block ob = {0, 0};
@@ -172,12 +195,21 @@ static int setup_rma(struct prepared *p, const struct redist_layout *L, char *er
         for (int j = 0; j < p->ntargets; j++) seen |= p->targets[j] == t;
         if (!seen) p->targets[p->ntargets++] = t;
     }
+    /* the sources' old blocks in a shared block (DUCTILE_RMA_MEMORY=shared): every process agrees */
+    struct shblock *b = p->slot >= 0 ? shblock_find(L->comm, L->ns, p->slot) : NULL;
+    int shm = b && (L->my_old < 0 || (const void *)b->mine == p->src);
+    int r = PMPI_Allreduce(MPI_IN_PLACE, &shm, 1, MPI_INT, MPI_MIN, L->comm);
+    if (r != MPI_SUCCESS) return fail(r, "agreeing on shared memory", err, errlen);
+    if (shm) {
+        p->shm = b;
+        return 0;
+    }
     static char dummy;
     MPI_Info info;
     PMPI_Info_create(&info);
     PMPI_Info_set(info, "accumulate_ordering", "none");
     if (p->method == REDIST_RMA_FENCE) PMPI_Info_set(info, "no_locks", "true");
-    int r = PMPI_Win_create(bytes ? (void *)p->src : &dummy, bytes, 1, info, L->comm, &p->win);
+    r = PMPI_Win_create(bytes ? (void *)p->src : &dummy, bytes, 1, info, L->comm, &p->win);
     PMPI_Info_free(&info);
     if (r != MPI_SUCCESS) { p->win = MPI_WIN_NULL; return fail(r, "MPI_Win_create", err, errlen); }
     PMPI_Win_set_errhandler(p->win, MPI_ERRORS_RETURN);
@@ -272,8 +304,29 @@ static int run_rma(struct prepared *p, char *err, size_t errlen)
     return r == MPI_SUCCESS && r2 == MPI_SUCCESS ? 0 : -1;
 }
 
+/* Sources in shared memory: their writes are visible after the sync and the
+ * barrier; the second barrier keeps them from changing their blocks before
+ * every drain has copied. */
+static int run_shm(struct prepared *p, char *err, size_t errlen)
+{
+    PMPI_Win_sync(p->shm->win);
+    int r = PMPI_Barrier(p->comm);
+    if (r != MPI_SUCCESS) return fail(r, "barrier before the shared-memory copies", err, errlen);
+    PMPI_Win_sync(p->shm->win);
+    for (long k = 0; k < p->ntr; k++) {
+        const plan_transfer *t = &p->tr[k];
+        int64_t bytes = t->count * (int64_t)p->rowbytes, off = t->src_offset * (int64_t)p->rowbytes;
+        char *to = (char *)p->dst + t->dst_offset * (int64_t)p->rowbytes;
+        if (bytes) memcpy(to, p->shm->peer[t->src] + off, (size_t)bytes);
+    }
+    r = PMPI_Barrier(p->comm);
+    if (r != MPI_SUCCESS) return fail(r, "barrier after the shared-memory copies", err, errlen);
+    return 0;
+}
+
 static int run(struct prepared *p, char *err, size_t errlen)
 {
+    if (p->shm) return run_shm(p, err, errlen);
     if (p->win != MPI_WIN_NULL) return run_rma(p, err, errlen);
     int r = p->nreq == 0 ? MPI_SUCCESS : p->nreq == 1 && p->counts ? PMPI_Start(&p->reqs[0])
                                                                     : PMPI_Startall(p->nreq, p->reqs);
@@ -342,8 +395,82 @@ int persist_move(const struct redist_layout *L, int method, int slot, int64_t nr
     }
     int rc = run(p, err, errlen);
     out->moved = p->moved;
+    out->shared = p->shm != NULL;
     if (!keep && !out->reused) prepared_free(p);
     return rc;
+}
+
+void *persist_shared_block(MPI_Comm comm, int nd, int slot, size_t bytes, int *applies, char *err, size_t errlen)
+{
+    *applies = 1;
+    struct shblock *b = shblock_find(comm, nd, slot);
+    if (b) return b->mine;
+    for (int i = 0; i < nrefused; i++)
+        if (refused[i] == comm) { *applies = 0; return NULL; }
+    /* only when the whole communicator shares one node */
+    MPI_Comm node = MPI_COMM_NULL;
+    int n = 0, nn = 0;
+    PMPI_Comm_size(comm, &n);
+    int r = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    if (r != MPI_SUCCESS) { *applies = 0; return NULL; }
+    PMPI_Comm_size(node, &nn);
+    PMPI_Comm_free(&node);
+    int all = nn == n;
+    PMPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, comm);
+    if (!all) { *applies = 0; return NULL; }
+    b = calloc(1, sizeof *b);
+    if (b) b->peer = calloc((size_t)n, sizeof *b->peer);
+    if (!b || !b->peer) {
+        free(b);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    b->comm = comm;
+    b->nd = nd;
+    b->slot = slot;
+    b->bytes = bytes;
+    MPI_Info info;
+    PMPI_Info_create(&info);
+    PMPI_Info_set(info, "alloc_shared_noncontig", "true"); /* each segment on its owner's pages */
+    r = PMPI_Win_allocate_shared((MPI_Aint)bytes, 1, info, comm, &b->mine, &b->win);
+    PMPI_Info_free(&info);
+    /* MPICH keeps processes of different jobs (spawned ones) in different
+     * shared-memory domains even on one node: then the block does not apply
+     * to this communicator (the same outcome everywhere, remembered) */
+    int ok = r == MPI_SUCCESS;
+    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+    if (!ok) {
+        (void)err;
+        (void)errlen;
+        free(b->peer);
+        free(b); /* a window made on some processes only cannot be freed collectively: left to MPI_Finalize */
+        if (nrefused < (int)(sizeof refused / sizeof refused[0])) refused[nrefused++] = comm;
+        *applies = 0;
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) {
+        MPI_Aint sz = 0;
+        int du = 0;
+        void *ptr = NULL;
+        PMPI_Win_shared_query(b->win, i, &sz, &du, &ptr);
+        b->peer[i] = ptr;
+    }
+    /* one passive epoch for the block's lifetime: MPI_Win_sync orders the copies */
+    PMPI_Win_lock_all(MPI_MODE_NOCHECK, b->win);
+    if (bytes) memset(b->mine, 0, bytes); /* first touch by the owner */
+    b->next = shblocks;
+    shblocks = b;
+    return b->mine;
+}
+
+MPI_Comm persist_shared_owner(const void *p, size_t *bytes)
+{
+    for (struct shblock *b = shblocks; b && p; b = b->next)
+        if (b->bytes && (const char *)p >= b->mine && (const char *)p < b->mine + b->bytes) {
+            if (bytes) *bytes = b->bytes - (size_t)((const char *)p - b->mine);
+            return b->comm;
+        }
+    return MPI_COMM_NULL;
 }
 
 void persist_release(MPI_Comm comm)
@@ -358,6 +485,20 @@ void persist_release(MPI_Comm comm)
             nkept--;
         } else {
             pp = &(*pp)->next;
+        }
+    }
+    for (int i = 0; i < nrefused; i++)
+        if (refused[i] == comm) refused[i--] = refused[--nrefused];
+    for (struct shblock **bp = &shblocks; *bp;) {
+        if ((*bp)->comm == comm) {
+            struct shblock *b = *bp;
+            *bp = b->next;
+            PMPI_Win_unlock_all(b->win);
+            PMPI_Win_free(&b->win); /* collective over comm */
+            free(b->peer);
+            free(b);
+        } else {
+            bp = &(*bp)->next;
         }
     }
 }

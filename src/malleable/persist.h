@@ -14,6 +14,7 @@
  *                the drain's read list
  *   rma-lock     same window and list                   lock (shared) per source, gets, unlocks, barrier
  *   rma-lockall  same window and list                   lock_all, gets, unlock_all, barrier
+ *   (any rma-*   sources in shared blocks, see below:       barrier, memcpy from the sources' memory, barrier)
  *
  * Prepared transfers are kept per (communicator, ns, nd, slot) and reused
  * when the same pair comes back with the same buffers on every process of
@@ -33,6 +34,7 @@ struct persist_outcome {
     int reused;      /* 1: an existing prepared transfer was used */
     double setup_s;  /* seconds spent preparing (0 when reused) */
     uint64_t moved;  /* bytes sent (col, p2p) or read (rma-*) to/from other processes */
+    int shared;      /* 1: direct copies from the sources' shared blocks */
 };
 
 /* Move nrows rows of rowbytes bytes from my old block (src, NULL if none) to
@@ -44,9 +46,25 @@ struct persist_outcome {
 int persist_move(const struct redist_layout *L, int method, int slot, int64_t nrows, size_t rowbytes, const void *src,
                  void *dst, int keep, struct persist_outcome *out, char *err, size_t errlen);
 
-/* Free every prepared transfer over comm (collective over comm, because of
- * the windows).  Call before freeing comm. */
+/* Free every prepared transfer and shared block over comm (collective over
+ * comm, because of the windows).  Call before freeing comm, after moving
+ * data that must survive out of comm's shared blocks. */
 void persist_release(MPI_Comm comm);
+
+/* Shared blocks (DUCTILE_RMA_MEMORY=shared).  My segment, of `bytes` bytes,
+ * of the block (comm, nd, slot): the array `slot` laid out over nd
+ * processes, every process's part in one MPI_Win_allocate_shared window
+ * over comm.  The first call for a block is collective over comm (every
+ * process, with its own size, 0 allowed) and creates it; later calls return
+ * the same segment without communication.  Returns NULL with *applies = 0
+ * when comm spans more than one node (the same answer on every process),
+ * NULL with *applies = 1 and a message on failure.  A transfer whose
+ * sources all hold their old block in a shared block (any rma-* method)
+ * becomes direct copies from the sources' memory between two barriers. */
+void *persist_shared_block(MPI_Comm comm, int nd, int slot, size_t bytes, int *applies, char *err, size_t errlen);
+/* The communicator whose shared block holds p (my segment starts at p and
+ * has *bytes bytes, when bytes is not NULL), or MPI_COMM_NULL. */
+MPI_Comm persist_shared_owner(const void *p, size_t *bytes);
 
 /* Prepared transfers currently kept (all communicators). */
 int persist_count(void);

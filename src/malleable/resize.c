@@ -80,6 +80,7 @@ static struct {
     int iteration;
     int zombies; /* removed processes of this job still alive (they hold slots), standby ones included */
     int persistent; /* DUCTILE_PERSISTENT (src/malleable/persist.c) */
+    int rma_shared; /* DUCTILE_RMA_MEMORY=shared: new blocks of rma-* transfers in shared windows */
     int iter_api;   /* the program calls EMPI_Get_iteration: a standby process can come back */
     MPI_Comm xfer;  /* persistent mode: the world's transfer communicator (prepared transfers live on it) */
     /* a spawned process between MPI_Init and EMPI_Get_shared */
@@ -229,7 +230,10 @@ int ductile_malleable_settings(const struct ductile_settings *s, char *err, size
     const char *rd = s->redist ? s->redist : "";
     if ((strncmp(rd, "rma-", 4) == 0 || strcmp(rd, "auto") == 0) && s->rma_osc && strcmp(s->rma_osc, "keep") != 0 &&
         !getenv("OMPI_MCA_osc"))
-        setenv("OMPI_MCA_osc", strcmp(s->rma_osc, "auto") == 0 || !*s->rma_osc ? "ucx" : s->rma_osc, 1);
+        setenv("OMPI_MCA_osc",
+               strcmp(s->rma_osc, "auto") != 0 && *s->rma_osc ? s->rma_osc
+               /* shared blocks (DUCTILE_RMA_MEMORY=shared) need osc/sm; ucx spans spawned processes */
+               : s->persistent && s->rma_memory && strcmp(s->rma_memory, "shared") == 0 ? "ucx,sm" : "ucx", 1);
 #endif
     if (s->spawn_hosts && *s->spawn_hosts) {
         char why[300];
@@ -284,6 +288,27 @@ static MPI_Comm world_xfer(void)
     return M.xfer;
 }
 
+/* Free the prepared transfers and shared blocks over x (collective over x),
+ * first copying the registered arrays that live in x's shared blocks
+ * (DUCTILE_RMA_MEMORY=shared) into ordinary memory. */
+static void release_transfers(MPI_Comm x)
+{
+    for (int i = 0; i < reg_count(); i++) {
+        struct reg_item *it = reg_at(i);
+        size_t bytes = 0;
+        if (it->d.kind != REG_DISTRIBUTED || persist_shared_owner(it->addr, &bytes) != x) continue;
+        void *copy = malloc(bytes ? bytes : 1);
+        if (!copy) {
+            fprintf(stderr, "ductile: error: out of memory copying '%s' out of shared memory\n", it->d.name);
+            PMPI_Abort(MPI_COMM_WORLD, 3);
+        }
+        memcpy(copy, it->addr, bytes);
+        it->addr = copy;
+        it->owned = 1;
+    }
+    persist_release(x);
+}
+
 /* The world ends for this process: its prepared transfers and transfer
  * communicator go (collective over the world), unless the standby pool
  * keeps them. */
@@ -291,7 +316,7 @@ static void drop_world_xfer(void)
 {
     if (M.xfer == MPI_COMM_NULL) return;
     if (!(SB.active && M.xfer == SB.xfer)) {
-        persist_release(M.xfer);
+        release_transfers(M.xfer);
         PMPI_Comm_free(&M.xfer);
     }
     M.xfer = MPI_COMM_NULL;
@@ -305,6 +330,7 @@ struct xfer_times {
     double window_s; /* rma-*: window set-up (src/rma/), not part of transfer_s */
     double prepare_s; /* persistent mode: set-up of prepared transfers, not part of transfer_s */
     int n_prepared, n_reused; /* persistent mode: arrays whose transfer was prepared now / reused */
+    int n_shared;             /* ... of which by direct copies from shared blocks (DUCTILE_RMA_MEMORY=shared) */
 };
 
 /* Constant-data strategies (DUCTILE_REDIST_CONSTANT), carried in decision.nb / join_header.nb. */
@@ -526,7 +552,24 @@ static int transfer_items(const struct redist_layout *L, int has_new, int method
             /* persistent mode: the same buffers come back at every +P/-P cycle (the old block
              * becomes the item's spare, and the spare of the right layout is the new block) */
             int persist = M.persistent;
-            if (L->my_new >= 0) {
+            /* DUCTILE_RMA_MEMORY=shared: every process's new block from the shared block (comm, nd, i),
+             * created by the first such transfer (collective) and the same memory at every later one */
+            int shared = 0;
+            if (persist && M.rma_shared &&
+                (method == REDIST_RMA_LOCK || method == REDIST_RMA_LOCKALL || method == REDIST_RMA_FENCE)) {
+                int applies = 0;
+                double ts = now();
+                void *seg = persist_shared_block(L->comm, L->nd, i, L->my_new >= 0 ? (size_t)nb.count * rowb : 0,
+                                                 &applies, err, errlen);
+                t->prepare_s += now() - ts; /* set-up, not planning */
+                tp += now() - ts;
+                if (applies && !seg && L->my_new >= 0 && nb.count) return -1;
+                if (applies) {
+                    shared = 1;
+                    dst = L->my_new >= 0 ? seg : NULL;
+                }
+            }
+            if (L->my_new >= 0 && !shared) {
                 if (L->my_old < 0) dst = it->addr; /* a spawned (or standby) process receives into its own buffer */
                 else if (persist && it->spare && it->spare_size == L->nd) {
                     dst = it->spare;
@@ -558,13 +601,16 @@ static int transfer_items(const struct redist_layout *L, int has_new, int method
                 t->prepare_s += o.setup_s;
                 if (o.reused) t->n_reused++;
                 else t->n_prepared++;
+                t->n_shared += o.shared;
             } else if (redist_move(L, method, it->d.nrows, rowb, src, dst, &moved, err, errlen) != 0) {
                 return -1;
             }
             t->bytes += moved;
             if (L->my_new >= 0 && dst != it->addr) {
-                if (it->owned && it->addr) {
-                    if (persist && L->my_old >= 0) {
+                if (persist_shared_owner(it->addr, NULL) != MPI_COMM_NULL) {
+                    /* a shared block: freed with its window */
+                } else if (it->owned && it->addr) {
+                    if (persist && L->my_old >= 0 && !shared) {
                         reg_drop_spare(it); /* at most one spare per item */
                         it->spare = it->addr;
                         it->spare_size = L->ns;
@@ -575,7 +621,7 @@ static int transfer_items(const struct redist_layout *L, int has_new, int method
                     }
                 }
                 it->addr = dst;
-                it->owned = 1;
+                it->owned = !shared; /* shared blocks are never free()d */
             }
         } else if ((it->d.kind == REG_REPLICATED || it->d.kind == REG_SCALAR) && has_new) {
             int64_t bytes = (int64_t)reg_unit_bytes(it);
@@ -619,10 +665,10 @@ static void reduce_times(struct xfer_times *t, int root, MPI_Comm comm)
 {
     double in[4] = {t->plan_s, t->transfer_s, t->window_s, t->prepare_s}, out[4] = {0, 0, 0, 0};
     unsigned long long b = t->bytes, bsum = 0;
-    int n[2] = {t->n_prepared, t->n_reused}, nmax[2] = {0, 0};
+    int n[3] = {t->n_prepared, t->n_reused, t->n_shared}, nmax[3] = {0, 0, 0};
     PMPI_Reduce(in, out, 4, MPI_DOUBLE, MPI_MAX, root, comm);
     PMPI_Reduce(&b, &bsum, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, root, comm);
-    PMPI_Reduce(n, nmax, 2, MPI_INT, MPI_MAX, root, comm);
+    PMPI_Reduce(n, nmax, 3, MPI_INT, MPI_MAX, root, comm);
     int me = -1;
     PMPI_Comm_rank(comm, &me);
     if (me == root) {
@@ -633,6 +679,7 @@ static void reduce_times(struct xfer_times *t, int root, MPI_Comm comm)
         t->bytes = bsum;
         t->n_prepared = nmax[0];
         t->n_reused = nmax[1];
+        t->n_shared = nmax[2];
     }
 }
 
@@ -644,6 +691,7 @@ static void note_transfer(struct report_reconfig *r, const struct xfer_times *xt
     r->window_s = xt->window_s;
     r->prepare_s = xt->prepare_s;
     r->bytes_moved = xt->bytes;
+    r->shared_memory = xt->n_shared > 0;
     if (M.persistent)
         snprintf(r->persistent, sizeof r->persistent, "%s",
                  xt->n_prepared == 0 && xt->n_reused > 0 ? "reused" : xt->n_prepared + xt->n_reused ? "prepared" : "");
@@ -944,7 +992,7 @@ static void pool_dissolve(int left_at)
     for (int r = nsmall; r < nbig; r++) leaving[r] = 1;
     gather_departed(SB.priv, 0, leaving, left_at);
     free(leaving);
-    persist_release(SB.xfer);
+    release_transfers(SB.xfer);
     PMPI_Comm_free(&SB.xfer);
     SB.active = 0;
     if (me >= nsmall) {
@@ -1624,6 +1672,7 @@ void ductile_malleable_init(void)
     redist_rma_create = s->rma_window && strcmp(s->rma_window, "create") == 0;
     if (strcmp(rd, "rma-fence") == 0) M.redist = REDIST_RMA_FENCE;
     M.persistent = s->persistent && M.method == METHOD_MERGE;
+    M.rma_shared = M.persistent && s->rma_memory && strcmp(s->rma_memory, "shared") == 0;
     if (s->persistent && !M.persistent && ductile_rt.rank == 0)
         fprintf(stderr, "ductile: note: DUCTILE_PERSISTENT=1 does not apply to the baseline method (every resize "
                         "replaces all processes); transfers are not kept\n");

@@ -221,6 +221,7 @@ json_t *report_build_json(const struct report_input *in)
         json_object_set_new(json_object_get(rj, "times_s"), "prepare", json_real(r->prepare_s));
         json_object_set_new(rj, "persistent", r->persistent[0] ? json_string(r->persistent) : json_null());
         json_object_set_new(rj, "standby_processes", json_integer(r->standby));
+        json_object_set_new(rj, "shared_memory", json_boolean(r->shared_memory));
         json_array_append_new(reconf, rj);
     }
     json_object_set_new(root, "reconfigurations", reconf);
@@ -316,7 +317,8 @@ void report_print_summary(FILE *f, const struct report_input *in, const char *re
                         r->id, r->iteration, r->from, r->to, r->method, r->redist, r->total_s, r->spawn_s,
                         r->merge_s, r->plan_s, r->transfer_s,
                         report_human_bytes((double)r->bytes_moved, (char[32]){0}, 32),
-                        r->persistent[0] ? " [persistent: " : "", r->persistent, r->persistent[0] ? "]" : "");
+                        r->persistent[0] ? " [persistent: " : "", r->persistent,
+                        r->persistent[0] ? (r->shared_memory ? ", shared memory]" : "]") : "");
             else
                 fprintf(f, "ductile:   #%d it %d %d->%d %s: %s\n", r->id, r->iteration, r->from, r->to, r->status,
                         r->reason);

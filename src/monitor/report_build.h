@@ -63,6 +63,7 @@ struct report_reconfig {
     char persistent[16];  /* "" (off), "prepared" (set up now), "reused" (every array reused a prepared transfer) */
     double prepare_s;     /* set-up of prepared transfers (max over processes; not part of transfer_s) */
     int32_t standby;      /* processes taken back from standby instead of spawned (expand) or put on standby (shrink) */
+    int32_t shared_memory; /* 1: arrays moved by direct copies from shared blocks (DUCTILE_RMA_MEMORY=shared) */
 };
 
 struct report_input {
