@@ -31,13 +31,14 @@
  * blocking R of the same method) and f(V,P) = R + T_it(ND) x (M - N_it).
  *
  * --cycles: persistent redistribution (DUCTILE_PERSISTENT, docs/rma.md) on the
- * same synthetic CG, everything blocking: three Phase Shifting cycles NS ->
- * ND -> NS (resizes at iterations 5, 9, 13, ...), for each blocking method
- * with DUCTILE_PERSISTENT=0 and =1, at several sizes.  Per run: R (set-up +
- * transfer, max over processes) and the whole reconfiguration time of the
- * first expansion and shrink against the mean of the later ones, and the
- * per-array block size (bytes one source sends one drain, about
- * matrix / (NS x ND) ... matrix / max(NS, ND)). */
+ * same synthetic CG, everything blocking: three Phase Shifting cycles A ->
+ * B -> A (resizes at iterations 5, 9, 13, ...; A:B = 2:4 starts small and
+ * spawns, 4:2 starts large and shrinks first), for each blocking method
+ * with DUCTILE_PERSISTENT=0, =1, and =1 with DUCTILE_RMA_MEMORY=shared
+ * (rma-*), at several sizes.  Per run: R (set-up + transfer, max over
+ * processes) and the whole reconfiguration time of the first cycle against
+ * the mean of the later ones, and the block size (bytes one source sends
+ * one drain, about matrix / (A x B)). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -588,7 +589,7 @@ static int run_paper(const char *self, const char *pairs, long mib, const char *
 struct rrec {
     int expand;
     double spawn, merge, transfer, window, prepare, total;
-    int reused, standby;
+    int reused, standby, shared;
 };
 
 /* The report's reconfiguration records (a small scanner for our own JSON). */
@@ -618,47 +619,56 @@ static int parse_reconfigs(const char *text, struct rrec *out, int max)
         r->total = val(chunk, "total");
         r->reused = strstr(chunk, "\"reused\"") != NULL;
         r->standby = (int)val(chunk, "standby_processes");
+        r->shared = strstr(chunk, "\"shared_memory\": true") != NULL;
     }
     return n;
 }
 
-static int run_cycles(const char *self, const char *pairs, const char *sizes_kib, const char *csv)
+static int run_cycles(const char *self, const char *pairs, const char *sizes_kib, const char *csv, int throttle)
 {
     static const char *methods[] = {"col", "p2p", "rma-lock", "rma-lockall", "rma-fence"};
+    /* modes: 0 not persistent, 1 persistent, 2 persistent + shared blocks (rma-* only) */
+    static const char *mode_name[] = {"off", "on", "shared"};
     FILE *out = fopen(csv, "w");
     if (!out) { perror(csv); return 1; }
-    fprintf(out, "ns,nd,kib,block_bytes,method,persistent,first_expand_R,later_expand_R,first_shrink_R,"
-                 "later_shrink_R,first_expand_total,later_expand_total,first_shrink_total,later_shrink_total,reused\n");
+    fprintf(out, "ns,nd,kib,block_bytes,method,persistent,first_ab_R,later_ab_R,first_ba_R,later_ba_R,"
+                 "first_ab_total,later_ab_total,first_ba_total,later_ba_total,reused,shared\n");
+    /* with more processes than cores, MPICH's busy polling turns waits into scheduler time slices */
+    const char *thr = throttle ? "MPIR_CVAR_CH4_PROGRESS_THROTTLE=1 MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT=1 " : "";
     printf("mpiexec: %s\nlibductile: %s\nCSV: %s\nsynthetic CG, all data blocking: matrix of the given size + 3 "
-           "vectors of %d doubles; 3 cycles NS -> ND -> NS\nR = set-up (window/prepare) + transfer, max over "
-           "processes; 'later' = mean of the 2nd and 3rd cycle; ratio = later / first\n",
-           mpiexec, libductile, csv, CG_VEC);
+           "vectors of %d doubles; 3 cycles A -> B -> A (resizes at iterations 5, 9, ..., 25)%s\n"
+           "R = set-up (window/prepare) + transfer, max over processes; total = the whole reconfiguration (spawn, "
+           "merge or wake-up, R); '1st' = first cycle, 'later' = mean of the 2nd and 3rd; ratio = later / 1st\n",
+           mpiexec, libductile, csv, CG_VEC, throttle ? "; MPICH progress throttled (--no-throttle: not)" : "");
     char pl[256];
     snprintf(pl, sizeof pl, "%s", pairs);
     for (char *save = NULL, *tok = strtok_r(pl, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        int ns = 0, nd = 0;
-        if (sscanf(tok, "%d:%d", &ns, &nd) != 2 || ns < 1 || nd <= ns) continue;
+        int a = 0, b = 0;
+        if (sscanf(tok, "%d:%d", &a, &b) != 2 || a < 1 || b < 1 || a == b) continue;
         char sl[256];
         snprintf(sl, sizeof sl, "%s", sizes_kib);
         for (char *s2 = NULL, *st = strtok_r(sl, ",", &s2); st; st = strtok_r(NULL, ",", &s2)) {
             long kib = atol(st);
             if (kib <= 0) continue;
             long long bytes = (long long)kib << 10;
-            long long block = bytes / ((long long)ns * nd); /* a typical source -> drain message */
-            printf("\n%d <-> %d, matrix %ld KiB (blocks of about %lld bytes)\n", ns, nd, kib, block);
-            printf("  %-12s %4s | %9s %9s %6s | %9s %9s %6s | %9s %9s %6s | %s\n", "method", "pers", "R exp 1st",
-                   "later", "ratio", "R shr 1st", "later", "ratio", "total exp1", "later", "ratio", "reused");
+            long long block = bytes / ((long long)a * b); /* a typical source -> drain message */
+            printf("\n%d -> %d -> %d ..., matrix %ld KiB (blocks of about %lld bytes)\n", a, b, a, kib, block);
+            printf("  %-12s %-6s | %9s %9s %6s | %9s %9s %6s | %9s %9s %6s | %s\n", "method", "pers", "R A->B 1st",
+                   "later", "ratio", "R B->A 1st", "later", "ratio", "total A->B", "later", "ratio", "reused");
             for (int m = 0; m < 5; m++)
-                for (int pers = 0; pers < 2; pers++) {
+                for (int mode = 0; mode < 3; mode++) {
+                    if (mode == 2 && strncmp(methods[m], "rma", 3) != 0) continue;
                     char rep[256], cmd[16384];
                     snprintf(rep, sizeof rep, "/tmp/ductile-bench-cyc-%d.json", (int)getpid());
                     unlink(rep);
+                    int d = b - a;
                     snprintf(cmd, sizeof cmd,
-                             "env LD_PRELOAD=%s DUCTILE_REPORT=%s DUCTILE_SUMMARY=0 DUCTILE_CONTROLLER=off "
-                             "DUCTILE_SCHEDULE=5:+%d,9:-%d,13:+%d,17:-%d,21:+%d,25:-%d DUCTILE_REDIST=%s "
-                             "DUCTILE_PERSISTENT=%d timeout 300 %s -n %d %s --w-cg %d %d %lld 0 >/dev/null 2>&1",
-                             libductile, rep, nd - ns, nd - ns, nd - ns, nd - ns, nd - ns, nd - ns, methods[m], pers,
-                             mpiexec, ns, self, ns, nd, bytes);
+                             "env %sLD_PRELOAD=%s DUCTILE_REPORT=%s DUCTILE_SUMMARY=0 DUCTILE_CONTROLLER=off "
+                             "DUCTILE_SCHEDULE=5:%+d,9:%+d,13:%+d,17:%+d,21:%+d,25:%+d DUCTILE_REDIST=%s "
+                             "DUCTILE_PERSISTENT=%d DUCTILE_RMA_MEMORY=%s timeout 300 %s -n %d %s --w-cg %d %d %lld 0 "
+                             ">/dev/null 2>&1",
+                             thr, libductile, rep, d, -d, d, -d, d, -d, methods[m], mode > 0,
+                             mode == 2 ? "shared" : "private", mpiexec, a, self, a, b, bytes);
                     int rc = system(cmd);
                     FILE *f = fopen(rep, "r");
                     static char text[1 << 20];
@@ -669,23 +679,24 @@ static int run_cycles(const char *self, const char *pairs, const char *sizes_kib
                     struct rrec rr[16];
                     int k = rc == 0 ? parse_reconfigs(text, rr, 16) : 0;
                     if (k != 6) {
-                        printf("  %-12s %4d   failed (exit %d, %d records)\n", methods[m], pers, rc, k);
+                        printf("  %-12s %-6s   failed (exit %d, %d records)\n", methods[m], mode_name[mode], rc, k);
                         continue;
                     }
                     double R[6], T[6];
-                    int reused = 0;
+                    int reused = 0, shared = 0;
                     for (int i = 0; i < 6; i++) {
                         R[i] = rr[i].transfer + rr[i].window + rr[i].prepare;
                         T[i] = rr[i].total;
                         reused += rr[i].reused;
+                        shared += rr[i].shared;
                     }
-                    double re1 = R[0], rel = (R[2] + R[4]) / 2, rs1 = R[1], rsl = (R[3] + R[5]) / 2;
-                    double te1 = T[0], tel = (T[2] + T[4]) / 2, ts1 = T[1], tsl = (T[3] + T[5]) / 2;
-                    printf("  %-12s %4d | %9.4f %9.4f %5.2fx | %9.4f %9.4f %5.2fx | %9.4f %9.4f %5.2fx | %d/6\n",
-                           methods[m], pers, re1, rel, re1 > 0 ? rel / re1 : 0, rs1, rsl, rs1 > 0 ? rsl / rs1 : 0, te1,
-                           tel, te1 > 0 ? tel / te1 : 0, reused);
-                    fprintf(out, "%d,%d,%ld,%lld,%s,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%d\n", ns, nd, kib,
-                            block, methods[m], pers, re1, rel, rs1, rsl, te1, tel, ts1, tsl, reused);
+                    double r1 = R[0], rl = (R[2] + R[4]) / 2, q1 = R[1], ql = (R[3] + R[5]) / 2;
+                    double t1 = T[0], tl = (T[2] + T[4]) / 2, u1 = T[1], ul = (T[3] + T[5]) / 2;
+                    printf("  %-12s %-6s | %9.4f %9.4f %5.2fx | %9.4f %9.4f %5.2fx | %9.4f %9.4f %5.2fx | %d/6%s\n",
+                           methods[m], mode_name[mode], r1, rl, r1 > 0 ? rl / r1 : 0, q1, ql, q1 > 0 ? ql / q1 : 0, t1,
+                           tl, t1 > 0 ? tl / t1 : 0, reused, shared ? " (shared memory)" : "");
+                    fprintf(out, "%d,%d,%ld,%lld,%s,%s,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%d,%d\n", a, b, kib,
+                            block, methods[m], mode_name[mode], r1, rl, q1, ql, t1, tl, u1, ul, reused, shared);
                     fflush(stdout);
                 }
         }
@@ -719,7 +730,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return rc;
     }
-    int full = 0, paper = 0, reps = 3, cycles = 0;
+    int full = 0, paper = 0, reps = 3, cycles = 0, throttle = 1;
     const char *cycle_kib = "128,1024,8192,65536";
     long max_mib = 64, paper_mib = 64;
     const char *csv = "redistribute.csv", *pairs = "1:2,2:4,4:2,2:3,3:5";
@@ -732,13 +743,15 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--paper-mib") == 0 && i + 1 < argc) paper_mib = atol(argv[++i]);
         else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = atoi(argv[++i]);
         else if (strcmp(argv[i], "--cycles") == 0) cycles = 1;
+        else if (strcmp(argv[i], "--no-throttle") == 0) throttle = 0;
         else if (strcmp(argv[i], "--cycle-kib") == 0 && i + 1 < argc) cycle_kib = argv[++i];
         else {
             fprintf(stderr, "usage: %s [--full] [--max-mib N] [--pairs 1:2,2:4] [--csv FILE]\n"
                             "       %s --paper [--paper-mib N] [--reps N] [--pairs ...] [--csv FILE]: the RMA paper's\n"
                             "         evaluation (R, N_it, omega, alpha, f(V,P) per pair and version) on a synthetic CG\n"
-                            "       %s --cycles [--cycle-kib 128,1024,...] [--pairs 2:4] [--csv FILE]: persistent\n"
-                            "         redistribution (DUCTILE_PERSISTENT=0/1) over 3 Phase Shifting cycles per method\n"
+                            "       %s --cycles [--cycle-kib 128,1024,...] [--pairs 2:4,4:2] [--no-throttle] [--csv FILE]:\n"
+                            "         persistent redistribution (DUCTILE_PERSISTENT=0/1, DUCTILE_RMA_MEMORY=shared) over\n"
+                            "         3 Phase Shifting cycles A -> B -> A per method\n"
                             "  default: 8 and 64 MiB in total; --full: 8, 64, 256 and 1024 MiB\n", argv[0], argv[0], argv[0]);
             return 2;
         }
@@ -747,7 +760,7 @@ int main(int argc, char **argv)
     load_env(self);
     if (!libductile[0]) { fprintf(stderr, "redistribute: set LIBDUCTILE to libductile.so\n"); return 2; }
     if (paper) return run_paper(self, pairs, paper_mib, csv, reps < 1 ? 1 : reps);
-    if (cycles) return run_cycles(self, strcmp(pairs, "1:2,2:4,4:2,2:3,3:5") == 0 ? "2:4" : pairs, cycle_kib, csv);
+    if (cycles) return run_cycles(self, strcmp(pairs, "1:2,2:4,4:2,2:3,3:5") == 0 ? "2:4,4:2" : pairs, cycle_kib, csv, throttle);
     FILE *out = fopen(csv, "w");
     if (!out) { perror(csv); return 1; }
     fprintf(out, "ns,nd,mib,kind,method,spawn_s,merge_s,transfer_s,total_s\n");

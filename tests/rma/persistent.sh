@@ -63,9 +63,25 @@ for m in col p2p rma-lock rma-lockall rma-fence; do
   run "3 cycles 2<->4 $m persistent" 2 12 2 6 $P DUCTILE_REDIST=$m DUCTILE_SCHEDULE="$(cycles 3 2)" &&
     rmacheck "$m" $m 0 && persisted "$m" 2 4
 done
-run "3 cycles 1<->2 col persistent" 1 12 1 6 $P DUCTILE_SCHEDULE="$(cycles 3 1)" && persisted "1<->2" 1 2
-run "3 cycles 3<->5 rma-fence persistent" 3 12 3 6 $P DUCTILE_REDIST=rma-fence DUCTILE_SCHEDULE="$(cycles 3 2)" &&
-  persisted "3<->5" 2 4
+for m in col rma-lockall rma-fence; do
+  run "3 cycles 1<->2 $m persistent" 1 12 1 6 $P DUCTILE_REDIST=$m DUCTILE_SCHEDULE="$(cycles 3 1)" &&
+    persisted "1<->2 $m" 1 2
+done
+for m in p2p rma-lock rma-fence; do
+  run "3 cycles 3<->5 $m persistent" 3 12 3 6 $P DUCTILE_REDIST=$m DUCTILE_SCHEDULE="$(cycles 3 2)" &&
+    persisted "3<->5 $m" 2 4
+done
+# a job started with 4 processes: 4 -> 1 puts 3 on standby, 1 -> 4 takes them back (no spawn at all)
+for m in col rma-lock; do
+  run "4->1->4->1->4->1 $m persistent" 4 11 1 5 $P DUCTILE_REDIST=$m DUCTILE_SCHEDULE="1:-3,3:+3,5:-3,7:+3,9:-3" &&
+  $PYTHON - "$rep" "$m" <<'PY' || fail=1
+import json, sys
+ok = [x for x in json.load(open(sys.argv[1]))["reconfigurations"] if x["status"] == "ok"]
+if [x["standby_processes"] for x in ok] != [3] * 5 or any(x["times_s"]["spawn"] for x in ok) or \
+        [x["persistent"] for x in ok[3:]] != ["reused"] * 2:
+    sys.exit("FAIL: 4->1->4->1 %s: %s" % (sys.argv[2], [(x["standby_processes"], x["persistent"]) for x in ok]))
+PY
+done
 
 # DUCTILE_RMA_MEMORY=shared: a job started with 4 processes shrinks to 2 and grows back: the new blocks live
 # in shared windows over the kept (native) world, and every transfer after the first is direct copies
