@@ -4,6 +4,9 @@ spawn / merge / transfer) per method, one panel per NS->ND pair, for the
 largest size in the file, plus transfer time against size.  For the CSV of
 bench/redistribute --paper: R, f(V,P) (with the speed-up against COL),
 omega and N_it per version, one column per pair (the RMA paper's Figs. 3-9).
+For the CSV of bench/redistribute --cycles: R of the first cycle against the
+later ones (persistent redistribution) per method and mode, one row per pair
+and direction, one column per size.
 
 usage: python3 bench/redistribute-plot.py redistribute.csv [out.png]
 
@@ -26,6 +29,47 @@ if len(sys.argv) < 2:
     sys.exit(__doc__)
 rows = list(csv.DictReader(open(sys.argv[1])))
 out = sys.argv[2] if len(sys.argv) > 2 else sys.argv[1].rsplit(".", 1)[0] + ".png"
+
+if rows and "first_ab_R" in rows[0]:
+    # bench/redistribute --cycles: persistent redistribution, first cycle against the later ones
+    pairs, sizes = [], []
+    for r in rows:
+        p, k = (int(r["ns"]), int(r["nd"])), int(r["kib"])
+        if p not in pairs:
+            pairs.append(p)
+        if k not in sizes:
+            sizes.append(k)
+    sizes.sort()
+    colors = {"off": "#bbbbbb", "on": "#4477aa", "shared": "#228833"}
+    fig, axes = plt.subplots(2 * len(pairs), len(sizes), figsize=(4.2 * len(sizes), 2.9 * 2 * len(pairs)),
+                             squeeze=False)
+    for i, (a, b) in enumerate(pairs):
+        for d, (first, later, label) in enumerate([("first_ab_R", "later_ab_R", "%d -> %d" % (a, b)),
+                                                   ("first_ba_R", "later_ba_R", "%d -> %d" % (b, a))]):
+            for j, kib in enumerate(sizes):
+                ax = axes[2 * i + d][j]
+                sel = [r for r in rows if (int(r["ns"]), int(r["nd"])) == (a, b) and int(r["kib"]) == kib]
+                names = ["%s %s" % (r["method"], r["persistent"]) for r in sel]
+                x = range(len(sel))
+                ax.bar([k - 0.2 for k in x], [1e3 * float(r[first]) for r in sel], 0.4, color="#dddddd",
+                       edgecolor=[colors.get(r["persistent"], "k") for r in sel], label="1st cycle")
+                ax.bar([k + 0.2 for k in x], [1e3 * float(r[later]) for r in sel], 0.4,
+                       color=[colors.get(r["persistent"], "k") for r in sel], label="later cycles")
+                for k, r in enumerate(sel):
+                    f, l = float(r[first]), float(r[later])
+                    if f > 0:
+                        ax.text(k + 0.2, 1e3 * l, "%.2f" % (l / f), ha="center", va="bottom", fontsize=5)
+                ax.set_xticks(list(x))
+                ax.set_xticklabels(names, rotation=70, fontsize=6)
+                ax.set_ylabel("R (ms)", fontsize=7)
+                ax.set_title("%s, matrix %d KiB (grey: persistence off, blue: on, green: shared)" % (label, kib),
+                             fontsize=7)
+                if i == 0 and d == 0 and j == 0:
+                    ax.legend(fontsize=6)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    print("wrote", out)
+    sys.exit(0)
 
 if rows and "version" in rows[0]:
     # bench/redistribute --paper: the RMA paper's Figs. 3-9 (R, f(V,P), omega, N_it per pair and version)

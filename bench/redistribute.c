@@ -746,14 +746,15 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--no-throttle") == 0) throttle = 0;
         else if (strcmp(argv[i], "--cycle-kib") == 0 && i + 1 < argc) cycle_kib = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--full] [--max-mib N] [--pairs 1:2,2:4] [--csv FILE]\n"
+            int help = strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0;
+            fprintf(help ? stdout : stderr, "usage: %s [--full] [--max-mib N] [--pairs 1:2,2:4] [--csv FILE]\n"
                             "       %s --paper [--paper-mib N] [--reps N] [--pairs ...] [--csv FILE]: the RMA paper's\n"
                             "         evaluation (R, N_it, omega, alpha, f(V,P) per pair and version) on a synthetic CG\n"
                             "       %s --cycles [--cycle-kib 128,1024,...] [--pairs 2:4,4:2] [--no-throttle] [--csv FILE]:\n"
                             "         persistent redistribution (DUCTILE_PERSISTENT=0/1, DUCTILE_RMA_MEMORY=shared) over\n"
                             "         3 Phase Shifting cycles A -> B -> A per method\n"
                             "  default: 8 and 64 MiB in total; --full: 8, 64, 256 and 1024 MiB\n", argv[0], argv[0], argv[0]);
-            return 2;
+            return help ? 0 : 2;
         }
     }
     (void)full;
