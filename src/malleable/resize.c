@@ -994,6 +994,7 @@ static void pool_dissolve(int left_at)
     free(leaving);
     release_transfers(SB.xfer);
     PMPI_Comm_free(&SB.xfer);
+    rma_win_finalize(); /* W's one-sided window, if the pool kept one (collective over W) */
     SB.active = 0;
     if (me >= nsmall) {
         SB.waiting = 0;
@@ -1337,7 +1338,8 @@ static void shrink(const struct decision *d, const char *list, double t_begin)
     if (transfer_items(&L, 0, d->redist, d->nb, d->id, d->iteration, NULL, 0, &xt, err, sizeof err) != 0)
         fatal_transfer(err, P);
     reduce_times(&xt, new0, P);
-    rma_win_transfer_done(0); /* the world changes: its window is freed (src/rma/window.c) */
+    /* the world changes: its window is freed (src/rma/window.c); the standby pool keeps it for W's return */
+    rma_win_transfer_done(standby);
     if (!standby) drop_world_xfer(); /* collective over the old world */
     if (new0 != 0) {
         if (me == 0) send_history(new0, P);
@@ -1360,6 +1362,12 @@ static void shrink(const struct decision *d, const char *list, double t_begin)
     }
     if (leaving[me] && standby) {
         SB.waiting = 1;
+        if (NB.active) {
+            /* constant data leaving in the background: this process's part completes first
+             * (asleep between tests; the staying processes progress theirs at control points) */
+            nb_wait_local(1);
+            nb_finish(-1, "");
+        }
         standby_wait(); /* returns taken back into W, or removed */
     } else if (leaving[me]) {
         leave_world();

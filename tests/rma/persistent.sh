@@ -83,6 +83,22 @@ if [x["standby_processes"] for x in ok] != [3] * 5 or any(x["times_s"]["spawn"] 
 PY
 done
 
+# constant data in the background (COL-NB, RMA-Lockall-WD): the processes that stand by complete their part
+# of the transfer first; the app checks the constant array while it moves and after; the one-sided window
+# is created once (the kept world keeps it)
+for v in "col nb" "rma-lockall wd"; do
+  set -- $v
+  run "3 cycles 2<->4 persistent, constant data $1+$2" 2 12 2 6 $P DUCTILE_REDIST=$1 DUCTILE_REDIST_CONSTANT=$2 \
+    RESIZE_APP_CONST=3000 DUCTILE_SCHEDULE="$(cycles 3 2)" && rmacheck "$1+$2" "$1+$2" 6 &&
+  $PYTHON - "$rep" "$1" <<'PY' || fail=1
+import json, sys
+ok = [x for x in json.load(open(sys.argv[1]))["reconfigurations"] if x["status"] == "ok"]
+# the one-sided window of the background transfer is created once: the kept world keeps it
+if sys.argv[2].startswith("rma") and not (ok[0]["times_s"]["window"] > 0 and all(x["times_s"]["window"] == 0 for x in ok[1:])):
+    sys.exit("FAIL: %s: window not kept by the standby pool: %s" % (sys.argv[2], [x["times_s"]["window"] for x in ok]))
+PY
+done
+
 # DUCTILE_RMA_MEMORY=shared: a job started with 4 processes shrinks to 2 and grows back: the new blocks live
 # in shared windows over the kept (native) world, and every transfer after the first is direct copies
 S="DUCTILE_RMA_MEMORY=shared"
