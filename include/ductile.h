@@ -42,7 +42,10 @@ int ductile_request_resize(int delta_or_target, int is_target, int at_iteration,
                            size_t errlen);
 
 /* A control point for programs that do not use <empi.h>: collective over the
- * world; a due resize happens here.  Returns 1 if the world changed. */
+ * world; a due resize happens here.  Returns 1 if the world changed.  With
+ * DUCTILE_PERSISTENT=1 a removed process may wait here and come back at a
+ * later expansion: read the iteration with EMPI_Get_iteration() (<empi.h>)
+ * after this call (docs/rma.md). */
 int ductile_control_point(int iteration);
 
 /* 1 while constant registered data (EMPI_CONSTANT) is still moving in the
