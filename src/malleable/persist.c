@@ -96,6 +96,13 @@ int persist_have_alltoallv_init(void)
 
 int persist_count(void) { return nkept; }
 
+int persist_prepared_method(MPI_Comm comm, int ns, int nd)
+{
+    for (struct prepared *p = kept; p && comm != MPI_COMM_NULL; p = p->next)
+        if (p->comm == comm && p->ns == ns && p->nd == nd) return p->method;
+    return -1;
+}
+
 static void prepared_free(struct prepared *p)
 {
     for (int i = 0; i < p->nreq; i++)

@@ -66,6 +66,10 @@ void *persist_shared_block(MPI_Comm comm, int nd, int slot, size_t bytes, int *a
  * has *bytes bytes, when bytes is not NULL), or MPI_COMM_NULL. */
 MPI_Comm persist_shared_owner(const void *p, size_t *bytes);
 
+/* The method of a transfer prepared over comm for ns -> nd (any array), or
+ * -1 when there is none.  Local. */
+int persist_prepared_method(MPI_Comm comm, int ns, int nd);
+
 /* Prepared transfers currently kept (all communicators). */
 int persist_count(void);
 

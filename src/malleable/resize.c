@@ -1441,8 +1441,12 @@ static void choose_auto(int ns, int nd, struct decision *d)
             if (strncmp(r->redist, "rma", 3) == 0) in.bw_rma = (double)r->bytes_moved / r->transfer_s;
         }
         if (r->window_s > 0) in.win_setup_s = r->window_s;
+        if (r->prepare_s > 0 && strncmp(r->redist, "rma", 3) == 0) in.win_setup_s = r->prepare_s; /* persistent */
     }
     if (nd < ns && rma_win_ready_for(ductile_rt.private_comm)) in.win_setup_s = 0; /* the world's window exists */
+    /* DUCTILE_PERSISTENT: one-sided transfers prepared for this pair need no set-up (the window is kept) */
+    int pm = persist_prepared_method(d->pool ? SB.xfer : M.xfer, ns, nd);
+    if (pm == REDIST_RMA_LOCK || pm == REDIST_RMA_LOCKALL) in.win_setup_s = 0;
     in.t_it = M.t_it;
     in.thread_multiple = rma_thread_ok();
     in.rma_ok = 1;

@@ -99,6 +99,17 @@ if sys.argv[2].startswith("rma") and not (ok[0]["times_s"]["window"] > 0 and all
 PY
 done
 
+# the cost model with persistent state: every record says "auto" and the data is right
+run "3 cycles 2<->4 persistent, auto" 2 12 2 6 $P DUCTILE_REDIST=auto RESIZE_APP_CONST=3000 \
+  DUCTILE_SCHEDULE="$(cycles 3 2)" &&
+$PYTHON - "$rep" <<'PY' || fail=1
+import json, sys
+ok = [x for x in json.load(open(sys.argv[1]))["reconfigurations"] if x["status"] == "ok"]
+if any(x["choice"]["by"] != "auto" for x in ok) or any(x["standby_processes"] != 2 for x in ok[1:]):
+    sys.exit("FAIL: auto + persistent: %s" % [(x["choice"]["by"], x["standby_processes"]) for x in ok])
+for x in ok: print("   %d->%d %s: %s" % (x["from"], x["to"], x["redistribution"], x["choice"]["reason"][:110]))
+PY
+
 # DUCTILE_RMA_MEMORY=shared: a job started with 4 processes shrinks to 2 and grows back: the new blocks live
 # in shared windows over the kept (native) world, and every transfer after the first is direct copies
 S="DUCTILE_RMA_MEMORY=shared"
