@@ -424,7 +424,11 @@ void *persist_shared_block(MPI_Comm comm, int nd, int slot, size_t bytes, int *a
     PMPI_Comm_free(&node);
     int all = nn == n;
     PMPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, comm);
-    if (!all) { *applies = 0; return NULL; }
+    if (!all) {
+        if (nrefused < (int)(sizeof refused / sizeof refused[0])) refused[nrefused++] = comm; /* asked once */
+        *applies = 0;
+        return NULL;
+    }
     b = calloc(1, sizeof *b);
     if (b) b->peer = calloc((size_t)n, sizeof *b->peer);
     if (!b || !b->peer) {
