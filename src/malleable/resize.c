@@ -121,6 +121,7 @@ static struct {
     int waiting;                /* this process stands by */
     MPI_Comm world, priv, xfer; /* W's virtual world, private and transfer communicators */
     int nbig, nsmall;
+    int left_at;                /* the iteration of the shrink that formed the pool */
 } SB = {.world = MPI_COMM_NULL, .priv = MPI_COMM_NULL, .xfer = MPI_COMM_NULL};
 
 /* Sent by the kept world's rank 0 to each standby process. */
@@ -1051,7 +1052,6 @@ static void pool_dissolve(int left_at)
     SB.world = SB.priv = SB.xfer = MPI_COMM_NULL;
 }
 
-static int pool_left_at; /* the iteration of the shrink that formed the pool */
 
 /* The small world (all its members): tell the standby processes what
  * happens, then take part. */
@@ -1061,7 +1061,7 @@ static void pool_send(int op, const struct decision *d)
     struct standby_msg m;
     memset(&m, 0, sizeof m);
     m.op = op;
-    m.left_at = pool_left_at;
+    m.left_at = SB.left_at;
     if (d) m.d = *d;
     for (int r = SB.nsmall; r < SB.nbig; r++)
         PMPI_Send(&m, (int)sizeof m, MPI_BYTE, r, TAG_STANDBY, SB.priv);
@@ -1070,7 +1070,7 @@ static void pool_send(int op, const struct decision *d)
 static void pool_release(void)
 {
     pool_send(STANDBY_RELEASE, NULL);
-    pool_dissolve(pool_left_at);
+    pool_dissolve(SB.left_at);
     ductile_log(1, "standby processes released");
 }
 
@@ -1392,7 +1392,7 @@ static void shrink(const struct decision *d, const char *list, double t_begin)
         SB.xfer = M.xfer;
         SB.nbig = ns;
         SB.nsmall = nd;
-        pool_left_at = d->iteration;
+        SB.left_at = d->iteration;
         M.xfer = MPI_COMM_NULL;
     }
     if (leaving[me] && standby) {
