@@ -99,7 +99,9 @@ void iop_predict(const struct iop_job *j, struct iop_pred *p)
         p->iters_per_period = (double)(j->iter[last] - j->iter[first]) / (last - first);
     p->next_start = j->start[last] + p->period;
     if (p->iters_per_period > 0) p->next_iter = j->iter[last] + (long long)llround(p->iters_per_period);
-    p->valid = p->period > 0;
+    /* the job was resized since its last phase: the period at the old size says nothing about the
+     * next one (planning from it resized a job twice); wait for two phases at the new size */
+    p->valid = p->period > 0 && j->procs_at[last] == j->procs;
 }
 
 static double isect(double a0, double a1, double b0, double b1)

@@ -36,7 +36,8 @@ struct iop_job {
 };
 
 struct iop_pred {
-    int valid;                     /* at least two phases at the current size */
+    int valid;                     /* at least two phases at the current size (the job's procs, also
+                                    * after a resize that no phase has seen yet) */
     double period, duration;       /* seconds */
     double next_start;             /* epoch seconds */
     double iters_per_period;       /* iterations between phase starts (0 unknown) */

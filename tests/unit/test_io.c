@@ -60,8 +60,18 @@ static void test_predict(void **state)
     iop_add_phase(&j, 137, 1.5, 200, 8);
     iop_add_phase(&j, 143, 1.5, 250, 8);
     iop_predict(&j, &p);
+    assert_true(p.valid);
     assert_float_equal(p.period, 6, 1e-9);
     assert_float_equal(p.next_start, 149, 1e-9);
+    /* resized again (samples report 16 processes) but no phase at 16 yet: no prediction from the old period */
+    j.procs = 16;
+    iop_predict(&j, &p);
+    assert_false(p.valid);
+    iop_add_phase(&j, 147, 1.0, 300, 16);
+    iop_add_phase(&j, 150, 1.0, 350, 16);
+    iop_predict(&j, &p);
+    assert_true(p.valid);
+    assert_float_equal(p.period, 3, 1e-9);
 }
 
 static void test_interference(void **state)
