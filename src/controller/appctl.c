@@ -571,6 +571,10 @@ void ductile_appctl_resized(const struct report_reconfig *r)
                           "reason", r->reason, "duration_s", r->total_s, "spawn_s", r->spawn_s, "transfer_s",
                           r->transfer_s, "bytes_moved", (json_int_t)r->bytes_moved);
     if (!d) return;
+    /* DUCTILE_PERSISTENT: processes put on standby (shrink) or taken back (expand) */
+    json_t *det = json_object_get(d, "details");
+    json_object_set_new(det, "standby", json_integer(r->standby));
+    if (r->persistent[0]) json_object_set_new(det, "persistent", json_string(r->persistent));
     pthread_mutex_lock(&A.lock);
     if (A.nevents < MAX_EVENTS) A.events[A.nevents++] = d;
     else json_decref(d);

@@ -400,11 +400,26 @@ json_t *jobs_cost(const struct jobs *t, const struct job *j, int to)
             spawn_measured = 1;
         }
     }
+    /* DUCTILE_PERSISTENT: back to the size a shrink left standby processes of: no spawn */
+    int big = 0, small = 0;
+    json_array_foreach(j->events, i, a) {
+        if (strcmp(proto_get_str(a, "kind", ""), "resized") != 0 || strcmp(proto_get_str(a, "status", "ok"), "ok") != 0)
+            continue;
+        int sb = (int)proto_get_int(a, "standby", 0), f = (int)proto_get_int(a, "from", 0), tt = (int)proto_get_int(a, "to", 0);
+        big = small = 0;
+        if (sb > 0 && tt < f) big = f, small = tt;
+    }
+    int standby = big > 0 && from == small && to == big;
+    if (standby) {
+        spawn = 0;
+        spawn_measured = 0;
+    }
     double transfer = bytes / bw;
     json_t *o = json_pack("{s:i, s:i, s:i, s:I, s:f, s:o, s:f, s:s, s:f, s:s, s:f, s:f}", "job", j->id, "from", from,
                           "to", to, "moved_elements", (json_int_t)elements, "bytes", bytes, "arrays", arrays,
                           "bandwidth_Bps", bw, "bandwidth_source", measured ? "measured" : "assumed", "spawn_s",
-                          spawn, "spawn_source", spawn_measured ? "measured" : "assumed", "transfer_s", transfer,
+                          spawn, "spawn_source", standby ? "standby processes" : spawn_measured ? "measured" : "assumed",
+                          "transfer_s", transfer,
                           "estimate_s", transfer + spawn);
     int need = to - from - j->pending;
     int freen = rm_free_slots(t->rm);

@@ -357,6 +357,19 @@ static void test_jobs(void **st)
     c = jobs_cost(&t, j, 9);
     assert_false(json_is_true(json_object_get(c, "feasible")));
     json_decref(c);
+    /* DUCTILE_PERSISTENT: 2 -> 4 spawned, 4 -> 2 left 2 processes on standby: 2 -> 4 needs no spawn */
+    jobs_event(j, "resized", json_pack("{s:s, s:i, s:i, s:s, s:f, s:i}", "op", "expand", "from", 2, "to", 4, "status",
+                                       "ok", "spawn_s", 0.25, "standby", 0), 150.0);
+    jobs_event(j, "resized", json_pack("{s:s, s:i, s:i, s:s, s:f, s:i}", "op", "shrink", "from", 4, "to", 2, "status",
+                                       "ok", "spawn_s", 0.0, "standby", 2), 151.0);
+    c = jobs_cost(&t, j, 4);
+    assert_true(proto_get_num(c, "spawn_s", 1) == 0);
+    assert_string_equal(proto_get_str(c, "spawn_source", ""), "standby processes");
+    json_decref(c);
+    c = jobs_cost(&t, j, 3); /* another size: the standby processes would be released, a spawn is needed */
+    assert_true(fabs(proto_get_num(c, "spawn_s", 0) - 0.25) < 1e-9);
+    assert_string_equal(proto_get_str(c, "spawn_source", ""), "measured");
+    json_decref(c);
     /* growth seen in a sample takes slots */
     r = req_of("{\"v\":1,\"id\":50,\"cmd\":\"sample\",\"job\":1,\"t\":200,\"iteration\":100,\"procs\":3}");
     jobs_sample(&t, j, r, 200);
