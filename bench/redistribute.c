@@ -433,6 +433,19 @@ static double val(const char *text, const char *key)
     return strtod(p, NULL);
 }
 
+/* The text of a run's JSON report (empty if there is none); the file is removed.
+ * The buffer is reused by the next call. */
+static const char *take_report(const char *path)
+{
+    static char text[1 << 20];
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f) fclose(f);
+    text[n] = 0;
+    unlink(path);
+    return text;
+}
+
 static int run_ductile(const char *self, int ns, int nd, long long bytes, const char *method, const char *redist,
                        int prepare, double out[4])
 {
@@ -445,12 +458,7 @@ static int run_ductile(const char *self, int ns, int nd, long long bytes, const 
              "--w-ductile %d %d %lld 2>/dev/null",
              libductile, rep, nd, method, redist, prepare, mpiexec, ns, self, ns, nd, bytes);
     int rc = system(cmd);
-    FILE *f = fopen(rep, "r");
-    static char text[1 << 20];
-    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
-    if (f) fclose(f);
-    text[n] = 0;
-    unlink(rep);
+    const char *text = take_report(rep);
     const char *rc0 = strstr(text, "\"reconfigurations\"");
     if (rc != 0 || !rc0 || !strstr(rc0, "\"ok\"")) return -1;
     rc0 = strstr(rc0, "\"times_s\"");
@@ -500,12 +508,7 @@ static int run_cg(const char *self, int ns, int nd, long long bytes, int v, stru
              self, ns, nd, bytes, versions[v].thread);
     struct res r;
     int rc = run(cmd, &r);
-    FILE *f = fopen(rep, "r");
-    static char text[1 << 20];
-    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
-    if (f) fclose(f);
-    text[n] = 0;
-    unlink(rep);
+    const char *text = take_report(rep);
     const char *rc0 = strstr(text, "\"reconfigurations\"");
     if (rc != 0 || !rc0 || !strstr(rc0, "\"ok\"")) return -1;
     const char *ts = strstr(rc0, "\"times_s\"");
@@ -670,12 +673,7 @@ static int run_cycles(const char *self, const char *pairs, const char *sizes_kib
                              thr, libductile, rep, d, -d, d, -d, d, -d, methods[m], mode > 0,
                              mode == 2 ? "shared" : "private", mpiexec, a, self, a, b, bytes);
                     int rc = system(cmd);
-                    FILE *f = fopen(rep, "r");
-                    static char text[1 << 20];
-                    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
-                    if (f) fclose(f);
-                    text[n] = 0;
-                    unlink(rep);
+                    const char *text = take_report(rep);
                     struct rrec rr[16];
                     int k = rc == 0 ? parse_reconfigs(text, rr, 16) : 0;
                     if (k != 6) {
