@@ -151,4 +151,17 @@ if ok[1]["standby_processes"] != 2 or ok[2]["times_s"]["spawn"] <= 0 or ok[2]["s
     sys.exit("FAIL: release: %s" % [(x["from"], x["to"], x["standby_processes"], x["times_s"]["spawn"]) for x in ok])
 PY
 [ "$(grep -c '^REMOVED' "$tmp/out")" -eq 2 ] || { echo "FAIL: expected 2 removed processes"; cat "$tmp/out"; fail=1; }
+
+# a failed spawn after the release: 4 -> 2 (2 stand by) -> 3 with a program that cannot start: the standby
+# processes are released, the spawn is refused with the cause, the job goes on at 2 with its data
+run "standby released, then a failed spawn" 4 6 2 1 $P DUCTILE_SPAWN_COMMAND=/nonexistent/resize_app \
+  DUCTILE_SCHEDULE="1:-2,3:+1" && check_departed "released before a failed spawn" 2 &&
+$PYTHON - "$rep" <<'PY' || fail=1
+import json, sys
+rc = json.load(open(sys.argv[1]))["reconfigurations"]
+if len(rc) != 2 or rc[0]["standby_processes"] != 2 or rc[1]["status"] != "failed" or "not runnable" not in rc[1]["reason"]:
+    sys.exit("FAIL: failed spawn after standby: %s" % [(x["from"], x["to"], x["status"], x["reason"]) for x in rc])
+print("   " + rc[1]["reason"])
+PY
+[ "$(grep -c '^REMOVED' "$tmp/out")" -eq 2 ] || { echo "FAIL: expected 2 removed processes"; cat "$tmp/out"; fail=1; }
 exit $fail
