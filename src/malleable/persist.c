@@ -15,6 +15,8 @@
 #endif
 
 #include "pmpi_exports.h"
+#include "../common/clock.h"
+#include "../common/mpierror.h"
 #include "../redist/plan.h"
 
 #if HAVE_PMPI_Alltoallv_init
@@ -69,19 +71,9 @@ struct prepared {
 static struct prepared *kept;
 static int nkept;
 
-static double pnow(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int fail(int rc, const char *what, char *err, size_t errlen)
 {
-    char m[MPI_MAX_ERROR_STRING] = "";
-    int l = 0;
-    PMPI_Error_string(rc, m, &l);
-    snprintf(err, errlen, "%s failed: %s", what, m);
+    ductile_mpi_failed(rc, what, err, errlen);
     return -1;
 }
 
@@ -361,7 +353,7 @@ int persist_move(const struct redist_layout *L, int method, int slot, int64_t nr
         snprintf(err, errlen, "a persistent transfer needs distinct old and new buffers");
         return -1;
     }
-    double t0 = pnow();
+    double t0 = ductile_now();
     struct prepared **pp = find(L->comm, L->ns, L->nd, slot);
     /* prepared transfers exist on every process of comm or on none; reuse
      * only if every process still has the same buffers and shape */
@@ -393,7 +385,7 @@ int persist_move(const struct redist_layout *L, int method, int slot, int64_t nr
             }
             return -1;
         }
-        out->setup_s = pnow() - t0;
+        out->setup_s = ductile_now() - t0;
         if (keep) {
             p->next = kept;
             kept = p;

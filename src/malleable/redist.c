@@ -15,6 +15,7 @@
 
 #include "persist.h"
 #include "pmpi_exports.h"
+#include "../common/mpierror.h"
 #include "../redist/plan.h"
 #include "../rma/xfer.h"
 
@@ -162,10 +163,7 @@ static int do_alltoallv(const struct redist_layout *L, const struct counts *c, s
 #endif
     }
     if (rc != MPI_SUCCESS) {
-        char msg[MPI_MAX_ERROR_STRING] = "";
-        int len = 0;
-        PMPI_Error_string(rc, msg, &len);
-        snprintf(err, errlen, "MPI_Alltoallv failed: %s", msg);
+        ductile_mpi_failed(rc, "MPI_Alltoallv", err, errlen);
         return -1;
     }
     return 0;
@@ -211,10 +209,7 @@ static int do_p2p(const struct redist_layout *L, const struct counts *c, size_t 
     if (rc == MPI_SUCCESS && k) rc = PMPI_Waitall((int)k, reqs, MPI_STATUSES_IGNORE);
     free(reqs);
     if (rc != MPI_SUCCESS) {
-        char msg[MPI_MAX_ERROR_STRING] = "";
-        int len = 0;
-        PMPI_Error_string(rc, msg, &len);
-        snprintf(err, errlen, "point-to-point redistribution failed: %s", msg);
+        ductile_mpi_failed(rc, "point-to-point redistribution", err, errlen);
         return -1;
     }
     return 0;

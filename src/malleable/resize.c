@@ -24,6 +24,8 @@
 #include "hotpath.h"
 #include "persist.h"
 #include "pmpi_exports.h"
+#include "../common/clock.h"
+#include "../common/mpierror.h"
 #include "registry.h"
 #include "redist.h"
 #include "runtime.h"
@@ -127,13 +129,6 @@ static struct {
 /* Sent by the kept world's rank 0 to each standby process. */
 enum { STANDBY_WAKE = 1, STANDBY_RELEASE = 2 };
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static double epoch(void)
 {
     struct timeval tv;
@@ -206,14 +201,6 @@ int ductile_malleable_iteration(void)
     return M.iteration;
 }
 int ductile_malleable_spawned(void) { return M.spawned; }
-
-static void mpi_err(int rc, char *buf, size_t len)
-{
-    char msg[MPI_MAX_ERROR_STRING] = "";
-    int l = 0;
-    if (PMPI_Error_string(rc, msg, &l) != MPI_SUCCESS) snprintf(msg, sizeof msg, "MPI error %d", rc);
-    snprintf(buf, len, "%s", msg);
-}
 
 /* ------------------------------------------------------------------ settings */
 
@@ -443,10 +430,10 @@ static int nb_test_local(void)
 /* Complete this process's part, bounded; sleeping between tests when nap. */
 static void nb_wait_local(int nap)
 {
-    double deadline = now() + NB_WAIT_LIMIT_S;
+    double deadline = ductile_now() + NB_WAIT_LIMIT_S;
     struct timespec ts = {0, (nap ? 20 : 1) * 1000 * 1000};
     while (!nb_test_local()) {
-        if (now() > deadline) {
+        if (ductile_now() > deadline) {
             fprintf(stderr, "ductile: error: rank %d: background transfer of constant data not complete after "
                             "%.0f s; aborting\n", ductile_rt.rank, NB_WAIT_LIMIT_S);
             fflush(stderr);
@@ -480,12 +467,12 @@ static void nb_finish(int iteration, const char *how)
         for (int i = 0; i < M.nhist; i++)
             if (M.hist[i].id == NB.id) {
                 M.hist[i].overlap_it = iteration - NB.start_it;
-                M.hist[i].background_s = now() - NB.t_start;
+                M.hist[i].background_s = ductile_now() - NB.t_start;
                 snprintf(M.hist[i].reason, sizeof M.hist[i].reason,
                          "constant data (%llu bytes) moved in the background: overlapped %d iteration%s "
                          "(complete at the control point of iteration %d, %.4f s after the start)%s%s",
                          (unsigned long long)NB.bytes, iteration - NB.start_it,
-                         iteration - NB.start_it == 1 ? "" : "s", iteration, now() - NB.t_start,
+                         iteration - NB.start_it == 1 ? "" : "s", iteration, ductile_now() - NB.t_start,
                          how[0] ? "; " : "", how);
                 ductile_log(1, "%s", M.hist[i].reason);
             }
@@ -512,7 +499,7 @@ static void nb_control_point(int iteration)
 static int transfer_items(const struct redist_layout *L, int has_new, int method, int nb, int id, int iteration,
                           void **prep, int warm, struct xfer_times *t, char *err, size_t errlen)
 {
-    double t0 = now();
+    double t0 = ductile_now();
     memset(t, 0, sizeof *t);
     if (warm) {
         /* open the connections between every pair (old and new processes) with
@@ -530,13 +517,13 @@ static int transfer_items(const struct redist_layout *L, int has_new, int method
         if (NB.active) { snprintf(err, errlen, "a background transfer is still pending"); return -1; }
         PMPI_Comm_dup(L->comm, &NB.comm);
         PMPI_Comm_set_errhandler(NB.comm, MPI_ERRORS_RETURN);
-        t0 = now(); /* the dup waited for the slowest process: not transfer time */
+        t0 = ductile_now(); /* the dup waited for the slowest process: not transfer time */
         LX.comm = NB.comm;
         NB.active = 1;
         NB.id = id;
         NB.start_it = iteration;
         NB.bytes = 0;
-        NB.t_start = now();
+        NB.t_start = ductile_now();
         /* Wait Drains / Threading, and every background rma-* transfer: one group (src/rma/xfer.c) */
         int rma = method == REDIST_RMA_LOCK || method == REDIST_RMA_LOCKALL;
         if (nb == CONST_WD || nb == CONST_THREAD || rma) {
@@ -577,7 +564,7 @@ static int transfer_items(const struct redist_layout *L, int has_new, int method
             t->bytes += moved;
             NB.bytes += moved;
         } else if (it->d.kind == REG_DISTRIBUTED) {
-            double tp = now();
+            double tp = ductile_now();
             size_t rowb = reg_unit_bytes(it);
             plan_block ob = {0, 0}, nb = {0, 0};
             if (L->my_old >= 0) ob = plan_block_of(it->d.nrows, L->ns, L->my_old);
@@ -593,11 +580,11 @@ static int transfer_items(const struct redist_layout *L, int has_new, int method
             if (persist && M.rma_shared &&
                 (method == REDIST_RMA_LOCK || method == REDIST_RMA_LOCKALL || method == REDIST_RMA_FENCE)) {
                 int applies = 0;
-                double ts = now();
+                double ts = ductile_now();
                 void *seg = persist_shared_block(L->comm, L->nd, i, L->my_new >= 0 ? (size_t)nb.count * rowb : 0,
                                                  &applies, err, errlen);
-                t->prepare_s += now() - ts; /* set-up, not planning */
-                tp += now() - ts;
+                t->prepare_s += ductile_now() - ts; /* set-up, not planning */
+                tp += ductile_now() - ts;
                 if (applies && !seg && L->my_new >= 0 && nb.count) return -1;
                 if (applies) {
                     shared = 1;
@@ -627,7 +614,7 @@ static int transfer_items(const struct redist_layout *L, int has_new, int method
                     return -1;
                 }
             }
-            t->plan_s += now() - tp;
+            t->plan_s += ductile_now() - tp;
             uint64_t moved = 0;
             if (persist) {
                 struct persist_outcome o;
@@ -666,7 +653,7 @@ static int transfer_items(const struct redist_layout *L, int has_new, int method
                 int rc = PMPI_Bcast((char *)it->addr + o, len, MPI_BYTE, root, L->comm);
                 if (rc != MPI_SUCCESS) {
                     char m[256];
-                    mpi_err(rc, m, sizeof m);
+                    ductile_mpi_error_text(rc, m, sizeof m);
                     snprintf(err, errlen, "broadcast of '%s' failed: %s", it->d.name, m);
                     return -1;
                 }
@@ -683,7 +670,7 @@ static int transfer_items(const struct redist_layout *L, int has_new, int method
         NB.bytes = b; /* all processes' share, for the record */
     }
     t->window_s = redist_take_setup_s() + (any_const ? bg_setup_s(NB.bg) : 0);
-    t->transfer_s = now() - t0 - t->plan_s - t->window_s - t->prepare_s;
+    t->transfer_s = ductile_now() - t0 - t->plan_s - t->window_s - t->prepare_s;
     return 0;
 }
 
@@ -1081,19 +1068,19 @@ static void pool_wake(const struct decision *d, double t_begin)
     struct report_reconfig rec;
     fill_record(&rec, d->id, d->iteration, ns, nd, d->method, d->redist, d->nb);
     note_choice(&rec, d);
-    rec.start_s = ductile_elapsed() - (now() - t_begin);
-    double tw = now();
+    rec.start_s = ductile_elapsed() - (ductile_now() - t_begin);
+    double tw = ductile_now();
     pool_send(STANDBY_WAKE, d);
     drop_world_xfer(); /* the small world's own transfers (collective over it) */
     PMPI_Barrier(SB.priv); /* with the standby processes: the wake-up */
-    double wake_s = now() - tw;
+    double wake_s = ductile_now() - tw;
     struct xfer_times xt;
     pool_join(d, &xt);
     if (ductile_rt.rank == 0) {
         rec.merge_s = wake_s;
         note_transfer(&rec, &xt);
         rec.standby = nd - ns;
-        rec.total_s = record_total(&rec, now() - t_begin);
+        rec.total_s = record_total(&rec, ductile_now() - t_begin);
         add_record(&rec);
         ductile_log(1, "expanded %d -> %d in %.3f s by taking back %d standby process%s (transfer %.4f, %s)", ns, nd,
                     rec.total_s, nd - ns, nd - ns == 1 ? "" : "es", xt.transfer_s, rec.persistent);
@@ -1105,7 +1092,7 @@ static void pool_wake(const struct decision *d, double t_begin)
  * release it.  Bounded by DUCTILE_LEAVE_TIMEOUT. */
 static void standby_wait(void)
 {
-    double deadline = now() + (double)ductile_rt.settings.leave_timeout;
+    double deadline = ductile_now() + (double)ductile_rt.settings.leave_timeout;
     struct timespec nap = {0, 2 * 1000 * 1000};
     for (;;) {
         int flag = 0;
@@ -1126,7 +1113,7 @@ static void standby_wait(void)
             }
             return;
         }
-        if (flag < 0 || now() > deadline) {
+        if (flag < 0 || ductile_now() > deadline) {
             fprintf(stderr, "ductile: warning: standby process (pid %ld) %s; leaving\n", (long)getpid(),
                     flag < 0 ? "lost its world" : "was not taken back within DUCTILE_LEAVE_TIMEOUT");
             SB.active = SB.waiting = 0;
@@ -1152,7 +1139,7 @@ static void expand(const struct decision *d, const char *hosts, double t_begin, 
     struct report_reconfig rec;
     fill_record(&rec, d->id, d->iteration, ns, nd, d->method, d->redist, d->nb);
     note_choice(&rec, d);
-    rec.start_s = ductile_elapsed() - (now() - t_begin);
+    rec.start_s = ductile_elapsed() - (ductile_now() - t_begin);
 
     char cmd[4096], why[512] = "";
     char **args = NULL;
@@ -1181,23 +1168,23 @@ static void expand(const struct decision *d, const char *hosts, double t_begin, 
     } else if (me == 0) {
         MPI_Info info = spawn_info(hosts);
         int *errcodes = calloc((size_t)nnew, sizeof *errcodes);
-        double ts = now();
+        double ts = ductile_now();
         ductile_log(1, "spawning %d process%s of %s", nnew, nnew == 1 ? "" : "es", cmd);
         int rc = PMPI_Comm_spawn(cmd, args, nnew, info, 0, M.self, &inter0, errcodes);
-        spawn_s = now() - ts;
+        spawn_s = ductile_now() - ts;
         if (info != MPI_INFO_NULL) PMPI_Info_free(&info);
         if (rc != MPI_SUCCESS) inter0 = MPI_COMM_NULL; /* not a usable handle after a failed spawn */
         ok = rc == MPI_SUCCESS && inter0 != MPI_COMM_NULL;
         if (rc != MPI_SUCCESS) {
             char m[400];
-            mpi_err(rc, m, sizeof m);
+            ductile_mpi_error_text(rc, m, sizeof m);
             snprintf(why, sizeof why, "MPI_Comm_spawn of %d process%s of %.200s failed: %.250s", nnew,
                      nnew == 1 ? "" : "es", cmd, m);
         } else {
             for (int i = 0; i < nnew && errcodes; i++)
                 if (errcodes[i] != MPI_SUCCESS) {
                     char m[400];
-                    mpi_err(errcodes[i], m, sizeof m);
+                    ductile_mpi_error_text(errcodes[i], m, sizeof m);
                     snprintf(why, sizeof why, "MPI_Comm_spawn: process %d of %d did not start: %.300s", i, nnew, m);
                     ok = 0;
                     break;
@@ -1240,12 +1227,12 @@ static void expand(const struct decision *d, const char *hosts, double t_begin, 
                 PMPI_Comm_disconnect(&inter0);
             }
             rec.spawn_s = spawn_s;
-            rec.total_s = now() - t_begin;
+            rec.total_s = ductile_now() - t_begin;
             record_problem(&rec, "failed", why);
         }
         return;
     }
-    double tm = now();
+    double tm = ductile_now();
     MPI_Comm m0 = MPI_COMM_NULL;
     if (me == 0) {
         PMPI_Comm_set_errhandler(inter0, MPI_ERRORS_RETURN);
@@ -1272,7 +1259,7 @@ static void expand(const struct decision *d, const char *hosts, double t_begin, 
         PMPI_Comm_dup(np, &nx);
         PMPI_Comm_set_errhandler(nx, MPI_ERRORS_RETURN);
     }
-    double merge_s = now() - tm;
+    double merge_s = ductile_now() - tm;
     if (baseline) gather_departed(P, 0, NULL, d->iteration); /* all old processes leave */
     if (baseline && me == 0) send_history(ns, merged);
 
@@ -1314,7 +1301,7 @@ static void expand(const struct decision *d, const char *hosts, double t_begin, 
             rec.spawn_s = spawn_s;
             rec.merge_s = merge_s;
             note_transfer(&rec, &xt);
-            rec.total_s = record_total(&rec, now() - t_begin);
+            rec.total_s = record_total(&rec, ductile_now() - t_begin);
             add_record(&rec);
             ductile_log(1, "expanded %d -> %d in %.3f s (spawn %.3f, merge %.3f, transfer %.4f)", ns, nd,
                         rec.total_s, spawn_s, merge_s, xt.transfer_s);
@@ -1331,7 +1318,7 @@ static void shrink(const struct decision *d, const char *list, double t_begin)
     struct report_reconfig rec;
     fill_record(&rec, d->id, d->iteration, ns, nd, d->method, d->redist, d->nb);
     note_choice(&rec, d);
-    rec.start_s = ductile_elapsed() - (now() - t_begin);
+    rec.start_s = ductile_elapsed() - (ductile_now() - t_begin);
     char *leaving = calloc((size_t)ns, 1);
     int *n2c = malloc((size_t)nd * sizeof(int)), *o2c = malloc((size_t)ns * sizeof(int));
     if (!leaving || !n2c || !o2c) abort();
@@ -1381,7 +1368,7 @@ static void shrink(const struct decision *d, const char *list, double t_begin)
         if (me == new0) recv_history(0, P);
     }
     if (!standby) gather_departed(P, new0, leaving, d->iteration);
-    double tm = now();
+    double tm = ductile_now();
     MPI_Comm S = MPI_COMM_NULL;
     PMPI_Comm_split(P, leaving[me] ? MPI_UNDEFINED : 0, me, &S);
     M.zombies += ns - nd;
@@ -1426,10 +1413,10 @@ static void shrink(const struct decision *d, const char *list, double t_begin)
             PMPI_Comm_free(&P);
         }
         if (ductile_rt.rank == 0) {
-            rec.merge_s = now() - tm;
+            rec.merge_s = ductile_now() - tm;
             note_transfer(&rec, &xt);
             rec.standby = standby ? ns - nd : 0;
-            rec.total_s = record_total(&rec, now() - t_begin);
+            rec.total_s = record_total(&rec, ductile_now() - t_begin);
             add_record(&rec);
             ductile_log(1, "shrank %d -> %d in %.3f s (transfer %.4f)%s", ns, nd, rec.total_s, xt.transfer_s,
                         standby ? "; the removed processes stand by" : "");
@@ -1579,7 +1566,7 @@ int ductile_malleable_control_point(int iteration)
     free_buried();
     if (ductile_rt.rank == 0) ductile_appctl_control_point(iteration); /* exact iteration for the controller */
     if (ductile_rt.rank == 0) { /* iteration time for the cost model (DUCTILE_REDIST=auto) */
-        double t = now();
+        double t = ductile_now();
         if (M.last_cp > 0 && !NB.active) M.t_it = M.t_it > 0 ? 0.7 * M.t_it + 0.3 * (t - M.last_cp) : t - M.last_cp;
         M.last_cp = t;
     }
@@ -1607,13 +1594,13 @@ int ductile_malleable_control_point(int iteration)
         if (ductile_world != SB.world) pool_release();
         else SB.active = 0;
     }
-    double t0 = now(), e0 = epoch();
+    double t0 = ductile_now(), e0 = epoch();
     int ns = ductile_rt.size;
     ductile_log(1, "resize %d -> %d at iteration %d (%s%s)", ns, d.nd, iteration,
                 d.method == METHOD_BASELINE ? "baseline" : "merge", d.pool ? ", standby processes" : "");
     if (d.nd > ns || d.method == METHOD_BASELINE) expand(&d, list, t0, e0);
     else shrink(&d, list, t0);
-    M.last_cp = now(); /* the next iteration time excludes the resize */
+    M.last_cp = ductile_now(); /* the next iteration time excludes the resize */
     request_queue_set_busy(&M.q, 0);
     return 1;
 }
@@ -1658,7 +1645,7 @@ static void join_parents(MPI_Comm parent)
         if (!M.jdesc) abort();
         PMPI_Bcast(M.jdesc, h.nitems * (int)sizeof *M.jdesc, MPI_BYTE, 0, parent);
     }
-    double tm = now();
+    double tm = ductile_now();
     /* the parents' rank 0 spawned us alone: merge with it, then meet all parents */
     MPI_Comm m0, inter, merged;
     PMPI_Intercomm_merge(parent, 1, &m0);
@@ -1690,7 +1677,7 @@ static void join_parents(MPI_Comm parent)
         set_world(nw, np);
         PMPI_Comm_free(&oldp);
     }
-    M.join_merge_s = now() - tm;
+    M.join_merge_s = ductile_now() - tm;
     M.join_comm = merged;
     M.join_pending = 1;
     if (!h.nitems) ductile_malleable_get_shared(NULL);
@@ -1849,7 +1836,7 @@ int ductile_malleable_finalize_begin(void)
     if (!M.removed && SB.active && ductile_world != SB.world) pool_release();
     if (!M.removed) return 0;
     if (M.park_comm != MPI_COMM_NULL) {
-        double deadline = now() + (double)ductile_rt.settings.leave_timeout;
+        double deadline = ductile_now() + (double)ductile_rt.settings.leave_timeout;
         struct timespec nap = {0, 30 * 1000 * 1000};
         for (;;) {
             int flag = 0;
@@ -1860,7 +1847,7 @@ int ductile_malleable_finalize_begin(void)
                 PMPI_Recv(&one, 1, MPI_INT, M.park_releaser, TAG_RELEASE, M.park_comm, MPI_STATUS_IGNORE);
                 break;
             }
-            if (now() > deadline) {
+            if (ductile_now() > deadline) {
                 fprintf(stderr, "ductile: warning: removed process (pid %ld) waited %ld s for the job's end; "
                                 "finalizing anyway\n", (long)getpid(), ductile_rt.settings.leave_timeout);
                 break;
@@ -1882,13 +1869,13 @@ void ductile_malleable_finalize_end(void)
         int k = 0;
         for (int j = 0; j < d->n && reqs; j++)
             if (PMPI_Isend(&one, 1, MPI_INT, d->ranks[j], TAG_RELEASE, d->comm, &reqs[k]) == MPI_SUCCESS) k++;
-        double deadline = now() + 30.0;
+        double deadline = ductile_now() + 30.0;
         struct timespec nap = {0, 5 * 1000 * 1000};
         int done = 0;
         while (reqs && k && !done) {
             if (PMPI_Testall(k, reqs, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS) break;
             if (!done) {
-                if (now() > deadline) {
+                if (ductile_now() > deadline) {
                     fprintf(stderr, "ductile: warning: could not release %d removed process%s\n", d->n,
                             d->n == 1 ? "" : "es");
                     break;

@@ -3,6 +3,8 @@
 #include "config.h"
 
 #include "window.h"
+#include "../common/clock.h"
+#include "../common/mpierror.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,13 +12,6 @@
 
 static struct rma_win *cached;
 static double total_setup;
-
-static double wnow(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void win_free(struct rma_win *w)
 {
@@ -40,7 +35,7 @@ struct rma_win *rma_win_get(MPI_Comm comm, double *setup_s, char *err, size_t er
             return cached;
         }
     }
-    double t0 = wnow();
+    double t0 = ductile_now();
     if (cached && !cached->busy) {
         /* the world changed since it was created: every member of its group is here */
         win_free(cached);
@@ -62,10 +57,7 @@ struct rma_win *rma_win_get(MPI_Comm comm, double *setup_s, char *err, size_t er
     int rc = PMPI_Win_create_dynamic(info, w->comm, &w->win);
     PMPI_Info_free(&info);
     if (rc != MPI_SUCCESS) {
-        char m[MPI_MAX_ERROR_STRING] = "";
-        int l = 0;
-        PMPI_Error_string(rc, m, &l);
-        snprintf(err, errlen, "MPI_Win_create_dynamic failed: %s", m);
+        ductile_mpi_failed(rc, "MPI_Win_create_dynamic", err, errlen);
         PMPI_Group_free(&w->group);
         PMPI_Comm_free(&w->comm);
         free(w);
@@ -75,7 +67,7 @@ struct rma_win *rma_win_get(MPI_Comm comm, double *setup_s, char *err, size_t er
     w->uses = 1;
     if (!cached) cached = w; /* else the old one is still busy: this one is used once and not cached */
     else w->retired = 1;
-    *setup_s = wnow() - t0;
+    *setup_s = ductile_now() - t0;
     total_setup += *setup_s;
     return w;
 }

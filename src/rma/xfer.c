@@ -11,6 +11,8 @@
 #include <time.h>
 
 #include "window.h"
+#include "../common/clock.h"
+#include "../common/mpierror.h"
 #include "../redist/plan.h"
 
 #define CHUNK ((int64_t)1 << 30)
@@ -25,21 +27,6 @@
 #else
 #define RGET_BROKEN 0
 #endif
-
-static double xnow(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void mpierr(int rc, const char *what, char *err, size_t errlen)
-{
-    char m[MPI_MAX_ERROR_STRING] = "";
-    int l = 0;
-    PMPI_Error_string(rc, m, &l);
-    snprintf(err, errlen, "%s failed: %s", what, m);
-}
 
 int rma_thread_ok(void)
 {
@@ -81,25 +68,25 @@ static int item_setup(const struct redist_layout *L, struct item *it, struct rma
         if (it->ntr < 0) { snprintf(err, errlen, "invalid RMA plan"); return -1; }
     }
     if (create) {
-        double t0 = xnow();
+        double t0 = ductile_now();
         static char dummy;
         rc = PMPI_Win_create(bytes ? (void *)it->src : &dummy, bytes, 1, MPI_INFO_NULL, L->comm, &it->win);
-        if (rc != MPI_SUCCESS) { mpierr(rc, "MPI_Win_create", err, errlen); return -1; }
+        if (rc != MPI_SUCCESS) { ductile_mpi_failed(rc, "MPI_Win_create", err, errlen); return -1; }
         PMPI_Win_set_errhandler(it->win, MPI_ERRORS_RETURN);
         it->own_win = 1;
-        *setup_s += xnow() - t0;
+        *setup_s += ductile_now() - t0;
         return 0; /* displacements are relative to each window's base (0) */
     }
     it->win = w->win;
     MPI_Aint mine = 0;
     if (bytes > 0) {
         rc = PMPI_Win_attach(w->win, (void *)it->src, bytes);
-        if (rc != MPI_SUCCESS) { mpierr(rc, "MPI_Win_attach", err, errlen); return -1; }
+        if (rc != MPI_SUCCESS) { ductile_mpi_failed(rc, "MPI_Win_attach", err, errlen); return -1; }
         it->attached = 1;
         PMPI_Get_address(it->src, &mine);
     }
     rc = PMPI_Allgather(&mine, 1, MPI_AINT, it->base, 1, MPI_AINT, w->comm);
-    if (rc != MPI_SUCCESS) { mpierr(rc, "address exchange", err, errlen); return -1; }
+    if (rc != MPI_SUCCESS) { ductile_mpi_failed(rc, "address exchange", err, errlen); return -1; }
     return 0;
 }
 
@@ -150,7 +137,7 @@ static long issue_reads(const struct redist_layout *L, const struct item *it, in
             MPI_Aint disp = it->base[tgt] + (MPI_Aint)(off + o);
             int rc = reqs ? PMPI_Rget(to + o, len, MPI_BYTE, tgt, disp, len, MPI_BYTE, it->win, &reqs[(*nreq)++])
                           : PMPI_Get(to + o, len, MPI_BYTE, tgt, disp, len, MPI_BYTE, it->win);
-            if (rc != MPI_SUCCESS) { mpierr(rc, reqs ? "MPI_Rget" : "MPI_Get", err, errlen); return -1; }
+            if (rc != MPI_SUCCESS) { ductile_mpi_failed(rc, reqs ? "MPI_Rget" : "MPI_Get", err, errlen); return -1; }
         }
         if (moved) *moved += (uint64_t)bytes;
     }
@@ -209,7 +196,7 @@ static int open_epochs(const struct redist_layout *L, struct item *items, int n,
             if (lockall && count_chunks(L, &items[i], me) == 0) continue;
             int rc = lockall ? PMPI_Win_lock_all(MPI_MODE_NOCHECK, items[i].win)
                              : PMPI_Win_lock(MPI_LOCK_SHARED, tgt, MPI_MODE_NOCHECK, items[i].win);
-            if (rc != MPI_SUCCESS) { mpierr(rc, lockall ? "MPI_Win_lock_all" : "MPI_Win_lock", err, errlen); return -1; }
+            if (rc != MPI_SUCCESS) { ductile_mpi_failed(rc, lockall ? "MPI_Win_lock_all" : "MPI_Win_lock", err, errlen); return -1; }
             if (epoch_add(e, items[i].win, tgt) != 0) { snprintf(err, errlen, "out of memory"); return -1; }
         }
     }
@@ -221,7 +208,7 @@ static int close_epochs(struct epochs *e, char *err, size_t errlen)
     int bad = 0;
     for (int i = 0; i < e->n; i++) {
         int rc = e->tgt[i] < 0 ? PMPI_Win_unlock_all(e->win[i]) : PMPI_Win_unlock(e->tgt[i], e->win[i]);
-        if (rc != MPI_SUCCESS && !bad) { mpierr(rc, "MPI_Win_unlock", err, errlen); bad = 1; }
+        if (rc != MPI_SUCCESS && !bad) { ductile_mpi_failed(rc, "MPI_Win_unlock", err, errlen); bad = 1; }
     }
     free(e->win);
     free(e->tgt);
@@ -429,7 +416,7 @@ int bg_launch(struct bg_group *g, char *err, size_t errlen)
             struct item *it = &g->items[i];
             int rc = PMPI_Ialltoallv(it->src ? it->src : &dummy, a, a + cs, MPI_BYTE, it->dst ? it->dst : &dummy,
                                      a + 2 * cs, a + 3 * cs, MPI_BYTE, g->L.comm, &g->reqs[g->nreq++]);
-            if (rc != MPI_SUCCESS) { mpierr(rc, "MPI_Ialltoallv", err, errlen); return -1; }
+            if (rc != MPI_SUCCESS) { ductile_mpi_failed(rc, "MPI_Ialltoallv", err, errlen); return -1; }
         }
         return 0;
     }
