@@ -37,3 +37,22 @@ wait_until() {
 }
 # job_id TAG: ductiled's id of the job registered with DUCTILE_JOB_ID=TAG
 job_id() { ctl --json list 2>/dev/null | jget "[j['job'] for j in d['jobs'] if j['tag']=='$1'][0]"; }
+# run_pair PREFIX: two one-process jobs of $JAC, A with $ARGS_A and B with
+# $ARGS_B, registered with the daemon and then started in step (both wait for
+# the file $T/PREFIX.go); waits for both.  Reports in $T/PREFIXa.json and
+# $T/PREFIXb.json, output in .out, stderr in .log.
+run_pair() {
+  p=$1
+  for n in a b; do
+    if [ $n = a ]; then args=$ARGS_A; else args=$ARGS_B; fi
+    DUCTILE_JOB_ID="$p$n" DUCTILE_REPORT="$T/$p$n.json" timeout $((150 * SCALE)) $MPIEXEC -n 1 "$JAC" $args "$T/$p$n.ckpt" "$T/$p.go" \
+      > "$T/$p$n.out" 2> "$T/$p$n.log" &
+    eval "PID_$n=\$!"
+  done
+  wait_until 60 '[ "$(ctl --json list 2>/dev/null | jget "len([j for j in d[\"jobs\"] if j[\"state\"]==\"running\"])")" = 2 ]' ||
+    bad "$p: the two jobs did not register"
+  touch "$T/$p.go"
+  wait $PID_a; ra=$?
+  wait $PID_b; rb=$?
+  [ $ra -eq 0 ] && [ $rb -eq 0 ] && ok "$p: both jobs exited 0 (A: $ARGS_A, B: $ARGS_B)" || bad "$p: jobs failed: $ra $rb"
+}

@@ -29,21 +29,6 @@ ref() {
   DUCTILE_CONTROLLER=off DUCTILE_REPORT= timeout $((60 * SCALE)) $MPIEXEC -n 1 "$JAC" 64 "$1" 10 0 0 "$T/ref$1.ckpt" \
     > "$T/ref$1.out" 2> "$T/ref$1.log" || bad "reference run of $1 iterations failed"
 }
-run_pair() {  # run_pair PREFIX: A and B started in step, wait for both
-  p=$1
-  for n in a b; do
-    if [ $n = a ]; then args=$ARGS_A; else args=$ARGS_B; fi
-    DUCTILE_JOB_ID="$p$n" DUCTILE_REPORT="$T/$p$n.json" timeout $((150 * SCALE)) $MPIEXEC -n 1 "$JAC" $args "$T/$p$n.ckpt" "$T/$p.go" \
-      > "$T/$p$n.out" 2> "$T/$p$n.log" &
-    eval "PID_$n=\$!"
-  done
-  wait_until 60 '[ "$(ctl --json list 2>/dev/null | jget "len([j for j in d[\"jobs\"] if j[\"state\"]==\"running\"])")" = 2 ]' ||
-    bad "$p: the two jobs did not register"
-  touch "$T/$p.go"
-  wait $PID_a; ra=$?
-  wait $PID_b; rb=$?
-  [ $ra -eq 0 ] && [ $rb -eq 0 ] && ok "$p: both jobs exited 0 (A: $ARGS_A, B: $ARGS_B)" || bad "$p: jobs failed: $ra $rb"
-}
 # same_result PREFIX ITERATIONS_A ITERATIONS_B: final line and last checkpoint
 # as without resizes
 same_result() {

@@ -13,21 +13,7 @@
 JAC="$B/tests/io/io_jacobi"
 # 1 process, 100 ms of work per iteration, a 400 ms checkpoint every 60
 # iterations (period ~6.4 s): the shift needs 2 processes (Eq. 2)
-ARGS="64 250 60 100 400"
-run_pair() {  # run_pair PREFIX: two jobs started in step, wait for both
-  p=$1
-  for n in a b; do
-    DUCTILE_JOB_ID="$p$n" DUCTILE_REPORT="$T/$p$n.json" timeout $((150 * SCALE)) $MPIEXEC -n 1 "$JAC" $ARGS "$T/$p$n.ckpt" "$T/$p.go" \
-      > "$T/$p$n.out" 2> "$T/$p$n.log" &
-    eval "PID_$n=\$!"
-  done
-  wait_until 60 '[ "$(ctl --json list 2>/dev/null | jget "len([j for j in d[\"jobs\"] if j[\"state\"]==\"running\"])")" = 2 ]' ||
-    bad "$p: the two jobs did not register"
-  touch "$T/$p.go"
-  wait $PID_a; ra=$?
-  wait $PID_b; rb=$?
-  [ $ra -eq 0 ] && [ $rb -eq 0 ] && ok "$p: both jobs ran ($ARGS)" || bad "$p: jobs failed: $ra $rb"
-}
+ARGS_A="64 250 60 100 400"; ARGS_B=$ARGS_A
 start_daemon --slots 4 --io-policy phase-shift --io-uncertainty 0.3 --io-overhead 0.5
 run_pair s
 ctl --json status "$(job_id sa)" --history 0 > "$T/sta.json" && ctl --json status "$(job_id sb)" --history 0 > "$T/stb.json" ||
@@ -39,7 +25,7 @@ stop_daemon
 # the resource manager has no free slot: the plan is cancelled cleanly
 rm -f "$T/state.json"
 start_daemon --slots 2 --io-policy phase-shift --io-uncertainty 0.3 --io-overhead 0.5
-ARGS="64 140 60 100 400"
+ARGS_A="64 140 60 100 400"; ARGS_B=$ARGS_A
 run_pair c
 n=0; nr=0
 for id in $(job_id ca) $(job_id cb); do
