@@ -321,6 +321,22 @@ static void drop_world_xfer(void)
 #else
 #define DEFER_RMA_FREE 0
 #endif
+/* Background (Wait Drains, Threading) one-sided transfers of constant data
+ * with Open MPI 4.1's osc/ucx are not safe while the program goes on with its
+ * own MPI calls: with 64 MiB of constant data, 1 -> 2 -> 4 -> 2 -> 1 -> 4 -> 1,
+ * rma-lockall+thread crashed or delivered wrong rows in 3 of 48 runs (6 of 40
+ * with DUCTILE_RMA_WINDOW=create), rma-lockall+wd in 1 of 70, always inside
+ * UCX's shared-memory transport (uct_mm_ep_am_bcopy reading an unmapped
+ * address); without that transport (UCX_TLS=^mm) Wait Drains hung instead.
+ * The collective versions of the same strategies had no failure (20 runs).
+ * There the constant data moves by the collective in the background; the
+ * variable data still moves by the one-sided method. */
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
+#define RMA_BACKGROUND_UNSAFE 1
+#else
+#define RMA_BACKGROUND_UNSAFE 0
+#endif
+
 static struct {
     void **p;
     int n, cap;
@@ -394,6 +410,7 @@ static struct {
     uint64_t bytes;
     double t_start;
     struct bg_group *bg; /* WD / Threading (src/rma/xfer.c): all constant items of the resize */
+    int col_instead;     /* one-sided method asked, constant data moved by the collective (RMA_BACKGROUND_UNSAFE) */
 } NB = {.comm = MPI_COMM_NULL};
 
 int ductile_constant_pending(void) { return NB.active; }
@@ -470,9 +487,11 @@ static void nb_finish(int iteration, const char *how)
                 M.hist[i].background_s = ductile_now() - NB.t_start;
                 snprintf(M.hist[i].reason, sizeof M.hist[i].reason,
                          "constant data (%llu bytes) moved in the background: overlapped %d iteration%s "
-                         "(complete at the control point of iteration %d, %.4f s after the start)%s%s",
+                         "(complete at the control point of iteration %d, %.4f s after the start)%s%s%s",
                          (unsigned long long)NB.bytes, iteration - NB.start_it,
                          iteration - NB.start_it == 1 ? "" : "s", iteration, ductile_now() - NB.t_start,
+                         NB.col_instead ? " by the collective (Open MPI 4: background one-sided transfers are not safe)"
+                                        : "",
                          how[0] ? "; " : "", how);
                 ductile_log(1, "%s", M.hist[i].reason);
             }
@@ -529,6 +548,16 @@ static int transfer_items(const struct redist_layout *L, int has_new, int method
         if (nb == CONST_WD || nb == CONST_THREAD || rma) {
             int bm = method == REDIST_RMA_LOCK ? BG_METHOD_RMA_LOCK : method == REDIST_RMA_LOCKALL ? BG_METHOD_RMA_LOCKALL
                                                                                                  : BG_METHOD_COL;
+            NB.col_instead = rma && RMA_BACKGROUND_UNSAFE;
+            if (NB.col_instead) {
+                bm = BG_METHOD_COL;
+                static int noted;
+                if (!noted++ && ductile_rt.rank == 0)
+                    fprintf(stderr, "ductile: note: with Open MPI 4 (osc/ucx) background one-sided transfers are not "
+                                    "safe (docs/rma.md); constant data moves by the collective (col%s) in the "
+                                    "background, the other data by %s\n",
+                            const_label[nb], redist_label[method]);
+            }
             NB.bg = bg_begin(&LX, bm, nb == CONST_THREAD ? BG_THREAD : BG_WD, redist_rma_create, err, errlen);
             if (!NB.bg) return -1;
         }

@@ -8,7 +8,8 @@
 # block.  Pairs 1->2->4->2->1 and 3->5->3->4->1 in one run each.  Threading
 # needs MPI_THREAD_MULTIPLE (tests/rma/resize_app_mt asks for it); it is
 # skipped with the reason where the MPI does not grant it, and its refusal
-# with plain MPI_Init is checked.
+# with plain MPI_Init is checked.  With Open MPI 4 the rma-* versions move the
+# constant data by the collective in the background (docs/rma.md): checked too.
 set -u
 . "$abs_top_srcdir/tests/malleable/common.sh"
 . "$abs_top_srcdir/tests/rma/common.sh"
@@ -19,6 +20,22 @@ MT="$abs_top_builddir/tests/rma/resize_app_mt"
 printf '#!/bin/sh\nexec "%s" "$1" 10\n' "$abs_top_builddir/tests/malleable/resize_app" > "$tmp/app"
 printf '#!/bin/sh\nexec "%s" "$1" 10\n' "$MT" > "$tmp/app_mt"
 chmod +x "$tmp/app" "$tmp/app_mt"
+# bgmethod NAME: with Open MPI 4 the constant data of rma-* methods moves by
+# the collective in the background (osc/ucx is not safe there, docs/rma.md):
+# the records and the note say so; with other MPIs it moves one-sided.
+bgmethod() {
+  case "$1" in rma-*) ;; *) return 0 ;; esac
+  n=$($PYTHON -c "import json,sys; r=json.load(open(sys.argv[1])); print(sum('by the collective' in x['reason'] for x in r['reconfigurations'] if x.get('overlapped_iterations') is not None))" "$rep")
+  if [ "$MPI_FAMILY" = openmpi ]; then
+    if [ "$n" -ge 2 ] && grep -q "background one-sided transfers are not safe" "$tmp/err"; then
+      echo "   Open MPI 4: constant data moved by the collective ($n records say so, and the note)"
+    else
+      echo "FAIL: $1: Open MPI 4 should move constant data by the collective and say so ($n records)"; fail=1
+    fi
+  elif [ "$n" -ne 0 ]; then
+    echo "FAIL: $1: $n records moved constant data by the collective under $MPI_FAMILY"; fail=1
+  fi
+}
 level=$(env DUCTILE_REPORT=none DUCTILE_SUMMARY=0 timeout 60 $MPIEXEC -n 1 "$MT" 1 2>/dev/null | sed -n 's/^THREAD LEVEL //p')
 for m in col rma-lock rma-lockall; do
   for s in wd thread; do
@@ -27,8 +44,10 @@ for m in col rma-lock rma-lockall; do
     fi
     [ "$s" = thread ] && APP="$tmp/app_mt" || APP="$tmp/app"
     e="DUCTILE_REDIST=$m DUCTILE_REDIST_CONSTANT=$s $k"
-    run "$m+$s 1->2->4->2->1" 1 16 1 4 $e DUCTILE_SCHEDULE="2:+1,5:+2,8:-2,11:-1" && rmacheck "$m+$s" "$m+$s" 2
-    run "$m+$s 3->5->3->4->1" 3 16 1 4 $e DUCTILE_SCHEDULE="2:+2,5:-2,8:+1,11:=1" && rmacheck "$m+$s" "$m+$s" 2
+    run "$m+$s 1->2->4->2->1" 1 16 1 4 $e DUCTILE_SCHEDULE="2:+1,5:+2,8:-2,11:-1" && rmacheck "$m+$s" "$m+$s" 2 &&
+      bgmethod "$m+$s"
+    run "$m+$s 3->5->3->4->1" 3 16 1 4 $e DUCTILE_SCHEDULE="2:+2,5:-2,8:+1,11:=1" && rmacheck "$m+$s" "$m+$s" 2 &&
+      bgmethod "$m+$s"
   done
 done
 APP="$tmp/app"

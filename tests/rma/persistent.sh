@@ -85,16 +85,17 @@ done
 
 # constant data in the background (COL-NB, RMA-Lockall-WD): the processes that stand by complete their part
 # of the transfer first; the app checks the constant array while it moves and after; the one-sided window
-# is created once (the kept world keeps it)
+# is created once (the kept world keeps it; not with Open MPI 4, where the background moves by the collective)
 for v in "col nb" "rma-lockall wd"; do
   set -- $v
   run "3 cycles 2<->4 persistent, constant data $1+$2" 2 12 2 6 $P DUCTILE_REDIST=$1 DUCTILE_REDIST_CONSTANT=$2 \
     RESIZE_APP_CONST=3000 DUCTILE_SCHEDULE="$(cycles 3 2)" && rmacheck "$1+$2" "$1+$2" 6 &&
-  $PYTHON - "$rep" "$1" <<'PY' || fail=1
+  $PYTHON - "$rep" "$1" "$MPI_FAMILY" <<'PY' || fail=1
 import json, sys
 ok = [x for x in json.load(open(sys.argv[1]))["reconfigurations"] if x["status"] == "ok"]
 # the one-sided window of the background transfer is created once: the kept world keeps it
-if sys.argv[2].startswith("rma") and not (ok[0]["times_s"]["window"] > 0 and all(x["times_s"]["window"] == 0 for x in ok[1:])):
+# (Open MPI 4 moves constant data by the collective in the background: no window, docs/rma.md)
+if sys.argv[2].startswith("rma") and sys.argv[3] != "openmpi" and not (ok[0]["times_s"]["window"] > 0 and all(x["times_s"]["window"] == 0 for x in ok[1:])):
     sys.exit("FAIL: %s: window not kept by the standby pool: %s" % (sys.argv[2], [x["times_s"]["window"] for x in ok]))
 PY
 done
