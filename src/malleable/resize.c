@@ -1501,6 +1501,7 @@ static void choose_auto(int ns, int nd, struct decision *d)
     in.t_it = M.t_it;
     in.thread_multiple = rma_thread_ok();
     in.rma_ok = 1;
+    in.rma_background_ok = !RMA_BACKGROUND_UNSAFE;
     struct cost_version all[COST_MAX_VERSIONS];
     int n = 0;
     int best = cost_choose(&in, all, &n, d->why, sizeof d->why);

@@ -41,6 +41,7 @@ int cost_choose(const struct cost_input *in, struct cost_version *all, int *nall
             int s = strategies[si];
             if (s != COST_BLOCKING && in->const_bytes <= 0) continue; /* nothing could move in the background */
             if (s == COST_NB && m != COST_COL) continue;              /* NB does not apply to one-sided methods */
+            if (s != COST_BLOCKING && m != COST_COL && !in->rma_background_ok) continue; /* not safe there */
             if (s == COST_THREAD && !in->thread_multiple) continue;
             struct cost_version *v = &all[(*nall)++];
             v->method = m;

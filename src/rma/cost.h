@@ -23,6 +23,7 @@ struct cost_input {
     double t_it;         /* seconds per iteration at NS (0: unknown) */
     int thread_multiple; /* Threading allowed (MPI_THREAD_MULTIPLE) */
     int rma_ok;          /* one-sided windows usable */
+    int rma_background_ok; /* one-sided transfers may run in the background (wd, thread); 0 with Open MPI 4 */
 };
 
 /* Expected slowdown of an iteration while a transfer runs in the background

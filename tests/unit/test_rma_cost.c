@@ -20,6 +20,7 @@ static struct cost_input base(void)
     in.bw_rma = 1e9;
     in.thread_multiple = 1;
     in.rma_ok = 1;
+    in.rma_background_ok = 1;
     return in;
 }
 
@@ -113,6 +114,29 @@ static void test_thread_and_rma_excluded(void **st)
     assert_int_equal(n, 3);
 }
 
+/* Open MPI 4: one-sided methods only blocking; every collective version stays */
+static void test_rma_background_excluded(void **st)
+{
+    (void)st;
+    struct cost_input in = base();
+    in.const_bytes = 1e6;
+    in.t_it = 0.01;
+    in.rma_background_ok = 0;
+    struct cost_version all[COST_MAX_VERSIONS];
+    int n = 0;
+    assert_true(cost_choose(&in, all, &n, NULL, 0) >= 0);
+    int ncol = 0, nrma = 0;
+    for (int i = 0; i < n; i++) {
+        if (all[i].method == COST_COL) ncol++;
+        else {
+            nrma++;
+            assert_int_equal(all[i].strategy, COST_BLOCKING);
+        }
+    }
+    assert_int_equal(ncol, 4);
+    assert_int_equal(nrma, 2);
+}
+
 static void test_bad_input(void **st)
 {
     (void)st;
@@ -136,7 +160,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_variable_only), cmocka_unit_test(test_reused_window), cmocka_unit_test(test_background),
-        cmocka_unit_test(test_thread_and_rma_excluded), cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_thread_and_rma_excluded), cmocka_unit_test(test_rma_background_excluded),
+        cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
