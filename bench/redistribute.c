@@ -491,6 +491,7 @@ static const struct { const char *redist, *cons, *window, *name; int thread; } v
 
 struct pres {
     int ok, n_it;
+    int by_col; /* one-sided version whose constant data moved by the collective (Open MPI 4, docs/rma.md) */
     double r, window, transfer, bg, t_base, t_during, t_after;
 };
 
@@ -520,6 +521,7 @@ static int run_cg(const char *self, int ns, int nd, long long bytes, int v, stru
     o->n_it = ov ? atoi(ov + strlen("\"overlapped_iterations\"") + 1) : 0;
     if (o->n_it < 0) o->n_it = 0;
     o->r = o->transfer + o->window + (strcmp(versions[v].cons, "blocking") != 0 ? o->bg : 0);
+    o->by_col = strstr(rc0, "by the collective") != NULL;
     o->t_base = val(r.line, "t_base");
     o->t_during = val(r.line, "t_during");
     o->t_after = val(r.line, "t_after");
@@ -562,8 +564,12 @@ static int run_paper(const char *self, const char *pairs, long mib, const char *
         printf("  %-27s %8s %9s %8s %5s %7s %7s %8s %8s\n", "version", "window", "transfer", "R", "N_it", "omega",
                "alpha", "f(V,P)", "vs COL");
         double fcol = 0;
+        int any_by_col = 0;
         for (int v = 0; v < NVERS; v++) {
             if (!P[v].ok) { printf("  %-27s failed\n", versions[v].name); continue; }
+            char name[64];
+            snprintf(name, sizeof name, "%s%s", versions[v].name, P[v].by_col ? " *" : "");
+            any_by_col |= P[v].by_col;
             int bg = strcmp(versions[v].cons, "blocking") != 0;
             double omega = bg && P[v].t_after > 0 ? P[v].t_during / P[v].t_after : 1.0;
             /* alpha: background R over the blocking R of the same method */
@@ -575,13 +581,16 @@ static int run_paper(const char *self, const char *pairs, long mib, const char *
             double alpha = bg && rb > 0 ? P[v].r / rb : 1.0;
             double f = P[v].r + t_nd * (double)(mx - P[v].n_it);
             if (v == 0) fcol = f;
-            printf("  %-27s %8.4f %9.4f %8.4f %5d %7.3f %7.3f %8.4f %7.2fx\n", versions[v].name, P[v].window,
+            printf("  %-27s %8.4f %9.4f %8.4f %5d %7.3f %7.3f %8.4f %7.2fx\n", name, P[v].window,
                    P[v].transfer, P[v].r, P[v].n_it, omega, alpha, f, f > 0 ? fcol / f : 0);
-            fprintf(out, "%d,%d,%ld,%s,%.6f,%.6f,%.6f,%d,%.4f,%.4f,%.6f,%.6f,%.6f,%.6f\n", ns, nd, mib,
-                    versions[v].name, P[v].window, P[v].transfer, P[v].r, P[v].n_it, omega, alpha, f, P[v].t_base,
+            fprintf(out, "%d,%d,%ld,%s%s,%.6f,%.6f,%.6f,%d,%.4f,%.4f,%.6f,%.6f,%.6f,%.6f\n", ns, nd, mib,
+                    versions[v].name, P[v].by_col ? " (constant data by col)" : "", P[v].window, P[v].transfer, P[v].r, P[v].n_it, omega, alpha, f, P[v].t_base,
                     P[v].t_during, P[v].t_after);
             fflush(stdout);
         }
+        if (any_by_col)
+            printf("  * constant data moved by the collective in the background: background one-sided transfers "
+                   "are not safe with Open MPI 4 (docs/rma.md)\n");
     }
     fclose(out);
     return 0;
