@@ -324,11 +324,12 @@ static void drop_world_xfer(void)
 /* Background (Wait Drains, Threading) one-sided transfers of constant data
  * with Open MPI 4.1's osc/ucx are not safe while the program goes on with its
  * own MPI calls: with 64 MiB of constant data, 1 -> 2 -> 4 -> 2 -> 1 -> 4 -> 1,
- * rma-lockall+thread crashed or delivered wrong rows in 3 of 48 runs (6 of 40
- * with DUCTILE_RMA_WINDOW=create), rma-lockall+wd in 1 of 70, always inside
+ * rma-lock(all)+thread crashed or delivered wrong rows in 2 of 24 runs (1 of
+ * 36 with old blocks freed a control point later, 6 of 40 with
+ * DUCTILE_RMA_WINDOW=create), rma-lock(all)+wd in 1 of 80, always inside
  * UCX's shared-memory transport (uct_mm_ep_am_bcopy reading an unmapped
  * address); without that transport (UCX_TLS=^mm) Wait Drains hung instead.
- * The collective versions of the same strategies had no failure (20 runs).
+ * The collective versions of the same strategies had no failure (19 runs).
  * There the constant data moves by the collective in the background; the
  * variable data still moves by the one-sided method. */
 #if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
