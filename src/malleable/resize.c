@@ -540,6 +540,7 @@ static int transfer_items(const struct redist_layout *L, int has_new, int method
         t0 = ductile_now(); /* the dup waited for the slowest process: not transfer time */
         LX.comm = NB.comm;
         NB.active = 1;
+        NB.col_instead = 0;
         NB.id = id;
         NB.start_it = iteration;
         NB.bytes = 0;
