@@ -13,8 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../src/controller/protocol.h"
-#include "../src/controller/session.h"
+#include "../src/proto/protocol.h"
+#include "../src/proto/session.h"
 
 enum { EX_OK = 0, EX_REFUSED = 1, EX_USAGE = 2, EX_CONNECT = 3, EX_AUTH = 4, EX_NOJOB = 5 };
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "../redist/plan.h"
-#include "protocol.h"
+#include "../proto/protocol.h"
 
 #define JOBS_MAX_EVENTS 64
 #define JOBS_MAX_FINISHED 64

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "protocol.h"
+#include "../proto/protocol.h"
 
 static int add_host(struct rm *rm, const char *name, int slots)
 {

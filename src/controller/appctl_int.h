@@ -1,0 +1,59 @@
+/* appctl_int.h -- shared between the two files of the application
+ * controller (src/controller/): appctl.c (the thread, its connection, start
+ * and stop) and appctl_msg.c (what the thread sends and receives, and the
+ * hooks the engine and MPI-IO call).  Not used outside src/controller/. */
+#ifndef DUCTILE_APPCTL_INT_H
+#define DUCTILE_APPCTL_INT_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "../proto/protocol.h"
+
+#define APPCTL_MAX_EVENTS 16
+#define APPCTL_MAX_URGENT 32
+
+struct appctl_state {
+    int enabled;       /* thread started */
+    pthread_t th;
+    int wake[2];       /* pipe: wakes the thread for stop */
+    int stop;          /* atomic */
+    char addr[300];
+    char secret[4096];
+    double period;     /* seconds, atomic via lock */
+    json_t *reg;       /* registration fields (built in MPI_Init) */
+    int job;           /* daemon's id for us */
+    long long cp_iteration, cp_count; /* atomic */
+    int io_held;       /* under lock */
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    json_t *events[APPCTL_MAX_EVENTS];
+    int nevents;
+    int exit_sent;
+    json_t *arrays;    /* registered distributed arrays, to be sent (under lock) */
+    int nreg_seen;     /* registry count last sent (reset to -1 by the thread on reconnect) */
+    /* MPI-IO (src/io/): messages sent as soon as possible, token state (under lock) */
+    json_t *urgent[APPCTL_MAX_URGENT];
+    int nurgent;
+    int connected, io_granted;
+};
+extern struct appctl_state appctl;
+
+/* Rank 0's counters at one moment (relaxed atomic loads). */
+struct snap {
+    double t;
+    uint64_t comm, io, bytes, io_calls;
+    long long iteration;
+};
+void appctl_take_snap(struct snap *s);
+/* The "sample" message for the interval a..b (new reference). */
+json_t *appctl_sample_json(const struct snap *a, const struct snap *b);
+/* A request from ductiled: the reply line (malloc'ed). */
+char *appctl_handle_command(const struct proto_msg *m);
+/* Queue the registered distributed arrays for the next sample when their
+ * number changed since *seen. */
+void appctl_registry_snapshot(int *seen);
+
+#endif

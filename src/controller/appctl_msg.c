@@ -1,0 +1,325 @@
+/* appctl_msg.c -- what the application controller says and hears (see
+ * appctl.h): samples of rank 0's counters, the registered arrays, commands
+ * from ductiled (resizes are queued with ductile_request_resize(), I/O hold
+ * and grant, period), events from the engine (resized) and MPI-IO
+ * (io_phase, the exclusive-I/O token), and ductile_io_gate(). */
+#include "config.h"
+
+#include "appctl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "ductile.h"
+#include "../proto/net.h"
+#include "../proto/protocol.h"
+#include "../proto/session.h"
+#include "../monitor/iteration.h"
+#include "../monitor/report_build.h"
+#include "../malleable/registry.h"
+#include "../wrap/hotpath.h"
+#include "../wrap/runtime.h"
+#include "../io/iomon.h"
+#include "appctl_int.h"
+
+static double wall(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (double)tv.tv_sec + 1e-6 * (double)tv.tv_usec;
+}
+
+/* ------------------------------------------------------------ sampling */
+
+void appctl_take_snap(struct snap *s)
+{
+    memset(s, 0, sizeof *s);
+    s->t = ductile_now();
+    for (int f = 0; f < DUCTILE_FN_COUNT; f++) {
+        uint64_t calls = __atomic_load_n(&ductile_stats[f].calls, __ATOMIC_RELAXED);
+        if (!calls) continue;
+        uint64_t ticks = __atomic_load_n(&ductile_stats[f].ticks, __ATOMIC_RELAXED);
+        s->bytes += __atomic_load_n(&ductile_stats[f].bytes_sent, __ATOMIC_RELAXED) +
+                    __atomic_load_n(&ductile_stats[f].bytes_recv, __ATOMIC_RELAXED);
+        if (ductile_fn_category[f] == DUCTILE_CAT_IO) {
+            s->io += ticks;
+            s->io_calls += calls;
+        } else if (f != DUCTILE_FN_MPI_Init && f != DUCTILE_FN_MPI_Init_thread) {
+            s->comm += ticks;
+        }
+    }
+    if (__atomic_load_n(&appctl.cp_count, __ATOMIC_RELAXED) > 0) {
+        s->iteration = __atomic_load_n(&appctl.cp_iteration, __ATOMIC_RELAXED);
+    } else {
+        const iterdetect *d = ductile_iteration_detector();
+        s->iteration = (long long)__atomic_load_n(&d->iterations, __ATOMIC_RELAXED);
+    }
+}
+
+json_t *appctl_sample_json(const struct snap *a, const struct snap *b)
+{
+    double iv = b->t - a->t;
+    double comm = ductile_ticks_to_sec(b->comm - a->comm), io = ductile_ticks_to_sec(b->io - a->io);
+    double comp = iv - comm - io;
+    if (comp < 0) comp = 0;
+    long long iters = b->iteration - a->iteration;
+    if (iters < 0) iters = 0;
+    pthread_mutex_lock(&appctl.lock);
+    int held = appctl.io_held;
+    json_t *arrays = appctl.arrays;
+    appctl.arrays = NULL;
+    pthread_mutex_unlock(&appctl.lock);
+    json_t *o = json_pack("{s:i, s:f, s:I, s:i, s:I, s:f, s:f, s:f, s:f, s:I, s:I, s:b, s:b}", "job", appctl.job, "t",
+                     wall(), "iteration", (json_int_t)b->iteration, "procs",
+                     __atomic_load_n(&ductile_rt.size, __ATOMIC_RELAXED), "iters", (json_int_t)iters, "interval_s", iv,
+                     "compute_s", comp, "comm_s", comm, "io_s", io, "bytes", (json_int_t)(b->bytes - a->bytes),
+                     "io_calls", (json_int_t)(b->io_calls - a->io_calls), "io_held", held, "control_point",
+                     __atomic_load_n(&appctl.cp_count, __ATOMIC_RELAXED) > 0);
+    if (arrays) json_object_set_new(o, "arrays", arrays);
+    return o;
+}
+
+/* ------------------------------------------------------------ commands */
+
+static json_t *join_list(const json_t *arr, char *out, size_t len)
+{
+    size_t i, o = 0;
+    json_t *e;
+    out[0] = '\0';
+    json_array_foreach(arr, i, e) {
+        char item[300];
+        if (json_is_string(e)) {
+            /* validated by proto_parse: letters, digits, '-', '.' only */
+            snprintf(item, sizeof item, "%s", json_string_value(e));
+        } else {
+            snprintf(item, sizeof item, "%lld", (long long)json_integer_value(e));
+        }
+        int n = snprintf(out + o, len - o, "%s%s", o ? ";" : "", item);
+        if (n < 0 || (size_t)n >= len - o) return NULL;
+        o += (size_t)n;
+    }
+    return (json_t *)arr;
+}
+
+char *appctl_handle_command(const struct proto_msg *m)
+{
+    const json_t *r = m->root;
+    const char *cmd = m->cmd;
+    char err[512] = "";
+    if (!strcmp(cmd, "expand") || !strcmp(cmd, "shrink") || !strcmp(cmd, "resize")) {
+        int at = (int)proto_get_int(r, "at_iteration", -1);
+        if (proto_get_int(r, "at_iteration", -1) > 2147483647LL) at = 2147483647;
+        char list[1024];
+        const json_t *l = json_object_get(r, !strcmp(cmd, "shrink") ? "ranks" : "hosts");
+        if (l && !join_list(l, list, sizeof list))
+            return proto_reply_err(m->id, PERR_BAD_ARGUMENT, "host or rank list too long");
+        if (!l) list[0] = '\0';
+        int value, target = 0;
+        if (!strcmp(cmd, "expand")) value = (int)proto_get_int(r, "n", 0);
+        else if (!strcmp(cmd, "shrink")) value = -(int)proto_get_int(r, "n", 0);
+        else value = (int)proto_get_int(r, "to", 0), target = 1;
+        if (ductile_request_resize(value, target, at, list[0] ? list : NULL, err, sizeof err) != 0)
+            return proto_reply_err(m->id, PERR_BUSY, err);
+        ductile_log(1, "controller: %s %d queued for %s", cmd, value < 0 ? -value : value,
+                    at >= 0 ? "a later iteration" : "the next control point");
+        json_t *res = json_pack("{s:b, s:i}", "queued", 1, "at_iteration", at);
+        char *line = proto_reply_ok(m->id, res);
+        json_decref(res);
+        return line;
+    }
+    if (!strcmp(cmd, "io") && !strcmp(proto_get_str(r, "action", ""), "grant")) {
+        /* the exclusive-I/O token (src/io/iosched.c) */
+        pthread_mutex_lock(&appctl.lock);
+        appctl.io_granted = 1;
+        pthread_cond_broadcast(&appctl.cond);
+        pthread_mutex_unlock(&appctl.lock);
+        ductile_log(2, "controller: I/O token granted");
+        json_t *res = json_pack("{s:b}", "granted", 1);
+        char *line = proto_reply_ok(m->id, res);
+        json_decref(res);
+        return line;
+    }
+    if (!strcmp(cmd, "io")) {
+        int hold = !strcmp(proto_get_str(r, "action", ""), "hold");
+        pthread_mutex_lock(&appctl.lock);
+        appctl.io_held = hold;
+        pthread_cond_broadcast(&appctl.cond);
+        pthread_mutex_unlock(&appctl.lock);
+        ductile_log(1, "controller: I/O %s", hold ? "held" : "released");
+        json_t *res = json_pack("{s:b}", "io_held", hold);
+        char *line = proto_reply_ok(m->id, res);
+        json_decref(res);
+        return line;
+    }
+    if (!strcmp(cmd, "period")) {
+        double s = proto_get_num(r, "seconds", 1.0);
+        pthread_mutex_lock(&appctl.lock);
+        appctl.period = s;
+        pthread_mutex_unlock(&appctl.lock);
+        json_t *res = json_pack("{s:f}", "period", s);
+        char *line = proto_reply_ok(m->id, res);
+        json_decref(res);
+        return line;
+    }
+    return proto_reply_err(m->id, PERR_UNKNOWN_COMMAND, "a job does not serve this command");
+}
+
+
+/* The registered distributed arrays as protocol "arrays", queued for the next
+ * sample when their number changed since *seen.  Called on the application's
+ * thread at control points; before the first control point the controller
+ * thread calls it itself (the registry is a fixed array: a read racing with a
+ * registration may be stale, never out of bounds). */
+void appctl_registry_snapshot(int *seen)
+{
+    int nreg = reg_count();
+    if (nreg == *seen) return;
+    json_t *arr = json_array();
+    for (int i = 0; i < nreg && i < REG_MAX_ITEMS; i++) {
+        const struct reg_item *it = reg_at(i);
+        if (!it || it->d.kind != REG_DISTRIBUTED) continue;
+        char name[REG_NAME_MAX];
+        size_t k = 0;
+        for (; k < sizeof name - 1 && it->d.name[k]; k++) {
+            unsigned char ch = (unsigned char)it->d.name[k];
+            name[k] = (char)(ch >= 32 && ch < 127 ? ch : '?');
+        }
+        name[k] = '\0';
+        int64_t unit = it->d.row_elems * it->d.extent;
+        json_array_append_new(arr, json_pack("{s:s, s:I, s:I}", "name", name, "elements",
+                                             (json_int_t)(it->d.nrows > 0 ? it->d.nrows : 0), "elem_size",
+                                             (json_int_t)(unit > 0 && unit <= 1048576 ? unit : 1)));
+    }
+    pthread_mutex_lock(&appctl.lock);
+    json_decref(appctl.arrays);
+    appctl.arrays = arr;
+    pthread_mutex_unlock(&appctl.lock);
+    *seen = nreg;
+}
+
+void ductile_appctl_control_point(int iteration)
+{
+    if (!appctl.enabled) return;
+    /* the registry is read here, on the application's thread, and only when it changed */
+    appctl_registry_snapshot(&appctl.nreg_seen);
+    __atomic_store_n(&appctl.cp_iteration, (long long)iteration, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&appctl.cp_count, 1, __ATOMIC_RELAXED);
+}
+
+void ductile_appctl_resized(const struct report_reconfig *r)
+{
+    if (!appctl.enabled || !r) return;
+    json_t *d = json_pack("{s:s, s:{s:i, s:i, s:i, s:s, s:s, s:s, s:f, s:f, s:f, s:I}}", "kind", "resized", "details",
+                          "iteration", r->iteration, "from", r->from, "to", r->to, "op", r->kind, "status", r->status,
+                          "reason", r->reason, "duration_s", r->total_s, "spawn_s", r->spawn_s, "transfer_s",
+                          r->transfer_s, "bytes_moved", (json_int_t)r->bytes_moved);
+    if (!d) return;
+    /* DUCTILE_PERSISTENT: processes put on standby (shrink) or taken back (expand) */
+    json_t *det = json_object_get(d, "details");
+    json_object_set_new(det, "standby", json_integer(r->standby));
+    if (r->persistent[0]) json_object_set_new(det, "persistent", json_string(r->persistent));
+    pthread_mutex_lock(&appctl.lock);
+    if (appctl.nevents < APPCTL_MAX_EVENTS) appctl.events[appctl.nevents++] = d;
+    else json_decref(d);
+    pthread_mutex_unlock(&appctl.lock);
+}
+
+/* Wait on appctl.cond (appctl.lock held) for at most `ms` milliseconds. */
+static void cond_wait_ms(long ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += ms * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+    pthread_cond_timedwait(&appctl.cond, &appctl.lock, &ts);
+}
+int ductile_io_gate(void)
+{
+    if (!ductile_rt.active) return 0;
+    int waited = 0;
+    if (ductile_rt.rank == 0 && appctl.enabled) {
+        pthread_mutex_lock(&appctl.lock);
+        while (appctl.io_held && !__atomic_load_n(&appctl.stop, __ATOMIC_ACQUIRE)) {
+            waited = 1;
+            cond_wait_ms(100);
+        }
+        pthread_mutex_unlock(&appctl.lock);
+    }
+    PMPI_Bcast(&waited, 1, MPI_INT, 0, ductile_rt.private_comm);
+    return waited;
+}
+
+/* ------------------------------------------------------------ MPI-IO (src/io/) */
+
+static void urgent_push(json_t *ev)
+{
+    if (!ev) return;
+    pthread_mutex_lock(&appctl.lock);
+    if (appctl.nurgent < APPCTL_MAX_URGENT) appctl.urgent[appctl.nurgent++] = ev;
+    else json_decref(ev);
+    pthread_mutex_unlock(&appctl.lock);
+    (void)!write(appctl.wake[1], "i", 1);
+}
+
+void ductile_appctl_io_phase(const struct io_phase *p, double start_epoch)
+{
+    if (!appctl.enabled || !p) return;
+    urgent_push(json_pack("{s:s, s:{s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:i}}", "kind", "io_phase", "details", "start",
+                          start_epoch, "duration_s", p->duration_s, "io_s", p->io_s, "delay_s", p->delay_s, "bytes",
+                          (json_int_t)(p->bytes_written + p->bytes_read), "calls", (json_int_t)p->calls, "iteration",
+                          (json_int_t)p->iteration, "procs", (int)p->procs));
+}
+
+long long ductile_appctl_iteration(void)
+{
+    if (appctl.enabled && __atomic_load_n(&appctl.cp_count, __ATOMIC_RELAXED) > 0)
+        return __atomic_load_n(&appctl.cp_iteration, __ATOMIC_RELAXED);
+    const iterdetect *d = ductile_iteration_detector();
+    return d ? (long long)__atomic_load_n(&d->iterations, __ATOMIC_RELAXED) : -1;
+}
+
+int ductile_appctl_io_acquire(double *waited)
+{
+    *waited = 0;
+    if (!appctl.enabled) return 0;
+    double t0 = ductile_now();
+    pthread_mutex_lock(&appctl.lock);
+    /* right after MPI_Init the thread may still be registering: give it a few seconds */
+    while (!appctl.connected && ductile_now() - t0 < 3.0 && !__atomic_load_n(&appctl.stop, __ATOMIC_ACQUIRE)) {
+        cond_wait_ms(50);
+    }
+    int connected = appctl.connected;
+    appctl.io_granted = 0;
+    pthread_mutex_unlock(&appctl.lock);
+    if (!connected) return 0;
+    urgent_push(json_pack("{s:s, s:{s:I}}", "kind", "io_request", "details", "iteration",
+                          (json_int_t)ductile_appctl_iteration()));
+    pthread_mutex_lock(&appctl.lock);
+    while (!appctl.io_granted && appctl.connected && !__atomic_load_n(&appctl.stop, __ATOMIC_ACQUIRE)) {
+        cond_wait_ms(100);
+    }
+    int g = appctl.io_granted;
+    appctl.io_granted = 0;
+    pthread_mutex_unlock(&appctl.lock);
+    *waited = ductile_now() - t0;
+    return g;
+}
+
+void ductile_appctl_io_release(void)
+{
+    if (!appctl.enabled) return;
+    urgent_push(json_pack("{s:s, s:{}}", "kind", "io_release", "details"));
+}

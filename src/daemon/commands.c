@@ -1,0 +1,355 @@
+/* commands.c -- ductiled's requests (see daemon.h and docs/protocol.md):
+ * authentication of TCP peers, job registration and monitoring messages,
+ * the views (list, slots, status, cost), resizes decided with the resource
+ * manager, and commands forwarded to a job with their replies matched back
+ * to the client that asked (bounded by FORWARD_TIMEOUT). */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+struct forward fwds[MAX_FORWARDS];
+long long next_job_req = 1;
+
+struct forward *new_forward(void)
+{
+    for (size_t f = 0; f < sizeof fwds / sizeof fwds[0]; f++)
+        if (!fwds[f].used) {
+            memset(&fwds[f], 0, sizeof fwds[f]);
+            fwds[f].used = 1;
+            return &fwds[f];
+        }
+    return NULL;
+}
+
+/* Send `cmd` to job j on behalf of connection ci's request id. */
+void forward(int ci, long long id, struct job *j, const char *cmd, json_t *args, int reserved)
+{
+    struct forward *f = new_forward();
+    if (!f) {
+        if (reserved) rm_release(&rm, j->alloc, reserved), j->pending -= reserved;
+        reply_err(ci, id, PERR_BUSY, "too many commands in flight; try again");
+        json_decref(args);
+        return;
+    }
+    f->job_req = next_job_req++;
+    f->job = j->id;
+    f->cli = ci;
+    f->cli_gen = conns[ci].gen;
+    f->cli_req = id;
+    f->deadline = net_now() + FORWARD_TIMEOUT;
+    f->reserved = reserved;
+    snprintf(f->cmd, sizeof f->cmd, "%s", cmd);
+    json_object_set_new(args, "job", json_integer(j->id));
+    queue_out(j->conn, proto_request(f->job_req, cmd, args));
+    json_decref(args);
+    if (verbose) logmsg("forwarded %s to job %d", cmd, j->id);
+}
+
+void finish_forward(struct forward *f, int ok, json_t *result, const char *code, const char *reason)
+{
+    struct job *j = jobs_get(&jobs, f->job);
+    if (!ok && f->reserved && j) {
+        j->pending -= f->reserved;
+        if (j->pending < 0) j->pending = 0;
+        jobs_reconcile(&jobs, j, wall());
+        state_dirty = 1;
+    }
+    if (j) {
+        json_t *d = json_pack("{s:s, s:b}", "command", f->cmd, "ok", ok);
+        if (!ok) json_object_set_new(d, "reason", json_string(reason ? reason : ""));
+        jobs_event(j, "command", d, wall());
+    }
+    if (f->cli >= 0 && conns[f->cli].kind == C_PEER && conns[f->cli].gen == f->cli_gen) {
+        if (ok) {
+            json_t *r = result ? json_deep_copy(result) : json_object();
+            json_object_set_new(r, "job", json_integer(f->job));
+            if (j) json_object_set_new(r, "pending_slots", json_integer(j->pending));
+            reply_ok(f->cli, f->cli_req, r);
+        } else {
+            reply_err(f->cli, f->cli_req, code ? code : PERR_INTERNAL, "job %d: %s", f->job, reason ? reason : "");
+        }
+    }
+    f->used = 0;
+}
+
+static struct job *need_job(int ci, long long id, const json_t *req, int running)
+{
+    int jid = (int)proto_get_int(req, "job", 0);
+    struct job *j = jobs_get(&jobs, jid);
+    if (!j) {
+        reply_err(ci, id, PERR_UNKNOWN_JOB, "no job %d (ductilectl list shows the jobs)", jid);
+        return NULL;
+    }
+    if (running && (j->state != JOB_RUNNING || j->conn < 0)) {
+        reply_err(ci, id, PERR_JOB_UNREACHABLE, "job %d is %s", jid, job_state_name(j->state));
+        return NULL;
+    }
+    return j;
+}
+
+/* expand / shrink / resize: resource manager decision, then forward. */
+static void do_resize(int ci, long long id, const char *cmd, const json_t *req)
+{
+    struct job *j = need_job(ci, id, req, 1);
+    if (!j) return;
+    if (!j->malleable) {
+        reply_err(ci, id, PERR_NOT_SUPPORTED, "job %d cannot be resized: its libductile has no malleability support",
+                  j->id);
+        return;
+    }
+    int cur = j->procs + j->pending, delta;
+    if (strcmp(cmd, "expand") == 0) delta = (int)proto_get_int(req, "n", 0);
+    else if (strcmp(cmd, "shrink") == 0) delta = -(int)proto_get_int(req, "n", 0);
+    else delta = (int)proto_get_int(req, "to", cur) - cur;
+    if (cur + delta < 1) {
+        reply_err(ci, id, PERR_BAD_ARGUMENT, "job %d has %d processes: cannot remove %d", j->id, cur, -delta);
+        return;
+    }
+    if (delta == 0) {
+        reply_ok(ci, id, json_pack("{s:i, s:i, s:s}", "job", j->id, "procs", cur, "note", "already at that size"));
+        return;
+    }
+    json_t *args = json_object();
+    json_t *at = json_object_get(req, "at_iteration");
+    if (at) json_object_set(args, "at_iteration", at);
+    int reserved = 0;
+    if (delta > 0) {
+        json_t *hosts = json_object_get(req, "hosts");
+        const char **wanted = NULL;
+        if (hosts && json_array_size(hosts) > 0) {
+            if ((int)json_array_size(hosts) != delta) {
+                reply_err(ci, id, PERR_BAD_ARGUMENT, "%d hosts given for %d new processes: give one per process", (int)json_array_size(hosts), delta);
+                json_decref(args);
+                return;
+            }
+            wanted = calloc((size_t)delta, sizeof *wanted);
+            for (int k = 0; k < delta; k++) wanted[k] = json_string_value(json_array_get(hosts, (size_t)k));
+        }
+        int *where = calloc((size_t)delta, sizeof(int));
+        char reason[256];
+        if (!where || rm_grant(&rm, j->alloc, delta, wanted, where, reason, sizeof reason) != 0) {
+            reply_err(ci, id, PERR_NO_SLOTS, "job %d: expansion by %d refused: %s", j->id, delta, where ? reason : "out of memory");
+            free(where);
+            free(wanted);
+            json_decref(args);
+            logmsg("refused to expand job %d by %d: %s", j->id, delta, reason);
+            return;
+        }
+        reserved = delta;
+        j->pending += delta;
+        j->pending_since = wall();
+        if (from_hostfile || wanted) {
+            json_t *h = json_array();
+            for (int k = 0; k < delta; k++) json_array_append_new(h, json_string(rm.hosts[where[k]].name));
+            json_object_set_new(args, "hosts", h);
+        }
+        free(where);
+        free(wanted);
+        json_object_set_new(args, "n", json_integer(delta));
+        forward(ci, id, j, "expand", args, reserved);
+    } else {
+        json_t *ranks = json_object_get(req, "ranks");
+        if (ranks && json_array_size(ranks) > 0) {
+            if ((int)json_array_size(ranks) != -delta) {
+                reply_err(ci, id, PERR_BAD_ARGUMENT, "%d ranks given for removing %d processes", (int)json_array_size(ranks), -delta);
+                json_decref(args);
+                return;
+            }
+            size_t k;
+            json_t *r;
+            json_array_foreach(ranks, k, r) {
+                if (json_integer_value(r) >= j->procs) {
+                    reply_err(ci, id, PERR_BAD_ARGUMENT, "job %d has no rank %lld", j->id, json_integer_value(r));
+                    json_decref(args);
+                    return;
+                }
+            }
+            json_object_set(args, "ranks", ranks);
+        }
+        json_object_set_new(args, "n", json_integer(-delta));
+        forward(ci, id, j, "shrink", args, 0);
+    }
+    state_dirty = 1;
+}
+
+void handle_request(int ci, struct proto_msg *m)
+{
+    struct conn *c = &conns[ci];
+    const char *cmd = m->cmd;
+    long long id = m->id;
+    json_t *req = m->root;
+    double now = wall();
+    if (!c->authed) {
+        if (strcmp(cmd, "auth") != 0) {
+            reply_err(ci, id, PERR_AUTH_REQUIRED, "authenticate first (TCP connections need the shared secret)");
+            logmsg("unauthenticated '%s' from %s: dropped", cmd, c->peer);
+            c->closing = 1;
+            return;
+        }
+        const char *nc = proto_get_str(req, "nonce", "");
+        if (!have_secret || !auth_verify(&secret, "client", c->nonce, nc, proto_get_str(req, "mac", ""))) {
+            reply_err(ci, id, PERR_AUTH_FAILED, "authentication failed");
+            logmsg("authentication failed from %s: dropped", c->peer);
+            c->closing = 1;
+            return;
+        }
+        char mac[AUTH_MAC_HEX + 1];
+        auth_mac(&secret, "server", nc, c->nonce, mac);
+        c->authed = 1;
+        if (verbose) logmsg("%s authenticated", c->peer);
+        reply_ok(ci, id, json_pack("{s:s}", "mac", mac));
+        return;
+    }
+    if (strcmp(cmd, "auth") == 0) {
+        reply_ok(ci, id, json_object());
+        return;
+    }
+    if (strcmp(cmd, "hello") == 0) {
+        reply_err(ci, id, PERR_BAD_REQUEST, "hello is sent by the server");
+        return;
+    }
+    if (strcmp(cmd, "register") == 0) {
+        char reason[256];
+        struct job *j = jobs_register(&jobs, req, now, reason, sizeof reason);
+        if (!j) {
+            reply_err(ci, id, PERR_BAD_REQUEST, "%s", reason);
+            return;
+        }
+        if (c->job && c->job != j->id) {
+            struct job *old = jobs_get(&jobs, c->job);
+            if (old && old->conn == ci) old->conn = -1;
+        }
+        j->conn = ci;
+        c->job = j->id;
+        int resumed = proto_get_int(req, "job", 0) == j->id;
+        logmsg("job %d %s: %s (tag %s, pid %ld), %d processes", j->id, resumed ? "re-registered" : "registered",
+               j->binary, j->tag, j->pid, j->procs);
+        json_t *r = json_pack("{s:i, s:b}", "job", j->id, "resumed", resumed);
+        if (j->period > 0) json_object_set_new(r, "period", json_real(j->period));
+        if (j->io_held) json_object_set_new(r, "io_held", json_true());
+        reply_ok(ci, id, r);
+        save_state();
+        return;
+    }
+    if (!strcmp(cmd, "sample") || !strcmp(cmd, "heartbeat") || !strcmp(cmd, "exit") || !strcmp(cmd, "event")) {
+        int jid = (int)proto_get_int(req, "job", 0);
+        struct job *j = jobs_get(&jobs, jid);
+        if (!j || c->job != jid || j->conn != ci) {
+            reply_err(ci, id, PERR_UNKNOWN_JOB, "job %d is not registered on this connection", jid);
+            return;
+        }
+        j->last_seen = now;
+        if (!strcmp(cmd, "sample")) {
+            jobs_sample(&jobs, j, req, now);
+            io_policy_sample(j, req);
+            state_dirty = 1;
+        } else if (!strcmp(cmd, "exit")) {
+            int st = (int)proto_get_int(req, "status", 0);
+            jobs_exit(&jobs, j, st, now);
+            io_leave(jid);
+            logmsg("job %d exited (status %d)", jid, st);
+            c->job = 0;
+            save_state();
+        } else if (!strcmp(cmd, "event") && !strncmp(proto_get_str(req, "kind", ""), "io_", 3)) {
+            /* MPI-IO (src/io/): the exclusive-I/O token and the I/O phases */
+            const char *kind = proto_get_str(req, "kind", "");
+            if (!strcmp(kind, "io_request")) {
+                int g = iotoken_request(&iotok, jid, now);
+                if (g) io_grant(g);
+            } else if (!strcmp(kind, "io_release")) {
+                io_leave(jid);
+            } else if (!strcmp(kind, "io_phase")) {
+                json_t *d = json_object_get(req, "details");
+                jobs_event(j, "io_phase", d ? json_deep_copy(d) : json_object(), now);
+                io_policy_phase(j, d, now);
+                state_dirty = 1;
+            }
+        } else if (!strcmp(cmd, "event")) {
+            json_t *d = json_object_get(req, "details");
+            d = d ? json_deep_copy(d) : json_object();
+            jobs_event(j, proto_get_str(req, "kind", "event"), d, now);
+            if (!strcmp(proto_get_str(req, "kind", ""), "resized"))
+                io_policy_resized(j, json_object_get(req, "details"));
+            if (!strcmp(proto_get_str(req, "kind", ""), "resized") &&
+                strcmp(proto_get_str(json_object_get(req, "details"), "status", "ok"), "ok") != 0) {
+                j->pending = 0;
+                jobs_reconcile(&jobs, j, now);
+            }
+            state_dirty = 1;
+        }
+        reply_ok(ci, id, json_object());
+        return;
+    }
+    if (!strcmp(cmd, "list")) {
+        json_t *a = json_array();
+        for (int k = 0; k < jobs.n; k++) json_array_append_new(a, jobs_summary(&jobs, jobs.v[k], now));
+        reply_ok(ci, id, json_pack("{s:o, s:o}", "jobs", a, "slots", jobs_slots(&jobs)));
+        return;
+    }
+    if (!strcmp(cmd, "slots")) {
+        reply_ok(ci, id, jobs_slots(&jobs));
+        return;
+    }
+    if (!strcmp(cmd, "status")) {
+        struct job *j = need_job(ci, id, req, 0);
+        if (j) reply_ok(ci, id, jobs_status(&jobs, j, (int)proto_get_int(req, "history", 20), now));
+        return;
+    }
+    if (!strcmp(cmd, "cost")) {
+        struct job *j = need_job(ci, id, req, 0);
+        if (j) reply_ok(ci, id, jobs_cost(&jobs, j, (int)proto_get_int(req, "to", 1)));
+        return;
+    }
+    if (!strcmp(cmd, "expand") || !strcmp(cmd, "shrink") || !strcmp(cmd, "resize")) {
+        if (!json_object_get(req, "job")) {
+            reply_err(ci, id, PERR_BAD_ARGUMENT, "%s: missing 'job'", cmd);
+            return;
+        }
+        do_resize(ci, id, cmd, req);
+        return;
+    }
+    if (!strcmp(cmd, "io") || !strcmp(cmd, "period")) {
+        if (!json_object_get(req, "job")) {
+            reply_err(ci, id, PERR_BAD_ARGUMENT, "%s: missing 'job'", cmd);
+            return;
+        }
+        struct job *j = need_job(ci, id, req, 1);
+        if (!j) return;
+        json_t *args = json_deep_copy(req);
+        json_object_del(args, "v");
+        json_object_del(args, "id");
+        json_object_del(args, "cmd");
+        if (!strcmp(cmd, "period")) j->period = proto_get_num(req, "seconds", j->period);
+        forward(ci, id, j, cmd, args, 0);
+        return;
+    }
+    reply_err(ci, id, PERR_UNKNOWN_COMMAND, "'%s' is not a command ductiled serves", cmd);
+}
+
+void handle_reply(int ci, struct proto_msg *m)
+{
+    for (size_t f = 0; f < sizeof fwds / sizeof fwds[0]; f++) {
+        if (!fwds[f].used || fwds[f].job_req != m->id) continue;
+        struct job *j = jobs_get(&jobs, fwds[f].job);
+        if (!j || j->conn != ci) continue;
+        if (m->ok) {
+            if (!strcmp(fwds[f].cmd, "io"))
+                j->io_held = json_is_true(json_object_get(json_object_get(m->root, "result"), "io_held"));
+            finish_forward(&fwds[f], 1, json_object_get(m->root, "result"), NULL, NULL);
+        } else {
+            finish_forward(&fwds[f], 0, NULL, proto_get_str(m->root, "error", PERR_INTERNAL),
+                           proto_get_str(m->root, "reason", ""));
+        }
+        return;
+    }
+    /* acks of nothing we wait for (e.g. hello): ignored */
+}

@@ -1,0 +1,105 @@
+/* daemon.h -- ductiled's state and the functions its parts share.
+ * ductiled (tools/ductiled.c: options, start-up, the poll() loop) is one
+ * thread; every socket is non-blocking and every message bounded.
+ *   server.c    connections: accept, peer check, input framing, output queues,
+ *               the log and the state file
+ *   commands.c  requests: authentication, registration, monitoring, views,
+ *               resizes, commands forwarded to jobs and their replies
+ *   iopolicy.c  the exclusive-I/O token and the I/O interference controller
+ *   jobs.c, rm.c, iotoken.c, iopredict.c: the pure logic underneath. */
+#ifndef DUCTILE_DAEMON_H
+#define DUCTILE_DAEMON_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "../proto/auth.h"
+#include "../proto/net.h"
+#include "../proto/protocol.h"
+#include "iopredict.h"
+#include "iotoken.h"
+#include "jobs.h"
+#include "rm.h"
+
+#define MAX_CONNS 512
+#define MAX_FORWARDS 256
+#define OUT_MAX (4 << 20)        /* a peer that does not read is dropped */
+#define AUTH_TIMEOUT 5.0
+#define FORWARD_TIMEOUT 10.0
+#define RESTORE_GRACE 120.0
+
+enum conn_kind { C_FREE = 0, C_LISTEN_UNIX, C_LISTEN_TCP, C_PEER };
+
+struct conn {
+    enum conn_kind kind;
+    int fd;
+    int tcp, authed;
+    char nonce[AUTH_NONCE_HEX + 1];
+    char peer[96];
+    struct linebuf lb;
+    char *out;
+    size_t outlen;
+    int job;           /* job id this connection registered, 0 if none */
+    double opened;
+    int closing;       /* close once the output is flushed */
+    unsigned gen;      /* generation, so that forwards to a reused slot are detected */
+};
+
+/* A command sent to a job on behalf of a client (or of ductiled itself:
+ * cli = -1), waiting for the job's reply. */
+struct forward {
+    int used;
+    long long job_req;  /* id we used on the job connection */
+    int job;
+    int cli;            /* connection index of the requester */
+    unsigned cli_gen;
+    long long cli_req;
+    double deadline;
+    int reserved;       /* slots taken for an expansion, returned if the job refuses */
+    char cmd[16];
+};
+
+/* ---- state (server.c) */
+extern struct conn conns[MAX_CONNS];
+extern struct rm rm;
+extern struct jobs jobs;
+extern struct auth_secret secret;
+extern int have_secret, from_hostfile, verbose;
+extern char state_path[4096];
+extern int state_dirty;
+
+double wall(void); /* epoch seconds */
+void logmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void save_state(void);
+int add_conn(enum conn_kind k, int fd);
+void close_conn(int i, const char *why);
+/* Queue a line (malloc'ed, taken) for connection i. */
+void queue_out(int i, char *line);
+void reply_ok(int i, long long id, json_t *result); /* steals result */
+void reply_err(int i, long long id, const char *code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void accept_on(int li);
+void handle_input(int ci);
+void flush_out(int ci);
+
+/* ---- requests (commands.c) */
+extern struct forward fwds[MAX_FORWARDS];
+extern long long next_job_req;
+struct forward *new_forward(void);
+void forward(int ci, long long id, struct job *j, const char *cmd, json_t *args, int reserved);
+void finish_forward(struct forward *f, int ok, json_t *result, const char *code, const char *reason);
+void handle_request(int ci, struct proto_msg *m);
+void handle_reply(int ci, struct proto_msg *m);
+
+/* ---- MPI-IO (iopolicy.c) */
+enum { IOPOL_NONE, IOPOL_SHIFT, IOPOL_COUPLE };
+extern int io_policy;
+extern struct iop_params io_prm;
+extern struct iotoken iotok;
+void io_grant(int jid);
+void io_leave(int jid);
+void io_policy_sample(struct job *j, const json_t *req);
+void io_policy_phase(struct job *j, const json_t *d, double now);
+void io_policy_resized(struct job *j, const json_t *d);
+
+#endif

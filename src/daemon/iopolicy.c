@@ -1,0 +1,221 @@
+/* iopolicy.c -- ductiled's MPI-IO coordination (docs/io.md): the
+ * exclusive-I/O token (iotoken.c) handed to jobs, and the I/O interference
+ * controller (--io-policy): per job the predictor of iopredict.c is fed with
+ * samples and I/O phases, and Phase Shifting / Period Coupling plans become
+ * resize commands ductiled sends itself. */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+struct iotoken iotok;
+
+/* Tell job jid it holds the I/O token (a request the job acknowledges). */
+void io_grant(int jid)
+{
+    struct job *j = jobs_get(&jobs, jid);
+    if (!j || j->conn < 0) {
+        if (jid) {
+            int next = iotoken_release(&iotok, jid, wall());
+            if (next && next != jid) io_grant(next);
+        }
+        return;
+    }
+    json_t *a = json_pack("{s:i, s:s}", "job", jid, "action", "grant");
+    queue_out(j->conn, proto_request(next_job_req++, "io", a));
+    json_decref(a);
+    if (verbose) logmsg("I/O token granted to job %d", jid);
+}
+
+void io_leave(int jid)
+{
+    int next = iotoken_release(&iotok, jid, wall());
+    if (next) io_grant(next);
+}
+
+/* ------------------------------------------------------------ I/O interference controller (src/io/iopredict.c) */
+
+int io_policy = IOPOL_NONE;
+struct iop_params io_prm = {.uncertainty = 0.2, .overhead = 0.3, .similar = 0.25, .max_procs = 0};
+#define IOJ_MAX 64
+static struct ioj {
+    int used;
+    struct iop_job m;
+    int shrink_pending, shrink_n; /* phase shift: the -P to send once the +P is done */
+    long long shrink_at;
+    int busy;                     /* a plan is in progress: no new plan */
+} ioj[IOJ_MAX];
+
+static struct ioj *ioj_get(struct job *j)
+{
+    for (int i = 0; i < IOJ_MAX; i++)
+        if (ioj[i].used && ioj[i].m.id == j->id) return &ioj[i];
+    for (int i = 0; i < IOJ_MAX; i++)
+        if (!ioj[i].used) {
+            memset(&ioj[i], 0, sizeof ioj[i]);
+            ioj[i].used = 1;
+            iop_job_init(&ioj[i].m, j->id, j->procs);
+            return &ioj[i];
+        }
+    return NULL;
+}
+
+/* A resize ductiled decides itself: slots from the resource manager, then
+ * forwarded like a ductilectl command (nobody waits for the reply). */
+static int io_resize(struct job *j, int delta, long long at, char *why, size_t wl)
+{
+    struct forward *f = new_forward();
+    if (!f) {
+        snprintf(why, wl, "too many commands in flight");
+        return -1;
+    }
+    json_t *args = json_object();
+    if (at >= 0) json_object_set_new(args, "at_iteration", json_integer(at));
+    int reserved = 0;
+    if (delta > 0) {
+        int *where = calloc((size_t)delta, sizeof(int));
+        if (!where || rm_grant(&rm, j->alloc, delta, NULL, where, why, wl) != 0) {
+            free(where);
+            json_decref(args);
+            f->used = 0;
+            return -1;
+        }
+        if (from_hostfile) {
+            json_t *h = json_array();
+            for (int k = 0; k < delta; k++) json_array_append_new(h, json_string(rm.hosts[where[k]].name));
+            json_object_set_new(args, "hosts", h);
+        }
+        free(where);
+        reserved = delta;
+        j->pending += delta;
+        j->pending_since = wall();
+    }
+    json_object_set_new(args, "n", json_integer(delta > 0 ? delta : -delta));
+    json_object_set_new(args, "job", json_integer(j->id));
+    f->job_req = next_job_req++;
+    f->job = j->id;
+    f->cli = -1;
+    f->deadline = net_now() + FORWARD_TIMEOUT;
+    f->reserved = reserved;
+    snprintf(f->cmd, sizeof f->cmd, "%s", delta > 0 ? "expand" : "shrink");
+    queue_out(j->conn, proto_request(f->job_req, f->cmd, args));
+    json_decref(args);
+    state_dirty = 1;
+    return 0;
+}
+
+static void io_plan_event(struct job *j, const struct iop_plan *pl, const char *status)
+{
+    jobs_event(j, "io_plan", json_pack("{s:s, s:s, s:i, s:i, s:I, s:I, s:f, s:f, s:f, s:f, s:s}", "strategy",
+                                       pl->kind == 2 ? "period-coupling" : "phase-shift", "status", status, "delta",
+                                       pl->delta, "new_procs", pl->new_procs, "iter1", (json_int_t)pl->iter1, "iter2",
+                                       (json_int_t)pl->iter2, "shift_s", pl->shift, "treconf_s", pl->treconf, "torig_s",
+                                       pl->torig, "speedup", pl->speedup, "why", pl->why),
+               wall());
+    logmsg("I/O interference: %s: %s", status, pl->why);
+}
+
+void io_policy_sample(struct job *j, const json_t *req)
+{
+    struct ioj *x = ioj_get(j);
+    if (!x) return;
+    double iv = proto_get_num(req, "interval_s", 0) - proto_get_num(req, "io_s", 0);
+    long long it = proto_get_int(req, "iters", 0);
+    int procs = (int)proto_get_int(req, "procs", j->procs);
+    /* a sample across a resize mixes two sizes: only steady ones count */
+    if (it > 0 && procs == x->m.procs && !j->pending) iop_add_iterations(&x->m, procs, iv, (double)it);
+    x->m.procs = procs;
+}
+
+/* The iteration job j will have passed when a command sent now reaches it:
+ * its last known iteration (samples are up to a controller period old, an
+ * I/O phase is reported a phase gap after its end) plus IO_LEAD seconds of
+ * iterations.  Planning +P at the iteration after this one makes it happen
+ * at the planned iteration instead of at some later control point. */
+#define IO_LEAD 1.0
+static long long io_cur_iter(const struct job *j, const struct ioj *x, long long known)
+{
+    long long c = j->iteration > known ? j->iteration : known;
+    double t = iop_iter_time(&x->m, x->m.procs);
+    if (c >= 0 && t > 0) c += (long long)ceil(IO_LEAD / t);
+    return c;
+}
+
+void io_policy_phase(struct job *j, const json_t *d, double now)
+{
+    (void)now;
+    struct ioj *x = ioj_get(j);
+    if (!x || !d) return;
+    iop_add_phase(&x->m, proto_get_num(d, "start", 0), proto_get_num(d, "duration_s", 0),
+                  proto_get_int(d, "iteration", -1), (int)proto_get_int(d, "procs", j->procs));
+    if (io_policy == IOPOL_NONE) return;
+    /* the decision is taken after a job's I/O phase (the paper's CLARISSE control point) */
+    for (int i = 0; i < IOJ_MAX; i++) {
+        if (!ioj[i].used || ioj[i].m.id == j->id) continue;
+        struct job *o = jobs_get(&jobs, ioj[i].m.id);
+        if (!o || o->state != JOB_RUNNING || o->conn < 0 || x->busy || ioj[i].busy) continue;
+        struct iop_params prm = io_prm;
+        prm.max_procs = rm_total(&rm);
+        /* the +P goes to the first control point the command can still reach */
+        long long cj = io_cur_iter(j, x, proto_get_int(d, "iteration", -1)), co = io_cur_iter(o, &ioj[i], -1);
+        struct iop_plan pl;
+        int ok = 0;
+        if (io_policy == IOPOL_COUPLE) ok = iop_period_coupling(&x->m, cj, &ioj[i].m, co, &prm, &pl);
+        if (!ok && (io_policy == IOPOL_SHIFT || pl.why[0] == 'p'))
+            ok = iop_phase_shift(&x->m, cj, &ioj[i].m, co, &prm, &pl);
+        if (!ok) {
+            if (verbose || pl.job) logmsg("I/O interference check jobs %d/%d: %s", j->id, o->id, pl.why);
+            continue;
+        }
+        struct job *k = jobs_get(&jobs, pl.job);
+        struct ioj *xk = pl.job == j->id ? x : &ioj[i];
+        char why[256];
+        int cap = rm_total(&rm);
+        (void)cap;
+        if (io_resize(k, pl.delta, pl.iter1, why, sizeof why) != 0) {
+            snprintf(pl.why + strlen(pl.why), sizeof pl.why - strlen(pl.why), "; refused: %.80s", why);
+            io_plan_event(k, &pl, "cancelled");
+            continue;
+        }
+        xk->busy = 1;
+        if (pl.kind == 1) {
+            xk->shrink_pending = 1;
+            xk->shrink_n = pl.delta;
+            xk->shrink_at = pl.iter2;
+        }
+        io_plan_event(k, &pl, "planned");
+        return;
+    }
+}
+
+/* The job reported a finished (or failed) resize: the second half of a phase shift. */
+void io_policy_resized(struct job *j, const json_t *d)
+{
+    struct ioj *x = ioj_get(j);
+    if (!x || !x->busy) return;
+    const char *st = proto_get_str(d, "status", "ok"), *op = proto_get_str(d, "op", "");
+    if (strcmp(st, "ok") != 0) {
+        logmsg("I/O interference: job %d: the planned %s failed (%s): plan cancelled", j->id, op, st);
+        jobs_event(j, "io_plan", json_pack("{s:s, s:s}", "status", "cancelled", "why", proto_get_str(d, "reason", st)), wall());
+        x->busy = x->shrink_pending = 0;
+        return;
+    }
+    if (x->shrink_pending && !strcmp(op, "expand")) {
+        char why[256];
+        x->shrink_pending = 0;
+        if (io_resize(j, -x->shrink_n, x->shrink_at, why, sizeof why) != 0) {
+            logmsg("I/O interference: job %d: the -%d could not be sent: %s", j->id, x->shrink_n, why);
+            x->busy = 0;
+        }
+        return;
+    }
+    x->busy = 0;
+}

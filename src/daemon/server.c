@@ -1,0 +1,265 @@
+/* server.c -- ductiled's connections (see daemon.h): the table of
+ * listening and peer sockets, accepting (peer-uid check on the Unix socket,
+ * the hello with the TCP nonce), non-blocking input cut into messages,
+ * bounded output queues, the log and the state file. */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+struct conn conns[MAX_CONNS];
+struct rm rm;
+struct jobs jobs;
+struct auth_secret secret;
+int have_secret, from_hostfile, verbose;
+char state_path[4096] = "";
+int state_dirty;
+static unsigned conn_gen;
+
+double wall(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (double)tv.tv_sec + 1e-6 * (double)tv.tv_usec;
+}
+
+void logmsg(const char *fmt, ...)
+{
+    char ts[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(ts, sizeof ts, "%H:%M:%S", &tm);
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "ductiled %s: ", ts);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+void save_state(void)
+{
+    if (!state_path[0]) return;
+    char err[512];
+    if (jobs_save(&jobs, state_path, err, sizeof err) != 0) logmsg("%s", err);
+    state_dirty = 0;
+}
+
+int add_conn(enum conn_kind k, int fd)
+{
+    for (int i = 0; i < MAX_CONNS; i++)
+        if (conns[i].kind == C_FREE) {
+            memset(&conns[i], 0, sizeof conns[i]);
+            conns[i].kind = k;
+            conns[i].fd = fd;
+            conns[i].opened = net_now();
+            conns[i].gen = ++conn_gen;
+            linebuf_init(&conns[i].lb);
+            return i;
+        }
+    return -1;
+}
+
+void close_conn(int i, const char *why)
+{
+    struct conn *c = &conns[i];
+    if (c->kind == C_FREE) return;
+    if (verbose || c->job) logmsg("connection %s closed%s%s", c->peer, why ? ": " : "", why ? why : "");
+    if (c->job) {
+        struct job *j = jobs_get(&jobs, c->job);
+        if (j && j->conn == i) {
+            io_leave(j->id);
+            int was_running = j->state == JOB_RUNNING;
+            jobs_lost_connection(&jobs, j, wall());
+            if (was_running) logmsg("job %d (%s) lost its connection without an exit message: crashed", j->id, j->tag);
+            save_state();
+        }
+    }
+    for (size_t f = 0; f < sizeof fwds / sizeof fwds[0]; f++)
+        if (fwds[f].used && fwds[f].cli == i && fwds[f].cli_gen == c->gen) fwds[f].cli = -1;
+    close(c->fd);
+    linebuf_free(&c->lb);
+    free(c->out);
+    memset(c, 0, sizeof *c);
+}
+
+void queue_out(int i, char *line)
+{
+    struct conn *c = &conns[i];
+    if (!line || c->kind != C_PEER) {
+        free(line);
+        return;
+    }
+    size_t n = strlen(line);
+    if (c->outlen + n > OUT_MAX) {
+        free(line);
+        c->closing = 1;
+        c->outlen = 0;
+        logmsg("connection %s does not read its messages: dropped", c->peer);
+        return;
+    }
+    char *nb = realloc(c->out, c->outlen + n);
+    if (!nb) {
+        free(line);
+        return;
+    }
+    memcpy(nb + c->outlen, line, n);
+    c->out = nb;
+    c->outlen += n;
+    free(line);
+}
+
+void reply_ok(int i, long long id, json_t *result)
+{
+    queue_out(i, proto_reply_ok(id, result));
+    json_decref(result);
+}
+
+void reply_err(int i, long long id, const char *code, const char *fmt, ...)
+{
+    char reason[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+    queue_out(i, proto_reply_err(id, code, reason));
+}
+
+static void send_hello(int i)
+{
+    struct conn *c = &conns[i];
+    json_t *a = json_pack("{s:s, s:s, s:s}", "server", "ductiled", "version", PACKAGE_VERSION, "auth",
+                          c->tcp ? "hmac-sha256" : "peercred");
+    if (c->tcp) {
+        auth_nonce(c->nonce);
+        json_object_set_new(a, "nonce", json_string(c->nonce));
+    }
+    queue_out(i, proto_request(0, "hello", a));
+    json_decref(a);
+}
+
+void accept_on(int li)
+{
+    for (;;) {
+        struct sockaddr_storage ss;
+        socklen_t sl = sizeof ss;
+        int fd = accept4(conns[li].fd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) return;
+        char peer[96] = "unix";
+        if (conns[li].kind == C_LISTEN_UNIX) {
+            uid_t uid;
+            if (net_peer_uid(fd, &uid) != 0 || uid != geteuid()) {
+                logmsg("refused a Unix-socket connection from uid %d (only uid %u may connect)",
+                       net_peer_uid(fd, &uid) == 0 ? (int)uid : -1, (unsigned)geteuid());
+                char *l = proto_reply_err(-1, PERR_NOT_ALLOWED, "this ductiled serves only its owner's uid");
+                if (l) (void)!send(fd, l, strlen(l), MSG_NOSIGNAL | MSG_DONTWAIT);
+                free(l);
+                close(fd);
+                continue;
+            }
+            snprintf(peer, sizeof peer, "unix(uid %u, fd %d)", (unsigned)uid, fd);
+        } else {
+            char h[64] = "?", p[16] = "?";
+            getnameinfo((struct sockaddr *)&ss, sl, h, sizeof h, p, sizeof p, NI_NUMERICHOST | NI_NUMERICSERV);
+            snprintf(peer, sizeof peer, "tcp(%s:%s)", h, p);
+        }
+        int i = add_conn(C_PEER, fd);
+        if (i < 0) {
+            logmsg("too many connections: refused %s", peer);
+            close(fd);
+            continue;
+        }
+        conns[i].tcp = conns[li].kind == C_LISTEN_TCP;
+        conns[i].authed = !conns[i].tcp;
+        snprintf(conns[i].peer, sizeof conns[i].peer, "%s", peer);
+        if (verbose) logmsg("connection from %s", peer);
+        send_hello(i);
+    }
+}
+
+void handle_input(int ci)
+{
+    struct conn *c = &conns[ci];
+    char buf[16384];
+    const char *gone = NULL; /* the peer closed: handle what it sent before (e.g. its exit), then close */
+    for (;;) {
+        ssize_t r = recv(c->fd, buf, sizeof buf, 0);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+        if (r <= 0) {
+            gone = r == 0 ? "end of stream" : strerror(errno);
+            break;
+        }
+        if (linebuf_append(&c->lb, buf, (size_t)r) != 0) break;
+        if (c->closing) break;
+    }
+    for (;;) {
+        char *line = NULL;
+        long n = linebuf_next(&c->lb, &line);
+        if (!line) {
+            if (n < 0 || c->lb.overflow) {
+                logmsg("message larger than %d bytes from %s: connection dropped", PROTO_MAX_LINE, c->peer);
+                reply_err(ci, -1, PERR_TOO_LARGE, "message larger than %d bytes: connection dropped", PROTO_MAX_LINE);
+                c->closing = 1;
+                c->lb.len = 0;
+            }
+            break;
+        }
+        if (c->closing) {
+            free(line);
+            continue;
+        }
+        if (n == 0) {
+            free(line);
+            continue; /* blank lines are ignored */
+        }
+        struct proto_msg m;
+        const char *code;
+        char reason[512];
+        int k = proto_parse(line, (size_t)n, &m, &code, reason, sizeof reason);
+        free(line);
+        if (k == PROTO_INVALID) {
+            if (verbose) logmsg("bad message from %s: %s", c->peer, reason);
+            reply_err(ci, m.id, code, "%s", reason);
+            if (!c->authed) {
+                logmsg("unauthenticated garbage from %s: dropped", c->peer);
+                c->closing = 1;
+            }
+            continue;
+        }
+        if (k == PROTO_REQUEST) handle_request(ci, &m);
+        else if (c->authed) handle_reply(ci, &m);
+        proto_msg_free(&m);
+        if (conns[ci].kind != C_PEER) return;
+    }
+    if (gone) close_conn(ci, gone);
+}
+
+void flush_out(int ci)
+{
+    struct conn *c = &conns[ci];
+    while (c->outlen) {
+        ssize_t w = send(c->fd, c->out, c->outlen, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        if (w <= 0) {
+            close_conn(ci, "write failed");
+            return;
+        }
+        memmove(c->out, c->out + w, c->outlen - (size_t)w);
+        c->outlen -= (size_t)w;
+    }
+    if (c->closing) close_conn(ci, "closed by the daemon");
+}
