@@ -127,7 +127,7 @@ int main(int argc, char **argv)
     }
     char err[1024];
     if (secret_file) {
-        if (auth_load_secret(secret_file, &secret, err, sizeof err) != 0) {
+        if (auth_ready(err, sizeof err) != 0 || auth_load_secret(secret_file, &secret, err, sizeof err) != 0) {
             fprintf(stderr, "ductiled: %s\n", err);
             return 1;
         }

@@ -1,18 +1,68 @@
-/* auth.c -- HMAC-SHA256 challenge-response (OpenSSL libcrypto) and the
- * owner-only secret file check.  See auth.h. */
+/* auth.c -- HMAC-SHA256 challenge-response and the owner-only secret file
+ * check.  See auth.h.  OpenSSL's libcrypto is loaded with dlopen() the first
+ * time a MAC is computed (auth_ready), so that nothing links it: a job that
+ * never authenticates over TCP -- and every preloaded process that is not an
+ * MPI program -- does not load it.  Nonces come from getrandom(). */
+#include "config.h"
+
 #include "auth.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
-#include <openssl/rand.h>
+
+#ifndef DUCTILE_LIBCRYPTO
+#define DUCTILE_LIBCRYPTO "libcrypto.so.3"
+#endif
+
+/* The two libcrypto functions we use, typed from OpenSSL's own headers. */
+static struct {
+    __typeof__(&HMAC) hmac;
+    __typeof__(&EVP_sha256) sha256;
+    char err[512];
+} crypto;
+static pthread_once_t crypto_once = PTHREAD_ONCE_INIT;
+
+static void crypto_load(void)
+{
+    static const char *const names[] = {DUCTILE_LIBCRYPTO, "libcrypto.so.3", "libcrypto.so.1.1", "libcrypto.so"};
+    void *h = NULL;
+    const char *why = "";
+    for (size_t i = 0; !h && i < sizeof names / sizeof names[0]; i++) {
+        h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        if (!h && i == 0) why = dlerror();
+    }
+    if (!h) {
+        snprintf(crypto.err, sizeof crypto.err,
+                 "TCP authentication needs OpenSSL's libcrypto (%s), which cannot be loaded: %s "
+                 "(Debian: apt-get install libssl3)", DUCTILE_LIBCRYPTO, why ? why : "not found");
+        return;
+    }
+    *(void **)&crypto.hmac = dlsym(h, "HMAC");
+    *(void **)&crypto.sha256 = dlsym(h, "EVP_sha256");
+    if (!crypto.hmac || !crypto.sha256) {
+        crypto.hmac = NULL;
+        snprintf(crypto.err, sizeof crypto.err, "the libcrypto loaded for TCP authentication (%s) lacks HMAC or EVP_sha256",
+                 DUCTILE_LIBCRYPTO);
+    }
+}
+
+int auth_ready(char *err, size_t errlen)
+{
+    pthread_once(&crypto_once, crypto_load);
+    if (crypto.hmac) return 0;
+    if (err && errlen) snprintf(err, errlen, "%s", crypto.err);
+    return -1;
+}
 
 static void to_hex(const unsigned char *b, size_t n, char *out)
 {
@@ -69,12 +119,18 @@ int auth_load_secret(const char *path, struct auth_secret *out, char *err, size_
     return 0;
 }
 
-void auth_clear_secret(struct auth_secret *s) { OPENSSL_cleanse(s, sizeof *s); }
+void auth_clear_secret(struct auth_secret *s) { explicit_bzero(s, sizeof *s); }
 
 int auth_nonce(char out[AUTH_NONCE_HEX + 1])
 {
     unsigned char b[AUTH_NONCE_HEX / 2];
-    if (RAND_bytes(b, (int)sizeof b) != 1) return -1;
+    size_t got = 0;
+    while (got < sizeof b) {
+        ssize_t n = getrandom(b + got, sizeof b - got, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
+        got += (size_t)n;
+    }
     to_hex(b, sizeof b, out);
     return 0;
 }
@@ -84,8 +140,8 @@ static int mac_raw(const struct auth_secret *s, const char *role, const char *a,
 {
     char msg[256];
     int n = snprintf(msg, sizeof msg, "ductile-v1 %s %s %s", role, a, b);
-    if (n < 0 || (size_t)n >= sizeof msg || s->len == 0) return -1;
-    if (!HMAC(EVP_sha256(), s->key, (int)s->len, (const unsigned char *)msg, (size_t)n, md, mdlen)) return -1;
+    if (n < 0 || (size_t)n >= sizeof msg || s->len == 0 || auth_ready(NULL, 0) != 0) return -1;
+    if (!crypto.hmac(crypto.sha256(), s->key, (int)s->len, (const unsigned char *)msg, (size_t)n, md, mdlen)) return -1;
     return 0;
 }
 
@@ -110,7 +166,8 @@ int auth_verify(const struct auth_secret *s, const char *role, const char *nonce
         char c = mac_hex[i];
         got[i] = (char)((c >= 'A' && c <= 'F') ? c - 'A' + 'a' : c);
     }
-    int ok = CRYPTO_memcmp(want, got, AUTH_MAC_HEX) == 0;
-    OPENSSL_cleanse(want, sizeof want);
-    return ok;
+    unsigned diff = 0; /* constant time: no early exit */
+    for (int i = 0; i < AUTH_MAC_HEX; i++) diff |= (unsigned)(unsigned char)(want[i] ^ got[i]);
+    explicit_bzero(want, sizeof want);
+    return diff == 0;
 }

@@ -1,6 +1,7 @@
 /* auth.h -- challenge-response authentication for the TCP transport:
  * HMAC-SHA256 (OpenSSL libcrypto) over a shared secret read from a file that
- * only its owner can read.  The secret never crosses the wire: the server
+ * only its owner can read (libcrypto is loaded on first use, see auth_ready).
+ * The secret never crosses the wire: the server
  * sends a random nonce, the client answers with its own nonce and
  * HMAC(secret, "ductile-v1 client" | server nonce | client nonce), and the
  * server proves itself back with HMAC(secret, "ductile-v1 server" | ...). */
@@ -25,6 +26,11 @@ struct auth_secret {
  * dropped). */
 int auth_load_secret(const char *path, struct auth_secret *out, char *err, size_t errlen);
 void auth_clear_secret(struct auth_secret *s);
+
+/* Load OpenSSL's libcrypto (once, with dlopen) for the MACs.  0, or -1 and
+ * a message naming the library that is missing.  auth_mac and auth_verify
+ * call it themselves; callers that want the message call it first. */
+int auth_ready(char *err, size_t errlen);
 
 /* A fresh random nonce: AUTH_NONCE_HEX hex digits and a NUL.  Returns 0/-1. */
 int auth_nonce(char out[AUTH_NONCE_HEX + 1]);

@@ -91,6 +91,10 @@ int session_open(struct session *s, const char *address, const char *secret_path
         if (auth_failed) *auth_failed = 1;
         goto fail;
     }
+    if (auth_ready(err, errlen) != 0) {
+        if (auth_failed) *auth_failed = 1;
+        goto fail;
+    }
     struct auth_secret sec;
     if (auth_load_secret(secret_path, &sec, err, errlen) != 0) {
         if (auth_failed) *auth_failed = 1;
