@@ -23,14 +23,10 @@
 
 #include <jansson.h>
 
-#include "ductile.h"
 #include "../proto/net.h"
 #include "../proto/protocol.h"
 #include "../proto/session.h"
-#include "../monitor/iteration.h"
-#include "../monitor/report_build.h"
-#include "../malleable/registry.h"
-#include "../wrap/hotpath.h"
+#include "../common/clock.h"
 #include "../wrap/runtime.h"
 #include "../io/iomon.h"
 #include "appctl_int.h"

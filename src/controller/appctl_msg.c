@@ -7,16 +7,10 @@
 
 #include "appctl.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,9 +18,7 @@
 #include <jansson.h>
 
 #include "ductile.h"
-#include "../proto/net.h"
 #include "../proto/protocol.h"
-#include "../proto/session.h"
 #include "../monitor/iteration.h"
 #include "../monitor/report_build.h"
 #include "../malleable/registry.h"
