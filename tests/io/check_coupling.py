@@ -36,7 +36,7 @@ import sys
 # ductiled used to keep predicting a resized job's period from its phases at
 # the old size until the first phase at the new size was reported, and then
 # planned a second coupling from the stale period (with free slots the job
-# was expanded twice).  Fixed in src/io/iopredict.c (a prediction needs two
+# was expanded twice).  Fixed in src/daemon/iopredict.c (a prediction needs two
 # phases at the job's current size).  True reports such a plan as "xfail"
 # instead of failing.
 KNOWN_BUG_STALE_PERIOD = False
@@ -187,7 +187,7 @@ def main(a):
                "(speedup %.2f; its period at %d processes calls for %.2f)" %
                (name[1], len(stale), name[1], stale[0].get("why"), stale[0]["speedup"], np_, due))
         if KNOWN_BUG_STALE_PERIOD:
-            print("xfail (known bug, tools/ductiled.c io_policy_phase / src/io/iopredict.c iop_predict):", msg)
+            print("xfail (known bug, src/daemon/iopolicy.c io_policy_phase / src/daemon/iopredict.c iop_predict):", msg)
         else:
             bad(msg)
     else:
