@@ -5,14 +5,9 @@
  * to the client that asked (bounded by FORWARD_TIMEOUT). */
 #include "config.h"
 
-#include <errno.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "daemon.h"
 

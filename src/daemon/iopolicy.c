@@ -5,14 +5,10 @@
  * resize commands ductiled sends itself. */
 #include "config.h"
 
-#include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "daemon.h"
 
@@ -41,7 +37,7 @@ void io_leave(int jid)
     if (next) io_grant(next);
 }
 
-/* ------------------------------------------------------------ I/O interference controller (src/io/iopredict.c) */
+/* ------------------------------------------------------------ I/O interference controller (iopredict.c) */
 
 int io_policy = IOPOL_NONE;
 struct iop_params io_prm = {.uncertainty = 0.2, .overhead = 0.3, .similar = 0.25, .max_procs = 0};

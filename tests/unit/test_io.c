@@ -1,8 +1,8 @@
 /* test_io.c -- CMocka unit tests for ductiled's I/O logic: the FCFS token
- * (src/io/iotoken.c), the predictor (Eq. 1, extrapolation, interference
+ * (src/daemon/iotoken.c), the predictor (Eq. 1, extrapolation, interference
  * with the uncertainty margin, per-configuration iteration times) and
  * Algorithms 3 (Phase Shifting, Eq. 2) and 4 (Period Coupling) in
- * src/io/iopredict.c. */
+ * src/daemon/iopredict.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

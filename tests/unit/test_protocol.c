@@ -1,5 +1,5 @@
 /* test_protocol.c -- CMocka unit tests for the controllers' pure modules:
- * src/controller/protocol (parse, validate, build, framing, host names),
+ * src/proto/protocol (parse, validate, build, framing, host names),
  * auth (HMAC challenge-response, secret file permissions), rm (grants,
  * refusals, host preference, release) and jobs (registration, samples,
  * I/O period, cost estimate, state file round trip). */
