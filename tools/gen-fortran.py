@@ -612,7 +612,7 @@ void mpi_buffer_detach_f08_(void **buffer_addr, MPI_Fint *size, MPI_Fint *ierr)
 #endif
 """,
 }
-# Not wrapped, with the reason (tests/fortran/census.py checks that every
+# Not wrapped, with the reason (tests/fortran/census_lib.py checks that every
 # Fortran binding the MPI library exports is wrapped or listed here).
 PASSED = {
     "MPI_Wtime": "a function reading the local clock: no handle, nothing to count",

@@ -2,7 +2,7 @@
 """census.py -- which Fortran MPI bindings does the MPI library export, and
 does Ductile cover each of them?
 
-Usage: census.py [--list] LIBDUCTILE FORTRAN_LIB...
+Usage: census_lib.py [--list] LIBDUCTILE FORTRAN_LIB...
 
 FORTRAN_LIB are the MPI library's Fortran layers (Open MPI: libmpi_mpifh.so
 for mpif.h and `use mpi`, libmpi_usempif08.so for `use mpi_f08`,
@@ -23,17 +23,17 @@ PASSED = [
     (r"^pmpix?_", "profiling name (pmpi_xxx_): a tool's own call to the library, as PMPI_ in C"),
     (r"^PMPIX?_", "profiling name (PMPI_XXX): a tool's own call to the library, as PMPI_ in C"),
     (r"^mpi_sizeof_", "MPI_SIZEOF: the size of a Fortran variable, no communication, no handle"),
-    (r"^(mpi|MPI)_(wtime|wtick|WTIME|WTICK)(_f08)?_{0,2}$", "reads the local clock: no handle, nothing to count"),
-    (r"^(mpi|MPI)_(aint_add|aint_diff|AINT_ADD|AINT_DIFF)(_f08)?_{0,2}$", "address arithmetic: no handle, nothing to count"),
-    (r"^(mpi|MPI)_(comm|type|win)_(null_copy|null_delete|dup)_fn(_f08)?_{0,2}$",
+    (r"^(mpi|MPI)_(wtime|wtick|WTIME|WTICK)(_f08|_f90|_f)?_{0,2}$", "reads the local clock: no handle, nothing to count"),
+    (r"^(mpi|MPI)_(aint_add|aint_diff|AINT_ADD|AINT_DIFF)(_f08|_f90|_f)?_{0,2}$", "address arithmetic: no handle, nothing to count"),
+    (r"^(mpi|MPI)_(comm|type|win)_(null_copy|null_delete|dup)_fn(_f08|_f90|_f)?_{0,2}$",
      "predefined attribute callback (MPI_COMM_DUP_FN, ...): called by the MPI library, not by the program"),
     (r"^(MPI|mpi)_(COMM|TYPE|WIN)_(NULL_COPY|NULL_DELETE|DUP)_FN$",
      "predefined attribute callback (MPI_COMM_DUP_FN, ...): called by the MPI library, not by the program"),
     (r"^(mpi|MPI)_(null_copy|null_delete|dup|NULL_COPY|NULL_DELETE|DUP)_(fn|FN)_{0,2}$",
      "predefined attribute callback (MPI_NULL_COPY_FN, ...): called by the MPI library, not by the program"),
-    (r"^(mpi|MPI)_(conversion_fn_null|CONVERSION_FN_NULL)(_f08)?_{0,2}$",
+    (r"^(mpi|MPI)_(conversion_fn_null|CONVERSION_FN_NULL)(_f08|_f90|_f)?_{0,2}$",
      "predefined data-representation callback: called by the MPI library, not by the program"),
-    (r"^(mpi|MPI)_(f_sync_reg|F_SYNC_REG)(_f08)?_{0,2}$",
+    (r"^(mpi|MPI)_(f_sync_reg|F_SYNC_REG)(_f08|_f90|_f)?_{0,2}$",
      "MPI_F_SYNC_REG: an empty call that only stops the compiler's register optimisation"),
     (r"^(mpi|MPI)_(address|ADDRESS|type_(extent|lb|ub|hindexed|hvector|struct)|TYPE_(EXTENT|LB|UB|HINDEXED|HVECTOR|STRUCT))_{0,2}$",
      "MPI-1 datatype name removed in MPI-3.0: no communicator, not in Ductile's function table"),
@@ -74,7 +74,7 @@ def main(argv):
                 wrapped += 1
                 verdict = "wrapped"
             else:
-                why = next((r for p, r in PASSED if re.search(p, s)), None)
+                why = next((r for p, r in PASSED if re.search(p, s, re.I)), None)
                 if why is None:
                     missing.append((lib, s))
                     verdict = "NOT COVERED"
