@@ -101,10 +101,11 @@ char **ductile_f_argv(const char *argv, size_t len, int *ok)
         return NULL;
     }
     for (size_t i = 0; i < n; i++) {
-        /* the arguments keep their leading blanks; trailing ones are padding */
+        /* MPI: "in Fortran, leading and trailing spaces are always stripped" */
         size_t l = len;
         const char *e = argv + i * len;
         while (l > 0 && e[l - 1] == ' ') l--;
+        while (l > 0 && e[0] == ' ') e++, l--;
         c[i] = malloc(l + 1);
         if (!c[i]) {
             ductile_f_argv_free(c);
