@@ -480,8 +480,9 @@ def build(proc):
     out.append("}")
     out.append("DUCTILE_F_ALIASES(%s)" % fname)
     out.append('DUCTILE_F_UPPER(%s, "%s")' % (fname, fname.upper()))
+    out.append('DUCTILE_F_CNAMES(%s, "%s")' % (fname, name))
     if name in CPTR:
-        out.append('DUCTILE_F_ALIASES_CPTR(%s, "%s_CPTR")' % (fname, fname.upper()))
+        out.append('DUCTILE_F_ALIASES_CPTR(%s, "%s_CPTR", "%s_cptr")' % (fname, fname.upper(), name))
     out.append("#endif")
     text = "\n".join(out) + "\n"
     if name not in F08_SPECIAL:
@@ -538,7 +539,8 @@ def build_forward(proc, why):
             "    DUCTILE_F_FORWARD(DUCTILE_FN_%s, p%s_(%s));" % (name, fname, ", ".join(args + ["ierr"] + hnames)),
             "}",
             "DUCTILE_F_ALIASES(%s)" % fname,
-            'DUCTILE_F_UPPER(%s, "%s")' % (fname, fname.upper())]
+            'DUCTILE_F_UPPER(%s, "%s")' % (fname, fname.upper()),
+            'DUCTILE_F_CNAMES(%s, "%s")' % (fname, name)]
     # mpi_f08: the library's f08 binding has f08 callback interfaces
     out += ["extern void p%s_f08_(%s) __attribute__((weak));" % (fname, proto),
             "void %s_f08_(%s)" % (fname, proto),
@@ -568,6 +570,7 @@ void mpi_pcontrol_(MPI_Fint *level)
 }
 DUCTILE_F_ALIASES(mpi_pcontrol)
 DUCTILE_F_UPPER(mpi_pcontrol, "MPI_PCONTROL")
+DUCTILE_F_CNAMES(mpi_pcontrol, "MPI_Pcontrol")
 void mpi_pcontrol_f08_(MPI_Fint *level)
 {
     (void)MPI_Pcontrol((int)*level);
@@ -585,6 +588,7 @@ void mpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_info_create_env)
 DUCTILE_F_UPPER(mpi_info_create_env, "MPI_INFO_CREATE_ENV")
+DUCTILE_F_CNAMES(mpi_info_create_env, "MPI_Info_create_env")
 void mpi_info_create_env_f08_(MPI_Fint *info, MPI_Fint *ierr)
 {
     MPI_Fint e_ = MPI_SUCCESS;

@@ -23,6 +23,7 @@ void mpi_init_(MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_init)
 DUCTILE_F_UPPER(mpi_init, "MPI_INIT")
+DUCTILE_F_CNAMES(mpi_init, "MPI_Init")
 /* mpi_f08: IERROR is OPTIONAL (NULL when absent). */
 void mpi_init_f08_(MPI_Fint *ierr)
 {
@@ -39,6 +40,7 @@ void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_init_thread)
 DUCTILE_F_UPPER(mpi_init_thread, "MPI_INIT_THREAD")
+DUCTILE_F_CNAMES(mpi_init_thread, "MPI_Init_thread")
 void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
 {
     MPI_Fint e = MPI_SUCCESS;
@@ -53,6 +55,7 @@ void mpi_finalize_(MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_finalize)
 DUCTILE_F_UPPER(mpi_finalize, "MPI_FINALIZE")
+DUCTILE_F_CNAMES(mpi_finalize, "MPI_Finalize")
 void mpi_finalize_f08_(MPI_Fint *ierr)
 {
     int rc = MPI_Finalize();
@@ -70,6 +73,7 @@ void mpi_errhandler_set_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_errhandler_set)
 DUCTILE_F_UPPER(mpi_errhandler_set, "MPI_ERRHANDLER_SET")
+DUCTILE_F_CNAMES(mpi_errhandler_set, "MPI_Errhandler_set")
 
 void mpi_errhandler_get_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
 {
@@ -80,6 +84,7 @@ void mpi_errhandler_get_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_errhandler_get)
 DUCTILE_F_UPPER(mpi_errhandler_get, "MPI_ERRHANDLER_GET")
+DUCTILE_F_CNAMES(mpi_errhandler_get, "MPI_Errhandler_get")
 #endif
 
 /* ---------------------------------------------------------------- helpers */

@@ -29,6 +29,7 @@ void mpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_abort)
 DUCTILE_F_UPPER(mpi_abort, "MPI_ABORT")
+DUCTILE_F_CNAMES(mpi_abort, "MPI_Abort")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Abort && HAVE_PMPI_Comm_f2c
 void mpi_abort_f08_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr)
@@ -47,6 +48,7 @@ void mpi_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin
 }
 DUCTILE_F_ALIASES(mpi_accumulate)
 DUCTILE_F_UPPER(mpi_accumulate, "MPI_ACCUMULATE")
+DUCTILE_F_CNAMES(mpi_accumulate, "MPI_Accumulate")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Accumulate && HAVE_PMPI_Op_f2c && HAVE_PMPI_Type_f2c && HAVE_PMPI_Win_f2c
 void mpi_accumulate_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr)
@@ -69,6 +71,7 @@ void mpi_add_error_class_(MPI_Fint *errorclass, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_add_error_class)
 DUCTILE_F_UPPER(mpi_add_error_class, "MPI_ADD_ERROR_CLASS")
+DUCTILE_F_CNAMES(mpi_add_error_class, "MPI_Add_error_class")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Add_error_class
 void mpi_add_error_class_f08_(MPI_Fint *errorclass, MPI_Fint *ierr)
@@ -91,6 +94,7 @@ void mpi_add_error_code_(MPI_Fint *errorclass, MPI_Fint *errorcode, MPI_Fint *ie
 }
 DUCTILE_F_ALIASES(mpi_add_error_code)
 DUCTILE_F_UPPER(mpi_add_error_code, "MPI_ADD_ERROR_CODE")
+DUCTILE_F_CNAMES(mpi_add_error_code, "MPI_Add_error_code")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Add_error_code
 void mpi_add_error_code_f08_(MPI_Fint *errorclass, MPI_Fint *errorcode, MPI_Fint *ierr)
@@ -115,6 +119,7 @@ void mpi_add_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *ierr, si
 }
 DUCTILE_F_ALIASES(mpi_add_error_string)
 DUCTILE_F_UPPER(mpi_add_error_string, "MPI_ADD_ERROR_STRING")
+DUCTILE_F_CNAMES(mpi_add_error_string, "MPI_Add_error_string")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Add_error_string
 void mpi_add_error_string_f08_(MPI_Fint *errorcode, char *string, MPI_Fint *ierr, size_t string_len)
@@ -133,6 +138,7 @@ void mpi_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void
 }
 DUCTILE_F_ALIASES(mpi_allgather)
 DUCTILE_F_UPPER(mpi_allgather, "MPI_ALLGATHER")
+DUCTILE_F_CNAMES(mpi_allgather, "MPI_Allgather")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Allgather && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Type_f2c
 void mpi_allgather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
@@ -155,6 +161,7 @@ void mpi_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
 }
 DUCTILE_F_ALIASES(mpi_allgather_init)
 DUCTILE_F_UPPER(mpi_allgather_init, "MPI_ALLGATHER_INIT")
+DUCTILE_F_CNAMES(mpi_allgather_init, "MPI_Allgather_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Allgather_init && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Info_f2c && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_allgather_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
@@ -173,6 +180,7 @@ void mpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, voi
 }
 DUCTILE_F_ALIASES(mpi_allgatherv)
 DUCTILE_F_UPPER(mpi_allgatherv, "MPI_ALLGATHERV")
+DUCTILE_F_CNAMES(mpi_allgatherv, "MPI_Allgatherv")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Allgatherv && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Type_f2c
 void mpi_allgatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
@@ -195,6 +203,7 @@ void mpi_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype
 }
 DUCTILE_F_ALIASES(mpi_allgatherv_init)
 DUCTILE_F_UPPER(mpi_allgatherv_init, "MPI_ALLGATHERV_INIT")
+DUCTILE_F_CNAMES(mpi_allgatherv_init, "MPI_Allgatherv_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Allgatherv_init && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Info_f2c && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_allgatherv_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
@@ -213,7 +222,8 @@ void mpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, void *baseptr, MPI_Fint *ier
 }
 DUCTILE_F_ALIASES(mpi_alloc_mem)
 DUCTILE_F_UPPER(mpi_alloc_mem, "MPI_ALLOC_MEM")
-DUCTILE_F_ALIASES_CPTR(mpi_alloc_mem, "MPI_ALLOC_MEM_CPTR")
+DUCTILE_F_CNAMES(mpi_alloc_mem, "MPI_Alloc_mem")
+DUCTILE_F_ALIASES_CPTR(mpi_alloc_mem, "MPI_ALLOC_MEM_CPTR", "MPI_Alloc_mem_cptr")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Alloc_mem && HAVE_PMPI_Info_f2c
 void mpi_alloc_mem_f08_(MPI_Aint *size, MPI_Fint *info, void *baseptr, MPI_Fint *ierr)
@@ -232,6 +242,7 @@ void mpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *dat
 }
 DUCTILE_F_ALIASES(mpi_allreduce)
 DUCTILE_F_UPPER(mpi_allreduce, "MPI_ALLREDUCE")
+DUCTILE_F_CNAMES(mpi_allreduce, "MPI_Allreduce")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Allreduce && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Op_f2c && HAVE_PMPI_Type_f2c
 void mpi_allreduce_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
@@ -254,6 +265,7 @@ void mpi_allreduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint
 }
 DUCTILE_F_ALIASES(mpi_allreduce_init)
 DUCTILE_F_UPPER(mpi_allreduce_init, "MPI_ALLREDUCE_INIT")
+DUCTILE_F_CNAMES(mpi_allreduce_init, "MPI_Allreduce_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Allreduce_init && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Info_f2c && HAVE_PMPI_Op_f2c && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_allreduce_init_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
@@ -272,6 +284,7 @@ void mpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void 
 }
 DUCTILE_F_ALIASES(mpi_alltoall)
 DUCTILE_F_UPPER(mpi_alltoall, "MPI_ALLTOALL")
+DUCTILE_F_CNAMES(mpi_alltoall, "MPI_Alltoall")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Alltoall && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Type_f2c
 void mpi_alltoall_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
@@ -294,6 +307,7 @@ void mpi_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, 
 }
 DUCTILE_F_ALIASES(mpi_alltoall_init)
 DUCTILE_F_UPPER(mpi_alltoall_init, "MPI_ALLTOALL_INIT")
+DUCTILE_F_CNAMES(mpi_alltoall_init, "MPI_Alltoall_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Alltoall_init && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Info_f2c && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_alltoall_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
@@ -312,6 +326,7 @@ void mpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_
 }
 DUCTILE_F_ALIASES(mpi_alltoallv)
 DUCTILE_F_UPPER(mpi_alltoallv, "MPI_ALLTOALLV")
+DUCTILE_F_CNAMES(mpi_alltoallv, "MPI_Alltoallv")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Alltoallv && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Type_f2c
 void mpi_alltoallv_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
@@ -334,6 +349,7 @@ void mpi_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
 }
 DUCTILE_F_ALIASES(mpi_alltoallv_init)
 DUCTILE_F_UPPER(mpi_alltoallv_init, "MPI_ALLTOALLV_INIT")
+DUCTILE_F_CNAMES(mpi_alltoallv_init, "MPI_Alltoallv_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Alltoallv_init && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Info_f2c && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_alltoallv_init_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
@@ -365,6 +381,7 @@ void mpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_
 }
 DUCTILE_F_ALIASES(mpi_alltoallw)
 DUCTILE_F_UPPER(mpi_alltoallw, "MPI_ALLTOALLW")
+DUCTILE_F_CNAMES(mpi_alltoallw, "MPI_Alltoallw")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Alltoallw && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Type_f2c
 void mpi_alltoallw_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierr)
@@ -400,6 +417,7 @@ void mpi_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
 }
 DUCTILE_F_ALIASES(mpi_alltoallw_init)
 DUCTILE_F_UPPER(mpi_alltoallw_init, "MPI_ALLTOALLW_INIT")
+DUCTILE_F_CNAMES(mpi_alltoallw_init, "MPI_Alltoallw_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Alltoallw_init && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Info_f2c && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_alltoallw_init_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
@@ -418,6 +436,7 @@ void mpi_attr_delete_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_attr_delete)
 DUCTILE_F_UPPER(mpi_attr_delete, "MPI_ATTR_DELETE")
+DUCTILE_F_CNAMES(mpi_attr_delete, "MPI_Attr_delete")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Attr_delete && HAVE_PMPI_Comm_f2c
 void mpi_attr_delete_f08_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierr)
@@ -436,6 +455,7 @@ void mpi_barrier_(MPI_Fint *comm, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_barrier)
 DUCTILE_F_UPPER(mpi_barrier, "MPI_BARRIER")
+DUCTILE_F_CNAMES(mpi_barrier, "MPI_Barrier")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Barrier && HAVE_PMPI_Comm_f2c
 void mpi_barrier_f08_(MPI_Fint *comm, MPI_Fint *ierr)
@@ -458,6 +478,7 @@ void mpi_barrier_init_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fi
 }
 DUCTILE_F_ALIASES(mpi_barrier_init)
 DUCTILE_F_UPPER(mpi_barrier_init, "MPI_BARRIER_INIT")
+DUCTILE_F_CNAMES(mpi_barrier_init, "MPI_Barrier_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Barrier_init && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Info_f2c && HAVE_PMPI_Request_c2f
 void mpi_barrier_init_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
@@ -476,6 +497,7 @@ void mpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *roo
 }
 DUCTILE_F_ALIASES(mpi_bcast)
 DUCTILE_F_UPPER(mpi_bcast, "MPI_BCAST")
+DUCTILE_F_CNAMES(mpi_bcast, "MPI_Bcast")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Bcast && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Type_f2c
 void mpi_bcast_f08_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
@@ -498,6 +520,7 @@ void mpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint
 }
 DUCTILE_F_ALIASES(mpi_bcast_init)
 DUCTILE_F_UPPER(mpi_bcast_init, "MPI_BCAST_INIT")
+DUCTILE_F_CNAMES(mpi_bcast_init, "MPI_Bcast_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Bcast_init && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Info_f2c && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_bcast_init_f08_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
@@ -516,6 +539,7 @@ void mpi_bsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, 
 }
 DUCTILE_F_ALIASES(mpi_bsend)
 DUCTILE_F_UPPER(mpi_bsend, "MPI_BSEND")
+DUCTILE_F_CNAMES(mpi_bsend, "MPI_Bsend")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Bsend && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Type_f2c
 void mpi_bsend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr)
@@ -538,6 +562,7 @@ void mpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *d
 }
 DUCTILE_F_ALIASES(mpi_bsend_init)
 DUCTILE_F_UPPER(mpi_bsend_init, "MPI_BSEND_INIT")
+DUCTILE_F_CNAMES(mpi_bsend_init, "MPI_Bsend_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Bsend_init && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_bsend_init_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -556,6 +581,7 @@ void mpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_buffer_attach)
 DUCTILE_F_UPPER(mpi_buffer_attach, "MPI_BUFFER_ATTACH")
+DUCTILE_F_CNAMES(mpi_buffer_attach, "MPI_Buffer_attach")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Buffer_attach
 void mpi_buffer_attach_f08_(void *buffer, MPI_Fint *size, MPI_Fint *ierr)
@@ -580,6 +606,7 @@ void mpi_buffer_detach_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_buffer_detach)
 DUCTILE_F_UPPER(mpi_buffer_detach, "MPI_BUFFER_DETACH")
+DUCTILE_F_CNAMES(mpi_buffer_detach, "MPI_Buffer_detach")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Buffer_detach
 /* mpi_f08: BUFFER_ADDR is TYPE(C_PTR), INTENT(OUT) (mpif.h: ignored). */
@@ -604,6 +631,7 @@ void mpi_buffer_flush_(MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_buffer_flush)
 DUCTILE_F_UPPER(mpi_buffer_flush, "MPI_BUFFER_FLUSH")
+DUCTILE_F_CNAMES(mpi_buffer_flush, "MPI_Buffer_flush")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Buffer_flush
 void mpi_buffer_flush_f08_(MPI_Fint *ierr)
@@ -626,6 +654,7 @@ void mpi_buffer_iflush_(MPI_Fint *request, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_buffer_iflush)
 DUCTILE_F_UPPER(mpi_buffer_iflush, "MPI_BUFFER_IFLUSH")
+DUCTILE_F_CNAMES(mpi_buffer_iflush, "MPI_Buffer_iflush")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Buffer_iflush && HAVE_PMPI_Request_c2f
 void mpi_buffer_iflush_f08_(MPI_Fint *request, MPI_Fint *ierr)
@@ -645,6 +674,7 @@ void mpi_cancel_(MPI_Fint *request, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_cancel)
 DUCTILE_F_UPPER(mpi_cancel, "MPI_CANCEL")
+DUCTILE_F_CNAMES(mpi_cancel, "MPI_Cancel")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Cancel && HAVE_PMPI_Request_f2c
 void mpi_cancel_f08_(MPI_Fint *request, MPI_Fint *ierr)
@@ -663,6 +693,7 @@ void mpi_cart_coords_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxdims, MPI_Fin
 }
 DUCTILE_F_ALIASES(mpi_cart_coords)
 DUCTILE_F_UPPER(mpi_cart_coords, "MPI_CART_COORDS")
+DUCTILE_F_CNAMES(mpi_cart_coords, "MPI_Cart_coords")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Cart_coords && HAVE_PMPI_Comm_f2c
 void mpi_cart_coords_f08_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxdims, MPI_Fint *coords, MPI_Fint *ierr)
@@ -685,6 +716,7 @@ void mpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_F
 }
 DUCTILE_F_ALIASES(mpi_cart_create)
 DUCTILE_F_UPPER(mpi_cart_create, "MPI_CART_CREATE")
+DUCTILE_F_CNAMES(mpi_cart_create, "MPI_Cart_create")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Cart_create && HAVE_PMPI_Comm_c2f && HAVE_PMPI_Comm_f2c
 void mpi_cart_create_f08_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *comm_cart, MPI_Fint *ierr)
@@ -703,6 +735,7 @@ void mpi_cart_get_(MPI_Fint *comm, MPI_Fint *maxdims, MPI_Fint *dims, MPI_Fint *
 }
 DUCTILE_F_ALIASES(mpi_cart_get)
 DUCTILE_F_UPPER(mpi_cart_get, "MPI_CART_GET")
+DUCTILE_F_CNAMES(mpi_cart_get, "MPI_Cart_get")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Cart_get && HAVE_PMPI_Comm_f2c
 void mpi_cart_get_f08_(MPI_Fint *comm, MPI_Fint *maxdims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *coords, MPI_Fint *ierr)
@@ -725,6 +758,7 @@ void mpi_cart_map_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *pe
 }
 DUCTILE_F_ALIASES(mpi_cart_map)
 DUCTILE_F_UPPER(mpi_cart_map, "MPI_CART_MAP")
+DUCTILE_F_CNAMES(mpi_cart_map, "MPI_Cart_map")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Cart_map && HAVE_PMPI_Comm_f2c
 void mpi_cart_map_f08_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierr)
@@ -747,6 +781,7 @@ void mpi_cart_rank_(MPI_Fint *comm, MPI_Fint *coords, MPI_Fint *rank, MPI_Fint *
 }
 DUCTILE_F_ALIASES(mpi_cart_rank)
 DUCTILE_F_UPPER(mpi_cart_rank, "MPI_CART_RANK")
+DUCTILE_F_CNAMES(mpi_cart_rank, "MPI_Cart_rank")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Cart_rank && HAVE_PMPI_Comm_f2c
 void mpi_cart_rank_f08_(MPI_Fint *comm, MPI_Fint *coords, MPI_Fint *rank, MPI_Fint *ierr)
@@ -771,6 +806,7 @@ void mpi_cart_shift_(MPI_Fint *comm, MPI_Fint *direction, MPI_Fint *disp, MPI_Fi
 }
 DUCTILE_F_ALIASES(mpi_cart_shift)
 DUCTILE_F_UPPER(mpi_cart_shift, "MPI_CART_SHIFT")
+DUCTILE_F_CNAMES(mpi_cart_shift, "MPI_Cart_shift")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Cart_shift && HAVE_PMPI_Comm_f2c
 void mpi_cart_shift_f08_(MPI_Fint *comm, MPI_Fint *direction, MPI_Fint *disp, MPI_Fint *rank_source, MPI_Fint *rank_dest, MPI_Fint *ierr)
@@ -793,6 +829,7 @@ void mpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI
 }
 DUCTILE_F_ALIASES(mpi_cart_sub)
 DUCTILE_F_UPPER(mpi_cart_sub, "MPI_CART_SUB")
+DUCTILE_F_CNAMES(mpi_cart_sub, "MPI_Cart_sub")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Cart_sub && HAVE_PMPI_Comm_c2f && HAVE_PMPI_Comm_f2c
 void mpi_cart_sub_f08_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierr)
@@ -815,6 +852,7 @@ void mpi_cartdim_get_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_cartdim_get)
 DUCTILE_F_UPPER(mpi_cartdim_get, "MPI_CARTDIM_GET")
+DUCTILE_F_CNAMES(mpi_cartdim_get, "MPI_Cartdim_get")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Cartdim_get && HAVE_PMPI_Comm_f2c
 void mpi_cartdim_get_f08_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierr)
@@ -839,6 +877,7 @@ void mpi_close_port_(char *port_name, MPI_Fint *ierr, size_t port_name_len)
 }
 DUCTILE_F_ALIASES(mpi_close_port)
 DUCTILE_F_UPPER(mpi_close_port, "MPI_CLOSE_PORT")
+DUCTILE_F_CNAMES(mpi_close_port, "MPI_Close_port")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Close_port
 void mpi_close_port_f08_(char *port_name, MPI_Fint *ierr, size_t port_name_len)
@@ -867,6 +906,7 @@ void mpi_comm_accept_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint 
 }
 DUCTILE_F_ALIASES(mpi_comm_accept)
 DUCTILE_F_UPPER(mpi_comm_accept, "MPI_COMM_ACCEPT")
+DUCTILE_F_CNAMES(mpi_comm_accept, "MPI_Comm_accept")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_accept && HAVE_PMPI_Comm_c2f && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Info_f2c
 void mpi_comm_accept_f08_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr, size_t port_name_len)
@@ -885,6 +925,7 @@ void mpi_comm_attach_buffer_(MPI_Fint *comm, void *buffer, MPI_Fint *size, MPI_F
 }
 DUCTILE_F_ALIASES(mpi_comm_attach_buffer)
 DUCTILE_F_UPPER(mpi_comm_attach_buffer, "MPI_COMM_ATTACH_BUFFER")
+DUCTILE_F_CNAMES(mpi_comm_attach_buffer, "MPI_Comm_attach_buffer")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_attach_buffer && HAVE_PMPI_Comm_f2c
 void mpi_comm_attach_buffer_f08_(MPI_Fint *comm, void *buffer, MPI_Fint *size, MPI_Fint *ierr)
@@ -903,6 +944,7 @@ void mpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ie
 }
 DUCTILE_F_ALIASES(mpi_comm_call_errhandler)
 DUCTILE_F_UPPER(mpi_comm_call_errhandler, "MPI_COMM_CALL_ERRHANDLER")
+DUCTILE_F_CNAMES(mpi_comm_call_errhandler, "MPI_Comm_call_errhandler")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_call_errhandler && HAVE_PMPI_Comm_f2c
 void mpi_comm_call_errhandler_f08_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr)
@@ -925,6 +967,7 @@ void mpi_comm_compare_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_F
 }
 DUCTILE_F_ALIASES(mpi_comm_compare)
 DUCTILE_F_UPPER(mpi_comm_compare, "MPI_COMM_COMPARE")
+DUCTILE_F_CNAMES(mpi_comm_compare, "MPI_Comm_compare")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_compare && HAVE_PMPI_Comm_f2c
 void mpi_comm_compare_f08_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierr)
@@ -953,6 +996,7 @@ void mpi_comm_connect_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint
 }
 DUCTILE_F_ALIASES(mpi_comm_connect)
 DUCTILE_F_UPPER(mpi_comm_connect, "MPI_COMM_CONNECT")
+DUCTILE_F_CNAMES(mpi_comm_connect, "MPI_Comm_connect")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_c2f && HAVE_PMPI_Comm_connect && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Info_f2c
 void mpi_comm_connect_f08_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr, size_t port_name_len)
@@ -975,6 +1019,7 @@ void mpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fi
 }
 DUCTILE_F_ALIASES(mpi_comm_create)
 DUCTILE_F_UPPER(mpi_comm_create, "MPI_COMM_CREATE")
+DUCTILE_F_CNAMES(mpi_comm_create, "MPI_Comm_create")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_c2f && HAVE_PMPI_Comm_create && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Group_f2c
 void mpi_comm_create_f08_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierr)
@@ -1003,6 +1048,7 @@ void mpi_comm_create_from_group_(MPI_Fint *group, char *stringtag, MPI_Fint *inf
 }
 DUCTILE_F_ALIASES(mpi_comm_create_from_group)
 DUCTILE_F_UPPER(mpi_comm_create_from_group, "MPI_COMM_CREATE_FROM_GROUP")
+DUCTILE_F_CNAMES(mpi_comm_create_from_group, "MPI_Comm_create_from_group")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_c2f && HAVE_PMPI_Comm_create_from_group && HAVE_PMPI_Errhandler_f2c && HAVE_PMPI_Group_f2c && HAVE_PMPI_Info_f2c
 void mpi_comm_create_from_group_f08_(MPI_Fint *group, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newcomm, MPI_Fint *ierr, size_t stringtag_len)
@@ -1025,6 +1071,7 @@ void mpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_
 }
 DUCTILE_F_ALIASES(mpi_comm_create_group)
 DUCTILE_F_UPPER(mpi_comm_create_group, "MPI_COMM_CREATE_GROUP")
+DUCTILE_F_CNAMES(mpi_comm_create_group, "MPI_Comm_create_group")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_c2f && HAVE_PMPI_Comm_create_group && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Group_f2c
 void mpi_comm_create_group_f08_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierr)
@@ -1043,6 +1090,7 @@ void mpi_comm_delete_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Fint *ierr
 }
 DUCTILE_F_ALIASES(mpi_comm_delete_attr)
 DUCTILE_F_UPPER(mpi_comm_delete_attr, "MPI_COMM_DELETE_ATTR")
+DUCTILE_F_CNAMES(mpi_comm_delete_attr, "MPI_Comm_delete_attr")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_delete_attr && HAVE_PMPI_Comm_f2c
 void mpi_comm_delete_attr_f08_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Fint *ierr)
@@ -1067,6 +1115,7 @@ void mpi_comm_detach_buffer_(MPI_Fint *comm, void *buffer_addr, MPI_Fint *size, 
 }
 DUCTILE_F_ALIASES(mpi_comm_detach_buffer)
 DUCTILE_F_UPPER(mpi_comm_detach_buffer, "MPI_COMM_DETACH_BUFFER")
+DUCTILE_F_CNAMES(mpi_comm_detach_buffer, "MPI_Comm_detach_buffer")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_detach_buffer && HAVE_PMPI_Comm_f2c
 void mpi_comm_detach_buffer_f08_(MPI_Fint *comm, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierr)
@@ -1087,6 +1136,7 @@ void mpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_comm_disconnect)
 DUCTILE_F_UPPER(mpi_comm_disconnect, "MPI_COMM_DISCONNECT")
+DUCTILE_F_CNAMES(mpi_comm_disconnect, "MPI_Comm_disconnect")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_c2f && HAVE_PMPI_Comm_disconnect && HAVE_PMPI_Comm_f2c
 void mpi_comm_disconnect_f08_(MPI_Fint *comm, MPI_Fint *ierr)
@@ -1109,6 +1159,7 @@ void mpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_comm_dup)
 DUCTILE_F_UPPER(mpi_comm_dup, "MPI_COMM_DUP")
+DUCTILE_F_CNAMES(mpi_comm_dup, "MPI_Comm_dup")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_c2f && HAVE_PMPI_Comm_dup && HAVE_PMPI_Comm_f2c
 void mpi_comm_dup_f08_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr)
@@ -1131,6 +1182,7 @@ void mpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, 
 }
 DUCTILE_F_ALIASES(mpi_comm_dup_with_info)
 DUCTILE_F_UPPER(mpi_comm_dup_with_info, "MPI_COMM_DUP_WITH_INFO")
+DUCTILE_F_CNAMES(mpi_comm_dup_with_info, "MPI_Comm_dup_with_info")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_c2f && HAVE_PMPI_Comm_dup_with_info && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Info_f2c
 void mpi_comm_dup_with_info_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr)
@@ -1149,6 +1201,7 @@ void mpi_comm_flush_buffer_(MPI_Fint *comm, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_comm_flush_buffer)
 DUCTILE_F_UPPER(mpi_comm_flush_buffer, "MPI_COMM_FLUSH_BUFFER")
+DUCTILE_F_CNAMES(mpi_comm_flush_buffer, "MPI_Comm_flush_buffer")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Comm_flush_buffer
 void mpi_comm_flush_buffer_f08_(MPI_Fint *comm, MPI_Fint *ierr)
@@ -1169,6 +1222,7 @@ void mpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_comm_free)
 DUCTILE_F_UPPER(mpi_comm_free, "MPI_COMM_FREE")
+DUCTILE_F_CNAMES(mpi_comm_free, "MPI_Comm_free")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_c2f && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Comm_free
 void mpi_comm_free_f08_(MPI_Fint *comm, MPI_Fint *ierr)
@@ -1189,6 +1243,7 @@ void mpi_comm_free_keyval_(MPI_Fint *comm_keyval, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_comm_free_keyval)
 DUCTILE_F_UPPER(mpi_comm_free_keyval, "MPI_COMM_FREE_KEYVAL")
+DUCTILE_F_CNAMES(mpi_comm_free_keyval, "MPI_Comm_free_keyval")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_free_keyval
 void mpi_comm_free_keyval_f08_(MPI_Fint *comm_keyval, MPI_Fint *ierr)
@@ -1211,6 +1266,7 @@ void mpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ie
 }
 DUCTILE_F_ALIASES(mpi_comm_get_errhandler)
 DUCTILE_F_UPPER(mpi_comm_get_errhandler, "MPI_COMM_GET_ERRHANDLER")
+DUCTILE_F_CNAMES(mpi_comm_get_errhandler, "MPI_Comm_get_errhandler")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Comm_get_errhandler && HAVE_PMPI_Errhandler_c2f
 void mpi_comm_get_errhandler_f08_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
@@ -1233,6 +1289,7 @@ void mpi_comm_get_info_(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_comm_get_info)
 DUCTILE_F_UPPER(mpi_comm_get_info, "MPI_COMM_GET_INFO")
+DUCTILE_F_CNAMES(mpi_comm_get_info, "MPI_Comm_get_info")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Comm_get_info && HAVE_PMPI_Info_c2f
 void mpi_comm_get_info_f08_(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierr)
@@ -1259,6 +1316,7 @@ void mpi_comm_get_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen, MP
 }
 DUCTILE_F_ALIASES(mpi_comm_get_name)
 DUCTILE_F_UPPER(mpi_comm_get_name, "MPI_COMM_GET_NAME")
+DUCTILE_F_CNAMES(mpi_comm_get_name, "MPI_Comm_get_name")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Comm_get_name && defined(MPI_MAX_OBJECT_NAME)
 void mpi_comm_get_name_f08_(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen, MPI_Fint *ierr, size_t comm_name_len)
@@ -1281,6 +1339,7 @@ void mpi_comm_get_parent_(MPI_Fint *parent, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_comm_get_parent)
 DUCTILE_F_UPPER(mpi_comm_get_parent, "MPI_COMM_GET_PARENT")
+DUCTILE_F_CNAMES(mpi_comm_get_parent, "MPI_Comm_get_parent")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_c2f && HAVE_PMPI_Comm_get_parent
 void mpi_comm_get_parent_f08_(MPI_Fint *parent, MPI_Fint *ierr)
@@ -1303,6 +1362,7 @@ void mpi_comm_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_comm_group)
 DUCTILE_F_UPPER(mpi_comm_group, "MPI_COMM_GROUP")
+DUCTILE_F_CNAMES(mpi_comm_group, "MPI_Comm_group")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Comm_group && HAVE_PMPI_Group_c2f
 void mpi_comm_group_f08_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr)
@@ -1327,6 +1387,7 @@ void mpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fi
 }
 DUCTILE_F_ALIASES(mpi_comm_idup)
 DUCTILE_F_UPPER(mpi_comm_idup, "MPI_COMM_IDUP")
+DUCTILE_F_CNAMES(mpi_comm_idup, "MPI_Comm_idup")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_c2f && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Comm_idup && HAVE_PMPI_Request_c2f
 void mpi_comm_idup_f08_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierr)
@@ -1351,6 +1412,7 @@ void mpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm,
 }
 DUCTILE_F_ALIASES(mpi_comm_idup_with_info)
 DUCTILE_F_UPPER(mpi_comm_idup_with_info, "MPI_COMM_IDUP_WITH_INFO")
+DUCTILE_F_CNAMES(mpi_comm_idup_with_info, "MPI_Comm_idup_with_info")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_c2f && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Comm_idup_with_info && HAVE_PMPI_Info_f2c && HAVE_PMPI_Request_c2f
 void mpi_comm_idup_with_info_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierr)
@@ -1373,6 +1435,7 @@ void mpi_comm_iflush_buffer_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_comm_iflush_buffer)
 DUCTILE_F_UPPER(mpi_comm_iflush_buffer, "MPI_COMM_IFLUSH_BUFFER")
+DUCTILE_F_CNAMES(mpi_comm_iflush_buffer, "MPI_Comm_iflush_buffer")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Comm_iflush_buffer && HAVE_PMPI_Request_c2f
 void mpi_comm_iflush_buffer_f08_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -1395,6 +1458,7 @@ void mpi_comm_join_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_comm_join)
 DUCTILE_F_UPPER(mpi_comm_join, "MPI_COMM_JOIN")
+DUCTILE_F_CNAMES(mpi_comm_join, "MPI_Comm_join")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_c2f && HAVE_PMPI_Comm_join
 void mpi_comm_join_f08_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierr)
@@ -1417,6 +1481,7 @@ void mpi_comm_rank_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_comm_rank)
 DUCTILE_F_UPPER(mpi_comm_rank, "MPI_COMM_RANK")
+DUCTILE_F_CNAMES(mpi_comm_rank, "MPI_Comm_rank")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Comm_rank
 void mpi_comm_rank_f08_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierr)
@@ -1439,6 +1504,7 @@ void mpi_comm_remote_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_comm_remote_group)
 DUCTILE_F_UPPER(mpi_comm_remote_group, "MPI_COMM_REMOTE_GROUP")
+DUCTILE_F_CNAMES(mpi_comm_remote_group, "MPI_Comm_remote_group")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Comm_remote_group && HAVE_PMPI_Group_c2f
 void mpi_comm_remote_group_f08_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr)
@@ -1461,6 +1527,7 @@ void mpi_comm_remote_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_comm_remote_size)
 DUCTILE_F_UPPER(mpi_comm_remote_size, "MPI_COMM_REMOTE_SIZE")
+DUCTILE_F_CNAMES(mpi_comm_remote_size, "MPI_Comm_remote_size")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Comm_remote_size
 void mpi_comm_remote_size_f08_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr)
@@ -1479,6 +1546,7 @@ void mpi_comm_set_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ie
 }
 DUCTILE_F_ALIASES(mpi_comm_set_errhandler)
 DUCTILE_F_UPPER(mpi_comm_set_errhandler, "MPI_COMM_SET_ERRHANDLER")
+DUCTILE_F_CNAMES(mpi_comm_set_errhandler, "MPI_Comm_set_errhandler")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Comm_set_errhandler && HAVE_PMPI_Errhandler_f2c
 void mpi_comm_set_errhandler_f08_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
@@ -1497,6 +1565,7 @@ void mpi_comm_set_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_comm_set_info)
 DUCTILE_F_UPPER(mpi_comm_set_info, "MPI_COMM_SET_INFO")
+DUCTILE_F_CNAMES(mpi_comm_set_info, "MPI_Comm_set_info")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Comm_set_info && HAVE_PMPI_Info_f2c
 void mpi_comm_set_info_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierr)
@@ -1521,6 +1590,7 @@ void mpi_comm_set_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *ierr, size_t 
 }
 DUCTILE_F_ALIASES(mpi_comm_set_name)
 DUCTILE_F_UPPER(mpi_comm_set_name, "MPI_COMM_SET_NAME")
+DUCTILE_F_CNAMES(mpi_comm_set_name, "MPI_Comm_set_name")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Comm_set_name
 void mpi_comm_set_name_f08_(MPI_Fint *comm, char *comm_name, MPI_Fint *ierr, size_t comm_name_len)
@@ -1543,6 +1613,7 @@ void mpi_comm_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_comm_size)
 DUCTILE_F_UPPER(mpi_comm_size, "MPI_COMM_SIZE")
+DUCTILE_F_CNAMES(mpi_comm_size, "MPI_Comm_size")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Comm_size
 void mpi_comm_size_f08_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr)
@@ -1574,6 +1645,7 @@ void mpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *in
 }
 DUCTILE_F_ALIASES(mpi_comm_spawn)
 DUCTILE_F_UPPER(mpi_comm_spawn, "MPI_COMM_SPAWN")
+DUCTILE_F_CNAMES(mpi_comm_spawn, "MPI_Comm_spawn")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_c2f && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Comm_spawn && HAVE_PMPI_Info_f2c
 void mpi_comm_spawn_f08_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierr, size_t command_len, size_t argv_len)
@@ -1596,6 +1668,7 @@ void mpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *n
 }
 DUCTILE_F_ALIASES(mpi_comm_split)
 DUCTILE_F_UPPER(mpi_comm_split, "MPI_COMM_SPLIT")
+DUCTILE_F_CNAMES(mpi_comm_split, "MPI_Comm_split")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_c2f && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Comm_split
 void mpi_comm_split_f08_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierr)
@@ -1618,6 +1691,7 @@ void mpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, M
 }
 DUCTILE_F_ALIASES(mpi_comm_split_type)
 DUCTILE_F_UPPER(mpi_comm_split_type, "MPI_COMM_SPLIT_TYPE")
+DUCTILE_F_CNAMES(mpi_comm_split_type, "MPI_Comm_split_type")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_c2f && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Comm_split_type && HAVE_PMPI_Info_f2c
 void mpi_comm_split_type_f08_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr)
@@ -1640,6 +1714,7 @@ void mpi_comm_test_inter_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_comm_test_inter)
 DUCTILE_F_UPPER(mpi_comm_test_inter, "MPI_COMM_TEST_INTER")
+DUCTILE_F_CNAMES(mpi_comm_test_inter, "MPI_Comm_test_inter")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Comm_test_inter
 void mpi_comm_test_inter_f08_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr)
@@ -1658,6 +1733,7 @@ void mpi_compare_and_swap_(void *origin_addr, void *compare_addr, void *result_a
 }
 DUCTILE_F_ALIASES(mpi_compare_and_swap)
 DUCTILE_F_UPPER(mpi_compare_and_swap, "MPI_COMPARE_AND_SWAP")
+DUCTILE_F_CNAMES(mpi_compare_and_swap, "MPI_Compare_and_swap")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Compare_and_swap && HAVE_PMPI_Type_f2c && HAVE_PMPI_Win_f2c
 void mpi_compare_and_swap_f08_(void *origin_addr, void *compare_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *win, MPI_Fint *ierr)
@@ -1676,6 +1752,7 @@ void mpi_dims_create_(MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fin
 }
 DUCTILE_F_ALIASES(mpi_dims_create)
 DUCTILE_F_UPPER(mpi_dims_create, "MPI_DIMS_CREATE")
+DUCTILE_F_CNAMES(mpi_dims_create, "MPI_Dims_create")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Dims_create
 void mpi_dims_create_f08_(MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *ierr)
@@ -1698,6 +1775,7 @@ void mpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, 
 }
 DUCTILE_F_ALIASES(mpi_dist_graph_create)
 DUCTILE_F_UPPER(mpi_dist_graph_create, "MPI_DIST_GRAPH_CREATE")
+DUCTILE_F_CNAMES(mpi_dist_graph_create, "MPI_Dist_graph_create")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_c2f && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Dist_graph_create && HAVE_PMPI_Info_f2c
 void mpi_dist_graph_create_f08_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierr)
@@ -1720,6 +1798,7 @@ void mpi_dist_graph_create_adjacent_(MPI_Fint *comm_old, MPI_Fint *indegree, MPI
 }
 DUCTILE_F_ALIASES(mpi_dist_graph_create_adjacent)
 DUCTILE_F_UPPER(mpi_dist_graph_create_adjacent, "MPI_DIST_GRAPH_CREATE_ADJACENT")
+DUCTILE_F_CNAMES(mpi_dist_graph_create_adjacent, "MPI_Dist_graph_create_adjacent")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_c2f && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Dist_graph_create_adjacent && HAVE_PMPI_Info_f2c
 void mpi_dist_graph_create_adjacent_f08_(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierr)
@@ -1738,6 +1817,7 @@ void mpi_dist_graph_neighbors_(MPI_Fint *comm, MPI_Fint *maxindegree, MPI_Fint *
 }
 DUCTILE_F_ALIASES(mpi_dist_graph_neighbors)
 DUCTILE_F_UPPER(mpi_dist_graph_neighbors, "MPI_DIST_GRAPH_NEIGHBORS")
+DUCTILE_F_CNAMES(mpi_dist_graph_neighbors, "MPI_Dist_graph_neighbors")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Dist_graph_neighbors
 void mpi_dist_graph_neighbors_f08_(MPI_Fint *comm, MPI_Fint *maxindegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *maxoutdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *ierr)
@@ -1764,6 +1844,7 @@ void mpi_dist_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *indegree, MPI_Fin
 }
 DUCTILE_F_ALIASES(mpi_dist_graph_neighbors_count)
 DUCTILE_F_UPPER(mpi_dist_graph_neighbors_count, "MPI_DIST_GRAPH_NEIGHBORS_COUNT")
+DUCTILE_F_CNAMES(mpi_dist_graph_neighbors_count, "MPI_Dist_graph_neighbors_count")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Dist_graph_neighbors_count
 void mpi_dist_graph_neighbors_count_f08_(MPI_Fint *comm, MPI_Fint *indegree, MPI_Fint *outdegree, MPI_Fint *weighted, MPI_Fint *ierr)
@@ -1784,6 +1865,7 @@ void mpi_errhandler_free_(MPI_Fint *errhandler, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_errhandler_free)
 DUCTILE_F_UPPER(mpi_errhandler_free, "MPI_ERRHANDLER_FREE")
+DUCTILE_F_CNAMES(mpi_errhandler_free, "MPI_Errhandler_free")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Errhandler_c2f && HAVE_PMPI_Errhandler_f2c && HAVE_PMPI_Errhandler_free
 void mpi_errhandler_free_f08_(MPI_Fint *errhandler, MPI_Fint *ierr)
@@ -1806,6 +1888,7 @@ void mpi_error_class_(MPI_Fint *errorcode, MPI_Fint *errorclass, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_error_class)
 DUCTILE_F_UPPER(mpi_error_class, "MPI_ERROR_CLASS")
+DUCTILE_F_CNAMES(mpi_error_class, "MPI_Error_class")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Error_class
 void mpi_error_class_f08_(MPI_Fint *errorcode, MPI_Fint *errorclass, MPI_Fint *ierr)
@@ -1832,6 +1915,7 @@ void mpi_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *resultlen, M
 }
 DUCTILE_F_ALIASES(mpi_error_string)
 DUCTILE_F_UPPER(mpi_error_string, "MPI_ERROR_STRING")
+DUCTILE_F_CNAMES(mpi_error_string, "MPI_Error_string")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Error_string && defined(MPI_MAX_ERROR_STRING)
 void mpi_error_string_f08_(MPI_Fint *errorcode, char *string, MPI_Fint *resultlen, MPI_Fint *ierr, size_t string_len)
@@ -1850,6 +1934,7 @@ void mpi_exscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *dataty
 }
 DUCTILE_F_ALIASES(mpi_exscan)
 DUCTILE_F_UPPER(mpi_exscan, "MPI_EXSCAN")
+DUCTILE_F_CNAMES(mpi_exscan, "MPI_Exscan")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Exscan && HAVE_PMPI_Op_f2c && HAVE_PMPI_Type_f2c
 void mpi_exscan_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
@@ -1872,6 +1957,7 @@ void mpi_exscan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *d
 }
 DUCTILE_F_ALIASES(mpi_exscan_init)
 DUCTILE_F_UPPER(mpi_exscan_init, "MPI_EXSCAN_INIT")
+DUCTILE_F_CNAMES(mpi_exscan_init, "MPI_Exscan_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Exscan_init && HAVE_PMPI_Info_f2c && HAVE_PMPI_Op_f2c && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_exscan_init_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
@@ -1890,6 +1976,7 @@ void mpi_fetch_and_op_(void *origin_addr, void *result_addr, MPI_Fint *datatype,
 }
 DUCTILE_F_ALIASES(mpi_fetch_and_op)
 DUCTILE_F_UPPER(mpi_fetch_and_op, "MPI_FETCH_AND_OP")
+DUCTILE_F_CNAMES(mpi_fetch_and_op, "MPI_Fetch_and_op")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Fetch_and_op && HAVE_PMPI_Op_f2c && HAVE_PMPI_Type_f2c && HAVE_PMPI_Win_f2c
 void mpi_fetch_and_op_f08_(void *origin_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr)
@@ -1908,6 +1995,7 @@ void mpi_file_call_errhandler_(MPI_Fint *fh, MPI_Fint *errorcode, MPI_Fint *ierr
 }
 DUCTILE_F_ALIASES(mpi_file_call_errhandler)
 DUCTILE_F_UPPER(mpi_file_call_errhandler, "MPI_FILE_CALL_ERRHANDLER")
+DUCTILE_F_CNAMES(mpi_file_call_errhandler, "MPI_File_call_errhandler")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_call_errhandler && HAVE_PMPI_File_f2c
 void mpi_file_call_errhandler_f08_(MPI_Fint *fh, MPI_Fint *errorcode, MPI_Fint *ierr)
@@ -1928,6 +2016,7 @@ void mpi_file_close_(MPI_Fint *fh, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_file_close)
 DUCTILE_F_UPPER(mpi_file_close, "MPI_FILE_CLOSE")
+DUCTILE_F_CNAMES(mpi_file_close, "MPI_File_close")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_c2f && HAVE_PMPI_File_close && HAVE_PMPI_File_f2c
 void mpi_file_close_f08_(MPI_Fint *fh, MPI_Fint *ierr)
@@ -1952,6 +2041,7 @@ void mpi_file_delete_(char *filename, MPI_Fint *info, MPI_Fint *ierr, size_t fil
 }
 DUCTILE_F_ALIASES(mpi_file_delete)
 DUCTILE_F_UPPER(mpi_file_delete, "MPI_FILE_DELETE")
+DUCTILE_F_CNAMES(mpi_file_delete, "MPI_File_delete")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_delete && HAVE_PMPI_Info_f2c
 void mpi_file_delete_f08_(char *filename, MPI_Fint *info, MPI_Fint *ierr, size_t filename_len)
@@ -1974,6 +2064,7 @@ void mpi_file_get_amode_(MPI_Fint *fh, MPI_Fint *amode, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_file_get_amode)
 DUCTILE_F_UPPER(mpi_file_get_amode, "MPI_FILE_GET_AMODE")
+DUCTILE_F_CNAMES(mpi_file_get_amode, "MPI_File_get_amode")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_get_amode
 void mpi_file_get_amode_f08_(MPI_Fint *fh, MPI_Fint *amode, MPI_Fint *ierr)
@@ -1996,6 +2087,7 @@ void mpi_file_get_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_file_get_atomicity)
 DUCTILE_F_UPPER(mpi_file_get_atomicity, "MPI_FILE_GET_ATOMICITY")
+DUCTILE_F_CNAMES(mpi_file_get_atomicity, "MPI_File_get_atomicity")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_get_atomicity
 void mpi_file_get_atomicity_f08_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierr)
@@ -2014,6 +2106,7 @@ void mpi_file_get_byte_offset_(MPI_Fint *fh, MPI_Offset *offset, MPI_Offset *dis
 }
 DUCTILE_F_ALIASES(mpi_file_get_byte_offset)
 DUCTILE_F_UPPER(mpi_file_get_byte_offset, "MPI_FILE_GET_BYTE_OFFSET")
+DUCTILE_F_CNAMES(mpi_file_get_byte_offset, "MPI_File_get_byte_offset")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_get_byte_offset
 void mpi_file_get_byte_offset_f08_(MPI_Fint *fh, MPI_Offset *offset, MPI_Offset *disp, MPI_Fint *ierr)
@@ -2036,6 +2129,7 @@ void mpi_file_get_errhandler_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ie
 }
 DUCTILE_F_ALIASES(mpi_file_get_errhandler)
 DUCTILE_F_UPPER(mpi_file_get_errhandler, "MPI_FILE_GET_ERRHANDLER")
+DUCTILE_F_CNAMES(mpi_file_get_errhandler, "MPI_File_get_errhandler")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Errhandler_c2f && HAVE_PMPI_File_f2c && HAVE_PMPI_File_get_errhandler
 void mpi_file_get_errhandler_f08_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierr)
@@ -2058,6 +2152,7 @@ void mpi_file_get_group_(MPI_Fint *fh, MPI_Fint *group, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_file_get_group)
 DUCTILE_F_UPPER(mpi_file_get_group, "MPI_FILE_GET_GROUP")
+DUCTILE_F_CNAMES(mpi_file_get_group, "MPI_File_get_group")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_get_group && HAVE_PMPI_Group_c2f
 void mpi_file_get_group_f08_(MPI_Fint *fh, MPI_Fint *group, MPI_Fint *ierr)
@@ -2080,6 +2175,7 @@ void mpi_file_get_info_(MPI_Fint *fh, MPI_Fint *info_used, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_file_get_info)
 DUCTILE_F_UPPER(mpi_file_get_info, "MPI_FILE_GET_INFO")
+DUCTILE_F_CNAMES(mpi_file_get_info, "MPI_File_get_info")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_get_info && HAVE_PMPI_Info_c2f
 void mpi_file_get_info_f08_(MPI_Fint *fh, MPI_Fint *info_used, MPI_Fint *ierr)
@@ -2098,6 +2194,7 @@ void mpi_file_get_position_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_file_get_position)
 DUCTILE_F_UPPER(mpi_file_get_position, "MPI_FILE_GET_POSITION")
+DUCTILE_F_CNAMES(mpi_file_get_position, "MPI_File_get_position")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_get_position
 void mpi_file_get_position_f08_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierr)
@@ -2116,6 +2213,7 @@ void mpi_file_get_position_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *i
 }
 DUCTILE_F_ALIASES(mpi_file_get_position_shared)
 DUCTILE_F_UPPER(mpi_file_get_position_shared, "MPI_FILE_GET_POSITION_SHARED")
+DUCTILE_F_CNAMES(mpi_file_get_position_shared, "MPI_File_get_position_shared")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_get_position_shared
 void mpi_file_get_position_shared_f08_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierr)
@@ -2134,6 +2232,7 @@ void mpi_file_get_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_file_get_size)
 DUCTILE_F_UPPER(mpi_file_get_size, "MPI_FILE_GET_SIZE")
+DUCTILE_F_CNAMES(mpi_file_get_size, "MPI_File_get_size")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_get_size
 void mpi_file_get_size_f08_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierr)
@@ -2152,6 +2251,7 @@ void mpi_file_get_type_extent_(MPI_Fint *fh, MPI_Fint *datatype, MPI_Aint *exten
 }
 DUCTILE_F_ALIASES(mpi_file_get_type_extent)
 DUCTILE_F_UPPER(mpi_file_get_type_extent, "MPI_FILE_GET_TYPE_EXTENT")
+DUCTILE_F_CNAMES(mpi_file_get_type_extent, "MPI_File_get_type_extent")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_get_type_extent && HAVE_PMPI_Type_f2c
 void mpi_file_get_type_extent_f08_(MPI_Fint *fh, MPI_Fint *datatype, MPI_Aint *extent, MPI_Fint *ierr)
@@ -2180,6 +2280,7 @@ void mpi_file_get_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fin
 }
 DUCTILE_F_ALIASES(mpi_file_get_view)
 DUCTILE_F_UPPER(mpi_file_get_view, "MPI_FILE_GET_VIEW")
+DUCTILE_F_CNAMES(mpi_file_get_view, "MPI_File_get_view")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_get_view && HAVE_PMPI_Type_c2f && defined(MPI_MAX_DATAREP_STRING)
 void mpi_file_get_view_f08_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *ierr, size_t datarep_len)
@@ -2202,6 +2303,7 @@ void mpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatyp
 }
 DUCTILE_F_ALIASES(mpi_file_iread)
 DUCTILE_F_UPPER(mpi_file_iread, "MPI_FILE_IREAD")
+DUCTILE_F_CNAMES(mpi_file_iread, "MPI_File_iread")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_iread && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_file_iread_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
@@ -2224,6 +2326,7 @@ void mpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *dat
 }
 DUCTILE_F_ALIASES(mpi_file_iread_all)
 DUCTILE_F_UPPER(mpi_file_iread_all, "MPI_FILE_IREAD_ALL")
+DUCTILE_F_CNAMES(mpi_file_iread_all, "MPI_File_iread_all")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_iread_all && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_file_iread_all_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
@@ -2246,6 +2349,7 @@ void mpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *c
 }
 DUCTILE_F_ALIASES(mpi_file_iread_at)
 DUCTILE_F_UPPER(mpi_file_iread_at, "MPI_FILE_IREAD_AT")
+DUCTILE_F_CNAMES(mpi_file_iread_at, "MPI_File_iread_at")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_iread_at && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_file_iread_at_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
@@ -2268,6 +2372,7 @@ void mpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fin
 }
 DUCTILE_F_ALIASES(mpi_file_iread_at_all)
 DUCTILE_F_UPPER(mpi_file_iread_at_all, "MPI_FILE_IREAD_AT_ALL")
+DUCTILE_F_CNAMES(mpi_file_iread_at_all, "MPI_File_iread_at_all")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_iread_at_all && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_file_iread_at_all_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
@@ -2290,6 +2395,7 @@ void mpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *
 }
 DUCTILE_F_ALIASES(mpi_file_iread_shared)
 DUCTILE_F_UPPER(mpi_file_iread_shared, "MPI_FILE_IREAD_SHARED")
+DUCTILE_F_CNAMES(mpi_file_iread_shared, "MPI_File_iread_shared")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_iread_shared && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_file_iread_shared_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
@@ -2312,6 +2418,7 @@ void mpi_file_iwrite_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *dataty
 }
 DUCTILE_F_ALIASES(mpi_file_iwrite)
 DUCTILE_F_UPPER(mpi_file_iwrite, "MPI_FILE_IWRITE")
+DUCTILE_F_CNAMES(mpi_file_iwrite, "MPI_File_iwrite")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_iwrite && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_file_iwrite_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
@@ -2334,6 +2441,7 @@ void mpi_file_iwrite_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *da
 }
 DUCTILE_F_ALIASES(mpi_file_iwrite_all)
 DUCTILE_F_UPPER(mpi_file_iwrite_all, "MPI_FILE_IWRITE_ALL")
+DUCTILE_F_CNAMES(mpi_file_iwrite_all, "MPI_File_iwrite_all")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_iwrite_all && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_file_iwrite_all_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
@@ -2356,6 +2464,7 @@ void mpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *
 }
 DUCTILE_F_ALIASES(mpi_file_iwrite_at)
 DUCTILE_F_UPPER(mpi_file_iwrite_at, "MPI_FILE_IWRITE_AT")
+DUCTILE_F_CNAMES(mpi_file_iwrite_at, "MPI_File_iwrite_at")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_iwrite_at && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_file_iwrite_at_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
@@ -2378,6 +2487,7 @@ void mpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fi
 }
 DUCTILE_F_ALIASES(mpi_file_iwrite_at_all)
 DUCTILE_F_UPPER(mpi_file_iwrite_at_all, "MPI_FILE_IWRITE_AT_ALL")
+DUCTILE_F_CNAMES(mpi_file_iwrite_at_all, "MPI_File_iwrite_at_all")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_iwrite_at_all && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_file_iwrite_at_all_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
@@ -2400,6 +2510,7 @@ void mpi_file_iwrite_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint 
 }
 DUCTILE_F_ALIASES(mpi_file_iwrite_shared)
 DUCTILE_F_UPPER(mpi_file_iwrite_shared, "MPI_FILE_IWRITE_SHARED")
+DUCTILE_F_CNAMES(mpi_file_iwrite_shared, "MPI_File_iwrite_shared")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_iwrite_shared && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_file_iwrite_shared_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
@@ -2428,6 +2539,7 @@ void mpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *i
 }
 DUCTILE_F_ALIASES(mpi_file_open)
 DUCTILE_F_UPPER(mpi_file_open, "MPI_FILE_OPEN")
+DUCTILE_F_CNAMES(mpi_file_open, "MPI_File_open")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_File_c2f && HAVE_PMPI_File_open && HAVE_PMPI_Info_f2c
 void mpi_file_open_f08_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierr, size_t filename_len)
@@ -2446,6 +2558,7 @@ void mpi_file_preallocate_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_file_preallocate)
 DUCTILE_F_UPPER(mpi_file_preallocate, "MPI_FILE_PREALLOCATE")
+DUCTILE_F_CNAMES(mpi_file_preallocate, "MPI_File_preallocate")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_preallocate
 void mpi_file_preallocate_f08_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierr)
@@ -2469,6 +2582,7 @@ void mpi_file_read_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype
 }
 DUCTILE_F_ALIASES(mpi_file_read)
 DUCTILE_F_UPPER(mpi_file_read, "MPI_FILE_READ")
+DUCTILE_F_CNAMES(mpi_file_read, "MPI_File_read")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_read && HAVE_PMPI_Status_c2f && HAVE_PMPI_Type_f2c
 void mpi_file_read_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
@@ -2492,6 +2606,7 @@ void mpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *data
 }
 DUCTILE_F_ALIASES(mpi_file_read_all)
 DUCTILE_F_UPPER(mpi_file_read_all, "MPI_FILE_READ_ALL")
+DUCTILE_F_CNAMES(mpi_file_read_all, "MPI_File_read_all")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_read_all && HAVE_PMPI_Status_c2f && HAVE_PMPI_Type_f2c
 void mpi_file_read_all_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
@@ -2510,6 +2625,7 @@ void mpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint
 }
 DUCTILE_F_ALIASES(mpi_file_read_all_begin)
 DUCTILE_F_UPPER(mpi_file_read_all_begin, "MPI_FILE_READ_ALL_BEGIN")
+DUCTILE_F_CNAMES(mpi_file_read_all_begin, "MPI_File_read_all_begin")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_read_all_begin && HAVE_PMPI_Type_f2c
 void mpi_file_read_all_begin_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierr)
@@ -2533,6 +2649,7 @@ void mpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint 
 }
 DUCTILE_F_ALIASES(mpi_file_read_all_end)
 DUCTILE_F_UPPER(mpi_file_read_all_end, "MPI_FILE_READ_ALL_END")
+DUCTILE_F_CNAMES(mpi_file_read_all_end, "MPI_File_read_all_end")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_read_all_end && HAVE_PMPI_Status_c2f
 void mpi_file_read_all_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierr)
@@ -2556,6 +2673,7 @@ void mpi_file_read_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *co
 }
 DUCTILE_F_ALIASES(mpi_file_read_at)
 DUCTILE_F_UPPER(mpi_file_read_at, "MPI_FILE_READ_AT")
+DUCTILE_F_CNAMES(mpi_file_read_at, "MPI_File_read_at")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_read_at && HAVE_PMPI_Status_c2f && HAVE_PMPI_Type_f2c
 void mpi_file_read_at_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
@@ -2579,6 +2697,7 @@ void mpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint
 }
 DUCTILE_F_ALIASES(mpi_file_read_at_all)
 DUCTILE_F_UPPER(mpi_file_read_at_all, "MPI_FILE_READ_AT_ALL")
+DUCTILE_F_CNAMES(mpi_file_read_at_all, "MPI_File_read_at_all")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_read_at_all && HAVE_PMPI_Status_c2f && HAVE_PMPI_Type_f2c
 void mpi_file_read_at_all_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
@@ -2597,6 +2716,7 @@ void mpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MP
 }
 DUCTILE_F_ALIASES(mpi_file_read_at_all_begin)
 DUCTILE_F_UPPER(mpi_file_read_at_all_begin, "MPI_FILE_READ_AT_ALL_BEGIN")
+DUCTILE_F_CNAMES(mpi_file_read_at_all_begin, "MPI_File_read_at_all_begin")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_read_at_all_begin && HAVE_PMPI_Type_f2c
 void mpi_file_read_at_all_begin_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierr)
@@ -2620,6 +2740,7 @@ void mpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fi
 }
 DUCTILE_F_ALIASES(mpi_file_read_at_all_end)
 DUCTILE_F_UPPER(mpi_file_read_at_all_end, "MPI_FILE_READ_AT_ALL_END")
+DUCTILE_F_CNAMES(mpi_file_read_at_all_end, "MPI_File_read_at_all_end")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_read_at_all_end && HAVE_PMPI_Status_c2f
 void mpi_file_read_at_all_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierr)
@@ -2643,6 +2764,7 @@ void mpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *
 }
 DUCTILE_F_ALIASES(mpi_file_read_ordered)
 DUCTILE_F_UPPER(mpi_file_read_ordered, "MPI_FILE_READ_ORDERED")
+DUCTILE_F_CNAMES(mpi_file_read_ordered, "MPI_File_read_ordered")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_read_ordered && HAVE_PMPI_Status_c2f && HAVE_PMPI_Type_f2c
 void mpi_file_read_ordered_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
@@ -2661,6 +2783,7 @@ void mpi_file_read_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_
 }
 DUCTILE_F_ALIASES(mpi_file_read_ordered_begin)
 DUCTILE_F_UPPER(mpi_file_read_ordered_begin, "MPI_FILE_READ_ORDERED_BEGIN")
+DUCTILE_F_CNAMES(mpi_file_read_ordered_begin, "MPI_File_read_ordered_begin")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_read_ordered_begin && HAVE_PMPI_Type_f2c
 void mpi_file_read_ordered_begin_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierr)
@@ -2684,6 +2807,7 @@ void mpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_F
 }
 DUCTILE_F_ALIASES(mpi_file_read_ordered_end)
 DUCTILE_F_UPPER(mpi_file_read_ordered_end, "MPI_FILE_READ_ORDERED_END")
+DUCTILE_F_CNAMES(mpi_file_read_ordered_end, "MPI_File_read_ordered_end")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_read_ordered_end && HAVE_PMPI_Status_c2f
 void mpi_file_read_ordered_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierr)
@@ -2707,6 +2831,7 @@ void mpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *d
 }
 DUCTILE_F_ALIASES(mpi_file_read_shared)
 DUCTILE_F_UPPER(mpi_file_read_shared, "MPI_FILE_READ_SHARED")
+DUCTILE_F_CNAMES(mpi_file_read_shared, "MPI_File_read_shared")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_read_shared && HAVE_PMPI_Status_c2f && HAVE_PMPI_Type_f2c
 void mpi_file_read_shared_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
@@ -2725,6 +2850,7 @@ void mpi_file_seek_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint
 }
 DUCTILE_F_ALIASES(mpi_file_seek)
 DUCTILE_F_UPPER(mpi_file_seek, "MPI_FILE_SEEK")
+DUCTILE_F_CNAMES(mpi_file_seek, "MPI_File_seek")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_seek
 void mpi_file_seek_f08_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierr)
@@ -2743,6 +2869,7 @@ void mpi_file_seek_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, M
 }
 DUCTILE_F_ALIASES(mpi_file_seek_shared)
 DUCTILE_F_UPPER(mpi_file_seek_shared, "MPI_FILE_SEEK_SHARED")
+DUCTILE_F_CNAMES(mpi_file_seek_shared, "MPI_File_seek_shared")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_seek_shared
 void mpi_file_seek_shared_f08_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierr)
@@ -2761,6 +2888,7 @@ void mpi_file_set_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_file_set_atomicity)
 DUCTILE_F_UPPER(mpi_file_set_atomicity, "MPI_FILE_SET_ATOMICITY")
+DUCTILE_F_CNAMES(mpi_file_set_atomicity, "MPI_File_set_atomicity")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_set_atomicity
 void mpi_file_set_atomicity_f08_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierr)
@@ -2779,6 +2907,7 @@ void mpi_file_set_errhandler_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ie
 }
 DUCTILE_F_ALIASES(mpi_file_set_errhandler)
 DUCTILE_F_UPPER(mpi_file_set_errhandler, "MPI_FILE_SET_ERRHANDLER")
+DUCTILE_F_CNAMES(mpi_file_set_errhandler, "MPI_File_set_errhandler")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Errhandler_f2c && HAVE_PMPI_File_f2c && HAVE_PMPI_File_set_errhandler
 void mpi_file_set_errhandler_f08_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierr)
@@ -2797,6 +2926,7 @@ void mpi_file_set_info_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_file_set_info)
 DUCTILE_F_UPPER(mpi_file_set_info, "MPI_FILE_SET_INFO")
+DUCTILE_F_CNAMES(mpi_file_set_info, "MPI_File_set_info")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_set_info && HAVE_PMPI_Info_f2c
 void mpi_file_set_info_f08_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierr)
@@ -2815,6 +2945,7 @@ void mpi_file_set_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_file_set_size)
 DUCTILE_F_UPPER(mpi_file_set_size, "MPI_FILE_SET_SIZE")
+DUCTILE_F_CNAMES(mpi_file_set_size, "MPI_File_set_size")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_set_size
 void mpi_file_set_size_f08_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierr)
@@ -2839,6 +2970,7 @@ void mpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fin
 }
 DUCTILE_F_ALIASES(mpi_file_set_view)
 DUCTILE_F_UPPER(mpi_file_set_view, "MPI_FILE_SET_VIEW")
+DUCTILE_F_CNAMES(mpi_file_set_view, "MPI_File_set_view")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_set_view && HAVE_PMPI_Info_f2c && HAVE_PMPI_Type_f2c
 void mpi_file_set_view_f08_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *info, MPI_Fint *ierr, size_t datarep_len)
@@ -2857,6 +2989,7 @@ void mpi_file_sync_(MPI_Fint *fh, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_file_sync)
 DUCTILE_F_UPPER(mpi_file_sync, "MPI_FILE_SYNC")
+DUCTILE_F_CNAMES(mpi_file_sync, "MPI_File_sync")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_sync
 void mpi_file_sync_f08_(MPI_Fint *fh, MPI_Fint *ierr)
@@ -2880,6 +3013,7 @@ void mpi_file_write_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatyp
 }
 DUCTILE_F_ALIASES(mpi_file_write)
 DUCTILE_F_UPPER(mpi_file_write, "MPI_FILE_WRITE")
+DUCTILE_F_CNAMES(mpi_file_write, "MPI_File_write")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_write && HAVE_PMPI_Status_c2f && HAVE_PMPI_Type_f2c
 void mpi_file_write_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
@@ -2903,6 +3037,7 @@ void mpi_file_write_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *dat
 }
 DUCTILE_F_ALIASES(mpi_file_write_all)
 DUCTILE_F_UPPER(mpi_file_write_all, "MPI_FILE_WRITE_ALL")
+DUCTILE_F_CNAMES(mpi_file_write_all, "MPI_File_write_all")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_write_all && HAVE_PMPI_Status_c2f && HAVE_PMPI_Type_f2c
 void mpi_file_write_all_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
@@ -2921,6 +3056,7 @@ void mpi_file_write_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fin
 }
 DUCTILE_F_ALIASES(mpi_file_write_all_begin)
 DUCTILE_F_UPPER(mpi_file_write_all_begin, "MPI_FILE_WRITE_ALL_BEGIN")
+DUCTILE_F_CNAMES(mpi_file_write_all_begin, "MPI_File_write_all_begin")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_write_all_begin && HAVE_PMPI_Type_f2c
 void mpi_file_write_all_begin_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierr)
@@ -2944,6 +3080,7 @@ void mpi_file_write_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint
 }
 DUCTILE_F_ALIASES(mpi_file_write_all_end)
 DUCTILE_F_UPPER(mpi_file_write_all_end, "MPI_FILE_WRITE_ALL_END")
+DUCTILE_F_CNAMES(mpi_file_write_all_end, "MPI_File_write_all_end")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_write_all_end && HAVE_PMPI_Status_c2f
 void mpi_file_write_all_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierr)
@@ -2967,6 +3104,7 @@ void mpi_file_write_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *c
 }
 DUCTILE_F_ALIASES(mpi_file_write_at)
 DUCTILE_F_UPPER(mpi_file_write_at, "MPI_FILE_WRITE_AT")
+DUCTILE_F_CNAMES(mpi_file_write_at, "MPI_File_write_at")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_write_at && HAVE_PMPI_Status_c2f && HAVE_PMPI_Type_f2c
 void mpi_file_write_at_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
@@ -2990,6 +3128,7 @@ void mpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fin
 }
 DUCTILE_F_ALIASES(mpi_file_write_at_all)
 DUCTILE_F_UPPER(mpi_file_write_at_all, "MPI_FILE_WRITE_AT_ALL")
+DUCTILE_F_CNAMES(mpi_file_write_at_all, "MPI_File_write_at_all")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_write_at_all && HAVE_PMPI_Status_c2f && HAVE_PMPI_Type_f2c
 void mpi_file_write_at_all_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
@@ -3008,6 +3147,7 @@ void mpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, M
 }
 DUCTILE_F_ALIASES(mpi_file_write_at_all_begin)
 DUCTILE_F_UPPER(mpi_file_write_at_all_begin, "MPI_FILE_WRITE_AT_ALL_BEGIN")
+DUCTILE_F_CNAMES(mpi_file_write_at_all_begin, "MPI_File_write_at_all_begin")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_write_at_all_begin && HAVE_PMPI_Type_f2c
 void mpi_file_write_at_all_begin_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierr)
@@ -3031,6 +3171,7 @@ void mpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_F
 }
 DUCTILE_F_ALIASES(mpi_file_write_at_all_end)
 DUCTILE_F_UPPER(mpi_file_write_at_all_end, "MPI_FILE_WRITE_AT_ALL_END")
+DUCTILE_F_CNAMES(mpi_file_write_at_all_end, "MPI_File_write_at_all_end")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_write_at_all_end && HAVE_PMPI_Status_c2f
 void mpi_file_write_at_all_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierr)
@@ -3054,6 +3195,7 @@ void mpi_file_write_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint 
 }
 DUCTILE_F_ALIASES(mpi_file_write_ordered)
 DUCTILE_F_UPPER(mpi_file_write_ordered, "MPI_FILE_WRITE_ORDERED")
+DUCTILE_F_CNAMES(mpi_file_write_ordered, "MPI_File_write_ordered")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_write_ordered && HAVE_PMPI_Status_c2f && HAVE_PMPI_Type_f2c
 void mpi_file_write_ordered_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
@@ -3072,6 +3214,7 @@ void mpi_file_write_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI
 }
 DUCTILE_F_ALIASES(mpi_file_write_ordered_begin)
 DUCTILE_F_UPPER(mpi_file_write_ordered_begin, "MPI_FILE_WRITE_ORDERED_BEGIN")
+DUCTILE_F_CNAMES(mpi_file_write_ordered_begin, "MPI_File_write_ordered_begin")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_write_ordered_begin && HAVE_PMPI_Type_f2c
 void mpi_file_write_ordered_begin_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierr)
@@ -3095,6 +3238,7 @@ void mpi_file_write_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_
 }
 DUCTILE_F_ALIASES(mpi_file_write_ordered_end)
 DUCTILE_F_UPPER(mpi_file_write_ordered_end, "MPI_FILE_WRITE_ORDERED_END")
+DUCTILE_F_CNAMES(mpi_file_write_ordered_end, "MPI_File_write_ordered_end")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_write_ordered_end && HAVE_PMPI_Status_c2f
 void mpi_file_write_ordered_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierr)
@@ -3118,6 +3262,7 @@ void mpi_file_write_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *
 }
 DUCTILE_F_ALIASES(mpi_file_write_shared)
 DUCTILE_F_UPPER(mpi_file_write_shared, "MPI_FILE_WRITE_SHARED")
+DUCTILE_F_CNAMES(mpi_file_write_shared, "MPI_File_write_shared")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_File_f2c && HAVE_PMPI_File_write_shared && HAVE_PMPI_Status_c2f && HAVE_PMPI_Type_f2c
 void mpi_file_write_shared_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
@@ -3140,6 +3285,7 @@ void mpi_finalized_(MPI_Fint *flag, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_finalized)
 DUCTILE_F_UPPER(mpi_finalized, "MPI_FINALIZED")
+DUCTILE_F_CNAMES(mpi_finalized, "MPI_Finalized")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Finalized
 void mpi_finalized_f08_(MPI_Fint *flag, MPI_Fint *ierr)
@@ -3158,6 +3304,7 @@ void mpi_free_mem_(void *base, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_free_mem)
 DUCTILE_F_UPPER(mpi_free_mem, "MPI_FREE_MEM")
+DUCTILE_F_CNAMES(mpi_free_mem, "MPI_Free_mem")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Free_mem
 void mpi_free_mem_f08_(void *base, MPI_Fint *ierr)
@@ -3176,6 +3323,7 @@ void mpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *r
 }
 DUCTILE_F_ALIASES(mpi_gather)
 DUCTILE_F_UPPER(mpi_gather, "MPI_GATHER")
+DUCTILE_F_CNAMES(mpi_gather, "MPI_Gather")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Gather && HAVE_PMPI_Type_f2c
 void mpi_gather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
@@ -3198,6 +3346,7 @@ void mpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, vo
 }
 DUCTILE_F_ALIASES(mpi_gather_init)
 DUCTILE_F_UPPER(mpi_gather_init, "MPI_GATHER_INIT")
+DUCTILE_F_CNAMES(mpi_gather_init, "MPI_Gather_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Gather_init && HAVE_PMPI_Info_f2c && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_gather_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
@@ -3216,6 +3365,7 @@ void mpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *
 }
 DUCTILE_F_ALIASES(mpi_gatherv)
 DUCTILE_F_UPPER(mpi_gatherv, "MPI_GATHERV")
+DUCTILE_F_CNAMES(mpi_gatherv, "MPI_Gatherv")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Gatherv && HAVE_PMPI_Type_f2c
 void mpi_gatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
@@ -3238,6 +3388,7 @@ void mpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, v
 }
 DUCTILE_F_ALIASES(mpi_gatherv_init)
 DUCTILE_F_UPPER(mpi_gatherv_init, "MPI_GATHERV_INIT")
+DUCTILE_F_CNAMES(mpi_gatherv_init, "MPI_Gatherv_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Gatherv_init && HAVE_PMPI_Info_f2c && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_gatherv_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
@@ -3256,6 +3407,7 @@ void mpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_dataty
 }
 DUCTILE_F_ALIASES(mpi_get)
 DUCTILE_F_UPPER(mpi_get, "MPI_GET")
+DUCTILE_F_CNAMES(mpi_get, "MPI_Get")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Get && HAVE_PMPI_Type_f2c && HAVE_PMPI_Win_f2c
 void mpi_get_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr)
@@ -3274,6 +3426,7 @@ void mpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *or
 }
 DUCTILE_F_ALIASES(mpi_get_accumulate)
 DUCTILE_F_UPPER(mpi_get_accumulate, "MPI_GET_ACCUMULATE")
+DUCTILE_F_CNAMES(mpi_get_accumulate, "MPI_Get_accumulate")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Get_accumulate && HAVE_PMPI_Op_f2c && HAVE_PMPI_Type_f2c && HAVE_PMPI_Win_f2c
 void mpi_get_accumulate_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr)
@@ -3292,6 +3445,7 @@ void mpi_get_address_(void *location, MPI_Aint *address, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_get_address)
 DUCTILE_F_UPPER(mpi_get_address, "MPI_GET_ADDRESS")
+DUCTILE_F_CNAMES(mpi_get_address, "MPI_Get_address")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Get_address
 void mpi_get_address_f08_(void *location, MPI_Aint *address, MPI_Fint *ierr)
@@ -3316,6 +3470,7 @@ void mpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_F
 }
 DUCTILE_F_ALIASES(mpi_get_count)
 DUCTILE_F_UPPER(mpi_get_count, "MPI_GET_COUNT")
+DUCTILE_F_CNAMES(mpi_get_count, "MPI_Get_count")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Get_count && HAVE_PMPI_Status_f2c && HAVE_PMPI_Type_f2c
 void mpi_get_count_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierr)
@@ -3340,6 +3495,7 @@ void mpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MP
 }
 DUCTILE_F_ALIASES(mpi_get_elements)
 DUCTILE_F_UPPER(mpi_get_elements, "MPI_GET_ELEMENTS")
+DUCTILE_F_CNAMES(mpi_get_elements, "MPI_Get_elements")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Get_elements && HAVE_PMPI_Status_f2c && HAVE_PMPI_Type_f2c
 void mpi_get_elements_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierr)
@@ -3360,6 +3516,7 @@ void mpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count,
 }
 DUCTILE_F_ALIASES(mpi_get_elements_x)
 DUCTILE_F_UPPER(mpi_get_elements_x, "MPI_GET_ELEMENTS_X")
+DUCTILE_F_CNAMES(mpi_get_elements_x, "MPI_Get_elements_x")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Get_elements_x && HAVE_PMPI_Status_f2c && HAVE_PMPI_Type_f2c
 void mpi_get_elements_x_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierr)
@@ -3382,6 +3539,7 @@ void mpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_get_hw_resource_info)
 DUCTILE_F_UPPER(mpi_get_hw_resource_info, "MPI_GET_HW_RESOURCE_INFO")
+DUCTILE_F_CNAMES(mpi_get_hw_resource_info, "MPI_Get_hw_resource_info")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Get_hw_resource_info && HAVE_PMPI_Info_c2f
 void mpi_get_hw_resource_info_f08_(MPI_Fint *hw_info, MPI_Fint *ierr)
@@ -3408,6 +3566,7 @@ void mpi_get_library_version_(char *version, MPI_Fint *resultlen, MPI_Fint *ierr
 }
 DUCTILE_F_ALIASES(mpi_get_library_version)
 DUCTILE_F_UPPER(mpi_get_library_version, "MPI_GET_LIBRARY_VERSION")
+DUCTILE_F_CNAMES(mpi_get_library_version, "MPI_Get_library_version")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Get_library_version && defined(MPI_MAX_LIBRARY_VERSION_STRING)
 void mpi_get_library_version_f08_(char *version, MPI_Fint *resultlen, MPI_Fint *ierr, size_t version_len)
@@ -3434,6 +3593,7 @@ void mpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierr, si
 }
 DUCTILE_F_ALIASES(mpi_get_processor_name)
 DUCTILE_F_UPPER(mpi_get_processor_name, "MPI_GET_PROCESSOR_NAME")
+DUCTILE_F_CNAMES(mpi_get_processor_name, "MPI_Get_processor_name")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Get_processor_name && defined(MPI_MAX_PROCESSOR_NAME)
 void mpi_get_processor_name_f08_(char *name, MPI_Fint *resultlen, MPI_Fint *ierr, size_t name_len)
@@ -3458,6 +3618,7 @@ void mpi_get_version_(MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_get_version)
 DUCTILE_F_UPPER(mpi_get_version, "MPI_GET_VERSION")
+DUCTILE_F_CNAMES(mpi_get_version, "MPI_Get_version")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Get_version
 void mpi_get_version_f08_(MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierr)
@@ -3480,6 +3641,7 @@ void mpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, MP
 }
 DUCTILE_F_ALIASES(mpi_graph_create)
 DUCTILE_F_UPPER(mpi_graph_create, "MPI_GRAPH_CREATE")
+DUCTILE_F_CNAMES(mpi_graph_create, "MPI_Graph_create")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_c2f && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Graph_create
 void mpi_graph_create_f08_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *comm_graph, MPI_Fint *ierr)
@@ -3498,6 +3660,7 @@ void mpi_graph_get_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges, MPI_
 }
 DUCTILE_F_ALIASES(mpi_graph_get)
 DUCTILE_F_UPPER(mpi_graph_get, "MPI_GRAPH_GET")
+DUCTILE_F_CNAMES(mpi_graph_get, "MPI_Graph_get")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Graph_get
 void mpi_graph_get_f08_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *ierr)
@@ -3520,6 +3683,7 @@ void mpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint 
 }
 DUCTILE_F_ALIASES(mpi_graph_map)
 DUCTILE_F_UPPER(mpi_graph_map, "MPI_GRAPH_MAP")
+DUCTILE_F_CNAMES(mpi_graph_map, "MPI_Graph_map")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Graph_map
 void mpi_graph_map_f08_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierr)
@@ -3538,6 +3702,7 @@ void mpi_graph_neighbors_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxneighbors
 }
 DUCTILE_F_ALIASES(mpi_graph_neighbors)
 DUCTILE_F_UPPER(mpi_graph_neighbors, "MPI_GRAPH_NEIGHBORS")
+DUCTILE_F_CNAMES(mpi_graph_neighbors, "MPI_Graph_neighbors")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Graph_neighbors
 void mpi_graph_neighbors_f08_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxneighbors, MPI_Fint *neighbors, MPI_Fint *ierr)
@@ -3560,6 +3725,7 @@ void mpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *nneigh
 }
 DUCTILE_F_ALIASES(mpi_graph_neighbors_count)
 DUCTILE_F_UPPER(mpi_graph_neighbors_count, "MPI_GRAPH_NEIGHBORS_COUNT")
+DUCTILE_F_CNAMES(mpi_graph_neighbors_count, "MPI_Graph_neighbors_count")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Graph_neighbors_count
 void mpi_graph_neighbors_count_f08_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *nneighbors, MPI_Fint *ierr)
@@ -3584,6 +3750,7 @@ void mpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges, MPI_
 }
 DUCTILE_F_ALIASES(mpi_graphdims_get)
 DUCTILE_F_UPPER(mpi_graphdims_get, "MPI_GRAPHDIMS_GET")
+DUCTILE_F_CNAMES(mpi_graphdims_get, "MPI_Graphdims_get")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Graphdims_get
 void mpi_graphdims_get_f08_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges, MPI_Fint *ierr)
@@ -3602,6 +3769,7 @@ void mpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_grequest_complete)
 DUCTILE_F_UPPER(mpi_grequest_complete, "MPI_GREQUEST_COMPLETE")
+DUCTILE_F_CNAMES(mpi_grequest_complete, "MPI_Grequest_complete")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Grequest_complete && HAVE_PMPI_Request_f2c
 void mpi_grequest_complete_f08_(MPI_Fint *request, MPI_Fint *ierr)
@@ -3624,6 +3792,7 @@ void mpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MP
 }
 DUCTILE_F_ALIASES(mpi_group_compare)
 DUCTILE_F_UPPER(mpi_group_compare, "MPI_GROUP_COMPARE")
+DUCTILE_F_CNAMES(mpi_group_compare, "MPI_Group_compare")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Group_compare && HAVE_PMPI_Group_f2c
 void mpi_group_compare_f08_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierr)
@@ -3646,6 +3815,7 @@ void mpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgrou
 }
 DUCTILE_F_ALIASES(mpi_group_difference)
 DUCTILE_F_UPPER(mpi_group_difference, "MPI_GROUP_DIFFERENCE")
+DUCTILE_F_CNAMES(mpi_group_difference, "MPI_Group_difference")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Group_c2f && HAVE_PMPI_Group_difference && HAVE_PMPI_Group_f2c
 void mpi_group_difference_f08_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierr)
@@ -3668,6 +3838,7 @@ void mpi_group_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *ne
 }
 DUCTILE_F_ALIASES(mpi_group_excl)
 DUCTILE_F_UPPER(mpi_group_excl, "MPI_GROUP_EXCL")
+DUCTILE_F_CNAMES(mpi_group_excl, "MPI_Group_excl")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Group_c2f && HAVE_PMPI_Group_excl && HAVE_PMPI_Group_f2c
 void mpi_group_excl_f08_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierr)
@@ -3688,6 +3859,7 @@ void mpi_group_free_(MPI_Fint *group, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_group_free)
 DUCTILE_F_UPPER(mpi_group_free, "MPI_GROUP_FREE")
+DUCTILE_F_CNAMES(mpi_group_free, "MPI_Group_free")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Group_c2f && HAVE_PMPI_Group_f2c && HAVE_PMPI_Group_free
 void mpi_group_free_f08_(MPI_Fint *group, MPI_Fint *ierr)
@@ -3716,6 +3888,7 @@ void mpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *
 }
 DUCTILE_F_ALIASES(mpi_group_from_session_pset)
 DUCTILE_F_UPPER(mpi_group_from_session_pset, "MPI_GROUP_FROM_SESSION_PSET")
+DUCTILE_F_CNAMES(mpi_group_from_session_pset, "MPI_Group_from_session_pset")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Group_c2f && HAVE_PMPI_Group_from_session_pset && HAVE_PMPI_Session_f2c
 void mpi_group_from_session_pset_f08_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierr, size_t pset_name_len)
@@ -3738,6 +3911,7 @@ void mpi_group_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *ne
 }
 DUCTILE_F_ALIASES(mpi_group_incl)
 DUCTILE_F_UPPER(mpi_group_incl, "MPI_GROUP_INCL")
+DUCTILE_F_CNAMES(mpi_group_incl, "MPI_Group_incl")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Group_c2f && HAVE_PMPI_Group_f2c && HAVE_PMPI_Group_incl
 void mpi_group_incl_f08_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierr)
@@ -3760,6 +3934,7 @@ void mpi_group_intersection_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgr
 }
 DUCTILE_F_ALIASES(mpi_group_intersection)
 DUCTILE_F_UPPER(mpi_group_intersection, "MPI_GROUP_INTERSECTION")
+DUCTILE_F_CNAMES(mpi_group_intersection, "MPI_Group_intersection")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Group_c2f && HAVE_PMPI_Group_f2c && HAVE_PMPI_Group_intersection
 void mpi_group_intersection_f08_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierr)
@@ -3782,6 +3957,7 @@ void mpi_group_range_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_F
 }
 DUCTILE_F_ALIASES(mpi_group_range_excl)
 DUCTILE_F_UPPER(mpi_group_range_excl, "MPI_GROUP_RANGE_EXCL")
+DUCTILE_F_CNAMES(mpi_group_range_excl, "MPI_Group_range_excl")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Group_c2f && HAVE_PMPI_Group_f2c && HAVE_PMPI_Group_range_excl
 void mpi_group_range_excl_f08_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierr)
@@ -3804,6 +3980,7 @@ void mpi_group_range_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_F
 }
 DUCTILE_F_ALIASES(mpi_group_range_incl)
 DUCTILE_F_UPPER(mpi_group_range_incl, "MPI_GROUP_RANGE_INCL")
+DUCTILE_F_CNAMES(mpi_group_range_incl, "MPI_Group_range_incl")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Group_c2f && HAVE_PMPI_Group_f2c && HAVE_PMPI_Group_range_incl
 void mpi_group_range_incl_f08_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierr)
@@ -3826,6 +4003,7 @@ void mpi_group_rank_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_group_rank)
 DUCTILE_F_UPPER(mpi_group_rank, "MPI_GROUP_RANK")
+DUCTILE_F_CNAMES(mpi_group_rank, "MPI_Group_rank")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Group_f2c && HAVE_PMPI_Group_rank
 void mpi_group_rank_f08_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint *ierr)
@@ -3848,6 +4026,7 @@ void mpi_group_size_(MPI_Fint *group, MPI_Fint *size, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_group_size)
 DUCTILE_F_UPPER(mpi_group_size, "MPI_GROUP_SIZE")
+DUCTILE_F_CNAMES(mpi_group_size, "MPI_Group_size")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Group_f2c && HAVE_PMPI_Group_size
 void mpi_group_size_f08_(MPI_Fint *group, MPI_Fint *size, MPI_Fint *ierr)
@@ -3866,6 +4045,7 @@ void mpi_group_translate_ranks_(MPI_Fint *group1, MPI_Fint *n, MPI_Fint *ranks1,
 }
 DUCTILE_F_ALIASES(mpi_group_translate_ranks)
 DUCTILE_F_UPPER(mpi_group_translate_ranks, "MPI_GROUP_TRANSLATE_RANKS")
+DUCTILE_F_CNAMES(mpi_group_translate_ranks, "MPI_Group_translate_ranks")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Group_f2c && HAVE_PMPI_Group_translate_ranks
 void mpi_group_translate_ranks_f08_(MPI_Fint *group1, MPI_Fint *n, MPI_Fint *ranks1, MPI_Fint *group2, MPI_Fint *ranks2, MPI_Fint *ierr)
@@ -3888,6 +4068,7 @@ void mpi_group_union_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MP
 }
 DUCTILE_F_ALIASES(mpi_group_union)
 DUCTILE_F_UPPER(mpi_group_union, "MPI_GROUP_UNION")
+DUCTILE_F_CNAMES(mpi_group_union, "MPI_Group_union")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Group_c2f && HAVE_PMPI_Group_f2c && HAVE_PMPI_Group_union
 void mpi_group_union_f08_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierr)
@@ -3910,6 +4091,7 @@ void mpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, voi
 }
 DUCTILE_F_ALIASES(mpi_iallgather)
 DUCTILE_F_UPPER(mpi_iallgather, "MPI_IALLGATHER")
+DUCTILE_F_CNAMES(mpi_iallgather, "MPI_Iallgather")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Iallgather && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_iallgather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -3932,6 +4114,7 @@ void mpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, vo
 }
 DUCTILE_F_ALIASES(mpi_iallgatherv)
 DUCTILE_F_UPPER(mpi_iallgatherv, "MPI_IALLGATHERV")
+DUCTILE_F_CNAMES(mpi_iallgatherv, "MPI_Iallgatherv")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Iallgatherv && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_iallgatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -3954,6 +4137,7 @@ void mpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *da
 }
 DUCTILE_F_ALIASES(mpi_iallreduce)
 DUCTILE_F_UPPER(mpi_iallreduce, "MPI_IALLREDUCE")
+DUCTILE_F_CNAMES(mpi_iallreduce, "MPI_Iallreduce")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Iallreduce && HAVE_PMPI_Op_f2c && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_iallreduce_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -3976,6 +4160,7 @@ void mpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void
 }
 DUCTILE_F_ALIASES(mpi_ialltoall)
 DUCTILE_F_UPPER(mpi_ialltoall, "MPI_IALLTOALL")
+DUCTILE_F_CNAMES(mpi_ialltoall, "MPI_Ialltoall")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Ialltoall && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_ialltoall_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -3998,6 +4183,7 @@ void mpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI
 }
 DUCTILE_F_ALIASES(mpi_ialltoallv)
 DUCTILE_F_UPPER(mpi_ialltoallv, "MPI_IALLTOALLV")
+DUCTILE_F_CNAMES(mpi_ialltoallv, "MPI_Ialltoallv")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Ialltoallv && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_ialltoallv_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -4033,6 +4219,7 @@ void mpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI
 }
 DUCTILE_F_ALIASES(mpi_ialltoallw)
 DUCTILE_F_UPPER(mpi_ialltoallw, "MPI_IALLTOALLW")
+DUCTILE_F_CNAMES(mpi_ialltoallw, "MPI_Ialltoallw")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Ialltoallw && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_ialltoallw_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -4055,6 +4242,7 @@ void mpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_ibarrier)
 DUCTILE_F_UPPER(mpi_ibarrier, "MPI_IBARRIER")
+DUCTILE_F_CNAMES(mpi_ibarrier, "MPI_Ibarrier")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Ibarrier && HAVE_PMPI_Request_c2f
 void mpi_ibarrier_f08_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -4077,6 +4265,7 @@ void mpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ro
 }
 DUCTILE_F_ALIASES(mpi_ibcast)
 DUCTILE_F_UPPER(mpi_ibcast, "MPI_IBCAST")
+DUCTILE_F_CNAMES(mpi_ibcast, "MPI_Ibcast")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Ibcast && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_ibcast_f08_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -4099,6 +4288,7 @@ void mpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
 }
 DUCTILE_F_ALIASES(mpi_ibsend)
 DUCTILE_F_UPPER(mpi_ibsend, "MPI_IBSEND")
+DUCTILE_F_CNAMES(mpi_ibsend, "MPI_Ibsend")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Ibsend && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_ibsend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -4121,6 +4311,7 @@ void mpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datat
 }
 DUCTILE_F_ALIASES(mpi_iexscan)
 DUCTILE_F_UPPER(mpi_iexscan, "MPI_IEXSCAN")
+DUCTILE_F_CNAMES(mpi_iexscan, "MPI_Iexscan")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Iexscan && HAVE_PMPI_Op_f2c && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_iexscan_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -4143,6 +4334,7 @@ void mpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *
 }
 DUCTILE_F_ALIASES(mpi_igather)
 DUCTILE_F_UPPER(mpi_igather, "MPI_IGATHER")
+DUCTILE_F_CNAMES(mpi_igather, "MPI_Igather")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Igather && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_igather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -4165,6 +4357,7 @@ void mpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void 
 }
 DUCTILE_F_ALIASES(mpi_igatherv)
 DUCTILE_F_UPPER(mpi_igatherv, "MPI_IGATHERV")
+DUCTILE_F_CNAMES(mpi_igatherv, "MPI_Igatherv")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Igatherv && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_igatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -4192,6 +4385,7 @@ void mpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *fla
 }
 DUCTILE_F_ALIASES(mpi_improbe)
 DUCTILE_F_UPPER(mpi_improbe, "MPI_IMPROBE")
+DUCTILE_F_CNAMES(mpi_improbe, "MPI_Improbe")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Improbe && HAVE_PMPI_Message_c2f && HAVE_PMPI_Status_c2f
 void mpi_improbe_f08_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr)
@@ -4216,6 +4410,7 @@ void mpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *messa
 }
 DUCTILE_F_ALIASES(mpi_imrecv)
 DUCTILE_F_UPPER(mpi_imrecv, "MPI_IMRECV")
+DUCTILE_F_CNAMES(mpi_imrecv, "MPI_Imrecv")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Imrecv && HAVE_PMPI_Message_c2f && HAVE_PMPI_Message_f2c && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_imrecv_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierr)
@@ -4238,6 +4433,7 @@ void mpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *send
 }
 DUCTILE_F_ALIASES(mpi_ineighbor_allgather)
 DUCTILE_F_UPPER(mpi_ineighbor_allgather, "MPI_INEIGHBOR_ALLGATHER")
+DUCTILE_F_CNAMES(mpi_ineighbor_allgather, "MPI_Ineighbor_allgather")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Ineighbor_allgather && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_ineighbor_allgather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -4260,6 +4456,7 @@ void mpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sen
 }
 DUCTILE_F_ALIASES(mpi_ineighbor_allgatherv)
 DUCTILE_F_UPPER(mpi_ineighbor_allgatherv, "MPI_INEIGHBOR_ALLGATHERV")
+DUCTILE_F_CNAMES(mpi_ineighbor_allgatherv, "MPI_Ineighbor_allgatherv")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Ineighbor_allgatherv && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_ineighbor_allgatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -4282,6 +4479,7 @@ void mpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendt
 }
 DUCTILE_F_ALIASES(mpi_ineighbor_alltoall)
 DUCTILE_F_UPPER(mpi_ineighbor_alltoall, "MPI_INEIGHBOR_ALLTOALL")
+DUCTILE_F_CNAMES(mpi_ineighbor_alltoall, "MPI_Ineighbor_alltoall")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Ineighbor_alltoall && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_ineighbor_alltoall_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -4304,6 +4502,7 @@ void mpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdi
 }
 DUCTILE_F_ALIASES(mpi_ineighbor_alltoallv)
 DUCTILE_F_UPPER(mpi_ineighbor_alltoallv, "MPI_INEIGHBOR_ALLTOALLV")
+DUCTILE_F_CNAMES(mpi_ineighbor_alltoallv, "MPI_Ineighbor_alltoallv")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Ineighbor_alltoallv && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_ineighbor_alltoallv_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -4339,6 +4538,7 @@ void mpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdi
 }
 DUCTILE_F_ALIASES(mpi_ineighbor_alltoallw)
 DUCTILE_F_UPPER(mpi_ineighbor_alltoallw, "MPI_INEIGHBOR_ALLTOALLW")
+DUCTILE_F_CNAMES(mpi_ineighbor_alltoallw, "MPI_Ineighbor_alltoallw")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Ineighbor_alltoallw && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_ineighbor_alltoallw_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -4361,6 +4561,7 @@ void mpi_info_create_(MPI_Fint *info, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_info_create)
 DUCTILE_F_UPPER(mpi_info_create, "MPI_INFO_CREATE")
+DUCTILE_F_CNAMES(mpi_info_create, "MPI_Info_create")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Info_c2f && HAVE_PMPI_Info_create
 void mpi_info_create_f08_(MPI_Fint *info, MPI_Fint *ierr)
@@ -4382,6 +4583,7 @@ void mpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_info_create_env)
 DUCTILE_F_UPPER(mpi_info_create_env, "MPI_INFO_CREATE_ENV")
+DUCTILE_F_CNAMES(mpi_info_create_env, "MPI_Info_create_env")
 void mpi_info_create_env_f08_(MPI_Fint *info, MPI_Fint *ierr)
 {
     MPI_Fint e_ = MPI_SUCCESS;
@@ -4404,6 +4606,7 @@ void mpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierr, size_t key_len)
 }
 DUCTILE_F_ALIASES(mpi_info_delete)
 DUCTILE_F_UPPER(mpi_info_delete, "MPI_INFO_DELETE")
+DUCTILE_F_CNAMES(mpi_info_delete, "MPI_Info_delete")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Info_delete && HAVE_PMPI_Info_f2c
 void mpi_info_delete_f08_(MPI_Fint *info, char *key, MPI_Fint *ierr, size_t key_len)
@@ -4426,6 +4629,7 @@ void mpi_info_dup_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_info_dup)
 DUCTILE_F_UPPER(mpi_info_dup, "MPI_INFO_DUP")
+DUCTILE_F_CNAMES(mpi_info_dup, "MPI_Info_dup")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Info_c2f && HAVE_PMPI_Info_dup && HAVE_PMPI_Info_f2c
 void mpi_info_dup_f08_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierr)
@@ -4446,6 +4650,7 @@ void mpi_info_free_(MPI_Fint *info, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_info_free)
 DUCTILE_F_UPPER(mpi_info_free, "MPI_INFO_FREE")
+DUCTILE_F_CNAMES(mpi_info_free, "MPI_Info_free")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Info_c2f && HAVE_PMPI_Info_f2c && HAVE_PMPI_Info_free
 void mpi_info_free_f08_(MPI_Fint *info, MPI_Fint *ierr)
@@ -4480,6 +4685,7 @@ void mpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value, M
 }
 DUCTILE_F_ALIASES(mpi_info_get)
 DUCTILE_F_UPPER(mpi_info_get, "MPI_INFO_GET")
+DUCTILE_F_CNAMES(mpi_info_get, "MPI_Info_get")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Info_f2c && HAVE_PMPI_Info_get
 void mpi_info_get_f08_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value, MPI_Fint *flag, MPI_Fint *ierr, size_t key_len, size_t value_len)
@@ -4502,6 +4708,7 @@ void mpi_info_get_nkeys_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_info_get_nkeys)
 DUCTILE_F_UPPER(mpi_info_get_nkeys, "MPI_INFO_GET_NKEYS")
+DUCTILE_F_CNAMES(mpi_info_get_nkeys, "MPI_Info_get_nkeys")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Info_f2c && HAVE_PMPI_Info_get_nkeys
 void mpi_info_get_nkeys_f08_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierr)
@@ -4526,6 +4733,7 @@ void mpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierr
 }
 DUCTILE_F_ALIASES(mpi_info_get_nthkey)
 DUCTILE_F_UPPER(mpi_info_get_nthkey, "MPI_INFO_GET_NTHKEY")
+DUCTILE_F_CNAMES(mpi_info_get_nthkey, "MPI_Info_get_nthkey")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Info_f2c && HAVE_PMPI_Info_get_nthkey && defined(MPI_MAX_INFO_KEY)
 void mpi_info_get_nthkey_f08_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierr, size_t key_len)
@@ -4556,6 +4764,7 @@ void mpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_F
 }
 DUCTILE_F_ALIASES(mpi_info_get_valuelen)
 DUCTILE_F_UPPER(mpi_info_get_valuelen, "MPI_INFO_GET_VALUELEN")
+DUCTILE_F_CNAMES(mpi_info_get_valuelen, "MPI_Info_get_valuelen")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Info_f2c && HAVE_PMPI_Info_get_valuelen
 void mpi_info_get_valuelen_f08_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierr, size_t key_len)
@@ -4583,6 +4792,7 @@ void mpi_info_set_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierr, size_
 }
 DUCTILE_F_ALIASES(mpi_info_set)
 DUCTILE_F_UPPER(mpi_info_set, "MPI_INFO_SET")
+DUCTILE_F_CNAMES(mpi_info_set, "MPI_Info_set")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Info_f2c && HAVE_PMPI_Info_set
 void mpi_info_set_f08_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierr, size_t key_len, size_t value_len)
@@ -4605,6 +4815,7 @@ void mpi_initialized_(MPI_Fint *flag, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_initialized)
 DUCTILE_F_UPPER(mpi_initialized, "MPI_INITIALIZED")
+DUCTILE_F_CNAMES(mpi_initialized, "MPI_Initialized")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Initialized
 void mpi_initialized_f08_(MPI_Fint *flag, MPI_Fint *ierr)
@@ -4627,6 +4838,7 @@ void mpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fin
 }
 DUCTILE_F_ALIASES(mpi_intercomm_create)
 DUCTILE_F_UPPER(mpi_intercomm_create, "MPI_INTERCOMM_CREATE")
+DUCTILE_F_CNAMES(mpi_intercomm_create, "MPI_Intercomm_create")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_c2f && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Intercomm_create
 void mpi_intercomm_create_f08_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierr)
@@ -4655,6 +4867,7 @@ void mpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_le
 }
 DUCTILE_F_ALIASES(mpi_intercomm_create_from_groups)
 DUCTILE_F_UPPER(mpi_intercomm_create_from_groups, "MPI_INTERCOMM_CREATE_FROM_GROUPS")
+DUCTILE_F_CNAMES(mpi_intercomm_create_from_groups, "MPI_Intercomm_create_from_groups")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_c2f && HAVE_PMPI_Errhandler_f2c && HAVE_PMPI_Group_f2c && HAVE_PMPI_Info_f2c && HAVE_PMPI_Intercomm_create_from_groups
 void mpi_intercomm_create_from_groups_f08_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierr, size_t stringtag_len)
@@ -4677,6 +4890,7 @@ void mpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintr
 }
 DUCTILE_F_ALIASES(mpi_intercomm_merge)
 DUCTILE_F_UPPER(mpi_intercomm_merge, "MPI_INTERCOMM_MERGE")
+DUCTILE_F_CNAMES(mpi_intercomm_merge, "MPI_Intercomm_merge")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_c2f && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Intercomm_merge
 void mpi_intercomm_merge_f08_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierr)
@@ -4702,6 +4916,7 @@ void mpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag
 }
 DUCTILE_F_ALIASES(mpi_iprobe)
 DUCTILE_F_UPPER(mpi_iprobe, "MPI_IPROBE")
+DUCTILE_F_CNAMES(mpi_iprobe, "MPI_Iprobe")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Iprobe && HAVE_PMPI_Status_c2f
 void mpi_iprobe_f08_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
@@ -4724,6 +4939,7 @@ void mpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source
 }
 DUCTILE_F_ALIASES(mpi_irecv)
 DUCTILE_F_UPPER(mpi_irecv, "MPI_IRECV")
+DUCTILE_F_CNAMES(mpi_irecv, "MPI_Irecv")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Irecv && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_irecv_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -4746,6 +4962,7 @@ void mpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datat
 }
 DUCTILE_F_ALIASES(mpi_ireduce)
 DUCTILE_F_UPPER(mpi_ireduce, "MPI_IREDUCE")
+DUCTILE_F_CNAMES(mpi_ireduce, "MPI_Ireduce")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Ireduce && HAVE_PMPI_Op_f2c && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_ireduce_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -4768,6 +4985,7 @@ void mpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MP
 }
 DUCTILE_F_ALIASES(mpi_ireduce_scatter)
 DUCTILE_F_UPPER(mpi_ireduce_scatter, "MPI_IREDUCE_SCATTER")
+DUCTILE_F_CNAMES(mpi_ireduce_scatter, "MPI_Ireduce_scatter")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Ireduce_scatter && HAVE_PMPI_Op_f2c && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_ireduce_scatter_f08_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -4790,6 +5008,7 @@ void mpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcoun
 }
 DUCTILE_F_ALIASES(mpi_ireduce_scatter_block)
 DUCTILE_F_UPPER(mpi_ireduce_scatter_block, "MPI_IREDUCE_SCATTER_BLOCK")
+DUCTILE_F_CNAMES(mpi_ireduce_scatter_block, "MPI_Ireduce_scatter_block")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Ireduce_scatter_block && HAVE_PMPI_Op_f2c && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_ireduce_scatter_block_f08_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -4812,6 +5031,7 @@ void mpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
 }
 DUCTILE_F_ALIASES(mpi_irsend)
 DUCTILE_F_UPPER(mpi_irsend, "MPI_IRSEND")
+DUCTILE_F_CNAMES(mpi_irsend, "MPI_Irsend")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Irsend && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_irsend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -4834,6 +5054,7 @@ void mpi_is_thread_main_(MPI_Fint *flag, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_is_thread_main)
 DUCTILE_F_UPPER(mpi_is_thread_main, "MPI_IS_THREAD_MAIN")
+DUCTILE_F_CNAMES(mpi_is_thread_main, "MPI_Is_thread_main")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Is_thread_main
 void mpi_is_thread_main_f08_(MPI_Fint *flag, MPI_Fint *ierr)
@@ -4856,6 +5077,7 @@ void mpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatyp
 }
 DUCTILE_F_ALIASES(mpi_iscan)
 DUCTILE_F_UPPER(mpi_iscan, "MPI_ISCAN")
+DUCTILE_F_CNAMES(mpi_iscan, "MPI_Iscan")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Iscan && HAVE_PMPI_Op_f2c && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_iscan_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -4878,6 +5100,7 @@ void mpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void 
 }
 DUCTILE_F_ALIASES(mpi_iscatter)
 DUCTILE_F_UPPER(mpi_iscatter, "MPI_ISCATTER")
+DUCTILE_F_CNAMES(mpi_iscatter, "MPI_Iscatter")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Iscatter && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_iscatter_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -4900,6 +5123,7 @@ void mpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_F
 }
 DUCTILE_F_ALIASES(mpi_iscatterv)
 DUCTILE_F_UPPER(mpi_iscatterv, "MPI_ISCATTERV")
+DUCTILE_F_CNAMES(mpi_iscatterv, "MPI_Iscatterv")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Iscatterv && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_iscatterv_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -4922,6 +5146,7 @@ void mpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, 
 }
 DUCTILE_F_ALIASES(mpi_isend)
 DUCTILE_F_UPPER(mpi_isend, "MPI_ISEND")
+DUCTILE_F_CNAMES(mpi_isend, "MPI_Isend")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Isend && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_isend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -4944,6 +5169,7 @@ void mpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_
 }
 DUCTILE_F_ALIASES(mpi_isendrecv)
 DUCTILE_F_UPPER(mpi_isendrecv, "MPI_ISENDRECV")
+DUCTILE_F_CNAMES(mpi_isendrecv, "MPI_Isendrecv")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Isendrecv && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_isendrecv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -4966,6 +5192,7 @@ void mpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_
 }
 DUCTILE_F_ALIASES(mpi_isendrecv_replace)
 DUCTILE_F_UPPER(mpi_isendrecv_replace, "MPI_ISENDRECV_REPLACE")
+DUCTILE_F_CNAMES(mpi_isendrecv_replace, "MPI_Isendrecv_replace")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Isendrecv_replace && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_isendrecv_replace_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -4988,6 +5215,7 @@ void mpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
 }
 DUCTILE_F_ALIASES(mpi_issend)
 DUCTILE_F_UPPER(mpi_issend, "MPI_ISSEND")
+DUCTILE_F_CNAMES(mpi_issend, "MPI_Issend")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Issend && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_issend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -5008,6 +5236,7 @@ void mpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_keyval_free)
 DUCTILE_F_UPPER(mpi_keyval_free, "MPI_KEYVAL_FREE")
+DUCTILE_F_CNAMES(mpi_keyval_free, "MPI_Keyval_free")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Keyval_free
 void mpi_keyval_free_f08_(MPI_Fint *keyval, MPI_Fint *ierr)
@@ -5038,6 +5267,7 @@ void mpi_lookup_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_F
 }
 DUCTILE_F_ALIASES(mpi_lookup_name)
 DUCTILE_F_UPPER(mpi_lookup_name, "MPI_LOOKUP_NAME")
+DUCTILE_F_CNAMES(mpi_lookup_name, "MPI_Lookup_name")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Info_f2c && HAVE_PMPI_Lookup_name && defined(MPI_MAX_PORT_NAME)
 void mpi_lookup_name_f08_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierr, size_t service_name_len, size_t port_name_len)
@@ -5063,6 +5293,7 @@ void mpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *mess
 }
 DUCTILE_F_ALIASES(mpi_mprobe)
 DUCTILE_F_UPPER(mpi_mprobe, "MPI_MPROBE")
+DUCTILE_F_CNAMES(mpi_mprobe, "MPI_Mprobe")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Message_c2f && HAVE_PMPI_Mprobe && HAVE_PMPI_Status_c2f
 void mpi_mprobe_f08_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr)
@@ -5088,6 +5319,7 @@ void mpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *messag
 }
 DUCTILE_F_ALIASES(mpi_mrecv)
 DUCTILE_F_UPPER(mpi_mrecv, "MPI_MRECV")
+DUCTILE_F_CNAMES(mpi_mrecv, "MPI_Mrecv")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Message_c2f && HAVE_PMPI_Message_f2c && HAVE_PMPI_Mrecv && HAVE_PMPI_Status_c2f && HAVE_PMPI_Type_f2c
 void mpi_mrecv_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr)
@@ -5106,6 +5338,7 @@ void mpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendt
 }
 DUCTILE_F_ALIASES(mpi_neighbor_allgather)
 DUCTILE_F_UPPER(mpi_neighbor_allgather, "MPI_NEIGHBOR_ALLGATHER")
+DUCTILE_F_CNAMES(mpi_neighbor_allgather, "MPI_Neighbor_allgather")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Neighbor_allgather && HAVE_PMPI_Type_f2c
 void mpi_neighbor_allgather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
@@ -5128,6 +5361,7 @@ void mpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *
 }
 DUCTILE_F_ALIASES(mpi_neighbor_allgather_init)
 DUCTILE_F_UPPER(mpi_neighbor_allgather_init, "MPI_NEIGHBOR_ALLGATHER_INIT")
+DUCTILE_F_CNAMES(mpi_neighbor_allgather_init, "MPI_Neighbor_allgather_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Info_f2c && HAVE_PMPI_Neighbor_allgather_init && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_neighbor_allgather_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
@@ -5146,6 +5380,7 @@ void mpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *send
 }
 DUCTILE_F_ALIASES(mpi_neighbor_allgatherv)
 DUCTILE_F_UPPER(mpi_neighbor_allgatherv, "MPI_NEIGHBOR_ALLGATHERV")
+DUCTILE_F_CNAMES(mpi_neighbor_allgatherv, "MPI_Neighbor_allgatherv")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Neighbor_allgatherv && HAVE_PMPI_Type_f2c
 void mpi_neighbor_allgatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
@@ -5168,6 +5403,7 @@ void mpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint 
 }
 DUCTILE_F_ALIASES(mpi_neighbor_allgatherv_init)
 DUCTILE_F_UPPER(mpi_neighbor_allgatherv_init, "MPI_NEIGHBOR_ALLGATHERV_INIT")
+DUCTILE_F_CNAMES(mpi_neighbor_allgatherv_init, "MPI_Neighbor_allgatherv_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Info_f2c && HAVE_PMPI_Neighbor_allgatherv_init && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_neighbor_allgatherv_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
@@ -5186,6 +5422,7 @@ void mpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendty
 }
 DUCTILE_F_ALIASES(mpi_neighbor_alltoall)
 DUCTILE_F_UPPER(mpi_neighbor_alltoall, "MPI_NEIGHBOR_ALLTOALL")
+DUCTILE_F_CNAMES(mpi_neighbor_alltoall, "MPI_Neighbor_alltoall")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Neighbor_alltoall && HAVE_PMPI_Type_f2c
 void mpi_neighbor_alltoall_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
@@ -5208,6 +5445,7 @@ void mpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *s
 }
 DUCTILE_F_ALIASES(mpi_neighbor_alltoall_init)
 DUCTILE_F_UPPER(mpi_neighbor_alltoall_init, "MPI_NEIGHBOR_ALLTOALL_INIT")
+DUCTILE_F_CNAMES(mpi_neighbor_alltoall_init, "MPI_Neighbor_alltoall_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Info_f2c && HAVE_PMPI_Neighbor_alltoall_init && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_neighbor_alltoall_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
@@ -5226,6 +5464,7 @@ void mpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdis
 }
 DUCTILE_F_ALIASES(mpi_neighbor_alltoallv)
 DUCTILE_F_UPPER(mpi_neighbor_alltoallv, "MPI_NEIGHBOR_ALLTOALLV")
+DUCTILE_F_CNAMES(mpi_neighbor_alltoallv, "MPI_Neighbor_alltoallv")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Neighbor_alltoallv && HAVE_PMPI_Type_f2c
 void mpi_neighbor_alltoallv_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
@@ -5248,6 +5487,7 @@ void mpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint 
 }
 DUCTILE_F_ALIASES(mpi_neighbor_alltoallv_init)
 DUCTILE_F_UPPER(mpi_neighbor_alltoallv_init, "MPI_NEIGHBOR_ALLTOALLV_INIT")
+DUCTILE_F_CNAMES(mpi_neighbor_alltoallv_init, "MPI_Neighbor_alltoallv_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Info_f2c && HAVE_PMPI_Neighbor_alltoallv_init && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_neighbor_alltoallv_init_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
@@ -5279,6 +5519,7 @@ void mpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdis
 }
 DUCTILE_F_ALIASES(mpi_neighbor_alltoallw)
 DUCTILE_F_UPPER(mpi_neighbor_alltoallw, "MPI_NEIGHBOR_ALLTOALLW")
+DUCTILE_F_CNAMES(mpi_neighbor_alltoallw, "MPI_Neighbor_alltoallw")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Neighbor_alltoallw && HAVE_PMPI_Type_f2c
 void mpi_neighbor_alltoallw_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierr)
@@ -5314,6 +5555,7 @@ void mpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint 
 }
 DUCTILE_F_ALIASES(mpi_neighbor_alltoallw_init)
 DUCTILE_F_UPPER(mpi_neighbor_alltoallw_init, "MPI_NEIGHBOR_ALLTOALLW_INIT")
+DUCTILE_F_CNAMES(mpi_neighbor_alltoallw_init, "MPI_Neighbor_alltoallw_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Info_f2c && HAVE_PMPI_Neighbor_alltoallw_init && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_neighbor_alltoallw_init_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
@@ -5336,6 +5578,7 @@ void mpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_op_commutative)
 DUCTILE_F_UPPER(mpi_op_commutative, "MPI_OP_COMMUTATIVE")
+DUCTILE_F_CNAMES(mpi_op_commutative, "MPI_Op_commutative")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Op_commutative && HAVE_PMPI_Op_f2c
 void mpi_op_commutative_f08_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierr)
@@ -5356,6 +5599,7 @@ void mpi_op_free_(MPI_Fint *op, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_op_free)
 DUCTILE_F_UPPER(mpi_op_free, "MPI_OP_FREE")
+DUCTILE_F_CNAMES(mpi_op_free, "MPI_Op_free")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Op_c2f && HAVE_PMPI_Op_f2c && HAVE_PMPI_Op_free
 void mpi_op_free_f08_(MPI_Fint *op, MPI_Fint *ierr)
@@ -5380,6 +5624,7 @@ void mpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ierr, size_t port
 }
 DUCTILE_F_ALIASES(mpi_open_port)
 DUCTILE_F_UPPER(mpi_open_port, "MPI_OPEN_PORT")
+DUCTILE_F_CNAMES(mpi_open_port, "MPI_Open_port")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Info_f2c && HAVE_PMPI_Open_port && defined(MPI_MAX_PORT_NAME)
 void mpi_open_port_f08_(MPI_Fint *info, char *port_name, MPI_Fint *ierr, size_t port_name_len)
@@ -5400,6 +5645,7 @@ void mpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf,
 }
 DUCTILE_F_ALIASES(mpi_pack)
 DUCTILE_F_UPPER(mpi_pack, "MPI_PACK")
+DUCTILE_F_CNAMES(mpi_pack, "MPI_Pack")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Pack && HAVE_PMPI_Type_f2c
 void mpi_pack_f08_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierr)
@@ -5424,6 +5670,7 @@ void mpi_pack_external_(char *datarep, void *inbuf, MPI_Fint *incount, MPI_Fint 
 }
 DUCTILE_F_ALIASES(mpi_pack_external)
 DUCTILE_F_UPPER(mpi_pack_external, "MPI_PACK_EXTERNAL")
+DUCTILE_F_CNAMES(mpi_pack_external, "MPI_Pack_external")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Pack_external && HAVE_PMPI_Type_f2c
 void mpi_pack_external_f08_(char *datarep, void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierr, size_t datarep_len)
@@ -5448,6 +5695,7 @@ void mpi_pack_external_size_(char *datarep, MPI_Fint *incount, MPI_Fint *datatyp
 }
 DUCTILE_F_ALIASES(mpi_pack_external_size)
 DUCTILE_F_UPPER(mpi_pack_external_size, "MPI_PACK_EXTERNAL_SIZE")
+DUCTILE_F_CNAMES(mpi_pack_external_size, "MPI_Pack_external_size")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Pack_external_size && HAVE_PMPI_Type_f2c
 void mpi_pack_external_size_f08_(char *datarep, MPI_Fint *incount, MPI_Fint *datatype, MPI_Aint *size, MPI_Fint *ierr, size_t datarep_len)
@@ -5470,6 +5718,7 @@ void mpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_F
 }
 DUCTILE_F_ALIASES(mpi_pack_size)
 DUCTILE_F_UPPER(mpi_pack_size, "MPI_PACK_SIZE")
+DUCTILE_F_CNAMES(mpi_pack_size, "MPI_Pack_size")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Pack_size && HAVE_PMPI_Type_f2c
 void mpi_pack_size_f08_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr)
@@ -5492,6 +5741,7 @@ void mpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_F
 }
 DUCTILE_F_ALIASES(mpi_parrived)
 DUCTILE_F_UPPER(mpi_parrived, "MPI_PARRIVED")
+DUCTILE_F_CNAMES(mpi_parrived, "MPI_Parrived")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Parrived && HAVE_PMPI_Request_f2c
 void mpi_parrived_f08_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_Fint *ierr)
@@ -5510,6 +5760,7 @@ void mpi_pcontrol_(MPI_Fint *level)
 }
 DUCTILE_F_ALIASES(mpi_pcontrol)
 DUCTILE_F_UPPER(mpi_pcontrol, "MPI_PCONTROL")
+DUCTILE_F_CNAMES(mpi_pcontrol, "MPI_Pcontrol")
 void mpi_pcontrol_f08_(MPI_Fint *level)
 {
     (void)MPI_Pcontrol((int)*level);
@@ -5524,6 +5775,7 @@ void mpi_pready_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_pready)
 DUCTILE_F_UPPER(mpi_pready, "MPI_PREADY")
+DUCTILE_F_CNAMES(mpi_pready, "MPI_Pready")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Pready && HAVE_PMPI_Request_f2c
 void mpi_pready_f08_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierr)
@@ -5542,6 +5794,7 @@ void mpi_pready_list_(MPI_Fint *length, MPI_Fint *array_of_partitions, MPI_Fint 
 }
 DUCTILE_F_ALIASES(mpi_pready_list)
 DUCTILE_F_UPPER(mpi_pready_list, "MPI_PREADY_LIST")
+DUCTILE_F_CNAMES(mpi_pready_list, "MPI_Pready_list")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Pready_list && HAVE_PMPI_Request_f2c
 void mpi_pready_list_f08_(MPI_Fint *length, MPI_Fint *array_of_partitions, MPI_Fint *request, MPI_Fint *ierr)
@@ -5560,6 +5813,7 @@ void mpi_pready_range_(MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_Fi
 }
 DUCTILE_F_ALIASES(mpi_pready_range)
 DUCTILE_F_UPPER(mpi_pready_range, "MPI_PREADY_RANGE")
+DUCTILE_F_CNAMES(mpi_pready_range, "MPI_Pready_range")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Pready_range && HAVE_PMPI_Request_f2c
 void mpi_pready_range_f08_(MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_Fint *request, MPI_Fint *ierr)
@@ -5582,6 +5836,7 @@ void mpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint
 }
 DUCTILE_F_ALIASES(mpi_precv_init)
 DUCTILE_F_UPPER(mpi_precv_init, "MPI_PRECV_INIT")
+DUCTILE_F_CNAMES(mpi_precv_init, "MPI_Precv_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Info_f2c && HAVE_PMPI_Precv_init && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_precv_init_f08_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
@@ -5605,6 +5860,7 @@ void mpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *statu
 }
 DUCTILE_F_ALIASES(mpi_probe)
 DUCTILE_F_UPPER(mpi_probe, "MPI_PROBE")
+DUCTILE_F_CNAMES(mpi_probe, "MPI_Probe")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Probe && HAVE_PMPI_Status_c2f
 void mpi_probe_f08_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
@@ -5627,6 +5883,7 @@ void mpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint
 }
 DUCTILE_F_ALIASES(mpi_psend_init)
 DUCTILE_F_UPPER(mpi_psend_init, "MPI_PSEND_INIT")
+DUCTILE_F_CNAMES(mpi_psend_init, "MPI_Psend_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Info_f2c && HAVE_PMPI_Psend_init && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_psend_init_f08_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
@@ -5654,6 +5911,7 @@ void mpi_publish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_
 }
 DUCTILE_F_ALIASES(mpi_publish_name)
 DUCTILE_F_UPPER(mpi_publish_name, "MPI_PUBLISH_NAME")
+DUCTILE_F_CNAMES(mpi_publish_name, "MPI_Publish_name")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Info_f2c && HAVE_PMPI_Publish_name
 void mpi_publish_name_f08_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierr, size_t service_name_len, size_t port_name_len)
@@ -5672,6 +5930,7 @@ void mpi_put_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_dataty
 }
 DUCTILE_F_ALIASES(mpi_put)
 DUCTILE_F_UPPER(mpi_put, "MPI_PUT")
+DUCTILE_F_CNAMES(mpi_put, "MPI_Put")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Put && HAVE_PMPI_Type_f2c && HAVE_PMPI_Win_f2c
 void mpi_put_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr)
@@ -5694,6 +5953,7 @@ void mpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_query_thread)
 DUCTILE_F_UPPER(mpi_query_thread, "MPI_QUERY_THREAD")
+DUCTILE_F_CNAMES(mpi_query_thread, "MPI_Query_thread")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Query_thread
 void mpi_query_thread_f08_(MPI_Fint *provided, MPI_Fint *ierr)
@@ -5716,6 +5976,7 @@ void mpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origi
 }
 DUCTILE_F_ALIASES(mpi_raccumulate)
 DUCTILE_F_UPPER(mpi_raccumulate, "MPI_RACCUMULATE")
+DUCTILE_F_CNAMES(mpi_raccumulate, "MPI_Raccumulate")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Op_f2c && HAVE_PMPI_Raccumulate && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c && HAVE_PMPI_Win_f2c
 void mpi_raccumulate_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr)
@@ -5739,6 +6000,7 @@ void mpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source,
 }
 DUCTILE_F_ALIASES(mpi_recv)
 DUCTILE_F_UPPER(mpi_recv, "MPI_RECV")
+DUCTILE_F_CNAMES(mpi_recv, "MPI_Recv")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Recv && HAVE_PMPI_Status_c2f && HAVE_PMPI_Type_f2c
 void mpi_recv_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
@@ -5761,6 +6023,7 @@ void mpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *so
 }
 DUCTILE_F_ALIASES(mpi_recv_init)
 DUCTILE_F_UPPER(mpi_recv_init, "MPI_RECV_INIT")
+DUCTILE_F_CNAMES(mpi_recv_init, "MPI_Recv_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Recv_init && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_recv_init_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -5779,6 +6042,7 @@ void mpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *dataty
 }
 DUCTILE_F_ALIASES(mpi_reduce)
 DUCTILE_F_UPPER(mpi_reduce, "MPI_REDUCE")
+DUCTILE_F_CNAMES(mpi_reduce, "MPI_Reduce")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Op_f2c && HAVE_PMPI_Reduce && HAVE_PMPI_Type_f2c
 void mpi_reduce_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
@@ -5801,6 +6065,7 @@ void mpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *d
 }
 DUCTILE_F_ALIASES(mpi_reduce_init)
 DUCTILE_F_UPPER(mpi_reduce_init, "MPI_REDUCE_INIT")
+DUCTILE_F_CNAMES(mpi_reduce_init, "MPI_Reduce_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Info_f2c && HAVE_PMPI_Op_f2c && HAVE_PMPI_Reduce_init && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_reduce_init_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
@@ -5819,6 +6084,7 @@ void mpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *d
 }
 DUCTILE_F_ALIASES(mpi_reduce_local)
 DUCTILE_F_UPPER(mpi_reduce_local, "MPI_REDUCE_LOCAL")
+DUCTILE_F_CNAMES(mpi_reduce_local, "MPI_Reduce_local")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Op_f2c && HAVE_PMPI_Reduce_local && HAVE_PMPI_Type_f2c
 void mpi_reduce_local_f08_(void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierr)
@@ -5837,6 +6103,7 @@ void mpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI
 }
 DUCTILE_F_ALIASES(mpi_reduce_scatter)
 DUCTILE_F_UPPER(mpi_reduce_scatter, "MPI_REDUCE_SCATTER")
+DUCTILE_F_CNAMES(mpi_reduce_scatter, "MPI_Reduce_scatter")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Op_f2c && HAVE_PMPI_Reduce_scatter && HAVE_PMPI_Type_f2c
 void mpi_reduce_scatter_f08_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
@@ -5855,6 +6122,7 @@ void mpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount
 }
 DUCTILE_F_ALIASES(mpi_reduce_scatter_block)
 DUCTILE_F_UPPER(mpi_reduce_scatter_block, "MPI_REDUCE_SCATTER_BLOCK")
+DUCTILE_F_CNAMES(mpi_reduce_scatter_block, "MPI_Reduce_scatter_block")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Op_f2c && HAVE_PMPI_Reduce_scatter_block && HAVE_PMPI_Type_f2c
 void mpi_reduce_scatter_block_f08_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
@@ -5877,6 +6145,7 @@ void mpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf, MPI_Fint *recv
 }
 DUCTILE_F_ALIASES(mpi_reduce_scatter_block_init)
 DUCTILE_F_UPPER(mpi_reduce_scatter_block_init, "MPI_REDUCE_SCATTER_BLOCK_INIT")
+DUCTILE_F_CNAMES(mpi_reduce_scatter_block_init, "MPI_Reduce_scatter_block_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Info_f2c && HAVE_PMPI_Op_f2c && HAVE_PMPI_Reduce_scatter_block_init && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_reduce_scatter_block_init_f08_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
@@ -5899,6 +6168,7 @@ void mpi_reduce_scatter_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts
 }
 DUCTILE_F_ALIASES(mpi_reduce_scatter_init)
 DUCTILE_F_UPPER(mpi_reduce_scatter_init, "MPI_REDUCE_SCATTER_INIT")
+DUCTILE_F_CNAMES(mpi_reduce_scatter_init, "MPI_Reduce_scatter_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Info_f2c && HAVE_PMPI_Op_f2c && HAVE_PMPI_Reduce_scatter_init && HAVE_PMPI_Request_c2f && HAVE_PMPI_Type_f2c
 void mpi_reduce_scatter_init_f08_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
@@ -5917,6 +6187,7 @@ void mpi_remove_error_class_(MPI_Fint *errorclass, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_remove_error_class)
 DUCTILE_F_UPPER(mpi_remove_error_class, "MPI_REMOVE_ERROR_CLASS")
+DUCTILE_F_CNAMES(mpi_remove_error_class, "MPI_Remove_error_class")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Remove_error_class
 void mpi_remove_error_class_f08_(MPI_Fint *errorclass, MPI_Fint *ierr)
@@ -5935,6 +6206,7 @@ void mpi_remove_error_code_(MPI_Fint *errorcode, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_remove_error_code)
 DUCTILE_F_UPPER(mpi_remove_error_code, "MPI_REMOVE_ERROR_CODE")
+DUCTILE_F_CNAMES(mpi_remove_error_code, "MPI_Remove_error_code")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Remove_error_code
 void mpi_remove_error_code_f08_(MPI_Fint *errorcode, MPI_Fint *ierr)
@@ -5953,6 +6225,7 @@ void mpi_remove_error_string_(MPI_Fint *errorcode, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_remove_error_string)
 DUCTILE_F_UPPER(mpi_remove_error_string, "MPI_REMOVE_ERROR_STRING")
+DUCTILE_F_CNAMES(mpi_remove_error_string, "MPI_Remove_error_string")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Remove_error_string
 void mpi_remove_error_string_f08_(MPI_Fint *errorcode, MPI_Fint *ierr)
@@ -5973,6 +6246,7 @@ void mpi_request_free_(MPI_Fint *request, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_request_free)
 DUCTILE_F_UPPER(mpi_request_free, "MPI_REQUEST_FREE")
+DUCTILE_F_CNAMES(mpi_request_free, "MPI_Request_free")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Request_c2f && HAVE_PMPI_Request_f2c && HAVE_PMPI_Request_free
 void mpi_request_free_f08_(MPI_Fint *request, MPI_Fint *ierr)
@@ -5998,6 +6272,7 @@ void mpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status
 }
 DUCTILE_F_ALIASES(mpi_request_get_status)
 DUCTILE_F_UPPER(mpi_request_get_status, "MPI_REQUEST_GET_STATUS")
+DUCTILE_F_CNAMES(mpi_request_get_status, "MPI_Request_get_status")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Request_f2c && HAVE_PMPI_Request_get_status && HAVE_PMPI_Status_c2f
 void mpi_request_get_status_f08_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
@@ -6033,6 +6308,7 @@ void mpi_request_get_status_all_(MPI_Fint *count, MPI_Fint *array_of_requests, M
 }
 DUCTILE_F_ALIASES(mpi_request_get_status_all)
 DUCTILE_F_UPPER(mpi_request_get_status_all, "MPI_REQUEST_GET_STATUS_ALL")
+DUCTILE_F_CNAMES(mpi_request_get_status_all, "MPI_Request_get_status_all")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Request_f2c && HAVE_PMPI_Request_get_status_all && HAVE_PMPI_Status_c2f
 void mpi_request_get_status_all_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierr)
@@ -6068,6 +6344,7 @@ void mpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array_of_requests, M
 }
 DUCTILE_F_ALIASES(mpi_request_get_status_any)
 DUCTILE_F_UPPER(mpi_request_get_status_any, "MPI_REQUEST_GET_STATUS_ANY")
+DUCTILE_F_CNAMES(mpi_request_get_status_any, "MPI_Request_get_status_any")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Request_f2c && HAVE_PMPI_Request_get_status_any && HAVE_PMPI_Status_c2f
 void mpi_request_get_status_any_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
@@ -6104,6 +6381,7 @@ void mpi_request_get_status_some_(MPI_Fint *incount, MPI_Fint *array_of_requests
 }
 DUCTILE_F_ALIASES(mpi_request_get_status_some)
 DUCTILE_F_UPPER(mpi_request_get_status_some, "MPI_REQUEST_GET_STATUS_SOME")
+DUCTILE_F_CNAMES(mpi_request_get_status_some, "MPI_Request_get_status_some")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Request_f2c && HAVE_PMPI_Request_get_status_some && HAVE_PMPI_Status_c2f
 void mpi_request_get_status_some_f08_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierr)
@@ -6126,6 +6404,7 @@ void mpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datat
 }
 DUCTILE_F_ALIASES(mpi_rget)
 DUCTILE_F_UPPER(mpi_rget, "MPI_RGET")
+DUCTILE_F_CNAMES(mpi_rget, "MPI_Rget")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Request_c2f && HAVE_PMPI_Rget && HAVE_PMPI_Type_f2c && HAVE_PMPI_Win_f2c
 void mpi_rget_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr)
@@ -6148,6 +6427,7 @@ void mpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *o
 }
 DUCTILE_F_ALIASES(mpi_rget_accumulate)
 DUCTILE_F_UPPER(mpi_rget_accumulate, "MPI_RGET_ACCUMULATE")
+DUCTILE_F_CNAMES(mpi_rget_accumulate, "MPI_Rget_accumulate")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Op_f2c && HAVE_PMPI_Request_c2f && HAVE_PMPI_Rget_accumulate && HAVE_PMPI_Type_f2c && HAVE_PMPI_Win_f2c
 void mpi_rget_accumulate_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr)
@@ -6170,6 +6450,7 @@ void mpi_rput_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datat
 }
 DUCTILE_F_ALIASES(mpi_rput)
 DUCTILE_F_UPPER(mpi_rput, "MPI_RPUT")
+DUCTILE_F_CNAMES(mpi_rput, "MPI_Rput")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Request_c2f && HAVE_PMPI_Rput && HAVE_PMPI_Type_f2c && HAVE_PMPI_Win_f2c
 void mpi_rput_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr)
@@ -6188,6 +6469,7 @@ void mpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, 
 }
 DUCTILE_F_ALIASES(mpi_rsend)
 DUCTILE_F_UPPER(mpi_rsend, "MPI_RSEND")
+DUCTILE_F_CNAMES(mpi_rsend, "MPI_Rsend")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Rsend && HAVE_PMPI_Type_f2c
 void mpi_rsend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr)
@@ -6210,6 +6492,7 @@ void mpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *d
 }
 DUCTILE_F_ALIASES(mpi_rsend_init)
 DUCTILE_F_UPPER(mpi_rsend_init, "MPI_RSEND_INIT")
+DUCTILE_F_CNAMES(mpi_rsend_init, "MPI_Rsend_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Request_c2f && HAVE_PMPI_Rsend_init && HAVE_PMPI_Type_f2c
 void mpi_rsend_init_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -6228,6 +6511,7 @@ void mpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype
 }
 DUCTILE_F_ALIASES(mpi_scan)
 DUCTILE_F_UPPER(mpi_scan, "MPI_SCAN")
+DUCTILE_F_CNAMES(mpi_scan, "MPI_Scan")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Op_f2c && HAVE_PMPI_Scan && HAVE_PMPI_Type_f2c
 void mpi_scan_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
@@ -6250,6 +6534,7 @@ void mpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *dat
 }
 DUCTILE_F_ALIASES(mpi_scan_init)
 DUCTILE_F_UPPER(mpi_scan_init, "MPI_SCAN_INIT")
+DUCTILE_F_CNAMES(mpi_scan_init, "MPI_Scan_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Info_f2c && HAVE_PMPI_Op_f2c && HAVE_PMPI_Request_c2f && HAVE_PMPI_Scan_init && HAVE_PMPI_Type_f2c
 void mpi_scan_init_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
@@ -6268,6 +6553,7 @@ void mpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *
 }
 DUCTILE_F_ALIASES(mpi_scatter)
 DUCTILE_F_UPPER(mpi_scatter, "MPI_SCATTER")
+DUCTILE_F_CNAMES(mpi_scatter, "MPI_Scatter")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Scatter && HAVE_PMPI_Type_f2c
 void mpi_scatter_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
@@ -6290,6 +6576,7 @@ void mpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, v
 }
 DUCTILE_F_ALIASES(mpi_scatter_init)
 DUCTILE_F_UPPER(mpi_scatter_init, "MPI_SCATTER_INIT")
+DUCTILE_F_CNAMES(mpi_scatter_init, "MPI_Scatter_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Info_f2c && HAVE_PMPI_Request_c2f && HAVE_PMPI_Scatter_init && HAVE_PMPI_Type_f2c
 void mpi_scatter_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
@@ -6308,6 +6595,7 @@ void mpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fi
 }
 DUCTILE_F_ALIASES(mpi_scatterv)
 DUCTILE_F_UPPER(mpi_scatterv, "MPI_SCATTERV")
+DUCTILE_F_CNAMES(mpi_scatterv, "MPI_Scatterv")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Scatterv && HAVE_PMPI_Type_f2c
 void mpi_scatterv_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
@@ -6330,6 +6618,7 @@ void mpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, M
 }
 DUCTILE_F_ALIASES(mpi_scatterv_init)
 DUCTILE_F_UPPER(mpi_scatterv_init, "MPI_SCATTERV_INIT")
+DUCTILE_F_CNAMES(mpi_scatterv_init, "MPI_Scatterv_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Info_f2c && HAVE_PMPI_Request_c2f && HAVE_PMPI_Scatterv_init && HAVE_PMPI_Type_f2c
 void mpi_scatterv_init_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
@@ -6348,6 +6637,7 @@ void mpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, M
 }
 DUCTILE_F_ALIASES(mpi_send)
 DUCTILE_F_UPPER(mpi_send, "MPI_SEND")
+DUCTILE_F_CNAMES(mpi_send, "MPI_Send")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Send && HAVE_PMPI_Type_f2c
 void mpi_send_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr)
@@ -6370,6 +6660,7 @@ void mpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *de
 }
 DUCTILE_F_ALIASES(mpi_send_init)
 DUCTILE_F_UPPER(mpi_send_init, "MPI_SEND_INIT")
+DUCTILE_F_CNAMES(mpi_send_init, "MPI_Send_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Request_c2f && HAVE_PMPI_Send_init && HAVE_PMPI_Type_f2c
 void mpi_send_init_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -6393,6 +6684,7 @@ void mpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_F
 }
 DUCTILE_F_ALIASES(mpi_sendrecv)
 DUCTILE_F_UPPER(mpi_sendrecv, "MPI_SENDRECV")
+DUCTILE_F_CNAMES(mpi_sendrecv, "MPI_Sendrecv")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Sendrecv && HAVE_PMPI_Status_c2f && HAVE_PMPI_Type_f2c
 void mpi_sendrecv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
@@ -6416,6 +6708,7 @@ void mpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_F
 }
 DUCTILE_F_ALIASES(mpi_sendrecv_replace)
 DUCTILE_F_UPPER(mpi_sendrecv_replace, "MPI_SENDRECV_REPLACE")
+DUCTILE_F_CNAMES(mpi_sendrecv_replace, "MPI_Sendrecv_replace")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Sendrecv_replace && HAVE_PMPI_Status_c2f && HAVE_PMPI_Type_f2c
 void mpi_sendrecv_replace_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
@@ -6434,6 +6727,7 @@ void mpi_session_attach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size,
 }
 DUCTILE_F_ALIASES(mpi_session_attach_buffer)
 DUCTILE_F_UPPER(mpi_session_attach_buffer, "MPI_SESSION_ATTACH_BUFFER")
+DUCTILE_F_CNAMES(mpi_session_attach_buffer, "MPI_Session_attach_buffer")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Session_attach_buffer && HAVE_PMPI_Session_f2c
 void mpi_session_attach_buffer_f08_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierr)
@@ -6452,6 +6746,7 @@ void mpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fi
 }
 DUCTILE_F_ALIASES(mpi_session_call_errhandler)
 DUCTILE_F_UPPER(mpi_session_call_errhandler, "MPI_SESSION_CALL_ERRHANDLER")
+DUCTILE_F_CNAMES(mpi_session_call_errhandler, "MPI_Session_call_errhandler")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Session_call_errhandler && HAVE_PMPI_Session_f2c
 void mpi_session_call_errhandler_f08_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierr)
@@ -6476,6 +6771,7 @@ void mpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr, MPI_Fint *
 }
 DUCTILE_F_ALIASES(mpi_session_detach_buffer)
 DUCTILE_F_UPPER(mpi_session_detach_buffer, "MPI_SESSION_DETACH_BUFFER")
+DUCTILE_F_CNAMES(mpi_session_detach_buffer, "MPI_Session_detach_buffer")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Session_detach_buffer && HAVE_PMPI_Session_f2c
 void mpi_session_detach_buffer_f08_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierr)
@@ -6496,6 +6792,7 @@ void mpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_session_finalize)
 DUCTILE_F_UPPER(mpi_session_finalize, "MPI_SESSION_FINALIZE")
+DUCTILE_F_CNAMES(mpi_session_finalize, "MPI_Session_finalize")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Session_c2f && HAVE_PMPI_Session_f2c && HAVE_PMPI_Session_finalize
 void mpi_session_finalize_f08_(MPI_Fint *session, MPI_Fint *ierr)
@@ -6514,6 +6811,7 @@ void mpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_session_flush_buffer)
 DUCTILE_F_UPPER(mpi_session_flush_buffer, "MPI_SESSION_FLUSH_BUFFER")
+DUCTILE_F_CNAMES(mpi_session_flush_buffer, "MPI_Session_flush_buffer")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Session_f2c && HAVE_PMPI_Session_flush_buffer
 void mpi_session_flush_buffer_f08_(MPI_Fint *session, MPI_Fint *ierr)
@@ -6536,6 +6834,7 @@ void mpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fi
 }
 DUCTILE_F_ALIASES(mpi_session_get_errhandler)
 DUCTILE_F_UPPER(mpi_session_get_errhandler, "MPI_SESSION_GET_ERRHANDLER")
+DUCTILE_F_CNAMES(mpi_session_get_errhandler, "MPI_Session_get_errhandler")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Errhandler_c2f && HAVE_PMPI_Session_f2c && HAVE_PMPI_Session_get_errhandler
 void mpi_session_get_errhandler_f08_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierr)
@@ -6558,6 +6857,7 @@ void mpi_session_get_info_(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ier
 }
 DUCTILE_F_ALIASES(mpi_session_get_info)
 DUCTILE_F_UPPER(mpi_session_get_info, "MPI_SESSION_GET_INFO")
+DUCTILE_F_CNAMES(mpi_session_get_info, "MPI_Session_get_info")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Info_c2f && HAVE_PMPI_Session_f2c && HAVE_PMPI_Session_get_info
 void mpi_session_get_info_f08_(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ierr)
@@ -6580,6 +6880,7 @@ void mpi_session_get_num_psets_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *nps
 }
 DUCTILE_F_ALIASES(mpi_session_get_num_psets)
 DUCTILE_F_UPPER(mpi_session_get_num_psets, "MPI_SESSION_GET_NUM_PSETS")
+DUCTILE_F_CNAMES(mpi_session_get_num_psets, "MPI_Session_get_num_psets")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Info_f2c && HAVE_PMPI_Session_f2c && HAVE_PMPI_Session_get_num_psets
 void mpi_session_get_num_psets_f08_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *npset_names, MPI_Fint *ierr)
@@ -6608,6 +6909,7 @@ void mpi_session_get_pset_info_(MPI_Fint *session, char *pset_name, MPI_Fint *in
 }
 DUCTILE_F_ALIASES(mpi_session_get_pset_info)
 DUCTILE_F_UPPER(mpi_session_get_pset_info, "MPI_SESSION_GET_PSET_INFO")
+DUCTILE_F_CNAMES(mpi_session_get_pset_info, "MPI_Session_get_pset_info")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Info_c2f && HAVE_PMPI_Session_f2c && HAVE_PMPI_Session_get_pset_info
 void mpi_session_get_pset_info_f08_(MPI_Fint *session, char *pset_name, MPI_Fint *info, MPI_Fint *ierr, size_t pset_name_len)
@@ -6630,6 +6932,7 @@ void mpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *
 }
 DUCTILE_F_ALIASES(mpi_session_iflush_buffer)
 DUCTILE_F_UPPER(mpi_session_iflush_buffer, "MPI_SESSION_IFLUSH_BUFFER")
+DUCTILE_F_CNAMES(mpi_session_iflush_buffer, "MPI_Session_iflush_buffer")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Request_c2f && HAVE_PMPI_Session_f2c && HAVE_PMPI_Session_iflush_buffer
 void mpi_session_iflush_buffer_f08_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierr)
@@ -6652,6 +6955,7 @@ void mpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, 
 }
 DUCTILE_F_ALIASES(mpi_session_init)
 DUCTILE_F_UPPER(mpi_session_init, "MPI_SESSION_INIT")
+DUCTILE_F_CNAMES(mpi_session_init, "MPI_Session_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Errhandler_f2c && HAVE_PMPI_Info_f2c && HAVE_PMPI_Session_c2f && HAVE_PMPI_Session_init
 void mpi_session_init_f08_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierr)
@@ -6670,6 +6974,7 @@ void mpi_session_set_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fi
 }
 DUCTILE_F_ALIASES(mpi_session_set_errhandler)
 DUCTILE_F_UPPER(mpi_session_set_errhandler, "MPI_SESSION_SET_ERRHANDLER")
+DUCTILE_F_CNAMES(mpi_session_set_errhandler, "MPI_Session_set_errhandler")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Errhandler_f2c && HAVE_PMPI_Session_f2c && HAVE_PMPI_Session_set_errhandler
 void mpi_session_set_errhandler_f08_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierr)
@@ -6688,6 +6993,7 @@ void mpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, 
 }
 DUCTILE_F_ALIASES(mpi_ssend)
 DUCTILE_F_UPPER(mpi_ssend, "MPI_SSEND")
+DUCTILE_F_CNAMES(mpi_ssend, "MPI_Ssend")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Ssend && HAVE_PMPI_Type_f2c
 void mpi_ssend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr)
@@ -6710,6 +7016,7 @@ void mpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *d
 }
 DUCTILE_F_ALIASES(mpi_ssend_init)
 DUCTILE_F_UPPER(mpi_ssend_init, "MPI_SSEND_INIT")
+DUCTILE_F_CNAMES(mpi_ssend_init, "MPI_Ssend_init")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Request_c2f && HAVE_PMPI_Ssend_init && HAVE_PMPI_Type_f2c
 void mpi_ssend_init_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
@@ -6730,6 +7037,7 @@ void mpi_start_(MPI_Fint *request, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_start)
 DUCTILE_F_UPPER(mpi_start, "MPI_START")
+DUCTILE_F_CNAMES(mpi_start, "MPI_Start")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Request_c2f && HAVE_PMPI_Request_f2c && HAVE_PMPI_Start
 void mpi_start_f08_(MPI_Fint *request, MPI_Fint *ierr)
@@ -6757,6 +7065,7 @@ void mpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_startall)
 DUCTILE_F_UPPER(mpi_startall, "MPI_STARTALL")
+DUCTILE_F_CNAMES(mpi_startall, "MPI_Startall")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Request_c2f && HAVE_PMPI_Request_f2c && HAVE_PMPI_Startall
 void mpi_startall_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierr)
@@ -6781,6 +7090,7 @@ void mpi_status_get_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_status_get_error)
 DUCTILE_F_UPPER(mpi_status_get_error, "MPI_STATUS_GET_ERROR")
+DUCTILE_F_CNAMES(mpi_status_get_error, "MPI_Status_get_error")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Status_f2c && HAVE_PMPI_Status_get_error
 void mpi_status_get_error_f08_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierr)
@@ -6805,6 +7115,7 @@ void mpi_status_get_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_status_get_source)
 DUCTILE_F_UPPER(mpi_status_get_source, "MPI_STATUS_GET_SOURCE")
+DUCTILE_F_CNAMES(mpi_status_get_source, "MPI_Status_get_source")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Status_f2c && HAVE_PMPI_Status_get_source
 void mpi_status_get_source_f08_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierr)
@@ -6829,6 +7140,7 @@ void mpi_status_get_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_status_get_tag)
 DUCTILE_F_UPPER(mpi_status_get_tag, "MPI_STATUS_GET_TAG")
+DUCTILE_F_CNAMES(mpi_status_get_tag, "MPI_Status_get_tag")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Status_f2c && HAVE_PMPI_Status_get_tag
 void mpi_status_get_tag_f08_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierr)
@@ -6850,6 +7162,7 @@ void mpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_status_set_cancelled)
 DUCTILE_F_UPPER(mpi_status_set_cancelled, "MPI_STATUS_SET_CANCELLED")
+DUCTILE_F_CNAMES(mpi_status_set_cancelled, "MPI_Status_set_cancelled")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Status_c2f && HAVE_PMPI_Status_f2c && HAVE_PMPI_Status_set_cancelled
 void mpi_status_set_cancelled_f08_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierr)
@@ -6871,6 +7184,7 @@ void mpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *co
 }
 DUCTILE_F_ALIASES(mpi_status_set_elements)
 DUCTILE_F_UPPER(mpi_status_set_elements, "MPI_STATUS_SET_ELEMENTS")
+DUCTILE_F_CNAMES(mpi_status_set_elements, "MPI_Status_set_elements")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Status_c2f && HAVE_PMPI_Status_f2c && HAVE_PMPI_Status_set_elements && HAVE_PMPI_Type_f2c
 void mpi_status_set_elements_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierr)
@@ -6892,6 +7206,7 @@ void mpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count 
 }
 DUCTILE_F_ALIASES(mpi_status_set_elements_x)
 DUCTILE_F_UPPER(mpi_status_set_elements_x, "MPI_STATUS_SET_ELEMENTS_X")
+DUCTILE_F_CNAMES(mpi_status_set_elements_x, "MPI_Status_set_elements_x")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Status_c2f && HAVE_PMPI_Status_f2c && HAVE_PMPI_Status_set_elements_x && HAVE_PMPI_Type_f2c
 void mpi_status_set_elements_x_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierr)
@@ -6913,6 +7228,7 @@ void mpi_status_set_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_status_set_error)
 DUCTILE_F_UPPER(mpi_status_set_error, "MPI_STATUS_SET_ERROR")
+DUCTILE_F_CNAMES(mpi_status_set_error, "MPI_Status_set_error")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Status_c2f && HAVE_PMPI_Status_f2c && HAVE_PMPI_Status_set_error
 void mpi_status_set_error_f08_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierr)
@@ -6934,6 +7250,7 @@ void mpi_status_set_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_status_set_source)
 DUCTILE_F_UPPER(mpi_status_set_source, "MPI_STATUS_SET_SOURCE")
+DUCTILE_F_CNAMES(mpi_status_set_source, "MPI_Status_set_source")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Status_c2f && HAVE_PMPI_Status_f2c && HAVE_PMPI_Status_set_source
 void mpi_status_set_source_f08_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierr)
@@ -6955,6 +7272,7 @@ void mpi_status_set_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_status_set_tag)
 DUCTILE_F_UPPER(mpi_status_set_tag, "MPI_STATUS_SET_TAG")
+DUCTILE_F_CNAMES(mpi_status_set_tag, "MPI_Status_set_tag")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Status_c2f && HAVE_PMPI_Status_f2c && HAVE_PMPI_Status_set_tag
 void mpi_status_set_tag_f08_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierr)
@@ -6982,6 +7300,7 @@ void mpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ie
 }
 DUCTILE_F_ALIASES(mpi_test)
 DUCTILE_F_UPPER(mpi_test, "MPI_TEST")
+DUCTILE_F_CNAMES(mpi_test, "MPI_Test")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Request_c2f && HAVE_PMPI_Request_f2c && HAVE_PMPI_Status_c2f && HAVE_PMPI_Test
 void mpi_test_f08_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
@@ -7006,6 +7325,7 @@ void mpi_test_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_test_cancelled)
 DUCTILE_F_UPPER(mpi_test_cancelled, "MPI_TEST_CANCELLED")
+DUCTILE_F_CNAMES(mpi_test_cancelled, "MPI_Test_cancelled")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Status_f2c && HAVE_PMPI_Test_cancelled
 void mpi_test_cancelled_f08_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierr)
@@ -7042,6 +7362,7 @@ void mpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, 
 }
 DUCTILE_F_ALIASES(mpi_testall)
 DUCTILE_F_UPPER(mpi_testall, "MPI_TESTALL")
+DUCTILE_F_CNAMES(mpi_testall, "MPI_Testall")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Request_c2f && HAVE_PMPI_Request_f2c && HAVE_PMPI_Status_c2f && HAVE_PMPI_Testall
 void mpi_testall_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierr)
@@ -7078,6 +7399,7 @@ void mpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index,
 }
 DUCTILE_F_ALIASES(mpi_testany)
 DUCTILE_F_UPPER(mpi_testany, "MPI_TESTANY")
+DUCTILE_F_CNAMES(mpi_testany, "MPI_Testany")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Request_c2f && HAVE_PMPI_Request_f2c && HAVE_PMPI_Status_c2f && HAVE_PMPI_Testany
 void mpi_testany_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
@@ -7115,6 +7437,7 @@ void mpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *out
 }
 DUCTILE_F_ALIASES(mpi_testsome)
 DUCTILE_F_UPPER(mpi_testsome, "MPI_TESTSOME")
+DUCTILE_F_CNAMES(mpi_testsome, "MPI_Testsome")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Request_c2f && HAVE_PMPI_Request_f2c && HAVE_PMPI_Status_c2f && HAVE_PMPI_Testsome
 void mpi_testsome_f08_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierr)
@@ -7137,6 +7460,7 @@ void mpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_topo_test)
 DUCTILE_F_UPPER(mpi_topo_test, "MPI_TOPO_TEST")
+DUCTILE_F_CNAMES(mpi_topo_test, "MPI_Topo_test")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Topo_test
 void mpi_topo_test_f08_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
@@ -7157,6 +7481,7 @@ void mpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_type_commit)
 DUCTILE_F_UPPER(mpi_type_commit, "MPI_TYPE_COMMIT")
+DUCTILE_F_CNAMES(mpi_type_commit, "MPI_Type_commit")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_c2f && HAVE_PMPI_Type_commit && HAVE_PMPI_Type_f2c
 void mpi_type_commit_f08_(MPI_Fint *datatype, MPI_Fint *ierr)
@@ -7179,6 +7504,7 @@ void mpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype,
 }
 DUCTILE_F_ALIASES(mpi_type_contiguous)
 DUCTILE_F_UPPER(mpi_type_contiguous, "MPI_TYPE_CONTIGUOUS")
+DUCTILE_F_CNAMES(mpi_type_contiguous, "MPI_Type_contiguous")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_c2f && HAVE_PMPI_Type_contiguous && HAVE_PMPI_Type_f2c
 void mpi_type_contiguous_f08_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
@@ -7201,6 +7527,7 @@ void mpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MP
 }
 DUCTILE_F_ALIASES(mpi_type_create_darray)
 DUCTILE_F_UPPER(mpi_type_create_darray, "MPI_TYPE_CREATE_DARRAY")
+DUCTILE_F_CNAMES(mpi_type_create_darray, "MPI_Type_create_darray")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_c2f && HAVE_PMPI_Type_create_darray && HAVE_PMPI_Type_f2c
 void mpi_type_create_darray_f08_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Fint *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
@@ -7223,6 +7550,7 @@ void mpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, M
 }
 DUCTILE_F_ALIASES(mpi_type_create_f90_complex)
 DUCTILE_F_UPPER(mpi_type_create_f90_complex, "MPI_TYPE_CREATE_F90_COMPLEX")
+DUCTILE_F_CNAMES(mpi_type_create_f90_complex, "MPI_Type_create_f90_complex")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_c2f && HAVE_PMPI_Type_create_f90_complex
 void mpi_type_create_f90_complex_f08_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierr)
@@ -7245,6 +7573,7 @@ void mpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierr
 }
 DUCTILE_F_ALIASES(mpi_type_create_f90_integer)
 DUCTILE_F_UPPER(mpi_type_create_f90_integer, "MPI_TYPE_CREATE_F90_INTEGER")
+DUCTILE_F_CNAMES(mpi_type_create_f90_integer, "MPI_Type_create_f90_integer")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_c2f && HAVE_PMPI_Type_create_f90_integer
 void mpi_type_create_f90_integer_f08_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierr)
@@ -7267,6 +7596,7 @@ void mpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_
 }
 DUCTILE_F_ALIASES(mpi_type_create_f90_real)
 DUCTILE_F_UPPER(mpi_type_create_f90_real, "MPI_TYPE_CREATE_F90_REAL")
+DUCTILE_F_CNAMES(mpi_type_create_f90_real, "MPI_Type_create_f90_real")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_c2f && HAVE_PMPI_Type_create_f90_real
 void mpi_type_create_f90_real_f08_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierr)
@@ -7289,6 +7619,7 @@ void mpi_type_create_hindexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths,
 }
 DUCTILE_F_ALIASES(mpi_type_create_hindexed)
 DUCTILE_F_UPPER(mpi_type_create_hindexed, "MPI_TYPE_CREATE_HINDEXED")
+DUCTILE_F_CNAMES(mpi_type_create_hindexed, "MPI_Type_create_hindexed")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_c2f && HAVE_PMPI_Type_create_hindexed && HAVE_PMPI_Type_f2c
 void mpi_type_create_hindexed_f08_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
@@ -7311,6 +7642,7 @@ void mpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI
 }
 DUCTILE_F_ALIASES(mpi_type_create_hindexed_block)
 DUCTILE_F_UPPER(mpi_type_create_hindexed_block, "MPI_TYPE_CREATE_HINDEXED_BLOCK")
+DUCTILE_F_CNAMES(mpi_type_create_hindexed_block, "MPI_Type_create_hindexed_block")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_c2f && HAVE_PMPI_Type_create_hindexed_block && HAVE_PMPI_Type_f2c
 void mpi_type_create_hindexed_block_f08_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
@@ -7333,6 +7665,7 @@ void mpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *
 }
 DUCTILE_F_ALIASES(mpi_type_create_hvector)
 DUCTILE_F_UPPER(mpi_type_create_hvector, "MPI_TYPE_CREATE_HVECTOR")
+DUCTILE_F_CNAMES(mpi_type_create_hvector, "MPI_Type_create_hvector")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_c2f && HAVE_PMPI_Type_create_hvector && HAVE_PMPI_Type_f2c
 void mpi_type_create_hvector_f08_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
@@ -7355,6 +7688,7 @@ void mpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_
 }
 DUCTILE_F_ALIASES(mpi_type_create_indexed_block)
 DUCTILE_F_UPPER(mpi_type_create_indexed_block, "MPI_TYPE_CREATE_INDEXED_BLOCK")
+DUCTILE_F_CNAMES(mpi_type_create_indexed_block, "MPI_Type_create_indexed_block")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_c2f && HAVE_PMPI_Type_create_indexed_block && HAVE_PMPI_Type_f2c
 void mpi_type_create_indexed_block_f08_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
@@ -7377,6 +7711,7 @@ void mpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent,
 }
 DUCTILE_F_ALIASES(mpi_type_create_resized)
 DUCTILE_F_UPPER(mpi_type_create_resized, "MPI_TYPE_CREATE_RESIZED")
+DUCTILE_F_CNAMES(mpi_type_create_resized, "MPI_Type_create_resized")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_c2f && HAVE_PMPI_Type_create_resized && HAVE_PMPI_Type_f2c
 void mpi_type_create_resized_f08_(MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *newtype, MPI_Fint *ierr)
@@ -7407,6 +7742,7 @@ void mpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, M
 }
 DUCTILE_F_ALIASES(mpi_type_create_struct)
 DUCTILE_F_UPPER(mpi_type_create_struct, "MPI_TYPE_CREATE_STRUCT")
+DUCTILE_F_CNAMES(mpi_type_create_struct, "MPI_Type_create_struct")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_c2f && HAVE_PMPI_Type_create_struct && HAVE_PMPI_Type_f2c
 void mpi_type_create_struct_f08_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierr)
@@ -7429,6 +7765,7 @@ void mpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes, MPI_Fi
 }
 DUCTILE_F_ALIASES(mpi_type_create_subarray)
 DUCTILE_F_UPPER(mpi_type_create_subarray, "MPI_TYPE_CREATE_SUBARRAY")
+DUCTILE_F_CNAMES(mpi_type_create_subarray, "MPI_Type_create_subarray")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_c2f && HAVE_PMPI_Type_create_subarray && HAVE_PMPI_Type_f2c
 void mpi_type_create_subarray_f08_(MPI_Fint *ndims, MPI_Fint *array_of_sizes, MPI_Fint *array_of_subsizes, MPI_Fint *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
@@ -7447,6 +7784,7 @@ void mpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint *
 }
 DUCTILE_F_ALIASES(mpi_type_delete_attr)
 DUCTILE_F_UPPER(mpi_type_delete_attr, "MPI_TYPE_DELETE_ATTR")
+DUCTILE_F_CNAMES(mpi_type_delete_attr, "MPI_Type_delete_attr")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_delete_attr && HAVE_PMPI_Type_f2c
 void mpi_type_delete_attr_f08_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint *ierr)
@@ -7469,6 +7807,7 @@ void mpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_type_dup)
 DUCTILE_F_UPPER(mpi_type_dup, "MPI_TYPE_DUP")
+DUCTILE_F_CNAMES(mpi_type_dup, "MPI_Type_dup")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_c2f && HAVE_PMPI_Type_dup && HAVE_PMPI_Type_f2c
 void mpi_type_dup_f08_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
@@ -7489,6 +7828,7 @@ void mpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_type_free)
 DUCTILE_F_UPPER(mpi_type_free, "MPI_TYPE_FREE")
+DUCTILE_F_CNAMES(mpi_type_free, "MPI_Type_free")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_c2f && HAVE_PMPI_Type_f2c && HAVE_PMPI_Type_free
 void mpi_type_free_f08_(MPI_Fint *datatype, MPI_Fint *ierr)
@@ -7509,6 +7849,7 @@ void mpi_type_free_keyval_(MPI_Fint *type_keyval, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_type_free_keyval)
 DUCTILE_F_UPPER(mpi_type_free_keyval, "MPI_TYPE_FREE_KEYVAL")
+DUCTILE_F_CNAMES(mpi_type_free_keyval, "MPI_Type_free_keyval")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_free_keyval
 void mpi_type_free_keyval_f08_(MPI_Fint *type_keyval, MPI_Fint *ierr)
@@ -7538,6 +7879,7 @@ void mpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint
 }
 DUCTILE_F_ALIASES(mpi_type_get_contents)
 DUCTILE_F_UPPER(mpi_type_get_contents, "MPI_TYPE_GET_CONTENTS")
+DUCTILE_F_CNAMES(mpi_type_get_contents, "MPI_Type_get_contents")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_c2f && HAVE_PMPI_Type_f2c && HAVE_PMPI_Type_get_contents
 void mpi_type_get_contents_f08_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint *max_addresses, MPI_Fint *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierr)
@@ -7566,6 +7908,7 @@ void mpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint
 }
 DUCTILE_F_ALIASES(mpi_type_get_envelope)
 DUCTILE_F_UPPER(mpi_type_get_envelope, "MPI_TYPE_GET_ENVELOPE")
+DUCTILE_F_CNAMES(mpi_type_get_envelope, "MPI_Type_get_envelope")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_f2c && HAVE_PMPI_Type_get_envelope
 void mpi_type_get_envelope_f08_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierr)
@@ -7584,6 +7927,7 @@ void mpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MP
 }
 DUCTILE_F_ALIASES(mpi_type_get_extent)
 DUCTILE_F_UPPER(mpi_type_get_extent, "MPI_TYPE_GET_EXTENT")
+DUCTILE_F_CNAMES(mpi_type_get_extent, "MPI_Type_get_extent")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_f2c && HAVE_PMPI_Type_get_extent
 void mpi_type_get_extent_f08_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierr)
@@ -7602,6 +7946,7 @@ void mpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent
 }
 DUCTILE_F_ALIASES(mpi_type_get_extent_x)
 DUCTILE_F_UPPER(mpi_type_get_extent_x, "MPI_TYPE_GET_EXTENT_X")
+DUCTILE_F_CNAMES(mpi_type_get_extent_x, "MPI_Type_get_extent_x")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_f2c && HAVE_PMPI_Type_get_extent_x
 void mpi_type_get_extent_x_f08_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierr)
@@ -7628,6 +7973,7 @@ void mpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen
 }
 DUCTILE_F_ALIASES(mpi_type_get_name)
 DUCTILE_F_UPPER(mpi_type_get_name, "MPI_TYPE_GET_NAME")
+DUCTILE_F_CNAMES(mpi_type_get_name, "MPI_Type_get_name")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_f2c && HAVE_PMPI_Type_get_name && defined(MPI_MAX_OBJECT_NAME)
 void mpi_type_get_name_f08_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierr, size_t type_name_len)
@@ -7646,6 +7992,7 @@ void mpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *
 }
 DUCTILE_F_ALIASES(mpi_type_get_true_extent)
 DUCTILE_F_UPPER(mpi_type_get_true_extent, "MPI_TYPE_GET_TRUE_EXTENT")
+DUCTILE_F_CNAMES(mpi_type_get_true_extent, "MPI_Type_get_true_extent")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_f2c && HAVE_PMPI_Type_get_true_extent
 void mpi_type_get_true_extent_f08_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierr)
@@ -7664,6 +8011,7 @@ void mpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Cou
 }
 DUCTILE_F_ALIASES(mpi_type_get_true_extent_x)
 DUCTILE_F_UPPER(mpi_type_get_true_extent_x, "MPI_TYPE_GET_TRUE_EXTENT_X")
+DUCTILE_F_CNAMES(mpi_type_get_true_extent_x, "MPI_Type_get_true_extent_x")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_f2c && HAVE_PMPI_Type_get_true_extent_x
 void mpi_type_get_true_extent_x_f08_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierr)
@@ -7686,6 +8034,7 @@ void mpi_type_get_value_index_(MPI_Fint *value_type, MPI_Fint *index_type, MPI_F
 }
 DUCTILE_F_ALIASES(mpi_type_get_value_index)
 DUCTILE_F_UPPER(mpi_type_get_value_index, "MPI_TYPE_GET_VALUE_INDEX")
+DUCTILE_F_CNAMES(mpi_type_get_value_index, "MPI_Type_get_value_index")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_c2f && HAVE_PMPI_Type_f2c && HAVE_PMPI_Type_get_value_index
 void mpi_type_get_value_index_f08_(MPI_Fint *value_type, MPI_Fint *index_type, MPI_Fint *pair_type, MPI_Fint *ierr)
@@ -7708,6 +8057,7 @@ void mpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Fin
 }
 DUCTILE_F_ALIASES(mpi_type_indexed)
 DUCTILE_F_UPPER(mpi_type_indexed, "MPI_TYPE_INDEXED")
+DUCTILE_F_CNAMES(mpi_type_indexed, "MPI_Type_indexed")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_c2f && HAVE_PMPI_Type_f2c && HAVE_PMPI_Type_indexed
 void mpi_type_indexed_f08_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
@@ -7730,6 +8080,7 @@ void mpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatyp
 }
 DUCTILE_F_ALIASES(mpi_type_match_size)
 DUCTILE_F_UPPER(mpi_type_match_size, "MPI_TYPE_MATCH_SIZE")
+DUCTILE_F_CNAMES(mpi_type_match_size, "MPI_Type_match_size")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_c2f && HAVE_PMPI_Type_match_size
 void mpi_type_match_size_f08_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierr)
@@ -7754,6 +8105,7 @@ void mpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierr, siz
 }
 DUCTILE_F_ALIASES(mpi_type_set_name)
 DUCTILE_F_UPPER(mpi_type_set_name, "MPI_TYPE_SET_NAME")
+DUCTILE_F_CNAMES(mpi_type_set_name, "MPI_Type_set_name")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_f2c && HAVE_PMPI_Type_set_name
 void mpi_type_set_name_f08_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierr, size_t type_name_len)
@@ -7776,6 +8128,7 @@ void mpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_type_size)
 DUCTILE_F_UPPER(mpi_type_size, "MPI_TYPE_SIZE")
+DUCTILE_F_CNAMES(mpi_type_size, "MPI_Type_size")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_f2c && HAVE_PMPI_Type_size
 void mpi_type_size_f08_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierr)
@@ -7794,6 +8147,7 @@ void mpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_type_size_x)
 DUCTILE_F_UPPER(mpi_type_size_x, "MPI_TYPE_SIZE_X")
+DUCTILE_F_CNAMES(mpi_type_size_x, "MPI_Type_size_x")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_f2c && HAVE_PMPI_Type_size_x
 void mpi_type_size_x_f08_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierr)
@@ -7816,6 +8170,7 @@ void mpi_type_vector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride, 
 }
 DUCTILE_F_ALIASES(mpi_type_vector)
 DUCTILE_F_UPPER(mpi_type_vector, "MPI_TYPE_VECTOR")
+DUCTILE_F_CNAMES(mpi_type_vector, "MPI_Type_vector")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_c2f && HAVE_PMPI_Type_f2c && HAVE_PMPI_Type_vector
 void mpi_type_vector_f08_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
@@ -7836,6 +8191,7 @@ void mpi_unpack_(void *inbuf, MPI_Fint *insize, MPI_Fint *position, void *outbuf
 }
 DUCTILE_F_ALIASES(mpi_unpack)
 DUCTILE_F_UPPER(mpi_unpack, "MPI_UNPACK")
+DUCTILE_F_CNAMES(mpi_unpack, "MPI_Unpack")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Type_f2c && HAVE_PMPI_Unpack
 void mpi_unpack_f08_(void *inbuf, MPI_Fint *insize, MPI_Fint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierr)
@@ -7860,6 +8216,7 @@ void mpi_unpack_external_(char *datarep, void *inbuf, MPI_Aint *insize, MPI_Aint
 }
 DUCTILE_F_ALIASES(mpi_unpack_external)
 DUCTILE_F_UPPER(mpi_unpack_external, "MPI_UNPACK_EXTERNAL")
+DUCTILE_F_CNAMES(mpi_unpack_external, "MPI_Unpack_external")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Type_f2c && HAVE_PMPI_Unpack_external
 void mpi_unpack_external_f08_(char *datarep, void *inbuf, MPI_Aint *insize, MPI_Aint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *ierr, size_t datarep_len)
@@ -7887,6 +8244,7 @@ void mpi_unpublish_name_(char *service_name, MPI_Fint *info, char *port_name, MP
 }
 DUCTILE_F_ALIASES(mpi_unpublish_name)
 DUCTILE_F_UPPER(mpi_unpublish_name, "MPI_UNPUBLISH_NAME")
+DUCTILE_F_CNAMES(mpi_unpublish_name, "MPI_Unpublish_name")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Info_f2c && HAVE_PMPI_Unpublish_name
 void mpi_unpublish_name_f08_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierr, size_t service_name_len, size_t port_name_len)
@@ -7912,6 +8270,7 @@ void mpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_wait)
 DUCTILE_F_UPPER(mpi_wait, "MPI_WAIT")
+DUCTILE_F_CNAMES(mpi_wait, "MPI_Wait")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Request_c2f && HAVE_PMPI_Request_f2c && HAVE_PMPI_Status_c2f && HAVE_PMPI_Wait
 void mpi_wait_f08_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr)
@@ -7946,6 +8305,7 @@ void mpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array_
 }
 DUCTILE_F_ALIASES(mpi_waitall)
 DUCTILE_F_UPPER(mpi_waitall, "MPI_WAITALL")
+DUCTILE_F_CNAMES(mpi_waitall, "MPI_Waitall")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Request_c2f && HAVE_PMPI_Request_f2c && HAVE_PMPI_Status_c2f && HAVE_PMPI_Waitall
 void mpi_waitall_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array_of_statuses, MPI_Fint *ierr)
@@ -7980,6 +8340,7 @@ void mpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index,
 }
 DUCTILE_F_ALIASES(mpi_waitany)
 DUCTILE_F_UPPER(mpi_waitany, "MPI_WAITANY")
+DUCTILE_F_CNAMES(mpi_waitany, "MPI_Waitany")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Request_c2f && HAVE_PMPI_Request_f2c && HAVE_PMPI_Status_c2f && HAVE_PMPI_Waitany
 void mpi_waitany_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierr)
@@ -8017,6 +8378,7 @@ void mpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *out
 }
 DUCTILE_F_ALIASES(mpi_waitsome)
 DUCTILE_F_UPPER(mpi_waitsome, "MPI_WAITSOME")
+DUCTILE_F_CNAMES(mpi_waitsome, "MPI_Waitsome")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Request_c2f && HAVE_PMPI_Request_f2c && HAVE_PMPI_Status_c2f && HAVE_PMPI_Waitsome
 void mpi_waitsome_f08_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierr)
@@ -8039,7 +8401,8 @@ void mpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_
 }
 DUCTILE_F_ALIASES(mpi_win_allocate)
 DUCTILE_F_UPPER(mpi_win_allocate, "MPI_WIN_ALLOCATE")
-DUCTILE_F_ALIASES_CPTR(mpi_win_allocate, "MPI_WIN_ALLOCATE_CPTR")
+DUCTILE_F_CNAMES(mpi_win_allocate, "MPI_Win_allocate")
+DUCTILE_F_ALIASES_CPTR(mpi_win_allocate, "MPI_WIN_ALLOCATE_CPTR", "MPI_Win_allocate_cptr")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Info_f2c && HAVE_PMPI_Win_allocate && HAVE_PMPI_Win_c2f
 void mpi_win_allocate_f08_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierr)
@@ -8062,7 +8425,8 @@ void mpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *inf
 }
 DUCTILE_F_ALIASES(mpi_win_allocate_shared)
 DUCTILE_F_UPPER(mpi_win_allocate_shared, "MPI_WIN_ALLOCATE_SHARED")
-DUCTILE_F_ALIASES_CPTR(mpi_win_allocate_shared, "MPI_WIN_ALLOCATE_SHARED_CPTR")
+DUCTILE_F_CNAMES(mpi_win_allocate_shared, "MPI_Win_allocate_shared")
+DUCTILE_F_ALIASES_CPTR(mpi_win_allocate_shared, "MPI_WIN_ALLOCATE_SHARED_CPTR", "MPI_Win_allocate_shared_cptr")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Info_f2c && HAVE_PMPI_Win_allocate_shared && HAVE_PMPI_Win_c2f
 void mpi_win_allocate_shared_f08_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierr)
@@ -8081,6 +8445,7 @@ void mpi_win_attach_(MPI_Fint *win, void *base, MPI_Aint *size, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_win_attach)
 DUCTILE_F_UPPER(mpi_win_attach, "MPI_WIN_ATTACH")
+DUCTILE_F_CNAMES(mpi_win_attach, "MPI_Win_attach")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Win_attach && HAVE_PMPI_Win_f2c
 void mpi_win_attach_f08_(MPI_Fint *win, void *base, MPI_Aint *size, MPI_Fint *ierr)
@@ -8099,6 +8464,7 @@ void mpi_win_call_errhandler_(MPI_Fint *win, MPI_Fint *errorcode, MPI_Fint *ierr
 }
 DUCTILE_F_ALIASES(mpi_win_call_errhandler)
 DUCTILE_F_UPPER(mpi_win_call_errhandler, "MPI_WIN_CALL_ERRHANDLER")
+DUCTILE_F_CNAMES(mpi_win_call_errhandler, "MPI_Win_call_errhandler")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Win_call_errhandler && HAVE_PMPI_Win_f2c
 void mpi_win_call_errhandler_f08_(MPI_Fint *win, MPI_Fint *errorcode, MPI_Fint *ierr)
@@ -8117,6 +8483,7 @@ void mpi_win_complete_(MPI_Fint *win, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_win_complete)
 DUCTILE_F_UPPER(mpi_win_complete, "MPI_WIN_COMPLETE")
+DUCTILE_F_CNAMES(mpi_win_complete, "MPI_Win_complete")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Win_complete && HAVE_PMPI_Win_f2c
 void mpi_win_complete_f08_(MPI_Fint *win, MPI_Fint *ierr)
@@ -8139,6 +8506,7 @@ void mpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *
 }
 DUCTILE_F_ALIASES(mpi_win_create)
 DUCTILE_F_UPPER(mpi_win_create, "MPI_WIN_CREATE")
+DUCTILE_F_CNAMES(mpi_win_create, "MPI_Win_create")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Info_f2c && HAVE_PMPI_Win_c2f && HAVE_PMPI_Win_create
 void mpi_win_create_f08_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierr)
@@ -8161,6 +8529,7 @@ void mpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_
 }
 DUCTILE_F_ALIASES(mpi_win_create_dynamic)
 DUCTILE_F_UPPER(mpi_win_create_dynamic, "MPI_WIN_CREATE_DYNAMIC")
+DUCTILE_F_CNAMES(mpi_win_create_dynamic, "MPI_Win_create_dynamic")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_f2c && HAVE_PMPI_Info_f2c && HAVE_PMPI_Win_c2f && HAVE_PMPI_Win_create_dynamic
 void mpi_win_create_dynamic_f08_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierr)
@@ -8179,6 +8548,7 @@ void mpi_win_delete_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_win_delete_attr)
 DUCTILE_F_UPPER(mpi_win_delete_attr, "MPI_WIN_DELETE_ATTR")
+DUCTILE_F_CNAMES(mpi_win_delete_attr, "MPI_Win_delete_attr")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Win_delete_attr && HAVE_PMPI_Win_f2c
 void mpi_win_delete_attr_f08_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierr)
@@ -8197,6 +8567,7 @@ void mpi_win_detach_(MPI_Fint *win, void *base, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_win_detach)
 DUCTILE_F_UPPER(mpi_win_detach, "MPI_WIN_DETACH")
+DUCTILE_F_CNAMES(mpi_win_detach, "MPI_Win_detach")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Win_detach && HAVE_PMPI_Win_f2c
 void mpi_win_detach_f08_(MPI_Fint *win, void *base, MPI_Fint *ierr)
@@ -8215,6 +8586,7 @@ void mpi_win_fence_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_win_fence)
 DUCTILE_F_UPPER(mpi_win_fence, "MPI_WIN_FENCE")
+DUCTILE_F_CNAMES(mpi_win_fence, "MPI_Win_fence")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Win_f2c && HAVE_PMPI_Win_fence
 void mpi_win_fence_f08_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
@@ -8233,6 +8605,7 @@ void mpi_win_flush_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_win_flush)
 DUCTILE_F_UPPER(mpi_win_flush, "MPI_WIN_FLUSH")
+DUCTILE_F_CNAMES(mpi_win_flush, "MPI_Win_flush")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Win_f2c && HAVE_PMPI_Win_flush
 void mpi_win_flush_f08_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr)
@@ -8251,6 +8624,7 @@ void mpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_win_flush_all)
 DUCTILE_F_UPPER(mpi_win_flush_all, "MPI_WIN_FLUSH_ALL")
+DUCTILE_F_CNAMES(mpi_win_flush_all, "MPI_Win_flush_all")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Win_f2c && HAVE_PMPI_Win_flush_all
 void mpi_win_flush_all_f08_(MPI_Fint *win, MPI_Fint *ierr)
@@ -8269,6 +8643,7 @@ void mpi_win_flush_local_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_win_flush_local)
 DUCTILE_F_UPPER(mpi_win_flush_local, "MPI_WIN_FLUSH_LOCAL")
+DUCTILE_F_CNAMES(mpi_win_flush_local, "MPI_Win_flush_local")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Win_f2c && HAVE_PMPI_Win_flush_local
 void mpi_win_flush_local_f08_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr)
@@ -8287,6 +8662,7 @@ void mpi_win_flush_local_all_(MPI_Fint *win, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_win_flush_local_all)
 DUCTILE_F_UPPER(mpi_win_flush_local_all, "MPI_WIN_FLUSH_LOCAL_ALL")
+DUCTILE_F_CNAMES(mpi_win_flush_local_all, "MPI_Win_flush_local_all")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Win_f2c && HAVE_PMPI_Win_flush_local_all
 void mpi_win_flush_local_all_f08_(MPI_Fint *win, MPI_Fint *ierr)
@@ -8307,6 +8683,7 @@ void mpi_win_free_(MPI_Fint *win, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_win_free)
 DUCTILE_F_UPPER(mpi_win_free, "MPI_WIN_FREE")
+DUCTILE_F_CNAMES(mpi_win_free, "MPI_Win_free")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Win_c2f && HAVE_PMPI_Win_f2c && HAVE_PMPI_Win_free
 void mpi_win_free_f08_(MPI_Fint *win, MPI_Fint *ierr)
@@ -8327,6 +8704,7 @@ void mpi_win_free_keyval_(MPI_Fint *win_keyval, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_win_free_keyval)
 DUCTILE_F_UPPER(mpi_win_free_keyval, "MPI_WIN_FREE_KEYVAL")
+DUCTILE_F_CNAMES(mpi_win_free_keyval, "MPI_Win_free_keyval")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Win_free_keyval
 void mpi_win_free_keyval_f08_(MPI_Fint *win_keyval, MPI_Fint *ierr)
@@ -8349,6 +8727,7 @@ void mpi_win_get_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierr
 }
 DUCTILE_F_ALIASES(mpi_win_get_errhandler)
 DUCTILE_F_UPPER(mpi_win_get_errhandler, "MPI_WIN_GET_ERRHANDLER")
+DUCTILE_F_CNAMES(mpi_win_get_errhandler, "MPI_Win_get_errhandler")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Errhandler_c2f && HAVE_PMPI_Win_f2c && HAVE_PMPI_Win_get_errhandler
 void mpi_win_get_errhandler_f08_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierr)
@@ -8371,6 +8750,7 @@ void mpi_win_get_group_(MPI_Fint *win, MPI_Fint *group, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_win_get_group)
 DUCTILE_F_UPPER(mpi_win_get_group, "MPI_WIN_GET_GROUP")
+DUCTILE_F_CNAMES(mpi_win_get_group, "MPI_Win_get_group")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Group_c2f && HAVE_PMPI_Win_f2c && HAVE_PMPI_Win_get_group
 void mpi_win_get_group_f08_(MPI_Fint *win, MPI_Fint *group, MPI_Fint *ierr)
@@ -8393,6 +8773,7 @@ void mpi_win_get_info_(MPI_Fint *win, MPI_Fint *info_used, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_win_get_info)
 DUCTILE_F_UPPER(mpi_win_get_info, "MPI_WIN_GET_INFO")
+DUCTILE_F_CNAMES(mpi_win_get_info, "MPI_Win_get_info")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Info_c2f && HAVE_PMPI_Win_f2c && HAVE_PMPI_Win_get_info
 void mpi_win_get_info_f08_(MPI_Fint *win, MPI_Fint *info_used, MPI_Fint *ierr)
@@ -8419,6 +8800,7 @@ void mpi_win_get_name_(MPI_Fint *win, char *win_name, MPI_Fint *resultlen, MPI_F
 }
 DUCTILE_F_ALIASES(mpi_win_get_name)
 DUCTILE_F_UPPER(mpi_win_get_name, "MPI_WIN_GET_NAME")
+DUCTILE_F_CNAMES(mpi_win_get_name, "MPI_Win_get_name")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Win_f2c && HAVE_PMPI_Win_get_name && defined(MPI_MAX_OBJECT_NAME)
 void mpi_win_get_name_f08_(MPI_Fint *win, char *win_name, MPI_Fint *resultlen, MPI_Fint *ierr, size_t win_name_len)
@@ -8437,6 +8819,7 @@ void mpi_win_lock_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fi
 }
 DUCTILE_F_ALIASES(mpi_win_lock)
 DUCTILE_F_UPPER(mpi_win_lock, "MPI_WIN_LOCK")
+DUCTILE_F_CNAMES(mpi_win_lock, "MPI_Win_lock")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Win_f2c && HAVE_PMPI_Win_lock
 void mpi_win_lock_f08_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
@@ -8455,6 +8838,7 @@ void mpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_win_lock_all)
 DUCTILE_F_UPPER(mpi_win_lock_all, "MPI_WIN_LOCK_ALL")
+DUCTILE_F_CNAMES(mpi_win_lock_all, "MPI_Win_lock_all")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Win_f2c && HAVE_PMPI_Win_lock_all
 void mpi_win_lock_all_f08_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
@@ -8473,6 +8857,7 @@ void mpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *i
 }
 DUCTILE_F_ALIASES(mpi_win_post)
 DUCTILE_F_UPPER(mpi_win_post, "MPI_WIN_POST")
+DUCTILE_F_CNAMES(mpi_win_post, "MPI_Win_post")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Group_f2c && HAVE_PMPI_Win_f2c && HAVE_PMPI_Win_post
 void mpi_win_post_f08_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
@@ -8491,6 +8876,7 @@ void mpi_win_set_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierr
 }
 DUCTILE_F_ALIASES(mpi_win_set_errhandler)
 DUCTILE_F_UPPER(mpi_win_set_errhandler, "MPI_WIN_SET_ERRHANDLER")
+DUCTILE_F_CNAMES(mpi_win_set_errhandler, "MPI_Win_set_errhandler")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Errhandler_f2c && HAVE_PMPI_Win_f2c && HAVE_PMPI_Win_set_errhandler
 void mpi_win_set_errhandler_f08_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierr)
@@ -8509,6 +8895,7 @@ void mpi_win_set_info_(MPI_Fint *win, MPI_Fint *info, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_win_set_info)
 DUCTILE_F_UPPER(mpi_win_set_info, "MPI_WIN_SET_INFO")
+DUCTILE_F_CNAMES(mpi_win_set_info, "MPI_Win_set_info")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Info_f2c && HAVE_PMPI_Win_f2c && HAVE_PMPI_Win_set_info
 void mpi_win_set_info_f08_(MPI_Fint *win, MPI_Fint *info, MPI_Fint *ierr)
@@ -8533,6 +8920,7 @@ void mpi_win_set_name_(MPI_Fint *win, char *win_name, MPI_Fint *ierr, size_t win
 }
 DUCTILE_F_ALIASES(mpi_win_set_name)
 DUCTILE_F_UPPER(mpi_win_set_name, "MPI_WIN_SET_NAME")
+DUCTILE_F_CNAMES(mpi_win_set_name, "MPI_Win_set_name")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Win_f2c && HAVE_PMPI_Win_set_name
 void mpi_win_set_name_f08_(MPI_Fint *win, char *win_name, MPI_Fint *ierr, size_t win_name_len)
@@ -8555,7 +8943,8 @@ void mpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fi
 }
 DUCTILE_F_ALIASES(mpi_win_shared_query)
 DUCTILE_F_UPPER(mpi_win_shared_query, "MPI_WIN_SHARED_QUERY")
-DUCTILE_F_ALIASES_CPTR(mpi_win_shared_query, "MPI_WIN_SHARED_QUERY_CPTR")
+DUCTILE_F_CNAMES(mpi_win_shared_query, "MPI_Win_shared_query")
+DUCTILE_F_ALIASES_CPTR(mpi_win_shared_query, "MPI_WIN_SHARED_QUERY_CPTR", "MPI_Win_shared_query_cptr")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Win_f2c && HAVE_PMPI_Win_shared_query
 void mpi_win_shared_query_f08_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, void *baseptr, MPI_Fint *ierr)
@@ -8574,6 +8963,7 @@ void mpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *
 }
 DUCTILE_F_ALIASES(mpi_win_start)
 DUCTILE_F_UPPER(mpi_win_start, "MPI_WIN_START")
+DUCTILE_F_CNAMES(mpi_win_start, "MPI_Win_start")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Group_f2c && HAVE_PMPI_Win_f2c && HAVE_PMPI_Win_start
 void mpi_win_start_f08_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
@@ -8592,6 +8982,7 @@ void mpi_win_sync_(MPI_Fint *win, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_win_sync)
 DUCTILE_F_UPPER(mpi_win_sync, "MPI_WIN_SYNC")
+DUCTILE_F_CNAMES(mpi_win_sync, "MPI_Win_sync")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Win_f2c && HAVE_PMPI_Win_sync
 void mpi_win_sync_f08_(MPI_Fint *win, MPI_Fint *ierr)
@@ -8614,6 +9005,7 @@ void mpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_win_test)
 DUCTILE_F_UPPER(mpi_win_test, "MPI_WIN_TEST")
+DUCTILE_F_CNAMES(mpi_win_test, "MPI_Win_test")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Win_f2c && HAVE_PMPI_Win_test
 void mpi_win_test_f08_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierr)
@@ -8632,6 +9024,7 @@ void mpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_win_unlock)
 DUCTILE_F_UPPER(mpi_win_unlock, "MPI_WIN_UNLOCK")
+DUCTILE_F_CNAMES(mpi_win_unlock, "MPI_Win_unlock")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Win_f2c && HAVE_PMPI_Win_unlock
 void mpi_win_unlock_f08_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr)
@@ -8650,6 +9043,7 @@ void mpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_win_unlock_all)
 DUCTILE_F_UPPER(mpi_win_unlock_all, "MPI_WIN_UNLOCK_ALL")
+DUCTILE_F_CNAMES(mpi_win_unlock_all, "MPI_Win_unlock_all")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Win_f2c && HAVE_PMPI_Win_unlock_all
 void mpi_win_unlock_all_f08_(MPI_Fint *win, MPI_Fint *ierr)
@@ -8668,6 +9062,7 @@ void mpi_win_wait_(MPI_Fint *win, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_win_wait)
 DUCTILE_F_UPPER(mpi_win_wait, "MPI_WIN_WAIT")
+DUCTILE_F_CNAMES(mpi_win_wait, "MPI_Win_wait")
 #endif
 #if DUCTILE_FORTRAN && HAVE_PMPI_Win_f2c && HAVE_PMPI_Win_wait
 void mpi_win_wait_f08_(MPI_Fint *win, MPI_Fint *ierr)
@@ -8689,6 +9084,7 @@ void mpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, void *attribute_val, void *
 }
 DUCTILE_F_ALIASES(mpi_attr_get)
 DUCTILE_F_UPPER(mpi_attr_get, "MPI_ATTR_GET")
+DUCTILE_F_CNAMES(mpi_attr_get, "MPI_Attr_get")
 extern void pmpi_attr_get_f08_(MPI_Fint *comm, MPI_Fint *keyval, void *attribute_val, void *flag, MPI_Fint *ierr) __attribute__((weak));
 void mpi_attr_get_f08_(MPI_Fint *comm, MPI_Fint *keyval, void *attribute_val, void *flag, MPI_Fint *ierr)
 {
@@ -8709,6 +9105,7 @@ void mpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, void *attribute_val, MPI_Fi
 }
 DUCTILE_F_ALIASES(mpi_attr_put)
 DUCTILE_F_UPPER(mpi_attr_put, "MPI_ATTR_PUT")
+DUCTILE_F_CNAMES(mpi_attr_put, "MPI_Attr_put")
 extern void pmpi_attr_put_f08_(MPI_Fint *comm, MPI_Fint *keyval, void *attribute_val, MPI_Fint *ierr) __attribute__((weak));
 void mpi_attr_put_f08_(MPI_Fint *comm, MPI_Fint *keyval, void *attribute_val, MPI_Fint *ierr)
 {
@@ -8728,6 +9125,7 @@ void mpi_comm_create_errhandler_(void *comm_errhandler_fn, void *errhandler, MPI
 }
 DUCTILE_F_ALIASES(mpi_comm_create_errhandler)
 DUCTILE_F_UPPER(mpi_comm_create_errhandler, "MPI_COMM_CREATE_ERRHANDLER")
+DUCTILE_F_CNAMES(mpi_comm_create_errhandler, "MPI_Comm_create_errhandler")
 extern void pmpi_comm_create_errhandler_f08_(void *comm_errhandler_fn, void *errhandler, MPI_Fint *ierr) __attribute__((weak));
 void mpi_comm_create_errhandler_f08_(void *comm_errhandler_fn, void *errhandler, MPI_Fint *ierr)
 {
@@ -8746,6 +9144,7 @@ void mpi_comm_create_keyval_(void *comm_copy_attr_fn, void *comm_delete_attr_fn,
 }
 DUCTILE_F_ALIASES(mpi_comm_create_keyval)
 DUCTILE_F_UPPER(mpi_comm_create_keyval, "MPI_COMM_CREATE_KEYVAL")
+DUCTILE_F_CNAMES(mpi_comm_create_keyval, "MPI_Comm_create_keyval")
 extern void pmpi_comm_create_keyval_f08_(void *comm_copy_attr_fn, void *comm_delete_attr_fn, MPI_Fint *comm_keyval, void *extra_state, MPI_Fint *ierr) __attribute__((weak));
 void mpi_comm_create_keyval_f08_(void *comm_copy_attr_fn, void *comm_delete_attr_fn, MPI_Fint *comm_keyval, void *extra_state, MPI_Fint *ierr)
 {
@@ -8765,6 +9164,7 @@ void mpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, void *attribute_v
 }
 DUCTILE_F_ALIASES(mpi_comm_get_attr)
 DUCTILE_F_UPPER(mpi_comm_get_attr, "MPI_COMM_GET_ATTR")
+DUCTILE_F_CNAMES(mpi_comm_get_attr, "MPI_Comm_get_attr")
 extern void pmpi_comm_get_attr_f08_(MPI_Fint *comm, MPI_Fint *comm_keyval, void *attribute_val, void *flag, MPI_Fint *ierr) __attribute__((weak));
 void mpi_comm_get_attr_f08_(MPI_Fint *comm, MPI_Fint *comm_keyval, void *attribute_val, void *flag, MPI_Fint *ierr)
 {
@@ -8785,6 +9185,7 @@ void mpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, void *attribute_v
 }
 DUCTILE_F_ALIASES(mpi_comm_set_attr)
 DUCTILE_F_UPPER(mpi_comm_set_attr, "MPI_COMM_SET_ATTR")
+DUCTILE_F_CNAMES(mpi_comm_set_attr, "MPI_Comm_set_attr")
 extern void pmpi_comm_set_attr_f08_(MPI_Fint *comm, MPI_Fint *comm_keyval, void *attribute_val, MPI_Fint *ierr) __attribute__((weak));
 void mpi_comm_set_attr_f08_(MPI_Fint *comm, MPI_Fint *comm_keyval, void *attribute_val, MPI_Fint *ierr)
 {
@@ -8805,6 +9206,7 @@ void mpi_comm_spawn_multiple_(void *count, void *array_of_commands, void *array_
 }
 DUCTILE_F_ALIASES(mpi_comm_spawn_multiple)
 DUCTILE_F_UPPER(mpi_comm_spawn_multiple, "MPI_COMM_SPAWN_MULTIPLE")
+DUCTILE_F_CNAMES(mpi_comm_spawn_multiple, "MPI_Comm_spawn_multiple")
 extern void pmpi_comm_spawn_multiple_f08_(void *count, void *array_of_commands, void *array_of_argv, void *array_of_maxprocs, void *array_of_info, void *root, MPI_Fint *comm, void *intercomm, void *array_of_errcodes, MPI_Fint *ierr, size_t array_of_commands_len, size_t array_of_argv_len) __attribute__((weak));
 void mpi_comm_spawn_multiple_f08_(void *count, void *array_of_commands, void *array_of_argv, void *array_of_maxprocs, void *array_of_info, void *root, MPI_Fint *comm, void *intercomm, void *array_of_errcodes, MPI_Fint *ierr, size_t array_of_commands_len, size_t array_of_argv_len)
 {
@@ -8824,6 +9226,7 @@ void mpi_file_create_errhandler_(void *file_errhandler_fn, void *errhandler, MPI
 }
 DUCTILE_F_ALIASES(mpi_file_create_errhandler)
 DUCTILE_F_UPPER(mpi_file_create_errhandler, "MPI_FILE_CREATE_ERRHANDLER")
+DUCTILE_F_CNAMES(mpi_file_create_errhandler, "MPI_File_create_errhandler")
 extern void pmpi_file_create_errhandler_f08_(void *file_errhandler_fn, void *errhandler, MPI_Fint *ierr) __attribute__((weak));
 void mpi_file_create_errhandler_f08_(void *file_errhandler_fn, void *errhandler, MPI_Fint *ierr)
 {
@@ -8842,6 +9245,7 @@ void mpi_grequest_start_(void *query_fn, void *free_fn, void *cancel_fn, void *e
 }
 DUCTILE_F_ALIASES(mpi_grequest_start)
 DUCTILE_F_UPPER(mpi_grequest_start, "MPI_GREQUEST_START")
+DUCTILE_F_CNAMES(mpi_grequest_start, "MPI_Grequest_start")
 extern void pmpi_grequest_start_f08_(void *query_fn, void *free_fn, void *cancel_fn, void *extra_state, void *request, MPI_Fint *ierr) __attribute__((weak));
 void mpi_grequest_start_f08_(void *query_fn, void *free_fn, void *cancel_fn, void *extra_state, void *request, MPI_Fint *ierr)
 {
@@ -8860,6 +9264,7 @@ void mpi_info_get_string_(void *info, void *key, void *buflen, void *value, void
 }
 DUCTILE_F_ALIASES(mpi_info_get_string)
 DUCTILE_F_UPPER(mpi_info_get_string, "MPI_INFO_GET_STRING")
+DUCTILE_F_CNAMES(mpi_info_get_string, "MPI_Info_get_string")
 extern void pmpi_info_get_string_f08_(void *info, void *key, void *buflen, void *value, void *flag, MPI_Fint *ierr, size_t key_len, size_t value_len) __attribute__((weak));
 void mpi_info_get_string_f08_(void *info, void *key, void *buflen, void *value, void *flag, MPI_Fint *ierr, size_t key_len, size_t value_len)
 {
@@ -8878,6 +9283,7 @@ void mpi_keyval_create_(void *copy_fn, void *delete_fn, MPI_Fint *keyval, void *
 }
 DUCTILE_F_ALIASES(mpi_keyval_create)
 DUCTILE_F_UPPER(mpi_keyval_create, "MPI_KEYVAL_CREATE")
+DUCTILE_F_CNAMES(mpi_keyval_create, "MPI_Keyval_create")
 extern void pmpi_keyval_create_f08_(void *copy_fn, void *delete_fn, MPI_Fint *keyval, void *extra_state, MPI_Fint *ierr) __attribute__((weak));
 void mpi_keyval_create_f08_(void *copy_fn, void *delete_fn, MPI_Fint *keyval, void *extra_state, MPI_Fint *ierr)
 {
@@ -8896,6 +9302,7 @@ void mpi_op_create_(void *user_fn, void *commute, void *op, MPI_Fint *ierr)
 }
 DUCTILE_F_ALIASES(mpi_op_create)
 DUCTILE_F_UPPER(mpi_op_create, "MPI_OP_CREATE")
+DUCTILE_F_CNAMES(mpi_op_create, "MPI_Op_create")
 extern void pmpi_op_create_f08_(void *user_fn, void *commute, void *op, MPI_Fint *ierr) __attribute__((weak));
 void mpi_op_create_f08_(void *user_fn, void *commute, void *op, MPI_Fint *ierr)
 {
@@ -8914,6 +9321,7 @@ void mpi_register_datarep_(void *datarep, void *read_conversion_fn, void *write_
 }
 DUCTILE_F_ALIASES(mpi_register_datarep)
 DUCTILE_F_UPPER(mpi_register_datarep, "MPI_REGISTER_DATAREP")
+DUCTILE_F_CNAMES(mpi_register_datarep, "MPI_Register_datarep")
 extern void pmpi_register_datarep_f08_(void *datarep, void *read_conversion_fn, void *write_conversion_fn, void *dtype_file_extent_fn, void *extra_state, MPI_Fint *ierr, size_t datarep_len) __attribute__((weak));
 void mpi_register_datarep_f08_(void *datarep, void *read_conversion_fn, void *write_conversion_fn, void *dtype_file_extent_fn, void *extra_state, MPI_Fint *ierr, size_t datarep_len)
 {
@@ -8932,6 +9340,7 @@ void mpi_session_create_errhandler_(void *session_errhandler_fn, void *errhandle
 }
 DUCTILE_F_ALIASES(mpi_session_create_errhandler)
 DUCTILE_F_UPPER(mpi_session_create_errhandler, "MPI_SESSION_CREATE_ERRHANDLER")
+DUCTILE_F_CNAMES(mpi_session_create_errhandler, "MPI_Session_create_errhandler")
 extern void pmpi_session_create_errhandler_f08_(void *session_errhandler_fn, void *errhandler, MPI_Fint *ierr) __attribute__((weak));
 void mpi_session_create_errhandler_f08_(void *session_errhandler_fn, void *errhandler, MPI_Fint *ierr)
 {
@@ -8950,6 +9359,7 @@ void mpi_session_get_nth_pset_(void *session, void *info, void *n, void *pset_le
 }
 DUCTILE_F_ALIASES(mpi_session_get_nth_pset)
 DUCTILE_F_UPPER(mpi_session_get_nth_pset, "MPI_SESSION_GET_NTH_PSET")
+DUCTILE_F_CNAMES(mpi_session_get_nth_pset, "MPI_Session_get_nth_pset")
 extern void pmpi_session_get_nth_pset_f08_(void *session, void *info, void *n, void *pset_len, void *pset_name, MPI_Fint *ierr, size_t pset_name_len) __attribute__((weak));
 void mpi_session_get_nth_pset_f08_(void *session, void *info, void *n, void *pset_len, void *pset_name, MPI_Fint *ierr, size_t pset_name_len)
 {
@@ -8968,6 +9378,7 @@ void mpi_type_create_keyval_(void *type_copy_attr_fn, void *type_delete_attr_fn,
 }
 DUCTILE_F_ALIASES(mpi_type_create_keyval)
 DUCTILE_F_UPPER(mpi_type_create_keyval, "MPI_TYPE_CREATE_KEYVAL")
+DUCTILE_F_CNAMES(mpi_type_create_keyval, "MPI_Type_create_keyval")
 extern void pmpi_type_create_keyval_f08_(void *type_copy_attr_fn, void *type_delete_attr_fn, MPI_Fint *type_keyval, void *extra_state, MPI_Fint *ierr) __attribute__((weak));
 void mpi_type_create_keyval_f08_(void *type_copy_attr_fn, void *type_delete_attr_fn, MPI_Fint *type_keyval, void *extra_state, MPI_Fint *ierr)
 {
@@ -8986,6 +9397,7 @@ void mpi_type_get_attr_(void *datatype, MPI_Fint *type_keyval, void *attribute_v
 }
 DUCTILE_F_ALIASES(mpi_type_get_attr)
 DUCTILE_F_UPPER(mpi_type_get_attr, "MPI_TYPE_GET_ATTR")
+DUCTILE_F_CNAMES(mpi_type_get_attr, "MPI_Type_get_attr")
 extern void pmpi_type_get_attr_f08_(void *datatype, MPI_Fint *type_keyval, void *attribute_val, void *flag, MPI_Fint *ierr) __attribute__((weak));
 void mpi_type_get_attr_f08_(void *datatype, MPI_Fint *type_keyval, void *attribute_val, void *flag, MPI_Fint *ierr)
 {
@@ -9004,6 +9416,7 @@ void mpi_type_set_attr_(void *datatype, MPI_Fint *type_keyval, void *attribute_v
 }
 DUCTILE_F_ALIASES(mpi_type_set_attr)
 DUCTILE_F_UPPER(mpi_type_set_attr, "MPI_TYPE_SET_ATTR")
+DUCTILE_F_CNAMES(mpi_type_set_attr, "MPI_Type_set_attr")
 extern void pmpi_type_set_attr_f08_(void *datatype, MPI_Fint *type_keyval, void *attribute_val, MPI_Fint *ierr) __attribute__((weak));
 void mpi_type_set_attr_f08_(void *datatype, MPI_Fint *type_keyval, void *attribute_val, MPI_Fint *ierr)
 {
@@ -9022,6 +9435,7 @@ void mpi_win_create_errhandler_(void *win_errhandler_fn, void *errhandler, MPI_F
 }
 DUCTILE_F_ALIASES(mpi_win_create_errhandler)
 DUCTILE_F_UPPER(mpi_win_create_errhandler, "MPI_WIN_CREATE_ERRHANDLER")
+DUCTILE_F_CNAMES(mpi_win_create_errhandler, "MPI_Win_create_errhandler")
 extern void pmpi_win_create_errhandler_f08_(void *win_errhandler_fn, void *errhandler, MPI_Fint *ierr) __attribute__((weak));
 void mpi_win_create_errhandler_f08_(void *win_errhandler_fn, void *errhandler, MPI_Fint *ierr)
 {
@@ -9040,6 +9454,7 @@ void mpi_win_create_keyval_(void *win_copy_attr_fn, void *win_delete_attr_fn, MP
 }
 DUCTILE_F_ALIASES(mpi_win_create_keyval)
 DUCTILE_F_UPPER(mpi_win_create_keyval, "MPI_WIN_CREATE_KEYVAL")
+DUCTILE_F_CNAMES(mpi_win_create_keyval, "MPI_Win_create_keyval")
 extern void pmpi_win_create_keyval_f08_(void *win_copy_attr_fn, void *win_delete_attr_fn, MPI_Fint *win_keyval, void *extra_state, MPI_Fint *ierr) __attribute__((weak));
 void mpi_win_create_keyval_f08_(void *win_copy_attr_fn, void *win_delete_attr_fn, MPI_Fint *win_keyval, void *extra_state, MPI_Fint *ierr)
 {
@@ -9058,6 +9473,7 @@ void mpi_win_get_attr_(void *win, MPI_Fint *win_keyval, void *attribute_val, voi
 }
 DUCTILE_F_ALIASES(mpi_win_get_attr)
 DUCTILE_F_UPPER(mpi_win_get_attr, "MPI_WIN_GET_ATTR")
+DUCTILE_F_CNAMES(mpi_win_get_attr, "MPI_Win_get_attr")
 extern void pmpi_win_get_attr_f08_(void *win, MPI_Fint *win_keyval, void *attribute_val, void *flag, MPI_Fint *ierr) __attribute__((weak));
 void mpi_win_get_attr_f08_(void *win, MPI_Fint *win_keyval, void *attribute_val, void *flag, MPI_Fint *ierr)
 {
@@ -9076,6 +9492,7 @@ void mpi_win_set_attr_(void *win, MPI_Fint *win_keyval, void *attribute_val, MPI
 }
 DUCTILE_F_ALIASES(mpi_win_set_attr)
 DUCTILE_F_UPPER(mpi_win_set_attr, "MPI_WIN_SET_ATTR")
+DUCTILE_F_CNAMES(mpi_win_set_attr, "MPI_Win_set_attr")
 extern void pmpi_win_set_attr_f08_(void *win, MPI_Fint *win_keyval, void *attribute_val, MPI_Fint *ierr) __attribute__((weak));
 void mpi_win_set_attr_f08_(void *win, MPI_Fint *win_keyval, void *attribute_val, MPI_Fint *ierr)
 {

@@ -155,8 +155,15 @@ MPI_Fint ductile_f_missing(const char *symbol);
 #define DUCTILE_F_ALIASES(name) \
     extern __typeof__(name##_) name __attribute__((alias(#name "_"))); \
     extern __typeof__(name##_) name##__ __attribute__((alias(#name "_")));
+/* Open MPI's libmpi_mpifh also exports each binding as MPI_Send_f and
+ * MPI_Send_f08 (aliases of its ompi_send_f, with mpif.h's arguments). */
+#define DUCTILE_F_CNAMES(name, cname) \
+    extern __typeof__(name##_) ductile_f_c_##name __asm__(cname "_f") __attribute__((alias(#name "_"))); \
+    extern __typeof__(name##_) ductile_f_c08_##name __asm__(cname "_f08") __attribute__((alias(#name "_")));
 /* Open MPI's TYPE(C_PTR) variants (mpi_alloc_mem_cptr_, ...). */
-#define DUCTILE_F_ALIASES_CPTR(name, upper) \
+#define DUCTILE_F_ALIASES_CPTR(name, upper, cname) \
+    extern __typeof__(name##_) ductile_f_c_##name##_cptr __asm__(cname "_f") __attribute__((alias(#name "_"))); \
+    extern __typeof__(name##_) ductile_f_c08_##name##_cptr __asm__(cname "_f08") __attribute__((alias(#name "_"))); \
     extern __typeof__(name##_) ductile_f_upper_##name##_cptr __asm__(upper) __attribute__((alias(#name "_"))); \
     extern __typeof__(name##_) name##_cptr __attribute__((alias(#name "_"))); \
     extern __typeof__(name##_) name##_cptr_ __attribute__((alias(#name "_"))); \

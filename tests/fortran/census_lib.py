@@ -8,7 +8,8 @@ FORTRAN_LIB are the MPI library's Fortran layers (Open MPI: libmpi_mpifh.so
 for mpif.h and `use mpi`, libmpi_usempif08.so for `use mpi_f08`,
 libmpi_usempi_ignore_tkr.so; MPICH: libmpifort.so).  Every function symbol
 they define that is spelt like a Fortran MPI binding (mpi_send_, mpi_send,
-mpi_send__, MPI_SEND, mpi_send_f08_, ...) must either be defined by
+mpi_send__, MPI_SEND, mpi_send_f08_, and Open MPI's MPI_Send_f,
+MPI_Send_f08) must either be defined by
 LIBDUCTILE too (Ductile's binding replaces the library's when preloaded) or
 match an entry of PASSED below, which says why the library's own binding is
 knowingly left in use.  Exit status 1 when a binding is neither (its name is
@@ -35,14 +36,14 @@ PASSED = [
      "predefined data-representation callback: called by the MPI library, not by the program"),
     (r"^(mpi|MPI)_(f_sync_reg|F_SYNC_REG)(_f08|_f90|_f)?_{0,2}$",
      "MPI_F_SYNC_REG: an empty call that only stops the compiler's register optimisation"),
-    (r"^(mpi|MPI)_(address|ADDRESS|type_(extent|lb|ub|hindexed|hvector|struct)|TYPE_(EXTENT|LB|UB|HINDEXED|HVECTOR|STRUCT))_{0,2}$",
+    (r"^(mpi|MPI)_(address|ADDRESS|type_(extent|lb|ub|hindexed|hvector|struct)|TYPE_(EXTENT|LB|UB|HINDEXED|HVECTOR|STRUCT))(_f08|_f)?_{0,2}$",
      "MPI-1 datatype name removed in MPI-3.0: no communicator, not in Ductile's function table"),
-    (r"^(mpi|MPI)_(errhandler_create|ERRHANDLER_CREATE)_{0,2}$",
+    (r"^(mpi|MPI)_(errhandler_create|ERRHANDLER_CREATE)(_f08|_f)?_{0,2}$",
      "MPI-1 name removed in MPI-3.0: creates a handle from a callback, no communicator"),
     (r"^MPIX_|^mpix_", "Open MPI's MPIX_ extensions (not in the MPI standard, no C wrapper in Ductile)"),
 ]
 
-BINDING = re.compile(r"^(p?mpix?_[a-z0-9_]+|P?MPIX?_[A-Z0-9_]+)$")
+BINDING = re.compile(r"^(p?mpix?_[a-z0-9_]+|P?MPIX?_[A-Z0-9_]+|P?MPIX?_[A-Z][A-Za-z0-9_]*_(f|f08))$")
 
 
 def defined_functions(lib):
