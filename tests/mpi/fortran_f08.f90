@@ -9,6 +9,7 @@ program fortran_f08
   type(MPI_Status) :: status
   type(MPI_Datatype) :: types(16)
   type(MPI_Comm) :: dup
+  type(MPI_Info) :: info
   include 'fortran_body.inc'
 
   integer function source_of(st)

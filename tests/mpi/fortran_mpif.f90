@@ -5,7 +5,7 @@ program fortran_mpif
   implicit none
   include 'mpif.h'
   character(len=*), parameter :: progname = 'fortran_mpif'
-  integer :: status(MPI_STATUS_SIZE), types(16), dup
+  integer :: status(MPI_STATUS_SIZE), types(16), dup, info
   include 'fortran_body.inc'
 
   integer function source_of(st)

@@ -5,7 +5,7 @@ program fortran_usempi
   use mpi
   implicit none
   character(len=*), parameter :: progname = 'fortran_usempi'
-  integer :: status(MPI_STATUS_SIZE), types(16), dup
+  integer :: status(MPI_STATUS_SIZE), types(16), dup, info
   include 'fortran_body.inc'
 
   integer function source_of(st)
