@@ -6,7 +6,9 @@
 ! checks its command-line arguments, sends (its rank, 1 if the arguments
 ! are right) to parent rank 0 over the intercommunicator from
 ! MPI_COMM_GET_PARENT and disconnects.  A second spawn passes MPI_ARGV_NULL
-! and MPI_ERRCODES_IGNORE; its worker expects no arguments.  Rank 0 prints
+! and MPI_ERRCODES_IGNORE; its worker expects no arguments.  A third,
+! MPI_COMM_SPAWN_MULTIPLE, starts one worker with the first ARGV and one with
+! an empty one (a 2-D CHARACTER array, row i for command i).  Rank 0 prints
 ! what it received; the parents write their expectation files
 ! (fortran_expect.inc), the workers none.
 program fortran_spawn
@@ -18,7 +20,9 @@ program fortran_spawn
   integer :: ex_n
   integer :: ierr, rank, nprocs, parent, inter, i, errors, tot_err, msg(2), codes(2), n
   integer :: status(MPI_STATUS_SIZE)
-  character(len=12) :: args(3)
+  character(len=12) :: args(3), args2(2, 3)
+  character(len=4096) :: cmds(2)
+  integer :: maxp(2), infos(2), codes2(2)
   character(len=4096) :: self, a1, a2
   integer(kind=8), parameter :: i4 = 4, z = 0
 
@@ -79,6 +83,27 @@ program fortran_spawn
      call mpi_recv(msg, 2, MPI_INTEGER, 0, 5, inter, status, ierr)
      if (msg(2) /= 2) errors = errors + 1
      write(*, '(A,I0)') 'MPI_ARGV_NULL worker: no arguments: ', msg(2)
+  end if
+  call expect('MPI_Comm_disconnect', z, z)
+  call mpi_comm_disconnect(inter, ierr)
+
+  cmds(1) = self
+  cmds(2) = self
+  args2(1, :) = args
+  args2(2, :) = ' '
+  maxp = 1
+  infos = MPI_INFO_NULL
+  codes2 = -1
+  call expect('MPI_Comm_spawn_multiple', z, z)
+  call mpi_comm_spawn_multiple(2, cmds, args2, maxp, infos, 0, MPI_COMM_WORLD, inter, codes2, ierr)
+  if (ierr /= MPI_SUCCESS .or. any(codes2 /= MPI_SUCCESS)) errors = errors + 1
+  if (rank == 0) then
+     do i = 1, 2
+        call expect('MPI_Recv', z, 2 * i4)
+        call mpi_recv(msg, 2, MPI_INTEGER, i - 1, 5, inter, status, ierr)
+        if (msg(2) /= i) errors = errors + 1
+        write(*, '(A,I0,A,I0)') 'spawn_multiple worker ', msg(1), ': ', msg(2)
+     end do
   end if
   call expect('MPI_Comm_disconnect', z, z)
   call mpi_comm_disconnect(inter, ierr)
