@@ -1,37 +1,54 @@
 #!/usr/bin/env python3
-"""gen-fortran.py -- generate Ductile's Fortran (mpif.h / `use mpi`) bindings
-from the MPI Forum's machine-readable API (the `pympistandard` package).
+"""gen-fortran.py -- generate Ductile's Fortran bindings (mpif.h and `use
+mpi`: mpi_xxx_; `use mpi_f08`: mpi_xxx_f08_) from the MPI Forum's
+machine-readable API (the `pympistandard` package).
 
 Writes src/wrap/fortran.gen.c (marked as generated; `make regen` re-runs this).
 
 Why: Open MPI's own Fortran bindings (libmpi_mpifh: `mpi_send_` etc., used by
-both `include 'mpif.h'` and `use mpi`) call PMPI_* directly, so Ductile's C
+both `include 'mpif.h'` and `use mpi`; libmpi_usempif08: `mpi_send_f08_`,
+which calls libmpi_mpifh's ompi_send_f) call PMPI_* directly, so Ductile's C
 wrappers never see a Fortran call.  Ductile therefore defines the Fortran
-symbols itself (gfortran's convention: lower case and one trailing
-underscore, plus the no-underscore and double-underscore spellings as
-aliases).  Each converts its arguments and calls Ductile's own C wrapper
-MPI_Xxx, so monitoring, byte counts and the virtual world come from the C
-path.  MPI_Init, MPI_Init_thread and MPI_Finalize are written by hand in
-src/wrap/fortran.c; helpers are in src/wrap/fortran.h.
+symbols itself: gfortran's `mpi_send_`, with `mpi_send`, `mpi_send__`,
+`MPI_SEND` and Open MPI's `MPI_Send_f` / `MPI_Send_f08` as aliases, and
+`mpi_send_f08_` (same arguments, optional ierror: NULL when absent).
+MPI_Init, MPI_Init_thread, MPI_Finalize and the MPI-1 MPI_Errhandler_set/get
+are written by hand in src/wrap/fortran.c; helpers are in src/wrap/fortran.h.
 
-A procedure is generated when it has a C wrapper in Ductile (see
-tools/gen-wrappers.py), a Fortran binding, and only parameters of the kinds
-below; the others keep Open MPI's binding (unmonitored) and are listed at the
-end of the generated file.  Supported parameters (Fortran passes everything
-by reference; `ierror` is the last argument and is always set):
+A procedure with a C wrapper in Ductile (tools/gen-wrappers.py) and a
+Fortran binding is generated in one of two kinds:
+
+Converted: its arguments become C ones and Ductile's C wrapper MPI_Xxx is
+called, so monitoring, byte counts, I/O accounting and the virtual world come
+from the C path.  Supported parameters (Fortran passes everything by
+reference; `ierror` is the last argument and is always set):
   integers (C int)            in: *x; out/inout: a local int copied back
   integer arrays              passed through (sizeof(MPI_Fint) == sizeof(int))
   MPI_Aint/MPI_Offset/MPI_Count  pointer to the C type (KIND=MPI_*_KIND)
-  handles (scalars, in/out/inout; arrays with a length argument)
+  handles (scalars, in/out/inout; arrays with a length argument, and the
+  datatype arrays of the Alltoallw family: one per peer)
                               PMPI_Xxx_f2c / PMPI_Xxx_c2f, arrays on the stack
                               up to DUCTILE_F_STACK entries, heap beyond
   status, status arrays       PMPI_Status_c2f/f2c; MPI_STATUS(ES)_IGNORE
   buffers                     Fortran MPI_IN_PLACE / MPI_BOTTOM -> C ones
   LOGICAL                     in: nonzero; out: DUCTILE_F_TRUE / 0
   indices of Waitany/Waitsome/Testany/Testsome: 0-based -> 1-based
-Skipped: strings (hidden length arguments), callbacks, attribute values and
-extra-state arguments, argv arrays, datatype arrays without a length
-argument (MPI_Alltoallw family), functions (MPI_Wtime, ...).
+  CHARACTER (hidden size_t lengths after ierror)
+                              in: blanks stripped, NUL-terminated copy;
+                              out: C buffer of the MPI_MAX_* bound (or the
+                              length argument), copied back blank-padded
+  MPI_Comm_spawn's ARGV       blank-terminated array -> C argv; MPI_ARGV_NULL
+  MPI_Comm_spawn's errcodes   MPI_ERRCODES_IGNORE recognised
+Forwarded (raise Forward): callbacks, attribute values and extra state,
+string arrays of MPI_Comm_spawn_multiple, output strings of unknown bound:
+the binding replaces a Fortran MPI_COMM_WORLD by the virtual world's handle
+(predefined attributes stay on the real world), counts the call and passes
+the arguments, hidden lengths included, to the MPI library's own pmpi_xxx_
+(mpi_f08: pmpi_xxx_f08_), referenced weakly.
+PASSED lists what is knowingly left to the library (MPI_Wtime, ...); SPECIAL
+and F08_SPECIAL hold the few bindings written out here.  The rest (functions
+the MPI library may not have) are listed at the end of the generated file.
+tests/fortran/census.sh checks the result against what the library exports.
 
 Every wrapper is guarded by DUCTILE_FORTRAN (config.h, set by configure for
 Open MPI) and by HAVE_PMPI_Xxx for the function and for every conversion
@@ -504,7 +521,6 @@ def build_forward(proc, why):
     if not fparams or fparams[-1]["name"] != "ierror":
         raise Unsupported("no ierror (%s)" % why)
     fargs, args, hidden, decls = [], [], [], []
-    comm_world_rule = None
     for par in fparams[:-1]:
         n = par["name"]
         if par["kind"] in ("STRING", "STRING_ARRAY", "STRING_2DARRAY"):
@@ -519,7 +535,6 @@ def build_forward(proc, why):
             else:
                 decls.append("MPI_Fint c_%s = ductile_f_comm_in(*%s);" % (n, n))
             args.append("&c_" + n)
-            comm_world_rule = True
         elif par["kind"] == "KEYVAL":
             fargs.append("MPI_Fint *%s" % n)
             args.append(n)
@@ -551,7 +566,6 @@ def build_forward(proc, why):
             "    DUCTILE_F_FORWARD(DUCTILE_FN_%s, p%s_f08_(%s));" % (name, fname, ", ".join(args + ["ierr"] + hnames)),
             "}",
             "#endif"]
-    del comm_world_rule
     return "\n".join(out) + "\n"
 
 
