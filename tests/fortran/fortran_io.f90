@@ -96,6 +96,7 @@ program fortran_io
      write(*, '(A,I0,A,I0)') 'fortran_io: ', nprocs, ' ranks, errors=', tot_err
      errors = tot_err
   end if
+  deallocate(whole, plain)
   call expect('MPI_Finalize', z, z)
   call expect_write()
   call mpi_finalize(ierr)
