@@ -1,37 +1,54 @@
 #!/usr/bin/env python3
-"""gen-fortran.py -- generate Ductile's Fortran (mpif.h / `use mpi`) bindings
-from the MPI Forum's machine-readable API (the `pympistandard` package).
+"""gen-fortran.py -- generate Ductile's Fortran bindings (mpif.h and `use
+mpi`: mpi_xxx_; `use mpi_f08`: mpi_xxx_f08_) from the MPI Forum's
+machine-readable API (the `pympistandard` package).
 
 Writes src/wrap/fortran.gen.c (marked as generated; `make regen` re-runs this).
 
 Why: Open MPI's own Fortran bindings (libmpi_mpifh: `mpi_send_` etc., used by
-both `include 'mpif.h'` and `use mpi`) call PMPI_* directly, so Ductile's C
+both `include 'mpif.h'` and `use mpi`; libmpi_usempif08: `mpi_send_f08_`,
+which calls libmpi_mpifh's ompi_send_f) call PMPI_* directly, so Ductile's C
 wrappers never see a Fortran call.  Ductile therefore defines the Fortran
-symbols itself (gfortran's convention: lower case and one trailing
-underscore, plus the no-underscore and double-underscore spellings as
-aliases).  Each converts its arguments and calls Ductile's own C wrapper
-MPI_Xxx, so monitoring, byte counts and the virtual world come from the C
-path.  MPI_Init, MPI_Init_thread and MPI_Finalize are written by hand in
-src/wrap/fortran.c; helpers are in src/wrap/fortran.h.
+symbols itself: gfortran's `mpi_send_`, with `mpi_send`, `mpi_send__`,
+`MPI_SEND` and Open MPI's `MPI_Send_f` / `MPI_Send_f08` as aliases, and
+`mpi_send_f08_` (same arguments, optional ierror: NULL when absent).
+MPI_Init, MPI_Init_thread, MPI_Finalize and the MPI-1 MPI_Errhandler_set/get
+are written by hand in src/wrap/fortran.c; helpers are in src/wrap/fortran.h.
 
-A procedure is generated when it has a C wrapper in Ductile (see
-tools/gen-wrappers.py), a Fortran binding, and only parameters of the kinds
-below; the others keep Open MPI's binding (unmonitored) and are listed at the
-end of the generated file.  Supported parameters (Fortran passes everything
-by reference; `ierror` is the last argument and is always set):
+A procedure with a C wrapper in Ductile (tools/gen-wrappers.py) and a
+Fortran binding is generated in one of two kinds:
+
+Converted: its arguments become C ones and Ductile's C wrapper MPI_Xxx is
+called, so monitoring, byte counts, I/O accounting and the virtual world come
+from the C path.  Supported parameters (Fortran passes everything by
+reference; `ierror` is the last argument and is always set):
   integers (C int)            in: *x; out/inout: a local int copied back
   integer arrays              passed through (sizeof(MPI_Fint) == sizeof(int))
   MPI_Aint/MPI_Offset/MPI_Count  pointer to the C type (KIND=MPI_*_KIND)
-  handles (scalars, in/out/inout; arrays with a length argument)
+  handles (scalars, in/out/inout; arrays with a length argument, and the
+  datatype arrays of the Alltoallw family: one per peer)
                               PMPI_Xxx_f2c / PMPI_Xxx_c2f, arrays on the stack
                               up to DUCTILE_F_STACK entries, heap beyond
   status, status arrays       PMPI_Status_c2f/f2c; MPI_STATUS(ES)_IGNORE
   buffers                     Fortran MPI_IN_PLACE / MPI_BOTTOM -> C ones
   LOGICAL                     in: nonzero; out: DUCTILE_F_TRUE / 0
   indices of Waitany/Waitsome/Testany/Testsome: 0-based -> 1-based
-Skipped: strings (hidden length arguments), callbacks, attribute values and
-extra-state arguments, argv arrays, datatype arrays without a length
-argument (MPI_Alltoallw family), functions (MPI_Wtime, ...).
+  CHARACTER (hidden size_t lengths after ierror)
+                              in: blanks stripped, NUL-terminated copy;
+                              out: C buffer of the MPI_MAX_* bound (or the
+                              length argument), copied back blank-padded
+  MPI_Comm_spawn's ARGV       blank-terminated array -> C argv; MPI_ARGV_NULL
+  MPI_Comm_spawn's errcodes   MPI_ERRCODES_IGNORE recognised
+Forwarded (raise Forward): callbacks, attribute values and extra state,
+string arrays of MPI_Comm_spawn_multiple, output strings of unknown bound:
+the binding replaces a Fortran MPI_COMM_WORLD by the virtual world's handle
+(predefined attributes stay on the real world), counts the call and passes
+the arguments, hidden lengths included, to the MPI library's own pmpi_xxx_
+(mpi_f08: pmpi_xxx_f08_), referenced weakly.
+PASSED lists what is knowingly left to the library (MPI_Wtime, ...); SPECIAL
+and F08_SPECIAL hold the few bindings written out here.  The rest (functions
+the MPI library may not have) are listed at the end of the generated file.
+tests/fortran/census.sh checks the result against what the library exports.
 
 Every wrapper is guarded by DUCTILE_FORTRAN (config.h, set by configure for
 Open MPI) and by HAVE_PMPI_Xxx for the function and for every conversion
@@ -47,6 +64,9 @@ import os
 import sys
 
 import pympistandard as std
+
+from gen_fortran_parts import (CPTR, F08_SPECIAL, PASSED, SPECIAL, Forward, Unsupported, build_forward,
+                               f08_shim, fortran_name)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 _spec = importlib.util.spec_from_file_location("gen_wrappers", os.path.join(HERE, "gen-wrappers.py"))
@@ -82,8 +102,11 @@ WIDE = {
 }
 
 
-class Unsupported(Exception):
-    pass
+# Output strings whose bound the parse data does not give.
+STRING_OUT_BOUND = {
+    ("MPI_File_get_view", "datarep"): "MPI_MAX_DATAREP_STRING",
+    ("MPI_Info_get_nthkey", "key"): "MPI_MAX_INFO_KEY",
+}
 
 
 class Wrapper:
@@ -96,6 +119,7 @@ class Wrapper:
         self.decls = []           # local declarations / conversions before the call
         self.allocs = []          # (pointer, stack buffer) pairs that may be on the heap
         self.args = []            # C call arguments
+        self.hidden = []          # hidden string lengths (after ierr)
         self.post_ok = []         # after the call, when it succeeded
         self.post_always = []     # after the call, always
         self.guards = {"HAVE_P" + name}
@@ -123,6 +147,11 @@ class Wrapper:
 def length_expr(w, par):
     """C expression for the length of an array parameter, from its length argument."""
     length = par["length"]
+    if length == "*" and par["kind"] == "DATATYPE" and w.has("comm"):
+        # MPI_(I|Neighbor_)alltoallw(_init): one datatype per peer
+        neighbor = 1 if "neighbor" in w.name.lower() else 0
+        recv = 1 if par["name"].startswith("recv") else 0
+        return "ductile_f_ntypes(PMPI_Comm_f2c(*comm), %d, %d)" % (neighbor, recv)
     lp = w.kind_of(length) if isinstance(length, str) else None
     if lp is None or lp["param_direction"] != "in":
         raise Unsupported("array %s of unknown length" % par["name"])
@@ -141,14 +170,60 @@ def add_param(w, par, c, f):
     fdims = str(f.dimensions)
     const = "const " if str(c.constant).lower() == "true" else ""
 
-    if kind in ("STRING", "STRING_ARRAY", "STRING_2DARRAY"):
-        raise Unsupported("string argument %s" % n)
     if kind in ("FUNCTION", "POLYFUNCTION") or ftype == "EXTERNAL":
-        raise Unsupported("callback argument %s" % n)
+        raise Forward("callback argument %s" % n)
     if kind.startswith("ATTRIBUTE_VAL") or kind.startswith("EXTRA_STATE"):
-        raise Unsupported("attribute value / extra state %s" % n)
+        raise Forward("attribute value / extra state %s" % n)
     if kind in ("ARGUMENT_LIST", "ARGUMENT_COUNT"):
         raise Unsupported("argv/argc argument %s" % n)
+
+    # ---------------------------------------------------------------- strings
+    if kind == "STRING":
+        w.fargs.append("char *%s" % n)
+        w.hidden.append("size_t %s_len" % n)
+        loc = "c_" + n
+        if d == "in":
+            w.decls.append("char %s_buf[DUCTILE_F_STRBUF];" % loc)
+            w.decls.append("char *%s = ductile_f_str_in(%s, %s_len, %s_buf, sizeof %s_buf);" % (loc, n, n, loc, loc))
+            w.allocs.append((loc, "DUCTILE_F_FREE(%s, %s_buf);" % (loc, loc)))
+            w.args.append(loc)
+            return
+        if d != "out":
+            raise Forward("string %s is %s" % (n, d))
+        bound = par["length"] or STRING_OUT_BOUND.get((w.name, n))
+        if bound is None:
+            raise Forward("output string %s of unknown length" % n)
+        if bound.startswith("MPI_"):
+            w.guards.add("defined(%s)" % bound)
+            w.decls.append("char %s_buf[%s + 1];" % (loc, bound))
+            w.decls.append("char *%s = %s_buf;" % (loc, loc))
+            w.decls.append("%s[0] = 0;" % loc)
+        else:
+            # length from an argument (MPI_Info_get: valuelen)
+            w.decls.append("char %s_buf[DUCTILE_F_STRBUF];" % loc)
+            w.decls.append("size_t n_%s = (size_t)DUCTILE_F_LEN(*%s) + 1;" % (n, bound))
+            w.decls.append("char *%s = n_%s <= sizeof %s_buf ? %s_buf : malloc(n_%s);" % (loc, n, loc, loc, n))
+            w.decls.append("if (%s) %s[0] = 0;" % (loc, loc))
+            w.allocs.append((loc, "DUCTILE_F_FREE(%s, %s_buf);" % (loc, loc)))
+        w.args.append(loc)
+        w.post_ok.append("ductile_f_str_out(%s, %s, %s_len);" % (loc, n, n))
+        return
+    if kind == "STRING_ARRAY" and w.name == "MPI_Comm_spawn" and n == "argv":
+        # blank-terminated CHARACTER*(*) ARGV(*), or MPI_ARGV_NULL
+        w.fargs.append("char *%s" % n)
+        w.hidden.append("size_t %s_len" % n)
+        w.decls.append("int ok_%s = 1;" % n)
+        w.decls.append("char **c_%s = ductile_f_argv(%s, %s_len, &ok_%s);" % (n, n, n, n))
+        w.allocs.append(("ok_" + n, "ductile_f_argv_free(c_%s);" % n))
+        w.args.append("c_" + n)
+        return
+    if kind in ("STRING_ARRAY", "STRING_2DARRAY"):
+        raise Forward("string array %s" % n)
+    if kind == "ERROR_CODE" and arr == "[]" and d == "out" and w.has("maxprocs"):
+        # MPI_Comm_spawn: array_of_errcodes or MPI_ERRCODES_IGNORE
+        w.fargs.append("MPI_Fint *%s" % n)
+        w.args.append("DUCTILE_F_ERRCODES(%s)" % n)
+        return
 
     # ---------------------------------------------------------------- handles
     if base in HANDLES:
@@ -162,7 +237,7 @@ def add_param(w, par, c, f):
             w.decls.append("int n_%s = %s;" % (n, ln))
             w.decls.append("%s %s_buf[DUCTILE_F_STACK];" % (base, loc))
             w.decls.append("%s *%s = DUCTILE_F_ALLOC(%s_buf, n_%s);" % (base, loc, loc, n))
-            w.allocs.append((loc, loc + "_buf"))
+            w.allocs.append((loc, "DUCTILE_F_FREE(%s, %s_buf);" % (loc, loc)))
             if d in ("in", "inout"):
                 w.conv(prefix, "f2c")
                 w.decls.append("if (%s) for (int i = 0; i < n_%s; i++) %s[i] = PMPI_%s_f2c(%s[i]);"
@@ -216,7 +291,7 @@ def add_param(w, par, c, f):
             w.decls.append("MPI_Status %s_buf[DUCTILE_F_STACK];" % loc)
             w.decls.append("MPI_Status *%s = ign_%s ? %s_buf : DUCTILE_F_ALLOC(%s_buf, %s);"
                            % (loc, n, loc, loc, length_expr(w, req)))
-            w.allocs.append((loc, loc + "_buf"))
+            w.allocs.append((loc, "DUCTILE_F_FREE(%s, %s_buf);" % (loc, loc)))
             w.args.append("ign_%s ? MPI_STATUSES_IGNORE : %s" % (n, loc))
             if w.has("outcount"):
                 count = "(c_outcount == MPI_UNDEFINED ? 0 : c_outcount)"
@@ -329,6 +404,24 @@ def add_param(w, par, c, f):
     raise Unsupported("parameter %s (%s %s%s, Fortran %s%s)" % (n, kind, ctype, arr, ftype, fdims))
 
 
+def check_params(proc):
+    """The parse-set parameters of the C binding; raise Unsupported when the
+    Fortran argument list is not the C one plus ierror."""
+    iso = proc.express.iso_c
+    f90 = proc.express.f90
+    params = [p for p in proc._parseset["parameters"] if not p["large_only"]]
+    cparams = [p for p in params if "c_parameter" not in p["suppress"].split()]
+    fparams = [p for p in params if "f90_parameter" not in p["suppress"].split()]
+    if [p["name"] for p in cparams] != [p.name for p in iso.parameters]:
+        raise Unsupported("C parameters do not match the parse data")
+    if not fparams or fparams[-1]["name"] != "ierror" or \
+            [p["name"] for p in fparams[:-1]] != [p["name"] for p in cparams]:
+        raise Unsupported("Fortran and C argument lists differ")
+    if "ierror" not in {p.name.lower() for p in f90.parameters}:
+        raise Unsupported("no ierror")
+    return cparams
+
+
 def build(proc):
     """Return the wrapper's C text; raise Unsupported with a reason otherwise."""
     iso = proc.express.iso_c
@@ -338,25 +431,16 @@ def build(proc):
         raise Unsupported("a Fortran function, not a subroutine")
     cpars = {c.name: c for c in iso.parameters}
     fpars = {p.name.lower(): p for p in f90.parameters}
-    params = [p for p in proc._parseset["parameters"] if not p["large_only"]]
-    cparams = [p for p in params if "c_parameter" not in p["suppress"].split()]
-    fparams = [p for p in params if "f90_parameter" not in p["suppress"].split()]
-    if [p["name"] for p in cparams] != [p.name for p in iso.parameters]:
-        raise Unsupported("C parameters do not match the parse data")
-    if not fparams or fparams[-1]["name"] != "ierror" or \
-            [p["name"] for p in fparams[:-1]] != [p["name"] for p in cparams]:
-        raise Unsupported("Fortran and C argument lists differ")
-    if "ierror" not in fpars:
-        raise Unsupported("no ierror")
+    cparams = check_params(proc)
     w = Wrapper(name, cparams)
     for par in cparams:
         if par["name"] not in fpars:
             raise Unsupported("parameter %s has no Fortran counterpart" % par["name"])
         add_param(w, par, cpars[par["name"]], fpars[par["name"]])
-    fname = "mpi_" + name[len("MPI_"):].lower()
+    fname = fortran_name(name)
     guards = ["DUCTILE_FORTRAN"] + sorted(w.guards)
     out = ["#if " + " && ".join(guards),
-           "void %s_(%s)" % (fname, ", ".join(w.fargs + ["MPI_Fint *ierr"])),
+           "void %s_(%s)" % (fname, ", ".join(w.fargs + ["MPI_Fint *ierr"] + w.hidden)),
            "{"]
     for line in w.decls:
         out.append("    " + line)
@@ -378,19 +462,26 @@ def build(proc):
         out.append(ind + line)
     if w.allocs:
         out.append("    }")
-        for p, buf in w.allocs:
-            out.append("    DUCTILE_F_FREE(%s, %s);" % (p, buf))
+        for _, free in w.allocs:
+            out.append("    " + free)
     out.append("    *ierr = (MPI_Fint)rc_;")
     out.append("}")
     out.append("DUCTILE_F_ALIASES(%s)" % fname)
+    out.append('DUCTILE_F_UPPER(%s, "%s")' % (fname, fname.upper()))
+    out.append('DUCTILE_F_CNAMES(%s, "%s")' % (fname, name))
+    if name in CPTR:
+        out.append('DUCTILE_F_ALIASES_CPTR(%s, "%s_CPTR", "%s_cptr")' % (fname, fname.upper(), name))
     out.append("#endif")
-    return "\n".join(out) + "\n"
+    text = "\n".join(out) + "\n"
+    if name not in F08_SPECIAL:
+        text += f08_shim(fname, w.fargs, w.hidden, guards)
+    return text
 
 
 def generate():
     std.use_api_version(1)
     wrapped = {name for name, expr, big in gw.collect() if not big} | set(gw.HANDWRITTEN)
-    done, skipped = [], []
+    done, forwarded, skipped = [], [], []
     for proc in sorted(std.PROCEDURES.values(), key=lambda p: p.express.iso_c.name if p.express.iso_c else ""):
         iso = proc.express.iso_c
         if iso is None or proc.express.f90 is None:
@@ -399,18 +490,35 @@ def generate():
         if name in HANDWRITTEN:
             skipped.append((name, "hand-written in src/wrap/fortran.c"))
             continue
+        if name in PASSED:
+            skipped.append((name, "passed through: " + PASSED[name]))
+            continue
         if name not in wrapped:
             skipped.append((name, "no C wrapper in Ductile (tools/gen-wrappers.py)"))
             continue
+        if name in SPECIAL:
+            done.append((name, SPECIAL[name]))
+            continue
         try:
-            done.append((name, build(proc)))
+            text = build(proc)
+            if name in F08_SPECIAL:
+                text += F08_SPECIAL[name]
+            done.append((name, text))
+        except Forward as e:
+            try:
+                forwarded.append((name, build_forward(proc, str(e))))
+            except Unsupported as e2:
+                skipped.append((name, str(e2)))
         except Unsupported as e:
             skipped.append((name, str(e)))
     hdr = HEADER.format(ver=std.__version__)
     w = [hdr,
-         "/* Fortran (mpif.h / use mpi) bindings that call Ductile's C wrappers.",
-         " * %d generated here; %d not (listed at the end); see tools/gen-fortran.py. */"
-         % (len(done), len(skipped)),
+         "/* Fortran bindings (mpif.h / use mpi: mpi_xxx_; use mpi_f08: mpi_xxx_f08_)",
+         " * that call Ductile's C wrappers: %d converted, %d forwarded to the MPI"
+         % (len(done), len(forwarded)),
+         " * library's own Fortran binding (counted, world substituted); %d not"
+         % len(skipped),
+         " * generated (listed at the end); see tools/gen-fortran.py. */",
          '#include "config.h"', "",
          "#include <stdlib.h>", "",
          '#include "fortran.h"', '#include "pmpi_exports.h"', "",
@@ -421,14 +529,14 @@ def generate():
          "#if defined(__GNUC__) && !defined(__clang__)",
          '#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"',
          "#endif", ""]
-    for name, text in done:
+    for name, text in done + forwarded:
         w.append(text)
-    w.append("/* Not generated (Open MPI's own binding stays in use for these, or")
-    w.append(" * the hand-written one in src/wrap/fortran.c):")
+    w.append("/* Not generated (the MPI library's own binding stays in use for these,")
+    w.append(" * or the hand-written one in src/wrap/fortran.c):")
     for name, why in skipped:
         w.append(" *   %-36s %s" % (name, why))
     w.append(" */")
-    return {"fortran.gen.c": "\n".join(w) + "\n"}, len(done), len(skipped)
+    return {"fortran.gen.c": "\n".join(w) + "\n"}, len(done) + len(forwarded), len(skipped)
 
 
 def main():

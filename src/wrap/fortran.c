@@ -1,6 +1,7 @@
-/* fortran.c -- the hand-written Fortran (mpif.h / use mpi) bindings:
- * MPI_INIT, MPI_INIT_THREAD and MPI_FINALIZE.  The others are generated into
- * src/wrap/fortran.gen.c by tools/gen-fortran.py (helpers: fortran.h).
+/* fortran.c -- the hand-written Fortran bindings (mpif.h / use mpi:
+ * mpi_init_ etc.; use mpi_f08: mpi_init_f08_ etc.): MPI_INIT,
+ * MPI_INIT_THREAD and MPI_FINALIZE, and the helpers of the generated ones
+ * (src/wrap/fortran.gen.c, tools/gen-fortran.py; inline helpers: fortran.h).
  *
  * Open MPI's own Fortran MPI_INIT calls PMPI_Init, so without these Ductile
  * would never initialise in a Fortran program.  A Fortran MPI_Init passes
@@ -8,6 +9,10 @@
 #include "config.h"
 
 #if DUCTILE_FORTRAN
+
+#include <stdio.h>
+
+#include "pmpi_exports.h"
 
 #include "fortran.h"
 
@@ -17,6 +22,14 @@ void mpi_init_(MPI_Fint *ierr)
     *ierr = (MPI_Fint)rc;
 }
 DUCTILE_F_ALIASES(mpi_init)
+DUCTILE_F_UPPER(mpi_init, "MPI_INIT")
+DUCTILE_F_CNAMES(mpi_init, "MPI_Init")
+/* mpi_f08: IERROR is OPTIONAL (NULL when absent). */
+void mpi_init_f08_(MPI_Fint *ierr)
+{
+    int rc = MPI_Init(NULL, NULL);
+    if (ierr) *ierr = (MPI_Fint)rc;
+}
 
 void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
 {
@@ -26,6 +39,14 @@ void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
     *ierr = (MPI_Fint)rc;
 }
 DUCTILE_F_ALIASES(mpi_init_thread)
+DUCTILE_F_UPPER(mpi_init_thread, "MPI_INIT_THREAD")
+DUCTILE_F_CNAMES(mpi_init_thread, "MPI_Init_thread")
+void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
+{
+    MPI_Fint e = MPI_SUCCESS;
+    mpi_init_thread_(required, provided, &e);
+    if (ierr) *ierr = e;
+}
 
 void mpi_finalize_(MPI_Fint *ierr)
 {
@@ -33,6 +54,117 @@ void mpi_finalize_(MPI_Fint *ierr)
     *ierr = (MPI_Fint)rc;
 }
 DUCTILE_F_ALIASES(mpi_finalize)
+DUCTILE_F_UPPER(mpi_finalize, "MPI_FINALIZE")
+DUCTILE_F_CNAMES(mpi_finalize, "MPI_Finalize")
+void mpi_finalize_f08_(MPI_Fint *ierr)
+{
+    int rc = MPI_Finalize();
+    if (ierr) *ierr = (MPI_Fint)rc;
+}
+
+/* ------------------------------------- MPI-1 names removed in MPI-3.0
+ * Open MPI 4.1 still exports them.  The error-handler ones act on a
+ * communicator, so they go through Ductile's C wrappers of their MPI-2
+ * successors (and are counted under those names). */
+#if HAVE_PMPI_Comm_set_errhandler && HAVE_PMPI_Comm_get_errhandler
+void mpi_errhandler_set_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+    *ierr = (MPI_Fint)MPI_Comm_set_errhandler(PMPI_Comm_f2c(*comm), PMPI_Errhandler_f2c(*errhandler));
+}
+DUCTILE_F_ALIASES(mpi_errhandler_set)
+DUCTILE_F_UPPER(mpi_errhandler_set, "MPI_ERRHANDLER_SET")
+DUCTILE_F_CNAMES(mpi_errhandler_set, "MPI_Errhandler_set")
+
+void mpi_errhandler_get_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+    MPI_Errhandler c = MPI_ERRHANDLER_NULL;
+    int rc = MPI_Comm_get_errhandler(PMPI_Comm_f2c(*comm), &c);
+    if (rc == MPI_SUCCESS) *errhandler = PMPI_Errhandler_c2f(c);
+    *ierr = (MPI_Fint)rc;
+}
+DUCTILE_F_ALIASES(mpi_errhandler_get)
+DUCTILE_F_UPPER(mpi_errhandler_get, "MPI_ERRHANDLER_GET")
+DUCTILE_F_CNAMES(mpi_errhandler_get, "MPI_Errhandler_get")
+#endif
+
+/* ---------------------------------------------------------------- helpers */
+
+char **ductile_f_argv(const char *argv, size_t len, int *ok)
+{
+    *ok = 1;
+    if (argv == NULL || argv == &mpi_fortran_argv_null_) return MPI_ARGV_NULL;
+    size_t n = 0;
+    for (;; n++) {
+        const char *e = argv + n * len;
+        size_t k = 0;
+        while (k < len && e[k] == ' ') k++;
+        if (k == len) break; /* a blank entry ends the list */
+    }
+    char **c = calloc(n + 1, sizeof *c);
+    if (!c) {
+        *ok = 0;
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        /* MPI: "in Fortran, leading and trailing spaces are always stripped" */
+        size_t l = len;
+        const char *e = argv + i * len;
+        while (l > 0 && e[l - 1] == ' ') l--;
+        while (l > 0 && e[0] == ' ') e++, l--;
+        c[i] = malloc(l + 1);
+        if (!c[i]) {
+            ductile_f_argv_free(c);
+            *ok = 0;
+            return NULL;
+        }
+        memcpy(c[i], e, l);
+        c[i][l] = 0;
+    }
+    return c;
+}
+
+void ductile_f_argv_free(char **argv)
+{
+    if (argv == NULL || argv == MPI_ARGV_NULL) return;
+    for (char **p = argv; *p; p++) free(*p);
+    free(argv);
+}
+
+int ductile_f_ntypes(MPI_Comm comm, int neighbor, int recv)
+{
+    comm = DUCTILE_COMM_IN(comm);
+    int n = 0, inter = 0;
+    if (comm == MPI_COMM_NULL) return 0;
+    if (!neighbor) {
+        if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return 0;
+        if (inter ? PMPI_Comm_remote_size(comm, &n) : PMPI_Comm_size(comm, &n)) return 0;
+        return n;
+    }
+    int topo = MPI_UNDEFINED;
+    if (PMPI_Topo_test(comm, &topo) != MPI_SUCCESS) return 0;
+    if (topo == MPI_CART) {
+        if (PMPI_Cartdim_get(comm, &n) != MPI_SUCCESS) return 0;
+        return 2 * n;
+    }
+    if (topo == MPI_GRAPH) {
+        int rank = 0;
+        if (PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS) return 0;
+        if (PMPI_Graph_neighbors_count(comm, rank, &n) != MPI_SUCCESS) return 0;
+        return n;
+    }
+    if (topo == MPI_DIST_GRAPH) {
+        int in = 0, out = 0, weighted = 0;
+        if (PMPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted) != MPI_SUCCESS) return 0;
+        return recv ? in : out;
+    }
+    return 0;
+}
+
+MPI_Fint ductile_f_missing(const char *symbol)
+{
+    fprintf(stderr, "ductile: the MPI library has no Fortran binding %s; the call fails with MPI_ERR_INTERN\n", symbol);
+    return (MPI_Fint)MPI_ERR_INTERN;
+}
 
 #else
 /* ISO C wants at least one declaration in a translation unit. */

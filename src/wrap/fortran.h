@@ -13,6 +13,9 @@
 
 #include <mpi.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "hotpath.h"
 
 /* Fortran INTEGER arrays are passed to C as int arrays. */
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "Ductile's Fortran bindings need sizeof(MPI_Fint) == sizeof(int)");
@@ -24,6 +27,8 @@ extern MPI_Fint mpi_fortran_status_ignore_ __attribute__((weak));
 extern MPI_Fint mpi_fortran_statuses_ignore_ __attribute__((weak));
 extern MPI_Fint mpi_fortran_unweighted_ __attribute__((weak));
 extern MPI_Fint mpi_fortran_weights_empty_ __attribute__((weak));
+extern MPI_Fint mpi_fortran_errcodes_ignore_ __attribute__((weak));
+extern char mpi_fortran_argv_null_ __attribute__((weak));
 
 /* Fortran .TRUE. and .FALSE. (gfortran and Open MPI's default: 1 and 0). */
 #define DUCTILE_F_TRUE 1
@@ -73,10 +78,99 @@ static inline int *ductile_f_weights(MPI_Fint *w)
 #define DUCTILE_F_STATUS_IGNORED(s) ductile_f_is((s), &mpi_fortran_status_ignore_)
 #define DUCTILE_F_STATUSES_IGNORED(s) ductile_f_is((s), &mpi_fortran_statuses_ignore_)
 
+/* MPI_Comm_spawn's array_of_errcodes: Fortran MPI_ERRCODES_IGNORE -> C. */
+static inline int *ductile_f_errcodes(MPI_Fint *e)
+{
+    return ductile_f_is(e, &mpi_fortran_errcodes_ignore_) ? MPI_ERRCODES_IGNORE : (int *)e;
+}
+#define DUCTILE_F_ERRCODES(e) ductile_f_errcodes(e)
+
+/* Strings: Fortran passes CHARACTER arguments with a hidden length (size_t
+ * for gfortran >= 8) after all other arguments, blank-padded, without NUL.
+ * In: leading and trailing blanks are dropped (as Open MPI's own binding
+ * does); the C copy is in buf when it fits, on the heap otherwise (NULL when
+ * out of memory).  Out: the C result is copied and blank-padded. */
+#define DUCTILE_F_STRBUF 256
+static inline char *ductile_f_str_in(const char *s, size_t len, char *buf, size_t cap)
+{
+    while (len > 0 && s[len - 1] == ' ') len--;
+    size_t b = 0;
+    while (b < len && s[b] == ' ') b++;
+    size_t n = len - b;
+    char *p = n + 1 <= cap ? buf : malloc(n + 1);
+    if (p) {
+        if (n) memcpy(p, s + b, n);
+        p[n] = 0;
+    }
+    return p;
+}
+static inline void ductile_f_str_out(const char *c, char *f, size_t len)
+{
+    size_t n = strnlen(c, len);
+    memcpy(f, c, n);
+    memset(f + n, ' ', len - n);
+}
+
+/* MPI_Comm_spawn's ARGV: CHARACTER*(*) ARGV(*) ended by a blank entry, or
+ * MPI_ARGV_NULL; a NULL-terminated C copy (heap), *ok = 0 when out of
+ * memory.  Freed with ductile_f_argv_free (src/wrap/fortran.c). */
+char **ductile_f_argv(const char *argv, size_t len, int *ok);
+void ductile_f_argv_free(char **argv);
+
+/* Number of datatypes in the arrays of MPI_(I)alltoallw(_init) (the group
+ * size; an intercommunicator: the remote group) and of the
+ * MPI_(I)neighbor_alltoallw(_init) (the topology's in- or out-degree). */
+int ductile_f_ntypes(MPI_Comm comm, int neighbor, int recv);
+
+/* Forwarded bindings (callbacks, attribute values): the Fortran handle of
+ * MPI_COMM_WORLD becomes the virtual world's. */
+static inline MPI_Fint ductile_f_comm_in(MPI_Fint c)
+{
+    if (ductile_world != MPI_COMM_WORLD && c == PMPI_Comm_c2f(MPI_COMM_WORLD)) return PMPI_Comm_c2f(ductile_world);
+    return c;
+}
+/* Predefined attributes live on the real world (as in src/wrap/handwritten.c). */
+static inline int ductile_f_keyval_is_predefined(MPI_Fint k)
+{
+    return k == MPI_TAG_UB || k == MPI_HOST || k == MPI_IO || k == MPI_WTIME_IS_GLOBAL ||
+           k == MPI_UNIVERSE_SIZE || k == MPI_LASTUSEDCODE || k == MPI_APPNUM;
+}
+/* A forwarded binding whose pmpi_ symbol the MPI library lacks: says so on
+ * stderr and returns MPI_ERR_INTERN. */
+MPI_Fint ductile_f_missing(const char *symbol);
+/* Counts a forwarded call (as the C wrappers do, without byte counts). */
+#define DUCTILE_F_FORWARD(fn, call) \
+    do { \
+        if (!DUCTILE_SHOULD_MONITOR()) { \
+            call; \
+            break; \
+        } \
+        DUCTILE_BEGIN(fn); \
+        call; \
+        DUCTILE_END(fn, 0, 0); \
+    } while (0)
+
 /* The other spellings of a binding defined as name_ (gfortran): name (no
  * underscore: xlf, ifort -assume nounderscore) and name__ (g77, f2c). */
 #define DUCTILE_F_ALIASES(name) \
     extern __typeof__(name##_) name __attribute__((alias(#name "_"))); \
     extern __typeof__(name##_) name##__ __attribute__((alias(#name "_")));
+/* Open MPI's libmpi_mpifh also exports each binding as MPI_Send_f and
+ * MPI_Send_f08 (aliases of its ompi_send_f, with mpif.h's arguments). */
+#define DUCTILE_F_CNAMES(name, cname) \
+    extern __typeof__(name##_) ductile_f_c_##name __asm__(cname "_f") __attribute__((alias(#name "_"))); \
+    extern __typeof__(name##_) ductile_f_c08_##name __asm__(cname "_f08") __attribute__((alias(#name "_")));
+/* Open MPI's TYPE(C_PTR) variants (mpi_alloc_mem_cptr_, ...). */
+#define DUCTILE_F_ALIASES_CPTR(name, upper, cname) \
+    extern __typeof__(name##_) ductile_f_c_##name##_cptr __asm__(cname "_f") __attribute__((alias(#name "_"))); \
+    extern __typeof__(name##_) ductile_f_c08_##name##_cptr __asm__(cname "_f08") __attribute__((alias(#name "_"))); \
+    extern __typeof__(name##_) ductile_f_upper_##name##_cptr __asm__(upper) __attribute__((alias(#name "_"))); \
+    extern __typeof__(name##_) name##_cptr __attribute__((alias(#name "_"))); \
+    extern __typeof__(name##_) name##_cptr_ __attribute__((alias(#name "_"))); \
+    extern __typeof__(name##_) name##_cptr__ __attribute__((alias(#name "_")));
+/* ... and the upper-case one (MPI_SEND), named through asm so that no C
+ * macro of mpi.h can get in the way. */
+#define DUCTILE_F_UPPER(name, upper) \
+    extern __typeof__(name##_) ductile_f_upper_##name __asm__(upper) __attribute__((alias(#name "_")));
 
 #endif

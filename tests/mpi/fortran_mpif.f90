@@ -1,9 +1,19 @@
 ! fortran_mpif.f90 -- Fortran test program using include 'mpif.h'.
 ! The program body (what is tested, the expectation file) is shared with
-! fortran_usempi.f90 and lives in fortran_body.inc.
+! fortran_usempi.f90 and fortran_f08.f90 and lives in fortran_body.inc.
 program fortran_mpif
   implicit none
   include 'mpif.h'
   character(len=*), parameter :: progname = 'fortran_mpif'
+  integer :: status(MPI_STATUS_SIZE), types(16), dup, info
   include 'fortran_body.inc'
+
+  integer function source_of(st)
+    integer, intent(in) :: st(MPI_STATUS_SIZE)
+    source_of = st(MPI_SOURCE)
+  end function source_of
+
+  subroutine world_barrier()
+    call mpi_barrier(MPI_COMM_WORLD, ierr)
+  end subroutine world_barrier
 end program fortran_mpif

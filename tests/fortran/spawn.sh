@@ -1,0 +1,8 @@
+#!/bin/sh
+# tests/fortran/spawn.sh -- MPI_COMM_SPAWN from Fortran
+# (tests/fortran/fortran_spawn.f90: CHARACTER argv with hidden length,
+# MPI_ARGV_NULL, MPI_ERRCODES_IGNORE): identical output with and without
+# Ductile and exact counts in the parents' report (tests/run-mpi-test.sh).
+prog=$abs_top_builddir/tests/fortran/fortran_spawn
+[ -x "$prog" ] || { echo "SKIP: fortran_spawn not built"; exit 77; }
+TEST_TIMEOUT=$((60 * ${TEST_TIME_SCALE:-2})) exec "$abs_top_srcdir/tests/run-mpi-test.sh" "$prog" 2
