@@ -9,9 +9,10 @@
  * never reaches Ductile, so this can only be said at load time.  The check
  * looks up each binding family's MPI_Init (mpif.h / use mpi: mpi_init_;
  * use mpi_f08: the Open MPI and MPICH linker names) in the global scope and
- * warns once per job (from the process whose rank variable is 0, or from
- * every process when the launcher sets none) when one resolves outside
- * libductile.so. */
+ * warns once per job (from the process whose rank variable is 0) when one
+ * resolves outside libductile.so.  Processes that no MPI launcher started
+ * (no rank variable: shells, mpiexec, tools) return at once: the only
+ * load-time work is three getenv calls. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -31,25 +32,29 @@ static const char *const init_names[] = {
     "MPI_Init_f08ts",
 };
 
-static int rank_zero(void)
+/* The launcher's rank variable, or NULL in a process no MPI launcher
+ * started (a shell, mpiexec itself, a tool): those are left alone. */
+static const char *launcher_rank(void)
 {
     const char *vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
         const char *v = getenv(vars[i]);
-        if (v) return strcmp(v, "0") == 0;
+        if (v) return v;
     }
-    return 1;
+    return NULL;
 }
 
 __attribute__((constructor)) static void ductile_fortran_check(void)
 {
+    const char *rank = launcher_rank();
+    if (!rank) return; /* not an MPI rank: no work at load */
     Dl_info self;
     if (!dladdr((void *)&ductile_fortran_check, &self)) return;
     for (size_t i = 0; i < sizeof init_names / sizeof *init_names; i++) {
         void *p = dlsym(RTLD_DEFAULT, init_names[i]);
         Dl_info where;
         if (!p || !dladdr(p, &where) || where.dli_fbase == self.dli_fbase) continue;
-        if (rank_zero())
+        if (strcmp(rank, "0") == 0)
             fprintf(stderr,
                     "ductile: warning: this program's Fortran MPI bindings (%s in %s) are not wrapped by "
                     "Ductile for this MPI library: MPI calls made from Fortran bypass Ductile (no "
