@@ -43,6 +43,9 @@ HANDWRITTEN = [
     "MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Abort",
     "MPI_Comm_get_attr", "MPI_Attr_get", "MPI_Comm_set_errhandler",
     "MPI_Pcontrol", "MPI_Start", "MPI_Startall", "MPI_Request_free",
+    # in src/wrap/worldid.c (Ductile's children, the program's keyvals)
+    "MPI_Comm_get_parent", "MPI_Comm_create_keyval", "MPI_Comm_free_keyval", "MPI_Keyval_create",
+    "MPI_Keyval_free",
 ]
 # Calls whose number per iteration varies (polling): kept out of the
 # iteration detector's symbol stream.

@@ -1082,18 +1082,6 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* new
 }
 #endif
 
-#if HAVE_PMPI_Comm_create_keyval
-int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval, void* extra_state)
-{
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_create_keyval);
-    int ret = PMPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_create_keyval, 0, 0);
-    return ret;
-}
-#endif
-
 #if HAVE_PMPI_Comm_delete_attr
 int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
@@ -1196,18 +1184,6 @@ int MPI_Comm_free(MPI_Comm* comm)
 }
 #endif
 
-#if HAVE_PMPI_Comm_free_keyval
-int MPI_Comm_free_keyval(int* comm_keyval)
-{
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Comm_free_keyval(comm_keyval);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_free_keyval);
-    int ret = PMPI_Comm_free_keyval(comm_keyval);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_free_keyval, 0, 0);
-    return ret;
-}
-#endif
-
 #if HAVE_PMPI_Comm_get_errhandler
 int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler)
 {
@@ -1240,18 +1216,6 @@ int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen)
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_get_name);
     int ret = PMPI_Comm_get_name(comm, comm_name, resultlen);
     DUCTILE_END(DUCTILE_FN_MPI_Comm_get_name, 0, 0);
-    return ret;
-}
-#endif
-
-#if HAVE_PMPI_Comm_get_parent
-int MPI_Comm_get_parent(MPI_Comm* parent)
-{
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Comm_get_parent(parent);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_get_parent);
-    int ret = PMPI_Comm_get_parent(parent);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_get_parent, 0, 0);
     return ret;
 }
 #endif
@@ -5009,30 +4973,6 @@ int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
     DUCTILE_END(DUCTILE_FN_MPI_Issend_c, s, r);
-    return ret;
-}
-#endif
-
-#if HAVE_PMPI_Keyval_create
-int MPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state)
-{
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Keyval_create);
-    int ret = PMPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state);
-    DUCTILE_END(DUCTILE_FN_MPI_Keyval_create, 0, 0);
-    return ret;
-}
-#endif
-
-#if HAVE_PMPI_Keyval_free
-int MPI_Keyval_free(int* keyval)
-{
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Keyval_free(keyval);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Keyval_free);
-    int ret = PMPI_Keyval_free(keyval);
-    DUCTILE_END(DUCTILE_FN_MPI_Keyval_free, 0, 0);
     return ret;
 }
 #endif
