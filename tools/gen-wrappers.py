@@ -45,7 +45,7 @@ HANDWRITTEN = [
     "MPI_Pcontrol", "MPI_Start", "MPI_Startall", "MPI_Request_free",
     # in src/wrap/worldid.c (Ductile's children, the program's keyvals)
     "MPI_Comm_get_parent", "MPI_Comm_create_keyval", "MPI_Comm_free_keyval", "MPI_Keyval_create",
-    "MPI_Keyval_free",
+    "MPI_Keyval_free", "MPI_Comm_set_info", "MPI_Comm_get_info",
 ]
 # Calls whose number per iteration varies (polling): kept out of the
 # iteration detector's symbol stream.

@@ -9,7 +9,8 @@
  *   and extra state sit behind them), so that at a world swap the program's
  *   attributes move to the new world without a copy or delete callback, and
  *   callbacks run "on the world" receive MPI_COMM_WORLD.
- * - The error handler and name of the old world go to the new one.
+ * - The error handler and name of the old world go to the new one; the info
+ *   hints the program set on the world are answered from here.
  * - Under MPI_THREAD_MULTIPLE an old world is freed only at MPI_Finalize:
  *   another thread may have read it from ductile_world just before the swap
  *   (the hot path reads it without a lock, so there is no other point at
@@ -227,6 +228,71 @@ int MPI_Keyval_free(int *keyval)
 #pragma GCC diagnostic pop
 #endif
 
+/* ------------------------------------------------------------------ info hints */
+
+/* The hints the program set on MPI_COMM_WORLD (merged over its calls),
+ * answered by MPI_Comm_get_info(MPI_COMM_WORLD) after any resize.  They are
+ * not applied to a new world: MPI_Comm_set_info is collective over it, and
+ * the new processes reach that point in a different order of collectives. */
+static MPI_Info world_hints = MPI_INFO_NULL;
+static pthread_mutex_t hints_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void info_merge(MPI_Info dst, MPI_Info src)
+{
+    int nkeys = 0;
+    if (PMPI_Info_get_nkeys(src, &nkeys) != MPI_SUCCESS) return;
+    for (int i = 0; i < nkeys; i++) {
+        char key[MPI_MAX_INFO_KEY + 1], val[1024];
+        int vlen = 0, flag = 0;
+        if (PMPI_Info_get_nthkey(src, i, key) != MPI_SUCCESS) continue;
+        if (PMPI_Info_get_valuelen(src, key, &vlen, &flag) != MPI_SUCCESS || !flag || vlen >= (int)sizeof val) continue;
+        if (PMPI_Info_get(src, key, (int)sizeof val - 1, val, &flag) == MPI_SUCCESS && flag) PMPI_Info_set(dst, key, val);
+    }
+}
+
+#if HAVE_PMPI_Comm_set_info && HAVE_PMPI_Comm_get_info
+int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+{
+    int world = comm == MPI_COMM_WORLD && ductile_world != MPI_COMM_WORLD;
+    comm = DUCTILE_COMM_IN(comm);
+    int ret;
+    if (!DUCTILE_SHOULD_MONITOR()) {
+        ret = PMPI_Comm_set_info(comm, info);
+    } else {
+        DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_set_info);
+        ret = PMPI_Comm_set_info(comm, info);
+        DUCTILE_END(DUCTILE_FN_MPI_Comm_set_info, 0, 0);
+    }
+    if (ret == MPI_SUCCESS && world && info != MPI_INFO_NULL) {
+        pthread_mutex_lock(&hints_lock);
+        if (world_hints == MPI_INFO_NULL) PMPI_Info_create(&world_hints);
+        info_merge(world_hints, info);
+        pthread_mutex_unlock(&hints_lock);
+    }
+    return ret;
+}
+
+int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+{
+    int world = comm == MPI_COMM_WORLD && ductile_world != MPI_COMM_WORLD;
+    comm = DUCTILE_COMM_IN(comm);
+    int ret;
+    if (!DUCTILE_SHOULD_MONITOR()) {
+        ret = PMPI_Comm_get_info(comm, info_used);
+    } else {
+        DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_get_info);
+        ret = PMPI_Comm_get_info(comm, info_used);
+        DUCTILE_END(DUCTILE_FN_MPI_Comm_get_info, 0, 0);
+    }
+    if (ret == MPI_SUCCESS && world && *info_used != MPI_INFO_NULL) {
+        pthread_mutex_lock(&hints_lock);
+        if (world_hints != MPI_INFO_NULL) info_merge(*info_used, world_hints);
+        pthread_mutex_unlock(&hints_lock);
+    }
+    return ret;
+}
+#endif
+
 /* Move the program's attributes from `from` to `to` (to == MPI_COMM_NULL:
  * only drop them from `from`), with no program callback. */
 static void move_attrs(MPI_Comm from, MPI_Comm to)
@@ -318,5 +384,6 @@ void ductile_worldid_finalize(MPI_Comm current)
     }
     free(retired);
     retired = NULL;
+    if (world_hints != MPI_INFO_NULL) PMPI_Info_free(&world_hints);
     nretired = capretired = 0;
 }

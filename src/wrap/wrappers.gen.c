@@ -1194,19 +1194,6 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler)
 }
 #endif
 
-#if HAVE_PMPI_Comm_get_info
-int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used)
-{
-    comm = DUCTILE_COMM_IN(comm);
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Comm_get_info(comm, info_used);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_get_info);
-    int ret = PMPI_Comm_get_info(comm, info_used);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_get_info, 0, 0);
-    return ret;
-}
-#endif
-
 #if HAVE_PMPI_Comm_get_name
 int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen)
 {
@@ -1326,19 +1313,6 @@ int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val)
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_set_attr);
     int ret = PMPI_Comm_set_attr(comm, comm_keyval, attribute_val);
     DUCTILE_END(DUCTILE_FN_MPI_Comm_set_attr, 0, 0);
-    return ret;
-}
-#endif
-
-#if HAVE_PMPI_Comm_set_info
-int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
-{
-    comm = DUCTILE_COMM_IN(comm);
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Comm_set_info(comm, info);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_set_info);
-    int ret = PMPI_Comm_set_info(comm, info);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_set_info, 0, 0);
     return ret;
 }
 #endif

@@ -1,5 +1,5 @@
 /* world_identity.c -- MPI_COMM_WORLD stays the program's world across
- * resizes: its error handler, name and cached attributes (two keyvals: one
+ * resizes: its error handler, name, info hint and cached attributes (two keyvals: one
  * with copy/delete callbacks that count their calls, one with the null
  * functions) are the same after every control point, no callback ran
  * behind the program's back, and the callbacks see MPI_COMM_WORLD.
@@ -78,6 +78,13 @@ static void check_world(int it)
     CHECK(flag && v == &other, "iteration %d: attribute of the null-callback keyval lost (flag %d)", it, flag);
     CHECK(ncopy == 0 && ndel == 0, "iteration %d: %d copy and %d delete callbacks behind the program's back", it,
           ncopy, ndel);
+    MPI_Info info;
+    char hint[64] = "";
+    flag = 0;
+    MPI_Comm_get_info(MPI_COMM_WORLD, &info);
+    MPI_Info_get(info, "ductile_test_hint", (int)sizeof hint - 1, hint, &flag);
+    MPI_Info_free(&info);
+    CHECK(flag && strcmp(hint, "kept") == 0, "iteration %d: info hint lost (flag %d, '%s')", it, flag, hint);
     MPI_Comm parent;
     MPI_Comm_get_parent(&parent);
     CHECK(parent == MPI_COMM_NULL, "iteration %d: a parent", it);
@@ -96,6 +103,11 @@ int main(int argc, char **argv)
     MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &kv_null, NULL);
     MPI_Comm_set_attr(MPI_COMM_WORLD, kv, &value);
     MPI_Comm_set_attr(MPI_COMM_WORLD, kv_null, &other);
+    MPI_Info hints;
+    MPI_Info_create(&hints);
+    MPI_Info_set(hints, "ductile_test_hint", "kept");
+    MPI_Comm_set_info(MPI_COMM_WORLD, hints);
+    MPI_Info_free(&hints);
     long long token = 99;
     EMPI_Register_scalar("token", &token, MPI_LONG_LONG, 1);
     int type, it = 0, status = EMPI_ACTIVE;
