@@ -31,6 +31,7 @@
 #include "runtime.h"
 #include "schedule.h"
 #include "worldid.h"
+#include "filekeep.h"
 #include "../redist/plan.h"
 #include "../io/iomon.h"
 #include "../monitor/report.h"
@@ -1539,7 +1540,7 @@ static void decide(int iteration, struct decision *d, char *list)
     struct resize_request r;
     /* MPI-IO (src/io/, docs/io.md): a resize waits while a file opened on the
      * virtual world is open; the request stays queued for a later control point. */
-    if (ductile_io_open_world_files() > 0) {
+    if (ductile_files_block_resize(M.method == METHOD_MERGE && !M.persistent) > 0) { /* file hook (src/wrap/filekeep.c) */
         d->sched_next = request_queue_position(&M.q);
         return;
     }
@@ -1634,8 +1635,11 @@ int ductile_malleable_control_point(int iteration)
     int ns = ductile_rt.size;
     ductile_log(1, "resize %d -> %d at iteration %d (%s%s)", ns, d.nd, iteration,
                 d.method == METHOD_BASELINE ? "baseline" : "merge", d.pool ? ", standby processes" : "");
+    ductile_files_detach(); /* file hook: world files closed on the old world (src/wrap/filekeep.c) */
     if (d.nd > ns || d.method == METHOD_BASELINE) expand(&d, list, t0, e0);
     else shrink(&d, list, t0);
+    if (M.removed) ductile_files_left();                 /* file hook */
+    else if (!M.persistent) ductile_files_reattach(); /* file hook: reopened on the new world */
     M.last_cp = ductile_now(); /* the next iteration time excludes the resize */
     request_queue_set_busy(&M.q, 0);
     return 1;
@@ -1849,6 +1853,7 @@ int ductile_malleable_get_shared(int *iteration)
     M.join_comm = MPI_COMM_NULL;
     free(M.jdesc);
     M.jdesc = NULL;
+    if (!baseline && !h->persistent) ductile_files_reattach(); /* file hook: the world's open files, with the parents */
     return 0;
 }
 

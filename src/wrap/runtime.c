@@ -91,6 +91,7 @@ int ductile_runtime_init(int *argc, char ***argv, int required, int *provided, i
         fflush(stderr);
         exit(2);
     }
+    ductile_worldid_mpi_env(); /* before PMPI_Init (src/wrap/worldid.c) */
     uint64_t t_before = ductile_ticks();
     int rc = with_thread ? PMPI_Init_thread(argc, argv, required, provided) : PMPI_Init(argc, argv);
     if (rc != MPI_SUCCESS) return rc;

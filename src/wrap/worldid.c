@@ -46,6 +46,17 @@ void ductile_worldid_early_init(void)
 
 int ductile_spawned_by_ductile(void) { return spawned_by_ductile; }
 
+void ductile_worldid_mpi_env(void)
+{
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
+    /* Open MPI 4.1: OMPIO's shared-file-pointer component sharedfp/sm hangs
+     * MPI_File_open on a world that spans the original and a spawned job
+     * (measured; sharedfp lockedfile/individual work): leave it out unless
+     * the user chose the components */
+    if (!getenv("OMPI_MCA_sharedfp")) setenv("OMPI_MCA_sharedfp", "^sm", 0);
+#endif
+}
+
 static const char *env_path(void)
 {
     static const char *const cand[] = {"/usr/bin/env", "/bin/env", NULL};
