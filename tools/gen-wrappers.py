@@ -43,6 +43,11 @@ HANDWRITTEN = [
     "MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Abort",
     "MPI_Comm_get_attr", "MPI_Attr_get", "MPI_Comm_set_errhandler",
     "MPI_Pcontrol", "MPI_Start", "MPI_Startall", "MPI_Request_free",
+    # in src/wrap/worldid.c (Ductile's children, the program's keyvals)
+    "MPI_Comm_get_parent", "MPI_Comm_create_keyval", "MPI_Comm_free_keyval", "MPI_Keyval_create",
+    "MPI_Keyval_free", "MPI_Comm_set_info", "MPI_Comm_get_info",
+    # in src/wrap/filekeep.c (files survive a resize)
+    "MPI_File_open", "MPI_File_close",
 ]
 # Calls whose number per iteration varies (polling): kept out of the
 # iteration detector's symbol stream.
@@ -334,6 +339,10 @@ def render_wrapper(name, expr, big, fid):
              "int %s(%s)" % (name, decl), "{"]
     for c in subst:
         lines.append("    %s = DUCTILE_COMM_IN(%s);" % (c, c))
+    # a file moved by a resize: the program's handle -> the MPI's (src/wrap/filekeep.c)
+    for f in [p.name for p in params if p._parseset["kind"] == "FILE" and p.pointer_level == 0
+              and p._parseset["param_direction"] == "in" and not re.search(r"_c2f|_toint", name)]:
+        lines.append("    %s = DUCTILE_FILE_IN(%s);" % (f, f))
     if UNTIMED.match(name):
         assert rule is None, name
         lines.append("    if (DUCTILE_SHOULD_MONITOR())")

@@ -254,6 +254,20 @@ double ductile_io_poll(void)
     return wait;
 }
 
+void ductile_io_rehandle(MPI_File old, MPI_File now)
+{
+    pthread_mutex_lock(&M.lock);
+    struct open_slot *o = find_open(old);
+    if (o && now != MPI_FILE_NULL) {
+        o->fh = now;
+    } else if (o) {
+        if (o->world) M.nworld_open--;
+        o->fh = 0;
+        o->file = -1;
+    }
+    pthread_mutex_unlock(&M.lock);
+}
+
 int ductile_io_open_world_files(void)
 {
     pthread_mutex_lock(&M.lock);

@@ -30,6 +30,8 @@
 #include "redist.h"
 #include "runtime.h"
 #include "schedule.h"
+#include "worldid.h"
+#include "filekeep.h"
 #include "../redist/plan.h"
 #include "../io/iomon.h"
 #include "../monitor/report.h"
@@ -238,10 +240,13 @@ int ductile_malleable_settings(const struct ductile_settings *s, char *err, size
 static void set_world(MPI_Comm world, MPI_Comm priv)
 {
     MPI_Comm old_w = ductile_world, old_p = ductile_rt.private_comm;
+    ductile_world_carry(old_w, world); /* world identity hook (src/wrap/worldid.c): error handler, name, attributes */
     ductile_world = world;
     ductile_rt.private_comm = priv;
     if (old_w != MPI_COMM_WORLD && old_w != MPI_COMM_NULL && old_w != world && !(SB.active && old_w == SB.world))
-        PMPI_Comm_free(&old_w);
+        ductile_world_retire(old_w); /* world identity hook: freed now, or at MPI_Finalize with threads */
+    else if (old_w != world)
+        ductile_world_strip(old_w); /* world identity hook: kept world, the program's attributes moved on */
     (void)old_p; /* the caller decides what happens to the old private communicator */
     PMPI_Comm_rank(world, &ductile_rt.rank);
     PMPI_Comm_size(world, &ductile_rt.size);
@@ -1201,7 +1206,7 @@ static void expand(const struct decision *d, const char *hosts, double t_begin, 
         int *errcodes = calloc((size_t)nnew, sizeof *errcodes);
         double ts = ductile_now();
         ductile_log(1, "spawning %d process%s of %s", nnew, nnew == 1 ? "" : "es", cmd);
-        int rc = PMPI_Comm_spawn(cmd, args, nnew, info, 0, M.self, &inter0, errcodes);
+        int rc = ductile_spawn_marked(cmd, args, nnew, info, M.self, &inter0, errcodes); /* marker hook (src/wrap/worldid.c) */
         spawn_s = ductile_now() - ts;
         if (info != MPI_INFO_NULL) PMPI_Info_free(&info);
         if (rc != MPI_SUCCESS) inter0 = MPI_COMM_NULL; /* not a usable handle after a failed spawn */
@@ -1535,7 +1540,7 @@ static void decide(int iteration, struct decision *d, char *list)
     struct resize_request r;
     /* MPI-IO (src/io/, docs/io.md): a resize waits while a file opened on the
      * virtual world is open; the request stays queued for a later control point. */
-    if (ductile_io_open_world_files() > 0) {
+    if (ductile_files_block_resize(M.method == METHOD_MERGE && !M.persistent) > 0) { /* file hook (src/wrap/filekeep.c) */
         d->sched_next = request_queue_position(&M.q);
         return;
     }
@@ -1630,8 +1635,11 @@ int ductile_malleable_control_point(int iteration)
     int ns = ductile_rt.size;
     ductile_log(1, "resize %d -> %d at iteration %d (%s%s)", ns, d.nd, iteration,
                 d.method == METHOD_BASELINE ? "baseline" : "merge", d.pool ? ", standby processes" : "");
+    ductile_files_detach(); /* file hook: world files closed on the old world (src/wrap/filekeep.c) */
     if (d.nd > ns || d.method == METHOD_BASELINE) expand(&d, list, t0, e0);
     else shrink(&d, list, t0);
+    if (M.removed) ductile_files_left();                 /* file hook */
+    else if (!M.persistent) ductile_files_reattach(); /* file hook: reopened on the new world */
     M.last_cp = ductile_now(); /* the next iteration time excludes the resize */
     request_queue_set_busy(&M.q, 0);
     return 1;
@@ -1766,7 +1774,7 @@ void ductile_malleable_init(void)
     M.ready = 1;
     MPI_Comm parent = MPI_COMM_NULL;
     PMPI_Comm_get_parent(&parent);
-    if (parent != MPI_COMM_NULL) join_parents(parent);
+    if (parent != MPI_COMM_NULL && ductile_spawned_by_ductile()) join_parents(parent); /* marker hook: only our children */
 }
 
 static int check_descs(char *err, size_t errlen)
@@ -1845,6 +1853,7 @@ int ductile_malleable_get_shared(int *iteration)
     M.join_comm = MPI_COMM_NULL;
     free(M.jdesc);
     M.jdesc = NULL;
+    if (!baseline && !h->persistent) ductile_files_reattach(); /* file hook: the world's open files, with the parents */
     return 0;
 }
 

@@ -19,6 +19,7 @@
 #include "../malleable/resize.h"
 #include "../controller/appctl.h"
 #include "../io/iomon.h"
+#include "worldid.h"
 
 extern char **environ;
 
@@ -76,6 +77,7 @@ static void read_cmdline(void)
 int ductile_runtime_init(int *argc, char ***argv, int required, int *provided, int with_thread)
 {
     char err[512];
+    ductile_worldid_early_init(); /* was this process spawned by Ductile? (src/wrap/worldid.c) */
     /* The kill switch is read on its own, so that a bad value elsewhere cannot stop a disabled shim. */
     const char *disable = getenv("DUCTILE_DISABLE");
     if (disable && settings_parse_bool(disable) == 1) {
@@ -89,6 +91,7 @@ int ductile_runtime_init(int *argc, char ***argv, int required, int *provided, i
         fflush(stderr);
         exit(2);
     }
+    ductile_worldid_mpi_env(); /* before PMPI_Init (src/wrap/worldid.c) */
     uint64_t t_before = ductile_ticks();
     int rc = with_thread ? PMPI_Init_thread(argc, argv, required, provided) : PMPI_Init(argc, argv);
     if (rc != MPI_SUCCESS) return rc;
@@ -160,7 +163,7 @@ int ductile_runtime_finalize(void)
 
     MPI_Comm world = ductile_world;
     ductile_world = MPI_COMM_WORLD;
-    if (world != MPI_COMM_WORLD && world != MPI_COMM_NULL) PMPI_Comm_free(&world);
+    ductile_worldid_finalize(world); /* the program's attributes go back to the real world; old worlds freed */
     if (ductile_rt.private_comm != MPI_COMM_NULL) PMPI_Comm_free(&ductile_rt.private_comm);
     ductile_rt.active = 0;
     free(ductile_rt.cmdline);

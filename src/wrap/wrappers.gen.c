@@ -1082,18 +1082,6 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* new
 }
 #endif
 
-#if HAVE_PMPI_Comm_create_keyval
-int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval, void* extra_state)
-{
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_create_keyval);
-    int ret = PMPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_create_keyval, 0, 0);
-    return ret;
-}
-#endif
-
 #if HAVE_PMPI_Comm_delete_attr
 int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
@@ -1196,18 +1184,6 @@ int MPI_Comm_free(MPI_Comm* comm)
 }
 #endif
 
-#if HAVE_PMPI_Comm_free_keyval
-int MPI_Comm_free_keyval(int* comm_keyval)
-{
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Comm_free_keyval(comm_keyval);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_free_keyval);
-    int ret = PMPI_Comm_free_keyval(comm_keyval);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_free_keyval, 0, 0);
-    return ret;
-}
-#endif
-
 #if HAVE_PMPI_Comm_get_errhandler
 int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler)
 {
@@ -1215,19 +1191,6 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler)
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Comm_get_errhandler);
     return PMPI_Comm_get_errhandler(comm, errhandler);
-}
-#endif
-
-#if HAVE_PMPI_Comm_get_info
-int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used)
-{
-    comm = DUCTILE_COMM_IN(comm);
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Comm_get_info(comm, info_used);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_get_info);
-    int ret = PMPI_Comm_get_info(comm, info_used);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_get_info, 0, 0);
-    return ret;
 }
 #endif
 
@@ -1240,18 +1203,6 @@ int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen)
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_get_name);
     int ret = PMPI_Comm_get_name(comm, comm_name, resultlen);
     DUCTILE_END(DUCTILE_FN_MPI_Comm_get_name, 0, 0);
-    return ret;
-}
-#endif
-
-#if HAVE_PMPI_Comm_get_parent
-int MPI_Comm_get_parent(MPI_Comm* parent)
-{
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Comm_get_parent(parent);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_get_parent);
-    int ret = PMPI_Comm_get_parent(parent);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_get_parent, 0, 0);
     return ret;
 }
 #endif
@@ -1362,19 +1313,6 @@ int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val)
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_set_attr);
     int ret = PMPI_Comm_set_attr(comm, comm_keyval, attribute_val);
     DUCTILE_END(DUCTILE_FN_MPI_Comm_set_attr, 0, 0);
-    return ret;
-}
-#endif
-
-#if HAVE_PMPI_Comm_set_info
-int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
-{
-    comm = DUCTILE_COMM_IN(comm);
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Comm_set_info(comm, info);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_set_info);
-    int ret = PMPI_Comm_set_info(comm, info);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_set_info, 0, 0);
     return ret;
 }
 #endif
@@ -1665,6 +1603,7 @@ int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype da
 #if HAVE_PMPI_File_call_errhandler
 int MPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_call_errhandler(fh, errorcode);
     ductile_io_before(DUCTILE_FN_MPI_File_call_errhandler, fh, MPI_COMM_NULL);
@@ -1672,21 +1611,6 @@ int MPI_File_call_errhandler(MPI_File fh, int errorcode)
     int ret = PMPI_File_call_errhandler(fh, errorcode);
     ductile_io_after(DUCTILE_FN_MPI_File_call_errhandler, fh, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_call_errhandler, 0, 0);
-    return ret;
-}
-#endif
-
-#if HAVE_PMPI_File_close
-int MPI_File_close(MPI_File* fh)
-{
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_File_close(fh);
-    MPI_File ductile_fh_ = *fh;
-    ductile_io_before(DUCTILE_FN_MPI_File_close, ductile_fh_, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_close);
-    int ret = PMPI_File_close(fh);
-    ductile_io_after(DUCTILE_FN_MPI_File_close, ductile_fh_, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_close, 0, 0);
     return ret;
 }
 #endif
@@ -1722,6 +1646,7 @@ int MPI_File_delete(const char* filename, MPI_Info info)
 #if HAVE_PMPI_File_get_amode
 int MPI_File_get_amode(MPI_File fh, int* amode)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_amode(fh, amode);
     ductile_io_before(DUCTILE_FN_MPI_File_get_amode, fh, MPI_COMM_NULL);
@@ -1736,6 +1661,7 @@ int MPI_File_get_amode(MPI_File fh, int* amode)
 #if HAVE_PMPI_File_get_atomicity
 int MPI_File_get_atomicity(MPI_File fh, int* flag)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_atomicity(fh, flag);
     ductile_io_before(DUCTILE_FN_MPI_File_get_atomicity, fh, MPI_COMM_NULL);
@@ -1750,6 +1676,7 @@ int MPI_File_get_atomicity(MPI_File fh, int* flag)
 #if HAVE_PMPI_File_get_byte_offset
 int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_byte_offset(fh, offset, disp);
     ductile_io_before(DUCTILE_FN_MPI_File_get_byte_offset, fh, MPI_COMM_NULL);
@@ -1764,6 +1691,7 @@ int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp)
 #if HAVE_PMPI_File_get_errhandler
 int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler)
 {
+    file = DUCTILE_FILE_IN(file);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_errhandler(file, errhandler);
     ductile_io_before(DUCTILE_FN_MPI_File_get_errhandler, MPI_FILE_NULL, MPI_COMM_NULL);
@@ -1778,6 +1706,7 @@ int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler)
 #if HAVE_PMPI_File_get_group
 int MPI_File_get_group(MPI_File fh, MPI_Group* group)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_group(fh, group);
     ductile_io_before(DUCTILE_FN_MPI_File_get_group, fh, MPI_COMM_NULL);
@@ -1792,6 +1721,7 @@ int MPI_File_get_group(MPI_File fh, MPI_Group* group)
 #if HAVE_PMPI_File_get_info
 int MPI_File_get_info(MPI_File fh, MPI_Info* info_used)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_info(fh, info_used);
     ductile_io_before(DUCTILE_FN_MPI_File_get_info, fh, MPI_COMM_NULL);
@@ -1806,6 +1736,7 @@ int MPI_File_get_info(MPI_File fh, MPI_Info* info_used)
 #if HAVE_PMPI_File_get_position
 int MPI_File_get_position(MPI_File fh, MPI_Offset* offset)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_position(fh, offset);
     ductile_io_before(DUCTILE_FN_MPI_File_get_position, fh, MPI_COMM_NULL);
@@ -1820,6 +1751,7 @@ int MPI_File_get_position(MPI_File fh, MPI_Offset* offset)
 #if HAVE_PMPI_File_get_position_shared
 int MPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_position_shared(fh, offset);
     ductile_io_before(DUCTILE_FN_MPI_File_get_position_shared, fh, MPI_COMM_NULL);
@@ -1834,6 +1766,7 @@ int MPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset)
 #if HAVE_PMPI_File_get_size
 int MPI_File_get_size(MPI_File fh, MPI_Offset* size)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_size(fh, size);
     ductile_io_before(DUCTILE_FN_MPI_File_get_size, fh, MPI_COMM_NULL);
@@ -1848,6 +1781,7 @@ int MPI_File_get_size(MPI_File fh, MPI_Offset* size)
 #if HAVE_PMPI_File_get_type_extent
 int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_type_extent(fh, datatype, extent);
     ductile_io_before(DUCTILE_FN_MPI_File_get_type_extent, fh, MPI_COMM_NULL);
@@ -1862,6 +1796,7 @@ int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* exten
 #if HAVE_PMPI_File_get_type_extent_c
 int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* extent)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_type_extent_c(fh, datatype, extent);
     ductile_io_before(DUCTILE_FN_MPI_File_get_type_extent_c, fh, MPI_COMM_NULL);
@@ -1876,6 +1811,7 @@ int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* ex
 #if HAVE_PMPI_File_get_view
 int MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype, char* datarep)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_view(fh, disp, etype, filetype, datarep);
     ductile_io_before(DUCTILE_FN_MPI_File_get_view, fh, MPI_COMM_NULL);
@@ -1890,6 +1826,7 @@ int MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Da
 #if HAVE_PMPI_File_iread
 int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread(fh, buf, count, datatype, request);
     ductile_io_before(DUCTILE_FN_MPI_File_iread, fh, MPI_COMM_NULL);
@@ -1908,6 +1845,7 @@ int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI
 #if HAVE_PMPI_File_iread_all
 int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_all(fh, buf, count, datatype, request);
     ductile_io_before(DUCTILE_FN_MPI_File_iread_all, fh, MPI_COMM_NULL);
@@ -1926,6 +1864,7 @@ int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
 #if HAVE_PMPI_File_iread_all_c
 int MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_all_c(fh, buf, count, datatype, request);
     ductile_io_before(DUCTILE_FN_MPI_File_iread_all_c, fh, MPI_COMM_NULL);
@@ -1944,6 +1883,7 @@ int MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype d
 #if HAVE_PMPI_File_iread_at
 int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
     ductile_io_before(DUCTILE_FN_MPI_File_iread_at, fh, MPI_COMM_NULL);
@@ -1962,6 +1902,7 @@ int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_
 #if HAVE_PMPI_File_iread_at_all
 int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
     ductile_io_before(DUCTILE_FN_MPI_File_iread_at_all, fh, MPI_COMM_NULL);
@@ -1980,6 +1921,7 @@ int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, 
 #if HAVE_PMPI_File_iread_at_all_c
 int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
     ductile_io_before(DUCTILE_FN_MPI_File_iread_at_all_c, fh, MPI_COMM_NULL);
@@ -1998,6 +1940,7 @@ int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count
 #if HAVE_PMPI_File_iread_at_c
 int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
     ductile_io_before(DUCTILE_FN_MPI_File_iread_at_c, fh, MPI_COMM_NULL);
@@ -2016,6 +1959,7 @@ int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count cou
 #if HAVE_PMPI_File_iread_c
 int MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_c(fh, buf, count, datatype, request);
     ductile_io_before(DUCTILE_FN_MPI_File_iread_c, fh, MPI_COMM_NULL);
@@ -2034,6 +1978,7 @@ int MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datat
 #if HAVE_PMPI_File_iread_shared
 int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_shared(fh, buf, count, datatype, request);
     ductile_io_before(DUCTILE_FN_MPI_File_iread_shared, fh, MPI_COMM_NULL);
@@ -2052,6 +1997,7 @@ int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype dataty
 #if HAVE_PMPI_File_iread_shared_c
 int MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
     ductile_io_before(DUCTILE_FN_MPI_File_iread_shared_c, fh, MPI_COMM_NULL);
@@ -2070,6 +2016,7 @@ int MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
 #if HAVE_PMPI_File_iwrite
 int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite(fh, buf, count, datatype, request);
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite, fh, MPI_COMM_NULL);
@@ -2088,6 +2035,7 @@ int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype dataty
 #if HAVE_PMPI_File_iwrite_all
 int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_all(fh, buf, count, datatype, request);
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite_all, fh, MPI_COMM_NULL);
@@ -2106,6 +2054,7 @@ int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype da
 #if HAVE_PMPI_File_iwrite_all_c
 int MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite_all_c, fh, MPI_COMM_NULL);
@@ -2124,6 +2073,7 @@ int MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Dat
 #if HAVE_PMPI_File_iwrite_at
 int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite_at, fh, MPI_COMM_NULL);
@@ -2142,6 +2092,7 @@ int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int coun
 #if HAVE_PMPI_File_iwrite_at_all
 int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite_at_all, fh, MPI_COMM_NULL);
@@ -2160,6 +2111,7 @@ int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int 
 #if HAVE_PMPI_File_iwrite_at_all_c
 int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite_at_all_c, fh, MPI_COMM_NULL);
@@ -2178,6 +2130,7 @@ int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MP
 #if HAVE_PMPI_File_iwrite_at_c
 int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite_at_c, fh, MPI_COMM_NULL);
@@ -2196,6 +2149,7 @@ int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Co
 #if HAVE_PMPI_File_iwrite_c
 int MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_c(fh, buf, count, datatype, request);
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite_c, fh, MPI_COMM_NULL);
@@ -2214,6 +2168,7 @@ int MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatyp
 #if HAVE_PMPI_File_iwrite_shared
 int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite_shared, fh, MPI_COMM_NULL);
@@ -2232,6 +2187,7 @@ int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype
 #if HAVE_PMPI_File_iwrite_shared_c
 int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite_shared_c, fh, MPI_COMM_NULL);
@@ -2247,25 +2203,10 @@ int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
 }
 #endif
 
-#if HAVE_PMPI_File_open
-int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh)
-{
-    comm = DUCTILE_COMM_IN(comm);
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_File_open(comm, filename, amode, info, fh);
-    ductile_io_before(DUCTILE_FN_MPI_File_open, MPI_FILE_NULL, comm);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_open);
-    int ret = PMPI_File_open(comm, filename, amode, info, fh);
-    ductile_io_opened(comm, filename, amode, ret == MPI_SUCCESS ? *fh : MPI_FILE_NULL);
-    ductile_io_after(DUCTILE_FN_MPI_File_open, MPI_FILE_NULL, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_open, 0, 0);
-    return ret;
-}
-#endif
-
 #if HAVE_PMPI_File_preallocate
 int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_preallocate(fh, size);
     ductile_io_before(DUCTILE_FN_MPI_File_preallocate, fh, MPI_COMM_NULL);
@@ -2280,6 +2221,7 @@ int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
 #if HAVE_PMPI_File_read
 int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read(fh, buf, count, datatype, status);
     ductile_io_before(DUCTILE_FN_MPI_File_read, fh, MPI_COMM_NULL);
@@ -2298,6 +2240,7 @@ int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_
 #if HAVE_PMPI_File_read_all
 int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all(fh, buf, count, datatype, status);
     ductile_io_before(DUCTILE_FN_MPI_File_read_all, fh, MPI_COMM_NULL);
@@ -2316,6 +2259,7 @@ int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, 
 #if HAVE_PMPI_File_read_all_begin
 int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all_begin(fh, buf, count, datatype);
     ductile_io_before(DUCTILE_FN_MPI_File_read_all_begin, fh, MPI_COMM_NULL);
@@ -2334,6 +2278,7 @@ int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype data
 #if HAVE_PMPI_File_read_all_begin_c
 int MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all_begin_c(fh, buf, count, datatype);
     ductile_io_before(DUCTILE_FN_MPI_File_read_all_begin_c, fh, MPI_COMM_NULL);
@@ -2352,6 +2297,7 @@ int MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datat
 #if HAVE_PMPI_File_read_all_c
 int MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all_c(fh, buf, count, datatype, status);
     ductile_io_before(DUCTILE_FN_MPI_File_read_all_c, fh, MPI_COMM_NULL);
@@ -2370,6 +2316,7 @@ int MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype da
 #if HAVE_PMPI_File_read_all_end
 int MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all_end(fh, buf, status);
     ductile_io_before(DUCTILE_FN_MPI_File_read_all_end, fh, MPI_COMM_NULL);
@@ -2384,6 +2331,7 @@ int MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
 #if HAVE_PMPI_File_read_at
 int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at(fh, offset, buf, count, datatype, status);
     ductile_io_before(DUCTILE_FN_MPI_File_read_at, fh, MPI_COMM_NULL);
@@ -2402,6 +2350,7 @@ int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_D
 #if HAVE_PMPI_File_read_at_all
 int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
     ductile_io_before(DUCTILE_FN_MPI_File_read_at_all, fh, MPI_COMM_NULL);
@@ -2420,6 +2369,7 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, M
 #if HAVE_PMPI_File_read_at_all_begin
 int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
     ductile_io_before(DUCTILE_FN_MPI_File_read_at_all_begin, fh, MPI_COMM_NULL);
@@ -2438,6 +2388,7 @@ int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int co
 #if HAVE_PMPI_File_read_at_all_begin_c
 int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
     ductile_io_before(DUCTILE_FN_MPI_File_read_at_all_begin_c, fh, MPI_COMM_NULL);
@@ -2456,6 +2407,7 @@ int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_
 #if HAVE_PMPI_File_read_at_all_c
 int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
     ductile_io_before(DUCTILE_FN_MPI_File_read_at_all_c, fh, MPI_COMM_NULL);
@@ -2474,6 +2426,7 @@ int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count 
 #if HAVE_PMPI_File_read_at_all_end
 int MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all_end(fh, buf, status);
     ductile_io_before(DUCTILE_FN_MPI_File_read_at_all_end, fh, MPI_COMM_NULL);
@@ -2488,6 +2441,7 @@ int MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
 #if HAVE_PMPI_File_read_at_c
 int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
     ductile_io_before(DUCTILE_FN_MPI_File_read_at_c, fh, MPI_COMM_NULL);
@@ -2506,6 +2460,7 @@ int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count coun
 #if HAVE_PMPI_File_read_c
 int MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_c(fh, buf, count, datatype, status);
     ductile_io_before(DUCTILE_FN_MPI_File_read_c, fh, MPI_COMM_NULL);
@@ -2524,6 +2479,7 @@ int MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype dataty
 #if HAVE_PMPI_File_read_ordered
 int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered(fh, buf, count, datatype, status);
     ductile_io_before(DUCTILE_FN_MPI_File_read_ordered, fh, MPI_COMM_NULL);
@@ -2542,6 +2498,7 @@ int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype dataty
 #if HAVE_PMPI_File_read_ordered_begin
 int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered_begin(fh, buf, count, datatype);
     ductile_io_before(DUCTILE_FN_MPI_File_read_ordered_begin, fh, MPI_COMM_NULL);
@@ -2560,6 +2517,7 @@ int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype 
 #if HAVE_PMPI_File_read_ordered_begin_c
 int MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
     ductile_io_before(DUCTILE_FN_MPI_File_read_ordered_begin_c, fh, MPI_COMM_NULL);
@@ -2578,6 +2536,7 @@ int MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_D
 #if HAVE_PMPI_File_read_ordered_c
 int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
     ductile_io_before(DUCTILE_FN_MPI_File_read_ordered_c, fh, MPI_COMM_NULL);
@@ -2596,6 +2555,7 @@ int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
 #if HAVE_PMPI_File_read_ordered_end
 int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered_end(fh, buf, status);
     ductile_io_before(DUCTILE_FN_MPI_File_read_ordered_end, fh, MPI_COMM_NULL);
@@ -2610,6 +2570,7 @@ int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
 #if HAVE_PMPI_File_read_shared
 int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_shared(fh, buf, count, datatype, status);
     ductile_io_before(DUCTILE_FN_MPI_File_read_shared, fh, MPI_COMM_NULL);
@@ -2628,6 +2589,7 @@ int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatyp
 #if HAVE_PMPI_File_read_shared_c
 int MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_shared_c(fh, buf, count, datatype, status);
     ductile_io_before(DUCTILE_FN_MPI_File_read_shared_c, fh, MPI_COMM_NULL);
@@ -2646,6 +2608,7 @@ int MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype
 #if HAVE_PMPI_File_seek
 int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_seek(fh, offset, whence);
     ductile_io_before(DUCTILE_FN_MPI_File_seek, fh, MPI_COMM_NULL);
@@ -2660,6 +2623,7 @@ int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 #if HAVE_PMPI_File_seek_shared
 int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_seek_shared(fh, offset, whence);
     ductile_io_before(DUCTILE_FN_MPI_File_seek_shared, fh, MPI_COMM_NULL);
@@ -2674,6 +2638,7 @@ int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 #if HAVE_PMPI_File_set_atomicity
 int MPI_File_set_atomicity(MPI_File fh, int flag)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_atomicity(fh, flag);
     ductile_io_before(DUCTILE_FN_MPI_File_set_atomicity, fh, MPI_COMM_NULL);
@@ -2688,6 +2653,7 @@ int MPI_File_set_atomicity(MPI_File fh, int flag)
 #if HAVE_PMPI_File_set_errhandler
 int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
+    file = DUCTILE_FILE_IN(file);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_errhandler(file, errhandler);
     ductile_io_before(DUCTILE_FN_MPI_File_set_errhandler, MPI_FILE_NULL, MPI_COMM_NULL);
@@ -2702,6 +2668,7 @@ int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 #if HAVE_PMPI_File_set_info
 int MPI_File_set_info(MPI_File fh, MPI_Info info)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_info(fh, info);
     ductile_io_before(DUCTILE_FN_MPI_File_set_info, fh, MPI_COMM_NULL);
@@ -2716,6 +2683,7 @@ int MPI_File_set_info(MPI_File fh, MPI_Info info)
 #if HAVE_PMPI_File_set_size
 int MPI_File_set_size(MPI_File fh, MPI_Offset size)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_size(fh, size);
     ductile_io_before(DUCTILE_FN_MPI_File_set_size, fh, MPI_COMM_NULL);
@@ -2730,6 +2698,7 @@ int MPI_File_set_size(MPI_File fh, MPI_Offset size)
 #if HAVE_PMPI_File_set_view
 int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* datarep, MPI_Info info)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
     ductile_io_before(DUCTILE_FN_MPI_File_set_view, fh, MPI_COMM_NULL);
@@ -2744,6 +2713,7 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
 #if HAVE_PMPI_File_sync
 int MPI_File_sync(MPI_File fh)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_sync(fh);
     ductile_io_before(DUCTILE_FN_MPI_File_sync, fh, MPI_COMM_NULL);
@@ -2758,6 +2728,7 @@ int MPI_File_sync(MPI_File fh)
 #if HAVE_PMPI_File_write
 int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write(fh, buf, count, datatype, status);
     ductile_io_before(DUCTILE_FN_MPI_File_write, fh, MPI_COMM_NULL);
@@ -2776,6 +2747,7 @@ int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatyp
 #if HAVE_PMPI_File_write_all
 int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all(fh, buf, count, datatype, status);
     ductile_io_before(DUCTILE_FN_MPI_File_write_all, fh, MPI_COMM_NULL);
@@ -2794,6 +2766,7 @@ int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype dat
 #if HAVE_PMPI_File_write_all_begin
 int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all_begin(fh, buf, count, datatype);
     ductile_io_before(DUCTILE_FN_MPI_File_write_all_begin, fh, MPI_COMM_NULL);
@@ -2812,6 +2785,7 @@ int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Dataty
 #if HAVE_PMPI_File_write_all_begin_c
 int MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all_begin_c(fh, buf, count, datatype);
     ductile_io_before(DUCTILE_FN_MPI_File_write_all_begin_c, fh, MPI_COMM_NULL);
@@ -2830,6 +2804,7 @@ int MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MP
 #if HAVE_PMPI_File_write_all_c
 int MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all_c(fh, buf, count, datatype, status);
     ductile_io_before(DUCTILE_FN_MPI_File_write_all_c, fh, MPI_COMM_NULL);
@@ -2848,6 +2823,7 @@ int MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Data
 #if HAVE_PMPI_File_write_all_end
 int MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all_end(fh, buf, status);
     ductile_io_before(DUCTILE_FN_MPI_File_write_all_end, fh, MPI_COMM_NULL);
@@ -2862,6 +2838,7 @@ int MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
 #if HAVE_PMPI_File_write_at
 int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at(fh, offset, buf, count, datatype, status);
     ductile_io_before(DUCTILE_FN_MPI_File_write_at, fh, MPI_COMM_NULL);
@@ -2880,6 +2857,7 @@ int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count
 #if HAVE_PMPI_File_write_at_all
 int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
     ductile_io_before(DUCTILE_FN_MPI_File_write_at_all, fh, MPI_COMM_NULL);
@@ -2898,6 +2876,7 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int c
 #if HAVE_PMPI_File_write_at_all_begin
 int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
     ductile_io_before(DUCTILE_FN_MPI_File_write_at_all_begin, fh, MPI_COMM_NULL);
@@ -2916,6 +2895,7 @@ int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf,
 #if HAVE_PMPI_File_write_at_all_begin_c
 int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
     ductile_io_before(DUCTILE_FN_MPI_File_write_at_all_begin_c, fh, MPI_COMM_NULL);
@@ -2934,6 +2914,7 @@ int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* bu
 #if HAVE_PMPI_File_write_at_all_c
 int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
     ductile_io_before(DUCTILE_FN_MPI_File_write_at_all_c, fh, MPI_COMM_NULL);
@@ -2952,6 +2933,7 @@ int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI
 #if HAVE_PMPI_File_write_at_all_end
 int MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all_end(fh, buf, status);
     ductile_io_before(DUCTILE_FN_MPI_File_write_at_all_end, fh, MPI_COMM_NULL);
@@ -2966,6 +2948,7 @@ int MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
 #if HAVE_PMPI_File_write_at_c
 int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
     ductile_io_before(DUCTILE_FN_MPI_File_write_at_c, fh, MPI_COMM_NULL);
@@ -2984,6 +2967,7 @@ int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Cou
 #if HAVE_PMPI_File_write_c
 int MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_c(fh, buf, count, datatype, status);
     ductile_io_before(DUCTILE_FN_MPI_File_write_c, fh, MPI_COMM_NULL);
@@ -3002,6 +2986,7 @@ int MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype
 #if HAVE_PMPI_File_write_ordered
 int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered(fh, buf, count, datatype, status);
     ductile_io_before(DUCTILE_FN_MPI_File_write_ordered, fh, MPI_COMM_NULL);
@@ -3020,6 +3005,7 @@ int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype
 #if HAVE_PMPI_File_write_ordered_begin
 int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered_begin(fh, buf, count, datatype);
     ductile_io_before(DUCTILE_FN_MPI_File_write_ordered_begin, fh, MPI_COMM_NULL);
@@ -3038,6 +3024,7 @@ int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Da
 #if HAVE_PMPI_File_write_ordered_begin_c
 int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
     ductile_io_before(DUCTILE_FN_MPI_File_write_ordered_begin_c, fh, MPI_COMM_NULL);
@@ -3056,6 +3043,7 @@ int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count
 #if HAVE_PMPI_File_write_ordered_c
 int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
     ductile_io_before(DUCTILE_FN_MPI_File_write_ordered_c, fh, MPI_COMM_NULL);
@@ -3074,6 +3062,7 @@ int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
 #if HAVE_PMPI_File_write_ordered_end
 int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered_end(fh, buf, status);
     ductile_io_before(DUCTILE_FN_MPI_File_write_ordered_end, fh, MPI_COMM_NULL);
@@ -3088,6 +3077,7 @@ int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status)
 #if HAVE_PMPI_File_write_shared
 int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_shared(fh, buf, count, datatype, status);
     ductile_io_before(DUCTILE_FN_MPI_File_write_shared, fh, MPI_COMM_NULL);
@@ -3106,6 +3096,7 @@ int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype 
 #if HAVE_PMPI_File_write_shared_c
 int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_shared_c(fh, buf, count, datatype, status);
     ductile_io_before(DUCTILE_FN_MPI_File_write_shared_c, fh, MPI_COMM_NULL);
@@ -5009,30 +5000,6 @@ int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
     DUCTILE_END(DUCTILE_FN_MPI_Issend_c, s, r);
-    return ret;
-}
-#endif
-
-#if HAVE_PMPI_Keyval_create
-int MPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state)
-{
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Keyval_create);
-    int ret = PMPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state);
-    DUCTILE_END(DUCTILE_FN_MPI_Keyval_create, 0, 0);
-    return ret;
-}
-#endif
-
-#if HAVE_PMPI_Keyval_free
-int MPI_Keyval_free(int* keyval)
-{
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Keyval_free(keyval);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Keyval_free);
-    int ret = PMPI_Keyval_free(keyval);
-    DUCTILE_END(DUCTILE_FN_MPI_Keyval_free, 0, 0);
     return ret;
 }
 #endif

@@ -1,0 +1,48 @@
+/* worldid.h -- the identity of the program's world across resizes, and who
+ * is Ductile's: the marker that tells a process Ductile spawned from one the
+ * program spawned itself, the program's view of MPI_Comm_get_parent, the
+ * state of MPI_COMM_WORLD the program set (error handler, name, cached
+ * attributes with their keyvals' callbacks) carried from the old world to
+ * the new one, and the deferred free of old worlds under
+ * MPI_THREAD_MULTIPLE.  docs/virtual-world.md. */
+#ifndef DUCTILE_WORLDID_H
+#define DUCTILE_WORLDID_H
+
+#include <mpi.h>
+
+/* MPI_Init, before PMPI_Init: read (and remove from the environment) the
+ * marker Ductile's spawn gives its children. */
+void ductile_worldid_early_init(void);
+
+/* MPI_Init, after the settings, before PMPI_Init: MCA settings the world's
+ * files need after a resize (Open MPI 4: OMPIO without sharedfp/sm). */
+void ductile_worldid_mpi_env(void);
+
+/* 1 if Ductile spawned this process (it joins its parents' world); 0 for
+ * every other process, also one the program spawned. */
+int ductile_spawned_by_ductile(void);
+
+/* MPI_Comm_spawn as Ductile's resize does it (root 0 of `comm`): the same
+ * program and arguments, started through env(1) with the marker in its
+ * environment.  Returns an MPI error code. */
+int ductile_spawn_marked(const char *cmd, char **args, int n, MPI_Info info, MPI_Comm comm, MPI_Comm *inter,
+                         int *errcodes);
+
+/* World swap (src/malleable/resize.c, set_world): before `to` becomes the
+ * world, give it what the program set on `from` (error handler, name,
+ * attributes of the program's keyvals; attributes are moved, no copy or
+ * delete callback runs). */
+void ductile_world_carry(MPI_Comm from, MPI_Comm to);
+/* After the swap: the old world is freed -- at once, or under
+ * MPI_THREAD_MULTIPLE at MPI_Finalize (another thread may still hold it). */
+void ductile_world_retire(MPI_Comm old);
+/* The old world is kept by Ductile (not freed): drop the program's
+ * attributes from it without callbacks (they live on in the new world). */
+void ductile_world_strip(MPI_Comm old);
+
+/* MPI_Finalize: the program's attributes go back to the real
+ * MPI_COMM_WORLD (where the MPI finalizes them as without Ductile), the
+ * current world and every deferred old world are freed. */
+void ductile_worldid_finalize(MPI_Comm current);
+
+#endif
