@@ -35,10 +35,10 @@ void ductile_report_snapshot(int rank, uint64_t t_end, struct report_rank *me, s
     gethostname(me->host, sizeof me->host - 1);
     me->wall_s = ductile_ticks_to_sec(t_end - ductile_rt.start_ticks);
     for (int i = 0; i < DUCTILE_FN_COUNT; i++) {
-        fns[i].calls = ductile_stats[i].calls;
-        fns[i].time_s = ductile_ticks_to_sec(ductile_stats[i].ticks);
-        fns[i].bytes_sent = ductile_stats[i].bytes_sent;
-        fns[i].bytes_recv = ductile_stats[i].bytes_recv;
+        fns[i].calls = ductile_stat_load(&ductile_stats[i].calls);
+        fns[i].time_s = ductile_ticks_to_sec(ductile_stat_load(&ductile_stats[i].ticks));
+        fns[i].bytes_sent = ductile_stat_load(&ductile_stats[i].bytes_sent);
+        fns[i].bytes_recv = ductile_stat_load(&ductile_stats[i].bytes_recv);
     }
 }
 

@@ -21,11 +21,12 @@ int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origi
         return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Accumulate);
     int ret = PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        s = (uint64_t)origin_count * TS(origin_datatype);
+        if (target_rank != MPI_PROC_NULL) s = (uint64_t)origin_count * TS(origin_datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Accumulate, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Accumulate, s, r);
     return ret;
 }
 #endif
@@ -37,11 +38,12 @@ int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Dataty
         return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Accumulate_c);
     int ret = PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        s = (uint64_t)origin_count * TS(origin_datatype);
+        if (target_rank != MPI_PROC_NULL) s = (uint64_t)origin_count * TS(origin_datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Accumulate_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Accumulate_c, s, r);
     return ret;
 }
 #endif
@@ -53,7 +55,8 @@ int MPI_Add_error_class(int* errorclass)
         return PMPI_Add_error_class(errorclass);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Add_error_class);
     int ret = PMPI_Add_error_class(errorclass);
-    DUCTILE_END(DUCTILE_FN_MPI_Add_error_class, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Add_error_class, 0, 0);
     return ret;
 }
 #endif
@@ -65,7 +68,8 @@ int MPI_Add_error_code(int errorclass, int* errorcode)
         return PMPI_Add_error_code(errorclass, errorcode);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Add_error_code);
     int ret = PMPI_Add_error_code(errorclass, errorcode);
-    DUCTILE_END(DUCTILE_FN_MPI_Add_error_code, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Add_error_code, 0, 0);
     return ret;
 }
 #endif
@@ -77,7 +81,8 @@ int MPI_Add_error_string(int errorcode, const char* string)
         return PMPI_Add_error_string(errorcode, string);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Add_error_string);
     int ret = PMPI_Add_error_string(errorcode, string);
-    DUCTILE_END(DUCTILE_FN_MPI_Add_error_string, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Add_error_string, 0, 0);
     return ret;
 }
 #endif
@@ -90,12 +95,13 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Allgather);
     int ret = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcount * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_group_size(comm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Allgather, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Allgather, s, r);
     return ret;
 }
 #endif
@@ -108,12 +114,13 @@ int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
         return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Allgather_c);
     int ret = PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcount * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_group_size(comm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Allgather_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Allgather_c, s, r);
     return ret;
 }
 #endif
@@ -126,14 +133,15 @@ int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype
         return PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Allgather_init);
     int ret = PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcount * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_group_size(comm);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Allgather_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Allgather_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Allgather_init, s, r);
     return ret;
 }
 #endif
@@ -146,14 +154,15 @@ int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype 
         return PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Allgather_init_c);
     int ret = PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcount * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_group_size(comm);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Allgather_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Allgather_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Allgather_init_c, s, r);
     return ret;
 }
 #endif
@@ -166,12 +175,13 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
         return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Allgatherv);
     int ret = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcounts[ductile_rank(comm)] * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         r = ductile_sum_i(recvcounts, ductile_group_size(comm)) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Allgatherv, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Allgatherv, s, r);
     return ret;
 }
 #endif
@@ -184,12 +194,13 @@ int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
         return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Allgatherv_c);
     int ret = PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcounts[ductile_rank(comm)] * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         r = ductile_sum_c(recvcounts, ductile_group_size(comm)) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Allgatherv_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Allgatherv_c, s, r);
     return ret;
 }
 #endif
@@ -202,14 +213,15 @@ int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
         return PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Allgatherv_init);
     int ret = PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcounts[ductile_rank(comm)] * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         r = ductile_sum_i(recvcounts, ductile_group_size(comm)) * TS(recvtype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Allgatherv_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Allgatherv_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Allgatherv_init, s, r);
     return ret;
 }
 #endif
@@ -222,14 +234,15 @@ int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype
         return PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Allgatherv_init_c);
     int ret = PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcounts[ductile_rank(comm)] * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         r = ductile_sum_c(recvcounts, ductile_group_size(comm)) * TS(recvtype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Allgatherv_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Allgatherv_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Allgatherv_init_c, s, r);
     return ret;
 }
 #endif
@@ -241,7 +254,8 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr)
         return PMPI_Alloc_mem(size, info, baseptr);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Alloc_mem);
     int ret = PMPI_Alloc_mem(size, info, baseptr);
-    DUCTILE_END(DUCTILE_FN_MPI_Alloc_mem, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Alloc_mem, 0, 0);
     return ret;
 }
 #endif
@@ -254,11 +268,12 @@ int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
         return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Allreduce);
     int ret = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Allreduce, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Allreduce, s, r);
     return ret;
 }
 #endif
@@ -271,11 +286,12 @@ int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dat
         return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Allreduce_c);
     int ret = PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Allreduce_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Allreduce_c, s, r);
     return ret;
 }
 #endif
@@ -288,13 +304,14 @@ int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
         return PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Allreduce_init);
     int ret = PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Allreduce_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Allreduce_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Allreduce_init, s, r);
     return ret;
 }
 #endif
@@ -307,13 +324,14 @@ int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MP
         return PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Allreduce_init_c);
     int ret = PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Allreduce_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Allreduce_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Allreduce_init_c, s, r);
     return ret;
 }
 #endif
@@ -326,13 +344,14 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Alltoall);
     int ret = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         uint64_t np = (uint64_t)ductile_group_size(comm);
         r = (uint64_t)recvcount * TS(recvtype) * np;
         s = sendbuf == MPI_IN_PLACE ? r : (uint64_t)sendcount * TS(sendtype) * np;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Alltoall, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Alltoall, s, r);
     return ret;
 }
 #endif
@@ -345,13 +364,14 @@ int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
         return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Alltoall_c);
     int ret = PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         uint64_t np = (uint64_t)ductile_group_size(comm);
         r = (uint64_t)recvcount * TS(recvtype) * np;
         s = sendbuf == MPI_IN_PLACE ? r : (uint64_t)sendcount * TS(sendtype) * np;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Alltoall_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Alltoall_c, s, r);
     return ret;
 }
 #endif
@@ -364,15 +384,16 @@ int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
         return PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Alltoall_init);
     int ret = PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         uint64_t np = (uint64_t)ductile_group_size(comm);
         r = (uint64_t)recvcount * TS(recvtype) * np;
         s = sendbuf == MPI_IN_PLACE ? r : (uint64_t)sendcount * TS(sendtype) * np;
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Alltoall_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Alltoall_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Alltoall_init, s, r);
     return ret;
 }
 #endif
@@ -385,15 +406,16 @@ int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype s
         return PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Alltoall_init_c);
     int ret = PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         uint64_t np = (uint64_t)ductile_group_size(comm);
         r = (uint64_t)recvcount * TS(recvtype) * np;
         s = sendbuf == MPI_IN_PLACE ? r : (uint64_t)sendcount * TS(sendtype) * np;
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Alltoall_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Alltoall_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Alltoall_init_c, s, r);
     return ret;
 }
 #endif
@@ -406,13 +428,14 @@ int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls
         return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Alltoallv);
     int ret = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int np = ductile_group_size(comm);
         r = ductile_sum_i(recvcounts, np) * TS(recvtype);
         s = sendbuf == MPI_IN_PLACE ? r : ductile_sum_i(sendcounts, np) * TS(sendtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Alltoallv, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Alltoallv, s, r);
     return ret;
 }
 #endif
@@ -425,13 +448,14 @@ int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
         return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Alltoallv_c);
     int ret = PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int np = ductile_group_size(comm);
         r = ductile_sum_c(recvcounts, np) * TS(recvtype);
         s = sendbuf == MPI_IN_PLACE ? r : ductile_sum_c(sendcounts, np) * TS(sendtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Alltoallv_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Alltoallv_c, s, r);
     return ret;
 }
 #endif
@@ -444,15 +468,16 @@ int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
         return PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Alltoallv_init);
     int ret = PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int np = ductile_group_size(comm);
         r = ductile_sum_i(recvcounts, np) * TS(recvtype);
         s = sendbuf == MPI_IN_PLACE ? r : ductile_sum_i(sendcounts, np) * TS(sendtype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Alltoallv_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Alltoallv_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Alltoallv_init, s, r);
     return ret;
 }
 #endif
@@ -465,15 +490,16 @@ int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
         return PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Alltoallv_init_c);
     int ret = PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int np = ductile_group_size(comm);
         r = ductile_sum_c(recvcounts, np) * TS(recvtype);
         s = sendbuf == MPI_IN_PLACE ? r : ductile_sum_c(sendcounts, np) * TS(sendtype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Alltoallv_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Alltoallv_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Alltoallv_init_c, s, r);
     return ret;
 }
 #endif
@@ -486,13 +512,14 @@ int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls
         return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Alltoallw);
     int ret = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int np = ductile_group_size(comm);
         r = ductile_sumw_i(recvcounts, recvtypes, np);
         s = sendbuf == MPI_IN_PLACE ? r : ductile_sumw_i(sendcounts, sendtypes, np);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Alltoallw, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Alltoallw, s, r);
     return ret;
 }
 #endif
@@ -505,13 +532,14 @@ int MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
         return PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Alltoallw_c);
     int ret = PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int np = ductile_group_size(comm);
         r = ductile_sumw_c(recvcounts, recvtypes, np);
         s = sendbuf == MPI_IN_PLACE ? r : ductile_sumw_c(sendcounts, sendtypes, np);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Alltoallw_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Alltoallw_c, s, r);
     return ret;
 }
 #endif
@@ -524,15 +552,16 @@ int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sd
         return PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Alltoallw_init);
     int ret = PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int np = ductile_group_size(comm);
         r = ductile_sumw_i(recvcounts, recvtypes, np);
         s = sendbuf == MPI_IN_PLACE ? r : ductile_sumw_i(sendcounts, sendtypes, np);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Alltoallw_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Alltoallw_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Alltoallw_init, s, r);
     return ret;
 }
 #endif
@@ -545,15 +574,16 @@ int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
         return PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Alltoallw_init_c);
     int ret = PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int np = ductile_group_size(comm);
         r = ductile_sumw_c(recvcounts, recvtypes, np);
         s = sendbuf == MPI_IN_PLACE ? r : ductile_sumw_c(sendcounts, sendtypes, np);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Alltoallw_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Alltoallw_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Alltoallw_init_c, s, r);
     return ret;
 }
 #endif
@@ -566,7 +596,8 @@ int MPI_Attr_delete(MPI_Comm comm, int keyval)
         return PMPI_Attr_delete(comm, keyval);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Attr_delete);
     int ret = PMPI_Attr_delete(comm, keyval);
-    DUCTILE_END(DUCTILE_FN_MPI_Attr_delete, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Attr_delete, 0, 0);
     return ret;
 }
 #endif
@@ -579,7 +610,8 @@ int MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val)
         return PMPI_Attr_put(comm, keyval, attribute_val);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Attr_put);
     int ret = PMPI_Attr_put(comm, keyval, attribute_val);
-    DUCTILE_END(DUCTILE_FN_MPI_Attr_put, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Attr_put, 0, 0);
     return ret;
 }
 #endif
@@ -592,7 +624,8 @@ int MPI_Barrier(MPI_Comm comm)
         return PMPI_Barrier(comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Barrier);
     int ret = PMPI_Barrier(comm);
-    DUCTILE_END(DUCTILE_FN_MPI_Barrier, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Barrier, 0, 0);
     return ret;
 }
 #endif
@@ -605,7 +638,8 @@ int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request)
         return PMPI_Barrier_init(comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Barrier_init);
     int ret = PMPI_Barrier_init(comm, info, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Barrier_init, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Barrier_init, 0, 0);
     return ret;
 }
 #endif
@@ -618,13 +652,14 @@ int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
         return PMPI_Bcast(buffer, count, datatype, root, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Bcast);
     int ret = PMPI_Bcast(buffer, count, datatype, root, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         if (role >= DUCTILE_ROOT_INTRA) s = (uint64_t)count * TS(datatype);
         else if (role == DUCTILE_NONROOT) r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Bcast, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Bcast, s, r);
     return ret;
 }
 #endif
@@ -637,13 +672,14 @@ int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, 
         return PMPI_Bcast_c(buffer, count, datatype, root, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Bcast_c);
     int ret = PMPI_Bcast_c(buffer, count, datatype, root, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         if (role >= DUCTILE_ROOT_INTRA) s = (uint64_t)count * TS(datatype);
         else if (role == DUCTILE_NONROOT) r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Bcast_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Bcast_c, s, r);
     return ret;
 }
 #endif
@@ -656,15 +692,16 @@ int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI
         return PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Bcast_init);
     int ret = PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         if (role >= DUCTILE_ROOT_INTRA) s = (uint64_t)count * TS(datatype);
         else if (role == DUCTILE_NONROOT) r = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Bcast_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Bcast_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Bcast_init, s, r);
     return ret;
 }
 #endif
@@ -677,15 +714,16 @@ int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int r
         return PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Bcast_init_c);
     int ret = PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         if (role >= DUCTILE_ROOT_INTRA) s = (uint64_t)count * TS(datatype);
         else if (role == DUCTILE_NONROOT) r = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Bcast_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Bcast_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Bcast_init_c, s, r);
     return ret;
 }
 #endif
@@ -698,11 +736,12 @@ int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
         return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Bsend);
     int ret = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Bsend, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Bsend, s, r);
     return ret;
 }
 #endif
@@ -715,11 +754,12 @@ int MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
         return PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Bsend_c);
     int ret = PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Bsend_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Bsend_c, s, r);
     return ret;
 }
 #endif
@@ -732,13 +772,14 @@ int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
         return PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Bsend_init);
     int ret = PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Bsend_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Bsend_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Bsend_init, s, r);
     return ret;
 }
 #endif
@@ -751,13 +792,14 @@ int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
         return PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Bsend_init_c);
     int ret = PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Bsend_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Bsend_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Bsend_init_c, s, r);
     return ret;
 }
 #endif
@@ -769,7 +811,8 @@ int MPI_Buffer_attach(void* buffer, int size)
         return PMPI_Buffer_attach(buffer, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Buffer_attach);
     int ret = PMPI_Buffer_attach(buffer, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Buffer_attach, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Buffer_attach, 0, 0);
     return ret;
 }
 #endif
@@ -781,7 +824,8 @@ int MPI_Buffer_attach_c(void* buffer, MPI_Count size)
         return PMPI_Buffer_attach_c(buffer, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Buffer_attach_c);
     int ret = PMPI_Buffer_attach_c(buffer, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Buffer_attach_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Buffer_attach_c, 0, 0);
     return ret;
 }
 #endif
@@ -793,7 +837,8 @@ int MPI_Buffer_detach(void* buffer_addr, int* size)
         return PMPI_Buffer_detach(buffer_addr, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Buffer_detach);
     int ret = PMPI_Buffer_detach(buffer_addr, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Buffer_detach, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Buffer_detach, 0, 0);
     return ret;
 }
 #endif
@@ -805,7 +850,8 @@ int MPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size)
         return PMPI_Buffer_detach_c(buffer_addr, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Buffer_detach_c);
     int ret = PMPI_Buffer_detach_c(buffer_addr, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Buffer_detach_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Buffer_detach_c, 0, 0);
     return ret;
 }
 #endif
@@ -817,7 +863,8 @@ int MPI_Buffer_flush(void)
         return PMPI_Buffer_flush();
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Buffer_flush);
     int ret = PMPI_Buffer_flush();
-    DUCTILE_END(DUCTILE_FN_MPI_Buffer_flush, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Buffer_flush, 0, 0);
     return ret;
 }
 #endif
@@ -829,7 +876,8 @@ int MPI_Buffer_iflush(MPI_Request* request)
         return PMPI_Buffer_iflush(request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Buffer_iflush);
     int ret = PMPI_Buffer_iflush(request);
-    DUCTILE_END(DUCTILE_FN_MPI_Buffer_iflush, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Buffer_iflush, 0, 0);
     return ret;
 }
 #endif
@@ -841,7 +889,8 @@ int MPI_Cancel(MPI_Request* request)
         return PMPI_Cancel(request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Cancel);
     int ret = PMPI_Cancel(request);
-    DUCTILE_END(DUCTILE_FN_MPI_Cancel, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Cancel, 0, 0);
     return ret;
 }
 #endif
@@ -864,7 +913,8 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
         return PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Cart_create);
     int ret = PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
-    DUCTILE_END(DUCTILE_FN_MPI_Cart_create, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Cart_create, 0, 0);
     return ret;
 }
 #endif
@@ -877,7 +927,8 @@ int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coor
         return PMPI_Cart_get(comm, maxdims, dims, periods, coords);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Cart_get);
     int ret = PMPI_Cart_get(comm, maxdims, dims, periods, coords);
-    DUCTILE_END(DUCTILE_FN_MPI_Cart_get, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Cart_get, 0, 0);
     return ret;
 }
 #endif
@@ -890,7 +941,8 @@ int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[]
         return PMPI_Cart_map(comm, ndims, dims, periods, newrank);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Cart_map);
     int ret = PMPI_Cart_map(comm, ndims, dims, periods, newrank);
-    DUCTILE_END(DUCTILE_FN_MPI_Cart_map, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Cart_map, 0, 0);
     return ret;
 }
 #endif
@@ -913,7 +965,8 @@ int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int
         return PMPI_Cart_shift(comm, direction, disp, rank_source, rank_dest);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Cart_shift);
     int ret = PMPI_Cart_shift(comm, direction, disp, rank_source, rank_dest);
-    DUCTILE_END(DUCTILE_FN_MPI_Cart_shift, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Cart_shift, 0, 0);
     return ret;
 }
 #endif
@@ -926,7 +979,8 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
         return PMPI_Cart_sub(comm, remain_dims, newcomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Cart_sub);
     int ret = PMPI_Cart_sub(comm, remain_dims, newcomm);
-    DUCTILE_END(DUCTILE_FN_MPI_Cart_sub, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Cart_sub, 0, 0);
     return ret;
 }
 #endif
@@ -948,7 +1002,8 @@ int MPI_Close_port(const char* port_name)
         return PMPI_Close_port(port_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Close_port);
     int ret = PMPI_Close_port(port_name);
-    DUCTILE_END(DUCTILE_FN_MPI_Close_port, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Close_port, 0, 0);
     return ret;
 }
 #endif
@@ -961,7 +1016,8 @@ int MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm com
         return PMPI_Comm_accept(port_name, info, root, comm, newcomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_accept);
     int ret = PMPI_Comm_accept(port_name, info, root, comm, newcomm);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_accept, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_accept, 0, 0);
     return ret;
 }
 #endif
@@ -974,7 +1030,8 @@ int MPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size)
         return PMPI_Comm_attach_buffer(comm, buffer, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_attach_buffer);
     int ret = PMPI_Comm_attach_buffer(comm, buffer, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_attach_buffer, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_attach_buffer, 0, 0);
     return ret;
 }
 #endif
@@ -987,7 +1044,8 @@ int MPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size)
         return PMPI_Comm_attach_buffer_c(comm, buffer, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_attach_buffer_c);
     int ret = PMPI_Comm_attach_buffer_c(comm, buffer, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_attach_buffer_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_attach_buffer_c, 0, 0);
     return ret;
 }
 #endif
@@ -1000,7 +1058,8 @@ int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
         return PMPI_Comm_call_errhandler(comm, errorcode);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_call_errhandler);
     int ret = PMPI_Comm_call_errhandler(comm, errorcode);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_call_errhandler, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_call_errhandler, 0, 0);
     return ret;
 }
 #endif
@@ -1014,7 +1073,8 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result)
         return PMPI_Comm_compare(comm1, comm2, result);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_compare);
     int ret = PMPI_Comm_compare(comm1, comm2, result);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_compare, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_compare, 0, 0);
     return ret;
 }
 #endif
@@ -1027,7 +1087,8 @@ int MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm co
         return PMPI_Comm_connect(port_name, info, root, comm, newcomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_connect);
     int ret = PMPI_Comm_connect(port_name, info, root, comm, newcomm);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_connect, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_connect, 0, 0);
     return ret;
 }
 #endif
@@ -1040,7 +1101,8 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
         return PMPI_Comm_create(comm, group, newcomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_create);
     int ret = PMPI_Comm_create(comm, group, newcomm);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_create, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_create, 0, 0);
     return ret;
 }
 #endif
@@ -1052,7 +1114,8 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn,
         return PMPI_Comm_create_errhandler(comm_errhandler_fn, errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_create_errhandler);
     int ret = PMPI_Comm_create_errhandler(comm_errhandler_fn, errhandler);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_create_errhandler, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_create_errhandler, 0, 0);
     return ret;
 }
 #endif
@@ -1064,7 +1127,8 @@ int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info 
         return PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_create_from_group);
     int ret = PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_create_from_group, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_create_from_group, 0, 0);
     return ret;
 }
 #endif
@@ -1077,7 +1141,8 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* new
         return PMPI_Comm_create_group(comm, group, tag, newcomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_create_group);
     int ret = PMPI_Comm_create_group(comm, group, tag, newcomm);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_create_group, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_create_group, 0, 0);
     return ret;
 }
 #endif
@@ -1089,7 +1154,8 @@ int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_C
         return PMPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_create_keyval);
     int ret = PMPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_create_keyval, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_create_keyval, 0, 0);
     return ret;
 }
 #endif
@@ -1102,7 +1168,8 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
         return PMPI_Comm_delete_attr(comm, comm_keyval);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_delete_attr);
     int ret = PMPI_Comm_delete_attr(comm, comm_keyval);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_delete_attr, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_delete_attr, 0, 0);
     return ret;
 }
 #endif
@@ -1115,7 +1182,8 @@ int MPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size)
         return PMPI_Comm_detach_buffer(comm, buffer_addr, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_detach_buffer);
     int ret = PMPI_Comm_detach_buffer(comm, buffer_addr, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_detach_buffer, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_detach_buffer, 0, 0);
     return ret;
 }
 #endif
@@ -1128,7 +1196,8 @@ int MPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size)
         return PMPI_Comm_detach_buffer_c(comm, buffer_addr, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_detach_buffer_c);
     int ret = PMPI_Comm_detach_buffer_c(comm, buffer_addr, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_detach_buffer_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_detach_buffer_c, 0, 0);
     return ret;
 }
 #endif
@@ -1140,7 +1209,8 @@ int MPI_Comm_disconnect(MPI_Comm* comm)
         return PMPI_Comm_disconnect(comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_disconnect);
     int ret = PMPI_Comm_disconnect(comm);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_disconnect, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_disconnect, 0, 0);
     return ret;
 }
 #endif
@@ -1153,7 +1223,8 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
         return PMPI_Comm_dup(comm, newcomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_dup);
     int ret = PMPI_Comm_dup(comm, newcomm);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_dup, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_dup, 0, 0);
     return ret;
 }
 #endif
@@ -1166,7 +1237,8 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
         return PMPI_Comm_dup_with_info(comm, info, newcomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_dup_with_info);
     int ret = PMPI_Comm_dup_with_info(comm, info, newcomm);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_dup_with_info, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_dup_with_info, 0, 0);
     return ret;
 }
 #endif
@@ -1179,7 +1251,8 @@ int MPI_Comm_flush_buffer(MPI_Comm comm)
         return PMPI_Comm_flush_buffer(comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_flush_buffer);
     int ret = PMPI_Comm_flush_buffer(comm);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_flush_buffer, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_flush_buffer, 0, 0);
     return ret;
 }
 #endif
@@ -1191,7 +1264,8 @@ int MPI_Comm_free(MPI_Comm* comm)
         return PMPI_Comm_free(comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_free);
     int ret = PMPI_Comm_free(comm);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_free, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_free, 0, 0);
     return ret;
 }
 #endif
@@ -1203,7 +1277,8 @@ int MPI_Comm_free_keyval(int* comm_keyval)
         return PMPI_Comm_free_keyval(comm_keyval);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_free_keyval);
     int ret = PMPI_Comm_free_keyval(comm_keyval);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_free_keyval, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_free_keyval, 0, 0);
     return ret;
 }
 #endif
@@ -1226,7 +1301,8 @@ int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used)
         return PMPI_Comm_get_info(comm, info_used);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_get_info);
     int ret = PMPI_Comm_get_info(comm, info_used);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_get_info, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_get_info, 0, 0);
     return ret;
 }
 #endif
@@ -1239,7 +1315,8 @@ int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen)
         return PMPI_Comm_get_name(comm, comm_name, resultlen);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_get_name);
     int ret = PMPI_Comm_get_name(comm, comm_name, resultlen);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_get_name, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_get_name, 0, 0);
     return ret;
 }
 #endif
@@ -1251,7 +1328,8 @@ int MPI_Comm_get_parent(MPI_Comm* parent)
         return PMPI_Comm_get_parent(parent);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_get_parent);
     int ret = PMPI_Comm_get_parent(parent);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_get_parent, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_get_parent, 0, 0);
     return ret;
 }
 #endif
@@ -1264,7 +1342,8 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group* group)
         return PMPI_Comm_group(comm, group);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_group);
     int ret = PMPI_Comm_group(comm, group);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_group, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_group, 0, 0);
     return ret;
 }
 #endif
@@ -1277,7 +1356,8 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
         return PMPI_Comm_idup(comm, newcomm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_idup);
     int ret = PMPI_Comm_idup(comm, newcomm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_idup, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_idup, 0, 0);
     return ret;
 }
 #endif
@@ -1290,7 +1370,8 @@ int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI
         return PMPI_Comm_idup_with_info(comm, info, newcomm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_idup_with_info);
     int ret = PMPI_Comm_idup_with_info(comm, info, newcomm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_idup_with_info, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_idup_with_info, 0, 0);
     return ret;
 }
 #endif
@@ -1303,7 +1384,8 @@ int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
         return PMPI_Comm_iflush_buffer(comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_iflush_buffer);
     int ret = PMPI_Comm_iflush_buffer(comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_iflush_buffer, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_iflush_buffer, 0, 0);
     return ret;
 }
 #endif
@@ -1315,7 +1397,8 @@ int MPI_Comm_join(int fd, MPI_Comm* intercomm)
         return PMPI_Comm_join(fd, intercomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_join);
     int ret = PMPI_Comm_join(fd, intercomm);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_join, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_join, 0, 0);
     return ret;
 }
 #endif
@@ -1338,7 +1421,8 @@ int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group)
         return PMPI_Comm_remote_group(comm, group);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_remote_group);
     int ret = PMPI_Comm_remote_group(comm, group);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_remote_group, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_remote_group, 0, 0);
     return ret;
 }
 #endif
@@ -1361,7 +1445,8 @@ int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val)
         return PMPI_Comm_set_attr(comm, comm_keyval, attribute_val);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_set_attr);
     int ret = PMPI_Comm_set_attr(comm, comm_keyval, attribute_val);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_set_attr, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_set_attr, 0, 0);
     return ret;
 }
 #endif
@@ -1374,7 +1459,8 @@ int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
         return PMPI_Comm_set_info(comm, info);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_set_info);
     int ret = PMPI_Comm_set_info(comm, info);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_set_info, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_set_info, 0, 0);
     return ret;
 }
 #endif
@@ -1387,7 +1473,8 @@ int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name)
         return PMPI_Comm_set_name(comm, comm_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_set_name);
     int ret = PMPI_Comm_set_name(comm, comm_name);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_set_name, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_set_name, 0, 0);
     return ret;
 }
 #endif
@@ -1410,7 +1497,8 @@ int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info inf
         return PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_spawn);
     int ret = PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_spawn, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_spawn, 0, 0);
     return ret;
 }
 #endif
@@ -1423,7 +1511,8 @@ int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_o
         return PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_spawn_multiple);
     int ret = PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_spawn_multiple, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_spawn_multiple, 0, 0);
     return ret;
 }
 #endif
@@ -1436,7 +1525,8 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
         return PMPI_Comm_split(comm, color, key, newcomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_split);
     int ret = PMPI_Comm_split(comm, color, key, newcomm);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_split, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_split, 0, 0);
     return ret;
 }
 #endif
@@ -1449,7 +1539,8 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
         return PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_split_type);
     int ret = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_split_type, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_split_type, 0, 0);
     return ret;
 }
 #endif
@@ -1471,11 +1562,12 @@ int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void
         return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Compare_and_swap);
     int ret = PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = TS(datatype); s = 2 * r;
+        if (target_rank != MPI_PROC_NULL) { r = TS(datatype); s = 2 * r; }
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Compare_and_swap, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Compare_and_swap, s, r);
     return ret;
 }
 #endif
@@ -1487,7 +1579,8 @@ int MPI_Dims_create(int nnodes, int ndims, int dims[])
         return PMPI_Dims_create(nnodes, ndims, dims);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Dims_create);
     int ret = PMPI_Dims_create(nnodes, ndims, dims);
-    DUCTILE_END(DUCTILE_FN_MPI_Dims_create, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Dims_create, 0, 0);
     return ret;
 }
 #endif
@@ -1500,7 +1593,8 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
         return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Dist_graph_create);
     int ret = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
-    DUCTILE_END(DUCTILE_FN_MPI_Dist_graph_create, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Dist_graph_create, 0, 0);
     return ret;
 }
 #endif
@@ -1513,7 +1607,8 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
         return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Dist_graph_create_adjacent);
     int ret = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
-    DUCTILE_END(DUCTILE_FN_MPI_Dist_graph_create_adjacent, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Dist_graph_create_adjacent, 0, 0);
     return ret;
 }
 #endif
@@ -1526,7 +1621,8 @@ int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int 
         return PMPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Dist_graph_neighbors);
     int ret = PMPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
-    DUCTILE_END(DUCTILE_FN_MPI_Dist_graph_neighbors, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Dist_graph_neighbors, 0, 0);
     return ret;
 }
 #endif
@@ -1539,7 +1635,8 @@ int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree,
         return PMPI_Dist_graph_neighbors_count(comm, indegree, outdegree, weighted);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Dist_graph_neighbors_count);
     int ret = PMPI_Dist_graph_neighbors_count(comm, indegree, outdegree, weighted);
-    DUCTILE_END(DUCTILE_FN_MPI_Dist_graph_neighbors_count, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Dist_graph_neighbors_count, 0, 0);
     return ret;
 }
 #endif
@@ -1551,7 +1648,8 @@ int MPI_Errhandler_free(MPI_Errhandler* errhandler)
         return PMPI_Errhandler_free(errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Errhandler_free);
     int ret = PMPI_Errhandler_free(errhandler);
-    DUCTILE_END(DUCTILE_FN_MPI_Errhandler_free, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Errhandler_free, 0, 0);
     return ret;
 }
 #endif
@@ -1582,11 +1680,12 @@ int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
         return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Exscan);
     int ret = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Exscan, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Exscan, s, r);
     return ret;
 }
 #endif
@@ -1599,11 +1698,12 @@ int MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dataty
         return PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Exscan_c);
     int ret = PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Exscan_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Exscan_c, s, r);
     return ret;
 }
 #endif
@@ -1616,13 +1716,14 @@ int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
         return PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Exscan_init);
     int ret = PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Exscan_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Exscan_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Exscan_init, s, r);
     return ret;
 }
 #endif
@@ -1635,13 +1736,14 @@ int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
         return PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Exscan_init_c);
     int ret = PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Exscan_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Exscan_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Exscan_init_c, s, r);
     return ret;
 }
 #endif
@@ -1653,11 +1755,12 @@ int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype da
         return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Fetch_and_op);
     int ret = PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        s = r = TS(datatype);
+        if (target_rank != MPI_PROC_NULL) s = r = TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Fetch_and_op, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Fetch_and_op, s, r);
     return ret;
 }
 #endif
@@ -1670,8 +1773,9 @@ int MPI_File_call_errhandler(MPI_File fh, int errorcode)
     ductile_io_before(DUCTILE_FN_MPI_File_call_errhandler, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_call_errhandler);
     int ret = PMPI_File_call_errhandler(fh, errorcode);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_call_errhandler, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_call_errhandler, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_call_errhandler, 0, 0);
     return ret;
 }
 #endif
@@ -1685,8 +1789,9 @@ int MPI_File_close(MPI_File* fh)
     ductile_io_before(DUCTILE_FN_MPI_File_close, ductile_fh_, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_close);
     int ret = PMPI_File_close(fh);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_close, ductile_fh_, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_close, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_close, 0, 0);
     return ret;
 }
 #endif
@@ -1699,8 +1804,9 @@ int MPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn,
     ductile_io_before(DUCTILE_FN_MPI_File_create_errhandler, MPI_FILE_NULL, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_create_errhandler);
     int ret = PMPI_File_create_errhandler(file_errhandler_fn, errhandler);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_create_errhandler, MPI_FILE_NULL, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_create_errhandler, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_create_errhandler, 0, 0);
     return ret;
 }
 #endif
@@ -1713,8 +1819,9 @@ int MPI_File_delete(const char* filename, MPI_Info info)
     ductile_io_before(DUCTILE_FN_MPI_File_delete, MPI_FILE_NULL, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_delete);
     int ret = PMPI_File_delete(filename, info);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_delete, MPI_FILE_NULL, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_delete, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_delete, 0, 0);
     return ret;
 }
 #endif
@@ -1727,8 +1834,9 @@ int MPI_File_get_amode(MPI_File fh, int* amode)
     ductile_io_before(DUCTILE_FN_MPI_File_get_amode, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_amode);
     int ret = PMPI_File_get_amode(fh, amode);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_get_amode, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_get_amode, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_amode, 0, 0);
     return ret;
 }
 #endif
@@ -1741,8 +1849,9 @@ int MPI_File_get_atomicity(MPI_File fh, int* flag)
     ductile_io_before(DUCTILE_FN_MPI_File_get_atomicity, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_atomicity);
     int ret = PMPI_File_get_atomicity(fh, flag);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_get_atomicity, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_get_atomicity, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_atomicity, 0, 0);
     return ret;
 }
 #endif
@@ -1755,8 +1864,9 @@ int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp)
     ductile_io_before(DUCTILE_FN_MPI_File_get_byte_offset, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_byte_offset);
     int ret = PMPI_File_get_byte_offset(fh, offset, disp);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_get_byte_offset, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_get_byte_offset, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_byte_offset, 0, 0);
     return ret;
 }
 #endif
@@ -1769,8 +1879,9 @@ int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler)
     ductile_io_before(DUCTILE_FN_MPI_File_get_errhandler, MPI_FILE_NULL, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_errhandler);
     int ret = PMPI_File_get_errhandler(file, errhandler);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_get_errhandler, MPI_FILE_NULL, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_get_errhandler, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_errhandler, 0, 0);
     return ret;
 }
 #endif
@@ -1783,8 +1894,9 @@ int MPI_File_get_group(MPI_File fh, MPI_Group* group)
     ductile_io_before(DUCTILE_FN_MPI_File_get_group, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_group);
     int ret = PMPI_File_get_group(fh, group);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_get_group, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_get_group, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_group, 0, 0);
     return ret;
 }
 #endif
@@ -1797,8 +1909,9 @@ int MPI_File_get_info(MPI_File fh, MPI_Info* info_used)
     ductile_io_before(DUCTILE_FN_MPI_File_get_info, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_info);
     int ret = PMPI_File_get_info(fh, info_used);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_get_info, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_get_info, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_info, 0, 0);
     return ret;
 }
 #endif
@@ -1811,8 +1924,9 @@ int MPI_File_get_position(MPI_File fh, MPI_Offset* offset)
     ductile_io_before(DUCTILE_FN_MPI_File_get_position, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_position);
     int ret = PMPI_File_get_position(fh, offset);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_get_position, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_get_position, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_position, 0, 0);
     return ret;
 }
 #endif
@@ -1825,8 +1939,9 @@ int MPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset)
     ductile_io_before(DUCTILE_FN_MPI_File_get_position_shared, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_position_shared);
     int ret = PMPI_File_get_position_shared(fh, offset);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_get_position_shared, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_get_position_shared, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_position_shared, 0, 0);
     return ret;
 }
 #endif
@@ -1839,8 +1954,9 @@ int MPI_File_get_size(MPI_File fh, MPI_Offset* size)
     ductile_io_before(DUCTILE_FN_MPI_File_get_size, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_size);
     int ret = PMPI_File_get_size(fh, size);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_get_size, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_get_size, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_size, 0, 0);
     return ret;
 }
 #endif
@@ -1853,8 +1969,9 @@ int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* exten
     ductile_io_before(DUCTILE_FN_MPI_File_get_type_extent, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_type_extent);
     int ret = PMPI_File_get_type_extent(fh, datatype, extent);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_get_type_extent, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_get_type_extent, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_type_extent, 0, 0);
     return ret;
 }
 #endif
@@ -1867,8 +1984,9 @@ int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* ex
     ductile_io_before(DUCTILE_FN_MPI_File_get_type_extent_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_type_extent_c);
     int ret = PMPI_File_get_type_extent_c(fh, datatype, extent);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_get_type_extent_c, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_get_type_extent_c, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_type_extent_c, 0, 0);
     return ret;
 }
 #endif
@@ -1881,8 +1999,9 @@ int MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Da
     ductile_io_before(DUCTILE_FN_MPI_File_get_view, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_view);
     int ret = PMPI_File_get_view(fh, disp, etype, filetype, datarep);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_get_view, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_get_view, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_view, 0, 0);
     return ret;
 }
 #endif
@@ -1895,12 +2014,15 @@ int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI
     ductile_io_before(DUCTILE_FN_MPI_File_iread, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread);
     int ret = PMPI_File_iread(fh, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iread, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iread, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread, s, r);
     return ret;
 }
 #endif
@@ -1913,12 +2035,15 @@ int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
     ductile_io_before(DUCTILE_FN_MPI_File_iread_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_all);
     int ret = PMPI_File_iread_all(fh, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iread_all, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iread_all, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread_all, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread_all, s, r);
     return ret;
 }
 #endif
@@ -1931,12 +2056,15 @@ int MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype d
     ductile_io_before(DUCTILE_FN_MPI_File_iread_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_all_c);
     int ret = PMPI_File_iread_all_c(fh, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iread_all_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iread_all_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread_all_c, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread_all_c, s, r);
     return ret;
 }
 #endif
@@ -1949,12 +2077,15 @@ int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_
     ductile_io_before(DUCTILE_FN_MPI_File_iread_at, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_at);
     int ret = PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iread_at, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iread_at, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread_at, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread_at, s, r);
     return ret;
 }
 #endif
@@ -1967,12 +2098,15 @@ int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, 
     ductile_io_before(DUCTILE_FN_MPI_File_iread_at_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_at_all);
     int ret = PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iread_at_all, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iread_at_all, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread_at_all, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread_at_all, s, r);
     return ret;
 }
 #endif
@@ -1985,12 +2119,15 @@ int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count
     ductile_io_before(DUCTILE_FN_MPI_File_iread_at_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_at_all_c);
     int ret = PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iread_at_all_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iread_at_all_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread_at_all_c, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread_at_all_c, s, r);
     return ret;
 }
 #endif
@@ -2003,12 +2140,15 @@ int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count cou
     ductile_io_before(DUCTILE_FN_MPI_File_iread_at_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_at_c);
     int ret = PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iread_at_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iread_at_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread_at_c, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread_at_c, s, r);
     return ret;
 }
 #endif
@@ -2021,12 +2161,15 @@ int MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datat
     ductile_io_before(DUCTILE_FN_MPI_File_iread_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_c);
     int ret = PMPI_File_iread_c(fh, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iread_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iread_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread_c, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread_c, s, r);
     return ret;
 }
 #endif
@@ -2039,12 +2182,15 @@ int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype dataty
     ductile_io_before(DUCTILE_FN_MPI_File_iread_shared, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_shared);
     int ret = PMPI_File_iread_shared(fh, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iread_shared, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iread_shared, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread_shared, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread_shared, s, r);
     return ret;
 }
 #endif
@@ -2057,12 +2203,15 @@ int MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
     ductile_io_before(DUCTILE_FN_MPI_File_iread_shared_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_shared_c);
     int ret = PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iread_shared_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iread_shared_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread_shared_c, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread_shared_c, s, r);
     return ret;
 }
 #endif
@@ -2075,12 +2224,15 @@ int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype dataty
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite);
     int ret = PMPI_File_iwrite(fh, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iwrite, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iwrite, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite, s, r);
     return ret;
 }
 #endif
@@ -2093,12 +2245,15 @@ int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype da
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_all);
     int ret = PMPI_File_iwrite_all(fh, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iwrite_all, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iwrite_all, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite_all, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite_all, s, r);
     return ret;
 }
 #endif
@@ -2111,12 +2266,15 @@ int MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Dat
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_all_c);
     int ret = PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iwrite_all_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iwrite_all_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite_all_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite_all_c, s, r);
     return ret;
 }
 #endif
@@ -2129,12 +2287,15 @@ int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int coun
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite_at, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_at);
     int ret = PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iwrite_at, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iwrite_at, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite_at, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite_at, s, r);
     return ret;
 }
 #endif
@@ -2147,12 +2308,15 @@ int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int 
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite_at_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_at_all);
     int ret = PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iwrite_at_all, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iwrite_at_all, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite_at_all, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite_at_all, s, r);
     return ret;
 }
 #endif
@@ -2165,12 +2329,15 @@ int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MP
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite_at_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_at_all_c);
     int ret = PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iwrite_at_all_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iwrite_at_all_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite_at_all_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite_at_all_c, s, r);
     return ret;
 }
 #endif
@@ -2183,12 +2350,15 @@ int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Co
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite_at_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_at_c);
     int ret = PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iwrite_at_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iwrite_at_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite_at_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite_at_c, s, r);
     return ret;
 }
 #endif
@@ -2201,12 +2371,15 @@ int MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatyp
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_c);
     int ret = PMPI_File_iwrite_c(fh, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iwrite_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iwrite_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite_c, s, r);
     return ret;
 }
 #endif
@@ -2219,12 +2392,15 @@ int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite_shared, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_shared);
     int ret = PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iwrite_shared, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iwrite_shared, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite_shared, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite_shared, s, r);
     return ret;
 }
 #endif
@@ -2237,12 +2413,15 @@ int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite_shared_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_shared_c);
     int ret = PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iwrite_shared_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iwrite_shared_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite_shared_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite_shared_c, s, r);
     return ret;
 }
 #endif
@@ -2256,9 +2435,10 @@ int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info,
     ductile_io_before(DUCTILE_FN_MPI_File_open, MPI_FILE_NULL, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_open);
     int ret = PMPI_File_open(comm, filename, amode, info, fh);
+    DUCTILE_STOP();
     ductile_io_opened(comm, filename, amode, ret == MPI_SUCCESS ? *fh : MPI_FILE_NULL);
     ductile_io_after(DUCTILE_FN_MPI_File_open, MPI_FILE_NULL, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_open, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_open, 0, 0);
     return ret;
 }
 #endif
@@ -2271,8 +2451,9 @@ int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
     ductile_io_before(DUCTILE_FN_MPI_File_preallocate, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_preallocate);
     int ret = PMPI_File_preallocate(fh, size);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_preallocate, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_preallocate, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_preallocate, 0, 0);
     return ret;
 }
 #endif
@@ -2282,15 +2463,18 @@ int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read(fh, buf, count, datatype, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read);
     int ret = PMPI_File_read(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_read, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read, s, r);
     return ret;
 }
 #endif
@@ -2300,15 +2484,18 @@ int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, 
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all(fh, buf, count, datatype, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_all);
     int ret = PMPI_File_read_all(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_read_all, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_all, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_all, s, r);
     return ret;
 }
 #endif
@@ -2321,12 +2508,9 @@ int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype data
     ductile_io_before(DUCTILE_FN_MPI_File_read_all_begin, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_all_begin);
     int ret = PMPI_File_read_all_begin(fh, buf, count, datatype);
-    uint64_t s = 0, r = 0;
-    if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
-    }
-    ductile_io_after(DUCTILE_FN_MPI_File_read_all_begin, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_all_begin, s, r);
+    DUCTILE_STOP();
+    ductile_io_after(DUCTILE_FN_MPI_File_read_all_begin, fh, ductile_t0_, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_all_begin, 0, 0);
     return ret;
 }
 #endif
@@ -2339,12 +2523,9 @@ int MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datat
     ductile_io_before(DUCTILE_FN_MPI_File_read_all_begin_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_all_begin_c);
     int ret = PMPI_File_read_all_begin_c(fh, buf, count, datatype);
-    uint64_t s = 0, r = 0;
-    if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
-    }
-    ductile_io_after(DUCTILE_FN_MPI_File_read_all_begin_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_all_begin_c, s, r);
+    DUCTILE_STOP();
+    ductile_io_after(DUCTILE_FN_MPI_File_read_all_begin_c, fh, ductile_t0_, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_all_begin_c, 0, 0);
     return ret;
 }
 #endif
@@ -2354,15 +2535,18 @@ int MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype da
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all_c(fh, buf, count, datatype, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_all_c);
     int ret = PMPI_File_read_all_c(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_read_all_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_all_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_all_c, s, r);
     return ret;
 }
 #endif
@@ -2372,11 +2556,18 @@ int MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all_end(fh, buf, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read_all_end, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_all_end);
     int ret = PMPI_File_read_all_end(fh, buf, status);
-    ductile_io_after(DUCTILE_FN_MPI_File_read_all_end, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_all_end, 0, 0);
+    DUCTILE_STOP();
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        r = ductile_status_bytes(status);
+    }
+    ductile_io_after(DUCTILE_FN_MPI_File_read_all_end, fh, ductile_t0_, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_all_end, s, r);
     return ret;
 }
 #endif
@@ -2386,15 +2577,18 @@ int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_D
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at(fh, offset, buf, count, datatype, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read_at, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at);
     int ret = PMPI_File_read_at(fh, offset, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_read_at, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_at, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_at, s, r);
     return ret;
 }
 #endif
@@ -2404,15 +2598,18 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, M
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read_at_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_all);
     int ret = PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_read_at_all, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_at_all, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_at_all, s, r);
     return ret;
 }
 #endif
@@ -2425,12 +2622,9 @@ int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int co
     ductile_io_before(DUCTILE_FN_MPI_File_read_at_all_begin, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_all_begin);
     int ret = PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
-    uint64_t s = 0, r = 0;
-    if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
-    }
-    ductile_io_after(DUCTILE_FN_MPI_File_read_at_all_begin, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_at_all_begin, s, r);
+    DUCTILE_STOP();
+    ductile_io_after(DUCTILE_FN_MPI_File_read_at_all_begin, fh, ductile_t0_, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_at_all_begin, 0, 0);
     return ret;
 }
 #endif
@@ -2443,12 +2637,9 @@ int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_
     ductile_io_before(DUCTILE_FN_MPI_File_read_at_all_begin_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_all_begin_c);
     int ret = PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
-    uint64_t s = 0, r = 0;
-    if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
-    }
-    ductile_io_after(DUCTILE_FN_MPI_File_read_at_all_begin_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_at_all_begin_c, s, r);
+    DUCTILE_STOP();
+    ductile_io_after(DUCTILE_FN_MPI_File_read_at_all_begin_c, fh, ductile_t0_, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_at_all_begin_c, 0, 0);
     return ret;
 }
 #endif
@@ -2458,15 +2649,18 @@ int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count 
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read_at_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_all_c);
     int ret = PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_read_at_all_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_at_all_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_at_all_c, s, r);
     return ret;
 }
 #endif
@@ -2476,11 +2670,18 @@ int MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all_end(fh, buf, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read_at_all_end, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_all_end);
     int ret = PMPI_File_read_at_all_end(fh, buf, status);
-    ductile_io_after(DUCTILE_FN_MPI_File_read_at_all_end, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_at_all_end, 0, 0);
+    DUCTILE_STOP();
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        r = ductile_status_bytes(status);
+    }
+    ductile_io_after(DUCTILE_FN_MPI_File_read_at_all_end, fh, ductile_t0_, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_at_all_end, s, r);
     return ret;
 }
 #endif
@@ -2490,15 +2691,18 @@ int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count coun
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read_at_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_c);
     int ret = PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_read_at_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_at_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_at_c, s, r);
     return ret;
 }
 #endif
@@ -2508,15 +2712,18 @@ int MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype dataty
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_c(fh, buf, count, datatype, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_c);
     int ret = PMPI_File_read_c(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_read_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_c, s, r);
     return ret;
 }
 #endif
@@ -2526,15 +2733,18 @@ int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype dataty
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered(fh, buf, count, datatype, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read_ordered, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_ordered);
     int ret = PMPI_File_read_ordered(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_read_ordered, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_ordered, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_ordered, s, r);
     return ret;
 }
 #endif
@@ -2547,12 +2757,9 @@ int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype 
     ductile_io_before(DUCTILE_FN_MPI_File_read_ordered_begin, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_ordered_begin);
     int ret = PMPI_File_read_ordered_begin(fh, buf, count, datatype);
-    uint64_t s = 0, r = 0;
-    if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
-    }
-    ductile_io_after(DUCTILE_FN_MPI_File_read_ordered_begin, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_ordered_begin, s, r);
+    DUCTILE_STOP();
+    ductile_io_after(DUCTILE_FN_MPI_File_read_ordered_begin, fh, ductile_t0_, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_ordered_begin, 0, 0);
     return ret;
 }
 #endif
@@ -2565,12 +2772,9 @@ int MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_D
     ductile_io_before(DUCTILE_FN_MPI_File_read_ordered_begin_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_ordered_begin_c);
     int ret = PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
-    uint64_t s = 0, r = 0;
-    if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
-    }
-    ductile_io_after(DUCTILE_FN_MPI_File_read_ordered_begin_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_ordered_begin_c, s, r);
+    DUCTILE_STOP();
+    ductile_io_after(DUCTILE_FN_MPI_File_read_ordered_begin_c, fh, ductile_t0_, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_ordered_begin_c, 0, 0);
     return ret;
 }
 #endif
@@ -2580,15 +2784,18 @@ int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read_ordered_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_ordered_c);
     int ret = PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_read_ordered_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_ordered_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_ordered_c, s, r);
     return ret;
 }
 #endif
@@ -2598,11 +2805,18 @@ int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered_end(fh, buf, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read_ordered_end, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_ordered_end);
     int ret = PMPI_File_read_ordered_end(fh, buf, status);
-    ductile_io_after(DUCTILE_FN_MPI_File_read_ordered_end, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_ordered_end, 0, 0);
+    DUCTILE_STOP();
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        r = ductile_status_bytes(status);
+    }
+    ductile_io_after(DUCTILE_FN_MPI_File_read_ordered_end, fh, ductile_t0_, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_ordered_end, s, r);
     return ret;
 }
 #endif
@@ -2612,15 +2826,18 @@ int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatyp
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_shared(fh, buf, count, datatype, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read_shared, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_shared);
     int ret = PMPI_File_read_shared(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_read_shared, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_shared, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_shared, s, r);
     return ret;
 }
 #endif
@@ -2630,15 +2847,18 @@ int MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_shared_c(fh, buf, count, datatype, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read_shared_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_shared_c);
     int ret = PMPI_File_read_shared_c(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_read_shared_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_shared_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_shared_c, s, r);
     return ret;
 }
 #endif
@@ -2651,8 +2871,9 @@ int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
     ductile_io_before(DUCTILE_FN_MPI_File_seek, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_seek);
     int ret = PMPI_File_seek(fh, offset, whence);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_seek, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_seek, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_seek, 0, 0);
     return ret;
 }
 #endif
@@ -2665,8 +2886,9 @@ int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
     ductile_io_before(DUCTILE_FN_MPI_File_seek_shared, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_seek_shared);
     int ret = PMPI_File_seek_shared(fh, offset, whence);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_seek_shared, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_seek_shared, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_seek_shared, 0, 0);
     return ret;
 }
 #endif
@@ -2679,8 +2901,9 @@ int MPI_File_set_atomicity(MPI_File fh, int flag)
     ductile_io_before(DUCTILE_FN_MPI_File_set_atomicity, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_set_atomicity);
     int ret = PMPI_File_set_atomicity(fh, flag);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_set_atomicity, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_set_atomicity, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_set_atomicity, 0, 0);
     return ret;
 }
 #endif
@@ -2693,8 +2916,9 @@ int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
     ductile_io_before(DUCTILE_FN_MPI_File_set_errhandler, MPI_FILE_NULL, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_set_errhandler);
     int ret = PMPI_File_set_errhandler(file, errhandler);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_set_errhandler, MPI_FILE_NULL, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_set_errhandler, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_set_errhandler, 0, 0);
     return ret;
 }
 #endif
@@ -2707,8 +2931,9 @@ int MPI_File_set_info(MPI_File fh, MPI_Info info)
     ductile_io_before(DUCTILE_FN_MPI_File_set_info, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_set_info);
     int ret = PMPI_File_set_info(fh, info);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_set_info, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_set_info, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_set_info, 0, 0);
     return ret;
 }
 #endif
@@ -2721,8 +2946,9 @@ int MPI_File_set_size(MPI_File fh, MPI_Offset size)
     ductile_io_before(DUCTILE_FN_MPI_File_set_size, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_set_size);
     int ret = PMPI_File_set_size(fh, size);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_set_size, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_set_size, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_set_size, 0, 0);
     return ret;
 }
 #endif
@@ -2735,8 +2961,9 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     ductile_io_before(DUCTILE_FN_MPI_File_set_view, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_set_view);
     int ret = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_set_view, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_set_view, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_set_view, 0, 0);
     return ret;
 }
 #endif
@@ -2749,8 +2976,9 @@ int MPI_File_sync(MPI_File fh)
     ductile_io_before(DUCTILE_FN_MPI_File_sync, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_sync);
     int ret = PMPI_File_sync(fh);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_sync, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_sync, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_sync, 0, 0);
     return ret;
 }
 #endif
@@ -2763,12 +2991,13 @@ int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatyp
     ductile_io_before(DUCTILE_FN_MPI_File_write, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write);
     int ret = PMPI_File_write(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write, s, r);
     return ret;
 }
 #endif
@@ -2781,12 +3010,13 @@ int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype dat
     ductile_io_before(DUCTILE_FN_MPI_File_write_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_all);
     int ret = PMPI_File_write_all(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_all, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_all, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_all, s, r);
     return ret;
 }
 #endif
@@ -2799,12 +3029,13 @@ int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Dataty
     ductile_io_before(DUCTILE_FN_MPI_File_write_all_begin, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_all_begin);
     int ret = PMPI_File_write_all_begin(fh, buf, count, datatype);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_all_begin, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_all_begin, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_all_begin, s, r);
     return ret;
 }
 #endif
@@ -2817,12 +3048,13 @@ int MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MP
     ductile_io_before(DUCTILE_FN_MPI_File_write_all_begin_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_all_begin_c);
     int ret = PMPI_File_write_all_begin_c(fh, buf, count, datatype);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_all_begin_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_all_begin_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_all_begin_c, s, r);
     return ret;
 }
 #endif
@@ -2835,12 +3067,13 @@ int MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Data
     ductile_io_before(DUCTILE_FN_MPI_File_write_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_all_c);
     int ret = PMPI_File_write_all_c(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_all_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_all_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_all_c, s, r);
     return ret;
 }
 #endif
@@ -2853,8 +3086,9 @@ int MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
     ductile_io_before(DUCTILE_FN_MPI_File_write_all_end, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_all_end);
     int ret = PMPI_File_write_all_end(fh, buf, status);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_write_all_end, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_all_end, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_all_end, 0, 0);
     return ret;
 }
 #endif
@@ -2867,12 +3101,13 @@ int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count
     ductile_io_before(DUCTILE_FN_MPI_File_write_at, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at);
     int ret = PMPI_File_write_at(fh, offset, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_at, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_at, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_at, s, r);
     return ret;
 }
 #endif
@@ -2885,12 +3120,13 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int c
     ductile_io_before(DUCTILE_FN_MPI_File_write_at_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_all);
     int ret = PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_at_all, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_at_all, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_at_all, s, r);
     return ret;
 }
 #endif
@@ -2903,12 +3139,13 @@ int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf,
     ductile_io_before(DUCTILE_FN_MPI_File_write_at_all_begin, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_all_begin);
     int ret = PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_at_all_begin, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_at_all_begin, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_at_all_begin, s, r);
     return ret;
 }
 #endif
@@ -2921,12 +3158,13 @@ int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* bu
     ductile_io_before(DUCTILE_FN_MPI_File_write_at_all_begin_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_all_begin_c);
     int ret = PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_at_all_begin_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_at_all_begin_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_at_all_begin_c, s, r);
     return ret;
 }
 #endif
@@ -2939,12 +3177,13 @@ int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI
     ductile_io_before(DUCTILE_FN_MPI_File_write_at_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_all_c);
     int ret = PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_at_all_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_at_all_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_at_all_c, s, r);
     return ret;
 }
 #endif
@@ -2957,8 +3196,9 @@ int MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
     ductile_io_before(DUCTILE_FN_MPI_File_write_at_all_end, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_all_end);
     int ret = PMPI_File_write_at_all_end(fh, buf, status);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_write_at_all_end, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_at_all_end, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_at_all_end, 0, 0);
     return ret;
 }
 #endif
@@ -2971,12 +3211,13 @@ int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Cou
     ductile_io_before(DUCTILE_FN_MPI_File_write_at_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_c);
     int ret = PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_at_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_at_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_at_c, s, r);
     return ret;
 }
 #endif
@@ -2989,12 +3230,13 @@ int MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype
     ductile_io_before(DUCTILE_FN_MPI_File_write_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_c);
     int ret = PMPI_File_write_c(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_c, s, r);
     return ret;
 }
 #endif
@@ -3007,12 +3249,13 @@ int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype
     ductile_io_before(DUCTILE_FN_MPI_File_write_ordered, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_ordered);
     int ret = PMPI_File_write_ordered(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_ordered, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_ordered, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_ordered, s, r);
     return ret;
 }
 #endif
@@ -3025,12 +3268,13 @@ int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Da
     ductile_io_before(DUCTILE_FN_MPI_File_write_ordered_begin, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_ordered_begin);
     int ret = PMPI_File_write_ordered_begin(fh, buf, count, datatype);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_ordered_begin, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_ordered_begin, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_ordered_begin, s, r);
     return ret;
 }
 #endif
@@ -3043,12 +3287,13 @@ int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count
     ductile_io_before(DUCTILE_FN_MPI_File_write_ordered_begin_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_ordered_begin_c);
     int ret = PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_ordered_begin_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_ordered_begin_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_ordered_begin_c, s, r);
     return ret;
 }
 #endif
@@ -3061,12 +3306,13 @@ int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
     ductile_io_before(DUCTILE_FN_MPI_File_write_ordered_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_ordered_c);
     int ret = PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_ordered_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_ordered_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_ordered_c, s, r);
     return ret;
 }
 #endif
@@ -3079,8 +3325,9 @@ int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status)
     ductile_io_before(DUCTILE_FN_MPI_File_write_ordered_end, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_ordered_end);
     int ret = PMPI_File_write_ordered_end(fh, buf, status);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_write_ordered_end, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_ordered_end, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_ordered_end, 0, 0);
     return ret;
 }
 #endif
@@ -3093,12 +3340,13 @@ int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype 
     ductile_io_before(DUCTILE_FN_MPI_File_write_shared, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_shared);
     int ret = PMPI_File_write_shared(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_shared, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_shared, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_shared, s, r);
     return ret;
 }
 #endif
@@ -3111,12 +3359,13 @@ int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_D
     ductile_io_before(DUCTILE_FN_MPI_File_write_shared_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_shared_c);
     int ret = PMPI_File_write_shared_c(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_shared_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_shared_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_shared_c, s, r);
     return ret;
 }
 #endif
@@ -3137,7 +3386,8 @@ int MPI_Free_mem(void* base)
         return PMPI_Free_mem(base);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Free_mem);
     int ret = PMPI_Free_mem(base);
-    DUCTILE_END(DUCTILE_FN_MPI_Free_mem, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Free_mem, 0, 0);
     return ret;
 }
 #endif
@@ -3150,6 +3400,7 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Gather);
     int ret = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -3157,7 +3408,7 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
             s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcount * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         if (role >= DUCTILE_ROOT_INTRA) r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_group_size(comm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Gather, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Gather, s, r);
     return ret;
 }
 #endif
@@ -3170,6 +3421,7 @@ int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
         return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Gather_c);
     int ret = PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -3177,7 +3429,7 @@ int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
             s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcount * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         if (role >= DUCTILE_ROOT_INTRA) r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_group_size(comm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Gather_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Gather_c, s, r);
     return ret;
 }
 #endif
@@ -3190,16 +3442,17 @@ int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
         return PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Gather_init);
     int ret = PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcount * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         if (role >= DUCTILE_ROOT_INTRA) r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_group_size(comm);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Gather_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Gather_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Gather_init, s, r);
     return ret;
 }
 #endif
@@ -3212,16 +3465,17 @@ int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
         return PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Gather_init_c);
     int ret = PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcount * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         if (role >= DUCTILE_ROOT_INTRA) r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_group_size(comm);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Gather_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Gather_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Gather_init_c, s, r);
     return ret;
 }
 #endif
@@ -3234,6 +3488,7 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
         return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Gatherv);
     int ret = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -3241,7 +3496,7 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
             s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcounts[root] * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         if (role >= DUCTILE_ROOT_INTRA) r = ductile_sum_i(recvcounts, ductile_group_size(comm)) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Gatherv, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Gatherv, s, r);
     return ret;
 }
 #endif
@@ -3254,6 +3509,7 @@ int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
         return PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Gatherv_c);
     int ret = PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -3261,7 +3517,7 @@ int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
             s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcounts[root] * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         if (role >= DUCTILE_ROOT_INTRA) r = ductile_sum_c(recvcounts, ductile_group_size(comm)) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Gatherv_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Gatherv_c, s, r);
     return ret;
 }
 #endif
@@ -3274,16 +3530,17 @@ int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
         return PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Gatherv_init);
     int ret = PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcounts[root] * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         if (role >= DUCTILE_ROOT_INTRA) r = ductile_sum_i(recvcounts, ductile_group_size(comm)) * TS(recvtype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Gatherv_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Gatherv_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Gatherv_init, s, r);
     return ret;
 }
 #endif
@@ -3296,16 +3553,17 @@ int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
         return PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Gatherv_init_c);
     int ret = PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcounts[root] * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         if (role >= DUCTILE_ROOT_INTRA) r = ductile_sum_c(recvcounts, ductile_group_size(comm)) * TS(recvtype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Gatherv_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Gatherv_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Gatherv_init_c, s, r);
     return ret;
 }
 #endif
@@ -3317,11 +3575,12 @@ int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, i
         return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Get);
     int ret = PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)origin_count * TS(origin_datatype);
+        if (target_rank != MPI_PROC_NULL) r = (uint64_t)origin_count * TS(origin_datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Get, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Get, s, r);
     return ret;
 }
 #endif
@@ -3333,12 +3592,15 @@ int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype o
         return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Get_accumulate);
     int ret = PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        s = (uint64_t)origin_count * TS(origin_datatype);
-        r = (uint64_t)result_count * TS(result_datatype);
+        if (target_rank != MPI_PROC_NULL) {
+            s = (uint64_t)origin_count * TS(origin_datatype);
+            r = (uint64_t)result_count * TS(result_datatype);
+        }
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Get_accumulate, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Get_accumulate, s, r);
     return ret;
 }
 #endif
@@ -3350,12 +3612,15 @@ int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Da
         return PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Get_accumulate_c);
     int ret = PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        s = (uint64_t)origin_count * TS(origin_datatype);
-        r = (uint64_t)result_count * TS(result_datatype);
+        if (target_rank != MPI_PROC_NULL) {
+            s = (uint64_t)origin_count * TS(origin_datatype);
+            r = (uint64_t)result_count * TS(result_datatype);
+        }
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Get_accumulate_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Get_accumulate_c, s, r);
     return ret;
 }
 #endif
@@ -3376,11 +3641,12 @@ int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_dat
         return PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Get_c);
     int ret = PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)origin_count * TS(origin_datatype);
+        if (target_rank != MPI_PROC_NULL) r = (uint64_t)origin_count * TS(origin_datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Get_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Get_c, s, r);
     return ret;
 }
 #endif
@@ -3437,7 +3703,8 @@ int MPI_Get_hw_resource_info(MPI_Info* hw_info)
         return PMPI_Get_hw_resource_info(hw_info);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Get_hw_resource_info);
     int ret = PMPI_Get_hw_resource_info(hw_info);
-    DUCTILE_END(DUCTILE_FN_MPI_Get_hw_resource_info, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Get_hw_resource_info, 0, 0);
     return ret;
 }
 #endif
@@ -3477,7 +3744,8 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
         return PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Graph_create);
     int ret = PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
-    DUCTILE_END(DUCTILE_FN_MPI_Graph_create, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Graph_create, 0, 0);
     return ret;
 }
 #endif
@@ -3490,7 +3758,8 @@ int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int ed
         return PMPI_Graph_get(comm, maxindex, maxedges, index, edges);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Graph_get);
     int ret = PMPI_Graph_get(comm, maxindex, maxedges, index, edges);
-    DUCTILE_END(DUCTILE_FN_MPI_Graph_get, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Graph_get, 0, 0);
     return ret;
 }
 #endif
@@ -3503,7 +3772,8 @@ int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[
         return PMPI_Graph_map(comm, nnodes, index, edges, newrank);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Graph_map);
     int ret = PMPI_Graph_map(comm, nnodes, index, edges, newrank);
-    DUCTILE_END(DUCTILE_FN_MPI_Graph_map, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Graph_map, 0, 0);
     return ret;
 }
 #endif
@@ -3516,7 +3786,8 @@ int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors
         return PMPI_Graph_neighbors(comm, rank, maxneighbors, neighbors);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Graph_neighbors);
     int ret = PMPI_Graph_neighbors(comm, rank, maxneighbors, neighbors);
-    DUCTILE_END(DUCTILE_FN_MPI_Graph_neighbors, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Graph_neighbors, 0, 0);
     return ret;
 }
 #endif
@@ -3529,7 +3800,8 @@ int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors)
         return PMPI_Graph_neighbors_count(comm, rank, nneighbors);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Graph_neighbors_count);
     int ret = PMPI_Graph_neighbors_count(comm, rank, nneighbors);
-    DUCTILE_END(DUCTILE_FN_MPI_Graph_neighbors_count, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Graph_neighbors_count, 0, 0);
     return ret;
 }
 #endif
@@ -3542,7 +3814,8 @@ int MPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges)
         return PMPI_Graphdims_get(comm, nnodes, nedges);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Graphdims_get);
     int ret = PMPI_Graphdims_get(comm, nnodes, nedges);
-    DUCTILE_END(DUCTILE_FN_MPI_Graphdims_get, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Graphdims_get, 0, 0);
     return ret;
 }
 #endif
@@ -3554,7 +3827,8 @@ int MPI_Grequest_complete(MPI_Request request)
         return PMPI_Grequest_complete(request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Grequest_complete);
     int ret = PMPI_Grequest_complete(request);
-    DUCTILE_END(DUCTILE_FN_MPI_Grequest_complete, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Grequest_complete, 0, 0);
     return ret;
 }
 #endif
@@ -3566,7 +3840,8 @@ int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_
         return PMPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Grequest_start);
     int ret = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Grequest_start, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Grequest_start, 0, 0);
     return ret;
 }
 #endif
@@ -3578,7 +3853,8 @@ int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result)
         return PMPI_Group_compare(group1, group2, result);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_compare);
     int ret = PMPI_Group_compare(group1, group2, result);
-    DUCTILE_END(DUCTILE_FN_MPI_Group_compare, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Group_compare, 0, 0);
     return ret;
 }
 #endif
@@ -3590,7 +3866,8 @@ int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup
         return PMPI_Group_difference(group1, group2, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_difference);
     int ret = PMPI_Group_difference(group1, group2, newgroup);
-    DUCTILE_END(DUCTILE_FN_MPI_Group_difference, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Group_difference, 0, 0);
     return ret;
 }
 #endif
@@ -3602,7 +3879,8 @@ int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
         return PMPI_Group_excl(group, n, ranks, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_excl);
     int ret = PMPI_Group_excl(group, n, ranks, newgroup);
-    DUCTILE_END(DUCTILE_FN_MPI_Group_excl, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Group_excl, 0, 0);
     return ret;
 }
 #endif
@@ -3614,7 +3892,8 @@ int MPI_Group_free(MPI_Group* group)
         return PMPI_Group_free(group);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_free);
     int ret = PMPI_Group_free(group);
-    DUCTILE_END(DUCTILE_FN_MPI_Group_free, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Group_free, 0, 0);
     return ret;
 }
 #endif
@@ -3626,7 +3905,8 @@ int MPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_
         return PMPI_Group_from_session_pset(session, pset_name, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_from_session_pset);
     int ret = PMPI_Group_from_session_pset(session, pset_name, newgroup);
-    DUCTILE_END(DUCTILE_FN_MPI_Group_from_session_pset, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Group_from_session_pset, 0, 0);
     return ret;
 }
 #endif
@@ -3638,7 +3918,8 @@ int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
         return PMPI_Group_incl(group, n, ranks, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_incl);
     int ret = PMPI_Group_incl(group, n, ranks, newgroup);
-    DUCTILE_END(DUCTILE_FN_MPI_Group_incl, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Group_incl, 0, 0);
     return ret;
 }
 #endif
@@ -3650,7 +3931,8 @@ int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgro
         return PMPI_Group_intersection(group1, group2, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_intersection);
     int ret = PMPI_Group_intersection(group1, group2, newgroup);
-    DUCTILE_END(DUCTILE_FN_MPI_Group_intersection, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Group_intersection, 0, 0);
     return ret;
 }
 #endif
@@ -3662,7 +3944,8 @@ int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
         return PMPI_Group_range_excl(group, n, ranges, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_range_excl);
     int ret = PMPI_Group_range_excl(group, n, ranges, newgroup);
-    DUCTILE_END(DUCTILE_FN_MPI_Group_range_excl, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Group_range_excl, 0, 0);
     return ret;
 }
 #endif
@@ -3674,7 +3957,8 @@ int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
         return PMPI_Group_range_incl(group, n, ranges, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_range_incl);
     int ret = PMPI_Group_range_incl(group, n, ranges, newgroup);
-    DUCTILE_END(DUCTILE_FN_MPI_Group_range_incl, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Group_range_incl, 0, 0);
     return ret;
 }
 #endif
@@ -3704,7 +3988,8 @@ int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_G
         return PMPI_Group_translate_ranks(group1, n, ranks1, group2, ranks2);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_translate_ranks);
     int ret = PMPI_Group_translate_ranks(group1, n, ranks1, group2, ranks2);
-    DUCTILE_END(DUCTILE_FN_MPI_Group_translate_ranks, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Group_translate_ranks, 0, 0);
     return ret;
 }
 #endif
@@ -3716,7 +4001,8 @@ int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
         return PMPI_Group_union(group1, group2, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_union);
     int ret = PMPI_Group_union(group1, group2, newgroup);
-    DUCTILE_END(DUCTILE_FN_MPI_Group_union, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Group_union, 0, 0);
     return ret;
 }
 #endif
@@ -3729,12 +4015,15 @@ int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
         return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iallgather);
     int ret = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcount * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_group_size(comm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Iallgather, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Iallgather, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iallgather, s, r);
     return ret;
 }
 #endif
@@ -3747,12 +4036,15 @@ int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
         return PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iallgather_c);
     int ret = PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcount * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_group_size(comm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Iallgather_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Iallgather_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iallgather_c, s, r);
     return ret;
 }
 #endif
@@ -3765,12 +4057,15 @@ int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
         return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iallgatherv);
     int ret = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcounts[ductile_rank(comm)] * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         r = ductile_sum_i(recvcounts, ductile_group_size(comm)) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Iallgatherv, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Iallgatherv, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iallgatherv, s, r);
     return ret;
 }
 #endif
@@ -3783,12 +4078,15 @@ int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
         return PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iallgatherv_c);
     int ret = PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcounts[ductile_rank(comm)] * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         r = ductile_sum_c(recvcounts, ductile_group_size(comm)) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Iallgatherv_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Iallgatherv_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iallgatherv_c, s, r);
     return ret;
 }
 #endif
@@ -3801,11 +4099,14 @@ int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
         return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iallreduce);
     int ret = PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Iallreduce, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Iallreduce, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iallreduce, s, r);
     return ret;
 }
 #endif
@@ -3818,11 +4119,14 @@ int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Da
         return PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iallreduce_c);
     int ret = PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Iallreduce_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Iallreduce_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iallreduce_c, s, r);
     return ret;
 }
 #endif
@@ -3835,13 +4139,16 @@ int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
         return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ialltoall);
     int ret = PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         uint64_t np = (uint64_t)ductile_group_size(comm);
         r = (uint64_t)recvcount * TS(recvtype) * np;
         s = sendbuf == MPI_IN_PLACE ? r : (uint64_t)sendcount * TS(sendtype) * np;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ialltoall, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ialltoall, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ialltoall, s, r);
     return ret;
 }
 #endif
@@ -3854,13 +4161,16 @@ int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
         return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ialltoall_c);
     int ret = PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         uint64_t np = (uint64_t)ductile_group_size(comm);
         r = (uint64_t)recvcount * TS(recvtype) * np;
         s = sendbuf == MPI_IN_PLACE ? r : (uint64_t)sendcount * TS(sendtype) * np;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ialltoall_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ialltoall_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ialltoall_c, s, r);
     return ret;
 }
 #endif
@@ -3873,13 +4183,16 @@ int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
         return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ialltoallv);
     int ret = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int np = ductile_group_size(comm);
         r = ductile_sum_i(recvcounts, np) * TS(recvtype);
         s = sendbuf == MPI_IN_PLACE ? r : ductile_sum_i(sendcounts, np) * TS(sendtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ialltoallv, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ialltoallv, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ialltoallv, s, r);
     return ret;
 }
 #endif
@@ -3892,13 +4205,16 @@ int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
         return PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ialltoallv_c);
     int ret = PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int np = ductile_group_size(comm);
         r = ductile_sum_c(recvcounts, np) * TS(recvtype);
         s = sendbuf == MPI_IN_PLACE ? r : ductile_sum_c(sendcounts, np) * TS(sendtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ialltoallv_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ialltoallv_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ialltoallv_c, s, r);
     return ret;
 }
 #endif
@@ -3911,13 +4227,16 @@ int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
         return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ialltoallw);
     int ret = PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int np = ductile_group_size(comm);
         r = ductile_sumw_i(recvcounts, recvtypes, np);
         s = sendbuf == MPI_IN_PLACE ? r : ductile_sumw_i(sendcounts, sendtypes, np);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ialltoallw, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ialltoallw, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ialltoallw, s, r);
     return ret;
 }
 #endif
@@ -3930,13 +4249,16 @@ int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
         return PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ialltoallw_c);
     int ret = PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int np = ductile_group_size(comm);
         r = ductile_sumw_c(recvcounts, recvtypes, np);
         s = sendbuf == MPI_IN_PLACE ? r : ductile_sumw_c(sendcounts, sendtypes, np);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ialltoallw_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ialltoallw_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ialltoallw_c, s, r);
     return ret;
 }
 #endif
@@ -3949,7 +4271,8 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
         return PMPI_Ibarrier(comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ibarrier);
     int ret = PMPI_Ibarrier(comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Ibarrier, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ibarrier, 0, 0);
     return ret;
 }
 #endif
@@ -3962,13 +4285,16 @@ int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
         return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ibcast);
     int ret = PMPI_Ibcast(buffer, count, datatype, root, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         if (role >= DUCTILE_ROOT_INTRA) s = (uint64_t)count * TS(datatype);
         else if (role == DUCTILE_NONROOT) r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ibcast, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ibcast, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ibcast, s, r);
     return ret;
 }
 #endif
@@ -3981,13 +4307,16 @@ int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
         return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ibcast_c);
     int ret = PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         if (role >= DUCTILE_ROOT_INTRA) s = (uint64_t)count * TS(datatype);
         else if (role == DUCTILE_NONROOT) r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ibcast_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ibcast_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ibcast_c, s, r);
     return ret;
 }
 #endif
@@ -4000,11 +4329,14 @@ int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
         return PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ibsend);
     int ret = PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ibsend, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ibsend, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ibsend, s, r);
     return ret;
 }
 #endif
@@ -4017,11 +4349,14 @@ int MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
         return PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ibsend_c);
     int ret = PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ibsend_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ibsend_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ibsend_c, s, r);
     return ret;
 }
 #endif
@@ -4034,11 +4369,14 @@ int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
         return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iexscan);
     int ret = PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Iexscan, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Iexscan, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iexscan, s, r);
     return ret;
 }
 #endif
@@ -4051,11 +4389,14 @@ int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
         return PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iexscan_c);
     int ret = PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Iexscan_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Iexscan_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iexscan_c, s, r);
     return ret;
 }
 #endif
@@ -4068,6 +4409,7 @@ int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
         return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Igather);
     int ret = PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -4075,7 +4417,9 @@ int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
             s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcount * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         if (role >= DUCTILE_ROOT_INTRA) r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_group_size(comm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Igather, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Igather, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Igather, s, r);
     return ret;
 }
 #endif
@@ -4088,6 +4432,7 @@ int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
         return PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Igather_c);
     int ret = PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -4095,7 +4440,9 @@ int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
             s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcount * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         if (role >= DUCTILE_ROOT_INTRA) r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_group_size(comm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Igather_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Igather_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Igather_c, s, r);
     return ret;
 }
 #endif
@@ -4108,6 +4455,7 @@ int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Igatherv);
     int ret = PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -4115,7 +4463,9 @@ int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
             s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcounts[root] * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         if (role >= DUCTILE_ROOT_INTRA) r = ductile_sum_i(recvcounts, ductile_group_size(comm)) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Igatherv, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Igatherv, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Igatherv, s, r);
     return ret;
 }
 #endif
@@ -4128,6 +4478,7 @@ int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
         return PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Igatherv_c);
     int ret = PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -4135,7 +4486,9 @@ int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
             s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcounts[root] * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         if (role >= DUCTILE_ROOT_INTRA) r = ductile_sum_c(recvcounts, ductile_group_size(comm)) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Igatherv_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Igatherv_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Igatherv_c, s, r);
     return ret;
 }
 #endif
@@ -4148,7 +4501,8 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* mess
         return PMPI_Improbe(source, tag, comm, flag, message, status);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Improbe);
     int ret = PMPI_Improbe(source, tag, comm, flag, message, status);
-    DUCTILE_END(DUCTILE_FN_MPI_Improbe, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Improbe, 0, 0);
     return ret;
 }
 #endif
@@ -4160,11 +4514,14 @@ int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message
         return PMPI_Imrecv(buf, count, datatype, message, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Imrecv);
     int ret = PMPI_Imrecv(buf, count, datatype, message, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Imrecv, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_Imrecv, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Imrecv, s, r);
     return ret;
 }
 #endif
@@ -4176,11 +4533,14 @@ int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message*
         return PMPI_Imrecv_c(buf, count, datatype, message, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Imrecv_c);
     int ret = PMPI_Imrecv_c(buf, count, datatype, message, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Imrecv_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_Imrecv_c, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Imrecv_c, s, r);
     return ret;
 }
 #endif
@@ -4193,13 +4553,16 @@ int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sen
         return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_allgather);
     int ret = PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = (uint64_t)sendcount * TS(sendtype);
         r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_allgather, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_allgather, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ineighbor_allgather, s, r);
     return ret;
 }
 #endif
@@ -4212,13 +4575,16 @@ int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
         return PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_allgather_c);
     int ret = PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = (uint64_t)sendcount * TS(sendtype);
         r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_allgather_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_allgather_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ineighbor_allgather_c, s, r);
     return ret;
 }
 #endif
@@ -4231,13 +4597,16 @@ int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
         return PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_allgatherv);
     int ret = PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = (uint64_t)sendcount * TS(sendtype);
         r = ductile_sum_i(recvcounts, in) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_allgatherv, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_allgatherv, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ineighbor_allgatherv, s, r);
     return ret;
 }
 #endif
@@ -4250,13 +4619,16 @@ int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
         return PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_allgatherv_c);
     int ret = PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = (uint64_t)sendcount * TS(sendtype);
         r = ductile_sum_c(recvcounts, in) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_allgatherv_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_allgatherv_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ineighbor_allgatherv_c, s, r);
     return ret;
 }
 #endif
@@ -4269,13 +4641,16 @@ int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype send
         return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_alltoall);
     int ret = PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)out;
         r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_alltoall, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_alltoall, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ineighbor_alltoall, s, r);
     return ret;
 }
 #endif
@@ -4288,13 +4663,16 @@ int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
         return PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_alltoall_c);
     int ret = PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)out;
         r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_alltoall_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_alltoall_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ineighbor_alltoall_c, s, r);
     return ret;
 }
 #endif
@@ -4307,13 +4685,16 @@ int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const i
         return PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_alltoallv);
     int ret = PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = ductile_sum_i(sendcounts, out) * TS(sendtype);
         r = ductile_sum_i(recvcounts, in) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_alltoallv, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_alltoallv, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ineighbor_alltoallv, s, r);
     return ret;
 }
 #endif
@@ -4326,13 +4707,16 @@ int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
         return PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_alltoallv_c);
     int ret = PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = ductile_sum_c(sendcounts, out) * TS(sendtype);
         r = ductile_sum_c(recvcounts, in) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_alltoallv_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_alltoallv_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ineighbor_alltoallv_c, s, r);
     return ret;
 }
 #endif
@@ -4345,13 +4729,16 @@ int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
         return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_alltoallw);
     int ret = PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = ductile_sumw_i(sendcounts, sendtypes, out);
         r = ductile_sumw_i(recvcounts, recvtypes, in);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_alltoallw, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_alltoallw, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ineighbor_alltoallw, s, r);
     return ret;
 }
 #endif
@@ -4364,13 +4751,16 @@ int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
         return PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_alltoallw_c);
     int ret = PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = ductile_sumw_c(sendcounts, sendtypes, out);
         r = ductile_sumw_c(recvcounts, recvtypes, in);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_alltoallw_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_alltoallw_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ineighbor_alltoallw_c, s, r);
     return ret;
 }
 #endif
@@ -4382,7 +4772,8 @@ int MPI_Info_create(MPI_Info* info)
         return PMPI_Info_create(info);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_create);
     int ret = PMPI_Info_create(info);
-    DUCTILE_END(DUCTILE_FN_MPI_Info_create, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Info_create, 0, 0);
     return ret;
 }
 #endif
@@ -4394,7 +4785,8 @@ int MPI_Info_create_env(int argc, char *argv[], MPI_Info* info)
         return PMPI_Info_create_env(argc, argv, info);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_create_env);
     int ret = PMPI_Info_create_env(argc, argv, info);
-    DUCTILE_END(DUCTILE_FN_MPI_Info_create_env, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Info_create_env, 0, 0);
     return ret;
 }
 #endif
@@ -4406,7 +4798,8 @@ int MPI_Info_delete(MPI_Info info, const char* key)
         return PMPI_Info_delete(info, key);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_delete);
     int ret = PMPI_Info_delete(info, key);
-    DUCTILE_END(DUCTILE_FN_MPI_Info_delete, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Info_delete, 0, 0);
     return ret;
 }
 #endif
@@ -4418,7 +4811,8 @@ int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo)
         return PMPI_Info_dup(info, newinfo);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_dup);
     int ret = PMPI_Info_dup(info, newinfo);
-    DUCTILE_END(DUCTILE_FN_MPI_Info_dup, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Info_dup, 0, 0);
     return ret;
 }
 #endif
@@ -4430,7 +4824,8 @@ int MPI_Info_free(MPI_Info* info)
         return PMPI_Info_free(info);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_free);
     int ret = PMPI_Info_free(info);
-    DUCTILE_END(DUCTILE_FN_MPI_Info_free, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Info_free, 0, 0);
     return ret;
 }
 #endif
@@ -4442,7 +4837,8 @@ int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int*
         return PMPI_Info_get(info, key, valuelen, value, flag);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_get);
     int ret = PMPI_Info_get(info, key, valuelen, value, flag);
-    DUCTILE_END(DUCTILE_FN_MPI_Info_get, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Info_get, 0, 0);
     return ret;
 }
 #endif
@@ -4454,7 +4850,8 @@ int MPI_Info_get_nkeys(MPI_Info info, int* nkeys)
         return PMPI_Info_get_nkeys(info, nkeys);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_get_nkeys);
     int ret = PMPI_Info_get_nkeys(info, nkeys);
-    DUCTILE_END(DUCTILE_FN_MPI_Info_get_nkeys, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Info_get_nkeys, 0, 0);
     return ret;
 }
 #endif
@@ -4466,7 +4863,8 @@ int MPI_Info_get_nthkey(MPI_Info info, int n, char* key)
         return PMPI_Info_get_nthkey(info, n, key);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_get_nthkey);
     int ret = PMPI_Info_get_nthkey(info, n, key);
-    DUCTILE_END(DUCTILE_FN_MPI_Info_get_nthkey, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Info_get_nthkey, 0, 0);
     return ret;
 }
 #endif
@@ -4478,7 +4876,8 @@ int MPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value
         return PMPI_Info_get_string(info, key, buflen, value, flag);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_get_string);
     int ret = PMPI_Info_get_string(info, key, buflen, value, flag);
-    DUCTILE_END(DUCTILE_FN_MPI_Info_get_string, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Info_get_string, 0, 0);
     return ret;
 }
 #endif
@@ -4490,7 +4889,8 @@ int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* fl
         return PMPI_Info_get_valuelen(info, key, valuelen, flag);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_get_valuelen);
     int ret = PMPI_Info_get_valuelen(info, key, valuelen, flag);
-    DUCTILE_END(DUCTILE_FN_MPI_Info_get_valuelen, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Info_get_valuelen, 0, 0);
     return ret;
 }
 #endif
@@ -4502,7 +4902,8 @@ int MPI_Info_set(MPI_Info info, const char* key, const char* value)
         return PMPI_Info_set(info, key, value);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_set);
     int ret = PMPI_Info_set(info, key, value);
-    DUCTILE_END(DUCTILE_FN_MPI_Info_set, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Info_set, 0, 0);
     return ret;
 }
 #endif
@@ -4525,7 +4926,8 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
         return PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Intercomm_create);
     int ret = PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
-    DUCTILE_END(DUCTILE_FN_MPI_Intercomm_create, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Intercomm_create, 0, 0);
     return ret;
 }
 #endif
@@ -4537,7 +4939,8 @@ int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MP
         return PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Intercomm_create_from_groups);
     int ret = PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
-    DUCTILE_END(DUCTILE_FN_MPI_Intercomm_create_from_groups, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Intercomm_create_from_groups, 0, 0);
     return ret;
 }
 #endif
@@ -4550,7 +4953,8 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm)
         return PMPI_Intercomm_merge(intercomm, high, newintracomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Intercomm_merge);
     int ret = PMPI_Intercomm_merge(intercomm, high, newintracomm);
-    DUCTILE_END(DUCTILE_FN_MPI_Intercomm_merge, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Intercomm_merge, 0, 0);
     return ret;
 }
 #endif
@@ -4563,7 +4967,8 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
         return PMPI_Iprobe(source, tag, comm, flag, status);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iprobe);
     int ret = PMPI_Iprobe(source, tag, comm, flag, status);
-    DUCTILE_END(DUCTILE_FN_MPI_Iprobe, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iprobe, 0, 0);
     return ret;
 }
 #endif
@@ -4576,11 +4981,14 @@ int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
         return PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Irecv);
     int ret = PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (source != MPI_PROC_NULL) r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Irecv, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_Irecv, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Irecv, s, r);
     return ret;
 }
 #endif
@@ -4593,11 +5001,14 @@ int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, i
         return PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Irecv_c);
     int ret = PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (source != MPI_PROC_NULL) r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Irecv_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_Irecv_c, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Irecv_c, s, r);
     return ret;
 }
 #endif
@@ -4610,6 +5021,7 @@ int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
         return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ireduce);
     int ret = PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -4617,7 +5029,9 @@ int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA) s = n;
         if (role >= DUCTILE_ROOT_INTRA) r = n;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ireduce, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ireduce, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ireduce, s, r);
     return ret;
 }
 #endif
@@ -4630,6 +5044,7 @@ int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
         return PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ireduce_c);
     int ret = PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -4637,7 +5052,9 @@ int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA) s = n;
         if (role >= DUCTILE_ROOT_INTRA) r = n;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ireduce_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ireduce_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ireduce_c, s, r);
     return ret;
 }
 #endif
@@ -4650,13 +5067,16 @@ int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
         return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ireduce_scatter);
     int ret = PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         uint64_t es = TS(datatype);
         s = ductile_sum_i(recvcounts, ductile_local_size(comm)) * es;
         r = (uint64_t)recvcounts[ductile_rank(comm)] * es;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ireduce_scatter, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ireduce_scatter, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ireduce_scatter, s, r);
     return ret;
 }
 #endif
@@ -4669,12 +5089,15 @@ int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
         return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ireduce_scatter_block);
     int ret = PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)recvcount * TS(datatype);
         s = r * (uint64_t)ductile_local_size(comm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ireduce_scatter_block, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ireduce_scatter_block, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ireduce_scatter_block, s, r);
     return ret;
 }
 #endif
@@ -4687,12 +5110,15 @@ int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count re
         return PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ireduce_scatter_block_c);
     int ret = PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)recvcount * TS(datatype);
         s = r * (uint64_t)ductile_local_size(comm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ireduce_scatter_block_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ireduce_scatter_block_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ireduce_scatter_block_c, s, r);
     return ret;
 }
 #endif
@@ -4705,13 +5131,16 @@ int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count re
         return PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ireduce_scatter_c);
     int ret = PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         uint64_t es = TS(datatype);
         s = ductile_sum_c(recvcounts, ductile_local_size(comm)) * es;
         r = (uint64_t)recvcounts[ductile_rank(comm)] * es;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ireduce_scatter_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ireduce_scatter_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ireduce_scatter_c, s, r);
     return ret;
 }
 #endif
@@ -4724,11 +5153,14 @@ int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
         return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Irsend);
     int ret = PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Irsend, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Irsend, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Irsend, s, r);
     return ret;
 }
 #endif
@@ -4741,11 +5173,14 @@ int MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
         return PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Irsend_c);
     int ret = PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Irsend_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Irsend_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Irsend_c, s, r);
     return ret;
 }
 #endif
@@ -4767,11 +5202,14 @@ int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
         return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iscan);
     int ret = PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Iscan, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Iscan, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iscan, s, r);
     return ret;
 }
 #endif
@@ -4784,11 +5222,14 @@ int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatyp
         return PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iscan_c);
     int ret = PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Iscan_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Iscan_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iscan_c, s, r);
     return ret;
 }
 #endif
@@ -4801,6 +5242,7 @@ int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iscatter);
     int ret = PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -4808,7 +5250,9 @@ int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             r = recvbuf == MPI_IN_PLACE ? (uint64_t)sendcount * TS(sendtype) : (uint64_t)recvcount * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Iscatter, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Iscatter, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iscatter, s, r);
     return ret;
 }
 #endif
@@ -4821,6 +5265,7 @@ int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
         return PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iscatter_c);
     int ret = PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -4828,7 +5273,9 @@ int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             r = recvbuf == MPI_IN_PLACE ? (uint64_t)sendcount * TS(sendtype) : (uint64_t)recvcount * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Iscatter_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Iscatter_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iscatter_c, s, r);
     return ret;
 }
 #endif
@@ -4841,6 +5288,7 @@ int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[
         return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iscatterv);
     int ret = PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -4848,7 +5296,9 @@ int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             r = recvbuf == MPI_IN_PLACE ? (uint64_t)sendcounts[root] * TS(sendtype) : (uint64_t)recvcount * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Iscatterv, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Iscatterv, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iscatterv, s, r);
     return ret;
 }
 #endif
@@ -4861,6 +5311,7 @@ int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
         return PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iscatterv_c);
     int ret = PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -4868,7 +5319,9 @@ int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             r = recvbuf == MPI_IN_PLACE ? (uint64_t)sendcounts[root] * TS(sendtype) : (uint64_t)recvcount * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Iscatterv_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Iscatterv_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iscatterv_c, s, r);
     return ret;
 }
 #endif
@@ -4881,11 +5334,14 @@ int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
         return PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Isend);
     int ret = PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Isend, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Isend, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Isend, s, r);
     return ret;
 }
 #endif
@@ -4898,11 +5354,14 @@ int MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
         return PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Isend_c);
     int ret = PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Isend_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Isend_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Isend_c, s, r);
     return ret;
 }
 #endif
@@ -4915,12 +5374,15 @@ int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
         return PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Isendrecv);
     int ret = PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)sendcount * TS(sendtype);
         if (source != MPI_PROC_NULL) r = (uint64_t)recvcount * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Isendrecv, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_Isendrecv, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Isendrecv, s, r);
     return ret;
 }
 #endif
@@ -4933,12 +5395,15 @@ int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
         return PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Isendrecv_c);
     int ret = PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)sendcount * TS(sendtype);
         if (source != MPI_PROC_NULL) r = (uint64_t)recvcount * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Isendrecv_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_Isendrecv_c, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Isendrecv_c, s, r);
     return ret;
 }
 #endif
@@ -4951,12 +5416,15 @@ int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
         return PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Isendrecv_replace);
     int ret = PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
         if (source != MPI_PROC_NULL) r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Isendrecv_replace, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_Isendrecv_replace, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Isendrecv_replace, s, r);
     return ret;
 }
 #endif
@@ -4969,12 +5437,15 @@ int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, i
         return PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Isendrecv_replace_c);
     int ret = PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
         if (source != MPI_PROC_NULL) r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Isendrecv_replace_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_Isendrecv_replace_c, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Isendrecv_replace_c, s, r);
     return ret;
 }
 #endif
@@ -4987,11 +5458,14 @@ int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
         return PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Issend);
     int ret = PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Issend, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Issend, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Issend, s, r);
     return ret;
 }
 #endif
@@ -5004,11 +5478,14 @@ int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
         return PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Issend_c);
     int ret = PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Issend_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Issend_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Issend_c, s, r);
     return ret;
 }
 #endif
@@ -5020,7 +5497,8 @@ int MPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn
         return PMPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Keyval_create);
     int ret = PMPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state);
-    DUCTILE_END(DUCTILE_FN_MPI_Keyval_create, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Keyval_create, 0, 0);
     return ret;
 }
 #endif
@@ -5032,7 +5510,8 @@ int MPI_Keyval_free(int* keyval)
         return PMPI_Keyval_free(keyval);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Keyval_free);
     int ret = PMPI_Keyval_free(keyval);
-    DUCTILE_END(DUCTILE_FN_MPI_Keyval_free, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Keyval_free, 0, 0);
     return ret;
 }
 #endif
@@ -5044,7 +5523,8 @@ int MPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name)
         return PMPI_Lookup_name(service_name, info, port_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Lookup_name);
     int ret = PMPI_Lookup_name(service_name, info, port_name);
-    DUCTILE_END(DUCTILE_FN_MPI_Lookup_name, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Lookup_name, 0, 0);
     return ret;
 }
 #endif
@@ -5057,7 +5537,8 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Sta
         return PMPI_Mprobe(source, tag, comm, message, status);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Mprobe);
     int ret = PMPI_Mprobe(source, tag, comm, message, status);
-    DUCTILE_END(DUCTILE_FN_MPI_Mprobe, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Mprobe, 0, 0);
     return ret;
 }
 #endif
@@ -5067,13 +5548,16 @@ int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Mrecv(buf, count, datatype, message, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Mrecv);
     int ret = PMPI_Mrecv(buf, count, datatype, message, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Mrecv, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Mrecv, s, r);
     return ret;
 }
 #endif
@@ -5083,13 +5567,16 @@ int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* 
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Mrecv_c(buf, count, datatype, message, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Mrecv_c);
     int ret = PMPI_Mrecv_c(buf, count, datatype, message, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Mrecv_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Mrecv_c, s, r);
     return ret;
 }
 #endif
@@ -5102,13 +5589,14 @@ int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype send
         return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_allgather);
     int ret = PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = (uint64_t)sendcount * TS(sendtype);
         r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_allgather, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_allgather, s, r);
     return ret;
 }
 #endif
@@ -5121,13 +5609,14 @@ int MPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
         return PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_allgather_c);
     int ret = PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = (uint64_t)sendcount * TS(sendtype);
         r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_allgather_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_allgather_c, s, r);
     return ret;
 }
 #endif
@@ -5140,15 +5629,16 @@ int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype
         return PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_allgather_init);
     int ret = PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = (uint64_t)sendcount * TS(sendtype);
         r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_allgather_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_allgather_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_allgather_init, s, r);
     return ret;
 }
 #endif
@@ -5161,15 +5651,16 @@ int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_
         return PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_allgather_init_c);
     int ret = PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = (uint64_t)sendcount * TS(sendtype);
         r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_allgather_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_allgather_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_allgather_init_c, s, r);
     return ret;
 }
 #endif
@@ -5182,13 +5673,14 @@ int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sen
         return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_allgatherv);
     int ret = PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = (uint64_t)sendcount * TS(sendtype);
         r = ductile_sum_i(recvcounts, in) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_allgatherv, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_allgatherv, s, r);
     return ret;
 }
 #endif
@@ -5201,13 +5693,14 @@ int MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
         return PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_allgatherv_c);
     int ret = PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = (uint64_t)sendcount * TS(sendtype);
         r = ductile_sum_c(recvcounts, in) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_allgatherv_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_allgatherv_c, s, r);
     return ret;
 }
 #endif
@@ -5220,15 +5713,16 @@ int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatyp
         return PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_allgatherv_init);
     int ret = PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = (uint64_t)sendcount * TS(sendtype);
         r = ductile_sum_i(recvcounts, in) * TS(recvtype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_allgatherv_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_allgatherv_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_allgatherv_init, s, r);
     return ret;
 }
 #endif
@@ -5241,15 +5735,16 @@ int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI
         return PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_allgatherv_init_c);
     int ret = PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = (uint64_t)sendcount * TS(sendtype);
         r = ductile_sum_c(recvcounts, in) * TS(recvtype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_allgatherv_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_allgatherv_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_allgatherv_init_c, s, r);
     return ret;
 }
 #endif
@@ -5262,13 +5757,14 @@ int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendt
         return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_alltoall);
     int ret = PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)out;
         r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_alltoall, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoall, s, r);
     return ret;
 }
 #endif
@@ -5281,13 +5777,14 @@ int MPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Dataty
         return PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_alltoall_c);
     int ret = PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)out;
         r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_alltoall_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoall_c, s, r);
     return ret;
 }
 #endif
@@ -5300,15 +5797,16 @@ int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype 
         return PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_alltoall_init);
     int ret = PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)out;
         r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_alltoall_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_alltoall_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoall_init, s, r);
     return ret;
 }
 #endif
@@ -5321,15 +5819,16 @@ int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_D
         return PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_alltoall_init_c);
     int ret = PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)out;
         r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_alltoall_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_alltoall_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoall_init_c, s, r);
     return ret;
 }
 #endif
@@ -5342,13 +5841,14 @@ int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const in
         return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_alltoallv);
     int ret = PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = ductile_sum_i(sendcounts, out) * TS(sendtype);
         r = ductile_sum_i(recvcounts, in) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_alltoallv, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoallv, s, r);
     return ret;
 }
 #endif
@@ -5361,13 +5861,14 @@ int MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], 
         return PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_alltoallv_c);
     int ret = PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = ductile_sum_c(sendcounts, out) * TS(sendtype);
         r = ductile_sum_c(recvcounts, in) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_alltoallv_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoallv_c, s, r);
     return ret;
 }
 #endif
@@ -5380,15 +5881,16 @@ int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], con
         return PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_alltoallv_init);
     int ret = PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = ductile_sum_i(sendcounts, out) * TS(sendtype);
         r = ductile_sum_i(recvcounts, in) * TS(recvtype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_alltoallv_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_alltoallv_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoallv_init, s, r);
     return ret;
 }
 #endif
@@ -5401,15 +5903,16 @@ int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcount
         return PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_alltoallv_init_c);
     int ret = PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = ductile_sum_c(sendcounts, out) * TS(sendtype);
         r = ductile_sum_c(recvcounts, in) * TS(recvtype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_alltoallv_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_alltoallv_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoallv_init_c, s, r);
     return ret;
 }
 #endif
@@ -5422,13 +5925,14 @@ int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MP
         return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_alltoallw);
     int ret = PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = ductile_sumw_i(sendcounts, sendtypes, out);
         r = ductile_sumw_i(recvcounts, recvtypes, in);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_alltoallw, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoallw, s, r);
     return ret;
 }
 #endif
@@ -5441,13 +5945,14 @@ int MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], 
         return PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_alltoallw_c);
     int ret = PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = ductile_sumw_c(sendcounts, sendtypes, out);
         r = ductile_sumw_c(recvcounts, recvtypes, in);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_alltoallw_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoallw_c, s, r);
     return ret;
 }
 #endif
@@ -5460,15 +5965,16 @@ int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], con
         return PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_alltoallw_init);
     int ret = PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = ductile_sumw_i(sendcounts, sendtypes, out);
         r = ductile_sumw_i(recvcounts, recvtypes, in);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_alltoallw_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_alltoallw_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoallw_init, s, r);
     return ret;
 }
 #endif
@@ -5481,15 +5987,16 @@ int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcount
         return PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_alltoallw_init_c);
     int ret = PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
         s = ductile_sumw_c(sendcounts, sendtypes, out);
         r = ductile_sumw_c(recvcounts, recvtypes, in);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_alltoallw_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_alltoallw_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoallw_init_c, s, r);
     return ret;
 }
 #endif
@@ -5501,7 +6008,8 @@ int MPI_Op_commutative(MPI_Op op, int* commute)
         return PMPI_Op_commutative(op, commute);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Op_commutative);
     int ret = PMPI_Op_commutative(op, commute);
-    DUCTILE_END(DUCTILE_FN_MPI_Op_commutative, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Op_commutative, 0, 0);
     return ret;
 }
 #endif
@@ -5513,7 +6021,8 @@ int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op)
         return PMPI_Op_create(user_fn, commute, op);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Op_create);
     int ret = PMPI_Op_create(user_fn, commute, op);
-    DUCTILE_END(DUCTILE_FN_MPI_Op_create, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Op_create, 0, 0);
     return ret;
 }
 #endif
@@ -5525,7 +6034,8 @@ int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op)
         return PMPI_Op_create_c(user_fn, commute, op);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Op_create_c);
     int ret = PMPI_Op_create_c(user_fn, commute, op);
-    DUCTILE_END(DUCTILE_FN_MPI_Op_create_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Op_create_c, 0, 0);
     return ret;
 }
 #endif
@@ -5537,7 +6047,8 @@ int MPI_Op_free(MPI_Op* op)
         return PMPI_Op_free(op);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Op_free);
     int ret = PMPI_Op_free(op);
-    DUCTILE_END(DUCTILE_FN_MPI_Op_free, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Op_free, 0, 0);
     return ret;
 }
 #endif
@@ -5549,7 +6060,8 @@ int MPI_Open_port(MPI_Info info, char* port_name)
         return PMPI_Open_port(info, port_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Open_port);
     int ret = PMPI_Open_port(info, port_name);
-    DUCTILE_END(DUCTILE_FN_MPI_Open_port, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Open_port, 0, 0);
     return ret;
 }
 #endif
@@ -5562,7 +6074,8 @@ int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf
         return PMPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pack);
     int ret = PMPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm);
-    DUCTILE_END(DUCTILE_FN_MPI_Pack, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Pack, 0, 0);
     return ret;
 }
 #endif
@@ -5575,7 +6088,8 @@ int MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void
         return PMPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pack_c);
     int ret = PMPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm);
-    DUCTILE_END(DUCTILE_FN_MPI_Pack_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Pack_c, 0, 0);
     return ret;
 }
 #endif
@@ -5587,7 +6101,8 @@ int MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_
         return PMPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pack_external);
     int ret = PMPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position);
-    DUCTILE_END(DUCTILE_FN_MPI_Pack_external, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Pack_external, 0, 0);
     return ret;
 }
 #endif
@@ -5599,7 +6114,8 @@ int MPI_Pack_external_c(const char datarep[], const void* inbuf, MPI_Count incou
         return PMPI_Pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pack_external_c);
     int ret = PMPI_Pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position);
-    DUCTILE_END(DUCTILE_FN_MPI_Pack_external_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Pack_external_c, 0, 0);
     return ret;
 }
 #endif
@@ -5611,7 +6127,8 @@ int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datat
         return PMPI_Pack_external_size(datarep, incount, datatype, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pack_external_size);
     int ret = PMPI_Pack_external_size(datarep, incount, datatype, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Pack_external_size, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Pack_external_size, 0, 0);
     return ret;
 }
 #endif
@@ -5623,7 +6140,8 @@ int MPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Dataty
         return PMPI_Pack_external_size_c(datarep, incount, datatype, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pack_external_size_c);
     int ret = PMPI_Pack_external_size_c(datarep, incount, datatype, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Pack_external_size_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Pack_external_size_c, 0, 0);
     return ret;
 }
 #endif
@@ -5636,7 +6154,8 @@ int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size)
         return PMPI_Pack_size(incount, datatype, comm, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pack_size);
     int ret = PMPI_Pack_size(incount, datatype, comm, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Pack_size, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Pack_size, 0, 0);
     return ret;
 }
 #endif
@@ -5649,7 +6168,8 @@ int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI
         return PMPI_Pack_size_c(incount, datatype, comm, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pack_size_c);
     int ret = PMPI_Pack_size_c(incount, datatype, comm, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Pack_size_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Pack_size_c, 0, 0);
     return ret;
 }
 #endif
@@ -5661,7 +6181,8 @@ int MPI_Parrived(MPI_Request request, int partition, int* flag)
         return PMPI_Parrived(request, partition, flag);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Parrived);
     int ret = PMPI_Parrived(request, partition, flag);
-    DUCTILE_END(DUCTILE_FN_MPI_Parrived, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Parrived, 0, 0);
     return ret;
 }
 #endif
@@ -5673,7 +6194,8 @@ int MPI_Pready(int partition, MPI_Request request)
         return PMPI_Pready(partition, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pready);
     int ret = PMPI_Pready(partition, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Pready, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Pready, 0, 0);
     return ret;
 }
 #endif
@@ -5685,7 +6207,8 @@ int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request req
         return PMPI_Pready_list(length, array_of_partitions, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pready_list);
     int ret = PMPI_Pready_list(length, array_of_partitions, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Pready_list, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Pready_list, 0, 0);
     return ret;
 }
 #endif
@@ -5697,7 +6220,8 @@ int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
         return PMPI_Pready_range(partition_low, partition_high, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pready_range);
     int ret = PMPI_Pready_range(partition_low, partition_high, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Pready_range, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Pready_range, 0, 0);
     return ret;
 }
 #endif
@@ -5710,13 +6234,14 @@ int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype data
         return PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Precv_init);
     int ret = PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)partitions * (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Precv_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Precv_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Precv_init, s, r);
     return ret;
 }
 #endif
@@ -5729,7 +6254,8 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
         return PMPI_Probe(source, tag, comm, status);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Probe);
     int ret = PMPI_Probe(source, tag, comm, status);
-    DUCTILE_END(DUCTILE_FN_MPI_Probe, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Probe, 0, 0);
     return ret;
 }
 #endif
@@ -5742,13 +6268,14 @@ int MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatyp
         return PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Psend_init);
     int ret = PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)partitions * (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Psend_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Psend_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Psend_init, s, r);
     return ret;
 }
 #endif
@@ -5760,7 +6287,8 @@ int MPI_Publish_name(const char* service_name, MPI_Info info, const char* port_n
         return PMPI_Publish_name(service_name, info, port_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Publish_name);
     int ret = PMPI_Publish_name(service_name, info, port_name);
-    DUCTILE_END(DUCTILE_FN_MPI_Publish_name, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Publish_name, 0, 0);
     return ret;
 }
 #endif
@@ -5772,11 +6300,12 @@ int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datat
         return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Put);
     int ret = PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        s = (uint64_t)origin_count * TS(origin_datatype);
+        if (target_rank != MPI_PROC_NULL) s = (uint64_t)origin_count * TS(origin_datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Put, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Put, s, r);
     return ret;
 }
 #endif
@@ -5788,11 +6317,12 @@ int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype orig
         return PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Put_c);
     int ret = PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        s = (uint64_t)origin_count * TS(origin_datatype);
+        if (target_rank != MPI_PROC_NULL) s = (uint64_t)origin_count * TS(origin_datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Put_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Put_c, s, r);
     return ret;
 }
 #endif
@@ -5813,11 +6343,14 @@ int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype orig
         return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Raccumulate);
     int ret = PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        s = (uint64_t)origin_count * TS(origin_datatype);
+        if (target_rank != MPI_PROC_NULL) s = (uint64_t)origin_count * TS(origin_datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Raccumulate, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Raccumulate, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Raccumulate, s, r);
     return ret;
 }
 #endif
@@ -5829,11 +6362,14 @@ int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datat
         return PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Raccumulate_c);
     int ret = PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        s = (uint64_t)origin_count * TS(origin_datatype);
+        if (target_rank != MPI_PROC_NULL) s = (uint64_t)origin_count * TS(origin_datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Raccumulate_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Raccumulate_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Raccumulate_c, s, r);
     return ret;
 }
 #endif
@@ -5844,13 +6380,16 @@ int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, M
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Recv);
     int ret = PMPI_Recv(buf, count, datatype, source, tag, comm, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        if (source != MPI_PROC_NULL) r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Recv, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Recv, s, r);
     return ret;
 }
 #endif
@@ -5861,13 +6400,16 @@ int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, in
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Recv_c);
     int ret = PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        if (source != MPI_PROC_NULL) r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Recv_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Recv_c, s, r);
     return ret;
 }
 #endif
@@ -5880,13 +6422,14 @@ int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int t
         return PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Recv_init);
     int ret = PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (source != MPI_PROC_NULL) r = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Recv_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Recv_init, s, r, DUCTILE_PEND_RECV_STATUS | DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Recv_init, s, r);
     return ret;
 }
 #endif
@@ -5899,13 +6442,14 @@ int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int sourc
         return PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Recv_init_c);
     int ret = PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (source != MPI_PROC_NULL) r = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Recv_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Recv_init_c, s, r, DUCTILE_PEND_RECV_STATUS | DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Recv_init_c, s, r);
     return ret;
 }
 #endif
@@ -5918,6 +6462,7 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce);
     int ret = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -5925,7 +6470,7 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA) s = n;
         if (role >= DUCTILE_ROOT_INTRA) r = n;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Reduce, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Reduce, s, r);
     return ret;
 }
 #endif
@@ -5938,6 +6483,7 @@ int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dataty
         return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_c);
     int ret = PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -5945,7 +6491,7 @@ int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dataty
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA) s = n;
         if (role >= DUCTILE_ROOT_INTRA) r = n;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Reduce_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Reduce_c, s, r);
     return ret;
 }
 #endif
@@ -5958,16 +6504,17 @@ int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
         return PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_init);
     int ret = PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         uint64_t n = (uint64_t)count * TS(datatype);
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA) s = n;
         if (role >= DUCTILE_ROOT_INTRA) r = n;
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Reduce_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Reduce_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Reduce_init, s, r);
     return ret;
 }
 #endif
@@ -5980,16 +6527,17 @@ int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
         return PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_init_c);
     int ret = PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         uint64_t n = (uint64_t)count * TS(datatype);
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA) s = n;
         if (role >= DUCTILE_ROOT_INTRA) r = n;
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Reduce_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Reduce_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Reduce_init_c, s, r);
     return ret;
 }
 #endif
@@ -6001,7 +6549,8 @@ int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype 
         return PMPI_Reduce_local(inbuf, inoutbuf, count, datatype, op);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_local);
     int ret = PMPI_Reduce_local(inbuf, inoutbuf, count, datatype, op);
-    DUCTILE_END(DUCTILE_FN_MPI_Reduce_local, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Reduce_local, 0, 0);
     return ret;
 }
 #endif
@@ -6013,7 +6562,8 @@ int MPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_D
         return PMPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_local_c);
     int ret = PMPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op);
-    DUCTILE_END(DUCTILE_FN_MPI_Reduce_local_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Reduce_local_c, 0, 0);
     return ret;
 }
 #endif
@@ -6026,13 +6576,14 @@ int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
         return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_scatter);
     int ret = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         uint64_t es = TS(datatype);
         s = ductile_sum_i(recvcounts, ductile_local_size(comm)) * es;
         r = (uint64_t)recvcounts[ductile_rank(comm)] * es;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Reduce_scatter, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Reduce_scatter, s, r);
     return ret;
 }
 #endif
@@ -6045,12 +6596,13 @@ int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, 
         return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_scatter_block);
     int ret = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)recvcount * TS(datatype);
         s = r * (uint64_t)ductile_local_size(comm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Reduce_scatter_block, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Reduce_scatter_block, s, r);
     return ret;
 }
 #endif
@@ -6063,12 +6615,13 @@ int MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count rec
         return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_scatter_block_c);
     int ret = PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)recvcount * TS(datatype);
         s = r * (uint64_t)ductile_local_size(comm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Reduce_scatter_block_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Reduce_scatter_block_c, s, r);
     return ret;
 }
 #endif
@@ -6081,14 +6634,15 @@ int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvco
         return PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_scatter_block_init);
     int ret = PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)recvcount * TS(datatype);
         s = r * (uint64_t)ductile_local_size(comm);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Reduce_scatter_block_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Reduce_scatter_block_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Reduce_scatter_block_init, s, r);
     return ret;
 }
 #endif
@@ -6101,14 +6655,15 @@ int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Coun
         return PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_scatter_block_init_c);
     int ret = PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)recvcount * TS(datatype);
         s = r * (uint64_t)ductile_local_size(comm);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Reduce_scatter_block_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Reduce_scatter_block_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Reduce_scatter_block_init_c, s, r);
     return ret;
 }
 #endif
@@ -6121,13 +6676,14 @@ int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count rec
         return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_scatter_c);
     int ret = PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         uint64_t es = TS(datatype);
         s = ductile_sum_c(recvcounts, ductile_local_size(comm)) * es;
         r = (uint64_t)recvcounts[ductile_rank(comm)] * es;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Reduce_scatter_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Reduce_scatter_c, s, r);
     return ret;
 }
 #endif
@@ -6140,15 +6696,16 @@ int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvco
         return PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_scatter_init);
     int ret = PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         uint64_t es = TS(datatype);
         s = ductile_sum_i(recvcounts, ductile_local_size(comm)) * es;
         r = (uint64_t)recvcounts[ductile_rank(comm)] * es;
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Reduce_scatter_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Reduce_scatter_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Reduce_scatter_init, s, r);
     return ret;
 }
 #endif
@@ -6161,15 +6718,16 @@ int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Coun
         return PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_scatter_init_c);
     int ret = PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         uint64_t es = TS(datatype);
         s = ductile_sum_c(recvcounts, ductile_local_size(comm)) * es;
         r = (uint64_t)recvcounts[ductile_rank(comm)] * es;
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Reduce_scatter_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Reduce_scatter_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Reduce_scatter_init_c, s, r);
     return ret;
 }
 #endif
@@ -6181,7 +6739,8 @@ int MPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* r
         return PMPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Register_datarep);
     int ret = PMPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
-    DUCTILE_END(DUCTILE_FN_MPI_Register_datarep, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Register_datarep, 0, 0);
     return ret;
 }
 #endif
@@ -6193,7 +6752,8 @@ int MPI_Register_datarep_c(const char* datarep, MPI_Datarep_conversion_function_
         return PMPI_Register_datarep_c(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Register_datarep_c);
     int ret = PMPI_Register_datarep_c(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
-    DUCTILE_END(DUCTILE_FN_MPI_Register_datarep_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Register_datarep_c, 0, 0);
     return ret;
 }
 #endif
@@ -6205,7 +6765,8 @@ int MPI_Remove_error_class(int errorclass)
         return PMPI_Remove_error_class(errorclass);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Remove_error_class);
     int ret = PMPI_Remove_error_class(errorclass);
-    DUCTILE_END(DUCTILE_FN_MPI_Remove_error_class, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Remove_error_class, 0, 0);
     return ret;
 }
 #endif
@@ -6217,7 +6778,8 @@ int MPI_Remove_error_code(int errorcode)
         return PMPI_Remove_error_code(errorcode);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Remove_error_code);
     int ret = PMPI_Remove_error_code(errorcode);
-    DUCTILE_END(DUCTILE_FN_MPI_Remove_error_code, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Remove_error_code, 0, 0);
     return ret;
 }
 #endif
@@ -6229,7 +6791,8 @@ int MPI_Remove_error_string(int errorcode)
         return PMPI_Remove_error_string(errorcode);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Remove_error_string);
     int ret = PMPI_Remove_error_string(errorcode);
-    DUCTILE_END(DUCTILE_FN_MPI_Remove_error_string, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Remove_error_string, 0, 0);
     return ret;
 }
 #endif
@@ -6241,7 +6804,8 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
         return PMPI_Request_get_status(request, flag, status);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Request_get_status);
     int ret = PMPI_Request_get_status(request, flag, status);
-    DUCTILE_END(DUCTILE_FN_MPI_Request_get_status, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Request_get_status, 0, 0);
     return ret;
 }
 #endif
@@ -6253,7 +6817,8 @@ int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[],
         return PMPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Request_get_status_all);
     int ret = PMPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses);
-    DUCTILE_END(DUCTILE_FN_MPI_Request_get_status_all, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Request_get_status_all, 0, 0);
     return ret;
 }
 #endif
@@ -6265,7 +6830,8 @@ int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[],
         return PMPI_Request_get_status_any(count, array_of_requests, index, flag, status);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Request_get_status_any);
     int ret = PMPI_Request_get_status_any(count, array_of_requests, index, flag, status);
-    DUCTILE_END(DUCTILE_FN_MPI_Request_get_status_any, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Request_get_status_any, 0, 0);
     return ret;
 }
 #endif
@@ -6277,7 +6843,8 @@ int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests
         return PMPI_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Request_get_status_some);
     int ret = PMPI_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-    DUCTILE_END(DUCTILE_FN_MPI_Request_get_status_some, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Request_get_status_some, 0, 0);
     return ret;
 }
 #endif
@@ -6289,11 +6856,14 @@ int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, 
         return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rget);
     int ret = PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)origin_count * TS(origin_datatype);
+        if (target_rank != MPI_PROC_NULL) r = (uint64_t)origin_count * TS(origin_datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Rget, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Rget, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Rget, s, r);
     return ret;
 }
 #endif
@@ -6305,12 +6875,17 @@ int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype 
         return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rget_accumulate);
     int ret = PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        s = (uint64_t)origin_count * TS(origin_datatype);
-        r = (uint64_t)result_count * TS(result_datatype);
+        if (target_rank != MPI_PROC_NULL) {
+            s = (uint64_t)origin_count * TS(origin_datatype);
+            r = (uint64_t)result_count * TS(result_datatype);
+        }
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Rget_accumulate, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Rget_accumulate, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Rget_accumulate, s, r);
     return ret;
 }
 #endif
@@ -6322,12 +6897,17 @@ int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_D
         return PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rget_accumulate_c);
     int ret = PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        s = (uint64_t)origin_count * TS(origin_datatype);
-        r = (uint64_t)result_count * TS(result_datatype);
+        if (target_rank != MPI_PROC_NULL) {
+            s = (uint64_t)origin_count * TS(origin_datatype);
+            r = (uint64_t)result_count * TS(result_datatype);
+        }
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Rget_accumulate_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Rget_accumulate_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Rget_accumulate_c, s, r);
     return ret;
 }
 #endif
@@ -6339,11 +6919,14 @@ int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
         return PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rget_c);
     int ret = PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)origin_count * TS(origin_datatype);
+        if (target_rank != MPI_PROC_NULL) r = (uint64_t)origin_count * TS(origin_datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Rget_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Rget_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Rget_c, s, r);
     return ret;
 }
 #endif
@@ -6355,11 +6938,14 @@ int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_data
         return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rput);
     int ret = PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        s = (uint64_t)origin_count * TS(origin_datatype);
+        if (target_rank != MPI_PROC_NULL) s = (uint64_t)origin_count * TS(origin_datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Rput, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Rput, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Rput, s, r);
     return ret;
 }
 #endif
@@ -6371,11 +6957,14 @@ int MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype ori
         return PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rput_c);
     int ret = PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        s = (uint64_t)origin_count * TS(origin_datatype);
+        if (target_rank != MPI_PROC_NULL) s = (uint64_t)origin_count * TS(origin_datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Rput_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Rput_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Rput_c, s, r);
     return ret;
 }
 #endif
@@ -6388,11 +6977,12 @@ int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
         return PMPI_Rsend(buf, count, datatype, dest, tag, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rsend);
     int ret = PMPI_Rsend(buf, count, datatype, dest, tag, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Rsend, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Rsend, s, r);
     return ret;
 }
 #endif
@@ -6405,11 +6995,12 @@ int MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
         return PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rsend_c);
     int ret = PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Rsend_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Rsend_c, s, r);
     return ret;
 }
 #endif
@@ -6422,13 +7013,14 @@ int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
         return PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rsend_init);
     int ret = PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Rsend_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Rsend_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Rsend_init, s, r);
     return ret;
 }
 #endif
@@ -6441,13 +7033,14 @@ int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
         return PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rsend_init_c);
     int ret = PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Rsend_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Rsend_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Rsend_init_c, s, r);
     return ret;
 }
 #endif
@@ -6460,11 +7053,12 @@ int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatyp
         return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Scan);
     int ret = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Scan, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Scan, s, r);
     return ret;
 }
 #endif
@@ -6477,11 +7071,12 @@ int MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype
         return PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Scan_c);
     int ret = PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Scan_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Scan_c, s, r);
     return ret;
 }
 #endif
@@ -6494,13 +7089,14 @@ int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
         return PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Scan_init);
     int ret = PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Scan_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Scan_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Scan_init, s, r);
     return ret;
 }
 #endif
@@ -6513,13 +7109,14 @@ int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dat
         return PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Scan_init_c);
     int ret = PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Scan_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Scan_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Scan_init_c, s, r);
     return ret;
 }
 #endif
@@ -6532,6 +7129,7 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Scatter);
     int ret = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -6539,7 +7137,7 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             r = recvbuf == MPI_IN_PLACE ? (uint64_t)sendcount * TS(sendtype) : (uint64_t)recvcount * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Scatter, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Scatter, s, r);
     return ret;
 }
 #endif
@@ -6552,6 +7150,7 @@ int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
         return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Scatter_c);
     int ret = PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -6559,7 +7158,7 @@ int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             r = recvbuf == MPI_IN_PLACE ? (uint64_t)sendcount * TS(sendtype) : (uint64_t)recvcount * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Scatter_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Scatter_c, s, r);
     return ret;
 }
 #endif
@@ -6572,16 +7171,17 @@ int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
         return PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Scatter_init);
     int ret = PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         if (role >= DUCTILE_ROOT_INTRA) s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)ductile_group_size(comm);
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             r = recvbuf == MPI_IN_PLACE ? (uint64_t)sendcount * TS(sendtype) : (uint64_t)recvcount * TS(recvtype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Scatter_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Scatter_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Scatter_init, s, r);
     return ret;
 }
 #endif
@@ -6594,16 +7194,17 @@ int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
         return PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Scatter_init_c);
     int ret = PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         if (role >= DUCTILE_ROOT_INTRA) s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)ductile_group_size(comm);
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             r = recvbuf == MPI_IN_PLACE ? (uint64_t)sendcount * TS(sendtype) : (uint64_t)recvcount * TS(recvtype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Scatter_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Scatter_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Scatter_init_c, s, r);
     return ret;
 }
 #endif
@@ -6616,6 +7217,7 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
         return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Scatterv);
     int ret = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -6623,7 +7225,7 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             r = recvbuf == MPI_IN_PLACE ? (uint64_t)sendcounts[root] * TS(sendtype) : (uint64_t)recvcount * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Scatterv, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Scatterv, s, r);
     return ret;
 }
 #endif
@@ -6636,6 +7238,7 @@ int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_
         return PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Scatterv_c);
     int ret = PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -6643,7 +7246,7 @@ int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             r = recvbuf == MPI_IN_PLACE ? (uint64_t)sendcounts[root] * TS(sendtype) : (uint64_t)recvcount * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Scatterv_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Scatterv_c, s, r);
     return ret;
 }
 #endif
@@ -6656,16 +7259,17 @@ int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int dis
         return PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Scatterv_init);
     int ret = PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         if (role >= DUCTILE_ROOT_INTRA) s = ductile_sum_i(sendcounts, ductile_group_size(comm)) * TS(sendtype);
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             r = recvbuf == MPI_IN_PLACE ? (uint64_t)sendcounts[root] * TS(sendtype) : (uint64_t)recvcount * TS(recvtype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Scatterv_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Scatterv_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Scatterv_init, s, r);
     return ret;
 }
 #endif
@@ -6678,16 +7282,17 @@ int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const
         return PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Scatterv_init_c);
     int ret = PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         if (role >= DUCTILE_ROOT_INTRA) s = ductile_sum_c(sendcounts, ductile_group_size(comm)) * TS(sendtype);
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             r = recvbuf == MPI_IN_PLACE ? (uint64_t)sendcounts[root] * TS(sendtype) : (uint64_t)recvcount * TS(recvtype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Scatterv_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Scatterv_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Scatterv_init_c, s, r);
     return ret;
 }
 #endif
@@ -6700,11 +7305,12 @@ int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int ta
         return PMPI_Send(buf, count, datatype, dest, tag, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Send);
     int ret = PMPI_Send(buf, count, datatype, dest, tag, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Send, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Send, s, r);
     return ret;
 }
 #endif
@@ -6717,11 +7323,12 @@ int MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest
         return PMPI_Send_c(buf, count, datatype, dest, tag, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Send_c);
     int ret = PMPI_Send_c(buf, count, datatype, dest, tag, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Send_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Send_c, s, r);
     return ret;
 }
 #endif
@@ -6734,13 +7341,14 @@ int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, i
         return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Send_init);
     int ret = PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Send_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Send_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Send_init, s, r);
     return ret;
 }
 #endif
@@ -6753,13 +7361,14 @@ int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int
         return PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Send_init_c);
     int ret = PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Send_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Send_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Send_init_c, s, r);
     return ret;
 }
 #endif
@@ -6770,14 +7379,17 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Sendrecv);
     int ret = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)sendcount * TS(sendtype);
-        if (source != MPI_PROC_NULL) r = (uint64_t)recvcount * TS(recvtype);
+        r = ductile_status_bytes(status);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Sendrecv, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Sendrecv, s, r);
     return ret;
 }
 #endif
@@ -6788,14 +7400,17 @@ int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Sendrecv_c);
     int ret = PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)sendcount * TS(sendtype);
-        if (source != MPI_PROC_NULL) r = (uint64_t)recvcount * TS(recvtype);
+        r = ductile_status_bytes(status);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Sendrecv_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Sendrecv_c, s, r);
     return ret;
 }
 #endif
@@ -6806,14 +7421,17 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, 
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Sendrecv_replace);
     int ret = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
-        if (source != MPI_PROC_NULL) r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Sendrecv_replace, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Sendrecv_replace, s, r);
     return ret;
 }
 #endif
@@ -6824,14 +7442,17 @@ int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, in
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Sendrecv_replace_c);
     int ret = PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
-        if (source != MPI_PROC_NULL) r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Sendrecv_replace_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Sendrecv_replace_c, s, r);
     return ret;
 }
 #endif
@@ -6843,7 +7464,8 @@ int MPI_Session_attach_buffer(MPI_Session session, void* buffer, int size)
         return PMPI_Session_attach_buffer(session, buffer, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_attach_buffer);
     int ret = PMPI_Session_attach_buffer(session, buffer, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_attach_buffer, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_attach_buffer, 0, 0);
     return ret;
 }
 #endif
@@ -6855,7 +7477,8 @@ int MPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count siz
         return PMPI_Session_attach_buffer_c(session, buffer, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_attach_buffer_c);
     int ret = PMPI_Session_attach_buffer_c(session, buffer, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_attach_buffer_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_attach_buffer_c, 0, 0);
     return ret;
 }
 #endif
@@ -6867,7 +7490,8 @@ int MPI_Session_call_errhandler(MPI_Session session, int errorcode)
         return PMPI_Session_call_errhandler(session, errorcode);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_call_errhandler);
     int ret = PMPI_Session_call_errhandler(session, errorcode);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_call_errhandler, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_call_errhandler, 0, 0);
     return ret;
 }
 #endif
@@ -6879,7 +7503,8 @@ int MPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errha
         return PMPI_Session_create_errhandler(session_errhandler_fn, errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_create_errhandler);
     int ret = PMPI_Session_create_errhandler(session_errhandler_fn, errhandler);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_create_errhandler, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_create_errhandler, 0, 0);
     return ret;
 }
 #endif
@@ -6891,7 +7516,8 @@ int MPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size)
         return PMPI_Session_detach_buffer(session, buffer_addr, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_detach_buffer);
     int ret = PMPI_Session_detach_buffer(session, buffer_addr, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_detach_buffer, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_detach_buffer, 0, 0);
     return ret;
 }
 #endif
@@ -6903,7 +7529,8 @@ int MPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Coun
         return PMPI_Session_detach_buffer_c(session, buffer_addr, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_detach_buffer_c);
     int ret = PMPI_Session_detach_buffer_c(session, buffer_addr, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_detach_buffer_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_detach_buffer_c, 0, 0);
     return ret;
 }
 #endif
@@ -6915,7 +7542,8 @@ int MPI_Session_finalize(MPI_Session* session)
         return PMPI_Session_finalize(session);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_finalize);
     int ret = PMPI_Session_finalize(session);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_finalize, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_finalize, 0, 0);
     return ret;
 }
 #endif
@@ -6927,7 +7555,8 @@ int MPI_Session_flush_buffer(MPI_Session session)
         return PMPI_Session_flush_buffer(session);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_flush_buffer);
     int ret = PMPI_Session_flush_buffer(session);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_flush_buffer, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_flush_buffer, 0, 0);
     return ret;
 }
 #endif
@@ -6939,7 +7568,8 @@ int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler)
         return PMPI_Session_get_errhandler(session, errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_get_errhandler);
     int ret = PMPI_Session_get_errhandler(session, errhandler);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_get_errhandler, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_get_errhandler, 0, 0);
     return ret;
 }
 #endif
@@ -6951,7 +7581,8 @@ int MPI_Session_get_info(MPI_Session session, MPI_Info* info_used)
         return PMPI_Session_get_info(session, info_used);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_get_info);
     int ret = PMPI_Session_get_info(session, info_used);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_get_info, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_get_info, 0, 0);
     return ret;
 }
 #endif
@@ -6963,7 +7594,8 @@ int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pse
         return PMPI_Session_get_nth_pset(session, info, n, pset_len, pset_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_get_nth_pset);
     int ret = PMPI_Session_get_nth_pset(session, info, n, pset_len, pset_name);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_get_nth_pset, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_get_nth_pset, 0, 0);
     return ret;
 }
 #endif
@@ -6975,7 +7607,8 @@ int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_nam
         return PMPI_Session_get_num_psets(session, info, npset_names);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_get_num_psets);
     int ret = PMPI_Session_get_num_psets(session, info, npset_names);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_get_num_psets, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_get_num_psets, 0, 0);
     return ret;
 }
 #endif
@@ -6987,7 +7620,8 @@ int MPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_In
         return PMPI_Session_get_pset_info(session, pset_name, info);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_get_pset_info);
     int ret = PMPI_Session_get_pset_info(session, pset_name, info);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_get_pset_info, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_get_pset_info, 0, 0);
     return ret;
 }
 #endif
@@ -6999,7 +7633,8 @@ int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request)
         return PMPI_Session_iflush_buffer(session, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_iflush_buffer);
     int ret = PMPI_Session_iflush_buffer(session, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_iflush_buffer, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_iflush_buffer, 0, 0);
     return ret;
 }
 #endif
@@ -7011,7 +7646,8 @@ int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* sess
         return PMPI_Session_init(info, errhandler, session);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_init);
     int ret = PMPI_Session_init(info, errhandler, session);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_init, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_init, 0, 0);
     return ret;
 }
 #endif
@@ -7023,7 +7659,8 @@ int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
         return PMPI_Session_set_errhandler(session, errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_set_errhandler);
     int ret = PMPI_Session_set_errhandler(session, errhandler);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_set_errhandler, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_set_errhandler, 0, 0);
     return ret;
 }
 #endif
@@ -7036,11 +7673,12 @@ int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
         return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ssend);
     int ret = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ssend, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ssend, s, r);
     return ret;
 }
 #endif
@@ -7053,11 +7691,12 @@ int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
         return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ssend_c);
     int ret = PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ssend_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ssend_c, s, r);
     return ret;
 }
 #endif
@@ -7070,13 +7709,14 @@ int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
         return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ssend_init);
     int ret = PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ssend_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Ssend_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ssend_init, s, r);
     return ret;
 }
 #endif
@@ -7089,13 +7729,14 @@ int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
         return PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ssend_init_c);
     int ret = PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ssend_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Ssend_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ssend_init_c, s, r);
     return ret;
 }
 #endif
@@ -7195,9 +7836,13 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Test(request, flag, status);
+    struct ductile_done ductile_dd_;
+    status = ductile_done_begin(&ductile_dd_, 1, request, status, 1, 0);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Test);
     int ret = PMPI_Test(request, flag, status);
-    DUCTILE_END(DUCTILE_FN_MPI_Test, 0, 0);
+    DUCTILE_STOP();
+    ductile_done_end(&ductile_dd_, ret == MPI_SUCCESS && *flag ? 1 : 0, NULL, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Test, 0, 0);
     return ret;
 }
 #endif
@@ -7216,9 +7861,13 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Statu
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
+    struct ductile_done ductile_dd_;
+    array_of_statuses = ductile_done_begin(&ductile_dd_, count, array_of_requests, array_of_statuses, count, 1);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Testall);
     int ret = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
-    DUCTILE_END(DUCTILE_FN_MPI_Testall, 0, 0);
+    DUCTILE_STOP();
+    ductile_done_end(&ductile_dd_, ret == MPI_SUCCESS && *flag ? count : 0, NULL, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Testall, 0, 0);
     return ret;
 }
 #endif
@@ -7228,9 +7877,13 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* fla
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Testany(count, array_of_requests, index, flag, status);
+    struct ductile_done ductile_dd_;
+    status = ductile_done_begin(&ductile_dd_, count, array_of_requests, status, 1, 0);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Testany);
     int ret = PMPI_Testany(count, array_of_requests, index, flag, status);
-    DUCTILE_END(DUCTILE_FN_MPI_Testany, 0, 0);
+    DUCTILE_STOP();
+    ductile_done_end(&ductile_dd_, ret == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED ? 1 : 0, index, 1);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Testany, 0, 0);
     return ret;
 }
 #endif
@@ -7240,9 +7893,13 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, in
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    struct ductile_done ductile_dd_;
+    array_of_statuses = ductile_done_begin(&ductile_dd_, incount, array_of_requests, array_of_statuses, incount, 1);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Testsome);
     int ret = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-    DUCTILE_END(DUCTILE_FN_MPI_Testsome, 0, 0);
+    DUCTILE_STOP();
+    ductile_done_end(&ductile_dd_, ret == MPI_SUCCESS && *outcount != MPI_UNDEFINED ? *outcount : 0, array_of_indices, 1);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Testsome, 0, 0);
     return ret;
 }
 #endif
@@ -7264,7 +7921,8 @@ int MPI_Type_commit(MPI_Datatype* datatype)
         return PMPI_Type_commit(datatype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_commit);
     int ret = PMPI_Type_commit(datatype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_commit, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_commit, 0, 0);
     return ret;
 }
 #endif
@@ -7276,7 +7934,8 @@ int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype)
         return PMPI_Type_contiguous(count, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_contiguous);
     int ret = PMPI_Type_contiguous(count, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_contiguous, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_contiguous, 0, 0);
     return ret;
 }
 #endif
@@ -7288,7 +7947,8 @@ int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* n
         return PMPI_Type_contiguous_c(count, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_contiguous_c);
     int ret = PMPI_Type_contiguous_c(count, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_contiguous_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_contiguous_c, 0, 0);
     return ret;
 }
 #endif
@@ -7300,7 +7960,8 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
         return PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_darray);
     int ret = PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_darray, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_darray, 0, 0);
     return ret;
 }
 #endif
@@ -7312,7 +7973,8 @@ int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arra
         return PMPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_darray_c);
     int ret = PMPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_darray_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_darray_c, 0, 0);
     return ret;
 }
 #endif
@@ -7324,7 +7986,8 @@ int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype)
         return PMPI_Type_create_f90_complex(p, r, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_f90_complex);
     int ret = PMPI_Type_create_f90_complex(p, r, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_f90_complex, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_f90_complex, 0, 0);
     return ret;
 }
 #endif
@@ -7336,7 +7999,8 @@ int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype)
         return PMPI_Type_create_f90_integer(r, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_f90_integer);
     int ret = PMPI_Type_create_f90_integer(r, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_f90_integer, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_f90_integer, 0, 0);
     return ret;
 }
 #endif
@@ -7348,7 +8012,8 @@ int MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype)
         return PMPI_Type_create_f90_real(p, r, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_f90_real);
     int ret = PMPI_Type_create_f90_real(p, r, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_f90_real, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_f90_real, 0, 0);
     return ret;
 }
 #endif
@@ -7360,7 +8025,8 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const
         return PMPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_hindexed);
     int ret = PMPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_hindexed, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_hindexed, 0, 0);
     return ret;
 }
 #endif
@@ -7372,7 +8038,8 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint ar
         return PMPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_hindexed_block);
     int ret = PMPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_hindexed_block, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_hindexed_block, 0, 0);
     return ret;
 }
 #endif
@@ -7384,7 +8051,8 @@ int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, con
         return PMPI_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_hindexed_block_c);
     int ret = PMPI_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_hindexed_block_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_hindexed_block_c, 0, 0);
     return ret;
 }
 #endif
@@ -7396,7 +8064,8 @@ int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockle
         return PMPI_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_hindexed_c);
     int ret = PMPI_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_hindexed_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_hindexed_c, 0, 0);
     return ret;
 }
 #endif
@@ -7408,7 +8077,8 @@ int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Dat
         return PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_hvector);
     int ret = PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_hvector, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_hvector, 0, 0);
     return ret;
 }
 #endif
@@ -7420,7 +8090,8 @@ int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count 
         return PMPI_Type_create_hvector_c(count, blocklength, stride, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_hvector_c);
     int ret = PMPI_Type_create_hvector_c(count, blocklength, stride, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_hvector_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_hvector_c, 0, 0);
     return ret;
 }
 #endif
@@ -7432,7 +8103,8 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
         return PMPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_indexed_block);
     int ret = PMPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_indexed_block, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_indexed_block, 0, 0);
     return ret;
 }
 #endif
@@ -7444,7 +8116,8 @@ int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, cons
         return PMPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_indexed_block_c);
     int ret = PMPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_indexed_block_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_indexed_block_c, 0, 0);
     return ret;
 }
 #endif
@@ -7456,7 +8129,8 @@ int MPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn, MPI_T
         return PMPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_keyval);
     int ret = PMPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_keyval, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_keyval, 0, 0);
     return ret;
 }
 #endif
@@ -7468,7 +8142,8 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, 
         return PMPI_Type_create_resized(oldtype, lb, extent, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_resized);
     int ret = PMPI_Type_create_resized(oldtype, lb, extent, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_resized, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_resized, 0, 0);
     return ret;
 }
 #endif
@@ -7480,7 +8155,8 @@ int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count exte
         return PMPI_Type_create_resized_c(oldtype, lb, extent, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_resized_c);
     int ret = PMPI_Type_create_resized_c(oldtype, lb, extent, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_resized_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_resized_c, 0, 0);
     return ret;
 }
 #endif
@@ -7492,7 +8168,8 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const M
         return PMPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_struct);
     int ret = PMPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_struct, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_struct, 0, 0);
     return ret;
 }
 #endif
@@ -7504,7 +8181,8 @@ int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blockleng
         return PMPI_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_struct_c);
     int ret = PMPI_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_struct_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_struct_c, 0, 0);
     return ret;
 }
 #endif
@@ -7516,7 +8194,8 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
         return PMPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_subarray);
     int ret = PMPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_subarray, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_subarray, 0, 0);
     return ret;
 }
 #endif
@@ -7528,7 +8207,8 @@ int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], cons
         return PMPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_subarray_c);
     int ret = PMPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_subarray_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_subarray_c, 0, 0);
     return ret;
 }
 #endif
@@ -7540,7 +8220,8 @@ int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
         return PMPI_Type_delete_attr(datatype, type_keyval);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_delete_attr);
     int ret = PMPI_Type_delete_attr(datatype, type_keyval);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_delete_attr, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_delete_attr, 0, 0);
     return ret;
 }
 #endif
@@ -7552,7 +8233,8 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype)
         return PMPI_Type_dup(oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_dup);
     int ret = PMPI_Type_dup(oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_dup, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_dup, 0, 0);
     return ret;
 }
 #endif
@@ -7564,7 +8246,8 @@ int MPI_Type_free(MPI_Datatype* datatype)
         return PMPI_Type_free(datatype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_free);
     int ret = PMPI_Type_free(datatype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_free, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_free, 0, 0);
     return ret;
 }
 #endif
@@ -7576,7 +8259,8 @@ int MPI_Type_free_keyval(int* type_keyval)
         return PMPI_Type_free_keyval(type_keyval);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_free_keyval);
     int ret = PMPI_Type_free_keyval(type_keyval);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_free_keyval, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_free_keyval, 0, 0);
     return ret;
 }
 #endif
@@ -7588,7 +8272,8 @@ int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_va
         return PMPI_Type_get_attr(datatype, type_keyval, attribute_val, flag);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_attr);
     int ret = PMPI_Type_get_attr(datatype, type_keyval, attribute_val, flag);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_get_attr, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_get_attr, 0, 0);
     return ret;
 }
 #endif
@@ -7600,7 +8285,8 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
         return PMPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_contents);
     int ret = PMPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_get_contents, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_get_contents, 0, 0);
     return ret;
 }
 #endif
@@ -7612,7 +8298,8 @@ int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_C
         return PMPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_contents_c);
     int ret = PMPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_get_contents_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_get_contents_c, 0, 0);
     return ret;
 }
 #endif
@@ -7624,7 +8311,8 @@ int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_add
         return PMPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_envelope);
     int ret = PMPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_get_envelope, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_get_envelope, 0, 0);
     return ret;
 }
 #endif
@@ -7636,7 +8324,8 @@ int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_
         return PMPI_Type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_envelope_c);
     int ret = PMPI_Type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_get_envelope_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_get_envelope_c, 0, 0);
     return ret;
 }
 #endif
@@ -7675,7 +8364,8 @@ int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen)
         return PMPI_Type_get_name(datatype, type_name, resultlen);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_name);
     int ret = PMPI_Type_get_name(datatype, type_name, resultlen);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_get_name, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_get_name, 0, 0);
     return ret;
 }
 #endif
@@ -7714,7 +8404,8 @@ int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, M
         return PMPI_Type_get_value_index(value_type, index_type, pair_type);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_value_index);
     int ret = PMPI_Type_get_value_index(value_type, index_type, pair_type);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_get_value_index, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_get_value_index, 0, 0);
     return ret;
 }
 #endif
@@ -7726,7 +8417,8 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int arr
         return PMPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_indexed);
     int ret = PMPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_indexed, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_indexed, 0, 0);
     return ret;
 }
 #endif
@@ -7738,7 +8430,8 @@ int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
         return PMPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_indexed_c);
     int ret = PMPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_indexed_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_indexed_c, 0, 0);
     return ret;
 }
 #endif
@@ -7750,7 +8443,8 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype)
         return PMPI_Type_match_size(typeclass, size, datatype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_match_size);
     int ret = PMPI_Type_match_size(typeclass, size, datatype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_match_size, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_match_size, 0, 0);
     return ret;
 }
 #endif
@@ -7762,7 +8456,8 @@ int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_va
         return PMPI_Type_set_attr(datatype, type_keyval, attribute_val);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_set_attr);
     int ret = PMPI_Type_set_attr(datatype, type_keyval, attribute_val);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_set_attr, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_set_attr, 0, 0);
     return ret;
 }
 #endif
@@ -7774,7 +8469,8 @@ int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name)
         return PMPI_Type_set_name(datatype, type_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_set_name);
     int ret = PMPI_Type_set_name(datatype, type_name);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_set_name, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_set_name, 0, 0);
     return ret;
 }
 #endif
@@ -7813,7 +8509,8 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
         return PMPI_Type_vector(count, blocklength, stride, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_vector);
     int ret = PMPI_Type_vector(count, blocklength, stride, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_vector, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_vector, 0, 0);
     return ret;
 }
 #endif
@@ -7825,7 +8522,8 @@ int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, 
         return PMPI_Type_vector_c(count, blocklength, stride, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_vector_c);
     int ret = PMPI_Type_vector_c(count, blocklength, stride, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_vector_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_vector_c, 0, 0);
     return ret;
 }
 #endif
@@ -7838,7 +8536,8 @@ int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int o
         return PMPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Unpack);
     int ret = PMPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm);
-    DUCTILE_END(DUCTILE_FN_MPI_Unpack, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Unpack, 0, 0);
     return ret;
 }
 #endif
@@ -7851,7 +8550,8 @@ int MPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void*
         return PMPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Unpack_c);
     int ret = PMPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm);
-    DUCTILE_END(DUCTILE_FN_MPI_Unpack_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Unpack_c, 0, 0);
     return ret;
 }
 #endif
@@ -7863,7 +8563,8 @@ int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize
         return PMPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Unpack_external);
     int ret = PMPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype);
-    DUCTILE_END(DUCTILE_FN_MPI_Unpack_external, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Unpack_external, 0, 0);
     return ret;
 }
 #endif
@@ -7875,7 +8576,8 @@ int MPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count ins
         return PMPI_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Unpack_external_c);
     int ret = PMPI_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype);
-    DUCTILE_END(DUCTILE_FN_MPI_Unpack_external_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Unpack_external_c, 0, 0);
     return ret;
 }
 #endif
@@ -7887,7 +8589,8 @@ int MPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port
         return PMPI_Unpublish_name(service_name, info, port_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Unpublish_name);
     int ret = PMPI_Unpublish_name(service_name, info, port_name);
-    DUCTILE_END(DUCTILE_FN_MPI_Unpublish_name, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Unpublish_name, 0, 0);
     return ret;
 }
 #endif
@@ -7897,9 +8600,13 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Wait(request, status);
+    struct ductile_done ductile_dd_;
+    status = ductile_done_begin(&ductile_dd_, 1, request, status, 1, 0);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Wait);
     int ret = PMPI_Wait(request, status);
-    DUCTILE_END(DUCTILE_FN_MPI_Wait, 0, 0);
+    DUCTILE_STOP();
+    ductile_done_end(&ductile_dd_, ret == MPI_SUCCESS ? 1 : 0, NULL, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Wait, 0, 0);
     return ret;
 }
 #endif
@@ -7909,9 +8616,13 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Waitall(count, array_of_requests, array_of_statuses);
+    struct ductile_done ductile_dd_;
+    array_of_statuses = ductile_done_begin(&ductile_dd_, count, array_of_requests, array_of_statuses, count, 1);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Waitall);
     int ret = PMPI_Waitall(count, array_of_requests, array_of_statuses);
-    DUCTILE_END(DUCTILE_FN_MPI_Waitall, 0, 0);
+    DUCTILE_STOP();
+    ductile_done_end(&ductile_dd_, ret == MPI_SUCCESS ? count : 0, NULL, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Waitall, 0, 0);
     return ret;
 }
 #endif
@@ -7921,9 +8632,13 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Stat
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Waitany(count, array_of_requests, index, status);
+    struct ductile_done ductile_dd_;
+    status = ductile_done_begin(&ductile_dd_, count, array_of_requests, status, 1, 0);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Waitany);
     int ret = PMPI_Waitany(count, array_of_requests, index, status);
-    DUCTILE_END(DUCTILE_FN_MPI_Waitany, 0, 0);
+    DUCTILE_STOP();
+    ductile_done_end(&ductile_dd_, ret == MPI_SUCCESS && *index != MPI_UNDEFINED ? 1 : 0, index, 1);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Waitany, 0, 0);
     return ret;
 }
 #endif
@@ -7933,9 +8648,13 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    struct ductile_done ductile_dd_;
+    array_of_statuses = ductile_done_begin(&ductile_dd_, incount, array_of_requests, array_of_statuses, incount, 1);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Waitsome);
     int ret = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-    DUCTILE_END(DUCTILE_FN_MPI_Waitsome, 0, 0);
+    DUCTILE_STOP();
+    ductile_done_end(&ductile_dd_, ret == MPI_SUCCESS && *outcount != MPI_UNDEFINED ? *outcount : 0, array_of_indices, 1);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Waitsome, 0, 0);
     return ret;
 }
 #endif
@@ -7948,7 +8667,8 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
         return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_allocate);
     int ret = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_allocate, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_allocate, 0, 0);
     return ret;
 }
 #endif
@@ -7961,7 +8681,8 @@ int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Com
         return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_allocate_c);
     int ret = PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_allocate_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_allocate_c, 0, 0);
     return ret;
 }
 #endif
@@ -7974,7 +8695,8 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
         return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_allocate_shared);
     int ret = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_allocate_shared, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_allocate_shared, 0, 0);
     return ret;
 }
 #endif
@@ -7987,7 +8709,8 @@ int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, 
         return PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_allocate_shared_c);
     int ret = PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_allocate_shared_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_allocate_shared_c, 0, 0);
     return ret;
 }
 #endif
@@ -7999,7 +8722,8 @@ int MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size)
         return PMPI_Win_attach(win, base, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_attach);
     int ret = PMPI_Win_attach(win, base, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_attach, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_attach, 0, 0);
     return ret;
 }
 #endif
@@ -8011,7 +8735,8 @@ int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
         return PMPI_Win_call_errhandler(win, errorcode);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_call_errhandler);
     int ret = PMPI_Win_call_errhandler(win, errorcode);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_call_errhandler, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_call_errhandler, 0, 0);
     return ret;
 }
 #endif
@@ -8023,7 +8748,8 @@ int MPI_Win_complete(MPI_Win win)
         return PMPI_Win_complete(win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_complete);
     int ret = PMPI_Win_complete(win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_complete, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_complete, 0, 0);
     return ret;
 }
 #endif
@@ -8036,7 +8762,8 @@ int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
         return PMPI_Win_create(base, size, disp_unit, info, comm, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_create);
     int ret = PMPI_Win_create(base, size, disp_unit, info, comm, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_create, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_create, 0, 0);
     return ret;
 }
 #endif
@@ -8049,7 +8776,8 @@ int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info inf
         return PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_create_c);
     int ret = PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_create_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_create_c, 0, 0);
     return ret;
 }
 #endif
@@ -8062,7 +8790,8 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
         return PMPI_Win_create_dynamic(info, comm, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_create_dynamic);
     int ret = PMPI_Win_create_dynamic(info, comm, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_create_dynamic, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_create_dynamic, 0, 0);
     return ret;
 }
 #endif
@@ -8074,7 +8803,8 @@ int MPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn, MP
         return PMPI_Win_create_errhandler(win_errhandler_fn, errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_create_errhandler);
     int ret = PMPI_Win_create_errhandler(win_errhandler_fn, errhandler);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_create_errhandler, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_create_errhandler, 0, 0);
     return ret;
 }
 #endif
@@ -8086,7 +8816,8 @@ int MPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn, MPI_Win_
         return PMPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_create_keyval);
     int ret = PMPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_create_keyval, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_create_keyval, 0, 0);
     return ret;
 }
 #endif
@@ -8098,7 +8829,8 @@ int MPI_Win_delete_attr(MPI_Win win, int win_keyval)
         return PMPI_Win_delete_attr(win, win_keyval);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_delete_attr);
     int ret = PMPI_Win_delete_attr(win, win_keyval);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_delete_attr, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_delete_attr, 0, 0);
     return ret;
 }
 #endif
@@ -8110,7 +8842,8 @@ int MPI_Win_detach(MPI_Win win, const void* base)
         return PMPI_Win_detach(win, base);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_detach);
     int ret = PMPI_Win_detach(win, base);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_detach, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_detach, 0, 0);
     return ret;
 }
 #endif
@@ -8122,7 +8855,8 @@ int MPI_Win_fence(int assert, MPI_Win win)
         return PMPI_Win_fence(assert, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_fence);
     int ret = PMPI_Win_fence(assert, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_fence, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_fence, 0, 0);
     return ret;
 }
 #endif
@@ -8134,7 +8868,8 @@ int MPI_Win_flush(int rank, MPI_Win win)
         return PMPI_Win_flush(rank, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_flush);
     int ret = PMPI_Win_flush(rank, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_flush, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_flush, 0, 0);
     return ret;
 }
 #endif
@@ -8146,7 +8881,8 @@ int MPI_Win_flush_all(MPI_Win win)
         return PMPI_Win_flush_all(win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_flush_all);
     int ret = PMPI_Win_flush_all(win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_flush_all, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_flush_all, 0, 0);
     return ret;
 }
 #endif
@@ -8158,7 +8894,8 @@ int MPI_Win_flush_local(int rank, MPI_Win win)
         return PMPI_Win_flush_local(rank, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_flush_local);
     int ret = PMPI_Win_flush_local(rank, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_flush_local, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_flush_local, 0, 0);
     return ret;
 }
 #endif
@@ -8170,7 +8907,8 @@ int MPI_Win_flush_local_all(MPI_Win win)
         return PMPI_Win_flush_local_all(win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_flush_local_all);
     int ret = PMPI_Win_flush_local_all(win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_flush_local_all, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_flush_local_all, 0, 0);
     return ret;
 }
 #endif
@@ -8182,7 +8920,8 @@ int MPI_Win_free(MPI_Win* win)
         return PMPI_Win_free(win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_free);
     int ret = PMPI_Win_free(win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_free, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_free, 0, 0);
     return ret;
 }
 #endif
@@ -8194,7 +8933,8 @@ int MPI_Win_free_keyval(int* win_keyval)
         return PMPI_Win_free_keyval(win_keyval);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_free_keyval);
     int ret = PMPI_Win_free_keyval(win_keyval);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_free_keyval, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_free_keyval, 0, 0);
     return ret;
 }
 #endif
@@ -8206,7 +8946,8 @@ int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag
         return PMPI_Win_get_attr(win, win_keyval, attribute_val, flag);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_get_attr);
     int ret = PMPI_Win_get_attr(win, win_keyval, attribute_val, flag);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_get_attr, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_get_attr, 0, 0);
     return ret;
 }
 #endif
@@ -8218,7 +8959,8 @@ int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler)
         return PMPI_Win_get_errhandler(win, errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_get_errhandler);
     int ret = PMPI_Win_get_errhandler(win, errhandler);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_get_errhandler, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_get_errhandler, 0, 0);
     return ret;
 }
 #endif
@@ -8230,7 +8972,8 @@ int MPI_Win_get_group(MPI_Win win, MPI_Group* group)
         return PMPI_Win_get_group(win, group);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_get_group);
     int ret = PMPI_Win_get_group(win, group);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_get_group, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_get_group, 0, 0);
     return ret;
 }
 #endif
@@ -8242,7 +8985,8 @@ int MPI_Win_get_info(MPI_Win win, MPI_Info* info_used)
         return PMPI_Win_get_info(win, info_used);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_get_info);
     int ret = PMPI_Win_get_info(win, info_used);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_get_info, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_get_info, 0, 0);
     return ret;
 }
 #endif
@@ -8254,7 +8998,8 @@ int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen)
         return PMPI_Win_get_name(win, win_name, resultlen);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_get_name);
     int ret = PMPI_Win_get_name(win, win_name, resultlen);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_get_name, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_get_name, 0, 0);
     return ret;
 }
 #endif
@@ -8266,7 +9011,8 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
         return PMPI_Win_lock(lock_type, rank, assert, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_lock);
     int ret = PMPI_Win_lock(lock_type, rank, assert, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_lock, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_lock, 0, 0);
     return ret;
 }
 #endif
@@ -8278,7 +9024,8 @@ int MPI_Win_lock_all(int assert, MPI_Win win)
         return PMPI_Win_lock_all(assert, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_lock_all);
     int ret = PMPI_Win_lock_all(assert, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_lock_all, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_lock_all, 0, 0);
     return ret;
 }
 #endif
@@ -8290,7 +9037,8 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
         return PMPI_Win_post(group, assert, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_post);
     int ret = PMPI_Win_post(group, assert, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_post, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_post, 0, 0);
     return ret;
 }
 #endif
@@ -8302,7 +9050,8 @@ int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val)
         return PMPI_Win_set_attr(win, win_keyval, attribute_val);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_set_attr);
     int ret = PMPI_Win_set_attr(win, win_keyval, attribute_val);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_set_attr, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_set_attr, 0, 0);
     return ret;
 }
 #endif
@@ -8314,7 +9063,8 @@ int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
         return PMPI_Win_set_errhandler(win, errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_set_errhandler);
     int ret = PMPI_Win_set_errhandler(win, errhandler);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_set_errhandler, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_set_errhandler, 0, 0);
     return ret;
 }
 #endif
@@ -8326,7 +9076,8 @@ int MPI_Win_set_info(MPI_Win win, MPI_Info info)
         return PMPI_Win_set_info(win, info);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_set_info);
     int ret = PMPI_Win_set_info(win, info);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_set_info, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_set_info, 0, 0);
     return ret;
 }
 #endif
@@ -8338,7 +9089,8 @@ int MPI_Win_set_name(MPI_Win win, const char* win_name)
         return PMPI_Win_set_name(win, win_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_set_name);
     int ret = PMPI_Win_set_name(win, win_name);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_set_name, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_set_name, 0, 0);
     return ret;
 }
 #endif
@@ -8350,7 +9102,8 @@ int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, 
         return PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_shared_query);
     int ret = PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_shared_query, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_shared_query, 0, 0);
     return ret;
 }
 #endif
@@ -8362,7 +9115,8 @@ int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp
         return PMPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_shared_query_c);
     int ret = PMPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_shared_query_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_shared_query_c, 0, 0);
     return ret;
 }
 #endif
@@ -8374,7 +9128,8 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
         return PMPI_Win_start(group, assert, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_start);
     int ret = PMPI_Win_start(group, assert, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_start, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_start, 0, 0);
     return ret;
 }
 #endif
@@ -8386,7 +9141,8 @@ int MPI_Win_sync(MPI_Win win)
         return PMPI_Win_sync(win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_sync);
     int ret = PMPI_Win_sync(win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_sync, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_sync, 0, 0);
     return ret;
 }
 #endif
@@ -8398,7 +9154,8 @@ int MPI_Win_test(MPI_Win win, int* flag)
         return PMPI_Win_test(win, flag);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_test);
     int ret = PMPI_Win_test(win, flag);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_test, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_test, 0, 0);
     return ret;
 }
 #endif
@@ -8410,7 +9167,8 @@ int MPI_Win_unlock(int rank, MPI_Win win)
         return PMPI_Win_unlock(rank, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_unlock);
     int ret = PMPI_Win_unlock(rank, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_unlock, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_unlock, 0, 0);
     return ret;
 }
 #endif
@@ -8422,7 +9180,8 @@ int MPI_Win_unlock_all(MPI_Win win)
         return PMPI_Win_unlock_all(win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_unlock_all);
     int ret = PMPI_Win_unlock_all(win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_unlock_all, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_unlock_all, 0, 0);
     return ret;
 }
 #endif
@@ -8434,7 +9193,8 @@ int MPI_Win_wait(MPI_Win win)
         return PMPI_Win_wait(win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_wait);
     int ret = PMPI_Win_wait(win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_wait, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_wait, 0, 0);
     return ret;
 }
 #endif
