@@ -124,7 +124,10 @@ uint64_t ductile_status_bytes(const MPI_Status *status)
  * is claimed with a compare-and-swap of its key, its payload is read and
  * written with relaxed atomics (a request is posted and completed by threads
  * the program itself orders).  Removed slots become tombstones, which later
- * insertions reuse; look-ups probe at most PEND_PROBE slots. */
+ * insertions reuse; look-ups probe at most PEND_PROBE slots.  An entry
+ * whose completion is never seen (request freed by a path we do not wrap)
+ * stays until its slot is needed: it may then be taken by a later request
+ * with the same handle value. */
 #define PEND_SLOTS 4096 /* power of two */
 #define PEND_PROBE 64
 #define KEY_EMPTY 0
@@ -180,11 +183,9 @@ int ductile_pending_add(MPI_Request req, int fn, uint64_t sent, uint64_t recv, u
 {
     uint64_t key = request_key(req);
     if (key == KEY_EMPTY) return 0;
-    struct pend_slot *p = find(key); /* a stale entry (its completion was not seen) */
-    if (p) {
-        fill(p, fn, sent, recv, flags);
-        return 1;
-    }
+    /* Several live requests may share one handle value (both MPIs hand out
+     * one static "already complete" request for sends that finished at
+     * once), so a key may occur more than once; each completion takes one. */
     unsigned i = slot_of(key);
     for (unsigned n = 0; n < PEND_PROBE; n++, i = (i + 1) & (PEND_SLOTS - 1)) {
         uint64_t k = __atomic_load_n(&pend[i].key, __ATOMIC_RELAXED);
@@ -226,22 +227,34 @@ void ductile_persist_remove(MPI_Request req)
 static void complete(MPI_Request req, const MPI_Status *st)
 {
     uint64_t key = request_key(req);
-    struct pend_slot *p = key == KEY_EMPTY ? NULL : find(key);
-    if (!p) return;
-    unsigned flags = LD(&p->flags);
-    int fn = (int)LD(&p->fn);
-    uint64_t sent = LD(&p->sent), recv = LD(&p->recv);
-    if (flags & DUCTILE_PEND_PERSISTENT) {
-        if (!(flags & DUCTILE_PEND_ACTIVE)) return; /* an inactive persistent request completes at once */
-        ST(&p->flags, flags & ~(unsigned)DUCTILE_PEND_ACTIVE);
-    } else {
-        drop(p);
+    if (key == KEY_EMPTY) return;
+    unsigned i = slot_of(key);
+    for (unsigned n = 0; n < PEND_PROBE; n++, i = (i + 1) & (PEND_SLOTS - 1)) {
+        struct pend_slot *p = &pend[i];
+        uint64_t k = __atomic_load_n(&p->key, __ATOMIC_ACQUIRE);
+        if (k == KEY_EMPTY) return;
+        if (k != key) continue;
+        unsigned flags = LD(&p->flags);
+        int fn = (int)LD(&p->fn);
+        uint64_t sent = LD(&p->sent), recv = LD(&p->recv);
+        if (flags & DUCTILE_PEND_PERSISTENT) {
+            if (!(flags & DUCTILE_PEND_ACTIVE)) return; /* an inactive persistent request completes at once */
+            ST(&p->flags, flags & ~(unsigned)DUCTILE_PEND_ACTIVE);
+        } else {
+            /* take this entry (another thread may be taking it: then look on) */
+            if (!__atomic_compare_exchange_n(&p->key, &k, KEY_TOMB, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+                continue;
+            __atomic_fetch_sub(&pend_live, 1, __ATOMIC_RELAXED);
+        }
+        /* only point-to-point operations can be cancelled (MPI-4); MPI-IO
+         * requests of Open MPI carry no defined cancelled flag */
+        int cancelled = 0, p2p = ductile_fn_category[fn] == DUCTILE_CAT_P2P;
+        if (p2p && st && st != MPI_STATUS_IGNORE) PMPI_Test_cancelled(st, &cancelled);
+        if (cancelled) return;
+        if ((flags & DUCTILE_PEND_RECV_STATUS) && st && st != MPI_STATUS_IGNORE) recv = ductile_status_bytes(st);
+        ductile_count_bytes(fn, sent, recv);
+        return;
     }
-    int cancelled = 0;
-    if (st && st != MPI_STATUS_IGNORE) PMPI_Test_cancelled(st, &cancelled);
-    if (cancelled) return;
-    if ((flags & DUCTILE_PEND_RECV_STATUS) && st && st != MPI_STATUS_IGNORE) recv = ductile_status_bytes(st);
-    ductile_count_bytes(fn, sent, recv);
 }
 
 MPI_Status *ductile_done_begin(struct ductile_done *d, int n, const MPI_Request *reqs, MPI_Status *st, int nst,
