@@ -29,6 +29,8 @@ void *ductile_iter_site;
 __thread uint64_t ductile_last_end __attribute__((tls_model("initial-exec")));
 
 static iterdetect detector;
+/* detector.iterations as published for other threads (the controller) */
+static uint64_t published_iterations;
 static int frames_wanted = 3;
 static int running;
 static void *head_site;  /* return address of the loop head's call */
@@ -75,6 +77,7 @@ void ductile_iteration_start(int enabled, int frames, int repeats, long max_call
     fast_mode = 0;
     recent_pos = 0;
     ductile_iter_site = NULL;
+    __atomic_store_n(&published_iterations, 0, __ATOMIC_RELAXED);
     running = enabled;
     set_filter_all(enabled);
     ductile_log(2, "iteration detector %s (frames %d, repeats %d)", enabled ? "on" : "off", frames_wanted, repeats);
@@ -112,7 +115,8 @@ void ductile_iter_observe(int fn, void *return_address, uint64_t ticks)
     if (!running || ductile_threaded) return;
     double now = ductile_ticks_to_sec(ticks - ductile_rt.start_ticks);
     if (fast_mode) {
-        if (return_address == head_site) iterdetect_feed(&detector, iterdetect_head(&detector), now);
+        if (return_address == head_site && iterdetect_feed(&detector, iterdetect_head(&detector), now))
+            __atomic_store_n(&published_iterations, iterdetect_iterations(&detector), __ATOMIC_RELAXED);
         return;
     }
     uint64_t sym = symbol_of(fn, return_address);
@@ -142,8 +146,11 @@ void ductile_iter_observe(int fn, void *return_address, uint64_t ticks)
     }
     if (after == ITERDETECT_LOCKED && sym == iterdetect_head(&detector) && !head_site)
         head_site = return_address;
-    (void)completed;
+    if (completed || after != before)
+        __atomic_store_n(&published_iterations, iterdetect_iterations(&detector), __ATOMIC_RELAXED);
 }
+
+uint64_t ductile_iteration_count(void) { return __atomic_load_n(&published_iterations, __ATOMIC_RELAXED); }
 
 const iterdetect *ductile_iteration_detector(void) { return &detector; }
 
