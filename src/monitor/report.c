@@ -2,7 +2,7 @@
  * seconds; reductions on the private communicator combine them on rank 0
  * (per-function sums and maxima, per-rank figures as sum, MINLOC, MAXLOC),
  * so rank 0's memory and time do not grow with a table per rank.  Only for
- * jobs of at most REPORT_RANKS_MAX ranks are the per-rank tables gathered
+ * jobs of at most DUCTILE_REPORT_RANKS ranks are the per-rank tables gathered
  * too (the report's "ranks" array).  Rank 0 builds the JSON report and the
  * summary (report_build.c) and writes them. */
 #include "config.h"
@@ -46,8 +46,13 @@ void ductile_report_snapshot(int rank, uint64_t t_end, struct report_rank *me, s
     }
 }
 
-/* Up to this many ranks the report lists each rank's functions ("ranks"). */
-#define REPORT_RANKS_MAX 256
+/* Up to this many ranks the report lists each rank's functions ("ranks"):
+ * DUCTILE_REPORT_RANKS (validated with the other settings at MPI_Init). */
+static long report_ranks_max(void)
+{
+    const char *v = getenv("DUCTILE_REPORT_RANKS");
+    return v && *v ? strtol(v, NULL, 10) : 256;
+}
 
 struct loc { double v; int rank; }; /* MPI_DOUBLE_INT */
 
@@ -132,7 +137,7 @@ void ductile_report_write(uint64_t t_end)
     /* the per-rank tables, for small jobs only */
     struct report_rank *ranks = NULL;
     struct report_fn *fns = NULL;
-    int detail = size <= REPORT_RANKS_MAX;
+    int detail = size <= report_ranks_max();
     if (detail) {
         if (rank == 0) {
             ranks = calloc((size_t)size, sizeof *ranks);
