@@ -183,31 +183,36 @@ def alltoallw(big):
             "r = ductile_sumw_%s(recvcounts, recvtypes, np);\n"
             "s = sendbuf == MPI_IN_PLACE ? r : ductile_sumw_%s(sendcounts, sendtypes, np);" % (suffix, suffix))
 
+# Neighbourhood collectives: a Cartesian neighbour that is MPI_PROC_NULL (the
+# edge of a non-periodic dimension) moves nothing.
+NB_HEAD = ("int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);\n")
+
 def nb_allgather(big):
-    return ("int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);\n"
-            "s = (uint64_t)sendcount * TS(sendtype);\n"
-            "r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;")
+    return (NB_HEAD +
+            "if (ductile_real_neighbors(out, nm) > 0) s = (uint64_t)sendcount * TS(sendtype);\n"
+            "r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_real_neighbors(in, nm);")
 
 def nb_allgatherv(big):
-    return ("int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);\n"
-            "s = (uint64_t)sendcount * TS(sendtype);\n"
-            "r = %s(recvcounts, in) * TS(recvtype);" % SUM(big))
+    return (NB_HEAD +
+            "if (ductile_real_neighbors(out, nm) > 0) s = (uint64_t)sendcount * TS(sendtype);\n"
+            "r = ductile_sum_mask_%s(recvcounts, in, nm) * TS(recvtype);" % ("c" if big else "i"))
 
 def nb_alltoall(big):
-    return ("int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);\n"
-            "s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)out;\n"
-            "r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;")
+    return (NB_HEAD +
+            "s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)ductile_real_neighbors(out, nm);\n"
+            "r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_real_neighbors(in, nm);")
 
 def nb_alltoallv(big):
-    return ("int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);\n"
-            "s = %s(sendcounts, out) * TS(sendtype);\n"
-            "r = %s(recvcounts, in) * TS(recvtype);" % (SUM(big), SUM(big)))
+    k = "c" if big else "i"
+    return (NB_HEAD +
+            "s = ductile_sum_mask_%s(sendcounts, out, nm) * TS(sendtype);\n"
+            "r = ductile_sum_mask_%s(recvcounts, in, nm) * TS(recvtype);" % (k, k))
 
 def nb_alltoallw(big):
-    suffix = "c" if big else "i"
-    return ("int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);\n"
-            "s = ductile_sumw_%s(sendcounts, sendtypes, out);\n"
-            "r = ductile_sumw_%s(recvcounts, recvtypes, in);" % (suffix, suffix))
+    k = "c" if big else "i"
+    return (NB_HEAD +
+            "s = ductile_sumw_mask_%s(sendcounts, sendtypes, out, nm);\n"
+            "r = ductile_sumw_mask_%s(recvcounts, recvtypes, in, nm);" % (k, k))
 
 def rma_put(big):
     return "if (target_rank != MPI_PROC_NULL) s = (uint64_t)origin_count * TS(origin_datatype);"

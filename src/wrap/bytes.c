@@ -77,6 +77,61 @@ void ductile_neighbor_degrees(MPI_Comm c, int *in, int *out)
     }
 }
 
+void ductile_neighbor_slots(MPI_Comm c, int *in, int *out, uint64_t *null_mask)
+{
+    ductile_neighbor_degrees(c, in, out);
+    *null_mask = 0;
+    int topo = MPI_UNDEFINED;
+    PMPI_Topo_test(c, &topo);
+    if (topo != MPI_CART) return;
+    /* neighbour 2d is the one below in dimension d (MPI_PROC_NULL at the edge
+     * of a non-periodic dimension), 2d+1 the one above */
+    int ndims = *in / 2;
+    for (int d = 0; d < ndims && d < 32; d++) {
+        int below = MPI_PROC_NULL, above = MPI_PROC_NULL;
+        PMPI_Cart_shift(c, d, 1, &below, &above);
+        if (below == MPI_PROC_NULL) *null_mask |= 1ull << (2 * d);
+        if (above == MPI_PROC_NULL) *null_mask |= 1ull << (2 * d + 1);
+    }
+}
+
+int ductile_real_neighbors(int slots, uint64_t null_mask)
+{
+    return slots - __builtin_popcountll(null_mask);
+}
+
+uint64_t ductile_sum_mask_i(const int *counts, int n, uint64_t null_mask)
+{
+    uint64_t s = 0;
+    for (int i = 0; i < n; i++)
+        if (counts[i] > 0 && !(i < 64 && (null_mask >> i) & 1)) s += (uint64_t)counts[i];
+    return s;
+}
+
+uint64_t ductile_sum_mask_c(const MPI_Count *counts, int n, uint64_t null_mask)
+{
+    uint64_t s = 0;
+    for (int i = 0; i < n; i++)
+        if (counts[i] > 0 && !(i < 64 && (null_mask >> i) & 1)) s += (uint64_t)counts[i];
+    return s;
+}
+
+uint64_t ductile_sumw_mask_i(const int *counts, const MPI_Datatype *types, int n, uint64_t null_mask)
+{
+    uint64_t s = 0;
+    for (int i = 0; i < n; i++)
+        if (counts[i] > 0 && !(i < 64 && (null_mask >> i) & 1)) s += (uint64_t)counts[i] * ductile_type_size(types[i]);
+    return s;
+}
+
+uint64_t ductile_sumw_mask_c(const MPI_Count *counts, const MPI_Datatype *types, int n, uint64_t null_mask)
+{
+    uint64_t s = 0;
+    for (int i = 0; i < n; i++)
+        if (counts[i] > 0 && !(i < 64 && (null_mask >> i) & 1)) s += (uint64_t)counts[i] * ductile_type_size(types[i]);
+    return s;
+}
+
 uint64_t ductile_sum_i(const int *counts, int n)
 {
     uint64_t s = 0;

@@ -21,6 +21,16 @@ int ductile_root_role(int root, MPI_Comm c);
 /* In- and out-degree of a process topology (0 when the comm has none). */
 void ductile_neighbor_degrees(MPI_Comm c, int *in, int *out);
 
+/* The same as neighbour slots, with a mask of the slots that are
+ * MPI_PROC_NULL (bit k: the k-th neighbour; Cartesian edges), which move
+ * nothing; ductile_real_neighbors: slots minus those. */
+void ductile_neighbor_slots(MPI_Comm c, int *in, int *out, uint64_t *null_mask);
+int ductile_real_neighbors(int slots, uint64_t null_mask);
+uint64_t ductile_sum_mask_i(const int *counts, int n, uint64_t null_mask);
+uint64_t ductile_sum_mask_c(const MPI_Count *counts, int n, uint64_t null_mask);
+uint64_t ductile_sumw_mask_i(const int *counts, const MPI_Datatype *types, int n, uint64_t null_mask);
+uint64_t ductile_sumw_mask_c(const MPI_Count *counts, const MPI_Datatype *types, int n, uint64_t null_mask);
+
 uint64_t ductile_sum_i(const int *counts, int n);
 uint64_t ductile_sum_c(const MPI_Count *counts, int n);
 uint64_t ductile_sumw_i(const int *counts, const MPI_Datatype *types, int n);

@@ -4556,9 +4556,9 @@ int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sen
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype);
-        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        if (ductile_real_neighbors(out, nm) > 0) s = (uint64_t)sendcount * TS(sendtype);
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_real_neighbors(in, nm);
     }
     if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_allgather, s, r, 0))
         s = r = 0;
@@ -4578,9 +4578,9 @@ int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype);
-        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        if (ductile_real_neighbors(out, nm) > 0) s = (uint64_t)sendcount * TS(sendtype);
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_real_neighbors(in, nm);
     }
     if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_allgather_c, s, r, 0))
         s = r = 0;
@@ -4600,9 +4600,9 @@ int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype);
-        r = ductile_sum_i(recvcounts, in) * TS(recvtype);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        if (ductile_real_neighbors(out, nm) > 0) s = (uint64_t)sendcount * TS(sendtype);
+        r = ductile_sum_mask_i(recvcounts, in, nm) * TS(recvtype);
     }
     if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_allgatherv, s, r, 0))
         s = r = 0;
@@ -4622,9 +4622,9 @@ int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype);
-        r = ductile_sum_c(recvcounts, in) * TS(recvtype);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        if (ductile_real_neighbors(out, nm) > 0) s = (uint64_t)sendcount * TS(sendtype);
+        r = ductile_sum_mask_c(recvcounts, in, nm) * TS(recvtype);
     }
     if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_allgatherv_c, s, r, 0))
         s = r = 0;
@@ -4644,9 +4644,9 @@ int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype send
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)out;
-        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)ductile_real_neighbors(out, nm);
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_real_neighbors(in, nm);
     }
     if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_alltoall, s, r, 0))
         s = r = 0;
@@ -4666,9 +4666,9 @@ int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)out;
-        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)ductile_real_neighbors(out, nm);
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_real_neighbors(in, nm);
     }
     if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_alltoall_c, s, r, 0))
         s = r = 0;
@@ -4688,9 +4688,9 @@ int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const i
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = ductile_sum_i(sendcounts, out) * TS(sendtype);
-        r = ductile_sum_i(recvcounts, in) * TS(recvtype);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = ductile_sum_mask_i(sendcounts, out, nm) * TS(sendtype);
+        r = ductile_sum_mask_i(recvcounts, in, nm) * TS(recvtype);
     }
     if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_alltoallv, s, r, 0))
         s = r = 0;
@@ -4710,9 +4710,9 @@ int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = ductile_sum_c(sendcounts, out) * TS(sendtype);
-        r = ductile_sum_c(recvcounts, in) * TS(recvtype);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = ductile_sum_mask_c(sendcounts, out, nm) * TS(sendtype);
+        r = ductile_sum_mask_c(recvcounts, in, nm) * TS(recvtype);
     }
     if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_alltoallv_c, s, r, 0))
         s = r = 0;
@@ -4732,9 +4732,9 @@ int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = ductile_sumw_i(sendcounts, sendtypes, out);
-        r = ductile_sumw_i(recvcounts, recvtypes, in);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = ductile_sumw_mask_i(sendcounts, sendtypes, out, nm);
+        r = ductile_sumw_mask_i(recvcounts, recvtypes, in, nm);
     }
     if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_alltoallw, s, r, 0))
         s = r = 0;
@@ -4754,9 +4754,9 @@ int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = ductile_sumw_c(sendcounts, sendtypes, out);
-        r = ductile_sumw_c(recvcounts, recvtypes, in);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = ductile_sumw_mask_c(sendcounts, sendtypes, out, nm);
+        r = ductile_sumw_mask_c(recvcounts, recvtypes, in, nm);
     }
     if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_alltoallw_c, s, r, 0))
         s = r = 0;
@@ -5592,9 +5592,9 @@ int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype send
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype);
-        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        if (ductile_real_neighbors(out, nm) > 0) s = (uint64_t)sendcount * TS(sendtype);
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_real_neighbors(in, nm);
     }
     DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_allgather, s, r);
     return ret;
@@ -5612,9 +5612,9 @@ int MPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype);
-        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        if (ductile_real_neighbors(out, nm) > 0) s = (uint64_t)sendcount * TS(sendtype);
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_real_neighbors(in, nm);
     }
     DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_allgather_c, s, r);
     return ret;
@@ -5632,9 +5632,9 @@ int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype);
-        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        if (ductile_real_neighbors(out, nm) > 0) s = (uint64_t)sendcount * TS(sendtype);
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_real_neighbors(in, nm);
     }
     if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_allgather_init, s, r, DUCTILE_PEND_PERSISTENT);
     s = r = 0;
@@ -5654,9 +5654,9 @@ int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype);
-        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        if (ductile_real_neighbors(out, nm) > 0) s = (uint64_t)sendcount * TS(sendtype);
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_real_neighbors(in, nm);
     }
     if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_allgather_init_c, s, r, DUCTILE_PEND_PERSISTENT);
     s = r = 0;
@@ -5676,9 +5676,9 @@ int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sen
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype);
-        r = ductile_sum_i(recvcounts, in) * TS(recvtype);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        if (ductile_real_neighbors(out, nm) > 0) s = (uint64_t)sendcount * TS(sendtype);
+        r = ductile_sum_mask_i(recvcounts, in, nm) * TS(recvtype);
     }
     DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_allgatherv, s, r);
     return ret;
@@ -5696,9 +5696,9 @@ int MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype);
-        r = ductile_sum_c(recvcounts, in) * TS(recvtype);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        if (ductile_real_neighbors(out, nm) > 0) s = (uint64_t)sendcount * TS(sendtype);
+        r = ductile_sum_mask_c(recvcounts, in, nm) * TS(recvtype);
     }
     DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_allgatherv_c, s, r);
     return ret;
@@ -5716,9 +5716,9 @@ int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatyp
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype);
-        r = ductile_sum_i(recvcounts, in) * TS(recvtype);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        if (ductile_real_neighbors(out, nm) > 0) s = (uint64_t)sendcount * TS(sendtype);
+        r = ductile_sum_mask_i(recvcounts, in, nm) * TS(recvtype);
     }
     if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_allgatherv_init, s, r, DUCTILE_PEND_PERSISTENT);
     s = r = 0;
@@ -5738,9 +5738,9 @@ int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype);
-        r = ductile_sum_c(recvcounts, in) * TS(recvtype);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        if (ductile_real_neighbors(out, nm) > 0) s = (uint64_t)sendcount * TS(sendtype);
+        r = ductile_sum_mask_c(recvcounts, in, nm) * TS(recvtype);
     }
     if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_allgatherv_init_c, s, r, DUCTILE_PEND_PERSISTENT);
     s = r = 0;
@@ -5760,9 +5760,9 @@ int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendt
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)out;
-        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)ductile_real_neighbors(out, nm);
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_real_neighbors(in, nm);
     }
     DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoall, s, r);
     return ret;
@@ -5780,9 +5780,9 @@ int MPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Dataty
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)out;
-        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)ductile_real_neighbors(out, nm);
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_real_neighbors(in, nm);
     }
     DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoall_c, s, r);
     return ret;
@@ -5800,9 +5800,9 @@ int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype 
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)out;
-        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)ductile_real_neighbors(out, nm);
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_real_neighbors(in, nm);
     }
     if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_alltoall_init, s, r, DUCTILE_PEND_PERSISTENT);
     s = r = 0;
@@ -5822,9 +5822,9 @@ int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_D
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)out;
-        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)ductile_real_neighbors(out, nm);
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_real_neighbors(in, nm);
     }
     if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_alltoall_init_c, s, r, DUCTILE_PEND_PERSISTENT);
     s = r = 0;
@@ -5844,9 +5844,9 @@ int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const in
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = ductile_sum_i(sendcounts, out) * TS(sendtype);
-        r = ductile_sum_i(recvcounts, in) * TS(recvtype);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = ductile_sum_mask_i(sendcounts, out, nm) * TS(sendtype);
+        r = ductile_sum_mask_i(recvcounts, in, nm) * TS(recvtype);
     }
     DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoallv, s, r);
     return ret;
@@ -5864,9 +5864,9 @@ int MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], 
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = ductile_sum_c(sendcounts, out) * TS(sendtype);
-        r = ductile_sum_c(recvcounts, in) * TS(recvtype);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = ductile_sum_mask_c(sendcounts, out, nm) * TS(sendtype);
+        r = ductile_sum_mask_c(recvcounts, in, nm) * TS(recvtype);
     }
     DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoallv_c, s, r);
     return ret;
@@ -5884,9 +5884,9 @@ int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], con
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = ductile_sum_i(sendcounts, out) * TS(sendtype);
-        r = ductile_sum_i(recvcounts, in) * TS(recvtype);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = ductile_sum_mask_i(sendcounts, out, nm) * TS(sendtype);
+        r = ductile_sum_mask_i(recvcounts, in, nm) * TS(recvtype);
     }
     if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_alltoallv_init, s, r, DUCTILE_PEND_PERSISTENT);
     s = r = 0;
@@ -5906,9 +5906,9 @@ int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcount
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = ductile_sum_c(sendcounts, out) * TS(sendtype);
-        r = ductile_sum_c(recvcounts, in) * TS(recvtype);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = ductile_sum_mask_c(sendcounts, out, nm) * TS(sendtype);
+        r = ductile_sum_mask_c(recvcounts, in, nm) * TS(recvtype);
     }
     if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_alltoallv_init_c, s, r, DUCTILE_PEND_PERSISTENT);
     s = r = 0;
@@ -5928,9 +5928,9 @@ int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MP
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = ductile_sumw_i(sendcounts, sendtypes, out);
-        r = ductile_sumw_i(recvcounts, recvtypes, in);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = ductile_sumw_mask_i(sendcounts, sendtypes, out, nm);
+        r = ductile_sumw_mask_i(recvcounts, recvtypes, in, nm);
     }
     DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoallw, s, r);
     return ret;
@@ -5948,9 +5948,9 @@ int MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], 
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = ductile_sumw_c(sendcounts, sendtypes, out);
-        r = ductile_sumw_c(recvcounts, recvtypes, in);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = ductile_sumw_mask_c(sendcounts, sendtypes, out, nm);
+        r = ductile_sumw_mask_c(recvcounts, recvtypes, in, nm);
     }
     DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoallw_c, s, r);
     return ret;
@@ -5968,9 +5968,9 @@ int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], con
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = ductile_sumw_i(sendcounts, sendtypes, out);
-        r = ductile_sumw_i(recvcounts, recvtypes, in);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = ductile_sumw_mask_i(sendcounts, sendtypes, out, nm);
+        r = ductile_sumw_mask_i(recvcounts, recvtypes, in, nm);
     }
     if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_alltoallw_init, s, r, DUCTILE_PEND_PERSISTENT);
     s = r = 0;
@@ -5990,9 +5990,9 @@ int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcount
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = ductile_sumw_c(sendcounts, sendtypes, out);
-        r = ductile_sumw_c(recvcounts, recvtypes, in);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = ductile_sumw_mask_c(sendcounts, sendtypes, out, nm);
+        r = ductile_sumw_mask_c(recvcounts, recvtypes, in, nm);
     }
     if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_alltoallw_init_c, s, r, DUCTILE_PEND_PERSISTENT);
     s = r = 0;
