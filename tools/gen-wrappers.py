@@ -543,7 +543,7 @@ def generate():
          '#include "pmpi_exports.h"', '#include "../io/iomon.h"', "",
          "/* Deprecated MPI functions are interposed like the others. */",
          '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"', "",
-         "#define TS(t) ductile_type_size(t)", ""]
+         "#define TS(t) ductile_type_size_fast(t)", ""]
     for name, expr, big in procs:
         if name in HANDWRITTEN:
             continue

@@ -12,7 +12,7 @@
 /* Deprecated MPI functions are interposed like the others. */
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
-#define TS(t) ductile_type_size(t)
+#define TS(t) ductile_type_size_fast(t)
 
 #if HAVE_PMPI_Accumulate
 int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
