@@ -22,8 +22,9 @@ const char *ductile_version(void);
  * and not disabled with DUCTILE_DISABLE=1), else 0. */
 int ductile_active(void);
 
-/* Number of iterations of the main loop detected so far on this rank
- * (0 while no loop has been found). */
+/* Number of iterations of the main loop detected so far (0 while no loop
+ * has been found).  The detector runs on rank 0 only (its result is the one
+ * the report and the controller use): other ranks always get 0. */
 unsigned long long ductile_iterations(void);
 
 /* ---- Malleability (see <empi.h> and docs/malleability.md) ---- */

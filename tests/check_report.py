@@ -62,6 +62,65 @@ def fmt(entry):
     return "calls=%s sent=%s recv=%s" % tuple(entry.get(f, "?") for f in FIELDS)
 
 
+def check_combined(rep, ranks, probs):
+    """The figures rank 0 combines by reductions (top-level "functions",
+    "totals", "imbalance") must agree with the per-rank tables: counts and
+    bytes exactly, times to rounding (sums in a different order)."""
+    if rep.get("departed"):
+        return  # the combined figures include processes that left
+    ranks = [rk for rk in ranks if isinstance(rk, dict) and isinstance(rk.get("functions"), dict)]
+    if not ranks:
+        return
+    funcs = rep.get("functions")
+    if funcs is None:
+        return
+    if not isinstance(funcs, dict):
+        probs.add("report: 'functions' is not an object")
+        return
+    want = {}
+    for rk in ranks:
+        for name, e in rk["functions"].items():
+            if not isinstance(e, dict):
+                continue
+            w = want.setdefault(name, {"calls": 0, "bytes_sent": 0, "bytes_recv": 0, "time_s": 0.0, "tmax": 0.0})
+            for f in ("calls", "bytes_sent", "bytes_recv"):
+                w[f] += e.get(f, 0) if is_int(e.get(f)) else 0
+            t = e.get("time_s", 0) if is_number(e.get("time_s")) else 0
+            w["time_s"] += t
+            w["tmax"] = max(w["tmax"], t)
+    if set(want) != set(funcs):
+        probs.add("report: 'functions' names differ from the per-rank union: %s"
+                  % sorted(set(want) ^ set(funcs)))
+    for name in sorted(set(want) & set(funcs)):
+        e, w = funcs[name], want[name]
+        for f in ("calls", "bytes_sent", "bytes_recv"):
+            if e.get(f) != w[f]:
+                probs.add("report: functions.%s.%s is %r, the ranks sum to %r" % (name, f, e.get(f), w[f]))
+        for f, v in (("time_s", w["time_s"]), ("time_max_rank_s", w["tmax"])):
+            if not is_number(e.get(f)) or abs(e.get(f) - v) > 1e-9 + 1e-6 * abs(v):
+                probs.add("report: functions.%s.%s is %r, the ranks give %r" % (name, f, e.get(f), v))
+    tot = rep.get("totals")
+    if isinstance(tot, dict):
+        for f in ("calls", "bytes_sent", "bytes_recv"):
+            v = sum(rk.get(f, 0) for rk in ranks if is_int(rk.get(f)))
+            if tot.get(f) != v:
+                probs.add("report: totals.%s is %r, the ranks sum to %r" % (f, tot.get(f), v))
+    imb = rep.get("imbalance")
+    if isinstance(imb, dict):
+        for key, field in (("wall_time", "wall_time_s"), ("mpi_time", "mpi_time_s"),
+                           ("compute_time", "compute_time_s"), ("io_time", "io_time_s")):
+            e = imb.get(key)
+            vals = [rk.get(field) for rk in ranks]
+            if not isinstance(e, dict) or not all(is_number(v) for v in vals):
+                continue
+            mx = max(vals)
+            if not is_number(e.get("max_s")) or abs(e["max_s"] - mx) > 1e-9 + 1e-6 * abs(mx):
+                probs.add("report: imbalance.%s.max_s is %r, the ranks give %r" % (key, e.get("max_s"), mx))
+            elif e.get("max_rank") != vals.index(mx):
+                probs.add("report: imbalance.%s.max_rank is %r, expected %d" % (key, e.get("max_rank"),
+                                                                               vals.index(mx)))
+
+
 def validate_report(rep, probs):
     """Structural checks; returns the list of per-rank function dicts (or None)."""
     if not isinstance(rep, dict):
@@ -106,6 +165,7 @@ def validate_report(rep, probs):
             if not is_number(t) or t < 0:
                 probs.add("%s: 'time_s' must be a finite number >= 0, got %r" % (where, t))
         result.append(funcs)
+    check_combined(rep, ranks, probs)
 
     it = rep.get("iterations")
     if not isinstance(it, dict):

@@ -90,6 +90,19 @@ def p2p_recv(big):
 def m_recv(big):
     return "r = (uint64_t)count * TS(datatype);"
 
+# Blocking receives: what arrived, from the status (a status of our own when
+# the caller passed MPI_STATUS_IGNORE).
+def st_recv(big):
+    return "r = ductile_status_bytes(status);"
+
+def st_sendrecv(big):
+    return ("if (dest != MPI_PROC_NULL) s = (uint64_t)sendcount * TS(sendtype);\n"
+            "r = ductile_status_bytes(status);")
+
+def st_sendrecv_replace(big):
+    return ("if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);\n"
+            "r = ductile_status_bytes(status);")
+
 def psend(big):
     return "s = (uint64_t)partitions * (uint64_t)count * TS(datatype);"
 
@@ -175,53 +188,63 @@ def alltoallw(big):
             "r = ductile_sumw_%s(recvcounts, recvtypes, np);\n"
             "s = sendbuf == MPI_IN_PLACE ? r : ductile_sumw_%s(sendcounts, sendtypes, np);" % (suffix, suffix))
 
+# Neighbourhood collectives: a Cartesian neighbour that is MPI_PROC_NULL (the
+# edge of a non-periodic dimension) moves nothing.
+NB_HEAD = ("int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);\n")
+
 def nb_allgather(big):
-    return ("int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);\n"
-            "s = (uint64_t)sendcount * TS(sendtype);\n"
-            "r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;")
+    return (NB_HEAD +
+            "if (ductile_real_neighbors(out, nm) > 0) s = (uint64_t)sendcount * TS(sendtype);\n"
+            "r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_real_neighbors(in, nm);")
 
 def nb_allgatherv(big):
-    return ("int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);\n"
-            "s = (uint64_t)sendcount * TS(sendtype);\n"
-            "r = %s(recvcounts, in) * TS(recvtype);" % SUM(big))
+    return (NB_HEAD +
+            "if (ductile_real_neighbors(out, nm) > 0) s = (uint64_t)sendcount * TS(sendtype);\n"
+            "r = ductile_sum_mask_%s(recvcounts, in, nm) * TS(recvtype);" % ("c" if big else "i"))
 
 def nb_alltoall(big):
-    return ("int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);\n"
-            "s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)out;\n"
-            "r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;")
+    return (NB_HEAD +
+            "s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)ductile_real_neighbors(out, nm);\n"
+            "r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_real_neighbors(in, nm);")
 
 def nb_alltoallv(big):
-    return ("int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);\n"
-            "s = %s(sendcounts, out) * TS(sendtype);\n"
-            "r = %s(recvcounts, in) * TS(recvtype);" % (SUM(big), SUM(big)))
+    k = "c" if big else "i"
+    return (NB_HEAD +
+            "s = ductile_sum_mask_%s(sendcounts, out, nm) * TS(sendtype);\n"
+            "r = ductile_sum_mask_%s(recvcounts, in, nm) * TS(recvtype);" % (k, k))
 
 def nb_alltoallw(big):
-    suffix = "c" if big else "i"
-    return ("int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);\n"
-            "s = ductile_sumw_%s(sendcounts, sendtypes, out);\n"
-            "r = ductile_sumw_%s(recvcounts, recvtypes, in);" % (suffix, suffix))
+    k = "c" if big else "i"
+    return (NB_HEAD +
+            "s = ductile_sumw_mask_%s(sendcounts, sendtypes, out, nm);\n"
+            "r = ductile_sumw_mask_%s(recvcounts, recvtypes, in, nm);" % (k, k))
 
 def rma_put(big):
-    return "s = (uint64_t)origin_count * TS(origin_datatype);"
+    return "if (target_rank != MPI_PROC_NULL) s = (uint64_t)origin_count * TS(origin_datatype);"
 
 def rma_get(big):
-    return "r = (uint64_t)origin_count * TS(origin_datatype);"
+    return "if (target_rank != MPI_PROC_NULL) r = (uint64_t)origin_count * TS(origin_datatype);"
 
 def rma_getacc(big):
-    return ("s = (uint64_t)origin_count * TS(origin_datatype);\n"
-            "r = (uint64_t)result_count * TS(result_datatype);")
+    return ("if (target_rank != MPI_PROC_NULL) {\n"
+            "    s = (uint64_t)origin_count * TS(origin_datatype);\n"
+            "    r = (uint64_t)result_count * TS(result_datatype);\n"
+            "}")
 
 def rma_fop(big):
-    return "s = r = TS(datatype);"
+    return "if (target_rank != MPI_PROC_NULL) s = r = TS(datatype);"
 
 def rma_cas(big):
-    return "r = TS(datatype); s = 2 * r;"
+    return "if (target_rank != MPI_PROC_NULL) { r = TS(datatype); s = 2 * r; }"
 
 def io_write(big):
     return "s = (uint64_t)count * TS(datatype);"
 
 def io_read(big):
     return "r = (uint64_t)count * TS(datatype);"
+
+def io_read_status(big):
+    return "r = ductile_status_bytes(status);"
 
 # base name (after removing MPI_, a leading I for nonblocking collectives, a
 # trailing _init for persistent ones, and _c) -> (rule, category)
@@ -240,10 +263,10 @@ P2P_RULES = {
     "Send": p2p_send, "Bsend": p2p_send, "Ssend": p2p_send, "Rsend": p2p_send,
     "Isend": p2p_send, "Ibsend": p2p_send, "Issend": p2p_send, "Irsend": p2p_send,
     "Send_init": p2p_send, "Bsend_init": p2p_send, "Ssend_init": p2p_send,
-    "Rsend_init": p2p_send, "Recv": p2p_recv, "Irecv": p2p_recv, "Recv_init": p2p_recv,
-    "Mrecv": m_recv, "Imrecv": m_recv, "Psend_init": psend, "Precv_init": precv,
-    "Sendrecv": sendrecv, "Isendrecv": sendrecv,
-    "Sendrecv_replace": sendrecv_replace, "Isendrecv_replace": sendrecv_replace,
+    "Rsend_init": p2p_send, "Recv": st_recv, "Irecv": p2p_recv, "Recv_init": p2p_recv,
+    "Mrecv": st_recv, "Imrecv": m_recv, "Psend_init": psend, "Precv_init": precv,
+    "Sendrecv": st_sendrecv, "Isendrecv": sendrecv,
+    "Sendrecv_replace": st_sendrecv_replace, "Isendrecv_replace": sendrecv_replace,
 }
 RMA_RULES = {
     "Put": rma_put, "Rput": rma_put, "Accumulate": rma_put, "Raccumulate": rma_put,
@@ -278,11 +301,19 @@ def classify(name, big):
         return "collective", (rule(big) if rule else None), persistent
     if base.startswith("File_"):
         op = base[len("File_"):]
-        if op.endswith("_end"):
+        if op.endswith("_end") and "read" not in op:
             return "io", None, False
-        m = re.match(r"^i?(write|read)", op)
+        m = re.match(r"^(i?)(write|read)", op)
         if m:
-            return "io", (io_write(big) if m.group(1) == "write" else io_read(big)), False
+            if m.group(2) == "write":
+                return "io", io_write(big), False
+            if m.group(1):
+                return "io", io_read(big), False      # nonblocking: status at completion
+            if op.endswith("_begin"):
+                return "io", None, False              # split collective: counted at _end
+            return "io", io_read_status(big), False
+        if op.endswith("_end") and "read" in op:
+            return "io", io_read_status(big), False
         return "io", None, False
     if base.startswith("Win_"):
         return "rma", None, False
@@ -353,7 +384,13 @@ def render_wrapper(name, expr, big, fid):
         return "\n".join(lines) + "\n"
     lines.append("    if (!DUCTILE_SHOULD_MONITOR())")
     lines.append("        return P%s(%s);" % (name, args))
+    if name in COMPLETION:
+        return render_completion(name, args, fid, lines)
     io_fh = None
+    if rule and "ductile_status_bytes(status)" in rule:
+        # what arrived is in the status: use one of our own if it is ignored
+        lines.append("    MPI_Status ductile_st_;")
+        lines.append("    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;")
     if category == "io":
         # MPI-IO hook (src/io/iomon.h): per-file/per-phase accounting, phase
         # detection and the exclusive-I/O gate, for MPI_File_* calls only.
@@ -372,24 +409,81 @@ def render_wrapper(name, expr, big, fid):
             lines.append("    ductile_io_before(%s, %s, MPI_COMM_NULL);" % (fid, io_fh))
     lines.append("    DUCTILE_BEGIN(%s);" % fid)
     lines.append("    int ret = P%s(%s);" % (name, args))
+    lines.append("    DUCTILE_STOP();")
     if name in ("MPI_File_open", "MPI_File_open_c"):
         lines.append("    ductile_io_opened(comm, filename, amode, ret == MPI_SUCCESS ? *fh : MPI_FILE_NULL);")
+    reqp = [p for p in params if p.name == "request" and p.pointer_level == 1
+            and p._parseset["param_direction"] == "out"]
     if rule:
         lines.append("    uint64_t s = 0, r = 0;")
         lines.append("    if (ret == MPI_SUCCESS) {")
         for l in rule.split("\n"):
             lines.append("        " + l)
-        if persistent:
-            lines.append("        ductile_persist_add(*request, s, r);")
-            lines.append("        s = r = 0;")
         lines.append("    }")
         if io_fh:
             lines.append("    ductile_io_after(%s, %s, ductile_t0_, s, r);" % (fid, io_fh))
-        lines.append("    DUCTILE_END(%s, s, r);" % fid)
+        if reqp:
+            # nonblocking or persistent: the bytes count when the operation
+            # completes (Wait/Test families), not when it is posted
+            flags = []
+            if recv_from_status(name, big):
+                flags.append("DUCTILE_PEND_RECV_STATUS")
+            if persistent:
+                flags.append("DUCTILE_PEND_PERSISTENT")
+            fl = " | ".join(flags) or "0"
+            if persistent:
+                lines.append("    if (ret == MPI_SUCCESS) ductile_pending_add(*request, %s, s, r, %s);" % (fid, fl))
+                lines.append("    s = r = 0;")
+            else:
+                lines.append("    if (ret == MPI_SUCCESS && (s || r || %s) && ductile_pending_add(*request, %s, s, r, %s))"
+                             % ("1" if "RECV_STATUS" in fl else "0", fid, fl))
+                lines.append("        s = r = 0;")
+        lines.append("    DUCTILE_FINISH(%s, s, r);" % fid)
     else:
         if io_fh:
             lines.append("    ductile_io_after(%s, %s, ductile_t0_, 0, 0);" % (fid, io_fh))
-        lines.append("    DUCTILE_END(%s, 0, 0);" % fid)
+        lines.append("    DUCTILE_FINISH(%s, 0, 0);" % fid)
+    lines.append("    return ret;")
+    lines.append("}")
+    lines.append("#endif")
+    return "\n".join(lines) + "\n"
+
+
+# Nonblocking receives whose received bytes come from the completion status.
+RECV_STATUS = re.compile(r"^MPI_(Irecv|Imrecv|Isendrecv|Isendrecv_replace|Recv_init|File_iread\w*)(_c)?$")
+
+
+def recv_from_status(name, big):
+    return bool(RECV_STATUS.match(name))
+
+
+# Completion calls: (requests count, requests, statuses, number of statuses,
+# many?, completed count, indices or None, statuses by position?, guard)
+COMPLETION = {
+    "MPI_Wait": ("1", "request", "status", "1", 0, "1", "NULL", 0, None),
+    "MPI_Test": ("1", "request", "status", "1", 0, "1", "NULL", 0, "*flag"),
+    "MPI_Waitany": ("count", "array_of_requests", "status", "1", 0, "1", "index", 1, "*index != MPI_UNDEFINED"),
+    "MPI_Testany": ("count", "array_of_requests", "status", "1", 0, "1", "index", 1,
+                    "*flag && *index != MPI_UNDEFINED"),
+    "MPI_Waitall": ("count", "array_of_requests", "array_of_statuses", "count", 1, "count", "NULL", 0, None),
+    "MPI_Testall": ("count", "array_of_requests", "array_of_statuses", "count", 1, "count", "NULL", 0, "*flag"),
+    "MPI_Waitsome": ("incount", "array_of_requests", "array_of_statuses", "incount", 1, "*outcount",
+                     "array_of_indices", 1, "*outcount != MPI_UNDEFINED"),
+    "MPI_Testsome": ("incount", "array_of_requests", "array_of_statuses", "incount", 1, "*outcount",
+                     "array_of_indices", 1, "*outcount != MPI_UNDEFINED"),
+}
+
+
+def render_completion(name, args, fid, lines):
+    n, reqs, sts, nst, many, ndone, idx, bypos, guard = COMPLETION[name]
+    lines.append("    struct ductile_done ductile_dd_;")
+    lines.append("    %s = ductile_done_begin(&ductile_dd_, %s, %s, %s, %s, %d);" % (sts, n, reqs, sts, nst, many))
+    lines.append("    DUCTILE_BEGIN(%s);" % fid)
+    lines.append("    int ret = P%s(%s);" % (name, args))
+    lines.append("    DUCTILE_STOP();")
+    cond = "ret == MPI_SUCCESS" + (" && " + guard if guard else "")
+    lines.append("    ductile_done_end(&ductile_dd_, %s ? %s : 0, %s, %d);" % (cond, ndone, idx, bypos))
+    lines.append("    DUCTILE_FINISH(%s, 0, 0);" % fid)
     lines.append("    return ret;")
     lines.append("}")
     lines.append("#endif")
@@ -458,7 +552,7 @@ def generate():
          '#include "pmpi_exports.h"', '#include "../io/iomon.h"', "",
          "/* Deprecated MPI functions are interposed like the others. */",
          '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"', "",
-         "#define TS(t) ductile_type_size(t)", ""]
+         "#define TS(t) ductile_type_size_fast(t)", ""]
     for name, expr, big in procs:
         if name in HANDWRITTEN:
             continue

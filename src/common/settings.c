@@ -19,6 +19,9 @@ const struct setting_def ductile_setting_defs[] = {
      "Path of the JSON report written by rank 0 at MPI_Finalize; %j is the job id, %p rank 0's pid. Empty or 'none': no report."},
     {"DUCTILE_SUMMARY", SETTING_BOOL, "1", 0, 0, NULL,
      "Print a short summary on rank 0's stderr at MPI_Finalize."},
+    {"DUCTILE_REPORT_RANKS", SETTING_INT, "256", 0, 2000000000L, NULL,
+     "Largest job whose report lists every rank's functions (the \"ranks\" array, gathered on rank 0); larger jobs "
+     "get only the figures combined by reductions."},
     {"DUCTILE_VERBOSE", SETTING_INT, "0", 0, 3, NULL,
      "Trace Ductile's decisions on stderr: 0 quiet, 1 decisions, 2 details, 3 everything."},
     {"DUCTILE_ITER_DETECT", SETTING_BOOL, "1", 0, 0, NULL,

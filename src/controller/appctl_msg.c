@@ -56,8 +56,7 @@ void appctl_take_snap(struct snap *s)
     if (__atomic_load_n(&appctl.cp_count, __ATOMIC_RELAXED) > 0) {
         s->iteration = __atomic_load_n(&appctl.cp_iteration, __ATOMIC_RELAXED);
     } else {
-        const iterdetect *d = ductile_iteration_detector();
-        s->iteration = (long long)__atomic_load_n(&d->iterations, __ATOMIC_RELAXED);
+        s->iteration = (long long)ductile_iteration_count();
     }
 }
 
@@ -178,7 +177,7 @@ char *appctl_handle_command(const struct proto_msg *m)
 void appctl_registry_snapshot(int *seen)
 {
     int nreg = reg_count();
-    if (nreg == *seen) return;
+    if (nreg == __atomic_load_n(seen, __ATOMIC_RELAXED)) return; /* the thread may reset it */
     json_t *arr = json_array();
     for (int i = 0; i < nreg && i < REG_MAX_ITEMS; i++) {
         const struct reg_item *it = reg_at(i);
@@ -199,7 +198,7 @@ void appctl_registry_snapshot(int *seen)
     json_decref(appctl.arrays);
     appctl.arrays = arr;
     pthread_mutex_unlock(&appctl.lock);
-    *seen = nreg;
+    __atomic_store_n(seen, nreg, __ATOMIC_RELAXED);
 }
 
 void ductile_appctl_control_point(int iteration)
@@ -279,8 +278,7 @@ long long ductile_appctl_iteration(void)
 {
     if (appctl.enabled && __atomic_load_n(&appctl.cp_count, __ATOMIC_RELAXED) > 0)
         return __atomic_load_n(&appctl.cp_iteration, __ATOMIC_RELAXED);
-    const iterdetect *d = ductile_iteration_detector();
-    return d ? (long long)__atomic_load_n(&d->iterations, __ATOMIC_RELAXED) : -1;
+    return (long long)ductile_iteration_count();
 }
 
 int ductile_appctl_io_acquire(double *waited)

@@ -3,7 +3,13 @@
  * function id in the top 16 bits and a hash of the return addresses of
  * DUCTILE_ITER_FRAMES frames (libunwind) below.  Once the loop is found, the
  * hot-path filter lets only the loop head's function through, so the cost is
- * paid by one function instead of all of them. */
+ * paid by one function instead of all of them; when the head's call site is
+ * unique in the loop ("fast mode") the hot path itself compares the return
+ * address with that site and calls in only once per iteration, with no stack
+ * walk.  The detector runs only on rank 0, whose result the report and the
+ * controller use; other ranks pay nothing.  Timestamps are the end tick of
+ * the previous MPI call (no clock read; the observation runs outside the
+ * timed region). */
 #include "config.h"
 
 #include "iteration.h"
@@ -19,7 +25,12 @@
 
 #define MAX_FRAMES 8
 
+void *ductile_iter_site;
+__thread uint64_t ductile_last_end __attribute__((tls_model("initial-exec")));
+
 static iterdetect detector;
+/* detector.iterations as published for other threads (the controller) */
+static uint64_t published_iterations;
 static int frames_wanted = 3;
 static int running;
 static void *head_site;  /* return address of the loop head's call */
@@ -59,11 +70,14 @@ static void set_filter_all(int on)
 
 void ductile_iteration_start(int enabled, int frames, int repeats, long max_calls)
 {
+    if (ductile_rt.rank != 0) enabled = 0; /* only rank 0's result is used */
     frames_wanted = frames < 1 ? 1 : frames > MAX_FRAMES ? MAX_FRAMES : frames;
     iterdetect_init(&detector, (unsigned)repeats, (uint64_t)(max_calls < 0 ? 0 : max_calls));
     head_site = NULL;
     fast_mode = 0;
     recent_pos = 0;
+    ductile_iter_site = NULL;
+    __atomic_store_n(&published_iterations, 0, __ATOMIC_RELAXED);
     running = enabled;
     set_filter_all(enabled);
     ductile_log(2, "iteration detector %s (frames %d, repeats %d)", enabled ? "on" : "off", frames_wanted, repeats);
@@ -73,6 +87,7 @@ void ductile_iteration_stop(void)
 {
     running = 0;
     set_filter_all(0);
+    ductile_iter_site = NULL;
 }
 
 /* At the lock: find the head's call site among the recent calls and check
@@ -97,10 +112,11 @@ static void choose_mode(void)
 
 void ductile_iter_observe(int fn, void *return_address, uint64_t ticks)
 {
-    double now = ductile_ticks_to_sec(ticks - ductile_rt.start_ticks);
     if (!running || ductile_threaded) return;
+    double now = ductile_ticks_to_sec(ticks - ductile_rt.start_ticks);
     if (fast_mode) {
-        if (return_address == head_site) iterdetect_feed(&detector, iterdetect_head(&detector), now);
+        if (return_address == head_site && iterdetect_feed(&detector, iterdetect_head(&detector), now))
+            __atomic_store_n(&published_iterations, iterdetect_iterations(&detector), __ATOMIC_RELAXED);
         return;
     }
     uint64_t sym = symbol_of(fn, return_address);
@@ -115,6 +131,10 @@ void ductile_iter_observe(int fn, void *return_address, uint64_t ticks)
         set_filter_all(0);
         if (head_fn >= 0 && head_fn < DUCTILE_FN_COUNT) ductile_iter_filter[head_fn] = 1;
         choose_mode();
+        if (fast_mode && head_fn >= 0 && head_fn < DUCTILE_FN_COUNT) {
+            ductile_iter_site = head_site;
+            ductile_iter_filter[head_fn] = 2;
+        }
         ductile_log(1, "main loop found: %u calls per iteration, head %s, %llu iterations so far (%s)",
                     iterdetect_period(&detector), ductile_fn_name[head_fn],
                     (unsigned long long)iterdetect_iterations(&detector),
@@ -126,8 +146,11 @@ void ductile_iter_observe(int fn, void *return_address, uint64_t ticks)
     }
     if (after == ITERDETECT_LOCKED && sym == iterdetect_head(&detector) && !head_site)
         head_site = return_address;
-    (void)completed;
+    if (completed || after != before)
+        __atomic_store_n(&published_iterations, iterdetect_iterations(&detector), __ATOMIC_RELAXED);
 }
+
+uint64_t ductile_iteration_count(void) { return __atomic_load_n(&published_iterations, __ATOMIC_RELAXED); }
 
 const iterdetect *ductile_iteration_detector(void) { return &detector; }
 

@@ -11,7 +11,9 @@
 
 void ductile_iteration_start(int enabled, int frames, int repeats, long max_calls);
 void ductile_iteration_stop(void);
-/* The detector (read-only use: report). */
+/* Completed iterations so far (rank 0; 0 elsewhere); safe from any thread. */
+uint64_t ductile_iteration_count(void);
+/* The detector (read-only use, on the application's thread: report). */
 const iterdetect *ductile_iteration_detector(void);
 /* Name of the loop head ("MPI_Allreduce from main+0x4f in ./app"); "" if none. */
 void ductile_iteration_head_name(char *out, size_t len);

@@ -105,7 +105,7 @@ void iterdetect_disable(iterdetect *d);
 /* Feed one symbol with its timestamp (seconds).  Returns 1 exactly when this call completes an iteration
    (symbol is the loop head and the state is LOCKED -- including the call that causes the lock, when that
    call's symbol is the head), else 0. */
-int iterdetect_feed(iterdetect *d, uint64_t symbol, double t);
+__attribute__((visibility("hidden"))) int iterdetect_feed(iterdetect *d, uint64_t symbol, double t);
 
 iterdetect_state iterdetect_get_state(const iterdetect *d);
 uint64_t iterdetect_head(const iterdetect *d);          /* the loop-head symbol once LOCKED, else 0 */

@@ -1,6 +1,10 @@
 /* report.c -- end-of-run collection: every rank converts its counters to
- * seconds, rank 0 gathers them on the private communicator, builds the JSON
- * report and the summary (report_build.c) and writes them. */
+ * seconds; reductions on the private communicator combine them on rank 0
+ * (per-function sums and maxima, per-rank figures as sum, MINLOC, MAXLOC),
+ * so rank 0's memory and time do not grow with a table per rank.  Only for
+ * jobs of at most DUCTILE_REPORT_RANKS ranks are the per-rank tables gathered
+ * too (the report's "ranks" array).  Rank 0 builds the JSON report and the
+ * summary (report_build.c) and writes them. */
 #include "config.h"
 
 #include "report.h"
@@ -35,11 +39,73 @@ void ductile_report_snapshot(int rank, uint64_t t_end, struct report_rank *me, s
     gethostname(me->host, sizeof me->host - 1);
     me->wall_s = ductile_ticks_to_sec(t_end - ductile_rt.start_ticks);
     for (int i = 0; i < DUCTILE_FN_COUNT; i++) {
-        fns[i].calls = ductile_stats[i].calls;
-        fns[i].time_s = ductile_ticks_to_sec(ductile_stats[i].ticks);
-        fns[i].bytes_sent = ductile_stats[i].bytes_sent;
-        fns[i].bytes_recv = ductile_stats[i].bytes_recv;
+        fns[i].calls = ductile_stat_load(&ductile_stats[i].calls);
+        fns[i].time_s = ductile_ticks_to_sec(ductile_stat_load(&ductile_stats[i].ticks));
+        fns[i].bytes_sent = ductile_stat_load(&ductile_stats[i].bytes_sent);
+        fns[i].bytes_recv = ductile_stat_load(&ductile_stats[i].bytes_recv);
     }
+}
+
+/* Up to this many ranks the report lists each rank's functions ("ranks"):
+ * DUCTILE_REPORT_RANKS (validated with the other settings at MPI_Init). */
+static long report_ranks_max(void)
+{
+    const char *v = getenv("DUCTILE_REPORT_RANKS");
+    return v && *v ? strtol(v, NULL, 10) : 256;
+}
+
+struct loc { double v; int rank; }; /* MPI_DOUBLE_INT */
+
+/* Combine every rank's contribution on rank 0 of comm (collective). */
+static int reduce_ranks(MPI_Comm comm, int rank, const struct report_reduced *mine, struct report_reduced *out)
+{
+    enum { N = DUCTILE_FN_COUNT };
+    uint64_t *u = malloc(2 * 3 * N * sizeof *u);
+    double *d = malloc(2 * 2 * N * sizeof *d);
+    int ok = u && d;
+    int all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    if (!all_ok) {
+        free(u);
+        free(d);
+        return -1;
+    }
+    for (int i = 0; i < N; i++) {
+        u[3 * i] = mine->fn_sum[i].calls;
+        u[3 * i + 1] = mine->fn_sum[i].bytes_sent;
+        u[3 * i + 2] = mine->fn_sum[i].bytes_recv;
+        d[i] = mine->fn_sum[i].time_s;
+        d[N + i] = mine->fn_tmax[i];
+    }
+    PMPI_Reduce(u, u + 3 * N, 3 * N, MPI_UINT64_T, MPI_SUM, 0, comm);
+    PMPI_Reduce(d, d + 2 * N, N, MPI_DOUBLE, MPI_SUM, 0, comm);
+    PMPI_Reduce(d + N, d + 3 * N, N, MPI_DOUBLE, MPI_MAX, 0, comm);
+    const struct report_spread *sp[4] = {&mine->wall, &mine->mpi, &mine->compute, &mine->io};
+    double sums[4], sums_out[4];
+    struct loc mn[4], mx[4], mn_out[4], mx_out[4];
+    for (int k = 0; k < 4; k++) {
+        sums[k] = sp[k]->sum;
+        mn[k] = (struct loc){sp[k]->min, sp[k]->min_rank};
+        mx[k] = (struct loc){sp[k]->max, sp[k]->max_rank};
+    }
+    PMPI_Reduce(sums, sums_out, 4, MPI_DOUBLE, MPI_SUM, 0, comm);
+    PMPI_Reduce(mn, mn_out, 4, MPI_DOUBLE_INT, MPI_MINLOC, 0, comm);
+    PMPI_Reduce(mx, mx_out, 4, MPI_DOUBLE_INT, MPI_MAXLOC, 0, comm);
+    if (rank == 0) {
+        for (int i = 0; i < N; i++) {
+            out->fn_sum[i].calls = u[3 * N + 3 * i];
+            out->fn_sum[i].bytes_sent = u[3 * N + 3 * i + 1];
+            out->fn_sum[i].bytes_recv = u[3 * N + 3 * i + 2];
+            out->fn_sum[i].time_s = d[2 * N + i];
+            out->fn_tmax[i] = d[3 * N + i];
+        }
+        struct report_spread *o[4] = {&out->wall, &out->mpi, &out->compute, &out->io};
+        for (int k = 0; k < 4; k++)
+            *o[k] = (struct report_spread){sums_out[k], mn_out[k].v, mx_out[k].v, mn_out[k].rank, mx_out[k].rank};
+    }
+    free(u);
+    free(d);
+    return 0;
 }
 
 void ductile_report_write(uint64_t t_end)
@@ -51,29 +117,51 @@ void ductile_report_write(uint64_t t_end)
 
     struct report_rank me;
     struct report_fn *mine = calloc(DUCTILE_FN_COUNT, sizeof *mine);
-    if (!mine) return;
-    ductile_report_snapshot(rank, t_end, &me, mine);
-    struct report_rank *ranks = NULL;
-    struct report_fn *fns = NULL;
-    if (rank == 0) {
-        ranks = calloc((size_t)size, sizeof *ranks);
-        fns = calloc((size_t)size * DUCTILE_FN_COUNT, sizeof *fns);
-    }
-    int ok = rank != 0 || (ranks && fns);
-    PMPI_Bcast(&ok, 1, MPI_INT, 0, comm);
-    if (!ok) {
+    struct report_reduced *red = calloc(2, sizeof *red); /* [0] this rank's part, [1] the result */
+    int ok = mine && red, all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    if (!all_ok) {
         if (rank == 0) fprintf(stderr, "ductile: warning: out of memory, no report\n");
-        free(ranks);
-        free(fns);
         free(mine);
+        free(red);
         return;
     }
-    PMPI_Gather(&me, (int)sizeof me, MPI_BYTE, ranks, (int)sizeof me, MPI_BYTE, 0, comm);
-    PMPI_Gather(mine, (int)(DUCTILE_FN_COUNT * sizeof *mine), MPI_BYTE, fns,
-                (int)(DUCTILE_FN_COUNT * sizeof *mine), MPI_BYTE, 0, comm);
+    ductile_report_snapshot(rank, t_end, &me, mine);
+    report_reduce_one(mine, me.wall_s, rank, &red[0]);
+    if (reduce_ranks(comm, rank, &red[0], &red[1]) != 0) {
+        if (rank == 0) fprintf(stderr, "ductile: warning: out of memory, no report\n");
+        free(mine);
+        free(red);
+        return;
+    }
+    /* the per-rank tables, for small jobs only */
+    struct report_rank *ranks = NULL;
+    struct report_fn *fns = NULL;
+    int detail = size <= report_ranks_max();
+    if (detail) {
+        if (rank == 0) {
+            ranks = calloc((size_t)size, sizeof *ranks);
+            fns = calloc((size_t)size * DUCTILE_FN_COUNT, sizeof *fns);
+        }
+        ok = rank != 0 || (ranks && fns);
+        PMPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+        if (ok) {
+            PMPI_Gather(&me, (int)sizeof me, MPI_BYTE, ranks, (int)sizeof me, MPI_BYTE, 0, comm);
+            PMPI_Gather(mine, (int)(DUCTILE_FN_COUNT * sizeof *mine), MPI_BYTE, fns,
+                        (int)(DUCTILE_FN_COUNT * sizeof *mine), MPI_BYTE, 0, comm);
+        } else {
+            free(ranks);
+            free(fns);
+            ranks = NULL;
+            fns = NULL;
+        }
+    }
     free(mine);
     json_t *io = ductile_io_report(comm); /* collective; the "io" section on rank 0 (src/io/iomon.c) */
-    if (rank != 0) return;
+    if (rank != 0) {
+        free(red);
+        return;
+    }
 
     /* command line */
     const char *argv_buf[256];
@@ -119,7 +207,7 @@ void ductile_report_write(uint64_t t_end)
     struct report_input in = {
         .job = ductile_rt.job_id, .mpi_family = DUCTILE_MPI_FAMILY, .mpi_library = lib,
         .mpi_version = ver, .mpi_subversion = sub, .command = argv_buf, .ncommand = nargs,
-        .start_epoch = ductile_rt.start_epoch, .nprocs = size, .ranks = ranks, .fns = fns, .iter = it,
+        .start_epoch = ductile_rt.start_epoch, .nprocs = size, .ranks = ranks, .fns = fns, .reduced = &red[1], .iter = it,
         .setting_names = names, .setting_values = values, .nsettings = nset,
     };
     in.reconfigs = ductile_malleable_history(&in.nreconfigs);
@@ -143,5 +231,6 @@ void ductile_report_write(uint64_t t_end)
     if (ductile_rt.settings.summary) report_print_summary(stderr, &in, path);
     free(ranks);
     free(fns);
+    free(red);
     json_decref(io);
 }

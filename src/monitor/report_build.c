@@ -42,6 +42,72 @@ void report_fn_totals(const struct report_fn *f, double wall_s, struct report_ra
     if (out->compute_s < 0) out->compute_s = 0;
 }
 
+static void spread_one(struct report_spread *s, double v, int rank)
+{
+    s->sum = s->min = s->max = v;
+    s->min_rank = s->max_rank = rank;
+}
+
+void report_reduce_one(const struct report_fn *fns, double wall_s, int rank, struct report_reduced *out)
+{
+    struct report_rank_totals t;
+    report_fn_totals(fns, wall_s, &t);
+    memcpy(out->fn_sum, fns, sizeof out->fn_sum);
+    for (int i = 0; i < DUCTILE_FN_COUNT; i++) out->fn_tmax[i] = fns[i].time_s;
+    spread_one(&out->wall, wall_s, rank);
+    spread_one(&out->mpi, t.mpi_s, rank);
+    spread_one(&out->compute, t.compute_s, rank);
+    spread_one(&out->io, t.io_s, rank);
+}
+
+static void spread_merge(struct report_spread *a, const struct report_spread *b)
+{
+    a->sum += b->sum;
+    if (b->min < a->min || (b->min == a->min && b->min_rank < a->min_rank)) {
+        a->min = b->min;
+        a->min_rank = b->min_rank;
+    }
+    if (b->max > a->max || (b->max == a->max && b->max_rank < a->max_rank)) {
+        a->max = b->max;
+        a->max_rank = b->max_rank;
+    }
+}
+
+void report_reduce_merge(struct report_reduced *acc, const struct report_reduced *b)
+{
+    for (int i = 0; i < DUCTILE_FN_COUNT; i++) {
+        acc->fn_sum[i].calls += b->fn_sum[i].calls;
+        acc->fn_sum[i].time_s += b->fn_sum[i].time_s;
+        acc->fn_sum[i].bytes_sent += b->fn_sum[i].bytes_sent;
+        acc->fn_sum[i].bytes_recv += b->fn_sum[i].bytes_recv;
+        if (b->fn_tmax[i] > acc->fn_tmax[i]) acc->fn_tmax[i] = b->fn_tmax[i];
+    }
+    spread_merge(&acc->wall, &b->wall);
+    spread_merge(&acc->mpi, &b->mpi);
+    spread_merge(&acc->compute, &b->compute);
+    spread_merge(&acc->io, &b->io);
+}
+
+/* in->reduced, or (a new one, to free) computed from the gathered tables */
+static struct report_reduced *reduced_of(const struct report_input *in, int *owned)
+{
+    *owned = 0;
+    if (in->reduced) return (struct report_reduced *)in->reduced;
+    struct report_reduced *acc = calloc(1, sizeof *acc), *one = calloc(1, sizeof *one);
+    if (!acc || !one || !in->ranks || !in->fns || in->nprocs < 1) {
+        free(one);
+        *owned = acc != NULL;
+        return acc;
+    }
+    for (int r = 0; r < in->nprocs; r++) {
+        report_reduce_one(in->fns + (size_t)r * DUCTILE_FN_COUNT, in->ranks[r].wall_s, r, r ? one : acc);
+        if (r) report_reduce_merge(acc, one);
+    }
+    free(one);
+    *owned = 1;
+    return acc;
+}
+
 static json_t *fn_json(const struct report_fn *f, int fn)
 {
     return json_pack("{s:s, s:I, s:f, s:I, s:I}", "category", ductile_category_name[ductile_fn_category[fn]],
@@ -70,14 +136,14 @@ static void add_totals(struct report_rank_totals *all, const struct report_rank_
 }
 
 /* Function fn summed over the ranks and the processes that left; *tmax: the largest single-process time. */
-static struct report_fn fn_sum(const struct report_input *in, int fn, double *tmax)
+static struct report_fn fn_sum(const struct report_input *in, const struct report_reduced *red, int fn,
+                               double *tmax)
 {
-    struct report_fn sum = {0};
-    double mx = 0;
+    struct report_fn sum = red->fn_sum[fn];
+    double mx = red->fn_tmax[fn];
     int nd = in->departed ? in->ndeparted : 0;
-    for (int r = 0; r < in->nprocs + nd; r++) {
-        const struct report_fn *f =
-            r < in->nprocs ? &in->fns[(size_t)r * DUCTILE_FN_COUNT + fn] : &in->departed[r - in->nprocs].fns[fn];
+    for (int k = 0; k < nd; k++) {
+        const struct report_fn *f = &in->departed[k].fns[fn];
         sum.calls += f->calls;
         sum.time_s += f->time_s;
         sum.bytes_sent += f->bytes_sent;
@@ -88,18 +154,12 @@ static struct report_fn fn_sum(const struct report_input *in, int fn, double *tm
     return sum;
 }
 
-static json_t *spread_json(const double *v, int n)
+static json_t *spread_json(const struct report_spread *v, int n)
 {
-    double sum = 0, mx = -1, mn = INFINITY;
-    int at = 0;
-    for (int i = 0; i < n; i++) {
-        sum += v[i];
-        if (v[i] > mx) { mx = v[i]; at = i; }
-        if (v[i] < mn) mn = v[i];
-    }
-    double mean = n ? sum / n : 0;
-    return json_pack("{s:f, s:f, s:f, s:f, s:i}", "mean_s", mean, "min_s", n ? mn : 0.0, "max_s",
-                     n ? mx : 0.0, "max_over_mean", mean > 0 ? mx / mean : 1.0, "max_rank", at);
+    double mean = n ? v->sum / n : 0;
+    return json_pack("{s:f, s:f, s:f, s:f, s:i}", "mean_s", mean, "min_s", n ? v->min : 0.0, "max_s",
+                     n ? v->max : 0.0, "max_over_mean", mean > 0 ? v->max / mean : 1.0, "max_rank",
+                     n ? (int)v->max_rank : 0);
 }
 
 json_t *report_build_json(const struct report_input *in)
@@ -128,28 +188,32 @@ json_t *report_build_json(const struct report_input *in)
         json_object_set_new(settings, in->setting_names[i], json_string(in->setting_values[i]));
     json_object_set_new(root, "settings", settings);
 
-    int n = in->nprocs;
-    double *wall = calloc((size_t)n + 1, sizeof *wall), *mpi = calloc((size_t)n + 1, sizeof *mpi);
-    double *comp = calloc((size_t)n + 1, sizeof *comp), *io = calloc((size_t)n + 1, sizeof *io);
+    int n = in->nprocs, owned = 0;
+    struct report_reduced *red = reduced_of(in, &owned);
+    static const struct report_reduced zero;
+    if (!red) red = (struct report_reduced *)&zero;
     struct report_rank_totals all = {0};
-    double wall_max = 0;
+    for (int i = 0; i < DUCTILE_FN_COUNT; i++) {
+        all.calls += red->fn_sum[i].calls;
+        all.bytes_sent += red->fn_sum[i].bytes_sent;
+        all.bytes_recv += red->fn_sum[i].bytes_recv;
+    }
+    all.mpi_s = red->mpi.sum;
+    all.io_s = red->io.sum;
+    all.comm_s = red->mpi.sum - red->io.sum;
+    all.compute_s = red->compute.sum;
+    double wall_max = n ? red->wall.max : 0;
     json_t *ranks = json_array();
-    for (int r = 0; r < n; r++) {
+    for (int r = 0; r < n && in->ranks && in->fns; r++) {
         struct report_rank_totals tot;
         report_rank_totals(in, r, &tot);
-        wall[r] = in->ranks[r].wall_s;
-        mpi[r] = tot.mpi_s;
-        comp[r] = tot.compute_s;
-        io[r] = tot.io_s;
-        if (wall[r] > wall_max) wall_max = wall[r];
-        add_totals(&all, &tot);
         json_t *fns = fns_json(in->fns + (size_t)r * DUCTILE_FN_COUNT);
         json_array_append_new(
             ranks, json_pack("{s:i, s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:o}", "rank",
                              in->ranks[r].rank, "host", in->ranks[r].host, "pid", in->ranks[r].pid,
-                             "wall_time_s", wall[r], "mpi_time_s", tot.mpi_s, "compute_time_s", tot.compute_s,
-                             "comm_time_s", tot.comm_s, "io_time_s", tot.io_s, "calls", (json_int_t)tot.calls,
-                             "bytes_sent", (json_int_t)tot.bytes_sent, "bytes_recv",
+                             "wall_time_s", in->ranks[r].wall_s, "mpi_time_s", tot.mpi_s, "compute_time_s",
+                             tot.compute_s, "comm_time_s", tot.comm_s, "io_time_s", tot.io_s, "calls",
+                             (json_int_t)tot.calls, "bytes_sent", (json_int_t)tot.bytes_sent, "bytes_recv",
                              (json_int_t)tot.bytes_recv, "functions", fns));
     }
     /* processes that left the world during the run (docs/malleability.md) */
@@ -175,15 +239,15 @@ json_t *report_build_json(const struct report_input *in)
                   "compute_time_s", all.compute_s, "comm_time_s", all.comm_s, "io_time_s", all.io_s,
                   "bytes_sent", (json_int_t)all.bytes_sent, "bytes_recv", (json_int_t)all.bytes_recv));
     json_object_set_new(root, "imbalance",
-                        json_pack("{s:o, s:o, s:o, s:o}", "wall_time", spread_json(wall, n), "mpi_time",
-                                  spread_json(mpi, n), "compute_time", spread_json(comp, n), "io_time",
-                                  spread_json(io, n)));
+                        json_pack("{s:o, s:o, s:o, s:o}", "wall_time", spread_json(&red->wall, n), "mpi_time",
+                                  spread_json(&red->mpi, n), "compute_time", spread_json(&red->compute, n),
+                                  "io_time", spread_json(&red->io, n)));
 
     /* functions aggregated over ranks and the processes that left */
     json_t *fns = json_object();
     for (int i = 0; i < DUCTILE_FN_COUNT; i++) {
         double tmax = 0;
-        struct report_fn sum = fn_sum(in, i, &tmax);
+        struct report_fn sum = fn_sum(in, red, i, &tmax);
         if (!sum.calls) continue;
         json_t *o = fn_json(&sum, i);
         json_object_set_new(o, "time_max_rank_s", json_real(tmax));
@@ -226,10 +290,7 @@ json_t *report_build_json(const struct report_input *in)
     }
     json_object_set_new(root, "reconfigurations", reconf);
     if (in->io) json_object_set(root, "io", in->io); /* MPI-IO section (src/io/iomon.c) */
-    free(wall);
-    free(mpi);
-    free(comp);
-    free(io);
+    if (owned) free(red);
     return root;
 }
 
@@ -246,21 +307,14 @@ static int by_time_desc(const void *a, const void *b)
 
 void report_print_summary(FILE *f, const struct report_input *in, const char *report_path)
 {
-    int n = in->nprocs;
-    double wall_max = 0, mpi_sum = 0, io_sum = 0, comp_sum = 0, wall_sum = 0;
-    double mpi_max = 0, comp_max = 0;
-    int mpi_max_rank = 0, comp_max_rank = 0;
-    for (int r = 0; r < n; r++) {
-        struct report_rank_totals t;
-        report_rank_totals(in, r, &t);
-        if (in->ranks[r].wall_s > wall_max) wall_max = in->ranks[r].wall_s;
-        wall_sum += in->ranks[r].wall_s;
-        mpi_sum += t.mpi_s;
-        io_sum += t.io_s;
-        comp_sum += t.compute_s;
-        if (t.mpi_s > mpi_max) { mpi_max = t.mpi_s; mpi_max_rank = r; }
-        if (t.compute_s > comp_max) { comp_max = t.compute_s; comp_max_rank = r; }
-    }
+    int n = in->nprocs, owned = 0;
+    struct report_reduced *red = reduced_of(in, &owned);
+    static const struct report_reduced zero;
+    if (!red) red = (struct report_reduced *)&zero;
+    double wall_max = n ? red->wall.max : 0, wall_sum = red->wall.sum, mpi_sum = red->mpi.sum;
+    double io_sum = red->io.sum, comp_sum = red->compute.sum;
+    double mpi_max = red->mpi.max, comp_max = red->compute.max;
+    int mpi_max_rank = red->mpi.max_rank, comp_max_rank = red->compute.max_rank;
     fprintf(f, "ductile: job %s: %d rank%s, %.3f s%s%s\n", in->job, n, n == 1 ? "" : "s", wall_max,
             report_path && *report_path ? ", report " : "", report_path ? report_path : "");
     double denom = wall_sum > 0 ? wall_sum : 1;
@@ -283,7 +337,7 @@ void report_print_summary(FILE *f, const struct report_input *in, const char *re
     struct fn_rank top[DUCTILE_FN_COUNT];
     int ntop = 0;
     for (int i = 0; i < DUCTILE_FN_COUNT; i++) {
-        struct report_fn sum = fn_sum(in, i, NULL);
+        struct report_fn sum = fn_sum(in, red, i, NULL);
         if (sum.calls) top[ntop++] = (struct fn_rank){i, sum};
     }
     qsort(top, (size_t)ntop, sizeof top[0], by_time_desc);
@@ -325,6 +379,7 @@ void report_print_summary(FILE *f, const struct report_input *in, const char *re
         }
         if (in->nreconfigs > 8) fprintf(f, "ductile:   ... (%d more in the report)\n", in->nreconfigs - 8);
     }
+    if (owned) free(red);
     const struct report_iter *it = &in->iter;
     if (it->detected)
         fprintf(f, "ductile: main loop: %llu iterations of %u MPI calls, %.3f ms each (min %.3f, max %.3f); head %s\n",

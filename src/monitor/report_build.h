@@ -1,5 +1,6 @@
-/* report_build.h -- builds the JSON report and the human summary from
- * gathered per-rank counters (pure: no MPI; unit-tested). */
+/* report_build.h -- builds the JSON report and the human summary from the
+ * ranks' counters combined by reductions (and, for small jobs, the gathered
+ * per-rank tables) (pure: no MPI; unit-tested). */
 #ifndef DUCTILE_REPORT_BUILD_H
 #define DUCTILE_REPORT_BUILD_H
 
@@ -66,6 +67,25 @@ struct report_reconfig {
     int32_t shared_memory; /* 1: arrays moved by direct copies from shared blocks (DUCTILE_RMA_MEMORY=shared) */
 };
 
+/* Spread of one per-rank figure over the ranks (min/max with the lowest rank
+ * that has them, as MPI_MINLOC/MPI_MAXLOC give). */
+struct report_spread {
+    double sum, min, max;
+    int32_t min_rank, max_rank;
+};
+
+/* What the report needs from the ranks, combined by reductions (sum, max,
+ * min/max with location) instead of gathering every rank's table. */
+struct report_reduced {
+    struct report_fn fn_sum[DUCTILE_FN_COUNT]; /* over the ranks (not the departed) */
+    double fn_tmax[DUCTILE_FN_COUNT];          /* the largest single-rank time */
+    struct report_spread wall, mpi, compute, io;
+};
+/* One rank's contribution (a reduction over one rank). */
+void report_reduce_one(const struct report_fn *fns, double wall_s, int rank, struct report_reduced *out);
+/* acc += b (the reduction operators, for gathered input and the unit tests). */
+void report_reduce_merge(struct report_reduced *acc, const struct report_reduced *b);
+
 struct report_input {
     const char *job;
     const char *mpi_family;
@@ -75,8 +95,13 @@ struct report_input {
     int ncommand;
     double start_epoch;             /* seconds since the epoch */
     int nprocs;
-    const struct report_rank *ranks;  /* nprocs entries */
-    const struct report_fn *fns;      /* nprocs * DUCTILE_FN_COUNT entries, rank-major */
+    /* Per-rank detail for the "ranks" array: nprocs entries / nprocs *
+     * DUCTILE_FN_COUNT entries (rank-major), or both NULL for large jobs
+     * (then "ranks" is empty and only the reduced figures are reported). */
+    const struct report_rank *ranks;
+    const struct report_fn *fns;
+    /* The combined figures; NULL: computed here from ranks and fns. */
+    const struct report_reduced *reduced;
     struct report_iter iter;
     const char *const *setting_names; /* nsettings effective settings */
     const char *const *setting_values;

@@ -11,6 +11,5 @@ int ductile_active(void) { return ductile_rt.active; }
 
 unsigned long long ductile_iterations(void)
 {
-    const iterdetect *d = ductile_iteration_detector();
-    return iterdetect_get_state(d) == ITERDETECT_LOCKED ? (unsigned long long)iterdetect_iterations(d) : 0;
+    return (unsigned long long)ductile_iteration_count();
 }

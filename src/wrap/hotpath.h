@@ -1,7 +1,18 @@
 /* hotpath.h -- what every wrapped MPI call runs, kept inline and lean:
  * substitution of the virtual world for MPI_COMM_WORLD, the thread-local
  * re-entry guard, tick-counter timing and the per-function counters.
- * No allocation, no locks, no system calls. */
+ * No allocation, no locks, no system calls.
+ *
+ * Timing: the start tick is read right before the real call and the end tick
+ * right after it (DUCTILE_STOP), before any of Ductile's own bookkeeping
+ * (byte rules, status look-ups, iteration detector), so MPI time is the real
+ * call's time only.  The iteration detector runs before the start tick and
+ * uses the previous call's end tick as its timestamp (no clock read).
+ *
+ * Counters: every access is atomic (relaxed), so the controller thread may
+ * read them at any time without a data race.  Single-threaded processes use a
+ * relaxed load and store (plain moves on x86-64, no lock prefix); with
+ * MPI_THREAD_MULTIPLE a relaxed fetch-add. */
 #ifndef DUCTILE_HOTPATH_H
 #define DUCTILE_HOTPATH_H
 
@@ -11,68 +22,93 @@
 #include "functions.gen.h"
 #include "../common/clock.h"
 
-/* Per-function counters of this process (rank). */
+/* Internal symbols the hot path uses: hidden, so the wrappers reach them
+ * directly instead of through the GOT/PLT. */
+#define DUCTILE_HOT __attribute__((visibility("hidden")))
+
+/* Per-function counters of this process (rank).  Read them only with
+ * ductile_stat_load(). */
 struct ductile_fn_stats {
     uint64_t calls, ticks, bytes_sent, bytes_recv;
 };
-extern struct ductile_fn_stats ductile_stats[DUCTILE_FN_COUNT];
+extern DUCTILE_HOT struct ductile_fn_stats ductile_stats[DUCTILE_FN_COUNT];
 
 /* The communicator that stands for MPI_COMM_WORLD: MPI_COMM_WORLD itself
  * before MPI_Init, after MPI_Finalize and when Ductile is disabled; otherwise
  * Ductile's current world (a duplicate of the real one, or the resized set). */
-extern MPI_Comm ductile_world;
+extern DUCTILE_HOT MPI_Comm ductile_world;
 /* 1 while monitoring (between MPI_Init and MPI_Finalize, DUCTILE_MONITOR=1). */
-extern int ductile_monitoring;
+extern DUCTILE_HOT int ductile_monitoring;
 /* 1 when the MPI granted MPI_THREAD_MULTIPLE: counters are updated atomically. */
-extern int ductile_threaded;
-/* Nonzero for the functions the iteration detector wants to see now. */
-extern unsigned char ductile_iter_filter[DUCTILE_FN_COUNT];
+extern DUCTILE_HOT int ductile_threaded;
+/* Iteration detector filter per function: 0 = not observed, 1 = observe
+ * every call, 2 = observe only calls from ductile_iter_site (the loop head's
+ * call site, once the loop is locked). */
+extern DUCTILE_HOT unsigned char ductile_iter_filter[DUCTILE_FN_COUNT];
+extern DUCTILE_HOT void *ductile_iter_site;
 /* Depth of nested MPI calls on this thread (Ductile's or the MPI library's). */
 extern __thread int ductile_depth __attribute__((tls_model("initial-exec")));
+/* End tick of this thread's previous timed call (the detector's timestamp). */
+extern __thread uint64_t ductile_last_end __attribute__((tls_model("initial-exec")));
 
 /* Slow path of the iteration detector (src/monitor/iteration.c). */
-void ductile_iter_observe(int fn, void *return_address, uint64_t ticks);
+DUCTILE_HOT void ductile_iter_observe(int fn, void *return_address, uint64_t ticks);
 
 #define DUCTILE_COMM_IN(c) ((c) == MPI_COMM_WORLD ? ductile_world : (c))
 #define DUCTILE_SHOULD_MONITOR() __builtin_expect(ductile_monitoring && ductile_depth == 0, 1)
 #define DUCTILE_BEGIN(fn) uint64_t ductile_t0_ = ductile_enter((fn), __builtin_return_address(0))
+/* Read the end tick: call right after the real call. */
+#define DUCTILE_STOP() uint64_t ductile_t1_ = ductile_ticks()
+#define DUCTILE_FINISH(fn, s, r) ductile_finish((fn), ductile_t0_, ductile_t1_, (s), (r))
+/* Both at once, for calls with no bookkeeping after the real call. */
 #define DUCTILE_END(fn, s, r) ductile_leave((fn), ductile_t0_, (s), (r))
+
+static inline uint64_t ductile_stat_load(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+
+static inline void ductile_stat_add(uint64_t *p, uint64_t v)
+{
+    if (__builtin_expect(ductile_threaded, 0)) __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+    else __atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + v, __ATOMIC_RELAXED);
+}
 
 static inline uint64_t ductile_enter(int fn, void *return_address)
 {
     ductile_depth++;
-    uint64_t t = ductile_ticks();
-    if (__builtin_expect(ductile_iter_filter[fn], 0)) ductile_iter_observe(fn, return_address, t);
-    return t;
+    unsigned char f = ductile_iter_filter[fn];
+    if (__builtin_expect(f != 0, 0) && (f == 1 || return_address == ductile_iter_site))
+        ductile_iter_observe(fn, return_address, ductile_last_end);
+    return ductile_ticks();
 }
 
 static inline void ductile_count(int fn, uint64_t ticks, uint64_t sent, uint64_t recv)
 {
     struct ductile_fn_stats *st = &ductile_stats[fn];
-    if (__builtin_expect(ductile_threaded, 0)) {
-        __atomic_fetch_add(&st->calls, 1, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&st->ticks, ticks, __ATOMIC_RELAXED);
-        if (sent) __atomic_fetch_add(&st->bytes_sent, sent, __ATOMIC_RELAXED);
-        if (recv) __atomic_fetch_add(&st->bytes_recv, recv, __ATOMIC_RELAXED);
-    } else {
-        st->calls++;
-        st->ticks += ticks;
-        st->bytes_sent += sent;
-        st->bytes_recv += recv;
-    }
+    ductile_stat_add(&st->calls, 1);
+    ductile_stat_add(&st->ticks, ticks);
+    if (sent) ductile_stat_add(&st->bytes_sent, sent);
+    if (recv) ductile_stat_add(&st->bytes_recv, recv);
+}
+
+/* Bytes only (an operation completed after the call that started it). */
+static inline void ductile_count_bytes(int fn, uint64_t sent, uint64_t recv)
+{
+    if (sent) ductile_stat_add(&ductile_stats[fn].bytes_sent, sent);
+    if (recv) ductile_stat_add(&ductile_stats[fn].bytes_recv, recv);
 }
 
 /* Untimed local queries: one counter, no clock. */
-static inline void ductile_count_call(int fn)
+static inline void ductile_count_call(int fn) { ductile_stat_add(&ductile_stats[fn].calls, 1); }
+
+static inline void ductile_finish(int fn, uint64_t t0, uint64_t t1, uint64_t sent, uint64_t recv)
 {
-    if (__builtin_expect(ductile_threaded, 0)) __atomic_fetch_add(&ductile_stats[fn].calls, 1, __ATOMIC_RELAXED);
-    else ductile_stats[fn].calls++;
+    ductile_last_end = t1;
+    ductile_count(fn, t1 - t0, sent, recv);
+    ductile_depth--;
 }
 
 static inline void ductile_leave(int fn, uint64_t t0, uint64_t sent, uint64_t recv)
 {
-    ductile_count(fn, ductile_ticks() - t0, sent, recv);
-    ductile_depth--;
+    ductile_finish(fn, t0, ductile_ticks(), sent, recv);
 }
 
 #endif

@@ -12,7 +12,7 @@
 /* Deprecated MPI functions are interposed like the others. */
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
-#define TS(t) ductile_type_size(t)
+#define TS(t) ductile_type_size_fast(t)
 
 #if HAVE_PMPI_Accumulate
 int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
@@ -21,11 +21,12 @@ int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origi
         return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Accumulate);
     int ret = PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        s = (uint64_t)origin_count * TS(origin_datatype);
+        if (target_rank != MPI_PROC_NULL) s = (uint64_t)origin_count * TS(origin_datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Accumulate, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Accumulate, s, r);
     return ret;
 }
 #endif
@@ -37,11 +38,12 @@ int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Dataty
         return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Accumulate_c);
     int ret = PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        s = (uint64_t)origin_count * TS(origin_datatype);
+        if (target_rank != MPI_PROC_NULL) s = (uint64_t)origin_count * TS(origin_datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Accumulate_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Accumulate_c, s, r);
     return ret;
 }
 #endif
@@ -53,7 +55,8 @@ int MPI_Add_error_class(int* errorclass)
         return PMPI_Add_error_class(errorclass);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Add_error_class);
     int ret = PMPI_Add_error_class(errorclass);
-    DUCTILE_END(DUCTILE_FN_MPI_Add_error_class, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Add_error_class, 0, 0);
     return ret;
 }
 #endif
@@ -65,7 +68,8 @@ int MPI_Add_error_code(int errorclass, int* errorcode)
         return PMPI_Add_error_code(errorclass, errorcode);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Add_error_code);
     int ret = PMPI_Add_error_code(errorclass, errorcode);
-    DUCTILE_END(DUCTILE_FN_MPI_Add_error_code, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Add_error_code, 0, 0);
     return ret;
 }
 #endif
@@ -77,7 +81,8 @@ int MPI_Add_error_string(int errorcode, const char* string)
         return PMPI_Add_error_string(errorcode, string);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Add_error_string);
     int ret = PMPI_Add_error_string(errorcode, string);
-    DUCTILE_END(DUCTILE_FN_MPI_Add_error_string, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Add_error_string, 0, 0);
     return ret;
 }
 #endif
@@ -90,12 +95,13 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Allgather);
     int ret = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcount * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_group_size(comm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Allgather, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Allgather, s, r);
     return ret;
 }
 #endif
@@ -108,12 +114,13 @@ int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
         return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Allgather_c);
     int ret = PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcount * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_group_size(comm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Allgather_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Allgather_c, s, r);
     return ret;
 }
 #endif
@@ -126,14 +133,15 @@ int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype
         return PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Allgather_init);
     int ret = PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcount * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_group_size(comm);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Allgather_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Allgather_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Allgather_init, s, r);
     return ret;
 }
 #endif
@@ -146,14 +154,15 @@ int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype 
         return PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Allgather_init_c);
     int ret = PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcount * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_group_size(comm);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Allgather_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Allgather_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Allgather_init_c, s, r);
     return ret;
 }
 #endif
@@ -166,12 +175,13 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
         return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Allgatherv);
     int ret = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcounts[ductile_rank(comm)] * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         r = ductile_sum_i(recvcounts, ductile_group_size(comm)) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Allgatherv, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Allgatherv, s, r);
     return ret;
 }
 #endif
@@ -184,12 +194,13 @@ int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
         return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Allgatherv_c);
     int ret = PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcounts[ductile_rank(comm)] * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         r = ductile_sum_c(recvcounts, ductile_group_size(comm)) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Allgatherv_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Allgatherv_c, s, r);
     return ret;
 }
 #endif
@@ -202,14 +213,15 @@ int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
         return PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Allgatherv_init);
     int ret = PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcounts[ductile_rank(comm)] * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         r = ductile_sum_i(recvcounts, ductile_group_size(comm)) * TS(recvtype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Allgatherv_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Allgatherv_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Allgatherv_init, s, r);
     return ret;
 }
 #endif
@@ -222,14 +234,15 @@ int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype
         return PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Allgatherv_init_c);
     int ret = PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcounts[ductile_rank(comm)] * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         r = ductile_sum_c(recvcounts, ductile_group_size(comm)) * TS(recvtype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Allgatherv_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Allgatherv_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Allgatherv_init_c, s, r);
     return ret;
 }
 #endif
@@ -241,7 +254,8 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr)
         return PMPI_Alloc_mem(size, info, baseptr);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Alloc_mem);
     int ret = PMPI_Alloc_mem(size, info, baseptr);
-    DUCTILE_END(DUCTILE_FN_MPI_Alloc_mem, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Alloc_mem, 0, 0);
     return ret;
 }
 #endif
@@ -254,11 +268,12 @@ int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
         return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Allreduce);
     int ret = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Allreduce, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Allreduce, s, r);
     return ret;
 }
 #endif
@@ -271,11 +286,12 @@ int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dat
         return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Allreduce_c);
     int ret = PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Allreduce_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Allreduce_c, s, r);
     return ret;
 }
 #endif
@@ -288,13 +304,14 @@ int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
         return PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Allreduce_init);
     int ret = PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Allreduce_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Allreduce_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Allreduce_init, s, r);
     return ret;
 }
 #endif
@@ -307,13 +324,14 @@ int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MP
         return PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Allreduce_init_c);
     int ret = PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Allreduce_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Allreduce_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Allreduce_init_c, s, r);
     return ret;
 }
 #endif
@@ -326,13 +344,14 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Alltoall);
     int ret = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         uint64_t np = (uint64_t)ductile_group_size(comm);
         r = (uint64_t)recvcount * TS(recvtype) * np;
         s = sendbuf == MPI_IN_PLACE ? r : (uint64_t)sendcount * TS(sendtype) * np;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Alltoall, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Alltoall, s, r);
     return ret;
 }
 #endif
@@ -345,13 +364,14 @@ int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
         return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Alltoall_c);
     int ret = PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         uint64_t np = (uint64_t)ductile_group_size(comm);
         r = (uint64_t)recvcount * TS(recvtype) * np;
         s = sendbuf == MPI_IN_PLACE ? r : (uint64_t)sendcount * TS(sendtype) * np;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Alltoall_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Alltoall_c, s, r);
     return ret;
 }
 #endif
@@ -364,15 +384,16 @@ int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
         return PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Alltoall_init);
     int ret = PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         uint64_t np = (uint64_t)ductile_group_size(comm);
         r = (uint64_t)recvcount * TS(recvtype) * np;
         s = sendbuf == MPI_IN_PLACE ? r : (uint64_t)sendcount * TS(sendtype) * np;
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Alltoall_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Alltoall_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Alltoall_init, s, r);
     return ret;
 }
 #endif
@@ -385,15 +406,16 @@ int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype s
         return PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Alltoall_init_c);
     int ret = PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         uint64_t np = (uint64_t)ductile_group_size(comm);
         r = (uint64_t)recvcount * TS(recvtype) * np;
         s = sendbuf == MPI_IN_PLACE ? r : (uint64_t)sendcount * TS(sendtype) * np;
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Alltoall_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Alltoall_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Alltoall_init_c, s, r);
     return ret;
 }
 #endif
@@ -406,13 +428,14 @@ int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls
         return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Alltoallv);
     int ret = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int np = ductile_group_size(comm);
         r = ductile_sum_i(recvcounts, np) * TS(recvtype);
         s = sendbuf == MPI_IN_PLACE ? r : ductile_sum_i(sendcounts, np) * TS(sendtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Alltoallv, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Alltoallv, s, r);
     return ret;
 }
 #endif
@@ -425,13 +448,14 @@ int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
         return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Alltoallv_c);
     int ret = PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int np = ductile_group_size(comm);
         r = ductile_sum_c(recvcounts, np) * TS(recvtype);
         s = sendbuf == MPI_IN_PLACE ? r : ductile_sum_c(sendcounts, np) * TS(sendtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Alltoallv_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Alltoallv_c, s, r);
     return ret;
 }
 #endif
@@ -444,15 +468,16 @@ int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
         return PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Alltoallv_init);
     int ret = PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int np = ductile_group_size(comm);
         r = ductile_sum_i(recvcounts, np) * TS(recvtype);
         s = sendbuf == MPI_IN_PLACE ? r : ductile_sum_i(sendcounts, np) * TS(sendtype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Alltoallv_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Alltoallv_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Alltoallv_init, s, r);
     return ret;
 }
 #endif
@@ -465,15 +490,16 @@ int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
         return PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Alltoallv_init_c);
     int ret = PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int np = ductile_group_size(comm);
         r = ductile_sum_c(recvcounts, np) * TS(recvtype);
         s = sendbuf == MPI_IN_PLACE ? r : ductile_sum_c(sendcounts, np) * TS(sendtype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Alltoallv_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Alltoallv_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Alltoallv_init_c, s, r);
     return ret;
 }
 #endif
@@ -486,13 +512,14 @@ int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls
         return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Alltoallw);
     int ret = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int np = ductile_group_size(comm);
         r = ductile_sumw_i(recvcounts, recvtypes, np);
         s = sendbuf == MPI_IN_PLACE ? r : ductile_sumw_i(sendcounts, sendtypes, np);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Alltoallw, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Alltoallw, s, r);
     return ret;
 }
 #endif
@@ -505,13 +532,14 @@ int MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
         return PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Alltoallw_c);
     int ret = PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int np = ductile_group_size(comm);
         r = ductile_sumw_c(recvcounts, recvtypes, np);
         s = sendbuf == MPI_IN_PLACE ? r : ductile_sumw_c(sendcounts, sendtypes, np);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Alltoallw_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Alltoallw_c, s, r);
     return ret;
 }
 #endif
@@ -524,15 +552,16 @@ int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sd
         return PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Alltoallw_init);
     int ret = PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int np = ductile_group_size(comm);
         r = ductile_sumw_i(recvcounts, recvtypes, np);
         s = sendbuf == MPI_IN_PLACE ? r : ductile_sumw_i(sendcounts, sendtypes, np);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Alltoallw_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Alltoallw_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Alltoallw_init, s, r);
     return ret;
 }
 #endif
@@ -545,15 +574,16 @@ int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
         return PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Alltoallw_init_c);
     int ret = PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int np = ductile_group_size(comm);
         r = ductile_sumw_c(recvcounts, recvtypes, np);
         s = sendbuf == MPI_IN_PLACE ? r : ductile_sumw_c(sendcounts, sendtypes, np);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Alltoallw_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Alltoallw_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Alltoallw_init_c, s, r);
     return ret;
 }
 #endif
@@ -566,7 +596,8 @@ int MPI_Attr_delete(MPI_Comm comm, int keyval)
         return PMPI_Attr_delete(comm, keyval);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Attr_delete);
     int ret = PMPI_Attr_delete(comm, keyval);
-    DUCTILE_END(DUCTILE_FN_MPI_Attr_delete, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Attr_delete, 0, 0);
     return ret;
 }
 #endif
@@ -579,7 +610,8 @@ int MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val)
         return PMPI_Attr_put(comm, keyval, attribute_val);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Attr_put);
     int ret = PMPI_Attr_put(comm, keyval, attribute_val);
-    DUCTILE_END(DUCTILE_FN_MPI_Attr_put, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Attr_put, 0, 0);
     return ret;
 }
 #endif
@@ -592,7 +624,8 @@ int MPI_Barrier(MPI_Comm comm)
         return PMPI_Barrier(comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Barrier);
     int ret = PMPI_Barrier(comm);
-    DUCTILE_END(DUCTILE_FN_MPI_Barrier, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Barrier, 0, 0);
     return ret;
 }
 #endif
@@ -605,7 +638,8 @@ int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request)
         return PMPI_Barrier_init(comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Barrier_init);
     int ret = PMPI_Barrier_init(comm, info, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Barrier_init, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Barrier_init, 0, 0);
     return ret;
 }
 #endif
@@ -618,13 +652,14 @@ int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
         return PMPI_Bcast(buffer, count, datatype, root, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Bcast);
     int ret = PMPI_Bcast(buffer, count, datatype, root, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         if (role >= DUCTILE_ROOT_INTRA) s = (uint64_t)count * TS(datatype);
         else if (role == DUCTILE_NONROOT) r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Bcast, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Bcast, s, r);
     return ret;
 }
 #endif
@@ -637,13 +672,14 @@ int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, 
         return PMPI_Bcast_c(buffer, count, datatype, root, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Bcast_c);
     int ret = PMPI_Bcast_c(buffer, count, datatype, root, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         if (role >= DUCTILE_ROOT_INTRA) s = (uint64_t)count * TS(datatype);
         else if (role == DUCTILE_NONROOT) r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Bcast_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Bcast_c, s, r);
     return ret;
 }
 #endif
@@ -656,15 +692,16 @@ int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI
         return PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Bcast_init);
     int ret = PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         if (role >= DUCTILE_ROOT_INTRA) s = (uint64_t)count * TS(datatype);
         else if (role == DUCTILE_NONROOT) r = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Bcast_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Bcast_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Bcast_init, s, r);
     return ret;
 }
 #endif
@@ -677,15 +714,16 @@ int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int r
         return PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Bcast_init_c);
     int ret = PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         if (role >= DUCTILE_ROOT_INTRA) s = (uint64_t)count * TS(datatype);
         else if (role == DUCTILE_NONROOT) r = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Bcast_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Bcast_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Bcast_init_c, s, r);
     return ret;
 }
 #endif
@@ -698,11 +736,12 @@ int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
         return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Bsend);
     int ret = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Bsend, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Bsend, s, r);
     return ret;
 }
 #endif
@@ -715,11 +754,12 @@ int MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
         return PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Bsend_c);
     int ret = PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Bsend_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Bsend_c, s, r);
     return ret;
 }
 #endif
@@ -732,13 +772,14 @@ int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
         return PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Bsend_init);
     int ret = PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Bsend_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Bsend_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Bsend_init, s, r);
     return ret;
 }
 #endif
@@ -751,13 +792,14 @@ int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
         return PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Bsend_init_c);
     int ret = PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Bsend_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Bsend_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Bsend_init_c, s, r);
     return ret;
 }
 #endif
@@ -769,7 +811,8 @@ int MPI_Buffer_attach(void* buffer, int size)
         return PMPI_Buffer_attach(buffer, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Buffer_attach);
     int ret = PMPI_Buffer_attach(buffer, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Buffer_attach, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Buffer_attach, 0, 0);
     return ret;
 }
 #endif
@@ -781,7 +824,8 @@ int MPI_Buffer_attach_c(void* buffer, MPI_Count size)
         return PMPI_Buffer_attach_c(buffer, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Buffer_attach_c);
     int ret = PMPI_Buffer_attach_c(buffer, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Buffer_attach_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Buffer_attach_c, 0, 0);
     return ret;
 }
 #endif
@@ -793,7 +837,8 @@ int MPI_Buffer_detach(void* buffer_addr, int* size)
         return PMPI_Buffer_detach(buffer_addr, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Buffer_detach);
     int ret = PMPI_Buffer_detach(buffer_addr, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Buffer_detach, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Buffer_detach, 0, 0);
     return ret;
 }
 #endif
@@ -805,7 +850,8 @@ int MPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size)
         return PMPI_Buffer_detach_c(buffer_addr, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Buffer_detach_c);
     int ret = PMPI_Buffer_detach_c(buffer_addr, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Buffer_detach_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Buffer_detach_c, 0, 0);
     return ret;
 }
 #endif
@@ -817,7 +863,8 @@ int MPI_Buffer_flush(void)
         return PMPI_Buffer_flush();
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Buffer_flush);
     int ret = PMPI_Buffer_flush();
-    DUCTILE_END(DUCTILE_FN_MPI_Buffer_flush, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Buffer_flush, 0, 0);
     return ret;
 }
 #endif
@@ -829,7 +876,8 @@ int MPI_Buffer_iflush(MPI_Request* request)
         return PMPI_Buffer_iflush(request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Buffer_iflush);
     int ret = PMPI_Buffer_iflush(request);
-    DUCTILE_END(DUCTILE_FN_MPI_Buffer_iflush, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Buffer_iflush, 0, 0);
     return ret;
 }
 #endif
@@ -841,7 +889,8 @@ int MPI_Cancel(MPI_Request* request)
         return PMPI_Cancel(request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Cancel);
     int ret = PMPI_Cancel(request);
-    DUCTILE_END(DUCTILE_FN_MPI_Cancel, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Cancel, 0, 0);
     return ret;
 }
 #endif
@@ -864,7 +913,8 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
         return PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Cart_create);
     int ret = PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
-    DUCTILE_END(DUCTILE_FN_MPI_Cart_create, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Cart_create, 0, 0);
     return ret;
 }
 #endif
@@ -877,7 +927,8 @@ int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coor
         return PMPI_Cart_get(comm, maxdims, dims, periods, coords);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Cart_get);
     int ret = PMPI_Cart_get(comm, maxdims, dims, periods, coords);
-    DUCTILE_END(DUCTILE_FN_MPI_Cart_get, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Cart_get, 0, 0);
     return ret;
 }
 #endif
@@ -890,7 +941,8 @@ int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[]
         return PMPI_Cart_map(comm, ndims, dims, periods, newrank);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Cart_map);
     int ret = PMPI_Cart_map(comm, ndims, dims, periods, newrank);
-    DUCTILE_END(DUCTILE_FN_MPI_Cart_map, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Cart_map, 0, 0);
     return ret;
 }
 #endif
@@ -913,7 +965,8 @@ int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int
         return PMPI_Cart_shift(comm, direction, disp, rank_source, rank_dest);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Cart_shift);
     int ret = PMPI_Cart_shift(comm, direction, disp, rank_source, rank_dest);
-    DUCTILE_END(DUCTILE_FN_MPI_Cart_shift, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Cart_shift, 0, 0);
     return ret;
 }
 #endif
@@ -926,7 +979,8 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
         return PMPI_Cart_sub(comm, remain_dims, newcomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Cart_sub);
     int ret = PMPI_Cart_sub(comm, remain_dims, newcomm);
-    DUCTILE_END(DUCTILE_FN_MPI_Cart_sub, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Cart_sub, 0, 0);
     return ret;
 }
 #endif
@@ -948,7 +1002,8 @@ int MPI_Close_port(const char* port_name)
         return PMPI_Close_port(port_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Close_port);
     int ret = PMPI_Close_port(port_name);
-    DUCTILE_END(DUCTILE_FN_MPI_Close_port, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Close_port, 0, 0);
     return ret;
 }
 #endif
@@ -961,7 +1016,8 @@ int MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm com
         return PMPI_Comm_accept(port_name, info, root, comm, newcomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_accept);
     int ret = PMPI_Comm_accept(port_name, info, root, comm, newcomm);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_accept, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_accept, 0, 0);
     return ret;
 }
 #endif
@@ -974,7 +1030,8 @@ int MPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size)
         return PMPI_Comm_attach_buffer(comm, buffer, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_attach_buffer);
     int ret = PMPI_Comm_attach_buffer(comm, buffer, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_attach_buffer, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_attach_buffer, 0, 0);
     return ret;
 }
 #endif
@@ -987,7 +1044,8 @@ int MPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size)
         return PMPI_Comm_attach_buffer_c(comm, buffer, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_attach_buffer_c);
     int ret = PMPI_Comm_attach_buffer_c(comm, buffer, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_attach_buffer_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_attach_buffer_c, 0, 0);
     return ret;
 }
 #endif
@@ -1000,7 +1058,8 @@ int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
         return PMPI_Comm_call_errhandler(comm, errorcode);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_call_errhandler);
     int ret = PMPI_Comm_call_errhandler(comm, errorcode);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_call_errhandler, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_call_errhandler, 0, 0);
     return ret;
 }
 #endif
@@ -1014,7 +1073,8 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result)
         return PMPI_Comm_compare(comm1, comm2, result);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_compare);
     int ret = PMPI_Comm_compare(comm1, comm2, result);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_compare, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_compare, 0, 0);
     return ret;
 }
 #endif
@@ -1027,7 +1087,8 @@ int MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm co
         return PMPI_Comm_connect(port_name, info, root, comm, newcomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_connect);
     int ret = PMPI_Comm_connect(port_name, info, root, comm, newcomm);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_connect, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_connect, 0, 0);
     return ret;
 }
 #endif
@@ -1040,7 +1101,8 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
         return PMPI_Comm_create(comm, group, newcomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_create);
     int ret = PMPI_Comm_create(comm, group, newcomm);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_create, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_create, 0, 0);
     return ret;
 }
 #endif
@@ -1052,7 +1114,8 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn,
         return PMPI_Comm_create_errhandler(comm_errhandler_fn, errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_create_errhandler);
     int ret = PMPI_Comm_create_errhandler(comm_errhandler_fn, errhandler);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_create_errhandler, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_create_errhandler, 0, 0);
     return ret;
 }
 #endif
@@ -1064,7 +1127,8 @@ int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info 
         return PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_create_from_group);
     int ret = PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_create_from_group, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_create_from_group, 0, 0);
     return ret;
 }
 #endif
@@ -1077,7 +1141,8 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* new
         return PMPI_Comm_create_group(comm, group, tag, newcomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_create_group);
     int ret = PMPI_Comm_create_group(comm, group, tag, newcomm);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_create_group, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_create_group, 0, 0);
     return ret;
 }
 #endif
@@ -1090,7 +1155,8 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
         return PMPI_Comm_delete_attr(comm, comm_keyval);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_delete_attr);
     int ret = PMPI_Comm_delete_attr(comm, comm_keyval);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_delete_attr, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_delete_attr, 0, 0);
     return ret;
 }
 #endif
@@ -1103,7 +1169,8 @@ int MPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size)
         return PMPI_Comm_detach_buffer(comm, buffer_addr, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_detach_buffer);
     int ret = PMPI_Comm_detach_buffer(comm, buffer_addr, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_detach_buffer, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_detach_buffer, 0, 0);
     return ret;
 }
 #endif
@@ -1116,7 +1183,8 @@ int MPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size)
         return PMPI_Comm_detach_buffer_c(comm, buffer_addr, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_detach_buffer_c);
     int ret = PMPI_Comm_detach_buffer_c(comm, buffer_addr, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_detach_buffer_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_detach_buffer_c, 0, 0);
     return ret;
 }
 #endif
@@ -1128,7 +1196,8 @@ int MPI_Comm_disconnect(MPI_Comm* comm)
         return PMPI_Comm_disconnect(comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_disconnect);
     int ret = PMPI_Comm_disconnect(comm);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_disconnect, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_disconnect, 0, 0);
     return ret;
 }
 #endif
@@ -1141,7 +1210,8 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
         return PMPI_Comm_dup(comm, newcomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_dup);
     int ret = PMPI_Comm_dup(comm, newcomm);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_dup, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_dup, 0, 0);
     return ret;
 }
 #endif
@@ -1154,7 +1224,8 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
         return PMPI_Comm_dup_with_info(comm, info, newcomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_dup_with_info);
     int ret = PMPI_Comm_dup_with_info(comm, info, newcomm);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_dup_with_info, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_dup_with_info, 0, 0);
     return ret;
 }
 #endif
@@ -1167,7 +1238,8 @@ int MPI_Comm_flush_buffer(MPI_Comm comm)
         return PMPI_Comm_flush_buffer(comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_flush_buffer);
     int ret = PMPI_Comm_flush_buffer(comm);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_flush_buffer, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_flush_buffer, 0, 0);
     return ret;
 }
 #endif
@@ -1179,7 +1251,8 @@ int MPI_Comm_free(MPI_Comm* comm)
         return PMPI_Comm_free(comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_free);
     int ret = PMPI_Comm_free(comm);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_free, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_free, 0, 0);
     return ret;
 }
 #endif
@@ -1202,7 +1275,8 @@ int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen)
         return PMPI_Comm_get_name(comm, comm_name, resultlen);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_get_name);
     int ret = PMPI_Comm_get_name(comm, comm_name, resultlen);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_get_name, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_get_name, 0, 0);
     return ret;
 }
 #endif
@@ -1215,7 +1289,8 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group* group)
         return PMPI_Comm_group(comm, group);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_group);
     int ret = PMPI_Comm_group(comm, group);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_group, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_group, 0, 0);
     return ret;
 }
 #endif
@@ -1228,7 +1303,8 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
         return PMPI_Comm_idup(comm, newcomm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_idup);
     int ret = PMPI_Comm_idup(comm, newcomm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_idup, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_idup, 0, 0);
     return ret;
 }
 #endif
@@ -1241,7 +1317,8 @@ int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI
         return PMPI_Comm_idup_with_info(comm, info, newcomm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_idup_with_info);
     int ret = PMPI_Comm_idup_with_info(comm, info, newcomm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_idup_with_info, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_idup_with_info, 0, 0);
     return ret;
 }
 #endif
@@ -1254,7 +1331,8 @@ int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
         return PMPI_Comm_iflush_buffer(comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_iflush_buffer);
     int ret = PMPI_Comm_iflush_buffer(comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_iflush_buffer, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_iflush_buffer, 0, 0);
     return ret;
 }
 #endif
@@ -1266,7 +1344,8 @@ int MPI_Comm_join(int fd, MPI_Comm* intercomm)
         return PMPI_Comm_join(fd, intercomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_join);
     int ret = PMPI_Comm_join(fd, intercomm);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_join, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_join, 0, 0);
     return ret;
 }
 #endif
@@ -1289,7 +1368,8 @@ int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group)
         return PMPI_Comm_remote_group(comm, group);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_remote_group);
     int ret = PMPI_Comm_remote_group(comm, group);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_remote_group, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_remote_group, 0, 0);
     return ret;
 }
 #endif
@@ -1312,7 +1392,8 @@ int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val)
         return PMPI_Comm_set_attr(comm, comm_keyval, attribute_val);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_set_attr);
     int ret = PMPI_Comm_set_attr(comm, comm_keyval, attribute_val);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_set_attr, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_set_attr, 0, 0);
     return ret;
 }
 #endif
@@ -1325,7 +1406,8 @@ int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name)
         return PMPI_Comm_set_name(comm, comm_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_set_name);
     int ret = PMPI_Comm_set_name(comm, comm_name);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_set_name, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_set_name, 0, 0);
     return ret;
 }
 #endif
@@ -1348,7 +1430,8 @@ int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info inf
         return PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_spawn);
     int ret = PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_spawn, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_spawn, 0, 0);
     return ret;
 }
 #endif
@@ -1361,7 +1444,8 @@ int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_o
         return PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_spawn_multiple);
     int ret = PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_spawn_multiple, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_spawn_multiple, 0, 0);
     return ret;
 }
 #endif
@@ -1374,7 +1458,8 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
         return PMPI_Comm_split(comm, color, key, newcomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_split);
     int ret = PMPI_Comm_split(comm, color, key, newcomm);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_split, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_split, 0, 0);
     return ret;
 }
 #endif
@@ -1387,7 +1472,8 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
         return PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_split_type);
     int ret = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_split_type, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_split_type, 0, 0);
     return ret;
 }
 #endif
@@ -1409,11 +1495,12 @@ int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void
         return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Compare_and_swap);
     int ret = PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = TS(datatype); s = 2 * r;
+        if (target_rank != MPI_PROC_NULL) { r = TS(datatype); s = 2 * r; }
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Compare_and_swap, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Compare_and_swap, s, r);
     return ret;
 }
 #endif
@@ -1425,7 +1512,8 @@ int MPI_Dims_create(int nnodes, int ndims, int dims[])
         return PMPI_Dims_create(nnodes, ndims, dims);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Dims_create);
     int ret = PMPI_Dims_create(nnodes, ndims, dims);
-    DUCTILE_END(DUCTILE_FN_MPI_Dims_create, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Dims_create, 0, 0);
     return ret;
 }
 #endif
@@ -1438,7 +1526,8 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
         return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Dist_graph_create);
     int ret = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
-    DUCTILE_END(DUCTILE_FN_MPI_Dist_graph_create, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Dist_graph_create, 0, 0);
     return ret;
 }
 #endif
@@ -1451,7 +1540,8 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
         return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Dist_graph_create_adjacent);
     int ret = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
-    DUCTILE_END(DUCTILE_FN_MPI_Dist_graph_create_adjacent, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Dist_graph_create_adjacent, 0, 0);
     return ret;
 }
 #endif
@@ -1464,7 +1554,8 @@ int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int 
         return PMPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Dist_graph_neighbors);
     int ret = PMPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
-    DUCTILE_END(DUCTILE_FN_MPI_Dist_graph_neighbors, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Dist_graph_neighbors, 0, 0);
     return ret;
 }
 #endif
@@ -1477,7 +1568,8 @@ int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree,
         return PMPI_Dist_graph_neighbors_count(comm, indegree, outdegree, weighted);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Dist_graph_neighbors_count);
     int ret = PMPI_Dist_graph_neighbors_count(comm, indegree, outdegree, weighted);
-    DUCTILE_END(DUCTILE_FN_MPI_Dist_graph_neighbors_count, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Dist_graph_neighbors_count, 0, 0);
     return ret;
 }
 #endif
@@ -1489,7 +1581,8 @@ int MPI_Errhandler_free(MPI_Errhandler* errhandler)
         return PMPI_Errhandler_free(errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Errhandler_free);
     int ret = PMPI_Errhandler_free(errhandler);
-    DUCTILE_END(DUCTILE_FN_MPI_Errhandler_free, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Errhandler_free, 0, 0);
     return ret;
 }
 #endif
@@ -1520,11 +1613,12 @@ int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
         return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Exscan);
     int ret = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Exscan, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Exscan, s, r);
     return ret;
 }
 #endif
@@ -1537,11 +1631,12 @@ int MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dataty
         return PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Exscan_c);
     int ret = PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Exscan_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Exscan_c, s, r);
     return ret;
 }
 #endif
@@ -1554,13 +1649,14 @@ int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
         return PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Exscan_init);
     int ret = PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Exscan_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Exscan_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Exscan_init, s, r);
     return ret;
 }
 #endif
@@ -1573,13 +1669,14 @@ int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
         return PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Exscan_init_c);
     int ret = PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Exscan_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Exscan_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Exscan_init_c, s, r);
     return ret;
 }
 #endif
@@ -1591,11 +1688,12 @@ int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype da
         return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Fetch_and_op);
     int ret = PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        s = r = TS(datatype);
+        if (target_rank != MPI_PROC_NULL) s = r = TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Fetch_and_op, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Fetch_and_op, s, r);
     return ret;
 }
 #endif
@@ -1609,8 +1707,9 @@ int MPI_File_call_errhandler(MPI_File fh, int errorcode)
     ductile_io_before(DUCTILE_FN_MPI_File_call_errhandler, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_call_errhandler);
     int ret = PMPI_File_call_errhandler(fh, errorcode);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_call_errhandler, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_call_errhandler, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_call_errhandler, 0, 0);
     return ret;
 }
 #endif
@@ -1623,8 +1722,9 @@ int MPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn,
     ductile_io_before(DUCTILE_FN_MPI_File_create_errhandler, MPI_FILE_NULL, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_create_errhandler);
     int ret = PMPI_File_create_errhandler(file_errhandler_fn, errhandler);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_create_errhandler, MPI_FILE_NULL, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_create_errhandler, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_create_errhandler, 0, 0);
     return ret;
 }
 #endif
@@ -1637,8 +1737,9 @@ int MPI_File_delete(const char* filename, MPI_Info info)
     ductile_io_before(DUCTILE_FN_MPI_File_delete, MPI_FILE_NULL, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_delete);
     int ret = PMPI_File_delete(filename, info);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_delete, MPI_FILE_NULL, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_delete, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_delete, 0, 0);
     return ret;
 }
 #endif
@@ -1652,8 +1753,9 @@ int MPI_File_get_amode(MPI_File fh, int* amode)
     ductile_io_before(DUCTILE_FN_MPI_File_get_amode, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_amode);
     int ret = PMPI_File_get_amode(fh, amode);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_get_amode, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_get_amode, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_amode, 0, 0);
     return ret;
 }
 #endif
@@ -1667,8 +1769,9 @@ int MPI_File_get_atomicity(MPI_File fh, int* flag)
     ductile_io_before(DUCTILE_FN_MPI_File_get_atomicity, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_atomicity);
     int ret = PMPI_File_get_atomicity(fh, flag);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_get_atomicity, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_get_atomicity, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_atomicity, 0, 0);
     return ret;
 }
 #endif
@@ -1682,8 +1785,9 @@ int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp)
     ductile_io_before(DUCTILE_FN_MPI_File_get_byte_offset, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_byte_offset);
     int ret = PMPI_File_get_byte_offset(fh, offset, disp);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_get_byte_offset, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_get_byte_offset, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_byte_offset, 0, 0);
     return ret;
 }
 #endif
@@ -1697,8 +1801,9 @@ int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler)
     ductile_io_before(DUCTILE_FN_MPI_File_get_errhandler, MPI_FILE_NULL, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_errhandler);
     int ret = PMPI_File_get_errhandler(file, errhandler);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_get_errhandler, MPI_FILE_NULL, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_get_errhandler, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_errhandler, 0, 0);
     return ret;
 }
 #endif
@@ -1712,8 +1817,9 @@ int MPI_File_get_group(MPI_File fh, MPI_Group* group)
     ductile_io_before(DUCTILE_FN_MPI_File_get_group, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_group);
     int ret = PMPI_File_get_group(fh, group);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_get_group, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_get_group, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_group, 0, 0);
     return ret;
 }
 #endif
@@ -1727,8 +1833,9 @@ int MPI_File_get_info(MPI_File fh, MPI_Info* info_used)
     ductile_io_before(DUCTILE_FN_MPI_File_get_info, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_info);
     int ret = PMPI_File_get_info(fh, info_used);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_get_info, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_get_info, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_info, 0, 0);
     return ret;
 }
 #endif
@@ -1742,8 +1849,9 @@ int MPI_File_get_position(MPI_File fh, MPI_Offset* offset)
     ductile_io_before(DUCTILE_FN_MPI_File_get_position, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_position);
     int ret = PMPI_File_get_position(fh, offset);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_get_position, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_get_position, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_position, 0, 0);
     return ret;
 }
 #endif
@@ -1757,8 +1865,9 @@ int MPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset)
     ductile_io_before(DUCTILE_FN_MPI_File_get_position_shared, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_position_shared);
     int ret = PMPI_File_get_position_shared(fh, offset);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_get_position_shared, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_get_position_shared, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_position_shared, 0, 0);
     return ret;
 }
 #endif
@@ -1772,8 +1881,9 @@ int MPI_File_get_size(MPI_File fh, MPI_Offset* size)
     ductile_io_before(DUCTILE_FN_MPI_File_get_size, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_size);
     int ret = PMPI_File_get_size(fh, size);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_get_size, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_get_size, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_size, 0, 0);
     return ret;
 }
 #endif
@@ -1787,8 +1897,9 @@ int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* exten
     ductile_io_before(DUCTILE_FN_MPI_File_get_type_extent, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_type_extent);
     int ret = PMPI_File_get_type_extent(fh, datatype, extent);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_get_type_extent, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_get_type_extent, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_type_extent, 0, 0);
     return ret;
 }
 #endif
@@ -1802,8 +1913,9 @@ int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* ex
     ductile_io_before(DUCTILE_FN_MPI_File_get_type_extent_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_type_extent_c);
     int ret = PMPI_File_get_type_extent_c(fh, datatype, extent);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_get_type_extent_c, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_get_type_extent_c, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_type_extent_c, 0, 0);
     return ret;
 }
 #endif
@@ -1817,8 +1929,9 @@ int MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Da
     ductile_io_before(DUCTILE_FN_MPI_File_get_view, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_view);
     int ret = PMPI_File_get_view(fh, disp, etype, filetype, datarep);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_get_view, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_get_view, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_view, 0, 0);
     return ret;
 }
 #endif
@@ -1832,12 +1945,15 @@ int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI
     ductile_io_before(DUCTILE_FN_MPI_File_iread, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread);
     int ret = PMPI_File_iread(fh, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iread, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iread, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread, s, r);
     return ret;
 }
 #endif
@@ -1851,12 +1967,15 @@ int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
     ductile_io_before(DUCTILE_FN_MPI_File_iread_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_all);
     int ret = PMPI_File_iread_all(fh, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iread_all, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iread_all, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread_all, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread_all, s, r);
     return ret;
 }
 #endif
@@ -1870,12 +1989,15 @@ int MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype d
     ductile_io_before(DUCTILE_FN_MPI_File_iread_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_all_c);
     int ret = PMPI_File_iread_all_c(fh, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iread_all_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iread_all_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread_all_c, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread_all_c, s, r);
     return ret;
 }
 #endif
@@ -1889,12 +2011,15 @@ int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_
     ductile_io_before(DUCTILE_FN_MPI_File_iread_at, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_at);
     int ret = PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iread_at, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iread_at, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread_at, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread_at, s, r);
     return ret;
 }
 #endif
@@ -1908,12 +2033,15 @@ int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, 
     ductile_io_before(DUCTILE_FN_MPI_File_iread_at_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_at_all);
     int ret = PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iread_at_all, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iread_at_all, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread_at_all, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread_at_all, s, r);
     return ret;
 }
 #endif
@@ -1927,12 +2055,15 @@ int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count
     ductile_io_before(DUCTILE_FN_MPI_File_iread_at_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_at_all_c);
     int ret = PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iread_at_all_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iread_at_all_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread_at_all_c, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread_at_all_c, s, r);
     return ret;
 }
 #endif
@@ -1946,12 +2077,15 @@ int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count cou
     ductile_io_before(DUCTILE_FN_MPI_File_iread_at_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_at_c);
     int ret = PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iread_at_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iread_at_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread_at_c, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread_at_c, s, r);
     return ret;
 }
 #endif
@@ -1965,12 +2099,15 @@ int MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datat
     ductile_io_before(DUCTILE_FN_MPI_File_iread_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_c);
     int ret = PMPI_File_iread_c(fh, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iread_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iread_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread_c, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread_c, s, r);
     return ret;
 }
 #endif
@@ -1984,12 +2121,15 @@ int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype dataty
     ductile_io_before(DUCTILE_FN_MPI_File_iread_shared, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_shared);
     int ret = PMPI_File_iread_shared(fh, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iread_shared, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iread_shared, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread_shared, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread_shared, s, r);
     return ret;
 }
 #endif
@@ -2003,12 +2143,15 @@ int MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
     ductile_io_before(DUCTILE_FN_MPI_File_iread_shared_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_shared_c);
     int ret = PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iread_shared_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iread_shared_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread_shared_c, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread_shared_c, s, r);
     return ret;
 }
 #endif
@@ -2022,12 +2165,15 @@ int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype dataty
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite);
     int ret = PMPI_File_iwrite(fh, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iwrite, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iwrite, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite, s, r);
     return ret;
 }
 #endif
@@ -2041,12 +2187,15 @@ int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype da
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_all);
     int ret = PMPI_File_iwrite_all(fh, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iwrite_all, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iwrite_all, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite_all, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite_all, s, r);
     return ret;
 }
 #endif
@@ -2060,12 +2209,15 @@ int MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Dat
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_all_c);
     int ret = PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iwrite_all_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iwrite_all_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite_all_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite_all_c, s, r);
     return ret;
 }
 #endif
@@ -2079,12 +2231,15 @@ int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int coun
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite_at, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_at);
     int ret = PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iwrite_at, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iwrite_at, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite_at, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite_at, s, r);
     return ret;
 }
 #endif
@@ -2098,12 +2253,15 @@ int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int 
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite_at_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_at_all);
     int ret = PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iwrite_at_all, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iwrite_at_all, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite_at_all, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite_at_all, s, r);
     return ret;
 }
 #endif
@@ -2117,12 +2275,15 @@ int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MP
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite_at_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_at_all_c);
     int ret = PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iwrite_at_all_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iwrite_at_all_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite_at_all_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite_at_all_c, s, r);
     return ret;
 }
 #endif
@@ -2136,12 +2297,15 @@ int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Co
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite_at_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_at_c);
     int ret = PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iwrite_at_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iwrite_at_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite_at_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite_at_c, s, r);
     return ret;
 }
 #endif
@@ -2155,12 +2319,15 @@ int MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatyp
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_c);
     int ret = PMPI_File_iwrite_c(fh, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iwrite_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iwrite_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite_c, s, r);
     return ret;
 }
 #endif
@@ -2174,12 +2341,15 @@ int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite_shared, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_shared);
     int ret = PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iwrite_shared, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iwrite_shared, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite_shared, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite_shared, s, r);
     return ret;
 }
 #endif
@@ -2193,12 +2363,15 @@ int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
     ductile_io_before(DUCTILE_FN_MPI_File_iwrite_shared_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_shared_c);
     int ret = PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_iwrite_shared_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_iwrite_shared_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite_shared_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite_shared_c, s, r);
     return ret;
 }
 #endif
@@ -2212,8 +2385,9 @@ int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
     ductile_io_before(DUCTILE_FN_MPI_File_preallocate, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_preallocate);
     int ret = PMPI_File_preallocate(fh, size);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_preallocate, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_preallocate, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_preallocate, 0, 0);
     return ret;
 }
 #endif
@@ -2224,15 +2398,18 @@ int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read(fh, buf, count, datatype, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read);
     int ret = PMPI_File_read(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_read, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read, s, r);
     return ret;
 }
 #endif
@@ -2243,15 +2420,18 @@ int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, 
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all(fh, buf, count, datatype, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_all);
     int ret = PMPI_File_read_all(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_read_all, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_all, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_all, s, r);
     return ret;
 }
 #endif
@@ -2265,12 +2445,9 @@ int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype data
     ductile_io_before(DUCTILE_FN_MPI_File_read_all_begin, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_all_begin);
     int ret = PMPI_File_read_all_begin(fh, buf, count, datatype);
-    uint64_t s = 0, r = 0;
-    if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
-    }
-    ductile_io_after(DUCTILE_FN_MPI_File_read_all_begin, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_all_begin, s, r);
+    DUCTILE_STOP();
+    ductile_io_after(DUCTILE_FN_MPI_File_read_all_begin, fh, ductile_t0_, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_all_begin, 0, 0);
     return ret;
 }
 #endif
@@ -2284,12 +2461,9 @@ int MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datat
     ductile_io_before(DUCTILE_FN_MPI_File_read_all_begin_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_all_begin_c);
     int ret = PMPI_File_read_all_begin_c(fh, buf, count, datatype);
-    uint64_t s = 0, r = 0;
-    if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
-    }
-    ductile_io_after(DUCTILE_FN_MPI_File_read_all_begin_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_all_begin_c, s, r);
+    DUCTILE_STOP();
+    ductile_io_after(DUCTILE_FN_MPI_File_read_all_begin_c, fh, ductile_t0_, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_all_begin_c, 0, 0);
     return ret;
 }
 #endif
@@ -2300,15 +2474,18 @@ int MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype da
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all_c(fh, buf, count, datatype, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_all_c);
     int ret = PMPI_File_read_all_c(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_read_all_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_all_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_all_c, s, r);
     return ret;
 }
 #endif
@@ -2319,11 +2496,18 @@ int MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all_end(fh, buf, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read_all_end, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_all_end);
     int ret = PMPI_File_read_all_end(fh, buf, status);
-    ductile_io_after(DUCTILE_FN_MPI_File_read_all_end, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_all_end, 0, 0);
+    DUCTILE_STOP();
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        r = ductile_status_bytes(status);
+    }
+    ductile_io_after(DUCTILE_FN_MPI_File_read_all_end, fh, ductile_t0_, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_all_end, s, r);
     return ret;
 }
 #endif
@@ -2334,15 +2518,18 @@ int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_D
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at(fh, offset, buf, count, datatype, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read_at, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at);
     int ret = PMPI_File_read_at(fh, offset, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_read_at, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_at, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_at, s, r);
     return ret;
 }
 #endif
@@ -2353,15 +2540,18 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, M
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read_at_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_all);
     int ret = PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_read_at_all, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_at_all, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_at_all, s, r);
     return ret;
 }
 #endif
@@ -2375,12 +2565,9 @@ int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int co
     ductile_io_before(DUCTILE_FN_MPI_File_read_at_all_begin, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_all_begin);
     int ret = PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
-    uint64_t s = 0, r = 0;
-    if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
-    }
-    ductile_io_after(DUCTILE_FN_MPI_File_read_at_all_begin, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_at_all_begin, s, r);
+    DUCTILE_STOP();
+    ductile_io_after(DUCTILE_FN_MPI_File_read_at_all_begin, fh, ductile_t0_, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_at_all_begin, 0, 0);
     return ret;
 }
 #endif
@@ -2394,12 +2581,9 @@ int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_
     ductile_io_before(DUCTILE_FN_MPI_File_read_at_all_begin_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_all_begin_c);
     int ret = PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
-    uint64_t s = 0, r = 0;
-    if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
-    }
-    ductile_io_after(DUCTILE_FN_MPI_File_read_at_all_begin_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_at_all_begin_c, s, r);
+    DUCTILE_STOP();
+    ductile_io_after(DUCTILE_FN_MPI_File_read_at_all_begin_c, fh, ductile_t0_, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_at_all_begin_c, 0, 0);
     return ret;
 }
 #endif
@@ -2410,15 +2594,18 @@ int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count 
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read_at_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_all_c);
     int ret = PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_read_at_all_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_at_all_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_at_all_c, s, r);
     return ret;
 }
 #endif
@@ -2429,11 +2616,18 @@ int MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all_end(fh, buf, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read_at_all_end, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_all_end);
     int ret = PMPI_File_read_at_all_end(fh, buf, status);
-    ductile_io_after(DUCTILE_FN_MPI_File_read_at_all_end, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_at_all_end, 0, 0);
+    DUCTILE_STOP();
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        r = ductile_status_bytes(status);
+    }
+    ductile_io_after(DUCTILE_FN_MPI_File_read_at_all_end, fh, ductile_t0_, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_at_all_end, s, r);
     return ret;
 }
 #endif
@@ -2444,15 +2638,18 @@ int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count coun
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read_at_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_c);
     int ret = PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_read_at_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_at_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_at_c, s, r);
     return ret;
 }
 #endif
@@ -2463,15 +2660,18 @@ int MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype dataty
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_c(fh, buf, count, datatype, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_c);
     int ret = PMPI_File_read_c(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_read_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_c, s, r);
     return ret;
 }
 #endif
@@ -2482,15 +2682,18 @@ int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype dataty
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered(fh, buf, count, datatype, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read_ordered, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_ordered);
     int ret = PMPI_File_read_ordered(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_read_ordered, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_ordered, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_ordered, s, r);
     return ret;
 }
 #endif
@@ -2504,12 +2707,9 @@ int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype 
     ductile_io_before(DUCTILE_FN_MPI_File_read_ordered_begin, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_ordered_begin);
     int ret = PMPI_File_read_ordered_begin(fh, buf, count, datatype);
-    uint64_t s = 0, r = 0;
-    if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
-    }
-    ductile_io_after(DUCTILE_FN_MPI_File_read_ordered_begin, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_ordered_begin, s, r);
+    DUCTILE_STOP();
+    ductile_io_after(DUCTILE_FN_MPI_File_read_ordered_begin, fh, ductile_t0_, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_ordered_begin, 0, 0);
     return ret;
 }
 #endif
@@ -2523,12 +2723,9 @@ int MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_D
     ductile_io_before(DUCTILE_FN_MPI_File_read_ordered_begin_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_ordered_begin_c);
     int ret = PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
-    uint64_t s = 0, r = 0;
-    if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
-    }
-    ductile_io_after(DUCTILE_FN_MPI_File_read_ordered_begin_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_ordered_begin_c, s, r);
+    DUCTILE_STOP();
+    ductile_io_after(DUCTILE_FN_MPI_File_read_ordered_begin_c, fh, ductile_t0_, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_ordered_begin_c, 0, 0);
     return ret;
 }
 #endif
@@ -2539,15 +2736,18 @@ int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read_ordered_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_ordered_c);
     int ret = PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_read_ordered_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_ordered_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_ordered_c, s, r);
     return ret;
 }
 #endif
@@ -2558,11 +2758,18 @@ int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered_end(fh, buf, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read_ordered_end, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_ordered_end);
     int ret = PMPI_File_read_ordered_end(fh, buf, status);
-    ductile_io_after(DUCTILE_FN_MPI_File_read_ordered_end, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_ordered_end, 0, 0);
+    DUCTILE_STOP();
+    uint64_t s = 0, r = 0;
+    if (ret == MPI_SUCCESS) {
+        r = ductile_status_bytes(status);
+    }
+    ductile_io_after(DUCTILE_FN_MPI_File_read_ordered_end, fh, ductile_t0_, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_ordered_end, s, r);
     return ret;
 }
 #endif
@@ -2573,15 +2780,18 @@ int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatyp
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_shared(fh, buf, count, datatype, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read_shared, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_shared);
     int ret = PMPI_File_read_shared(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_read_shared, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_shared, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_shared, s, r);
     return ret;
 }
 #endif
@@ -2592,15 +2802,18 @@ int MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_shared_c(fh, buf, count, datatype, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_io_before(DUCTILE_FN_MPI_File_read_shared_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_shared_c);
     int ret = PMPI_File_read_shared_c(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_read_shared_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_read_shared_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_shared_c, s, r);
     return ret;
 }
 #endif
@@ -2614,8 +2827,9 @@ int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
     ductile_io_before(DUCTILE_FN_MPI_File_seek, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_seek);
     int ret = PMPI_File_seek(fh, offset, whence);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_seek, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_seek, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_seek, 0, 0);
     return ret;
 }
 #endif
@@ -2629,8 +2843,9 @@ int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
     ductile_io_before(DUCTILE_FN_MPI_File_seek_shared, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_seek_shared);
     int ret = PMPI_File_seek_shared(fh, offset, whence);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_seek_shared, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_seek_shared, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_seek_shared, 0, 0);
     return ret;
 }
 #endif
@@ -2644,8 +2859,9 @@ int MPI_File_set_atomicity(MPI_File fh, int flag)
     ductile_io_before(DUCTILE_FN_MPI_File_set_atomicity, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_set_atomicity);
     int ret = PMPI_File_set_atomicity(fh, flag);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_set_atomicity, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_set_atomicity, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_set_atomicity, 0, 0);
     return ret;
 }
 #endif
@@ -2659,8 +2875,9 @@ int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
     ductile_io_before(DUCTILE_FN_MPI_File_set_errhandler, MPI_FILE_NULL, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_set_errhandler);
     int ret = PMPI_File_set_errhandler(file, errhandler);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_set_errhandler, MPI_FILE_NULL, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_set_errhandler, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_set_errhandler, 0, 0);
     return ret;
 }
 #endif
@@ -2674,8 +2891,9 @@ int MPI_File_set_info(MPI_File fh, MPI_Info info)
     ductile_io_before(DUCTILE_FN_MPI_File_set_info, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_set_info);
     int ret = PMPI_File_set_info(fh, info);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_set_info, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_set_info, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_set_info, 0, 0);
     return ret;
 }
 #endif
@@ -2689,8 +2907,9 @@ int MPI_File_set_size(MPI_File fh, MPI_Offset size)
     ductile_io_before(DUCTILE_FN_MPI_File_set_size, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_set_size);
     int ret = PMPI_File_set_size(fh, size);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_set_size, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_set_size, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_set_size, 0, 0);
     return ret;
 }
 #endif
@@ -2704,8 +2923,9 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     ductile_io_before(DUCTILE_FN_MPI_File_set_view, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_set_view);
     int ret = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_set_view, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_set_view, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_set_view, 0, 0);
     return ret;
 }
 #endif
@@ -2719,8 +2939,9 @@ int MPI_File_sync(MPI_File fh)
     ductile_io_before(DUCTILE_FN_MPI_File_sync, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_sync);
     int ret = PMPI_File_sync(fh);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_sync, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_sync, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_sync, 0, 0);
     return ret;
 }
 #endif
@@ -2734,12 +2955,13 @@ int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatyp
     ductile_io_before(DUCTILE_FN_MPI_File_write, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write);
     int ret = PMPI_File_write(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write, s, r);
     return ret;
 }
 #endif
@@ -2753,12 +2975,13 @@ int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype dat
     ductile_io_before(DUCTILE_FN_MPI_File_write_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_all);
     int ret = PMPI_File_write_all(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_all, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_all, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_all, s, r);
     return ret;
 }
 #endif
@@ -2772,12 +2995,13 @@ int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Dataty
     ductile_io_before(DUCTILE_FN_MPI_File_write_all_begin, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_all_begin);
     int ret = PMPI_File_write_all_begin(fh, buf, count, datatype);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_all_begin, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_all_begin, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_all_begin, s, r);
     return ret;
 }
 #endif
@@ -2791,12 +3015,13 @@ int MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MP
     ductile_io_before(DUCTILE_FN_MPI_File_write_all_begin_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_all_begin_c);
     int ret = PMPI_File_write_all_begin_c(fh, buf, count, datatype);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_all_begin_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_all_begin_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_all_begin_c, s, r);
     return ret;
 }
 #endif
@@ -2810,12 +3035,13 @@ int MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Data
     ductile_io_before(DUCTILE_FN_MPI_File_write_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_all_c);
     int ret = PMPI_File_write_all_c(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_all_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_all_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_all_c, s, r);
     return ret;
 }
 #endif
@@ -2829,8 +3055,9 @@ int MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
     ductile_io_before(DUCTILE_FN_MPI_File_write_all_end, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_all_end);
     int ret = PMPI_File_write_all_end(fh, buf, status);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_write_all_end, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_all_end, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_all_end, 0, 0);
     return ret;
 }
 #endif
@@ -2844,12 +3071,13 @@ int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count
     ductile_io_before(DUCTILE_FN_MPI_File_write_at, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at);
     int ret = PMPI_File_write_at(fh, offset, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_at, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_at, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_at, s, r);
     return ret;
 }
 #endif
@@ -2863,12 +3091,13 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int c
     ductile_io_before(DUCTILE_FN_MPI_File_write_at_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_all);
     int ret = PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_at_all, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_at_all, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_at_all, s, r);
     return ret;
 }
 #endif
@@ -2882,12 +3111,13 @@ int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf,
     ductile_io_before(DUCTILE_FN_MPI_File_write_at_all_begin, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_all_begin);
     int ret = PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_at_all_begin, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_at_all_begin, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_at_all_begin, s, r);
     return ret;
 }
 #endif
@@ -2901,12 +3131,13 @@ int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* bu
     ductile_io_before(DUCTILE_FN_MPI_File_write_at_all_begin_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_all_begin_c);
     int ret = PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_at_all_begin_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_at_all_begin_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_at_all_begin_c, s, r);
     return ret;
 }
 #endif
@@ -2920,12 +3151,13 @@ int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI
     ductile_io_before(DUCTILE_FN_MPI_File_write_at_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_all_c);
     int ret = PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_at_all_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_at_all_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_at_all_c, s, r);
     return ret;
 }
 #endif
@@ -2939,8 +3171,9 @@ int MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
     ductile_io_before(DUCTILE_FN_MPI_File_write_at_all_end, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_all_end);
     int ret = PMPI_File_write_at_all_end(fh, buf, status);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_write_at_all_end, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_at_all_end, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_at_all_end, 0, 0);
     return ret;
 }
 #endif
@@ -2954,12 +3187,13 @@ int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Cou
     ductile_io_before(DUCTILE_FN_MPI_File_write_at_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_c);
     int ret = PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_at_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_at_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_at_c, s, r);
     return ret;
 }
 #endif
@@ -2973,12 +3207,13 @@ int MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype
     ductile_io_before(DUCTILE_FN_MPI_File_write_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_c);
     int ret = PMPI_File_write_c(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_c, s, r);
     return ret;
 }
 #endif
@@ -2992,12 +3227,13 @@ int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype
     ductile_io_before(DUCTILE_FN_MPI_File_write_ordered, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_ordered);
     int ret = PMPI_File_write_ordered(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_ordered, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_ordered, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_ordered, s, r);
     return ret;
 }
 #endif
@@ -3011,12 +3247,13 @@ int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Da
     ductile_io_before(DUCTILE_FN_MPI_File_write_ordered_begin, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_ordered_begin);
     int ret = PMPI_File_write_ordered_begin(fh, buf, count, datatype);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_ordered_begin, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_ordered_begin, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_ordered_begin, s, r);
     return ret;
 }
 #endif
@@ -3030,12 +3267,13 @@ int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count
     ductile_io_before(DUCTILE_FN_MPI_File_write_ordered_begin_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_ordered_begin_c);
     int ret = PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_ordered_begin_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_ordered_begin_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_ordered_begin_c, s, r);
     return ret;
 }
 #endif
@@ -3049,12 +3287,13 @@ int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
     ductile_io_before(DUCTILE_FN_MPI_File_write_ordered_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_ordered_c);
     int ret = PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_ordered_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_ordered_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_ordered_c, s, r);
     return ret;
 }
 #endif
@@ -3068,8 +3307,9 @@ int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status)
     ductile_io_before(DUCTILE_FN_MPI_File_write_ordered_end, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_ordered_end);
     int ret = PMPI_File_write_ordered_end(fh, buf, status);
+    DUCTILE_STOP();
     ductile_io_after(DUCTILE_FN_MPI_File_write_ordered_end, fh, ductile_t0_, 0, 0);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_ordered_end, 0, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_ordered_end, 0, 0);
     return ret;
 }
 #endif
@@ -3083,12 +3323,13 @@ int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype 
     ductile_io_before(DUCTILE_FN_MPI_File_write_shared, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_shared);
     int ret = PMPI_File_write_shared(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_shared, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_shared, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_shared, s, r);
     return ret;
 }
 #endif
@@ -3102,12 +3343,13 @@ int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_D
     ductile_io_before(DUCTILE_FN_MPI_File_write_shared_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_shared_c);
     int ret = PMPI_File_write_shared_c(fh, buf, count, datatype, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
     ductile_io_after(DUCTILE_FN_MPI_File_write_shared_c, fh, ductile_t0_, s, r);
-    DUCTILE_END(DUCTILE_FN_MPI_File_write_shared_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_shared_c, s, r);
     return ret;
 }
 #endif
@@ -3128,7 +3370,8 @@ int MPI_Free_mem(void* base)
         return PMPI_Free_mem(base);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Free_mem);
     int ret = PMPI_Free_mem(base);
-    DUCTILE_END(DUCTILE_FN_MPI_Free_mem, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Free_mem, 0, 0);
     return ret;
 }
 #endif
@@ -3141,6 +3384,7 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Gather);
     int ret = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -3148,7 +3392,7 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
             s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcount * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         if (role >= DUCTILE_ROOT_INTRA) r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_group_size(comm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Gather, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Gather, s, r);
     return ret;
 }
 #endif
@@ -3161,6 +3405,7 @@ int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
         return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Gather_c);
     int ret = PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -3168,7 +3413,7 @@ int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
             s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcount * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         if (role >= DUCTILE_ROOT_INTRA) r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_group_size(comm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Gather_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Gather_c, s, r);
     return ret;
 }
 #endif
@@ -3181,16 +3426,17 @@ int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
         return PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Gather_init);
     int ret = PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcount * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         if (role >= DUCTILE_ROOT_INTRA) r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_group_size(comm);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Gather_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Gather_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Gather_init, s, r);
     return ret;
 }
 #endif
@@ -3203,16 +3449,17 @@ int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
         return PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Gather_init_c);
     int ret = PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcount * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         if (role >= DUCTILE_ROOT_INTRA) r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_group_size(comm);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Gather_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Gather_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Gather_init_c, s, r);
     return ret;
 }
 #endif
@@ -3225,6 +3472,7 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
         return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Gatherv);
     int ret = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -3232,7 +3480,7 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
             s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcounts[root] * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         if (role >= DUCTILE_ROOT_INTRA) r = ductile_sum_i(recvcounts, ductile_group_size(comm)) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Gatherv, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Gatherv, s, r);
     return ret;
 }
 #endif
@@ -3245,6 +3493,7 @@ int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
         return PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Gatherv_c);
     int ret = PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -3252,7 +3501,7 @@ int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
             s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcounts[root] * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         if (role >= DUCTILE_ROOT_INTRA) r = ductile_sum_c(recvcounts, ductile_group_size(comm)) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Gatherv_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Gatherv_c, s, r);
     return ret;
 }
 #endif
@@ -3265,16 +3514,17 @@ int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
         return PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Gatherv_init);
     int ret = PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcounts[root] * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         if (role >= DUCTILE_ROOT_INTRA) r = ductile_sum_i(recvcounts, ductile_group_size(comm)) * TS(recvtype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Gatherv_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Gatherv_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Gatherv_init, s, r);
     return ret;
 }
 #endif
@@ -3287,16 +3537,17 @@ int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
         return PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Gatherv_init_c);
     int ret = PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcounts[root] * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         if (role >= DUCTILE_ROOT_INTRA) r = ductile_sum_c(recvcounts, ductile_group_size(comm)) * TS(recvtype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Gatherv_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Gatherv_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Gatherv_init_c, s, r);
     return ret;
 }
 #endif
@@ -3308,11 +3559,12 @@ int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, i
         return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Get);
     int ret = PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)origin_count * TS(origin_datatype);
+        if (target_rank != MPI_PROC_NULL) r = (uint64_t)origin_count * TS(origin_datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Get, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Get, s, r);
     return ret;
 }
 #endif
@@ -3324,12 +3576,15 @@ int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype o
         return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Get_accumulate);
     int ret = PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        s = (uint64_t)origin_count * TS(origin_datatype);
-        r = (uint64_t)result_count * TS(result_datatype);
+        if (target_rank != MPI_PROC_NULL) {
+            s = (uint64_t)origin_count * TS(origin_datatype);
+            r = (uint64_t)result_count * TS(result_datatype);
+        }
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Get_accumulate, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Get_accumulate, s, r);
     return ret;
 }
 #endif
@@ -3341,12 +3596,15 @@ int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Da
         return PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Get_accumulate_c);
     int ret = PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        s = (uint64_t)origin_count * TS(origin_datatype);
-        r = (uint64_t)result_count * TS(result_datatype);
+        if (target_rank != MPI_PROC_NULL) {
+            s = (uint64_t)origin_count * TS(origin_datatype);
+            r = (uint64_t)result_count * TS(result_datatype);
+        }
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Get_accumulate_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Get_accumulate_c, s, r);
     return ret;
 }
 #endif
@@ -3367,11 +3625,12 @@ int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_dat
         return PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Get_c);
     int ret = PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)origin_count * TS(origin_datatype);
+        if (target_rank != MPI_PROC_NULL) r = (uint64_t)origin_count * TS(origin_datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Get_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Get_c, s, r);
     return ret;
 }
 #endif
@@ -3428,7 +3687,8 @@ int MPI_Get_hw_resource_info(MPI_Info* hw_info)
         return PMPI_Get_hw_resource_info(hw_info);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Get_hw_resource_info);
     int ret = PMPI_Get_hw_resource_info(hw_info);
-    DUCTILE_END(DUCTILE_FN_MPI_Get_hw_resource_info, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Get_hw_resource_info, 0, 0);
     return ret;
 }
 #endif
@@ -3468,7 +3728,8 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
         return PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Graph_create);
     int ret = PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
-    DUCTILE_END(DUCTILE_FN_MPI_Graph_create, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Graph_create, 0, 0);
     return ret;
 }
 #endif
@@ -3481,7 +3742,8 @@ int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int ed
         return PMPI_Graph_get(comm, maxindex, maxedges, index, edges);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Graph_get);
     int ret = PMPI_Graph_get(comm, maxindex, maxedges, index, edges);
-    DUCTILE_END(DUCTILE_FN_MPI_Graph_get, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Graph_get, 0, 0);
     return ret;
 }
 #endif
@@ -3494,7 +3756,8 @@ int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[
         return PMPI_Graph_map(comm, nnodes, index, edges, newrank);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Graph_map);
     int ret = PMPI_Graph_map(comm, nnodes, index, edges, newrank);
-    DUCTILE_END(DUCTILE_FN_MPI_Graph_map, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Graph_map, 0, 0);
     return ret;
 }
 #endif
@@ -3507,7 +3770,8 @@ int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors
         return PMPI_Graph_neighbors(comm, rank, maxneighbors, neighbors);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Graph_neighbors);
     int ret = PMPI_Graph_neighbors(comm, rank, maxneighbors, neighbors);
-    DUCTILE_END(DUCTILE_FN_MPI_Graph_neighbors, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Graph_neighbors, 0, 0);
     return ret;
 }
 #endif
@@ -3520,7 +3784,8 @@ int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors)
         return PMPI_Graph_neighbors_count(comm, rank, nneighbors);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Graph_neighbors_count);
     int ret = PMPI_Graph_neighbors_count(comm, rank, nneighbors);
-    DUCTILE_END(DUCTILE_FN_MPI_Graph_neighbors_count, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Graph_neighbors_count, 0, 0);
     return ret;
 }
 #endif
@@ -3533,7 +3798,8 @@ int MPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges)
         return PMPI_Graphdims_get(comm, nnodes, nedges);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Graphdims_get);
     int ret = PMPI_Graphdims_get(comm, nnodes, nedges);
-    DUCTILE_END(DUCTILE_FN_MPI_Graphdims_get, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Graphdims_get, 0, 0);
     return ret;
 }
 #endif
@@ -3545,7 +3811,8 @@ int MPI_Grequest_complete(MPI_Request request)
         return PMPI_Grequest_complete(request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Grequest_complete);
     int ret = PMPI_Grequest_complete(request);
-    DUCTILE_END(DUCTILE_FN_MPI_Grequest_complete, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Grequest_complete, 0, 0);
     return ret;
 }
 #endif
@@ -3557,7 +3824,8 @@ int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_
         return PMPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Grequest_start);
     int ret = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Grequest_start, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Grequest_start, 0, 0);
     return ret;
 }
 #endif
@@ -3569,7 +3837,8 @@ int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result)
         return PMPI_Group_compare(group1, group2, result);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_compare);
     int ret = PMPI_Group_compare(group1, group2, result);
-    DUCTILE_END(DUCTILE_FN_MPI_Group_compare, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Group_compare, 0, 0);
     return ret;
 }
 #endif
@@ -3581,7 +3850,8 @@ int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup
         return PMPI_Group_difference(group1, group2, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_difference);
     int ret = PMPI_Group_difference(group1, group2, newgroup);
-    DUCTILE_END(DUCTILE_FN_MPI_Group_difference, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Group_difference, 0, 0);
     return ret;
 }
 #endif
@@ -3593,7 +3863,8 @@ int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
         return PMPI_Group_excl(group, n, ranks, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_excl);
     int ret = PMPI_Group_excl(group, n, ranks, newgroup);
-    DUCTILE_END(DUCTILE_FN_MPI_Group_excl, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Group_excl, 0, 0);
     return ret;
 }
 #endif
@@ -3605,7 +3876,8 @@ int MPI_Group_free(MPI_Group* group)
         return PMPI_Group_free(group);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_free);
     int ret = PMPI_Group_free(group);
-    DUCTILE_END(DUCTILE_FN_MPI_Group_free, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Group_free, 0, 0);
     return ret;
 }
 #endif
@@ -3617,7 +3889,8 @@ int MPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_
         return PMPI_Group_from_session_pset(session, pset_name, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_from_session_pset);
     int ret = PMPI_Group_from_session_pset(session, pset_name, newgroup);
-    DUCTILE_END(DUCTILE_FN_MPI_Group_from_session_pset, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Group_from_session_pset, 0, 0);
     return ret;
 }
 #endif
@@ -3629,7 +3902,8 @@ int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
         return PMPI_Group_incl(group, n, ranks, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_incl);
     int ret = PMPI_Group_incl(group, n, ranks, newgroup);
-    DUCTILE_END(DUCTILE_FN_MPI_Group_incl, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Group_incl, 0, 0);
     return ret;
 }
 #endif
@@ -3641,7 +3915,8 @@ int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgro
         return PMPI_Group_intersection(group1, group2, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_intersection);
     int ret = PMPI_Group_intersection(group1, group2, newgroup);
-    DUCTILE_END(DUCTILE_FN_MPI_Group_intersection, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Group_intersection, 0, 0);
     return ret;
 }
 #endif
@@ -3653,7 +3928,8 @@ int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
         return PMPI_Group_range_excl(group, n, ranges, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_range_excl);
     int ret = PMPI_Group_range_excl(group, n, ranges, newgroup);
-    DUCTILE_END(DUCTILE_FN_MPI_Group_range_excl, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Group_range_excl, 0, 0);
     return ret;
 }
 #endif
@@ -3665,7 +3941,8 @@ int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
         return PMPI_Group_range_incl(group, n, ranges, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_range_incl);
     int ret = PMPI_Group_range_incl(group, n, ranges, newgroup);
-    DUCTILE_END(DUCTILE_FN_MPI_Group_range_incl, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Group_range_incl, 0, 0);
     return ret;
 }
 #endif
@@ -3695,7 +3972,8 @@ int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_G
         return PMPI_Group_translate_ranks(group1, n, ranks1, group2, ranks2);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_translate_ranks);
     int ret = PMPI_Group_translate_ranks(group1, n, ranks1, group2, ranks2);
-    DUCTILE_END(DUCTILE_FN_MPI_Group_translate_ranks, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Group_translate_ranks, 0, 0);
     return ret;
 }
 #endif
@@ -3707,7 +3985,8 @@ int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
         return PMPI_Group_union(group1, group2, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_union);
     int ret = PMPI_Group_union(group1, group2, newgroup);
-    DUCTILE_END(DUCTILE_FN_MPI_Group_union, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Group_union, 0, 0);
     return ret;
 }
 #endif
@@ -3720,12 +3999,15 @@ int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
         return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iallgather);
     int ret = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcount * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_group_size(comm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Iallgather, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Iallgather, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iallgather, s, r);
     return ret;
 }
 #endif
@@ -3738,12 +4020,15 @@ int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
         return PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iallgather_c);
     int ret = PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcount * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_group_size(comm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Iallgather_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Iallgather_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iallgather_c, s, r);
     return ret;
 }
 #endif
@@ -3756,12 +4041,15 @@ int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
         return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iallgatherv);
     int ret = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcounts[ductile_rank(comm)] * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         r = ductile_sum_i(recvcounts, ductile_group_size(comm)) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Iallgatherv, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Iallgatherv, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iallgatherv, s, r);
     return ret;
 }
 #endif
@@ -3774,12 +4062,15 @@ int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
         return PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iallgatherv_c);
     int ret = PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcounts[ductile_rank(comm)] * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         r = ductile_sum_c(recvcounts, ductile_group_size(comm)) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Iallgatherv_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Iallgatherv_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iallgatherv_c, s, r);
     return ret;
 }
 #endif
@@ -3792,11 +4083,14 @@ int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
         return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iallreduce);
     int ret = PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Iallreduce, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Iallreduce, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iallreduce, s, r);
     return ret;
 }
 #endif
@@ -3809,11 +4103,14 @@ int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Da
         return PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iallreduce_c);
     int ret = PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Iallreduce_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Iallreduce_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iallreduce_c, s, r);
     return ret;
 }
 #endif
@@ -3826,13 +4123,16 @@ int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
         return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ialltoall);
     int ret = PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         uint64_t np = (uint64_t)ductile_group_size(comm);
         r = (uint64_t)recvcount * TS(recvtype) * np;
         s = sendbuf == MPI_IN_PLACE ? r : (uint64_t)sendcount * TS(sendtype) * np;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ialltoall, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ialltoall, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ialltoall, s, r);
     return ret;
 }
 #endif
@@ -3845,13 +4145,16 @@ int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
         return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ialltoall_c);
     int ret = PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         uint64_t np = (uint64_t)ductile_group_size(comm);
         r = (uint64_t)recvcount * TS(recvtype) * np;
         s = sendbuf == MPI_IN_PLACE ? r : (uint64_t)sendcount * TS(sendtype) * np;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ialltoall_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ialltoall_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ialltoall_c, s, r);
     return ret;
 }
 #endif
@@ -3864,13 +4167,16 @@ int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
         return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ialltoallv);
     int ret = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int np = ductile_group_size(comm);
         r = ductile_sum_i(recvcounts, np) * TS(recvtype);
         s = sendbuf == MPI_IN_PLACE ? r : ductile_sum_i(sendcounts, np) * TS(sendtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ialltoallv, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ialltoallv, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ialltoallv, s, r);
     return ret;
 }
 #endif
@@ -3883,13 +4189,16 @@ int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
         return PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ialltoallv_c);
     int ret = PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int np = ductile_group_size(comm);
         r = ductile_sum_c(recvcounts, np) * TS(recvtype);
         s = sendbuf == MPI_IN_PLACE ? r : ductile_sum_c(sendcounts, np) * TS(sendtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ialltoallv_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ialltoallv_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ialltoallv_c, s, r);
     return ret;
 }
 #endif
@@ -3902,13 +4211,16 @@ int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
         return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ialltoallw);
     int ret = PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int np = ductile_group_size(comm);
         r = ductile_sumw_i(recvcounts, recvtypes, np);
         s = sendbuf == MPI_IN_PLACE ? r : ductile_sumw_i(sendcounts, sendtypes, np);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ialltoallw, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ialltoallw, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ialltoallw, s, r);
     return ret;
 }
 #endif
@@ -3921,13 +4233,16 @@ int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
         return PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ialltoallw_c);
     int ret = PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int np = ductile_group_size(comm);
         r = ductile_sumw_c(recvcounts, recvtypes, np);
         s = sendbuf == MPI_IN_PLACE ? r : ductile_sumw_c(sendcounts, sendtypes, np);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ialltoallw_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ialltoallw_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ialltoallw_c, s, r);
     return ret;
 }
 #endif
@@ -3940,7 +4255,8 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
         return PMPI_Ibarrier(comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ibarrier);
     int ret = PMPI_Ibarrier(comm, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Ibarrier, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ibarrier, 0, 0);
     return ret;
 }
 #endif
@@ -3953,13 +4269,16 @@ int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
         return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ibcast);
     int ret = PMPI_Ibcast(buffer, count, datatype, root, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         if (role >= DUCTILE_ROOT_INTRA) s = (uint64_t)count * TS(datatype);
         else if (role == DUCTILE_NONROOT) r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ibcast, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ibcast, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ibcast, s, r);
     return ret;
 }
 #endif
@@ -3972,13 +4291,16 @@ int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
         return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ibcast_c);
     int ret = PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         if (role >= DUCTILE_ROOT_INTRA) s = (uint64_t)count * TS(datatype);
         else if (role == DUCTILE_NONROOT) r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ibcast_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ibcast_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ibcast_c, s, r);
     return ret;
 }
 #endif
@@ -3991,11 +4313,14 @@ int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
         return PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ibsend);
     int ret = PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ibsend, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ibsend, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ibsend, s, r);
     return ret;
 }
 #endif
@@ -4008,11 +4333,14 @@ int MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
         return PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ibsend_c);
     int ret = PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ibsend_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ibsend_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ibsend_c, s, r);
     return ret;
 }
 #endif
@@ -4025,11 +4353,14 @@ int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
         return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iexscan);
     int ret = PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Iexscan, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Iexscan, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iexscan, s, r);
     return ret;
 }
 #endif
@@ -4042,11 +4373,14 @@ int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
         return PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iexscan_c);
     int ret = PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Iexscan_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Iexscan_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iexscan_c, s, r);
     return ret;
 }
 #endif
@@ -4059,6 +4393,7 @@ int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
         return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Igather);
     int ret = PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -4066,7 +4401,9 @@ int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
             s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcount * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         if (role >= DUCTILE_ROOT_INTRA) r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_group_size(comm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Igather, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Igather, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Igather, s, r);
     return ret;
 }
 #endif
@@ -4079,6 +4416,7 @@ int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
         return PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Igather_c);
     int ret = PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -4086,7 +4424,9 @@ int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
             s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcount * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         if (role >= DUCTILE_ROOT_INTRA) r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_group_size(comm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Igather_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Igather_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Igather_c, s, r);
     return ret;
 }
 #endif
@@ -4099,6 +4439,7 @@ int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Igatherv);
     int ret = PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -4106,7 +4447,9 @@ int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
             s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcounts[root] * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         if (role >= DUCTILE_ROOT_INTRA) r = ductile_sum_i(recvcounts, ductile_group_size(comm)) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Igatherv, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Igatherv, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Igatherv, s, r);
     return ret;
 }
 #endif
@@ -4119,6 +4462,7 @@ int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
         return PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Igatherv_c);
     int ret = PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -4126,7 +4470,9 @@ int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
             s = sendbuf == MPI_IN_PLACE ? (uint64_t)recvcounts[root] * TS(recvtype) : (uint64_t)sendcount * TS(sendtype);
         if (role >= DUCTILE_ROOT_INTRA) r = ductile_sum_c(recvcounts, ductile_group_size(comm)) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Igatherv_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Igatherv_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Igatherv_c, s, r);
     return ret;
 }
 #endif
@@ -4139,7 +4485,8 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* mess
         return PMPI_Improbe(source, tag, comm, flag, message, status);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Improbe);
     int ret = PMPI_Improbe(source, tag, comm, flag, message, status);
-    DUCTILE_END(DUCTILE_FN_MPI_Improbe, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Improbe, 0, 0);
     return ret;
 }
 #endif
@@ -4151,11 +4498,14 @@ int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message
         return PMPI_Imrecv(buf, count, datatype, message, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Imrecv);
     int ret = PMPI_Imrecv(buf, count, datatype, message, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Imrecv, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_Imrecv, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Imrecv, s, r);
     return ret;
 }
 #endif
@@ -4167,11 +4517,14 @@ int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message*
         return PMPI_Imrecv_c(buf, count, datatype, message, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Imrecv_c);
     int ret = PMPI_Imrecv_c(buf, count, datatype, message, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Imrecv_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_Imrecv_c, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Imrecv_c, s, r);
     return ret;
 }
 #endif
@@ -4184,13 +4537,16 @@ int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sen
         return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_allgather);
     int ret = PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype);
-        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        if (ductile_real_neighbors(out, nm) > 0) s = (uint64_t)sendcount * TS(sendtype);
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_real_neighbors(in, nm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_allgather, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_allgather, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ineighbor_allgather, s, r);
     return ret;
 }
 #endif
@@ -4203,13 +4559,16 @@ int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
         return PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_allgather_c);
     int ret = PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype);
-        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        if (ductile_real_neighbors(out, nm) > 0) s = (uint64_t)sendcount * TS(sendtype);
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_real_neighbors(in, nm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_allgather_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_allgather_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ineighbor_allgather_c, s, r);
     return ret;
 }
 #endif
@@ -4222,13 +4581,16 @@ int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
         return PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_allgatherv);
     int ret = PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype);
-        r = ductile_sum_i(recvcounts, in) * TS(recvtype);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        if (ductile_real_neighbors(out, nm) > 0) s = (uint64_t)sendcount * TS(sendtype);
+        r = ductile_sum_mask_i(recvcounts, in, nm) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_allgatherv, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_allgatherv, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ineighbor_allgatherv, s, r);
     return ret;
 }
 #endif
@@ -4241,13 +4603,16 @@ int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
         return PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_allgatherv_c);
     int ret = PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype);
-        r = ductile_sum_c(recvcounts, in) * TS(recvtype);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        if (ductile_real_neighbors(out, nm) > 0) s = (uint64_t)sendcount * TS(sendtype);
+        r = ductile_sum_mask_c(recvcounts, in, nm) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_allgatherv_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_allgatherv_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ineighbor_allgatherv_c, s, r);
     return ret;
 }
 #endif
@@ -4260,13 +4625,16 @@ int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype send
         return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_alltoall);
     int ret = PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)out;
-        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)ductile_real_neighbors(out, nm);
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_real_neighbors(in, nm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_alltoall, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_alltoall, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ineighbor_alltoall, s, r);
     return ret;
 }
 #endif
@@ -4279,13 +4647,16 @@ int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
         return PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_alltoall_c);
     int ret = PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)out;
-        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)ductile_real_neighbors(out, nm);
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_real_neighbors(in, nm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_alltoall_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_alltoall_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ineighbor_alltoall_c, s, r);
     return ret;
 }
 #endif
@@ -4298,13 +4669,16 @@ int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const i
         return PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_alltoallv);
     int ret = PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = ductile_sum_i(sendcounts, out) * TS(sendtype);
-        r = ductile_sum_i(recvcounts, in) * TS(recvtype);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = ductile_sum_mask_i(sendcounts, out, nm) * TS(sendtype);
+        r = ductile_sum_mask_i(recvcounts, in, nm) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_alltoallv, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_alltoallv, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ineighbor_alltoallv, s, r);
     return ret;
 }
 #endif
@@ -4317,13 +4691,16 @@ int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
         return PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_alltoallv_c);
     int ret = PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = ductile_sum_c(sendcounts, out) * TS(sendtype);
-        r = ductile_sum_c(recvcounts, in) * TS(recvtype);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = ductile_sum_mask_c(sendcounts, out, nm) * TS(sendtype);
+        r = ductile_sum_mask_c(recvcounts, in, nm) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_alltoallv_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_alltoallv_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ineighbor_alltoallv_c, s, r);
     return ret;
 }
 #endif
@@ -4336,13 +4713,16 @@ int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
         return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_alltoallw);
     int ret = PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = ductile_sumw_i(sendcounts, sendtypes, out);
-        r = ductile_sumw_i(recvcounts, recvtypes, in);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = ductile_sumw_mask_i(sendcounts, sendtypes, out, nm);
+        r = ductile_sumw_mask_i(recvcounts, recvtypes, in, nm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_alltoallw, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_alltoallw, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ineighbor_alltoallw, s, r);
     return ret;
 }
 #endif
@@ -4355,13 +4735,16 @@ int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
         return PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ineighbor_alltoallw_c);
     int ret = PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = ductile_sumw_c(sendcounts, sendtypes, out);
-        r = ductile_sumw_c(recvcounts, recvtypes, in);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = ductile_sumw_mask_c(sendcounts, sendtypes, out, nm);
+        r = ductile_sumw_mask_c(recvcounts, recvtypes, in, nm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ineighbor_alltoallw_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ineighbor_alltoallw_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ineighbor_alltoallw_c, s, r);
     return ret;
 }
 #endif
@@ -4373,7 +4756,8 @@ int MPI_Info_create(MPI_Info* info)
         return PMPI_Info_create(info);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_create);
     int ret = PMPI_Info_create(info);
-    DUCTILE_END(DUCTILE_FN_MPI_Info_create, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Info_create, 0, 0);
     return ret;
 }
 #endif
@@ -4385,7 +4769,8 @@ int MPI_Info_create_env(int argc, char *argv[], MPI_Info* info)
         return PMPI_Info_create_env(argc, argv, info);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_create_env);
     int ret = PMPI_Info_create_env(argc, argv, info);
-    DUCTILE_END(DUCTILE_FN_MPI_Info_create_env, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Info_create_env, 0, 0);
     return ret;
 }
 #endif
@@ -4397,7 +4782,8 @@ int MPI_Info_delete(MPI_Info info, const char* key)
         return PMPI_Info_delete(info, key);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_delete);
     int ret = PMPI_Info_delete(info, key);
-    DUCTILE_END(DUCTILE_FN_MPI_Info_delete, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Info_delete, 0, 0);
     return ret;
 }
 #endif
@@ -4409,7 +4795,8 @@ int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo)
         return PMPI_Info_dup(info, newinfo);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_dup);
     int ret = PMPI_Info_dup(info, newinfo);
-    DUCTILE_END(DUCTILE_FN_MPI_Info_dup, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Info_dup, 0, 0);
     return ret;
 }
 #endif
@@ -4421,7 +4808,8 @@ int MPI_Info_free(MPI_Info* info)
         return PMPI_Info_free(info);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_free);
     int ret = PMPI_Info_free(info);
-    DUCTILE_END(DUCTILE_FN_MPI_Info_free, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Info_free, 0, 0);
     return ret;
 }
 #endif
@@ -4433,7 +4821,8 @@ int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int*
         return PMPI_Info_get(info, key, valuelen, value, flag);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_get);
     int ret = PMPI_Info_get(info, key, valuelen, value, flag);
-    DUCTILE_END(DUCTILE_FN_MPI_Info_get, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Info_get, 0, 0);
     return ret;
 }
 #endif
@@ -4445,7 +4834,8 @@ int MPI_Info_get_nkeys(MPI_Info info, int* nkeys)
         return PMPI_Info_get_nkeys(info, nkeys);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_get_nkeys);
     int ret = PMPI_Info_get_nkeys(info, nkeys);
-    DUCTILE_END(DUCTILE_FN_MPI_Info_get_nkeys, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Info_get_nkeys, 0, 0);
     return ret;
 }
 #endif
@@ -4457,7 +4847,8 @@ int MPI_Info_get_nthkey(MPI_Info info, int n, char* key)
         return PMPI_Info_get_nthkey(info, n, key);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_get_nthkey);
     int ret = PMPI_Info_get_nthkey(info, n, key);
-    DUCTILE_END(DUCTILE_FN_MPI_Info_get_nthkey, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Info_get_nthkey, 0, 0);
     return ret;
 }
 #endif
@@ -4469,7 +4860,8 @@ int MPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value
         return PMPI_Info_get_string(info, key, buflen, value, flag);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_get_string);
     int ret = PMPI_Info_get_string(info, key, buflen, value, flag);
-    DUCTILE_END(DUCTILE_FN_MPI_Info_get_string, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Info_get_string, 0, 0);
     return ret;
 }
 #endif
@@ -4481,7 +4873,8 @@ int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* fl
         return PMPI_Info_get_valuelen(info, key, valuelen, flag);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_get_valuelen);
     int ret = PMPI_Info_get_valuelen(info, key, valuelen, flag);
-    DUCTILE_END(DUCTILE_FN_MPI_Info_get_valuelen, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Info_get_valuelen, 0, 0);
     return ret;
 }
 #endif
@@ -4493,7 +4886,8 @@ int MPI_Info_set(MPI_Info info, const char* key, const char* value)
         return PMPI_Info_set(info, key, value);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_set);
     int ret = PMPI_Info_set(info, key, value);
-    DUCTILE_END(DUCTILE_FN_MPI_Info_set, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Info_set, 0, 0);
     return ret;
 }
 #endif
@@ -4516,7 +4910,8 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
         return PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Intercomm_create);
     int ret = PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
-    DUCTILE_END(DUCTILE_FN_MPI_Intercomm_create, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Intercomm_create, 0, 0);
     return ret;
 }
 #endif
@@ -4528,7 +4923,8 @@ int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MP
         return PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Intercomm_create_from_groups);
     int ret = PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
-    DUCTILE_END(DUCTILE_FN_MPI_Intercomm_create_from_groups, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Intercomm_create_from_groups, 0, 0);
     return ret;
 }
 #endif
@@ -4541,7 +4937,8 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm)
         return PMPI_Intercomm_merge(intercomm, high, newintracomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Intercomm_merge);
     int ret = PMPI_Intercomm_merge(intercomm, high, newintracomm);
-    DUCTILE_END(DUCTILE_FN_MPI_Intercomm_merge, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Intercomm_merge, 0, 0);
     return ret;
 }
 #endif
@@ -4554,7 +4951,8 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
         return PMPI_Iprobe(source, tag, comm, flag, status);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iprobe);
     int ret = PMPI_Iprobe(source, tag, comm, flag, status);
-    DUCTILE_END(DUCTILE_FN_MPI_Iprobe, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iprobe, 0, 0);
     return ret;
 }
 #endif
@@ -4567,11 +4965,14 @@ int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
         return PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Irecv);
     int ret = PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (source != MPI_PROC_NULL) r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Irecv, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_Irecv, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Irecv, s, r);
     return ret;
 }
 #endif
@@ -4584,11 +4985,14 @@ int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, i
         return PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Irecv_c);
     int ret = PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (source != MPI_PROC_NULL) r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Irecv_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_Irecv_c, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Irecv_c, s, r);
     return ret;
 }
 #endif
@@ -4601,6 +5005,7 @@ int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
         return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ireduce);
     int ret = PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -4608,7 +5013,9 @@ int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA) s = n;
         if (role >= DUCTILE_ROOT_INTRA) r = n;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ireduce, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ireduce, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ireduce, s, r);
     return ret;
 }
 #endif
@@ -4621,6 +5028,7 @@ int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
         return PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ireduce_c);
     int ret = PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -4628,7 +5036,9 @@ int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA) s = n;
         if (role >= DUCTILE_ROOT_INTRA) r = n;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ireduce_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ireduce_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ireduce_c, s, r);
     return ret;
 }
 #endif
@@ -4641,13 +5051,16 @@ int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
         return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ireduce_scatter);
     int ret = PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         uint64_t es = TS(datatype);
         s = ductile_sum_i(recvcounts, ductile_local_size(comm)) * es;
         r = (uint64_t)recvcounts[ductile_rank(comm)] * es;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ireduce_scatter, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ireduce_scatter, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ireduce_scatter, s, r);
     return ret;
 }
 #endif
@@ -4660,12 +5073,15 @@ int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
         return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ireduce_scatter_block);
     int ret = PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)recvcount * TS(datatype);
         s = r * (uint64_t)ductile_local_size(comm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ireduce_scatter_block, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ireduce_scatter_block, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ireduce_scatter_block, s, r);
     return ret;
 }
 #endif
@@ -4678,12 +5094,15 @@ int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count re
         return PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ireduce_scatter_block_c);
     int ret = PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)recvcount * TS(datatype);
         s = r * (uint64_t)ductile_local_size(comm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ireduce_scatter_block_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ireduce_scatter_block_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ireduce_scatter_block_c, s, r);
     return ret;
 }
 #endif
@@ -4696,13 +5115,16 @@ int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count re
         return PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ireduce_scatter_c);
     int ret = PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         uint64_t es = TS(datatype);
         s = ductile_sum_c(recvcounts, ductile_local_size(comm)) * es;
         r = (uint64_t)recvcounts[ductile_rank(comm)] * es;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ireduce_scatter_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Ireduce_scatter_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ireduce_scatter_c, s, r);
     return ret;
 }
 #endif
@@ -4715,11 +5137,14 @@ int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
         return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Irsend);
     int ret = PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Irsend, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Irsend, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Irsend, s, r);
     return ret;
 }
 #endif
@@ -4732,11 +5157,14 @@ int MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
         return PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Irsend_c);
     int ret = PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Irsend_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Irsend_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Irsend_c, s, r);
     return ret;
 }
 #endif
@@ -4758,11 +5186,14 @@ int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
         return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iscan);
     int ret = PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Iscan, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Iscan, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iscan, s, r);
     return ret;
 }
 #endif
@@ -4775,11 +5206,14 @@ int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatyp
         return PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iscan_c);
     int ret = PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Iscan_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Iscan_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iscan_c, s, r);
     return ret;
 }
 #endif
@@ -4792,6 +5226,7 @@ int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iscatter);
     int ret = PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -4799,7 +5234,9 @@ int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             r = recvbuf == MPI_IN_PLACE ? (uint64_t)sendcount * TS(sendtype) : (uint64_t)recvcount * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Iscatter, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Iscatter, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iscatter, s, r);
     return ret;
 }
 #endif
@@ -4812,6 +5249,7 @@ int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
         return PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iscatter_c);
     int ret = PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -4819,7 +5257,9 @@ int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             r = recvbuf == MPI_IN_PLACE ? (uint64_t)sendcount * TS(sendtype) : (uint64_t)recvcount * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Iscatter_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Iscatter_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iscatter_c, s, r);
     return ret;
 }
 #endif
@@ -4832,6 +5272,7 @@ int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[
         return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iscatterv);
     int ret = PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -4839,7 +5280,9 @@ int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             r = recvbuf == MPI_IN_PLACE ? (uint64_t)sendcounts[root] * TS(sendtype) : (uint64_t)recvcount * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Iscatterv, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Iscatterv, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iscatterv, s, r);
     return ret;
 }
 #endif
@@ -4852,6 +5295,7 @@ int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
         return PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Iscatterv_c);
     int ret = PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -4859,7 +5303,9 @@ int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             r = recvbuf == MPI_IN_PLACE ? (uint64_t)sendcounts[root] * TS(sendtype) : (uint64_t)recvcount * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Iscatterv_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Iscatterv_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Iscatterv_c, s, r);
     return ret;
 }
 #endif
@@ -4872,11 +5318,14 @@ int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
         return PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Isend);
     int ret = PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Isend, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Isend, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Isend, s, r);
     return ret;
 }
 #endif
@@ -4889,11 +5338,14 @@ int MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
         return PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Isend_c);
     int ret = PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Isend_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Isend_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Isend_c, s, r);
     return ret;
 }
 #endif
@@ -4906,12 +5358,15 @@ int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
         return PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Isendrecv);
     int ret = PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)sendcount * TS(sendtype);
         if (source != MPI_PROC_NULL) r = (uint64_t)recvcount * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Isendrecv, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_Isendrecv, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Isendrecv, s, r);
     return ret;
 }
 #endif
@@ -4924,12 +5379,15 @@ int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
         return PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Isendrecv_c);
     int ret = PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)sendcount * TS(sendtype);
         if (source != MPI_PROC_NULL) r = (uint64_t)recvcount * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Isendrecv_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_Isendrecv_c, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Isendrecv_c, s, r);
     return ret;
 }
 #endif
@@ -4942,12 +5400,15 @@ int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
         return PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Isendrecv_replace);
     int ret = PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
         if (source != MPI_PROC_NULL) r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Isendrecv_replace, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_Isendrecv_replace, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Isendrecv_replace, s, r);
     return ret;
 }
 #endif
@@ -4960,12 +5421,15 @@ int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, i
         return PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Isendrecv_replace_c);
     int ret = PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
         if (source != MPI_PROC_NULL) r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Isendrecv_replace_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_Isendrecv_replace_c, s, r, DUCTILE_PEND_RECV_STATUS))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Isendrecv_replace_c, s, r);
     return ret;
 }
 #endif
@@ -4978,11 +5442,14 @@ int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
         return PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Issend);
     int ret = PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Issend, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Issend, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Issend, s, r);
     return ret;
 }
 #endif
@@ -4995,11 +5462,14 @@ int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
         return PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Issend_c);
     int ret = PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Issend_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Issend_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Issend_c, s, r);
     return ret;
 }
 #endif
@@ -5011,7 +5481,8 @@ int MPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name)
         return PMPI_Lookup_name(service_name, info, port_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Lookup_name);
     int ret = PMPI_Lookup_name(service_name, info, port_name);
-    DUCTILE_END(DUCTILE_FN_MPI_Lookup_name, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Lookup_name, 0, 0);
     return ret;
 }
 #endif
@@ -5024,7 +5495,8 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Sta
         return PMPI_Mprobe(source, tag, comm, message, status);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Mprobe);
     int ret = PMPI_Mprobe(source, tag, comm, message, status);
-    DUCTILE_END(DUCTILE_FN_MPI_Mprobe, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Mprobe, 0, 0);
     return ret;
 }
 #endif
@@ -5034,13 +5506,16 @@ int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Mrecv(buf, count, datatype, message, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Mrecv);
     int ret = PMPI_Mrecv(buf, count, datatype, message, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Mrecv, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Mrecv, s, r);
     return ret;
 }
 #endif
@@ -5050,13 +5525,16 @@ int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* 
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Mrecv_c(buf, count, datatype, message, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Mrecv_c);
     int ret = PMPI_Mrecv_c(buf, count, datatype, message, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Mrecv_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Mrecv_c, s, r);
     return ret;
 }
 #endif
@@ -5069,13 +5547,14 @@ int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype send
         return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_allgather);
     int ret = PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype);
-        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        if (ductile_real_neighbors(out, nm) > 0) s = (uint64_t)sendcount * TS(sendtype);
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_real_neighbors(in, nm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_allgather, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_allgather, s, r);
     return ret;
 }
 #endif
@@ -5088,13 +5567,14 @@ int MPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
         return PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_allgather_c);
     int ret = PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype);
-        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        if (ductile_real_neighbors(out, nm) > 0) s = (uint64_t)sendcount * TS(sendtype);
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_real_neighbors(in, nm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_allgather_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_allgather_c, s, r);
     return ret;
 }
 #endif
@@ -5107,15 +5587,16 @@ int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype
         return PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_allgather_init);
     int ret = PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype);
-        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        if (ductile_real_neighbors(out, nm) > 0) s = (uint64_t)sendcount * TS(sendtype);
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_real_neighbors(in, nm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_allgather_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_allgather_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_allgather_init, s, r);
     return ret;
 }
 #endif
@@ -5128,15 +5609,16 @@ int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_
         return PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_allgather_init_c);
     int ret = PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype);
-        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        if (ductile_real_neighbors(out, nm) > 0) s = (uint64_t)sendcount * TS(sendtype);
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_real_neighbors(in, nm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_allgather_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_allgather_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_allgather_init_c, s, r);
     return ret;
 }
 #endif
@@ -5149,13 +5631,14 @@ int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sen
         return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_allgatherv);
     int ret = PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype);
-        r = ductile_sum_i(recvcounts, in) * TS(recvtype);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        if (ductile_real_neighbors(out, nm) > 0) s = (uint64_t)sendcount * TS(sendtype);
+        r = ductile_sum_mask_i(recvcounts, in, nm) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_allgatherv, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_allgatherv, s, r);
     return ret;
 }
 #endif
@@ -5168,13 +5651,14 @@ int MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
         return PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_allgatherv_c);
     int ret = PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype);
-        r = ductile_sum_c(recvcounts, in) * TS(recvtype);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        if (ductile_real_neighbors(out, nm) > 0) s = (uint64_t)sendcount * TS(sendtype);
+        r = ductile_sum_mask_c(recvcounts, in, nm) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_allgatherv_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_allgatherv_c, s, r);
     return ret;
 }
 #endif
@@ -5187,15 +5671,16 @@ int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatyp
         return PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_allgatherv_init);
     int ret = PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype);
-        r = ductile_sum_i(recvcounts, in) * TS(recvtype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        if (ductile_real_neighbors(out, nm) > 0) s = (uint64_t)sendcount * TS(sendtype);
+        r = ductile_sum_mask_i(recvcounts, in, nm) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_allgatherv_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_allgatherv_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_allgatherv_init, s, r);
     return ret;
 }
 #endif
@@ -5208,15 +5693,16 @@ int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI
         return PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_allgatherv_init_c);
     int ret = PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype);
-        r = ductile_sum_c(recvcounts, in) * TS(recvtype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        if (ductile_real_neighbors(out, nm) > 0) s = (uint64_t)sendcount * TS(sendtype);
+        r = ductile_sum_mask_c(recvcounts, in, nm) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_allgatherv_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_allgatherv_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_allgatherv_init_c, s, r);
     return ret;
 }
 #endif
@@ -5229,13 +5715,14 @@ int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendt
         return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_alltoall);
     int ret = PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)out;
-        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)ductile_real_neighbors(out, nm);
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_real_neighbors(in, nm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_alltoall, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoall, s, r);
     return ret;
 }
 #endif
@@ -5248,13 +5735,14 @@ int MPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Dataty
         return PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_alltoall_c);
     int ret = PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)out;
-        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)ductile_real_neighbors(out, nm);
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_real_neighbors(in, nm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_alltoall_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoall_c, s, r);
     return ret;
 }
 #endif
@@ -5267,15 +5755,16 @@ int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype 
         return PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_alltoall_init);
     int ret = PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)out;
-        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)ductile_real_neighbors(out, nm);
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_real_neighbors(in, nm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_alltoall_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_alltoall_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoall_init, s, r);
     return ret;
 }
 #endif
@@ -5288,15 +5777,16 @@ int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_D
         return PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_alltoall_init_c);
     int ret = PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)out;
-        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)in;
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)ductile_real_neighbors(out, nm);
+        r = (uint64_t)recvcount * TS(recvtype) * (uint64_t)ductile_real_neighbors(in, nm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_alltoall_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_alltoall_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoall_init_c, s, r);
     return ret;
 }
 #endif
@@ -5309,13 +5799,14 @@ int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const in
         return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_alltoallv);
     int ret = PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = ductile_sum_i(sendcounts, out) * TS(sendtype);
-        r = ductile_sum_i(recvcounts, in) * TS(recvtype);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = ductile_sum_mask_i(sendcounts, out, nm) * TS(sendtype);
+        r = ductile_sum_mask_i(recvcounts, in, nm) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_alltoallv, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoallv, s, r);
     return ret;
 }
 #endif
@@ -5328,13 +5819,14 @@ int MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], 
         return PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_alltoallv_c);
     int ret = PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = ductile_sum_c(sendcounts, out) * TS(sendtype);
-        r = ductile_sum_c(recvcounts, in) * TS(recvtype);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = ductile_sum_mask_c(sendcounts, out, nm) * TS(sendtype);
+        r = ductile_sum_mask_c(recvcounts, in, nm) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_alltoallv_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoallv_c, s, r);
     return ret;
 }
 #endif
@@ -5347,15 +5839,16 @@ int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], con
         return PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_alltoallv_init);
     int ret = PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = ductile_sum_i(sendcounts, out) * TS(sendtype);
-        r = ductile_sum_i(recvcounts, in) * TS(recvtype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = ductile_sum_mask_i(sendcounts, out, nm) * TS(sendtype);
+        r = ductile_sum_mask_i(recvcounts, in, nm) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_alltoallv_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_alltoallv_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoallv_init, s, r);
     return ret;
 }
 #endif
@@ -5368,15 +5861,16 @@ int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcount
         return PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_alltoallv_init_c);
     int ret = PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = ductile_sum_c(sendcounts, out) * TS(sendtype);
-        r = ductile_sum_c(recvcounts, in) * TS(recvtype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = ductile_sum_mask_c(sendcounts, out, nm) * TS(sendtype);
+        r = ductile_sum_mask_c(recvcounts, in, nm) * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_alltoallv_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_alltoallv_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoallv_init_c, s, r);
     return ret;
 }
 #endif
@@ -5389,13 +5883,14 @@ int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MP
         return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_alltoallw);
     int ret = PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = ductile_sumw_i(sendcounts, sendtypes, out);
-        r = ductile_sumw_i(recvcounts, recvtypes, in);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = ductile_sumw_mask_i(sendcounts, sendtypes, out, nm);
+        r = ductile_sumw_mask_i(recvcounts, recvtypes, in, nm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_alltoallw, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoallw, s, r);
     return ret;
 }
 #endif
@@ -5408,13 +5903,14 @@ int MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], 
         return PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_alltoallw_c);
     int ret = PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = ductile_sumw_c(sendcounts, sendtypes, out);
-        r = ductile_sumw_c(recvcounts, recvtypes, in);
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = ductile_sumw_mask_c(sendcounts, sendtypes, out, nm);
+        r = ductile_sumw_mask_c(recvcounts, recvtypes, in, nm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_alltoallw_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoallw_c, s, r);
     return ret;
 }
 #endif
@@ -5427,15 +5923,16 @@ int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], con
         return PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_alltoallw_init);
     int ret = PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = ductile_sumw_i(sendcounts, sendtypes, out);
-        r = ductile_sumw_i(recvcounts, recvtypes, in);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = ductile_sumw_mask_i(sendcounts, sendtypes, out, nm);
+        r = ductile_sumw_mask_i(recvcounts, recvtypes, in, nm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_alltoallw_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_alltoallw_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoallw_init, s, r);
     return ret;
 }
 #endif
@@ -5448,15 +5945,16 @@ int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcount
         return PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Neighbor_alltoallw_init_c);
     int ret = PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        int in = 0, out = 0; ductile_neighbor_degrees(comm, &in, &out);
-        s = ductile_sumw_c(sendcounts, sendtypes, out);
-        r = ductile_sumw_c(recvcounts, recvtypes, in);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
+        int in = 0, out = 0; uint64_t nm = 0; ductile_neighbor_slots(comm, &in, &out, &nm);
+        s = ductile_sumw_mask_c(sendcounts, sendtypes, out, nm);
+        r = ductile_sumw_mask_c(recvcounts, recvtypes, in, nm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Neighbor_alltoallw_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Neighbor_alltoallw_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Neighbor_alltoallw_init_c, s, r);
     return ret;
 }
 #endif
@@ -5468,7 +5966,8 @@ int MPI_Op_commutative(MPI_Op op, int* commute)
         return PMPI_Op_commutative(op, commute);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Op_commutative);
     int ret = PMPI_Op_commutative(op, commute);
-    DUCTILE_END(DUCTILE_FN_MPI_Op_commutative, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Op_commutative, 0, 0);
     return ret;
 }
 #endif
@@ -5480,7 +5979,8 @@ int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op)
         return PMPI_Op_create(user_fn, commute, op);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Op_create);
     int ret = PMPI_Op_create(user_fn, commute, op);
-    DUCTILE_END(DUCTILE_FN_MPI_Op_create, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Op_create, 0, 0);
     return ret;
 }
 #endif
@@ -5492,7 +5992,8 @@ int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op)
         return PMPI_Op_create_c(user_fn, commute, op);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Op_create_c);
     int ret = PMPI_Op_create_c(user_fn, commute, op);
-    DUCTILE_END(DUCTILE_FN_MPI_Op_create_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Op_create_c, 0, 0);
     return ret;
 }
 #endif
@@ -5504,7 +6005,8 @@ int MPI_Op_free(MPI_Op* op)
         return PMPI_Op_free(op);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Op_free);
     int ret = PMPI_Op_free(op);
-    DUCTILE_END(DUCTILE_FN_MPI_Op_free, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Op_free, 0, 0);
     return ret;
 }
 #endif
@@ -5516,7 +6018,8 @@ int MPI_Open_port(MPI_Info info, char* port_name)
         return PMPI_Open_port(info, port_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Open_port);
     int ret = PMPI_Open_port(info, port_name);
-    DUCTILE_END(DUCTILE_FN_MPI_Open_port, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Open_port, 0, 0);
     return ret;
 }
 #endif
@@ -5529,7 +6032,8 @@ int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf
         return PMPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pack);
     int ret = PMPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm);
-    DUCTILE_END(DUCTILE_FN_MPI_Pack, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Pack, 0, 0);
     return ret;
 }
 #endif
@@ -5542,7 +6046,8 @@ int MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void
         return PMPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pack_c);
     int ret = PMPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm);
-    DUCTILE_END(DUCTILE_FN_MPI_Pack_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Pack_c, 0, 0);
     return ret;
 }
 #endif
@@ -5554,7 +6059,8 @@ int MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_
         return PMPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pack_external);
     int ret = PMPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position);
-    DUCTILE_END(DUCTILE_FN_MPI_Pack_external, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Pack_external, 0, 0);
     return ret;
 }
 #endif
@@ -5566,7 +6072,8 @@ int MPI_Pack_external_c(const char datarep[], const void* inbuf, MPI_Count incou
         return PMPI_Pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pack_external_c);
     int ret = PMPI_Pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position);
-    DUCTILE_END(DUCTILE_FN_MPI_Pack_external_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Pack_external_c, 0, 0);
     return ret;
 }
 #endif
@@ -5578,7 +6085,8 @@ int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datat
         return PMPI_Pack_external_size(datarep, incount, datatype, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pack_external_size);
     int ret = PMPI_Pack_external_size(datarep, incount, datatype, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Pack_external_size, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Pack_external_size, 0, 0);
     return ret;
 }
 #endif
@@ -5590,7 +6098,8 @@ int MPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Dataty
         return PMPI_Pack_external_size_c(datarep, incount, datatype, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pack_external_size_c);
     int ret = PMPI_Pack_external_size_c(datarep, incount, datatype, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Pack_external_size_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Pack_external_size_c, 0, 0);
     return ret;
 }
 #endif
@@ -5603,7 +6112,8 @@ int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size)
         return PMPI_Pack_size(incount, datatype, comm, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pack_size);
     int ret = PMPI_Pack_size(incount, datatype, comm, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Pack_size, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Pack_size, 0, 0);
     return ret;
 }
 #endif
@@ -5616,7 +6126,8 @@ int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI
         return PMPI_Pack_size_c(incount, datatype, comm, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pack_size_c);
     int ret = PMPI_Pack_size_c(incount, datatype, comm, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Pack_size_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Pack_size_c, 0, 0);
     return ret;
 }
 #endif
@@ -5628,7 +6139,8 @@ int MPI_Parrived(MPI_Request request, int partition, int* flag)
         return PMPI_Parrived(request, partition, flag);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Parrived);
     int ret = PMPI_Parrived(request, partition, flag);
-    DUCTILE_END(DUCTILE_FN_MPI_Parrived, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Parrived, 0, 0);
     return ret;
 }
 #endif
@@ -5640,7 +6152,8 @@ int MPI_Pready(int partition, MPI_Request request)
         return PMPI_Pready(partition, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pready);
     int ret = PMPI_Pready(partition, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Pready, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Pready, 0, 0);
     return ret;
 }
 #endif
@@ -5652,7 +6165,8 @@ int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request req
         return PMPI_Pready_list(length, array_of_partitions, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pready_list);
     int ret = PMPI_Pready_list(length, array_of_partitions, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Pready_list, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Pready_list, 0, 0);
     return ret;
 }
 #endif
@@ -5664,7 +6178,8 @@ int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
         return PMPI_Pready_range(partition_low, partition_high, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pready_range);
     int ret = PMPI_Pready_range(partition_low, partition_high, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Pready_range, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Pready_range, 0, 0);
     return ret;
 }
 #endif
@@ -5677,13 +6192,14 @@ int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype data
         return PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Precv_init);
     int ret = PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)partitions * (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Precv_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Precv_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Precv_init, s, r);
     return ret;
 }
 #endif
@@ -5696,7 +6212,8 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
         return PMPI_Probe(source, tag, comm, status);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Probe);
     int ret = PMPI_Probe(source, tag, comm, status);
-    DUCTILE_END(DUCTILE_FN_MPI_Probe, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Probe, 0, 0);
     return ret;
 }
 #endif
@@ -5709,13 +6226,14 @@ int MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatyp
         return PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Psend_init);
     int ret = PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)partitions * (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Psend_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Psend_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Psend_init, s, r);
     return ret;
 }
 #endif
@@ -5727,7 +6245,8 @@ int MPI_Publish_name(const char* service_name, MPI_Info info, const char* port_n
         return PMPI_Publish_name(service_name, info, port_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Publish_name);
     int ret = PMPI_Publish_name(service_name, info, port_name);
-    DUCTILE_END(DUCTILE_FN_MPI_Publish_name, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Publish_name, 0, 0);
     return ret;
 }
 #endif
@@ -5739,11 +6258,12 @@ int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datat
         return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Put);
     int ret = PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        s = (uint64_t)origin_count * TS(origin_datatype);
+        if (target_rank != MPI_PROC_NULL) s = (uint64_t)origin_count * TS(origin_datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Put, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Put, s, r);
     return ret;
 }
 #endif
@@ -5755,11 +6275,12 @@ int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype orig
         return PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Put_c);
     int ret = PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        s = (uint64_t)origin_count * TS(origin_datatype);
+        if (target_rank != MPI_PROC_NULL) s = (uint64_t)origin_count * TS(origin_datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Put_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Put_c, s, r);
     return ret;
 }
 #endif
@@ -5780,11 +6301,14 @@ int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype orig
         return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Raccumulate);
     int ret = PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        s = (uint64_t)origin_count * TS(origin_datatype);
+        if (target_rank != MPI_PROC_NULL) s = (uint64_t)origin_count * TS(origin_datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Raccumulate, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Raccumulate, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Raccumulate, s, r);
     return ret;
 }
 #endif
@@ -5796,11 +6320,14 @@ int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datat
         return PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Raccumulate_c);
     int ret = PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        s = (uint64_t)origin_count * TS(origin_datatype);
+        if (target_rank != MPI_PROC_NULL) s = (uint64_t)origin_count * TS(origin_datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Raccumulate_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Raccumulate_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Raccumulate_c, s, r);
     return ret;
 }
 #endif
@@ -5811,13 +6338,16 @@ int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, M
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Recv);
     int ret = PMPI_Recv(buf, count, datatype, source, tag, comm, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        if (source != MPI_PROC_NULL) r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Recv, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Recv, s, r);
     return ret;
 }
 #endif
@@ -5828,13 +6358,16 @@ int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, in
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Recv_c);
     int ret = PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        if (source != MPI_PROC_NULL) r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Recv_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Recv_c, s, r);
     return ret;
 }
 #endif
@@ -5847,13 +6380,14 @@ int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int t
         return PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Recv_init);
     int ret = PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (source != MPI_PROC_NULL) r = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Recv_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Recv_init, s, r, DUCTILE_PEND_RECV_STATUS | DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Recv_init, s, r);
     return ret;
 }
 #endif
@@ -5866,13 +6400,14 @@ int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int sourc
         return PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Recv_init_c);
     int ret = PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (source != MPI_PROC_NULL) r = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Recv_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Recv_init_c, s, r, DUCTILE_PEND_RECV_STATUS | DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Recv_init_c, s, r);
     return ret;
 }
 #endif
@@ -5885,6 +6420,7 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce);
     int ret = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -5892,7 +6428,7 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA) s = n;
         if (role >= DUCTILE_ROOT_INTRA) r = n;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Reduce, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Reduce, s, r);
     return ret;
 }
 #endif
@@ -5905,6 +6441,7 @@ int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dataty
         return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_c);
     int ret = PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -5912,7 +6449,7 @@ int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dataty
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA) s = n;
         if (role >= DUCTILE_ROOT_INTRA) r = n;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Reduce_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Reduce_c, s, r);
     return ret;
 }
 #endif
@@ -5925,16 +6462,17 @@ int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
         return PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_init);
     int ret = PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         uint64_t n = (uint64_t)count * TS(datatype);
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA) s = n;
         if (role >= DUCTILE_ROOT_INTRA) r = n;
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Reduce_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Reduce_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Reduce_init, s, r);
     return ret;
 }
 #endif
@@ -5947,16 +6485,17 @@ int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
         return PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_init_c);
     int ret = PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         uint64_t n = (uint64_t)count * TS(datatype);
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA) s = n;
         if (role >= DUCTILE_ROOT_INTRA) r = n;
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Reduce_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Reduce_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Reduce_init_c, s, r);
     return ret;
 }
 #endif
@@ -5968,7 +6507,8 @@ int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype 
         return PMPI_Reduce_local(inbuf, inoutbuf, count, datatype, op);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_local);
     int ret = PMPI_Reduce_local(inbuf, inoutbuf, count, datatype, op);
-    DUCTILE_END(DUCTILE_FN_MPI_Reduce_local, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Reduce_local, 0, 0);
     return ret;
 }
 #endif
@@ -5980,7 +6520,8 @@ int MPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_D
         return PMPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_local_c);
     int ret = PMPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op);
-    DUCTILE_END(DUCTILE_FN_MPI_Reduce_local_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Reduce_local_c, 0, 0);
     return ret;
 }
 #endif
@@ -5993,13 +6534,14 @@ int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
         return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_scatter);
     int ret = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         uint64_t es = TS(datatype);
         s = ductile_sum_i(recvcounts, ductile_local_size(comm)) * es;
         r = (uint64_t)recvcounts[ductile_rank(comm)] * es;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Reduce_scatter, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Reduce_scatter, s, r);
     return ret;
 }
 #endif
@@ -6012,12 +6554,13 @@ int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, 
         return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_scatter_block);
     int ret = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)recvcount * TS(datatype);
         s = r * (uint64_t)ductile_local_size(comm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Reduce_scatter_block, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Reduce_scatter_block, s, r);
     return ret;
 }
 #endif
@@ -6030,12 +6573,13 @@ int MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count rec
         return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_scatter_block_c);
     int ret = PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)recvcount * TS(datatype);
         s = r * (uint64_t)ductile_local_size(comm);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Reduce_scatter_block_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Reduce_scatter_block_c, s, r);
     return ret;
 }
 #endif
@@ -6048,14 +6592,15 @@ int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvco
         return PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_scatter_block_init);
     int ret = PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)recvcount * TS(datatype);
         s = r * (uint64_t)ductile_local_size(comm);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Reduce_scatter_block_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Reduce_scatter_block_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Reduce_scatter_block_init, s, r);
     return ret;
 }
 #endif
@@ -6068,14 +6613,15 @@ int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Coun
         return PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_scatter_block_init_c);
     int ret = PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)recvcount * TS(datatype);
         s = r * (uint64_t)ductile_local_size(comm);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Reduce_scatter_block_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Reduce_scatter_block_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Reduce_scatter_block_init_c, s, r);
     return ret;
 }
 #endif
@@ -6088,13 +6634,14 @@ int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count rec
         return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_scatter_c);
     int ret = PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         uint64_t es = TS(datatype);
         s = ductile_sum_c(recvcounts, ductile_local_size(comm)) * es;
         r = (uint64_t)recvcounts[ductile_rank(comm)] * es;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Reduce_scatter_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Reduce_scatter_c, s, r);
     return ret;
 }
 #endif
@@ -6107,15 +6654,16 @@ int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvco
         return PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_scatter_init);
     int ret = PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         uint64_t es = TS(datatype);
         s = ductile_sum_i(recvcounts, ductile_local_size(comm)) * es;
         r = (uint64_t)recvcounts[ductile_rank(comm)] * es;
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Reduce_scatter_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Reduce_scatter_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Reduce_scatter_init, s, r);
     return ret;
 }
 #endif
@@ -6128,15 +6676,16 @@ int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Coun
         return PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_scatter_init_c);
     int ret = PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         uint64_t es = TS(datatype);
         s = ductile_sum_c(recvcounts, ductile_local_size(comm)) * es;
         r = (uint64_t)recvcounts[ductile_rank(comm)] * es;
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Reduce_scatter_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Reduce_scatter_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Reduce_scatter_init_c, s, r);
     return ret;
 }
 #endif
@@ -6148,7 +6697,8 @@ int MPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* r
         return PMPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Register_datarep);
     int ret = PMPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
-    DUCTILE_END(DUCTILE_FN_MPI_Register_datarep, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Register_datarep, 0, 0);
     return ret;
 }
 #endif
@@ -6160,7 +6710,8 @@ int MPI_Register_datarep_c(const char* datarep, MPI_Datarep_conversion_function_
         return PMPI_Register_datarep_c(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Register_datarep_c);
     int ret = PMPI_Register_datarep_c(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
-    DUCTILE_END(DUCTILE_FN_MPI_Register_datarep_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Register_datarep_c, 0, 0);
     return ret;
 }
 #endif
@@ -6172,7 +6723,8 @@ int MPI_Remove_error_class(int errorclass)
         return PMPI_Remove_error_class(errorclass);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Remove_error_class);
     int ret = PMPI_Remove_error_class(errorclass);
-    DUCTILE_END(DUCTILE_FN_MPI_Remove_error_class, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Remove_error_class, 0, 0);
     return ret;
 }
 #endif
@@ -6184,7 +6736,8 @@ int MPI_Remove_error_code(int errorcode)
         return PMPI_Remove_error_code(errorcode);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Remove_error_code);
     int ret = PMPI_Remove_error_code(errorcode);
-    DUCTILE_END(DUCTILE_FN_MPI_Remove_error_code, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Remove_error_code, 0, 0);
     return ret;
 }
 #endif
@@ -6196,7 +6749,8 @@ int MPI_Remove_error_string(int errorcode)
         return PMPI_Remove_error_string(errorcode);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Remove_error_string);
     int ret = PMPI_Remove_error_string(errorcode);
-    DUCTILE_END(DUCTILE_FN_MPI_Remove_error_string, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Remove_error_string, 0, 0);
     return ret;
 }
 #endif
@@ -6208,7 +6762,8 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
         return PMPI_Request_get_status(request, flag, status);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Request_get_status);
     int ret = PMPI_Request_get_status(request, flag, status);
-    DUCTILE_END(DUCTILE_FN_MPI_Request_get_status, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Request_get_status, 0, 0);
     return ret;
 }
 #endif
@@ -6220,7 +6775,8 @@ int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[],
         return PMPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Request_get_status_all);
     int ret = PMPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses);
-    DUCTILE_END(DUCTILE_FN_MPI_Request_get_status_all, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Request_get_status_all, 0, 0);
     return ret;
 }
 #endif
@@ -6232,7 +6788,8 @@ int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[],
         return PMPI_Request_get_status_any(count, array_of_requests, index, flag, status);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Request_get_status_any);
     int ret = PMPI_Request_get_status_any(count, array_of_requests, index, flag, status);
-    DUCTILE_END(DUCTILE_FN_MPI_Request_get_status_any, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Request_get_status_any, 0, 0);
     return ret;
 }
 #endif
@@ -6244,7 +6801,8 @@ int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests
         return PMPI_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Request_get_status_some);
     int ret = PMPI_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-    DUCTILE_END(DUCTILE_FN_MPI_Request_get_status_some, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Request_get_status_some, 0, 0);
     return ret;
 }
 #endif
@@ -6256,11 +6814,14 @@ int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, 
         return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rget);
     int ret = PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)origin_count * TS(origin_datatype);
+        if (target_rank != MPI_PROC_NULL) r = (uint64_t)origin_count * TS(origin_datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Rget, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Rget, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Rget, s, r);
     return ret;
 }
 #endif
@@ -6272,12 +6833,17 @@ int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype 
         return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rget_accumulate);
     int ret = PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        s = (uint64_t)origin_count * TS(origin_datatype);
-        r = (uint64_t)result_count * TS(result_datatype);
+        if (target_rank != MPI_PROC_NULL) {
+            s = (uint64_t)origin_count * TS(origin_datatype);
+            r = (uint64_t)result_count * TS(result_datatype);
+        }
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Rget_accumulate, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Rget_accumulate, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Rget_accumulate, s, r);
     return ret;
 }
 #endif
@@ -6289,12 +6855,17 @@ int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_D
         return PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rget_accumulate_c);
     int ret = PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        s = (uint64_t)origin_count * TS(origin_datatype);
-        r = (uint64_t)result_count * TS(result_datatype);
+        if (target_rank != MPI_PROC_NULL) {
+            s = (uint64_t)origin_count * TS(origin_datatype);
+            r = (uint64_t)result_count * TS(result_datatype);
+        }
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Rget_accumulate_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Rget_accumulate_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Rget_accumulate_c, s, r);
     return ret;
 }
 #endif
@@ -6306,11 +6877,14 @@ int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
         return PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rget_c);
     int ret = PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        r = (uint64_t)origin_count * TS(origin_datatype);
+        if (target_rank != MPI_PROC_NULL) r = (uint64_t)origin_count * TS(origin_datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Rget_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Rget_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Rget_c, s, r);
     return ret;
 }
 #endif
@@ -6322,11 +6896,14 @@ int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_data
         return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rput);
     int ret = PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        s = (uint64_t)origin_count * TS(origin_datatype);
+        if (target_rank != MPI_PROC_NULL) s = (uint64_t)origin_count * TS(origin_datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Rput, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Rput, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Rput, s, r);
     return ret;
 }
 #endif
@@ -6338,11 +6915,14 @@ int MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype ori
         return PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rput_c);
     int ret = PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
-        s = (uint64_t)origin_count * TS(origin_datatype);
+        if (target_rank != MPI_PROC_NULL) s = (uint64_t)origin_count * TS(origin_datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Rput_c, s, r);
+    if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_Rput_c, s, r, 0))
+        s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Rput_c, s, r);
     return ret;
 }
 #endif
@@ -6355,11 +6935,12 @@ int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
         return PMPI_Rsend(buf, count, datatype, dest, tag, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rsend);
     int ret = PMPI_Rsend(buf, count, datatype, dest, tag, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Rsend, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Rsend, s, r);
     return ret;
 }
 #endif
@@ -6372,11 +6953,12 @@ int MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
         return PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rsend_c);
     int ret = PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Rsend_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Rsend_c, s, r);
     return ret;
 }
 #endif
@@ -6389,13 +6971,14 @@ int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
         return PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rsend_init);
     int ret = PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Rsend_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Rsend_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Rsend_init, s, r);
     return ret;
 }
 #endif
@@ -6408,13 +6991,14 @@ int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
         return PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rsend_init_c);
     int ret = PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Rsend_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Rsend_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Rsend_init_c, s, r);
     return ret;
 }
 #endif
@@ -6427,11 +7011,12 @@ int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatyp
         return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Scan);
     int ret = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Scan, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Scan, s, r);
     return ret;
 }
 #endif
@@ -6444,11 +7029,12 @@ int MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype
         return PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Scan_c);
     int ret = PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Scan_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Scan_c, s, r);
     return ret;
 }
 #endif
@@ -6461,13 +7047,14 @@ int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
         return PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Scan_init);
     int ret = PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Scan_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Scan_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Scan_init, s, r);
     return ret;
 }
 #endif
@@ -6480,13 +7067,14 @@ int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dat
         return PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Scan_init_c);
     int ret = PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         s = r = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Scan_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Scan_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Scan_init_c, s, r);
     return ret;
 }
 #endif
@@ -6499,6 +7087,7 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Scatter);
     int ret = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -6506,7 +7095,7 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             r = recvbuf == MPI_IN_PLACE ? (uint64_t)sendcount * TS(sendtype) : (uint64_t)recvcount * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Scatter, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Scatter, s, r);
     return ret;
 }
 #endif
@@ -6519,6 +7108,7 @@ int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
         return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Scatter_c);
     int ret = PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -6526,7 +7116,7 @@ int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             r = recvbuf == MPI_IN_PLACE ? (uint64_t)sendcount * TS(sendtype) : (uint64_t)recvcount * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Scatter_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Scatter_c, s, r);
     return ret;
 }
 #endif
@@ -6539,16 +7129,17 @@ int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
         return PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Scatter_init);
     int ret = PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         if (role >= DUCTILE_ROOT_INTRA) s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)ductile_group_size(comm);
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             r = recvbuf == MPI_IN_PLACE ? (uint64_t)sendcount * TS(sendtype) : (uint64_t)recvcount * TS(recvtype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Scatter_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Scatter_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Scatter_init, s, r);
     return ret;
 }
 #endif
@@ -6561,16 +7152,17 @@ int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
         return PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Scatter_init_c);
     int ret = PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         if (role >= DUCTILE_ROOT_INTRA) s = (uint64_t)sendcount * TS(sendtype) * (uint64_t)ductile_group_size(comm);
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             r = recvbuf == MPI_IN_PLACE ? (uint64_t)sendcount * TS(sendtype) : (uint64_t)recvcount * TS(recvtype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Scatter_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Scatter_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Scatter_init_c, s, r);
     return ret;
 }
 #endif
@@ -6583,6 +7175,7 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
         return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Scatterv);
     int ret = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -6590,7 +7183,7 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             r = recvbuf == MPI_IN_PLACE ? (uint64_t)sendcounts[root] * TS(sendtype) : (uint64_t)recvcount * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Scatterv, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Scatterv, s, r);
     return ret;
 }
 #endif
@@ -6603,6 +7196,7 @@ int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_
         return PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Scatterv_c);
     int ret = PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
@@ -6610,7 +7204,7 @@ int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             r = recvbuf == MPI_IN_PLACE ? (uint64_t)sendcounts[root] * TS(sendtype) : (uint64_t)recvcount * TS(recvtype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Scatterv_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Scatterv_c, s, r);
     return ret;
 }
 #endif
@@ -6623,16 +7217,17 @@ int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int dis
         return PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Scatterv_init);
     int ret = PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         if (role >= DUCTILE_ROOT_INTRA) s = ductile_sum_i(sendcounts, ductile_group_size(comm)) * TS(sendtype);
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             r = recvbuf == MPI_IN_PLACE ? (uint64_t)sendcounts[root] * TS(sendtype) : (uint64_t)recvcount * TS(recvtype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Scatterv_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Scatterv_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Scatterv_init, s, r);
     return ret;
 }
 #endif
@@ -6645,16 +7240,17 @@ int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const
         return PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Scatterv_init_c);
     int ret = PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         int role = ductile_root_role(root, comm);
         if (role >= DUCTILE_ROOT_INTRA) s = ductile_sum_c(sendcounts, ductile_group_size(comm)) * TS(sendtype);
         if (role == DUCTILE_NONROOT || role == DUCTILE_ROOT_INTRA)
             r = recvbuf == MPI_IN_PLACE ? (uint64_t)sendcounts[root] * TS(sendtype) : (uint64_t)recvcount * TS(recvtype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Scatterv_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Scatterv_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Scatterv_init_c, s, r);
     return ret;
 }
 #endif
@@ -6667,11 +7263,12 @@ int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int ta
         return PMPI_Send(buf, count, datatype, dest, tag, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Send);
     int ret = PMPI_Send(buf, count, datatype, dest, tag, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Send, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Send, s, r);
     return ret;
 }
 #endif
@@ -6684,11 +7281,12 @@ int MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest
         return PMPI_Send_c(buf, count, datatype, dest, tag, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Send_c);
     int ret = PMPI_Send_c(buf, count, datatype, dest, tag, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Send_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Send_c, s, r);
     return ret;
 }
 #endif
@@ -6701,13 +7299,14 @@ int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, i
         return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Send_init);
     int ret = PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Send_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Send_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Send_init, s, r);
     return ret;
 }
 #endif
@@ -6720,13 +7319,14 @@ int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int
         return PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Send_init_c);
     int ret = PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Send_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Send_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Send_init_c, s, r);
     return ret;
 }
 #endif
@@ -6737,14 +7337,17 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Sendrecv);
     int ret = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)sendcount * TS(sendtype);
-        if (source != MPI_PROC_NULL) r = (uint64_t)recvcount * TS(recvtype);
+        r = ductile_status_bytes(status);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Sendrecv, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Sendrecv, s, r);
     return ret;
 }
 #endif
@@ -6755,14 +7358,17 @@ int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Sendrecv_c);
     int ret = PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)sendcount * TS(sendtype);
-        if (source != MPI_PROC_NULL) r = (uint64_t)recvcount * TS(recvtype);
+        r = ductile_status_bytes(status);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Sendrecv_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Sendrecv_c, s, r);
     return ret;
 }
 #endif
@@ -6773,14 +7379,17 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, 
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Sendrecv_replace);
     int ret = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
-        if (source != MPI_PROC_NULL) r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Sendrecv_replace, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Sendrecv_replace, s, r);
     return ret;
 }
 #endif
@@ -6791,14 +7400,17 @@ int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, in
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    MPI_Status ductile_st_;
+    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Sendrecv_replace_c);
     int ret = PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
-        if (source != MPI_PROC_NULL) r = (uint64_t)count * TS(datatype);
+        r = ductile_status_bytes(status);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Sendrecv_replace_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Sendrecv_replace_c, s, r);
     return ret;
 }
 #endif
@@ -6810,7 +7422,8 @@ int MPI_Session_attach_buffer(MPI_Session session, void* buffer, int size)
         return PMPI_Session_attach_buffer(session, buffer, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_attach_buffer);
     int ret = PMPI_Session_attach_buffer(session, buffer, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_attach_buffer, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_attach_buffer, 0, 0);
     return ret;
 }
 #endif
@@ -6822,7 +7435,8 @@ int MPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count siz
         return PMPI_Session_attach_buffer_c(session, buffer, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_attach_buffer_c);
     int ret = PMPI_Session_attach_buffer_c(session, buffer, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_attach_buffer_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_attach_buffer_c, 0, 0);
     return ret;
 }
 #endif
@@ -6834,7 +7448,8 @@ int MPI_Session_call_errhandler(MPI_Session session, int errorcode)
         return PMPI_Session_call_errhandler(session, errorcode);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_call_errhandler);
     int ret = PMPI_Session_call_errhandler(session, errorcode);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_call_errhandler, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_call_errhandler, 0, 0);
     return ret;
 }
 #endif
@@ -6846,7 +7461,8 @@ int MPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errha
         return PMPI_Session_create_errhandler(session_errhandler_fn, errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_create_errhandler);
     int ret = PMPI_Session_create_errhandler(session_errhandler_fn, errhandler);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_create_errhandler, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_create_errhandler, 0, 0);
     return ret;
 }
 #endif
@@ -6858,7 +7474,8 @@ int MPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size)
         return PMPI_Session_detach_buffer(session, buffer_addr, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_detach_buffer);
     int ret = PMPI_Session_detach_buffer(session, buffer_addr, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_detach_buffer, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_detach_buffer, 0, 0);
     return ret;
 }
 #endif
@@ -6870,7 +7487,8 @@ int MPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Coun
         return PMPI_Session_detach_buffer_c(session, buffer_addr, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_detach_buffer_c);
     int ret = PMPI_Session_detach_buffer_c(session, buffer_addr, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_detach_buffer_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_detach_buffer_c, 0, 0);
     return ret;
 }
 #endif
@@ -6882,7 +7500,8 @@ int MPI_Session_finalize(MPI_Session* session)
         return PMPI_Session_finalize(session);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_finalize);
     int ret = PMPI_Session_finalize(session);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_finalize, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_finalize, 0, 0);
     return ret;
 }
 #endif
@@ -6894,7 +7513,8 @@ int MPI_Session_flush_buffer(MPI_Session session)
         return PMPI_Session_flush_buffer(session);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_flush_buffer);
     int ret = PMPI_Session_flush_buffer(session);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_flush_buffer, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_flush_buffer, 0, 0);
     return ret;
 }
 #endif
@@ -6906,7 +7526,8 @@ int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler)
         return PMPI_Session_get_errhandler(session, errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_get_errhandler);
     int ret = PMPI_Session_get_errhandler(session, errhandler);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_get_errhandler, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_get_errhandler, 0, 0);
     return ret;
 }
 #endif
@@ -6918,7 +7539,8 @@ int MPI_Session_get_info(MPI_Session session, MPI_Info* info_used)
         return PMPI_Session_get_info(session, info_used);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_get_info);
     int ret = PMPI_Session_get_info(session, info_used);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_get_info, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_get_info, 0, 0);
     return ret;
 }
 #endif
@@ -6930,7 +7552,8 @@ int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pse
         return PMPI_Session_get_nth_pset(session, info, n, pset_len, pset_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_get_nth_pset);
     int ret = PMPI_Session_get_nth_pset(session, info, n, pset_len, pset_name);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_get_nth_pset, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_get_nth_pset, 0, 0);
     return ret;
 }
 #endif
@@ -6942,7 +7565,8 @@ int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_nam
         return PMPI_Session_get_num_psets(session, info, npset_names);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_get_num_psets);
     int ret = PMPI_Session_get_num_psets(session, info, npset_names);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_get_num_psets, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_get_num_psets, 0, 0);
     return ret;
 }
 #endif
@@ -6954,7 +7578,8 @@ int MPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_In
         return PMPI_Session_get_pset_info(session, pset_name, info);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_get_pset_info);
     int ret = PMPI_Session_get_pset_info(session, pset_name, info);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_get_pset_info, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_get_pset_info, 0, 0);
     return ret;
 }
 #endif
@@ -6966,7 +7591,8 @@ int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request)
         return PMPI_Session_iflush_buffer(session, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_iflush_buffer);
     int ret = PMPI_Session_iflush_buffer(session, request);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_iflush_buffer, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_iflush_buffer, 0, 0);
     return ret;
 }
 #endif
@@ -6978,7 +7604,8 @@ int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* sess
         return PMPI_Session_init(info, errhandler, session);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_init);
     int ret = PMPI_Session_init(info, errhandler, session);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_init, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_init, 0, 0);
     return ret;
 }
 #endif
@@ -6990,7 +7617,8 @@ int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
         return PMPI_Session_set_errhandler(session, errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_set_errhandler);
     int ret = PMPI_Session_set_errhandler(session, errhandler);
-    DUCTILE_END(DUCTILE_FN_MPI_Session_set_errhandler, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_set_errhandler, 0, 0);
     return ret;
 }
 #endif
@@ -7003,11 +7631,12 @@ int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
         return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ssend);
     int ret = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ssend, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ssend, s, r);
     return ret;
 }
 #endif
@@ -7020,11 +7649,12 @@ int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
         return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ssend_c);
     int ret = PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ssend_c, s, r);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ssend_c, s, r);
     return ret;
 }
 #endif
@@ -7037,13 +7667,14 @@ int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
         return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ssend_init);
     int ret = PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ssend_init, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Ssend_init, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ssend_init, s, r);
     return ret;
 }
 #endif
@@ -7056,13 +7687,14 @@ int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
         return PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ssend_init_c);
     int ret = PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
+    DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
         if (dest != MPI_PROC_NULL) s = (uint64_t)count * TS(datatype);
-        ductile_persist_add(*request, s, r);
-        s = r = 0;
     }
-    DUCTILE_END(DUCTILE_FN_MPI_Ssend_init_c, s, r);
+    if (ret == MPI_SUCCESS) ductile_pending_add(*request, DUCTILE_FN_MPI_Ssend_init_c, s, r, DUCTILE_PEND_PERSISTENT);
+    s = r = 0;
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Ssend_init_c, s, r);
     return ret;
 }
 #endif
@@ -7162,9 +7794,13 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Test(request, flag, status);
+    struct ductile_done ductile_dd_;
+    status = ductile_done_begin(&ductile_dd_, 1, request, status, 1, 0);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Test);
     int ret = PMPI_Test(request, flag, status);
-    DUCTILE_END(DUCTILE_FN_MPI_Test, 0, 0);
+    DUCTILE_STOP();
+    ductile_done_end(&ductile_dd_, ret == MPI_SUCCESS && *flag ? 1 : 0, NULL, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Test, 0, 0);
     return ret;
 }
 #endif
@@ -7183,9 +7819,13 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Statu
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
+    struct ductile_done ductile_dd_;
+    array_of_statuses = ductile_done_begin(&ductile_dd_, count, array_of_requests, array_of_statuses, count, 1);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Testall);
     int ret = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
-    DUCTILE_END(DUCTILE_FN_MPI_Testall, 0, 0);
+    DUCTILE_STOP();
+    ductile_done_end(&ductile_dd_, ret == MPI_SUCCESS && *flag ? count : 0, NULL, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Testall, 0, 0);
     return ret;
 }
 #endif
@@ -7195,9 +7835,13 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* fla
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Testany(count, array_of_requests, index, flag, status);
+    struct ductile_done ductile_dd_;
+    status = ductile_done_begin(&ductile_dd_, count, array_of_requests, status, 1, 0);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Testany);
     int ret = PMPI_Testany(count, array_of_requests, index, flag, status);
-    DUCTILE_END(DUCTILE_FN_MPI_Testany, 0, 0);
+    DUCTILE_STOP();
+    ductile_done_end(&ductile_dd_, ret == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED ? 1 : 0, index, 1);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Testany, 0, 0);
     return ret;
 }
 #endif
@@ -7207,9 +7851,13 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, in
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    struct ductile_done ductile_dd_;
+    array_of_statuses = ductile_done_begin(&ductile_dd_, incount, array_of_requests, array_of_statuses, incount, 1);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Testsome);
     int ret = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-    DUCTILE_END(DUCTILE_FN_MPI_Testsome, 0, 0);
+    DUCTILE_STOP();
+    ductile_done_end(&ductile_dd_, ret == MPI_SUCCESS && *outcount != MPI_UNDEFINED ? *outcount : 0, array_of_indices, 1);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Testsome, 0, 0);
     return ret;
 }
 #endif
@@ -7231,7 +7879,8 @@ int MPI_Type_commit(MPI_Datatype* datatype)
         return PMPI_Type_commit(datatype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_commit);
     int ret = PMPI_Type_commit(datatype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_commit, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_commit, 0, 0);
     return ret;
 }
 #endif
@@ -7243,7 +7892,8 @@ int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype)
         return PMPI_Type_contiguous(count, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_contiguous);
     int ret = PMPI_Type_contiguous(count, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_contiguous, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_contiguous, 0, 0);
     return ret;
 }
 #endif
@@ -7255,7 +7905,8 @@ int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* n
         return PMPI_Type_contiguous_c(count, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_contiguous_c);
     int ret = PMPI_Type_contiguous_c(count, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_contiguous_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_contiguous_c, 0, 0);
     return ret;
 }
 #endif
@@ -7267,7 +7918,8 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
         return PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_darray);
     int ret = PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_darray, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_darray, 0, 0);
     return ret;
 }
 #endif
@@ -7279,7 +7931,8 @@ int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arra
         return PMPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_darray_c);
     int ret = PMPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_darray_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_darray_c, 0, 0);
     return ret;
 }
 #endif
@@ -7291,7 +7944,8 @@ int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype)
         return PMPI_Type_create_f90_complex(p, r, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_f90_complex);
     int ret = PMPI_Type_create_f90_complex(p, r, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_f90_complex, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_f90_complex, 0, 0);
     return ret;
 }
 #endif
@@ -7303,7 +7957,8 @@ int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype)
         return PMPI_Type_create_f90_integer(r, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_f90_integer);
     int ret = PMPI_Type_create_f90_integer(r, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_f90_integer, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_f90_integer, 0, 0);
     return ret;
 }
 #endif
@@ -7315,7 +7970,8 @@ int MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype)
         return PMPI_Type_create_f90_real(p, r, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_f90_real);
     int ret = PMPI_Type_create_f90_real(p, r, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_f90_real, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_f90_real, 0, 0);
     return ret;
 }
 #endif
@@ -7327,7 +7983,8 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const
         return PMPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_hindexed);
     int ret = PMPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_hindexed, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_hindexed, 0, 0);
     return ret;
 }
 #endif
@@ -7339,7 +7996,8 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint ar
         return PMPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_hindexed_block);
     int ret = PMPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_hindexed_block, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_hindexed_block, 0, 0);
     return ret;
 }
 #endif
@@ -7351,7 +8009,8 @@ int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, con
         return PMPI_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_hindexed_block_c);
     int ret = PMPI_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_hindexed_block_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_hindexed_block_c, 0, 0);
     return ret;
 }
 #endif
@@ -7363,7 +8022,8 @@ int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockle
         return PMPI_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_hindexed_c);
     int ret = PMPI_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_hindexed_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_hindexed_c, 0, 0);
     return ret;
 }
 #endif
@@ -7375,7 +8035,8 @@ int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Dat
         return PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_hvector);
     int ret = PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_hvector, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_hvector, 0, 0);
     return ret;
 }
 #endif
@@ -7387,7 +8048,8 @@ int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count 
         return PMPI_Type_create_hvector_c(count, blocklength, stride, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_hvector_c);
     int ret = PMPI_Type_create_hvector_c(count, blocklength, stride, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_hvector_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_hvector_c, 0, 0);
     return ret;
 }
 #endif
@@ -7399,7 +8061,8 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
         return PMPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_indexed_block);
     int ret = PMPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_indexed_block, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_indexed_block, 0, 0);
     return ret;
 }
 #endif
@@ -7411,7 +8074,8 @@ int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, cons
         return PMPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_indexed_block_c);
     int ret = PMPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_indexed_block_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_indexed_block_c, 0, 0);
     return ret;
 }
 #endif
@@ -7423,7 +8087,8 @@ int MPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn, MPI_T
         return PMPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_keyval);
     int ret = PMPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_keyval, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_keyval, 0, 0);
     return ret;
 }
 #endif
@@ -7435,7 +8100,8 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, 
         return PMPI_Type_create_resized(oldtype, lb, extent, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_resized);
     int ret = PMPI_Type_create_resized(oldtype, lb, extent, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_resized, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_resized, 0, 0);
     return ret;
 }
 #endif
@@ -7447,7 +8113,8 @@ int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count exte
         return PMPI_Type_create_resized_c(oldtype, lb, extent, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_resized_c);
     int ret = PMPI_Type_create_resized_c(oldtype, lb, extent, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_resized_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_resized_c, 0, 0);
     return ret;
 }
 #endif
@@ -7459,7 +8126,8 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const M
         return PMPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_struct);
     int ret = PMPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_struct, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_struct, 0, 0);
     return ret;
 }
 #endif
@@ -7471,7 +8139,8 @@ int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blockleng
         return PMPI_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_struct_c);
     int ret = PMPI_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_struct_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_struct_c, 0, 0);
     return ret;
 }
 #endif
@@ -7483,7 +8152,8 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
         return PMPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_subarray);
     int ret = PMPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_subarray, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_subarray, 0, 0);
     return ret;
 }
 #endif
@@ -7495,7 +8165,8 @@ int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], cons
         return PMPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_subarray_c);
     int ret = PMPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_create_subarray_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_create_subarray_c, 0, 0);
     return ret;
 }
 #endif
@@ -7507,7 +8178,8 @@ int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
         return PMPI_Type_delete_attr(datatype, type_keyval);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_delete_attr);
     int ret = PMPI_Type_delete_attr(datatype, type_keyval);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_delete_attr, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_delete_attr, 0, 0);
     return ret;
 }
 #endif
@@ -7519,7 +8191,8 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype)
         return PMPI_Type_dup(oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_dup);
     int ret = PMPI_Type_dup(oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_dup, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_dup, 0, 0);
     return ret;
 }
 #endif
@@ -7531,7 +8204,8 @@ int MPI_Type_free(MPI_Datatype* datatype)
         return PMPI_Type_free(datatype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_free);
     int ret = PMPI_Type_free(datatype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_free, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_free, 0, 0);
     return ret;
 }
 #endif
@@ -7543,7 +8217,8 @@ int MPI_Type_free_keyval(int* type_keyval)
         return PMPI_Type_free_keyval(type_keyval);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_free_keyval);
     int ret = PMPI_Type_free_keyval(type_keyval);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_free_keyval, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_free_keyval, 0, 0);
     return ret;
 }
 #endif
@@ -7555,7 +8230,8 @@ int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_va
         return PMPI_Type_get_attr(datatype, type_keyval, attribute_val, flag);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_attr);
     int ret = PMPI_Type_get_attr(datatype, type_keyval, attribute_val, flag);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_get_attr, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_get_attr, 0, 0);
     return ret;
 }
 #endif
@@ -7567,7 +8243,8 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
         return PMPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_contents);
     int ret = PMPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_get_contents, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_get_contents, 0, 0);
     return ret;
 }
 #endif
@@ -7579,7 +8256,8 @@ int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_C
         return PMPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_contents_c);
     int ret = PMPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_get_contents_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_get_contents_c, 0, 0);
     return ret;
 }
 #endif
@@ -7591,7 +8269,8 @@ int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_add
         return PMPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_envelope);
     int ret = PMPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_get_envelope, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_get_envelope, 0, 0);
     return ret;
 }
 #endif
@@ -7603,7 +8282,8 @@ int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_
         return PMPI_Type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_envelope_c);
     int ret = PMPI_Type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_get_envelope_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_get_envelope_c, 0, 0);
     return ret;
 }
 #endif
@@ -7642,7 +8322,8 @@ int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen)
         return PMPI_Type_get_name(datatype, type_name, resultlen);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_name);
     int ret = PMPI_Type_get_name(datatype, type_name, resultlen);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_get_name, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_get_name, 0, 0);
     return ret;
 }
 #endif
@@ -7681,7 +8362,8 @@ int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, M
         return PMPI_Type_get_value_index(value_type, index_type, pair_type);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_value_index);
     int ret = PMPI_Type_get_value_index(value_type, index_type, pair_type);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_get_value_index, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_get_value_index, 0, 0);
     return ret;
 }
 #endif
@@ -7693,7 +8375,8 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int arr
         return PMPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_indexed);
     int ret = PMPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_indexed, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_indexed, 0, 0);
     return ret;
 }
 #endif
@@ -7705,7 +8388,8 @@ int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
         return PMPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_indexed_c);
     int ret = PMPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_indexed_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_indexed_c, 0, 0);
     return ret;
 }
 #endif
@@ -7717,7 +8401,8 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype)
         return PMPI_Type_match_size(typeclass, size, datatype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_match_size);
     int ret = PMPI_Type_match_size(typeclass, size, datatype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_match_size, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_match_size, 0, 0);
     return ret;
 }
 #endif
@@ -7729,7 +8414,8 @@ int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_va
         return PMPI_Type_set_attr(datatype, type_keyval, attribute_val);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_set_attr);
     int ret = PMPI_Type_set_attr(datatype, type_keyval, attribute_val);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_set_attr, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_set_attr, 0, 0);
     return ret;
 }
 #endif
@@ -7741,7 +8427,8 @@ int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name)
         return PMPI_Type_set_name(datatype, type_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_set_name);
     int ret = PMPI_Type_set_name(datatype, type_name);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_set_name, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_set_name, 0, 0);
     return ret;
 }
 #endif
@@ -7780,7 +8467,8 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
         return PMPI_Type_vector(count, blocklength, stride, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_vector);
     int ret = PMPI_Type_vector(count, blocklength, stride, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_vector, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_vector, 0, 0);
     return ret;
 }
 #endif
@@ -7792,7 +8480,8 @@ int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, 
         return PMPI_Type_vector_c(count, blocklength, stride, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_vector_c);
     int ret = PMPI_Type_vector_c(count, blocklength, stride, oldtype, newtype);
-    DUCTILE_END(DUCTILE_FN_MPI_Type_vector_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Type_vector_c, 0, 0);
     return ret;
 }
 #endif
@@ -7805,7 +8494,8 @@ int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int o
         return PMPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Unpack);
     int ret = PMPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm);
-    DUCTILE_END(DUCTILE_FN_MPI_Unpack, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Unpack, 0, 0);
     return ret;
 }
 #endif
@@ -7818,7 +8508,8 @@ int MPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void*
         return PMPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Unpack_c);
     int ret = PMPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm);
-    DUCTILE_END(DUCTILE_FN_MPI_Unpack_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Unpack_c, 0, 0);
     return ret;
 }
 #endif
@@ -7830,7 +8521,8 @@ int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize
         return PMPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Unpack_external);
     int ret = PMPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype);
-    DUCTILE_END(DUCTILE_FN_MPI_Unpack_external, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Unpack_external, 0, 0);
     return ret;
 }
 #endif
@@ -7842,7 +8534,8 @@ int MPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count ins
         return PMPI_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Unpack_external_c);
     int ret = PMPI_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype);
-    DUCTILE_END(DUCTILE_FN_MPI_Unpack_external_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Unpack_external_c, 0, 0);
     return ret;
 }
 #endif
@@ -7854,7 +8547,8 @@ int MPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port
         return PMPI_Unpublish_name(service_name, info, port_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Unpublish_name);
     int ret = PMPI_Unpublish_name(service_name, info, port_name);
-    DUCTILE_END(DUCTILE_FN_MPI_Unpublish_name, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Unpublish_name, 0, 0);
     return ret;
 }
 #endif
@@ -7864,9 +8558,13 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Wait(request, status);
+    struct ductile_done ductile_dd_;
+    status = ductile_done_begin(&ductile_dd_, 1, request, status, 1, 0);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Wait);
     int ret = PMPI_Wait(request, status);
-    DUCTILE_END(DUCTILE_FN_MPI_Wait, 0, 0);
+    DUCTILE_STOP();
+    ductile_done_end(&ductile_dd_, ret == MPI_SUCCESS ? 1 : 0, NULL, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Wait, 0, 0);
     return ret;
 }
 #endif
@@ -7876,9 +8574,13 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Waitall(count, array_of_requests, array_of_statuses);
+    struct ductile_done ductile_dd_;
+    array_of_statuses = ductile_done_begin(&ductile_dd_, count, array_of_requests, array_of_statuses, count, 1);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Waitall);
     int ret = PMPI_Waitall(count, array_of_requests, array_of_statuses);
-    DUCTILE_END(DUCTILE_FN_MPI_Waitall, 0, 0);
+    DUCTILE_STOP();
+    ductile_done_end(&ductile_dd_, ret == MPI_SUCCESS ? count : 0, NULL, 0);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Waitall, 0, 0);
     return ret;
 }
 #endif
@@ -7888,9 +8590,13 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Stat
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Waitany(count, array_of_requests, index, status);
+    struct ductile_done ductile_dd_;
+    status = ductile_done_begin(&ductile_dd_, count, array_of_requests, status, 1, 0);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Waitany);
     int ret = PMPI_Waitany(count, array_of_requests, index, status);
-    DUCTILE_END(DUCTILE_FN_MPI_Waitany, 0, 0);
+    DUCTILE_STOP();
+    ductile_done_end(&ductile_dd_, ret == MPI_SUCCESS && *index != MPI_UNDEFINED ? 1 : 0, index, 1);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Waitany, 0, 0);
     return ret;
 }
 #endif
@@ -7900,9 +8606,13 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    struct ductile_done ductile_dd_;
+    array_of_statuses = ductile_done_begin(&ductile_dd_, incount, array_of_requests, array_of_statuses, incount, 1);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Waitsome);
     int ret = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-    DUCTILE_END(DUCTILE_FN_MPI_Waitsome, 0, 0);
+    DUCTILE_STOP();
+    ductile_done_end(&ductile_dd_, ret == MPI_SUCCESS && *outcount != MPI_UNDEFINED ? *outcount : 0, array_of_indices, 1);
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Waitsome, 0, 0);
     return ret;
 }
 #endif
@@ -7915,7 +8625,8 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
         return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_allocate);
     int ret = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_allocate, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_allocate, 0, 0);
     return ret;
 }
 #endif
@@ -7928,7 +8639,8 @@ int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Com
         return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_allocate_c);
     int ret = PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_allocate_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_allocate_c, 0, 0);
     return ret;
 }
 #endif
@@ -7941,7 +8653,8 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
         return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_allocate_shared);
     int ret = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_allocate_shared, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_allocate_shared, 0, 0);
     return ret;
 }
 #endif
@@ -7954,7 +8667,8 @@ int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, 
         return PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_allocate_shared_c);
     int ret = PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_allocate_shared_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_allocate_shared_c, 0, 0);
     return ret;
 }
 #endif
@@ -7966,7 +8680,8 @@ int MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size)
         return PMPI_Win_attach(win, base, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_attach);
     int ret = PMPI_Win_attach(win, base, size);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_attach, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_attach, 0, 0);
     return ret;
 }
 #endif
@@ -7978,7 +8693,8 @@ int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
         return PMPI_Win_call_errhandler(win, errorcode);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_call_errhandler);
     int ret = PMPI_Win_call_errhandler(win, errorcode);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_call_errhandler, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_call_errhandler, 0, 0);
     return ret;
 }
 #endif
@@ -7990,7 +8706,8 @@ int MPI_Win_complete(MPI_Win win)
         return PMPI_Win_complete(win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_complete);
     int ret = PMPI_Win_complete(win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_complete, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_complete, 0, 0);
     return ret;
 }
 #endif
@@ -8003,7 +8720,8 @@ int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
         return PMPI_Win_create(base, size, disp_unit, info, comm, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_create);
     int ret = PMPI_Win_create(base, size, disp_unit, info, comm, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_create, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_create, 0, 0);
     return ret;
 }
 #endif
@@ -8016,7 +8734,8 @@ int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info inf
         return PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_create_c);
     int ret = PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_create_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_create_c, 0, 0);
     return ret;
 }
 #endif
@@ -8029,7 +8748,8 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
         return PMPI_Win_create_dynamic(info, comm, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_create_dynamic);
     int ret = PMPI_Win_create_dynamic(info, comm, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_create_dynamic, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_create_dynamic, 0, 0);
     return ret;
 }
 #endif
@@ -8041,7 +8761,8 @@ int MPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn, MP
         return PMPI_Win_create_errhandler(win_errhandler_fn, errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_create_errhandler);
     int ret = PMPI_Win_create_errhandler(win_errhandler_fn, errhandler);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_create_errhandler, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_create_errhandler, 0, 0);
     return ret;
 }
 #endif
@@ -8053,7 +8774,8 @@ int MPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn, MPI_Win_
         return PMPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_create_keyval);
     int ret = PMPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_create_keyval, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_create_keyval, 0, 0);
     return ret;
 }
 #endif
@@ -8065,7 +8787,8 @@ int MPI_Win_delete_attr(MPI_Win win, int win_keyval)
         return PMPI_Win_delete_attr(win, win_keyval);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_delete_attr);
     int ret = PMPI_Win_delete_attr(win, win_keyval);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_delete_attr, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_delete_attr, 0, 0);
     return ret;
 }
 #endif
@@ -8077,7 +8800,8 @@ int MPI_Win_detach(MPI_Win win, const void* base)
         return PMPI_Win_detach(win, base);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_detach);
     int ret = PMPI_Win_detach(win, base);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_detach, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_detach, 0, 0);
     return ret;
 }
 #endif
@@ -8089,7 +8813,8 @@ int MPI_Win_fence(int assert, MPI_Win win)
         return PMPI_Win_fence(assert, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_fence);
     int ret = PMPI_Win_fence(assert, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_fence, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_fence, 0, 0);
     return ret;
 }
 #endif
@@ -8101,7 +8826,8 @@ int MPI_Win_flush(int rank, MPI_Win win)
         return PMPI_Win_flush(rank, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_flush);
     int ret = PMPI_Win_flush(rank, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_flush, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_flush, 0, 0);
     return ret;
 }
 #endif
@@ -8113,7 +8839,8 @@ int MPI_Win_flush_all(MPI_Win win)
         return PMPI_Win_flush_all(win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_flush_all);
     int ret = PMPI_Win_flush_all(win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_flush_all, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_flush_all, 0, 0);
     return ret;
 }
 #endif
@@ -8125,7 +8852,8 @@ int MPI_Win_flush_local(int rank, MPI_Win win)
         return PMPI_Win_flush_local(rank, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_flush_local);
     int ret = PMPI_Win_flush_local(rank, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_flush_local, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_flush_local, 0, 0);
     return ret;
 }
 #endif
@@ -8137,7 +8865,8 @@ int MPI_Win_flush_local_all(MPI_Win win)
         return PMPI_Win_flush_local_all(win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_flush_local_all);
     int ret = PMPI_Win_flush_local_all(win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_flush_local_all, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_flush_local_all, 0, 0);
     return ret;
 }
 #endif
@@ -8149,7 +8878,8 @@ int MPI_Win_free(MPI_Win* win)
         return PMPI_Win_free(win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_free);
     int ret = PMPI_Win_free(win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_free, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_free, 0, 0);
     return ret;
 }
 #endif
@@ -8161,7 +8891,8 @@ int MPI_Win_free_keyval(int* win_keyval)
         return PMPI_Win_free_keyval(win_keyval);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_free_keyval);
     int ret = PMPI_Win_free_keyval(win_keyval);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_free_keyval, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_free_keyval, 0, 0);
     return ret;
 }
 #endif
@@ -8173,7 +8904,8 @@ int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag
         return PMPI_Win_get_attr(win, win_keyval, attribute_val, flag);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_get_attr);
     int ret = PMPI_Win_get_attr(win, win_keyval, attribute_val, flag);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_get_attr, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_get_attr, 0, 0);
     return ret;
 }
 #endif
@@ -8185,7 +8917,8 @@ int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler)
         return PMPI_Win_get_errhandler(win, errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_get_errhandler);
     int ret = PMPI_Win_get_errhandler(win, errhandler);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_get_errhandler, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_get_errhandler, 0, 0);
     return ret;
 }
 #endif
@@ -8197,7 +8930,8 @@ int MPI_Win_get_group(MPI_Win win, MPI_Group* group)
         return PMPI_Win_get_group(win, group);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_get_group);
     int ret = PMPI_Win_get_group(win, group);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_get_group, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_get_group, 0, 0);
     return ret;
 }
 #endif
@@ -8209,7 +8943,8 @@ int MPI_Win_get_info(MPI_Win win, MPI_Info* info_used)
         return PMPI_Win_get_info(win, info_used);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_get_info);
     int ret = PMPI_Win_get_info(win, info_used);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_get_info, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_get_info, 0, 0);
     return ret;
 }
 #endif
@@ -8221,7 +8956,8 @@ int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen)
         return PMPI_Win_get_name(win, win_name, resultlen);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_get_name);
     int ret = PMPI_Win_get_name(win, win_name, resultlen);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_get_name, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_get_name, 0, 0);
     return ret;
 }
 #endif
@@ -8233,7 +8969,8 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
         return PMPI_Win_lock(lock_type, rank, assert, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_lock);
     int ret = PMPI_Win_lock(lock_type, rank, assert, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_lock, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_lock, 0, 0);
     return ret;
 }
 #endif
@@ -8245,7 +8982,8 @@ int MPI_Win_lock_all(int assert, MPI_Win win)
         return PMPI_Win_lock_all(assert, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_lock_all);
     int ret = PMPI_Win_lock_all(assert, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_lock_all, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_lock_all, 0, 0);
     return ret;
 }
 #endif
@@ -8257,7 +8995,8 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
         return PMPI_Win_post(group, assert, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_post);
     int ret = PMPI_Win_post(group, assert, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_post, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_post, 0, 0);
     return ret;
 }
 #endif
@@ -8269,7 +9008,8 @@ int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val)
         return PMPI_Win_set_attr(win, win_keyval, attribute_val);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_set_attr);
     int ret = PMPI_Win_set_attr(win, win_keyval, attribute_val);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_set_attr, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_set_attr, 0, 0);
     return ret;
 }
 #endif
@@ -8281,7 +9021,8 @@ int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
         return PMPI_Win_set_errhandler(win, errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_set_errhandler);
     int ret = PMPI_Win_set_errhandler(win, errhandler);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_set_errhandler, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_set_errhandler, 0, 0);
     return ret;
 }
 #endif
@@ -8293,7 +9034,8 @@ int MPI_Win_set_info(MPI_Win win, MPI_Info info)
         return PMPI_Win_set_info(win, info);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_set_info);
     int ret = PMPI_Win_set_info(win, info);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_set_info, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_set_info, 0, 0);
     return ret;
 }
 #endif
@@ -8305,7 +9047,8 @@ int MPI_Win_set_name(MPI_Win win, const char* win_name)
         return PMPI_Win_set_name(win, win_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_set_name);
     int ret = PMPI_Win_set_name(win, win_name);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_set_name, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_set_name, 0, 0);
     return ret;
 }
 #endif
@@ -8317,7 +9060,8 @@ int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, 
         return PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_shared_query);
     int ret = PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_shared_query, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_shared_query, 0, 0);
     return ret;
 }
 #endif
@@ -8329,7 +9073,8 @@ int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp
         return PMPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_shared_query_c);
     int ret = PMPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_shared_query_c, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_shared_query_c, 0, 0);
     return ret;
 }
 #endif
@@ -8341,7 +9086,8 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
         return PMPI_Win_start(group, assert, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_start);
     int ret = PMPI_Win_start(group, assert, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_start, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_start, 0, 0);
     return ret;
 }
 #endif
@@ -8353,7 +9099,8 @@ int MPI_Win_sync(MPI_Win win)
         return PMPI_Win_sync(win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_sync);
     int ret = PMPI_Win_sync(win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_sync, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_sync, 0, 0);
     return ret;
 }
 #endif
@@ -8365,7 +9112,8 @@ int MPI_Win_test(MPI_Win win, int* flag)
         return PMPI_Win_test(win, flag);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_test);
     int ret = PMPI_Win_test(win, flag);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_test, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_test, 0, 0);
     return ret;
 }
 #endif
@@ -8377,7 +9125,8 @@ int MPI_Win_unlock(int rank, MPI_Win win)
         return PMPI_Win_unlock(rank, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_unlock);
     int ret = PMPI_Win_unlock(rank, win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_unlock, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_unlock, 0, 0);
     return ret;
 }
 #endif
@@ -8389,7 +9138,8 @@ int MPI_Win_unlock_all(MPI_Win win)
         return PMPI_Win_unlock_all(win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_unlock_all);
     int ret = PMPI_Win_unlock_all(win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_unlock_all, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_unlock_all, 0, 0);
     return ret;
 }
 #endif
@@ -8401,7 +9151,8 @@ int MPI_Win_wait(MPI_Win win)
         return PMPI_Win_wait(win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_wait);
     int ret = PMPI_Win_wait(win);
-    DUCTILE_END(DUCTILE_FN_MPI_Win_wait, 0, 0);
+    DUCTILE_STOP();
+    DUCTILE_FINISH(DUCTILE_FN_MPI_Win_wait, 0, 0);
     return ret;
 }
 #endif

@@ -248,6 +248,20 @@ int main(int argc, char **argv)
         check(r == 0 ? got == -1 : got == 10 * (r - 1) + 1, "line sendrecv");
         CALL(MPI_Send, 0, 0, &mine, 1, MPI_INT, MPI_PROC_NULL, 7, W);
         CALL(MPI_Recv, 0, 0, &got, 1, MPI_INT, MPI_PROC_NULL, 7, W, MPI_STATUS_IGNORE);
+        {
+            /* neighbourhood collectives: the MPI_PROC_NULL neighbour at
+             * each end of the line moves nothing */
+            int nb[2] = {-1, -1}, sb[2] = {100 * r, 100 * r + 1}, rb[2] = {-1, -1};
+            long long real = (src != MPI_PROC_NULL) + (dst != MPI_PROC_NULL);
+            CALL(MPI_Neighbor_allgather, real ? I : 0, real * I, &mine, 1, MPI_INT, nb, 1, MPI_INT, line);
+            check(nb[0] == (src == MPI_PROC_NULL ? -1 : 10 * src + 1) &&
+                      nb[1] == (dst == MPI_PROC_NULL ? -1 : 10 * dst + 1), "line neighbor_allgather");
+            CALL(MPI_Neighbor_alltoall, real * I, real * I, sb, 1, MPI_INT, rb, 1, MPI_INT, line);
+            /* from below: its "up" entry; from above: its "down" entry */
+            check(rb[0] == (src == MPI_PROC_NULL ? -1 : 100 * src + 1) &&
+                      rb[1] == (dst == MPI_PROC_NULL ? -1 : 100 * dst), "line neighbor_alltoall");
+            mix(nb[0] + nb[1] + rb[0] + rb[1]);
+        }
         if (r == 0)
             printf("line: rank 0 source is MPI_PROC_NULL %d, got %d\n", src == MPI_PROC_NULL,
                    got);

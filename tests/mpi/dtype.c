@@ -60,9 +60,9 @@ int main(int argc, char **argv)
             rb[i] = -1;
         if (r % 2 == 0) {
             CALL(MPI_Send, 4 * s3, 0, sb, 4, t3, right, 1, W);
-            CALL(MPI_Recv, 0, 5 * s3, rb, 5, t3, left, 1, W, &st);
+            CALL(MPI_Recv, 0, 4 * s3, rb, 5, t3, left, 1, W, &st);
         } else {
-            CALL(MPI_Recv, 0, 5 * s3, rb, 5, t3, left, 1, W, &st);
+            CALL(MPI_Recv, 0, 4 * s3, rb, 5, t3, left, 1, W, &st);
             CALL(MPI_Send, 4 * s3, 0, sb, 4, t3, right, 1, W);
         }
         CALL(MPI_Get_count, 0, 0, &st, t3, &j);
@@ -180,9 +180,9 @@ int main(int argc, char **argv)
             pr[i].id = -1;
         if (r % 2 == 0) {
             CALL(MPI_Send, 5 * sp, 0, ps, 5, tpart, right, 4, W);
-            CALL(MPI_Recv, 0, 6 * sp, pr, 6, tpart, left, 4, W, &st);
+            CALL(MPI_Recv, 0, 5 * sp, pr, 6, tpart, left, 4, W, &st);
         } else {
-            CALL(MPI_Recv, 0, 6 * sp, pr, 6, tpart, left, 4, W, &st);
+            CALL(MPI_Recv, 0, 5 * sp, pr, 6, tpart, left, 4, W, &st);
             CALL(MPI_Send, 5 * sp, 0, ps, 5, tpart, right, 4, W);
         }
         CALL(MPI_Get_count, 0, 0, &st, tpart, &j);

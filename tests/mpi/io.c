@@ -173,8 +173,8 @@ int main(int argc, char **argv)
         for (k = 0; k < 8; k++)
             b[k] = 0;
         RC("read_at_all_begin",
-           CALL(MPI_File_read_at_all_begin, 0, 4 * I, fh, (MPI_Offset)4, b, 4, MPI_INT));
-        RC("read_at_all_end", CALL(MPI_File_read_at_all_end, 0, 0, fh, b, MPI_STATUS_IGNORE));
+           CALL(MPI_File_read_at_all_begin, 0, 0, fh, (MPI_Offset)4, b, 4, MPI_INT));
+        RC("read_at_all_end", CALL(MPI_File_read_at_all_end, 0, 4 * I, fh, b, MPI_STATUS_IGNORE));
         for (k = 0; k < 4; k++)
             check(b[k] == val_b(nb, 4 + k), "read_at_all_begin data");
         CALL(MPI_Type_free, 0, 0, &ftype2);

@@ -116,7 +116,8 @@ int main(int argc, char **argv)
         for (it = 0; it < 3; it++) {
             in[0] = r + it;
             in[1] = 1.0;
-            CALL(MPI_Start, 2 * D, 2 * D, &pr);
+            CALL(MPI_Start, 0, 0, &pr); /* bytes count at completion, to the _init */
+            expect_add("MPI_Allreduce_init", 0, 2 * D, 2 * D);
             CALL(MPI_Wait, 0, 0, &pr, MPI_STATUS_IGNORE);
             check(out[0] == P * (P - 1) / 2.0 + (double)P * it && out[1] == P,
                   "allreduce_init");
@@ -127,7 +128,8 @@ int main(int argc, char **argv)
         for (it = 0; it < 2; it++) {
             for (i = 0; i < 4; i++)
                 bc[i] = r == 0 ? 7 * it + i : -1;
-            CALL(MPI_Start, r == 0 ? 4 * I : 0, r == 0 ? 0 : 4 * I, &pb);
+            CALL(MPI_Start, 0, 0, &pb);
+            expect_add("MPI_Bcast_init", 0, r == 0 ? 4 * I : 0, r == 0 ? 0 : 4 * I);
             CALL(MPI_Wait, 0, 0, &pb, MPI_STATUS_IGNORE);
             for (i = 0; i < 4; i++)
                 check(bc[i] == 7 * it + i, "bcast_init");
@@ -146,15 +148,15 @@ int main(int argc, char **argv)
         MPI_Request rq;
         for (i = 0; i < 5; i++)
             ib[i] = 3 * r + i;
-        /* Irecv_c posts 8 ints, Send_c sends 5 */
-        CALL(MPI_Irecv_c, 0, (MPI_Count)8 * I, ib2, (MPI_Count)8, MPI_INT, left, 60, W, &rq);
+        /* Irecv_c posts 8 ints, Send_c sends 5 (what arrives is counted) */
+        CALL(MPI_Irecv_c, 0, n * I, ib2, (MPI_Count)8, MPI_INT, left, 60, W, &rq);
         CALL(MPI_Send_c, n * I, 0, ib, n, MPI_INT, right, 60, W);
         CALL(MPI_Wait, 0, 0, &rq, &st);
         CALL(MPI_Get_count_c, 0, 0, &st, MPI_INT, &got);
         check(got == 5 && ib2[4] == 3 * left + 4, "send_c/irecv_c");
         /* blocking Recv_c into a 6-int buffer */
         CALL(MPI_Isend_c, n * I, 0, ib, n, MPI_INT, left, 61, W, &rq);
-        CALL(MPI_Recv_c, 0, (MPI_Count)6 * I, ib2, (MPI_Count)6, MPI_INT, right, 61, W,
+        CALL(MPI_Recv_c, 0, n * I, ib2, (MPI_Count)6, MPI_INT, right, 61, W,
              MPI_STATUS_IGNORE);
         CALL(MPI_Wait, 0, 0, &rq, MPI_STATUS_IGNORE);
         check(ib2[0] == 3 * right, "recv_c");

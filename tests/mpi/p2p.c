@@ -7,7 +7,9 @@
  * attached buffer, Rsend, Issend.
  *
  * Receives deliberately post buffers larger than the incoming message: the
- * Ductile byte rule counts the posted buffer for receives.
+ * Ductile byte rule counts what arrived (from the status).  Nonblocking and
+ * persistent operations count their bytes when they complete, to the call
+ * that started them (Isend, Irecv, Send_init, Recv_init).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,9 +43,9 @@ int main(int argc, char **argv)
         for (i = 0; i < 5; i++)
             ib[i] = i;
         CALL(MPI_Send, 5 * I, 0, ib, 5, MPI_INT, right, 1, W);
-        CALL(MPI_Recv, 0, 8 * I, ib, 8, MPI_INT, left, 1, W, &st);
+        CALL(MPI_Recv, 0, 5 * I, ib, 8, MPI_INT, left, 1, W, &st);
     } else {
-        CALL(MPI_Recv, 0, 8 * I, ib, 8, MPI_INT, left, 1, W, &st);
+        CALL(MPI_Recv, 0, 5 * I, ib, 8, MPI_INT, left, 1, W, &st);
         for (i = 0; i < 5; i++)
             ib[i] += 1;
         CALL(MPI_Send, 5 * I, 0, ib, 5, MPI_INT, right, 1, W);
@@ -63,7 +65,7 @@ int main(int argc, char **argv)
     /* ---- Sendrecv: 3 doubles right, receive into a 4-double buffer ---- */
     for (i = 0; i < 3; i++)
         db[i] = r + 0.5 * i;
-    CALL(MPI_Sendrecv, 3 * D, 4 * D, db, 3, MPI_DOUBLE, right, 2, db2, 4, MPI_DOUBLE, left, 2, W,
+    CALL(MPI_Sendrecv, 3 * D, 3 * D, db, 3, MPI_DOUBLE, right, 2, db2, 4, MPI_DOUBLE, left, 2, W,
          &st);
     CALL(MPI_Get_count, 0, 0, &st, MPI_DOUBLE, &n);
     check(n == 3, "sendrecv count");
@@ -86,7 +88,7 @@ int main(int argc, char **argv)
         printf("sendrecv_replace: %d .. %d\n", ib[0], ib[5]);
 
     /* ---- Ssend: Irecv from left (posted 4 ints), Ssend 2 ints right ---- */
-    CALL(MPI_Irecv, 0, 4 * I, ib2, 4, MPI_INT, left, 4, W, &req[0]);
+    CALL(MPI_Irecv, 0, 2 * I, ib2, 4, MPI_INT, left, 4, W, &req[0]); /* what arrives */
     ib[0] = r * 3;
     ib[1] = r * 3 + 1;
     CALL(MPI_Ssend, 2 * I, 0, ib, 2, MPI_INT, right, 4, W);
@@ -127,14 +129,14 @@ int main(int argc, char **argv)
         CALL(MPI_Mprobe, 0, 0, right, 8, W, &msg, &st);
         CALL(MPI_Get_count, 0, 0, &st, MPI_DOUBLE, &n);
         check(n == 2, "mprobe count");
-        CALL(MPI_Mrecv, 0, 4 * D, db2, 4, MPI_DOUBLE, &msg, &st);
+        CALL(MPI_Mrecv, 0, 2 * D, db2, 4, MPI_DOUBLE, &msg, &st);
         check(db2[0] == 1.5 * right && db2[1] == -1.5 * right, "mrecv");
         CALL(MPI_Wait, 0, 0, &req[0], MPI_STATUS_IGNORE);
         for (i = 0; i < 3; i++)
             ib[i] = 7 * r + i;
         CALL(MPI_Isend, 3 * I, 0, ib, 3, MPI_INT, right, 9, W, &req[0]);
         CALL(MPI_Mprobe, 0, 0, left, 9, W, &msg, MPI_STATUS_IGNORE);
-        CALL(MPI_Imrecv, 0, 5 * I, ib2, 5, MPI_INT, &msg, &req[1]);
+        CALL(MPI_Imrecv, 0, 3 * I, ib2, 5, MPI_INT, &msg, &req[1]);
         CALL(MPI_Waitall, 0, 0, 2, req, MPI_STATUSES_IGNORE);
         for (i = 0; i < 3; i++)
             check(ib2[i] == 7 * left + i, "imrecv");
@@ -192,15 +194,20 @@ int main(int argc, char **argv)
         for (it = 0; it < 3; it++) {
             sbuf[0] = 10 * r + it;
             sbuf[1] = -(10 * r + it);
-            CALL(MPI_Startall, 2 * I, 3 * I, 2, pr);
+            /* bytes count at completion, to the *_init call; 2 ints arrive */
+            CALL(MPI_Startall, 0, 0, 2, pr);
+            expect_add("MPI_Send_init", 0, 2 * I, 0);
+            expect_add("MPI_Recv_init", 0, 0, 2 * I);
             CALL(MPI_Waitall, 0, 0, 2, pr, MPI_STATUSES_IGNORE);
             check(rbuf[0] == 10 * left + it && rbuf[1] == -(10 * left + it), "startall");
             mix(rbuf[0]);
         }
         sbuf[0] = 99 + r;
         sbuf[1] = 0;
-        CALL(MPI_Start, 0, 3 * I, &pr[0]);
-        CALL(MPI_Start, 2 * I, 0, &pr[1]);
+        CALL(MPI_Start, 0, 0, &pr[0]);
+        CALL(MPI_Start, 0, 0, &pr[1]);
+        expect_add("MPI_Send_init", 0, 2 * I, 0);
+        expect_add("MPI_Recv_init", 0, 0, 2 * I);
         CALL(MPI_Wait, 0, 0, &pr[1], MPI_STATUS_IGNORE);
         CALL(MPI_Wait, 0, 0, &pr[0], &st);
         CALL(MPI_Get_count, 0, 0, &st, MPI_INT, &n);
@@ -246,11 +253,41 @@ int main(int argc, char **argv)
     /* ---- Issend + Recv + Wait ---- */
     db[0] = 2.0 * r;
     CALL(MPI_Issend, D, 0, db, 1, MPI_DOUBLE, right, 50, W, &req[0]);
-    CALL(MPI_Recv, 0, 2 * D, db2, 2, MPI_DOUBLE, left, 50, W, MPI_STATUS_IGNORE);
+    CALL(MPI_Recv, 0, D, db2, 2, MPI_DOUBLE, left, 50, W, MPI_STATUS_IGNORE);
     CALL(MPI_Wait, 0, 0, &req[0], MPI_STATUS_IGNORE);
     check(db2[0] == 2.0 * left, "issend");
     if (r == 0)
         printf("issend: %.1f\n", db2[0]);
+
+    /* ---- MPI_PROC_NULL moves nothing; a cancelled receive counts nothing;
+     *      a short message into a larger nonblocking receive counts what
+     *      arrived, at completion ---- */
+    {
+        int flag = 0;
+        CALL(MPI_Send, 0, 0, ib, 4, MPI_INT, MPI_PROC_NULL, 60, W);
+        CALL(MPI_Recv, 0, 0, ib2, 4, MPI_INT, MPI_PROC_NULL, 60, W, &st);
+        CALL(MPI_Isend, 0, 0, ib, 4, MPI_INT, MPI_PROC_NULL, 61, W, &req[0]);
+        CALL(MPI_Irecv, 0, 0, ib2, 4, MPI_INT, MPI_PROC_NULL, 61, W, &req[1]);
+        CALL(MPI_Waitall, 0, 0, 2, req, MPI_STATUSES_IGNORE);
+        CALL(MPI_Sendrecv, 0, 0, ib, 2, MPI_INT, MPI_PROC_NULL, 62, ib2, 2, MPI_INT, MPI_PROC_NULL, 62, W,
+             MPI_STATUS_IGNORE);
+        /* nobody sends tag 63: cancel the receive */
+        CALL(MPI_Irecv, 0, 0, ib2, 4, MPI_INT, left, 63, W, &req[0]);
+        CALL(MPI_Cancel, 0, 0, &req[0]);
+        CALL(MPI_Wait, 0, 0, &req[0], &st);
+        CALL(MPI_Test_cancelled, 0, 0, &st, &flag);
+        check(flag == 1, "cancelled receive");
+        /* 1 int into a 6-int receive, completed by MPI_Waitsome */
+        ib[0] = 70 + r;
+        CALL(MPI_Irecv, 0, I, ib2, 6, MPI_INT, left, 64, W, &req[0]);
+        CALL(MPI_Send, I, 0, ib, 1, MPI_INT, right, 64, W);
+        {
+            int outcount = 0, idx[1];
+            CALL(MPI_Waitsome, 0, 0, 1, req, &outcount, idx, MPI_STATUSES_IGNORE);
+            check(outcount == 1 && idx[0] == 0, "waitsome");
+        }
+        check(ib2[0] == 70 + left, "short nonblocking receive");
+    }
 
     /* ---- results ---- */
     test_results_hash();

@@ -97,6 +97,41 @@ static void test_json(void **state)
     json_decref(j);
 }
 
+/* Large jobs: the figures combined by reductions alone (no per-rank tables)
+ * give the same "functions", "totals" and "imbalance" as the tables. */
+static void test_reduced_only(void **state)
+{
+    (void)state;
+    struct report_input in = make_input();
+    json_t *full = report_build_json(&in);
+    static struct report_reduced acc, one;
+    report_reduce_one(fns, ranks[0].wall_s, 0, &acc);
+    report_reduce_one(fns + DUCTILE_FN_COUNT, ranks[1].wall_s, 1, &one);
+    report_reduce_merge(&acc, &one);
+    in.ranks = NULL;
+    in.fns = NULL;
+    in.reduced = &acc;
+    json_t *red = report_build_json(&in);
+    assert_int_equal(json_array_size(json_object_get(red, "ranks")), 0);
+    assert_int_equal(json_array_size(json_object_get(full, "ranks")), 2);
+    assert_true(json_equal(json_object_get(full, "functions"), json_object_get(red, "functions")));
+    assert_true(json_equal(json_object_get(full, "totals"), json_object_get(red, "totals")));
+    assert_true(json_equal(json_object_get(full, "imbalance"), json_object_get(red, "imbalance")));
+    assert_true(json_real_value(json_object_get(red, "wall_time_s")) == 10.0);
+    json_t *imb = json_object_get(json_object_get(red, "imbalance"), "mpi_time");
+    assert_true(json_real_value(json_object_get(imb, "min_s")) == 3.0);
+    assert_int_equal(json_integer_value(json_object_get(imb, "max_rank")), 1);
+    /* the summary works from the reduced figures too */
+    char buf[4096] = "";
+    FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+    assert_non_null(f);
+    report_print_summary(f, &in, "r.json");
+    fclose(f);
+    assert_non_null(strstr(buf, "MPI time 1.33 (rank 1)"));
+    json_decref(full);
+    json_decref(red);
+}
+
 static void test_summary(void **state)
 {
     (void)state;
@@ -199,6 +234,7 @@ int main(void)
         cmocka_unit_test(test_totals),
         cmocka_unit_test(test_json),
         cmocka_unit_test(test_summary),
+        cmocka_unit_test(test_reduced_only),
         cmocka_unit_test(test_departed),
         cmocka_unit_test(test_human_bytes),
     };
