@@ -1756,6 +1756,9 @@ static void decide(int iteration, struct decision *d, char *list)
 int ductile_malleable_control_point(int iteration)
 {
     if (!M.ready || M.removed || !ductile_rt.active) return 0;
+    /* a spawned process at its first control point without EMPI_Get_shared: the
+     * parents are waiting in the transfer; receive the data first */
+    if (M.join_pending) ductile_malleable_get_shared(NULL);
     M.iteration = iteration;
     free_buried();
     if (ductile_rt.rank == 0) ductile_appctl_control_point(iteration); /* exact iteration for the controller */
@@ -1785,7 +1788,10 @@ int ductile_malleable_control_point(int iteration)
         request_queue_set_position(&M.q, d.sched_next);
         if (d.id >= M.next_id) M.next_id = d.id + 1;
     }
-    if (d.op != OP_RESIZE) return 0;
+    if (d.op != OP_RESIZE) {
+        if (ductile_rt.rank == 0) request_queue_set_busy(&M.q, 0); /* a request taken and refused */
+        return 0;
+    }
     if (d.listlen) PMPI_Bcast(list, d.listlen + 1, MPI_CHAR, 0, P);
     request_queue_set_busy(&M.q, 1);
     if (SB.active && !d.pool) {
@@ -1946,7 +1952,8 @@ static int check_descs(char *err, size_t errlen)
     for (int i = 0; i < M.jh.nitems; i++) {
         const struct reg_desc *a = &M.jdesc[i], *b = &reg_at(i)->d;
         if (strcmp(a->name, b->name) != 0 || a->kind != b->kind || a->extent != b->extent ||
-            a->nrows != b->nrows || a->row_elems != b->row_elems || a->elems != b->elems) {
+            a->nrows != b->nrows || a->row_elems != b->row_elems || a->elems != b->elems ||
+            a->constant != b->constant) {
             snprintf(err, errlen, "registered item %d ('%s') differs from the running processes' ('%s')", i, b->name,
                      a->name);
             return -1;
