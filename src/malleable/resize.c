@@ -1967,9 +1967,17 @@ static int check_descs(char *err, size_t errlen)
 static void join_cancelled(void)
 {
     ductile_log(1, "the resize that spawned this process was cancelled; leaving");
+    /* nothing connects this process to the parents but the intercommunicators, disconnected below */
+    if (M.join_comm != MPI_COMM_NULL) PMPI_Comm_free(&M.join_comm);
+    if (M.xfer != MPI_COMM_NULL) PMPI_Comm_free(&M.xfer);
+    MPI_Comm oldp = ductile_rt.private_comm;
+    leave_world(); /* frees the merged world */
+    if (oldp != MPI_COMM_NULL) PMPI_Comm_free(&oldp);
     for (int i = 0; i < M.ninters; i++)
         if (M.inters[i] != MPI_COMM_NULL) PMPI_Comm_disconnect(&M.inters[i]);
+    M.ninters = 0;
     PMPI_Finalize();
+    fflush(NULL);
     _exit(0);
 }
 

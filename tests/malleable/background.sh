@@ -10,7 +10,7 @@
 set -u
 . "$abs_top_srcdir/tests/malleable/common.sh"
 prog="$abs_top_builddir/tests/malleable/cjacobi"
-dim=300 its=80
+dim=300 its=160
 timeout 120 $MPIEXEC -n 2 "$prog" $dim $its > "$tmp/ref.out" 2> "$tmp/ref.err" || { echo "FAIL: reference run"; cat "$tmp/ref.err"; exit 1; }
 ref=$(sed -n 's/.*checksum \([^ ]*\).*/\1/p' "$tmp/ref.out")
 [ -n "$ref" ] || { echo "FAIL: no checksum"; cat "$tmp/ref.out"; exit 1; }
