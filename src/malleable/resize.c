@@ -412,22 +412,37 @@ static struct {
     double t_start;
     struct bg_group *bg; /* WD / Threading (src/rma/xfer.c): all constant items of the resize */
     int col_instead;     /* one-sided method asked, constant data moved by the collective (RMA_BACKGROUND_UNSAFE) */
+    int failed;          /* this process's part failed (why) */
+    char why[200];
 } NB = {.comm = MPI_COMM_NULL};
 
 int ductile_constant_pending(void) { return NB.active; }
 
-/* Test every request of this process; 1 when all are complete. */
+/* DUCTILE_TEST_FAIL=STEP (for tests only, docs/malleability.md): make one
+ * step of a resize fail on purpose -- "spawn" (rank 0's spawn is refused),
+ * "bgtransfer" (the background transfer of constant data reports an error on
+ * the world's last rank).  Read once. */
+static int test_fail(const char *step)
+{
+    const char *f = getenv("DUCTILE_TEST_FAIL");
+    return f && strcmp(f, step) == 0;
+}
+
+/* Test every request of this process: 1 when all are complete, 0 not yet,
+ * -1 on an error (the reason in NB.why; the resize then fails, the world keeps
+ * its size and data). */
 static int nb_test_local(void)
 {
+    if (NB.failed) return -1;
     int all = 1;
     for (int i = 0; i < NB.n; i++) {
         if (!NB.e[i].p) continue;
         int done = 0;
         if (redist_test(NB.e[i].p, &done) != 0) {
-            fprintf(stderr, "ductile: error: rank %d: background transfer of '%s' failed; aborting\n",
-                    ductile_rt.rank, NB.e[i].name);
-            fflush(stderr);
-            PMPI_Abort(MPI_COMM_WORLD, 3);
+            snprintf(NB.why, sizeof NB.why, "rank %d: background transfer of '%s' failed", ductile_rt.rank,
+                     NB.e[i].name);
+            NB.failed = 1;
+            return -1;
         }
         if (done) NB.e[i].p = NULL;
         else all = 0;
@@ -435,30 +450,38 @@ static int nb_test_local(void)
     if (NB.bg) {
         int done = 0;
         if (bg_test(NB.bg, &done) != 0) {
-            fprintf(stderr, "ductile: error: rank %d: background transfer of constant data failed; aborting\n",
-                    ductile_rt.rank);
-            fflush(stderr);
-            PMPI_Abort(MPI_COMM_WORLD, 3);
+            snprintf(NB.why, sizeof NB.why, "rank %d: background transfer of constant data failed", ductile_rt.rank);
+            NB.failed = 1;
+            return -1;
         }
         if (!done) all = 0;
+    }
+    if (all && ductile_rt.rank == ductile_rt.size - 1 && !M.spawned && test_fail("bgtransfer")) {
+        snprintf(NB.why, sizeof NB.why, "rank %d: background transfer of constant data failed (injected: "
+                 "DUCTILE_TEST_FAIL=bgtransfer)", ductile_rt.rank);
+        NB.failed = 1;
+        return -1;
     }
     return all;
 }
 
-/* Complete this process's part, bounded; sleeping between tests when nap. */
-static void nb_wait_local(int nap)
+/* Complete this process's part, bounded; sleeping between tests when nap.
+ * 0, or -1 (error or time limit; the reason in NB.why). */
+static int nb_wait_local(int nap)
 {
     double deadline = ductile_now() + NB_WAIT_LIMIT_S;
     struct timespec ts = {0, (nap ? 20 : 1) * 1000 * 1000};
-    while (!nb_test_local()) {
+    int st;
+    while ((st = nb_test_local()) == 0) {
         if (ductile_now() > deadline) {
-            fprintf(stderr, "ductile: error: rank %d: background transfer of constant data not complete after "
-                            "%.0f s; aborting\n", ductile_rt.rank, NB_WAIT_LIMIT_S);
-            fflush(stderr);
-            PMPI_Abort(MPI_COMM_WORLD, 3);
+            snprintf(NB.why, sizeof NB.why, "rank %d: background transfer of constant data not complete after %.0f s",
+                     ductile_rt.rank, NB_WAIT_LIMIT_S);
+            NB.failed = 1;
+            return -1;
         }
         nanosleep(&ts, NULL);
     }
+    return st < 0 ? -1 : 0;
 }
 
 /* All requests complete (every process saw it): adopt the new buffers and
@@ -486,6 +509,18 @@ static void nb_finish(int adopt)
     free(NB.e);
     NB.e = NULL;
     NB.n = NB.cap = 0;
+    NB.active = 0;
+}
+
+/* A failed background transfer: forget it without touching its buffers,
+ * requests or windows (MPI may still use them). */
+static void nb_abandon(void)
+{
+    free(NB.e);
+    NB.e = NULL;
+    NB.n = NB.cap = 0;
+    NB.bg = NULL;
+    NB.comm = MPI_COMM_NULL;
     NB.active = 0;
 }
 
@@ -548,6 +583,7 @@ static int wait_bounded(MPI_Request *rq, double limit_s)
 }
 
 static void expand_commit(int iteration);
+static void pending_cancel(const char *why);
 static void shrink_commit(int iteration);
 
 /* Old processes of a pending expansion: tell the spawned ones to switch
@@ -609,6 +645,8 @@ static int transfer_items(const struct redist_layout *L, int has_new, int method
         t0 = ductile_now(); /* the dup waited for the slowest process: not transfer time */
         LX.comm = NB.comm;
         NB.active = 1;
+        NB.failed = 0;
+        NB.why[0] = '\0';
         NB.col_instead = 0;
         NB.id = id;
         NB.start_it = iteration;
@@ -1266,7 +1304,10 @@ static void expand(const struct decision *d, const char *hosts, double t_begin, 
     void **prep = NULL;
     int prepare = !baseline && ductile_rt.settings.redist_prepare && reg_count() > 0;
     if (prepare) prep = prepare_buffers(ns, nd, me, d->nb);
-    if (me == 0 && precheck_spawn(cmd, hosts, ns, nnew, why, sizeof why) != 0) {
+    if (me == 0 && test_fail("spawn")) {
+        ok = 0;
+        snprintf(why, sizeof why, "MPI_Comm_spawn refused (injected: DUCTILE_TEST_FAIL=spawn)");
+    } else if (me == 0 && precheck_spawn(cmd, hosts, ns, nnew, why, sizeof why) != 0) {
         ok = 0;
     } else if (me == 0) {
         MPI_Info info = spawn_info(hosts);
@@ -1413,7 +1454,7 @@ static void expand_commit(int iteration)
     struct report_reconfig rec = PEND.rec;
     if (PEND.bg) {
         pending_go(1, iteration);
-        nb_wait_local(0);
+        if (nb_wait_local(0) != 0) fatal_transfer(NB.why, merged); /* every process reported completion */
         nb_finish(1);
         if (me == 0) nb_note(&rec, iteration);
     }
@@ -1543,7 +1584,7 @@ static void shrink_commit(int iteration)
     char *leaving = PEND.leaving;
     struct report_reconfig rec = PEND.rec;
     if (PEND.bg) {
-        nb_wait_local(0);
+        if (nb_wait_local(0) != 0) fatal_transfer(NB.why, P); /* every process reported completion */
         nb_finish(1);
         if (me == new0) nb_note(&rec, iteration);
     }
@@ -1771,9 +1812,19 @@ int ductile_malleable_control_point(int iteration)
     if (PEND.active) {
         /* a resize whose constant data moves in the background: the world keeps its
          * size until every process's part is complete; then it switches, here */
-        int done = nb_test_local();
-        PMPI_Allreduce(MPI_IN_PLACE, &done, 1, MPI_INT, MPI_MIN, P);
-        if (!done) return 0;
+        int st = nb_test_local();
+        int v[2] = {st == 1, st < 0 ? ductile_rt.rank : -1};
+        PMPI_Allreduce(MPI_IN_PLACE, &v[0], 1, MPI_INT, MPI_MIN, P);
+        PMPI_Allreduce(MPI_IN_PLACE, &v[1], 1, MPI_INT, MPI_MAX, P);
+        if (v[1] >= 0) {
+            /* a process's part failed: the resize does not happen (transaction), the job goes on */
+            char why[sizeof NB.why];
+            snprintf(why, sizeof why, "%s", NB.why);
+            PMPI_Bcast(why, (int)sizeof why, MPI_CHAR, v[1], P);
+            pending_cancel(why);
+            return 0;
+        }
+        if (!v[0]) return 0;
         if (PEND.expand) expand_commit(iteration);
         else shrink_commit(iteration);
         M.last_cp = ductile_now();
@@ -2026,9 +2077,9 @@ int ductile_malleable_get_shared(int *iteration)
             fflush(stderr);
             PMPI_Abort(merged, 3);
         }
-        nb_wait_local(1);
-        nb_finish(g.status == 1);
-        if (g.status != 1) join_cancelled();
+        if (g.status != 1) join_cancelled(); /* leaving: the new buffers go with the process */
+        if (nb_wait_local(1) != 0) fatal_transfer(NB.why, merged); /* the parents saw it complete */
+        nb_finish(1);
         h->iteration = g.iteration;
         M.iteration = g.iteration;
         request_queue_set_position(&M.q, g.sched_next);
@@ -2084,17 +2135,19 @@ int ductile_malleable_get_shared(int *iteration)
 static void pending_cancel(const char *why)
 {
     int me = ductile_rt.rank;
-    nb_wait_local(1);
+    /* a failed transfer may still hold requests on the new buffers: they are left alone (leaked) */
+    int clean = nb_wait_local(1) == 0;
+    if (!clean) nb_abandon();
     if (PEND.expand) {
         pending_go(0, M.iteration);
-        nb_finish(0);
+        if (clean) nb_finish(0);
         free_prepared(PEND.prep);
         add_inter(PEND.inter);
         MPI_Comm *c[] = {&PEND.nw, &PEND.np, &PEND.nx, &PEND.merged};
         for (int i = 0; i < 4; i++)
             if (*c[i] != MPI_COMM_NULL) PMPI_Comm_free(c[i]);
     } else {
-        nb_finish(0);
+        if (clean) nb_finish(0);
         free(PEND.leaving);
     }
     free(PEND.o2c);

@@ -55,4 +55,32 @@ for mode in nb wd thread; do
   done
 done
 crun "nb baseline 3->5->2" 3 2 2 DUCTILE_REDIST_CONSTANT=nb DUCTILE_RESIZE_METHOD=baseline DUCTILE_SCHEDULE="5:+2,40:-3"
+# Resizes are transactions: a failure injected at a step (DUCTILE_TEST_FAIL,
+# for tests only) leaves every process at the old size with its data; the job
+# goes on (same checksum) and the record names the cause.
+frun() { # NAME NP VAR=value...
+  name=$1 np=$2; shift 2
+  rep="$tmp/rep.json"; rm -f "$rep"
+  env DUCTILE_REPORT="$rep" "$@" timeout 240 $MPIEXEC -n "$np" "$prog" $dim $its > "$tmp/out" 2> "$tmp/err"
+  rc=$?
+  got=$(sed -n 's/.*checksum \([^ ]*\).*/\1/p' "$tmp/out")
+  if [ $rc -ne 0 ] || [ "$got" != "$ref" ] || ! grep -q "on $np processes, wrong elements 0" "$tmp/out"; then
+    echo "FAIL: $name: rc $rc, checksum '$got' (expected $ref)"; cat "$tmp/out"; tail -15 "$tmp/err"; fail=1; return 1
+  fi
+  if ! $PYTHON - "$rep" "$name" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+rc = r["reconfigurations"]
+if len(rc) != 1 or rc[0]["status"] != "failed" or "injected" not in rc[0]["reason"]:
+    sys.exit("FAIL: %s: expected one failed resize naming the injected cause: %s" % (sys.argv[2], rc))
+print("  %d->%d failed: %s" % (rc[0]["from"], rc[0]["to"], rc[0]["reason"]))
+PY
+  then fail=1; return 1; fi
+  echo "ok: $name"
+}
+frun "spawn refused, 2->4" 2 DUCTILE_TEST_FAIL=spawn DUCTILE_REDIST_CONSTANT=nb DUCTILE_SCHEDULE=5:+2
+for mode in nb wd; do
+  frun "background transfer error, $mode 2->4" 2 DUCTILE_TEST_FAIL=bgtransfer DUCTILE_REDIST_CONSTANT=$mode DUCTILE_SCHEDULE=5:+2
+  frun "background transfer error, $mode 4->2" 4 DUCTILE_TEST_FAIL=bgtransfer DUCTILE_REDIST_CONSTANT=$mode DUCTILE_SCHEDULE=5:-2
+done
 exit $fail
