@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -565,6 +566,8 @@ static struct {
 struct go_msg {
     int32_t status; /* 1 switch now, 0 cancelled: leave */
     int32_t iteration, sched_next, next_id;
+    int64_t pid; /* the parents' rank 0 (the releaser) */
+    char host[64];
 };
 
 /* Wait for one request, bounded, progressing the background transfer. */
@@ -591,7 +594,8 @@ static void shrink_commit(int iteration);
  * communicator (the spawned processes wait in pending_wait_go). */
 static void pending_go(int status, int iteration)
 {
-    struct go_msg g = {status, iteration, request_queue_position(&M.q), M.next_id};
+    struct go_msg g = {status, iteration, request_queue_position(&M.q), M.next_id, (int64_t)getpid(), ""};
+    gethostname(g.host, sizeof g.host - 1);
     MPI_Request rq;
     if (PMPI_Ibcast(&g, (int)sizeof g, MPI_BYTE, 0, PEND.merged, &rq) != MPI_SUCCESS ||
         wait_bounded(&rq, NB_WAIT_LIMIT_S) != 0) {
@@ -2015,20 +2019,31 @@ static int check_descs(char *err, size_t errlen)
 
 /* A spawned process whose parents cancelled the resize (the program ended
  * before the background transfer completed): leave quietly. */
-static void join_cancelled(void)
+static void join_cancelled(int64_t releaser_pid, const char *releaser_host)
 {
-    ductile_log(1, "the resize that spawned this process was cancelled; leaving");
-    /* nothing connects this process to the parents but the intercommunicators, disconnected below */
-    if (M.join_comm != MPI_COMM_NULL) PMPI_Comm_free(&M.join_comm);
+    ductile_log(1, "the resize that spawned this process was cancelled; leaving at the job's end");
+    /* a removed process: parked (asleep) until the parents' rank 0 releases it at its MPI_Finalize,
+     * as processes removed by a shrink (with MPICH, spawned processes that end while their parents
+     * run get the whole job killed by the launcher) */
     if (M.xfer != MPI_COMM_NULL) PMPI_Comm_free(&M.xfer);
     MPI_Comm oldp = ductile_rt.private_comm;
     leave_world(); /* frees the merged world */
     if (oldp != MPI_COMM_NULL) PMPI_Comm_free(&oldp);
-    for (int i = 0; i < M.ninters; i++)
-        if (M.inters[i] != MPI_COMM_NULL) PMPI_Comm_disconnect(&M.inters[i]);
-    M.ninters = 0;
+    M.park_comm = M.join_comm; /* merged: the parents' rank 0 is its rank 0 */
+    M.join_comm = MPI_COMM_NULL;
+    M.park_releaser = 0;
+    ductile_malleable_finalize_begin();
+    ductile_malleable_finalize_end();
     PMPI_Finalize();
     fflush(NULL);
+    /* MPICH's launcher kills the parents when their spawned processes are all gone first:
+     * end after the releaser (on this host; bounded) */
+    char host[64] = "";
+    gethostname(host, sizeof host - 1);
+    struct timespec nap = {0, 10 * 1000 * 1000};
+    for (int i = 0; i < 1000 && releaser_pid > 0 && strcmp(host, releaser_host) == 0 &&
+                    kill((pid_t)releaser_pid, 0) == 0; i++)
+        nanosleep(&nap, NULL);
     _exit(0);
 }
 
@@ -2077,7 +2092,7 @@ int ductile_malleable_get_shared(int *iteration)
             fflush(stderr);
             PMPI_Abort(merged, 3);
         }
-        if (g.status != 1) join_cancelled(); /* leaving: the new buffers go with the process */
+        if (g.status != 1) join_cancelled(g.pid, g.host); /* leaving: the new buffers go with the process */
         if (nb_wait_local(1) != 0) fatal_transfer(NB.why, merged); /* the parents saw it complete */
         nb_finish(1);
         h->iteration = g.iteration;
@@ -2143,9 +2158,20 @@ static void pending_cancel(const char *why)
         if (clean) nb_finish(0);
         free_prepared(PEND.prep);
         add_inter(PEND.inter);
-        MPI_Comm *c[] = {&PEND.nw, &PEND.np, &PEND.nx, &PEND.merged};
-        for (int i = 0; i < 4; i++)
+        MPI_Comm *c[] = {&PEND.nw, &PEND.np, &PEND.nx};
+        for (int i = 0; i < 3; i++)
             if (*c[i] != MPI_COMM_NULL) PMPI_Comm_free(c[i]);
+        if (me == 0) {
+            /* the spawned processes park until this process's MPI_Finalize releases them */
+            int *lv = malloc((size_t)PEND.nnew * sizeof(int));
+            if (!lv) abort();
+            for (int i = 0; i < PEND.nnew; i++) lv[i] = PEND.ns + i;
+            add_duty(PEND.merged, lv, PEND.nnew);
+            free(lv);
+            M.zombies += PEND.nnew;
+        } else {
+            PMPI_Comm_free(&PEND.merged);
+        }
     } else {
         if (clean) nb_finish(0);
         free(PEND.leaving);
