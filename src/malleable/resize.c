@@ -1793,7 +1793,10 @@ static void decide(int iteration, struct decision *d, char *list)
     d->redist = M.redist;
     d->nb = M.nb;
     if (M.auto_redist) choose_auto(ns, nd, d);
-    if (d->pool) d->nb = CONST_BLOCKING; /* standby processes come back with everything at once */
+    /* standby processes come back with everything at once; with DUCTILE_PERSISTENT constant data
+     * moves blocking too (a background transfer of the first expansion over the prepared world's
+     * transfer communicator did not complete with Open MPI 4: not yet supported) */
+    if (d->pool || M.persistent) d->nb = CONST_BLOCKING;
     d->id = id;
     d->listlen = (int)strlen(list);
 }
