@@ -1806,7 +1806,10 @@ int ductile_malleable_control_point(int iteration)
     if (!M.ready || M.removed || !ductile_rt.active) return 0;
     /* a spawned process at its first control point without EMPI_Get_shared: the
      * parents are waiting in the transfer; receive the data first */
-    if (M.join_pending) ductile_malleable_get_shared(NULL);
+    if (M.join_pending) {
+        ductile_malleable_get_shared(NULL);
+        iteration = M.jh.iteration + 1; /* the world's control point this one meets (EMPI_Get_iteration) */
+    }
     M.iteration = iteration;
     free_buried();
     if (ductile_rt.rank == 0) ductile_appctl_control_point(iteration); /* exact iteration for the controller */
