@@ -27,7 +27,7 @@
  * program (see w_cg): for every pair and version (COL, RMA-Lock, RMA-Lockall
  * blocking; COL-NB/WD/T, RMA-Lock-WD/T, RMA-Lockall-WD/T in the background)
  * the redistribution time R, the iterations overlapped N_it, omega (iteration
- * time while redistributing in the background / after), alpha (background R /
+ * time while redistributing in the background, at the old size / before), alpha (background R /
  * blocking R of the same method) and f(V,P) = R + T_it(ND) x (M - N_it).
  *
  * --cycles: persistent redistribution (DUCTILE_PERSISTENT, docs/rma.md) on the
@@ -322,7 +322,7 @@ static int w_cg(int ns, int nd, int64_t bytes, int thread)
     int *cnt = malloc(64 * sizeof(int)), *dsp = malloc(64 * sizeof(int));
     double tb = 0, td = 0, ta = 0;
     int nb = 0, ndur = 0, na = 0, was_pending = 0;
-    int crank = type == 938594 ? -1 : rank, csize = size; /* the layout my matrix buffer holds (-1: not filled) */
+    int crank = rank, csize = size; /* the guarantee: my matrix buffer holds my block at the size the world reports */
     for (; it < CG_ITERS; it++) {
         double t0 = now();
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -357,8 +357,9 @@ static int w_cg(int ns, int nd, int64_t bytes, int thread)
         int p = pend();
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         MPI_Comm_size(MPI_COMM_WORLD, &size);
-        if (!p) crank = rank, csize = size;
-        else if (resized) crank = r0, csize = s0;
+        (void)r0;
+        (void)s0;
+        crank = rank, csize = size; /* pending: still the old size (the switch comes with the data) */
         if (it < CG_RESIZE_AT && it > 0) tb += t, nb++;
         else if (it > CG_RESIZE_AT && (p || was_pending) ) td += t, ndur++;
         else if (it > CG_RESIZE_AT + 2 && !p && !resized) ta += t, na++;
@@ -571,7 +572,8 @@ static int run_paper(const char *self, const char *pairs, long mib, const char *
             snprintf(name, sizeof name, "%s%s", versions[v].name, P[v].by_col ? " *" : "");
             any_by_col |= P[v].by_col;
             int bg = strcmp(versions[v].cons, "blocking") != 0;
-            double omega = bg && P[v].t_after > 0 ? P[v].t_during / P[v].t_after : 1.0;
+            /* overlapped iterations run at the old size: omega against the iteration time before the resize */
+            double omega = bg && P[v].t_base > 0 ? P[v].t_during / P[v].t_base : 1.0;
             /* alpha: background R over the blocking R of the same method */
             double rb = 0;
             for (int w = 0; w < NVERS; w++)

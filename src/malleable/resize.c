@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -417,22 +418,37 @@ static struct {
     double t_start;
     struct bg_group *bg; /* WD / Threading (src/rma/xfer.c): all constant items of the resize */
     int col_instead;     /* one-sided method asked, constant data moved by the collective (RMA_BACKGROUND_UNSAFE) */
+    int failed;          /* this process's part failed (why) */
+    char why[200];
 } NB = {.comm = MPI_COMM_NULL};
 
 int ductile_constant_pending(void) { return NB.active; }
 
-/* Test every request of this process; 1 when all are complete. */
+/* DUCTILE_TEST_FAIL=STEP (for tests only, docs/malleability.md): make one
+ * step of a resize fail on purpose -- "spawn" (rank 0's spawn is refused),
+ * "bgtransfer" (the background transfer of constant data reports an error on
+ * the world's last rank).  Read once. */
+static int test_fail(const char *step)
+{
+    const char *f = getenv("DUCTILE_TEST_FAIL");
+    return f && strcmp(f, step) == 0;
+}
+
+/* Test every request of this process: 1 when all are complete, 0 not yet,
+ * -1 on an error (the reason in NB.why; the resize then fails, the world keeps
+ * its size and data). */
 static int nb_test_local(void)
 {
+    if (NB.failed) return -1;
     int all = 1;
     for (int i = 0; i < NB.n; i++) {
         if (!NB.e[i].p) continue;
         int done = 0;
         if (redist_test(NB.e[i].p, &done) != 0) {
-            fprintf(stderr, "ductile: error: rank %d: background transfer of '%s' failed; aborting\n",
-                    ductile_rt.rank, NB.e[i].name);
-            fflush(stderr);
-            PMPI_Abort(MPI_COMM_WORLD, 3);
+            snprintf(NB.why, sizeof NB.why, "rank %d: background transfer of '%s' failed", ductile_rt.rank,
+                     NB.e[i].name);
+            NB.failed = 1;
+            return -1;
         }
         if (done) NB.e[i].p = NULL;
         else all = 0;
@@ -440,40 +456,50 @@ static int nb_test_local(void)
     if (NB.bg) {
         int done = 0;
         if (bg_test(NB.bg, &done) != 0) {
-            fprintf(stderr, "ductile: error: rank %d: background transfer of constant data failed; aborting\n",
-                    ductile_rt.rank);
-            fflush(stderr);
-            PMPI_Abort(MPI_COMM_WORLD, 3);
+            snprintf(NB.why, sizeof NB.why, "rank %d: background transfer of constant data failed", ductile_rt.rank);
+            NB.failed = 1;
+            return -1;
         }
         if (!done) all = 0;
+    }
+    if (all && ductile_rt.rank == ductile_rt.size - 1 && !M.spawned && test_fail("bgtransfer")) {
+        snprintf(NB.why, sizeof NB.why, "rank %d: background transfer of constant data failed (injected: "
+                 "DUCTILE_TEST_FAIL=bgtransfer)", ductile_rt.rank);
+        NB.failed = 1;
+        return -1;
     }
     return all;
 }
 
-/* Complete this process's part, bounded; sleeping between tests when nap. */
-static void nb_wait_local(int nap)
+/* Complete this process's part, bounded; sleeping between tests when nap.
+ * 0, or -1 (error or time limit; the reason in NB.why). */
+static int nb_wait_local(int nap)
 {
     double deadline = ductile_now() + NB_WAIT_LIMIT_S;
     struct timespec ts = {0, (nap ? 20 : 1) * 1000 * 1000};
-    while (!nb_test_local()) {
+    int st;
+    while ((st = nb_test_local()) == 0) {
         if (ductile_now() > deadline) {
-            fprintf(stderr, "ductile: error: rank %d: background transfer of constant data not complete after "
-                            "%.0f s; aborting\n", ductile_rt.rank, NB_WAIT_LIMIT_S);
-            fflush(stderr);
-            PMPI_Abort(MPI_COMM_WORLD, 3);
+            snprintf(NB.why, sizeof NB.why, "rank %d: background transfer of constant data not complete after %.0f s",
+                     ductile_rt.rank, NB_WAIT_LIMIT_S);
+            NB.failed = 1;
+            return -1;
         }
         nanosleep(&ts, NULL);
     }
+    return st < 0 ? -1 : 0;
 }
 
-/* All requests complete: adopt the new buffers, free the old ones. */
-static void nb_finish(int iteration, const char *how)
+/* All requests complete (every process saw it): adopt the new buffers and
+ * free the old ones (adopt = 1), or drop the new ones (adopt = 0: the resize
+ * did not happen). */
+static void nb_finish(int adopt)
 {
     for (int i = 0; i < NB.n; i++) {
         struct nb_entry *e = &NB.e[i];
         struct reg_item *it = reg_find(e->name);
         if (!e->has_new) continue;
-        if (!it) { free(e->dst); continue; } /* deregistered meanwhile */
+        if (!it || !adopt) { free(e->dst); continue; } /* deregistered meanwhile, or cancelled */
         if (it->owned && it->addr && it->addr != e->dst) {
             if (reg_is_tracked(it->addr)) reg_untrack_free(it->addr);
             else free(it->addr);
@@ -486,47 +512,131 @@ static void nb_finish(int iteration, const char *how)
         NB.bg = NULL;
     }
     if (NB.comm != MPI_COMM_NULL) PMPI_Comm_free(&NB.comm);
-    if (!M.removed && ductile_rt.rank == 0 && iteration >= 0) {
-        for (int i = 0; i < M.nhist; i++)
-            if (M.hist[i].id == NB.id) {
-                M.hist[i].overlap_it = iteration - NB.start_it;
-                M.hist[i].background_s = ductile_now() - NB.t_start;
-                snprintf(M.hist[i].reason, sizeof M.hist[i].reason,
-                         "constant data (%llu bytes) moved in the background: overlapped %d iteration%s "
-                         "(complete at the control point of iteration %d, %.4f s after the start)%s%s%s",
-                         (unsigned long long)NB.bytes, iteration - NB.start_it,
-                         iteration - NB.start_it == 1 ? "" : "s", iteration, ductile_now() - NB.t_start,
-                         NB.col_instead ? " by the collective (Open MPI 4: background one-sided transfers are not safe)"
-                                        : "",
-                         how[0] ? "; " : "", how);
-                ductile_log(1, "%s", M.hist[i].reason);
-            }
-    }
     free(NB.e);
     NB.e = NULL;
     NB.n = NB.cap = 0;
     NB.active = 0;
 }
 
-/* At a control point (collective over the world). */
-static void nb_control_point(int iteration)
+/* A failed background transfer: forget it without touching its buffers,
+ * requests or windows (MPI may still use them). */
+static void nb_abandon(void)
 {
-    if (!NB.active) return;
-    int done = nb_test_local();
-    PMPI_Allreduce(MPI_IN_PLACE, &done, 1, MPI_INT, MPI_MIN, ductile_rt.private_comm);
-    if (done) nb_finish(iteration, "");
+    free(NB.e);
+    NB.e = NULL;
+    NB.n = NB.cap = 0;
+    NB.bg = NULL;
+    NB.comm = MPI_COMM_NULL;
+    NB.active = 0;
 }
 
-/* Move every registered item for the layout L.  has_new: processes without
- * an old rank take part (they receive replicated data and scalars).
- * nb: constant distributed items only start moving (see above).
+/* The record of a resize whose constant data moved in the background and
+ * that switched at the control point of `iteration`. */
+static void nb_note(struct report_reconfig *r, int iteration)
+{
+    r->overlap_it = iteration - NB.start_it;
+    r->background_s = ductile_now() - NB.t_start;
+    snprintf(r->reason, sizeof r->reason,
+             "constant data (%llu bytes) moved in the background: overlapped %d iteration%s at the old size "
+             "(switch at the control point of iteration %d, %.4f s after the start)%s",
+             (unsigned long long)NB.bytes, iteration - NB.start_it, iteration - NB.start_it == 1 ? "" : "s", iteration,
+             r->background_s,
+             NB.col_instead ? " by the collective (Open MPI 4: background one-sided transfers are not safe)" : "");
+    ductile_log(1, "%s", r->reason);
+}
+
+/* A resize whose constant data moves in the background (seed 000, MaM): the
+ * sources go on iterating at the old size, the new processes wait inside
+ * EMPI_Get_shared, and the world switches at the first control point where
+ * every process's part is complete (agreed over the old world).  Until then
+ * the decision, the new communicators and the layout live here. */
+static struct {
+    int active; /* started, not yet switched */
+    int expand, bg;
+    struct decision d;
+    double t_begin;
+    struct report_reconfig rec;
+    int nitems, warm, ns, nd, nnew;
+    void **prep;
+    MPI_Comm merged, inter, nw, np, nx; /* expand */
+    int *o2c, *n2c;
+    char *leaving; /* shrink */
+    int standby, my_new, new0;
+    char list[RESIZE_LIST_MAX];
+    struct redist_layout L;
+    struct xfer_times xt; /* the background start */
+} PEND;
+
+/* Parents -> spawned processes at the switch (or the cancellation). */
+struct go_msg {
+    int32_t status; /* 1 switch now, 0 cancelled: leave */
+    int32_t iteration, sched_next, next_id;
+    int64_t pid; /* the parents' rank 0 (the releaser) */
+    char host[64];
+};
+
+/* Wait for one request, bounded, progressing the background transfer. */
+static int wait_bounded(MPI_Request *rq, double limit_s)
+{
+    double deadline = ductile_now() + limit_s;
+    struct timespec ts = {0, 1000 * 1000};
+    for (;;) {
+        int flag = 0;
+        if (PMPI_Test(rq, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) return -1;
+        if (flag) return 0;
+        if (NB.active) (void)nb_test_local();
+        if (ductile_now() > deadline) return -1;
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void expand_commit(int iteration);
+static void pending_cancel(const char *why);
+static void shrink_commit(int iteration);
+
+/* Old processes of a pending expansion: tell the spawned ones to switch
+ * (status 1) at `iteration` or to leave (0).  Collective over the merged
+ * communicator (the spawned processes wait in pending_wait_go). */
+static void pending_go(int status, int iteration)
+{
+    struct go_msg g = {status, iteration, request_queue_position(&M.q), M.next_id, (int64_t)getpid(), ""};
+    gethostname(g.host, sizeof g.host - 1);
+    MPI_Request rq;
+    if (PMPI_Ibcast(&g, (int)sizeof g, MPI_BYTE, 0, PEND.merged, &rq) != MPI_SUCCESS ||
+        wait_bounded(&rq, NB_WAIT_LIMIT_S) != 0) {
+        fprintf(stderr, "ductile: error: rank %d: the spawned processes of resize %d did not answer within %.0f s; "
+                        "the job cannot continue\n", ductile_rt.rank, PEND.d.id, NB_WAIT_LIMIT_S);
+        fflush(stderr);
+        PMPI_Abort(MPI_COMM_WORLD, 3);
+    }
+}
+
+/* Phases of transfer_items: everything blocking; only the constant
+ * distributed items, started in the background with strategy nb; everything
+ * but those (at the control point where the background part is complete). */
+enum { XF_ALL = 0, XF_BG = 1, XF_REST = 2 };
+
+/* 1 when a resize with constant-data strategy nb moves something in the
+ * background: some distributed item is registered constant. */
+static int bg_wanted(int nb)
+{
+    if (nb == CONST_BLOCKING) return 0;
+    for (int i = 0; i < reg_count(); i++)
+        if (reg_at(i)->d.kind == REG_DISTRIBUTED && reg_at(i)->d.constant) return 1;
+    return 0;
+}
+
+/* Move the registered items of `phase` for the layout L.  has_new: processes
+ * without an old rank take part (they receive replicated data and scalars).
+ * XF_BG: constant distributed items only start moving (strategy nb, see above).
  * Collective over L->comm in registration order. */
-static int transfer_items(const struct redist_layout *L, int has_new, int method, int nb, int id, int iteration,
-                          void **prep, int warm, struct xfer_times *t, char *err, size_t errlen)
+static int transfer_items(const struct redist_layout *L, int has_new, int method, int nb, int phase, int id,
+                          int iteration, void **prep, int warm, struct xfer_times *t, char *err, size_t errlen)
 {
     double t0 = ductile_now();
     memset(t, 0, sizeof *t);
-    if (warm) {
+    if (phase != XF_BG) nb = CONST_BLOCKING;
+    if (warm && phase != XF_REST) {
         /* open the connections between every pair (old and new processes) with
          * one tiny exchange before the large transfers (DUCTILE_REDIST_PREPARE) */
         char *wb = calloc(2 * (size_t)L->comm_size, 1);
@@ -535,8 +645,7 @@ static int transfer_items(const struct redist_layout *L, int has_new, int method
     }
     int root = L->old_to_comm[0];
     int any_const = 0;
-    for (int i = 0; i < reg_count() && nb; i++)
-        if (reg_at(i)->d.kind == REG_DISTRIBUTED && reg_at(i)->d.constant) any_const = 1;
+    if (phase == XF_BG) any_const = bg_wanted(nb);
     struct redist_layout LX = *L;
     if (any_const) {
         if (NB.active) { snprintf(err, errlen, "a background transfer is still pending"); return -1; }
@@ -545,6 +654,8 @@ static int transfer_items(const struct redist_layout *L, int has_new, int method
         t0 = ductile_now(); /* the dup waited for the slowest process: not transfer time */
         LX.comm = NB.comm;
         NB.active = 1;
+        NB.failed = 0;
+        NB.why[0] = '\0';
         NB.col_instead = 0;
         NB.id = id;
         NB.start_it = iteration;
@@ -571,6 +682,9 @@ static int transfer_items(const struct redist_layout *L, int has_new, int method
     }
     for (int i = 0; i < reg_count(); i++) {
         struct reg_item *it = reg_at(i);
+        int bgitem = it->d.kind == REG_DISTRIBUTED && it->d.constant;
+        if (phase == XF_BG && !bgitem) continue;
+        if (phase == XF_REST && bgitem) continue; /* moved in the background */
         if (it->d.kind == REG_DISTRIBUTED && any_const && it->d.constant) {
             size_t rowb = reg_unit_bytes(it);
             plan_block nbk = {0, 0};
@@ -1022,7 +1136,7 @@ static void pool_join(const struct decision *d, struct xfer_times *xt)
         for (int i = 0; i < nbig; i++) ident[i] = i;
         struct redist_layout L = {SB.xfer, nbig, nsmall, nbig, me < nsmall ? me : -1, me, ident, ident};
         char err[512];
-        if (transfer_items(&L, 1, d->redist, d->nb, d->id, d->iteration, NULL, 0, xt, err, sizeof err) != 0)
+        if (transfer_items(&L, 1, d->redist, CONST_BLOCKING, XF_ALL, d->id, d->iteration, NULL, 0, xt, err, sizeof err) != 0)
             fatal_transfer(err, SB.priv);
         reduce_times(xt, 0, SB.priv);
         rma_win_transfer_done(1); /* W is the world again: its window (if any) serves it */
@@ -1199,7 +1313,10 @@ static void expand(const struct decision *d, const char *hosts, double t_begin, 
     void **prep = NULL;
     int prepare = !baseline && ductile_rt.settings.redist_prepare && reg_count() > 0;
     if (prepare) prep = prepare_buffers(ns, nd, me, d->nb);
-    if (me == 0 && precheck_spawn(cmd, hosts, ns, nnew, why, sizeof why) != 0) {
+    if (me == 0 && test_fail("spawn")) {
+        ok = 0;
+        snprintf(why, sizeof why, "MPI_Comm_spawn refused (injected: DUCTILE_TEST_FAIL=spawn)");
+    } else if (me == 0 && precheck_spawn(cmd, hosts, ns, nnew, why, sizeof why) != 0) {
         ok = 0;
     } else if (me == 0) {
         MPI_Info info = spawn_info(hosts);
@@ -1296,27 +1413,81 @@ static void expand(const struct decision *d, const char *hosts, double t_begin, 
         PMPI_Comm_set_errhandler(nx, MPI_ERRORS_RETURN);
     }
     double merge_s = ductile_now() - tm;
-    if (baseline) gather_departed(P, 0, NULL, d->iteration); /* all old processes leave */
-    if (baseline && me == 0) send_history(ns, merged);
 
     int *o2c = malloc((size_t)ns * sizeof(int)), *n2c = malloc((size_t)nd * sizeof(int));
     if (!o2c || !n2c) abort();
     for (int i = 0; i < ns; i++) o2c[i] = i;
     for (int j = 0; j < nd; j++) n2c[j] = baseline ? ns + j : j;
+    memset(&PEND, 0, sizeof PEND);
+    PEND.expand = 1;
+    PEND.d = *d;
+    PEND.t_begin = t_begin;
+    PEND.rec = rec;
+    PEND.rec.spawn_s = spawn_s;
+    PEND.rec.merge_s = merge_s;
+    PEND.nitems = h.nitems;
+    PEND.warm = h.prepare;
+    PEND.prep = prep;
+    PEND.merged = merged;
+    PEND.inter = inter;
+    PEND.nw = nw;
+    PEND.np = np;
+    PEND.nx = nx;
+    PEND.o2c = o2c;
+    PEND.n2c = n2c;
+    PEND.ns = ns;
+    PEND.nd = nd;
+    PEND.nnew = nnew;
+    PEND.L = (struct redist_layout){nx != MPI_COMM_NULL ? nx : merged, ns + nnew, ns, nd, me, baseline ? -1 : me,
+                                    o2c, n2c};
+    if (h.nitems && bg_wanted(d->nb)) {
+        /* constant data starts moving; the world stays at the old size until it has arrived */
+        char err[512];
+        if (transfer_items(&PEND.L, 1, d->redist, d->nb, XF_BG, d->id, d->iteration, NULL, h.prepare, &PEND.xt, err,
+                           sizeof err) != 0)
+            fatal_transfer(err, merged);
+        PEND.bg = 1;
+        PEND.active = 1;
+        return;
+    }
+    expand_commit(d->iteration);
+}
+
+/* The rest of an expansion (old processes), at the control point where the
+ * background part (if any) is complete everywhere: variable data, world switch. */
+static void expand_commit(int iteration)
+{
+    const struct decision *d = &PEND.d;
+    int ns = PEND.ns, nd = PEND.nd, me = ductile_rt.rank, baseline = d->method == METHOD_BASELINE;
+    MPI_Comm merged = PEND.merged;
+    struct report_reconfig rec = PEND.rec;
+    if (PEND.bg) {
+        pending_go(1, iteration);
+        if (nb_wait_local(0) != 0) fatal_transfer(NB.why, merged); /* every process reported completion */
+        nb_finish(1);
+        if (me == 0) nb_note(&rec, iteration);
+    }
+    if (baseline) gather_departed(ductile_rt.private_comm, 0, NULL, iteration); /* all old processes leave */
+    if (baseline && me == 0) send_history(ns, merged);
     struct xfer_times xt;
     memset(&xt, 0, sizeof xt);
-    if (h.nitems) {
-        struct redist_layout L = {nx != MPI_COMM_NULL ? nx : merged, ns + nnew, ns, nd, me, baseline ? -1 : me, o2c, n2c};
+    if (PEND.nitems) {
         char err[512];
-        if (transfer_items(&L, 1, d->redist, d->nb, d->id, d->iteration, prep, h.prepare, &xt, err, sizeof err) != 0)
+        if (transfer_items(&PEND.L, 1, d->redist, CONST_BLOCKING, PEND.bg ? XF_REST : XF_ALL, d->id, iteration,
+                           PEND.prep, PEND.warm, &xt, err, sizeof err) != 0)
             fatal_transfer(err, merged);
-        reduce_times(&xt, n2c[0], merged);
+        xt.transfer_s += PEND.xt.transfer_s; /* the background start */
+        xt.window_s += PEND.xt.window_s;
+        xt.bytes += PEND.xt.bytes;
+        reduce_times(&xt, PEND.n2c[0], merged);
         rma_win_transfer_done(!baseline); /* Merge: the window serves the new world too (src/rma/window.c) */
     }
-    free(o2c);
-    free(n2c);
-    free_prepared(prep);
-    add_inter(inter);
+    free(PEND.o2c);
+    free(PEND.n2c);
+    free_prepared(PEND.prep);
+    PEND.prep = NULL;
+    PEND.active = 0;
+    add_inter(PEND.inter);
     if (baseline) {
         /* all old processes leave; the new rank 0 (merged rank ns) releases them at its MPI_Finalize */
         M.zombies += ns;
@@ -1329,18 +1500,16 @@ static void expand(const struct decision *d, const char *hosts, double t_begin, 
     } else {
         MPI_Comm oldp = ductile_rt.private_comm;
         drop_world_xfer(); /* the old world's prepared transfers (collective over it) */
-        M.xfer = nx;
-        set_world(nw, np);
+        M.xfer = PEND.nx;
+        set_world(PEND.nw, PEND.np);
         PMPI_Comm_free(&oldp);
         PMPI_Comm_free(&merged);
         if (ductile_rt.rank == 0) {
-            rec.spawn_s = spawn_s;
-            rec.merge_s = merge_s;
             note_transfer(&rec, &xt);
-            rec.total_s = record_total(&rec, ductile_now() - t_begin);
+            rec.total_s = record_total(&rec, ductile_now() - PEND.t_begin);
             add_record(&rec);
             ductile_log(1, "expanded %d -> %d in %.3f s (spawn %.3f, merge %.3f, transfer %.4f)", ns, nd,
-                        rec.total_s, spawn_s, merge_s, xt.transfer_s);
+                        rec.total_s, rec.spawn_s, rec.merge_s, xt.transfer_s);
         }
     }
 }
@@ -1375,8 +1544,6 @@ static void shrink(const struct decision *d, const char *list, double t_begin)
         }
     }
     int new0 = n2c[0];
-    struct xfer_times xt;
-    memset(&xt, 0, sizeof xt);
     /* DUCTILE_PERSISTENT: the highest ranks leave and the program reads the
      * iteration after control points: they stand by (the standby pool) */
     int standby = 0;
@@ -1391,10 +1558,54 @@ static void shrink(const struct decision *d, const char *list, double t_begin)
                      "standing by (%s)", !api ? "the program does not call EMPI_Get_iteration()"
                                               : "they are not the highest ranks");
     }
-    struct redist_layout L = {M.persistent ? world_xfer() : P, ns, ns, nd, me, my_new, o2c, n2c};
+    memset(&PEND, 0, sizeof PEND);
+    PEND.d = *d;
+    PEND.t_begin = t_begin;
+    PEND.rec = rec;
+    PEND.ns = ns;
+    PEND.nd = nd;
+    PEND.o2c = o2c;
+    PEND.n2c = n2c;
+    PEND.leaving = leaving;
+    PEND.standby = standby;
+    PEND.my_new = my_new;
+    PEND.new0 = new0;
+    PEND.L = (struct redist_layout){M.persistent ? world_xfer() : P, ns, ns, nd, me, my_new, o2c, n2c};
+    if (bg_wanted(d->nb)) {
+        char err[512];
+        if (transfer_items(&PEND.L, 0, d->redist, d->nb, XF_BG, d->id, d->iteration, NULL, 0, &PEND.xt, err,
+                           sizeof err) != 0)
+            fatal_transfer(err, P);
+        PEND.bg = 1;
+        PEND.active = 1;
+        return;
+    }
+    shrink_commit(d->iteration);
+}
+
+/* The rest of a shrink, at the control point where the background part (if
+ * any) is complete everywhere.  Collective over the old world. */
+static void shrink_commit(int iteration)
+{
+    const struct decision *d = &PEND.d;
+    MPI_Comm P = ductile_rt.private_comm;
+    int ns = PEND.ns, nd = PEND.nd, me = ductile_rt.rank, new0 = PEND.new0, standby = PEND.standby;
+    char *leaving = PEND.leaving;
+    struct report_reconfig rec = PEND.rec;
+    if (PEND.bg) {
+        if (nb_wait_local(0) != 0) fatal_transfer(NB.why, P); /* every process reported completion */
+        nb_finish(1);
+        if (me == new0) nb_note(&rec, iteration);
+    }
+    struct xfer_times xt;
     char err[512];
-    if (transfer_items(&L, 0, d->redist, d->nb, d->id, d->iteration, NULL, 0, &xt, err, sizeof err) != 0)
+    if (transfer_items(&PEND.L, 0, d->redist, CONST_BLOCKING, PEND.bg ? XF_REST : XF_ALL, d->id, iteration, NULL, 0,
+                       &xt, err, sizeof err) != 0)
         fatal_transfer(err, P);
+    xt.transfer_s += PEND.xt.transfer_s;
+    xt.window_s += PEND.xt.window_s;
+    xt.bytes += PEND.xt.bytes;
+    PEND.active = 0;
     reduce_times(&xt, new0, P);
     /* the world changes: its window is freed (src/rma/window.c); the standby pool keeps it for W's return */
     rma_win_transfer_done(standby);
@@ -1403,7 +1614,7 @@ static void shrink(const struct decision *d, const char *list, double t_begin)
         if (me == 0) send_history(new0, P);
         if (me == new0) recv_history(0, P);
     }
-    if (!standby) gather_departed(P, new0, leaving, d->iteration);
+    if (!standby) gather_departed(P, new0, leaving, iteration);
     double tm = ductile_now();
     MPI_Comm S = MPI_COMM_NULL;
     PMPI_Comm_split(P, leaving[me] ? MPI_UNDEFINED : 0, me, &S);
@@ -1415,17 +1626,11 @@ static void shrink(const struct decision *d, const char *list, double t_begin)
         SB.xfer = M.xfer;
         SB.nbig = ns;
         SB.nsmall = nd;
-        SB.left_at = d->iteration;
+        SB.left_at = iteration;
         M.xfer = MPI_COMM_NULL;
     }
     if (leaving[me] && standby) {
         SB.waiting = 1;
-        if (NB.active) {
-            /* constant data leaving in the background: this process's part completes first
-             * (asleep between tests; the staying processes progress theirs at control points) */
-            nb_wait_local(1);
-            nb_finish(-1, "");
-        }
         standby_wait(); /* returns taken back into W, or removed */
     } else if (leaving[me]) {
         leave_world();
@@ -1452,15 +1657,16 @@ static void shrink(const struct decision *d, const char *list, double t_begin)
             rec.merge_s = ductile_now() - tm;
             note_transfer(&rec, &xt);
             rec.standby = standby ? ns - nd : 0;
-            rec.total_s = record_total(&rec, ductile_now() - t_begin);
+            rec.total_s = record_total(&rec, ductile_now() - PEND.t_begin);
             add_record(&rec);
             ductile_log(1, "shrank %d -> %d in %.3f s (transfer %.4f)%s", ns, nd, rec.total_s, xt.transfer_s,
                         standby ? "; the removed processes stand by" : "");
         }
     }
     free(leaving);
-    free(n2c);
-    free(o2c);
+    free(PEND.n2c);
+    free(PEND.o2c);
+    PEND.leaving = NULL;
 }
 
 /* ------------------------------------------------------------------ decisions */
@@ -1592,6 +1798,10 @@ static void decide(int iteration, struct decision *d, char *list)
     d->redist = M.redist;
     d->nb = M.nb;
     if (M.auto_redist) choose_auto(ns, nd, d);
+    /* standby processes come back with everything at once; with DUCTILE_PERSISTENT constant data
+     * moves blocking too (a background transfer of the first expansion over the prepared world's
+     * transfer communicator did not complete with Open MPI 4: not yet supported) */
+    if (d->pool || M.persistent) d->nb = CONST_BLOCKING;
     d->id = id;
     d->listlen = (int)strlen(list);
 }
@@ -1599,6 +1809,12 @@ static void decide(int iteration, struct decision *d, char *list)
 int ductile_malleable_control_point(int iteration)
 {
     if (!M.ready || M.removed || !ductile_rt.active) return 0;
+    /* a spawned process at its first control point without EMPI_Get_shared: the
+     * parents are waiting in the transfer; receive the data first */
+    if (M.join_pending) {
+        ductile_malleable_get_shared(NULL);
+        iteration = M.jh.iteration + 1; /* the world's control point this one meets (EMPI_Get_iteration) */
+    }
     M.iteration = iteration;
     free_buried();
     if (ductile_rt.rank == 0) ductile_appctl_control_point(iteration); /* exact iteration for the controller */
@@ -1608,23 +1824,45 @@ int ductile_malleable_control_point(int iteration)
         M.last_cp = t;
     }
     MPI_Comm P = ductile_rt.private_comm;
+    if (PEND.active) {
+        /* a resize whose constant data moves in the background: the world keeps its
+         * size until every process's part is complete; then it switches, here */
+        int st = nb_test_local();
+        int v[2] = {st == 1, st < 0 ? ductile_rt.rank : -1};
+        PMPI_Allreduce(MPI_IN_PLACE, &v[0], 1, MPI_INT, MPI_MIN, P);
+        PMPI_Allreduce(MPI_IN_PLACE, &v[1], 1, MPI_INT, MPI_MAX, P);
+        if (v[1] >= 0) {
+            /* a process's part failed: the resize does not happen (transaction), the job goes on */
+            char why[sizeof NB.why];
+            snprintf(why, sizeof why, "%s", NB.why);
+            PMPI_Bcast(why, (int)sizeof why, MPI_CHAR, v[1], P);
+            pending_cancel(why);
+            return 0;
+        }
+        if (!v[0]) return 0;
+        ductile_files_detach(); /* file hook: world files closed on the old world */
+        if (PEND.expand) expand_commit(iteration);
+        else shrink_commit(iteration);
+        if (M.removed) ductile_files_left();                 /* file hook */
+        else if (!M.persistent) ductile_files_reattach(); /* file hook: reopened on the new world */
+        M.last_cp = ductile_now();
+        request_queue_set_busy(&M.q, 0);
+        return 1;
+    }
     struct decision d;
     char list[RESIZE_LIST_MAX] = "";
-    nb_control_point(iteration);
     if (ductile_rt.rank == 0) decide(iteration, &d, list);
     PMPI_Bcast(&d, (int)sizeof d, MPI_BYTE, 0, P);
     if (ductile_rt.rank != 0) {
         request_queue_set_position(&M.q, d.sched_next);
         if (d.id >= M.next_id) M.next_id = d.id + 1;
     }
-    if (d.op != OP_RESIZE) return 0;
+    if (d.op != OP_RESIZE) {
+        if (ductile_rt.rank == 0) request_queue_set_busy(&M.q, 0); /* a request taken and refused */
+        return 0;
+    }
     if (d.listlen) PMPI_Bcast(list, d.listlen + 1, MPI_CHAR, 0, P);
     request_queue_set_busy(&M.q, 1);
-    if (NB.active) {
-        /* a resize while constant data is still moving: complete it first (bounded) */
-        nb_wait_local(0);
-        nb_finish(iteration, "completed early: a new resize was due");
-    }
     if (SB.active && !d.pool) {
         /* any other resize: standby processes become removed ones; a kept world
          * that is the current one is simply the world again */
@@ -1638,6 +1876,12 @@ int ductile_malleable_control_point(int iteration)
     ductile_files_detach(); /* file hook: world files closed on the old world (src/wrap/filekeep.c) */
     if (d.nd > ns || d.method == METHOD_BASELINE) expand(&d, list, t0, e0);
     else shrink(&d, list, t0);
+    if (PEND.active) {
+        /* background: the old size goes on (busy until the switch); its files are
+         * reopened on the old world until then */
+        ductile_files_reattach(); /* file hook */
+        return 0;
+    }
     if (M.removed) ductile_files_left();                 /* file hook */
     else if (!M.persistent) ductile_files_reattach(); /* file hook: reopened on the new world */
     M.last_cp = ductile_now(); /* the next iteration time excludes the resize */
@@ -1704,9 +1948,7 @@ static void join_parents(MPI_Comm parent)
     if (h.id >= M.next_id) M.next_id = h.id + 1;
     if (h.method == METHOD_BASELINE) {
         /* the spawned processes are the new world (already set up from their MPI_COMM_WORLD) */
-        int me = -1;
-        PMPI_Comm_rank(merged, &me);
-        if (me == h.ns) recv_history(0, merged);
+        /* the history comes at the switch (EMPI_Get_shared), when the old processes leave */
     } else {
         MPI_Comm nw, np, oldp = ductile_rt.private_comm;
         new_world_from(merged, &nw, &np);
@@ -1787,7 +2029,8 @@ static int check_descs(char *err, size_t errlen)
     for (int i = 0; i < M.jh.nitems; i++) {
         const struct reg_desc *a = &M.jdesc[i], *b = &reg_at(i)->d;
         if (strcmp(a->name, b->name) != 0 || a->kind != b->kind || a->extent != b->extent ||
-            a->nrows != b->nrows || a->row_elems != b->row_elems || a->elems != b->elems) {
+            a->nrows != b->nrows || a->row_elems != b->row_elems || a->elems != b->elems ||
+            a->constant != b->constant) {
             snprintf(err, errlen, "registered item %d ('%s') differs from the running processes' ('%s')", i, b->name,
                      a->name);
             return -1;
@@ -1796,37 +2039,101 @@ static int check_descs(char *err, size_t errlen)
     return 0;
 }
 
+/* A spawned process whose parents cancelled the resize (the program ended
+ * before the background transfer completed): leave quietly. */
+static void join_cancelled(int64_t releaser_pid, const char *releaser_host)
+{
+    ductile_log(1, "the resize that spawned this process was cancelled; leaving at the job's end");
+    /* a removed process: parked (asleep) until the parents' rank 0 releases it at its MPI_Finalize,
+     * as processes removed by a shrink (with MPICH, spawned processes that end while their parents
+     * run get the whole job killed by the launcher) */
+    if (M.xfer != MPI_COMM_NULL) PMPI_Comm_free(&M.xfer);
+    MPI_Comm oldp = ductile_rt.private_comm;
+    leave_world(); /* frees the merged world */
+    if (oldp != MPI_COMM_NULL) PMPI_Comm_free(&oldp);
+    M.park_comm = M.join_comm; /* merged: the parents' rank 0 is its rank 0 */
+    M.join_comm = MPI_COMM_NULL;
+    M.park_releaser = 0;
+    ductile_malleable_finalize_begin();
+    ductile_malleable_finalize_end();
+    PMPI_Finalize();
+    fflush(NULL);
+    /* MPICH's launcher kills the parents when their spawned processes are all gone first:
+     * end after the releaser (on this host; bounded) */
+    char host[64] = "";
+    gethostname(host, sizeof host - 1);
+    struct timespec nap = {0, 10 * 1000 * 1000};
+    for (int i = 0; i < 1000 && releaser_pid > 0 && strcmp(host, releaser_host) == 0 &&
+                    kill((pid_t)releaser_pid, 0) == 0; i++)
+        nanosleep(&nap, NULL);
+    _exit(0);
+}
+
 int ductile_malleable_get_shared(int *iteration)
 {
-    if (iteration && M.spawned) *iteration = M.jh.iteration + 1;
-    if (!M.join_pending) return 0;
+    if (!M.join_pending) {
+        if (iteration && M.spawned) *iteration = M.jh.iteration + 1;
+        return 0;
+    }
     M.join_pending = 0;
-    const struct join_header *h = &M.jh;
+    struct join_header *h = &M.jh;
     MPI_Comm merged = M.join_comm;
     int me = -1;
     PMPI_Comm_rank(merged, &me);
     int baseline = h->method == METHOD_BASELINE;
     int child = me - h->ns;
-    struct xfer_times xt;
+    struct xfer_times xt, xb;
     memset(&xt, 0, sizeof xt);
+    memset(&xb, 0, sizeof xb);
     int *o2c = malloc((size_t)h->ns * sizeof(int)), *n2c = malloc((size_t)h->nd * sizeof(int));
     if (!o2c || !n2c) abort();
     for (int i = 0; i < h->ns; i++) o2c[i] = i;
     for (int j = 0; j < h->nd; j++) n2c[j] = baseline ? h->ns + j : j;
-    if (h->nitems) {
-        char err[512];
-        if (check_descs(err, sizeof err) != 0) {
-            fprintf(stderr, "ductile: error: rank %d: %s; aborting\n", ductile_rt.rank, err);
+    struct redist_layout L = {M.xfer != MPI_COMM_NULL ? M.xfer : merged, h->ns + h->nnew, h->ns, h->nd, -1,
+                              baseline ? child : me, o2c, n2c};
+    char err[512];
+    if (h->nitems && check_descs(err, sizeof err) != 0) {
+        fprintf(stderr, "ductile: error: rank %d: %s; aborting\n", ductile_rt.rank, err);
+        fflush(stderr);
+        PMPI_Abort(merged, 3);
+    }
+    int bg = h->nitems && bg_wanted(h->nb), start_it = h->iteration;
+    if (bg) {
+        /* constant data arrives in the background while the old processes go on at
+         * the old size; wait here (asleep between tests) for the switch */
+        if (transfer_items(&L, 1, h->redist, h->nb, XF_BG, h->id, h->iteration, NULL, h->prepare, &xb, err,
+                           sizeof err) != 0)
+            fatal_transfer(err, merged);
+        struct go_msg g;
+        memset(&g, 0, sizeof g);
+        MPI_Request rq;
+        if (PMPI_Ibcast(&g, (int)sizeof g, MPI_BYTE, 0, merged, &rq) != MPI_SUCCESS ||
+            wait_bounded(&rq, (double)ductile_rt.settings.leave_timeout + NB_WAIT_LIMIT_S) != 0) {
+            fprintf(stderr, "ductile: error: spawned rank %d: the running processes did not switch to the new size "
+                            "in time; the job cannot continue\n", ductile_rt.rank);
             fflush(stderr);
             PMPI_Abort(merged, 3);
         }
-        struct redist_layout L = {M.xfer != MPI_COMM_NULL ? M.xfer : merged, h->ns + h->nnew, h->ns, h->nd, -1,
-                                  baseline ? child : me, o2c, n2c};
-        if (transfer_items(&L, 1, h->redist, h->nb, h->id, h->iteration, NULL, h->prepare, &xt, err, sizeof err) != 0)
+        if (g.status != 1) join_cancelled(g.pid, g.host); /* leaving: the new buffers go with the process */
+        if (nb_wait_local(1) != 0) fatal_transfer(NB.why, merged); /* the parents saw it complete */
+        nb_finish(1);
+        h->iteration = g.iteration;
+        M.iteration = g.iteration;
+        request_queue_set_position(&M.q, g.sched_next);
+        if (g.next_id > M.next_id) M.next_id = g.next_id;
+    }
+    if (baseline && me == h->ns) recv_history(0, merged);
+    if (h->nitems) {
+        if (transfer_items(&L, 1, h->redist, CONST_BLOCKING, bg ? XF_REST : XF_ALL, h->id, h->iteration, NULL,
+                           h->prepare, &xt, err, sizeof err) != 0)
             fatal_transfer(err, merged);
+        xt.transfer_s += xb.transfer_s;
+        xt.window_s += xb.window_s;
+        xt.bytes += xb.bytes;
         reduce_times(&xt, n2c[0], merged);
         rma_win_transfer_done(!baseline);
     }
+    if (iteration) *iteration = h->iteration + 1;
     free(o2c);
     free(n2c);
     if (baseline) {
@@ -1837,11 +2144,12 @@ int ductile_malleable_get_shared(int *iteration)
             add_duty(merged, lv, h->ns);
             free(lv);
             struct report_reconfig rec;
-            fill_record(&rec, h->id, h->iteration, h->ns, h->nd, h->method, h->redist, h->nb);
+            fill_record(&rec, h->id, start_it, h->ns, h->nd, h->method, h->redist, h->nb);
             rec.start_s = h->start_s;
             rec.spawn_s = h->spawn_s;
             rec.merge_s = M.join_merge_s;
             note_transfer(&rec, &xt);
+            if (bg) nb_note(&rec, h->iteration);
             rec.total_s = epoch() - h->begin_epoch;
             add_record(&rec);
         } else {
@@ -1859,6 +2167,49 @@ int ductile_malleable_get_shared(int *iteration)
 
 /* ------------------------------------------------------------------ finalize */
 
+/* A pending resize that will not happen (old processes, collectively): the
+ * background part completes (bounded), the new buffers go, spawned processes
+ * leave, the world keeps its size and data; the record says why. */
+static void pending_cancel(const char *why)
+{
+    int me = ductile_rt.rank;
+    /* a failed transfer may still hold requests on the new buffers: they are left alone (leaked) */
+    int clean = nb_wait_local(1) == 0;
+    if (!clean) nb_abandon();
+    if (PEND.expand) {
+        pending_go(0, M.iteration);
+        if (clean) nb_finish(0);
+        free_prepared(PEND.prep);
+        add_inter(PEND.inter);
+        MPI_Comm *c[] = {&PEND.nw, &PEND.np, &PEND.nx};
+        for (int i = 0; i < 3; i++)
+            if (*c[i] != MPI_COMM_NULL) PMPI_Comm_free(c[i]);
+        if (me == 0) {
+            /* the spawned processes park until this process's MPI_Finalize releases them */
+            int *lv = malloc((size_t)PEND.nnew * sizeof(int));
+            if (!lv) abort();
+            for (int i = 0; i < PEND.nnew; i++) lv[i] = PEND.ns + i;
+            add_duty(PEND.merged, lv, PEND.nnew);
+            free(lv);
+            M.zombies += PEND.nnew;
+        } else {
+            PMPI_Comm_free(&PEND.merged);
+        }
+    } else {
+        if (clean) nb_finish(0);
+        free(PEND.leaving);
+    }
+    free(PEND.o2c);
+    free(PEND.n2c);
+    PEND.active = 0;
+    request_queue_set_busy(&M.q, 0);
+    if (me == 0) {
+        struct report_reconfig rec = PEND.rec;
+        rec.total_s = ductile_now() - PEND.t_begin;
+        record_problem(&rec, "failed", why);
+    }
+}
+
 int ductile_malleable_finalize_begin(void)
 {
     if (!M.ready) return 0;
@@ -1868,11 +2219,7 @@ int ductile_malleable_finalize_begin(void)
                         "EMPI_Get_shared; receiving it now\n", ductile_rt.rank);
         ductile_malleable_get_shared(NULL);
     }
-    if (NB.active) {
-        /* a background transfer still running: finish this process's part (asleep between tests) */
-        nb_wait_local(1);
-        nb_finish(M.removed ? -1 : M.iteration, "completed in MPI_Finalize");
-    }
+    if (PEND.active) pending_cancel("the program ended (MPI_Finalize) before the background transfer completed");
     /* standby processes still waiting: they become removed processes (collective over the kept world) */
     if (!M.removed && SB.active && ductile_world != SB.world) pool_release();
     if (!M.removed) return 0;

@@ -265,6 +265,9 @@ int request_queue_take(struct request_queue *q, int iteration, struct resize_req
         *out = q->sched[q->next++];
         got = 1;
     }
+    /* the engine is busy from the moment it holds a request: a controller
+     * request cannot slip in between the take and the resize */
+    if (got) q->busy = 1;
     pthread_mutex_unlock(&q->lock);
     return got;
 }

@@ -5,7 +5,8 @@
 # changing its variable data while the constant array moves; every element of
 # both is checked on every rank after every control point: an old process sees
 # its old constant block untouched until the transfer completes, then its new
-# block.  Pairs 1->2->4->2->1 and 3->5->3->4->1 in one run each.  Threading
+# block.  (The world switches when the transfer is complete: resizes 18-20
+# iterations apart.)  Pairs 1->2->4->2->1 and 3->5->3->4->1 in one run each.  Threading
 # needs MPI_THREAD_MULTIPLE (tests/rma/resize_app_mt asks for it); it is
 # skipped with the reason where the MPI does not grant it, and its refusal
 # with plain MPI_Init is checked.  With Open MPI 4 the rma-* versions move the
@@ -44,9 +45,9 @@ for m in col rma-lock rma-lockall; do
     fi
     [ "$s" = thread ] && APP="$tmp/app_mt" || APP="$tmp/app"
     e="DUCTILE_REDIST=$m DUCTILE_REDIST_CONSTANT=$s $k"
-    run "$m+$s 1->2->4->2->1" 1 16 1 4 $e DUCTILE_SCHEDULE="2:+1,5:+2,8:-2,11:-1" && rmacheck "$m+$s" "$m+$s" 2 &&
+    run "$m+$s 1->2->4->2->1" 1 80 1 4 $e DUCTILE_SCHEDULE="2:+1,20:+2,40:-2,60:-1" && rmacheck "$m+$s" "$m+$s" 2 &&
       bgmethod "$m+$s"
-    run "$m+$s 3->5->3->4->1" 3 16 1 4 $e DUCTILE_SCHEDULE="2:+2,5:-2,8:+1,11:=1" && rmacheck "$m+$s" "$m+$s" 2 &&
+    run "$m+$s 3->5->3->4->1" 3 80 1 4 $e DUCTILE_SCHEDULE="2:+2,20:-2,40:+1,60:=1" && rmacheck "$m+$s" "$m+$s" 2 &&
       bgmethod "$m+$s"
   done
 done
@@ -58,6 +59,6 @@ run "thread refused under MPI_Init" 2 4 2 2 DUCTILE_REDIST=rma-lock DUCTILE_REDI
     grep -q "MPI_THREAD_MULTIPLE not provided" "$rep" && echo "   refused with the reason, data moved blocking" ||
     { echo "FAIL: no refusal message"; fail=1; }; }
 # NB does not apply to one-sided methods: Wait Drains instead, with a note
-run "rma-lockall+nb means wd" 2 8 2 2 DUCTILE_REDIST=rma-lockall DUCTILE_REDIST_CONSTANT=nb $k \
-  DUCTILE_SCHEDULE="2:+2,5:-2" && rmacheck "nb->wd" "rma-lockall+wd" 1
+run "rma-lockall+nb means wd" 2 40 2 2 DUCTILE_REDIST=rma-lockall DUCTILE_REDIST_CONSTANT=nb $k \
+  DUCTILE_SCHEDULE="2:+2,20:-2" && rmacheck "nb->wd" "rma-lockall+wd" 1
 exit $fail

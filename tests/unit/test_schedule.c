@@ -112,6 +112,10 @@ static void test_queue(void **state)
     assert_int_equal(request_queue_take(&q, 11, &got), 1);
     assert_int_equal(got.value, -1);
     assert_int_equal(request_queue_position(&q), 2);
+    /* taking a request makes the queue busy at once (no request accepted during the resize) */
+    assert_int_equal(request_queue_submit(&q, 1, RESIZE_DELTA, -1, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "in progress"));
+    request_queue_set_busy(&q, 0); /* the engine, after the resize */
     /* a controller request goes first */
     assert_int_equal(request_queue_submit(&q, 5, RESIZE_TARGET, -1, NULL, err, sizeof err), 0);
     assert_int_equal(request_queue_submit(&q, 1, RESIZE_DELTA, -1, NULL, err, sizeof err), -1);
