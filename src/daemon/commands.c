@@ -58,6 +58,7 @@ void finish_forward(struct forward *f, int ok, json_t *result, const char *code,
         jobs_reconcile(&jobs, j, wall());
         state_dirty = 1;
     }
+    if (!ok && f->cli == -1 && j) io_policy_refused(j, f->cmd, reason);
     if (j) {
         json_t *d = json_pack("{s:s, s:b}", "command", f->cmd, "ok", ok);
         if (!ok) json_object_set_new(d, "reason", json_string(reason ? reason : ""));
@@ -183,7 +184,7 @@ void handle_request(int ci, struct proto_msg *m)
     long long id = m->id;
     json_t *req = m->root;
     double now = wall();
-    if (!c->authed) {
+    if (!c->authed || (!strcmp(cmd, "auth") && c->nonce[0] && !c->tcp)) {
         if (strcmp(cmd, "auth") != 0) {
             reply_err(ci, id, PERR_AUTH_REQUIRED, "authenticate first (TCP connections need the shared secret)");
             logmsg("unauthenticated '%s' from %s: dropped", cmd, c->peer);
@@ -198,7 +199,12 @@ void handle_request(int ci, struct proto_msg *m)
             return;
         }
         char mac[AUTH_MAC_HEX + 1];
-        auth_mac(&secret, "server", nc, c->nonce, mac);
+        if (auth_mac(&secret, "server", nc, c->nonce, mac) != 0) {
+            reply_err(ci, id, PERR_INTERNAL, "cannot compute the authentication code");
+            c->closing = 1;
+            return;
+        }
+        c->nonce[0] = '\0'; /* one answer per challenge */
         c->authed = 1;
         if (verbose) logmsg("%s authenticated", c->peer);
         reply_ok(ci, id, json_pack("{s:s}", "mac", mac));
@@ -219,6 +225,13 @@ void handle_request(int ci, struct proto_msg *m)
             reply_err(ci, id, PERR_BAD_REQUEST, "%s", reason);
             return;
         }
+        if (j->conn >= 0 && j->conn != ci && conns[j->conn].kind == C_PEER) {
+            int o = j->conn;
+            logmsg("job %d re-registered from %s: its old connection %s is closed", j->id, c->peer, conns[o].peer);
+            conns[o].job = 0;
+            j->conn = -1;
+            close_conn(o, "replaced by a new connection of the same job");
+        }
         if (c->job && c->job != j->id) {
             struct job *old = jobs_get(&jobs, c->job);
             if (old && old->conn == ci) old->conn = -1;
@@ -232,6 +245,7 @@ void handle_request(int ci, struct proto_msg *m)
         if (j->period > 0) json_object_set_new(r, "period", json_real(j->period));
         if (j->io_held) json_object_set_new(r, "io_held", json_true());
         reply_ok(ci, id, r);
+        io_policy_registered(j);
         save_state();
         return;
     }
@@ -251,6 +265,7 @@ void handle_request(int ci, struct proto_msg *m)
             int st = (int)proto_get_int(req, "status", 0);
             jobs_exit(&jobs, j, st, now);
             io_leave(jid);
+            io_policy_forget(jid);
             logmsg("job %d exited (status %d)", jid, st);
             c->job = 0;
             save_state();

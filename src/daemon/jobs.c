@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../redist/plan.h"
@@ -64,13 +65,14 @@ struct job *jobs_get(struct jobs *t, int id)
 
 static int finished(const struct job *j) { return j->state == JOB_EXITED || j->state == JOB_CRASHED || j->state == JOB_LOST; }
 
-/* Keep at most JOBS_MAX_FINISHED finished jobs (drop the oldest). */
-static void prune(struct jobs *t)
+/* Keep at most JOBS_MAX_FINISHED finished jobs (drop the oldest), never
+ * `keep`: the caller still holds that job (it was just finished). */
+static void prune(struct jobs *t, const struct job *keep)
 {
     int nf = 0;
     for (int i = 0; i < t->n; i++) nf += finished(t->v[i]);
     for (int i = 0; i < t->n && nf > JOBS_MAX_FINISHED;) {
-        if (finished(t->v[i])) {
+        if (finished(t->v[i]) && t->v[i] != keep) {
             job_free(t->v[i]);
             memmove(&t->v[i], &t->v[i + 1], (size_t)(t->n - i - 1) * sizeof t->v[0]);
             t->n--;
@@ -128,10 +130,10 @@ struct job *jobs_register(struct jobs *t, const json_t *req, double now, char *r
             /* that id belongs to another job: give this one a new id */
             j = NULL;
             want = 0;
-        } else if (j && j->state == JOB_RUNNING && j->conn >= 0) {
-            snprintf(reason, rlen, "job %d is already connected", want);
-            return NULL;
         }
+        /* a job still connected (half-open TCP: the job's end is gone but no
+         * FIN came) is taken over by its new connection; the caller closes
+         * the old one */
     }
     if (!j) {
         j = job_new(t, want > 0 ? want : t->next_id);
@@ -236,7 +238,7 @@ void jobs_exit(struct jobs *t, struct job *j, int status, double now)
     j->pending = 0;
     rm_release_all(t->rm, j->alloc);
     jobs_event(j, "exit", json_pack("{s:i}", "status", status), now);
-    prune(t);
+    prune(t, j);
 }
 
 void jobs_lost_connection(struct jobs *t, struct job *j, double now)
@@ -248,7 +250,7 @@ void jobs_lost_connection(struct jobs *t, struct job *j, double now)
     j->disconnected_at = now;
     rm_release_all(t->rm, j->alloc);
     jobs_event(j, "crash", json_pack("{s:s}", "reason", "connection lost without an exit message"), now);
-    prune(t);
+    prune(t, j);
 }
 
 int jobs_expire(struct jobs *t, double now, double grace)
@@ -263,7 +265,7 @@ int jobs_expire(struct jobs *t, double now, double grace)
             n++;
         }
     }
-    if (n) prune(t);
+    if (n) prune(t, NULL);
     return n;
 }
 
@@ -457,15 +459,35 @@ int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen)
                             j->io_held, "period", j->period, "iteration", (json_int_t)j->iteration, "samples",
                             (json_int_t)j->samples));
     }
+    for (int i = 0; i < t->n; i++)
+        if (t->v[i]->io_shrink_n > 0)
+            json_object_set_new(json_array_get(jobs, (size_t)i), "io_shrink",
+                                json_pack("{s:i, s:i, s:I}", "n", t->v[i]->io_shrink_n, "from", t->v[i]->io_shrink_from,
+                                          "at", (json_int_t)t->v[i]->io_shrink_at));
     json_t *root = json_pack("{s:i, s:i, s:o}", "version", 1, "next_id", t->next_id, "jobs", jobs);
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    /* a fresh temporary file (never through a link someone left there),
+     * flushed to disk before it replaces the state, then the directory */
+    unlink(tmp);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     int rc = -1;
     if (fd >= 0) {
-        rc = json_dumpfd(root, fd, JSON_INDENT(1)) == 0 && write(fd, "\n", 1) == 1 ? 0 : -1;
+        rc = json_dumpfd(root, fd, JSON_INDENT(1)) == 0 && write(fd, "\n", 1) == 1 && fsync(fd) == 0 ? 0 : -1;
         if (close(fd) != 0) rc = -1;
         if (rc == 0 && rename(tmp, path) != 0) rc = -1;
+        if (rc == 0) {
+            char dir[4200];
+            snprintf(dir, sizeof dir, "%s", path);
+            char *sl = strrchr(dir, '/');
+            if (sl) *(sl == dir ? sl + 1 : sl) = '\0';
+            else snprintf(dir, sizeof dir, ".");
+            int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            if (dfd >= 0) {
+                (void)fsync(dfd);
+                close(dfd);
+            }
+        }
     }
     if (rc != 0) {
         snprintf(err, errlen, "cannot write state file %s: %s", path, strerror(errno));
@@ -477,17 +499,32 @@ int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen)
 
 int jobs_load(struct jobs *t, const char *path, double now, char *err, size_t errlen)
 {
-    json_error_t je;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    if (!root) {
-        if (access(path, F_OK) != 0) return 0; /* no state yet */
-        snprintf(err, errlen, "state file %s: %s (line %d)", path, je.text, je.line);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT) return 0; /* no state yet */
+        snprintf(err, errlen, "state file %s: %s%s", path, strerror(errno),
+                 errno == ELOOP ? " (a symbolic link: refused)" : "");
         return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
+        snprintf(err, errlen, "state file %s is %s: refused (it must be a regular file of uid %u that only its owner can write)",
+                 path, !S_ISREG(st.st_mode) ? "not a regular file" : st.st_uid != geteuid() ? "owned by another user"
+                 : "writable by group or others", (unsigned)geteuid());
+        close(fd);
+        return -1;
+    }
+    json_error_t je;
+    json_t *root = json_loadfd(fd, JSON_REJECT_DUPLICATES, &je);
+    close(fd);
+    if (!root) {
+        snprintf(err, errlen, "state file %s: %s (line %d)", path, je.text, je.line);
+        return -2;
     }
     if (proto_get_int(root, "version", 0) != 1 || !json_is_array(json_object_get(root, "jobs"))) {
         snprintf(err, errlen, "state file %s: not a version-1 ductiled state", path);
         json_decref(root);
-        return -1;
+        return -2;
     }
     size_t i;
     json_t *o;
@@ -511,6 +548,11 @@ int jobs_load(struct jobs *t, const char *path, double now, char *err, size_t er
         j->period = proto_get_num(o, "period", 0);
         j->iteration = proto_get_int(o, "iteration", 0);
         j->samples = proto_get_int(o, "samples", 0);
+        json_t *shr = json_object_get(o, "io_shrink");
+        j->io_shrink_n = (int)proto_get_int(shr, "n", 0);
+        j->io_shrink_from = (int)proto_get_int(shr, "from", 0);
+        j->io_shrink_at = proto_get_int(shr, "at", -1);
+        if (j->io_shrink_n < 0 || j->io_shrink_n > PROTO_MAX_PROCS) j->io_shrink_n = 0;
 #define TAKE(f, key) do { json_t *x_ = json_object_get(o, key); if (json_is_array(x_)) { json_decref(j->f); j->f = json_deep_copy(x_); } } while (0)
         TAKE(hosts, "hosts");
         TAKE(arrays, "arrays");
