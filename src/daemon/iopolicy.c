@@ -46,14 +46,9 @@ void io_check_lease(double now)
     struct job *j = jobs_get(&jobs, h);
     logmsg("I/O token: job %d held it %.0f s (lease %.0f s) while %d job(s) wait: revoked", h, now - iotok.granted_at,
            io_lease, iotok.n);
-    if (j) {
-        jobs_event(j, "io_revoked", json_pack("{s:f}", "held_s", now - iotok.granted_at), now);
-        if (j->conn >= 0) {
-            json_t *a = json_pack("{s:i, s:s}", "job", h, "action", "revoke");
-            queue_out(j->conn, proto_request(next_job_req++, "io", a));
-            json_decref(a);
-        }
-    }
+    /* the job is not told (its controller has no "revoke" yet): it may still
+     * write, but the others are no longer blocked behind it */
+    if (j) jobs_event(j, "io_revoked", json_pack("{s:f}", "held_s", now - iotok.granted_at), now);
     io_leave(h);
 }
 

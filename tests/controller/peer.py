@@ -1,0 +1,159 @@
+"""peer.py -- raw protocol peers for the controller's adversarial tests
+(tests/controller/security.sh): fake jobs, floods, a fake server.  Every
+socket has a timeout; every loop is bounded."""
+import json, os, socket, sys, threading, time
+
+def connect(path, timeout=10):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    s.connect(path)
+    f = s.makefile("rwb")
+    hello = json.loads(f.readline())
+    assert hello["cmd"] == "hello", hello
+    return s, f
+
+def call(f, obj):
+    f.write(json.dumps(obj).encode() + b"\n"); f.flush()
+    for _ in range(100):
+        m = json.loads(f.readline())
+        if "ok" in m and m.get("id") == obj.get("id"):
+            return m
+    raise RuntimeError("no reply")
+
+def register(f, tag, pid, procs=2, job=None, rid=1):
+    req = {"v": 1, "id": rid, "cmd": "register", "tag": tag, "pid": pid, "binary": "/bin/" + tag, "procs": procs}
+    if job: req["job"] = job
+    r = call(f, req)
+    assert r["ok"], r
+    return r["result"]["job"]
+
+def many_exited(path, n, crash_tag):
+    """A job registers first (the oldest), n jobs register and exit, then the
+    first one vanishes without an exit message: the table is pruned just as
+    it is marked crashed."""
+    cs, cf = connect(path)
+    cj = register(cf, crash_tag, 4242)
+    for k in range(n):
+        s, f = connect(path)
+        j = register(f, "done%d" % k, 1000 + k)
+        assert call(f, {"v": 1, "id": 2, "cmd": "exit", "job": j, "status": 0})["ok"]
+        s.close()
+    cs.close()
+    print(cj)
+
+def big_history(path):
+    s, f = connect(path)
+    j = register(f, "big", 777)
+    for k in range(600):
+        f.write(json.dumps({"v": 1, "id": 10 + k, "cmd": "sample", "job": j, "t": 1.7e9 + k / 3.0, "iteration": k,
+                            "procs": 2, "iters": 1, "interval_s": 0.123456789012345, "compute_s": 0.1111111111111,
+                            "comm_s": 0.0123456789012, "io_s": 0.0001234567890123, "bytes": 9000000000000000000,
+                            "io_calls": 9000000000000000000, "dropped": 9000000000000000000}).encode() + b"\n")
+    f.flush()
+    for k in range(600):
+        assert json.loads(f.readline())["ok"]
+    print(j)
+    sys.stdout.flush()
+    time.sleep(float(os.environ.get("HOLD", "30")))  # keep the job registered while the test asks
+
+def flood_tcp(port, n, hold):
+    socks = []
+    refused = 0
+    for _ in range(n):
+        try:
+            c = socket.create_connection(("127.0.0.1", port), timeout=5)
+            socks.append(c)
+        except OSError:
+            refused += 1
+    time.sleep(0.5)
+    alive = 0
+    for c in socks:  # a refused one is closed by the daemon right away
+        try:
+            c.settimeout(0.05)
+            d = c.recv(65536)
+            alive += 1 if d else 0
+        except socket.timeout:
+            alive += 1
+        except OSError:
+            pass
+    print("opened", len(socks), "alive", alive)
+    sys.stdout.flush()
+    time.sleep(hold)
+
+def flood_sender(path, seconds):
+    """Send replies nobody asked for as fast as possible (the daemon answers nothing)."""
+    s, f = connect(path)
+    line = (json.dumps({"v": 1, "id": 5, "ok": True, "result": {"pad": "x" * 200}}) + "\n").encode() * 200
+    end = time.time() + seconds
+    sent = 0
+    s.settimeout(1)
+    while time.time() < end:
+        try:
+            sent += s.send(line)
+        except socket.timeout:
+            pass
+        except OSError:
+            break
+    print("sent", sent)
+
+def half_open(path):
+    a, fa = connect(path)
+    j = register(fa, "half", 5151)
+    # connection a stays open and silent (its peer "vanished"); the job comes back on b
+    b, fb = connect(path)
+    r = call(fb, {"v": 1, "id": 1, "cmd": "register", "tag": "half", "pid": 5151, "binary": "/bin/half", "procs": 2, "job": j})
+    print(json.dumps(r))
+
+def lease(path, wait_s):
+    a, fa = connect(path)
+    ja = register(fa, "holder", 6001)
+    b, fb = connect(path)
+    jb = register(fb, "waiter", 6002)
+    fa.write(json.dumps({"v": 1, "id": 2, "cmd": "event", "job": ja, "kind": "io_request"}).encode() + b"\n"); fa.flush()
+    got = None
+    for _ in range(5):
+        m = json.loads(fa.readline())
+        if m.get("cmd") == "io" and m.get("action") == "grant":
+            got = m; break
+    assert got, "holder never granted"
+    # the holder now goes silent; the waiter asks
+    fb.write(json.dumps({"v": 1, "id": 2, "cmd": "event", "job": jb, "kind": "io_request"}).encode() + b"\n"); fb.flush()
+    b.settimeout(wait_s)
+    try:
+        for _ in range(10):
+            m = json.loads(fb.readline())
+            if m.get("cmd") == "io" and m.get("action") == "grant":
+                print("waiter granted"); return
+    except socket.timeout:
+        pass
+    print("waiter never granted")
+
+def fake_server(port_file, mode, seconds):
+    """A server that says it needs no authentication; records what it gets."""
+    if mode == "tcp":
+        ls = socket.socket(); ls.bind(("127.0.0.1", 0)); addr = str(ls.getsockname()[1])
+    else:
+        ls = socket.socket(socket.AF_UNIX); ls.bind(mode); addr = mode
+    ls.listen(4); ls.settimeout(seconds)
+    with open(port_file, "w") as pf: pf.write(addr)
+    try:
+        c, _ = ls.accept()
+    except socket.timeout:
+        print("no client"); return
+    c.settimeout(3)
+    c.sendall(b'{"v":1,"id":0,"cmd":"hello","server":"ductiled","version":"x","auth":"peercred"}\n')
+    data = b""
+    try:
+        while len(data) < 65536:
+            d = c.recv(4096)
+            if not d: break
+            data += d
+    except socket.timeout:
+        pass
+    cmds = [json.loads(l).get("cmd") for l in data.splitlines() if l.strip()]
+    print("received", cmds)
+
+if __name__ == "__main__":
+    fn = globals()[sys.argv[1]]
+    args = [int(a) if a.isdigit() else a for a in sys.argv[2:]]
+    fn(*args)
