@@ -153,6 +153,80 @@ def fake_server(port_file, mode, seconds):
     cmds = [json.loads(l).get("cmd") for l in data.splitlines() if l.strip()]
     print("received", cmds)
 
+
+def _send(f, obj):
+    f.write(json.dumps(obj).encode() + b"\n"); f.flush()
+
+def _wait_cmd(s, f, cmd, seconds):
+    """Read until a request `cmd` arrives (acking nothing else); None on timeout/EOF."""
+    s.settimeout(seconds)
+    try:
+        for _ in range(1000):
+            l = f.readline()
+            if not l: return None
+            m = json.loads(l)
+            if m.get("cmd") == cmd: return m
+    except (socket.timeout, OSError):
+        return None
+    return None
+
+def _phase(f, j, start, it, rid):
+    _send(f, {"v": 1, "id": rid, "cmd": "sample", "job": j, "t": 1.0 + start, "iteration": it + 5, "procs": 2,
+              "iters": 100, "interval_s": 10.0, "io_s": 0.0})
+    _send(f, {"v": 1, "id": rid + 1, "cmd": "event", "job": j, "kind": "io_phase",
+              "details": {"start": start, "duration_s": 2.0, "iteration": it, "procs": 2}})
+
+def policy(path, mode, before):
+    """Two jobs whose I/O phases collide (period 10 s, 2 s long, 1 s apart) under
+    --io-policy phase-shift, after `before` other jobs went through the policy."""
+    for k in range(before):
+        s, f = connect(path)
+        j = register(f, "prior%d" % k, 3000 + k)
+        _phase(f, j, 0.0, 0, 2)
+        assert call(f, {"v": 1, "id": 9, "cmd": "exit", "job": j, "status": 0})["ok"]
+        s.close()
+    sa, fa = connect(path)
+    a = register(fa, "pa", 7001)
+    call(fa, {"v": 1, "id": 2, "cmd": "register", "tag": "pa", "pid": 7001, "binary": "/bin/pa", "procs": 2,
+              "malleable": True, "job": a})
+    sb, fb = connect(path)
+    b = register(fb, "pb", 7002)
+    call(fb, {"v": 1, "id": 2, "cmd": "register", "tag": "pb", "pid": 7002, "binary": "/bin/pb", "procs": 2,
+              "malleable": True, "job": b})
+    for k in range(3):
+        _phase(fb, b, 1.0 + 10 * k, 100 * k, 10 + 2 * k)
+    time.sleep(0.3)
+    for k in range(3):
+        _phase(fa, a, 0.0 + 10 * k, 100 * k, 10 + 2 * k)
+    e = _wait_cmd(sa, fa, "expand", 5)
+    print("plan1", json.dumps(e)); sys.stdout.flush()
+    if not e: return
+    if mode == "refuse":
+        _send(fa, {"v": 1, "id": e["id"], "ok": False, "error": "busy", "reason": "a reconfiguration is in progress"})
+        time.sleep(0.3)
+        _phase(fb, b, 31.0, 300, 40)
+        time.sleep(0.3)
+        _phase(fa, a, 30.0, 300, 40)
+        e2 = _wait_cmd(sa, fa, "expand", 5)
+        print("plan2", json.dumps(e2))
+    elif mode == "restart":
+        _send(fa, {"v": 1, "id": e["id"], "ok": True, "result": {"queued": True}})
+        print("expanded"); sys.stdout.flush()
+        sa.settimeout(60)
+        try:
+            while fa.readline(): pass  # until the daemon goes away
+        except OSError:
+            pass
+        for _ in range(300):
+            try:
+                sa, fa = connect(path); break
+            except OSError:
+                time.sleep(0.1)
+        r = call(fa, {"v": 1, "id": 1, "cmd": "register", "tag": "pa", "pid": 7001, "binary": "/bin/pa", "procs": 3,
+                      "malleable": True, "job": a})
+        sh = _wait_cmd(sa, fa, "shrink", 5)
+        print("after restart", json.dumps(r["result"]), "shrink", json.dumps(sh))
+
 if __name__ == "__main__":
     fn = globals()[sys.argv[1]]
     args = [int(a) if a.isdigit() else a for a in sys.argv[2:]]

@@ -75,6 +75,26 @@ peer lease "$SOCK" $((6 * ${TEST_TIME_SCALE:-1})) > "$T/lease.out" 2>&1
 grep -q "waiter granted" "$T/lease.out" && ok "token revoked after its lease: $(grep -m1 'revoked' "$T/daemon.log")" || bad "lease: $(cat "$T/lease.out")"
 stop_daemon
 
+# 9. the I/O interference controller: 70 jobs through it, a refused resize,
+#    a restart between the +P and the -P of a Phase Shift
+rm -f "$T/state.json"
+start_daemon --slots 8 --io-policy phase-shift --io-uncertainty 0.5 --io-overhead 0.25
+peer policy "$SOCK" refuse 70 > "$T/pol.out" 2>&1
+grep -q '^plan1 {' "$T/pol.out" && ok "Phase Shifting still plans after 70 jobs went through the policy" || bad "no plan after 70 jobs: $(cat "$T/pol.out")"
+grep -q '^plan2 {' "$T/pol.out" && ok "a refused resize ends the plan: the job gets a new one" || bad "refused resize blocks the job: $(cat "$T/pol.out")"
+stop_daemon
+rm -f "$T/state.json"
+start_daemon --slots 8 --io-policy phase-shift --io-uncertainty 0.5 --io-overhead 0.25
+peer policy "$SOCK" restart 0 > "$T/pol2.out" 2>&1 &
+pp=$!
+wait_until 20 'grep -q "^expanded" "$T/pol2.out"'
+stop_daemon
+start_daemon --slots 8 --io-policy phase-shift --io-uncertainty 0.5 --io-overhead 0.25
+wait $pp
+grep -q 'shrink {.*"n": 1' "$T/pol2.out" && ok "restart between +P and -P: the -P is still sent" || bad "restart lost the -P: $(cat "$T/pol2.out")"
+stop_daemon
+rm -f "$T/state.json"
+
 # 8. state file: corrupt, foreign-owned, a link; socket directory
 echo '{"version": 1, "jobs": [ garbage' > "$T/state.json"
 start_daemon --slots 4
