@@ -82,7 +82,11 @@ static void usage(FILE *f)
             "  --io-lease S        the exclusive-I/O token is taken back from a job that holds it longer\n"
             "                      than S seconds while others wait (default 60; 0: never)\n"
             "  -v, --verbose       log every connection and message error\n"
+            "  -V, --version       print the version\n"
             "  -h, --help          this help\n"
+            "\n"
+            "ductilectl drain stops new jobs from registering; ductilectl shutdown (Unix socket only)\n"
+            "saves the state and stops the daemon (running jobs re-register with the next one).\n"
             "\n"
             "Exit status: 0 after SIGTERM/SIGINT, 1 on a start-up error, 2 on a usage error.\n");
 }
@@ -95,12 +99,12 @@ int main(int argc, char **argv)
                                          {"socket", required_argument, 0, 'S'},  {"tcp", required_argument, 0, 't'},
                                          {"secret", required_argument, 0, 'k'},  {"state", required_argument, 0, 'f'},
                                          {"no-state", no_argument, 0, 'n'},      {"verbose", no_argument, 0, 'v'},
-                                         {"help", no_argument, 0, 'h'},          {"io-policy", required_argument, 0, 'P'},
+                                         {"help", no_argument, 0, 'h'}, {"version", no_argument, 0, 'V'},          {"io-policy", required_argument, 0, 'P'},
                                          {"io-uncertainty", required_argument, 0, 'U'},
                                          {"io-overhead", required_argument, 0, 'O'}, {"io-lease", required_argument, 0, 'L'},
                                          {0, 0, 0, 0}};
     int o;
-    while ((o = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, "vhV", opts, NULL)) != -1) {
         switch (o) {
         case 's': {
             char *end;
@@ -152,6 +156,7 @@ int main(int argc, char **argv)
             break;
         }
         case 'h': usage(stdout); return 0;
+        case 'V': printf("ductiled (Ductile) %s, protocol %d\n", PACKAGE_VERSION, PROTO_VERSION); return 0;
         default: usage(stderr); return 2;
         }
     }
@@ -275,7 +280,7 @@ int main(int argc, char **argv)
     double last_save = net_now();
     struct pollfd pfd[MAX_CONNS];
     int idx[MAX_CONNS];
-    while (!stop) {
+    while (!stop && !shutdown_requested) {
         int n = 0;
         for (int i = 0; i < MAX_CONNS; i++) {
             if (conns[i].kind == C_FREE) continue;

@@ -13,6 +13,7 @@
 
 struct forward fwds[MAX_FORWARDS];
 long long next_job_req = 1;
+int draining, shutdown_requested;
 
 struct forward *new_forward(void)
 {
@@ -220,6 +221,11 @@ void handle_request(int ci, struct proto_msg *m)
     }
     if (strcmp(cmd, "register") == 0) {
         char reason[256];
+        struct job *prev = jobs_get(&jobs, (int)proto_get_int(req, "job", 0));
+        if (draining && !(prev && !strcmp(prev->tag, proto_get_str(req, "tag", "")) && prev->pid == proto_get_int(req, "pid", 0))) {
+            reply_err(ci, id, PERR_NOT_ALLOWED, "ductiled is draining: it takes no new jobs");
+            return;
+        }
         struct job *j = jobs_register(&jobs, req, now, reason, sizeof reason);
         if (!j) {
             reply_err(ci, id, PERR_BAD_REQUEST, "%s", reason);
@@ -302,7 +308,41 @@ void handle_request(int ci, struct proto_msg *m)
     if (!strcmp(cmd, "list")) {
         json_t *a = json_array();
         for (int k = 0; k < jobs.n; k++) json_array_append_new(a, jobs_summary(&jobs, jobs.v[k], now));
-        reply_ok(ci, id, json_pack("{s:o, s:o}", "jobs", a, "slots", jobs_slots(&jobs)));
+        reply_ok(ci, id, json_pack("{s:o, s:o, s:b, s:s}", "jobs", a, "slots", jobs_slots(&jobs), "draining", draining,
+                                   "version", PACKAGE_VERSION));
+        return;
+    }
+    if (!strcmp(cmd, "events")) {
+        struct job *j = need_job(ci, id, req, 0);
+        if (!j) return;
+        double since = proto_get_num(req, "since", 0);
+        long long max = proto_get_int(req, "max", 4096);
+        json_t *a = json_array();
+        size_t k, n = json_array_size(j->events);
+        for (k = 0; k < n; k++) {
+            json_t *e = json_array_get(j->events, k);
+            if (proto_get_num(e, "t", 0) > since) json_array_append(a, e);
+        }
+        while ((long long)json_array_size(a) > max) json_array_remove(a, 0);
+        reply_ok(ci, id, json_pack("{s:i, s:o}", "job", j->id, "events", a));
+        return;
+    }
+    if (!strcmp(cmd, "drain")) {
+        draining = !json_is_false(json_object_get(req, "on"));
+        logmsg("%s by %s", draining ? "draining (no new jobs)" : "drain ended", c->peer);
+        reply_ok(ci, id, json_pack("{s:b}", "draining", draining));
+        return;
+    }
+    if (!strcmp(cmd, "shutdown")) {
+        if (c->tcp) {
+            reply_err(ci, id, PERR_NOT_ALLOWED, "shutdown is accepted only on the local Unix socket");
+            return;
+        }
+        logmsg("shutdown requested by %s", c->peer);
+        int running = 0;
+        for (int k = 0; k < jobs.n; k++) running += jobs.v[k]->state == JOB_RUNNING;
+        reply_ok(ci, id, json_pack("{s:i}", "running_jobs", running));
+        shutdown_requested = 1;
         return;
     }
     if (!strcmp(cmd, "slots")) {

@@ -102,6 +102,7 @@ void flush_out(int ci);
 /* ---- requests (commands.c) */
 extern struct forward fwds[MAX_FORWARDS];
 extern long long next_job_req;
+extern int draining, shutdown_requested; /* drain: no new jobs; shutdown: leave the loop */
 struct forward *new_forward(void);
 void forward(int ci, long long id, struct job *j, const char *cmd, json_t *args, int reserved);
 void finish_forward(struct forward *f, int ok, json_t *result, const char *code, const char *reason);

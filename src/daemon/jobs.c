@@ -148,6 +148,8 @@ struct job *jobs_register(struct jobs *t, const json_t *req, double now, char *r
     }
     snprintf(j->tag, sizeof j->tag, "%s", tag);
     j->pid = pid;
+    j->uid = proto_get_int(req, "uid", -1);
+    j->start = proto_get_num(req, "start", j->registered);
     snprintf(j->binary, sizeof j->binary, "%s", proto_get_str(req, "binary", ""));
     snprintf(j->mpi, sizeof j->mpi, "%s", proto_get_str(req, "mpi", ""));
     j->procs = (int)proto_get_int(req, "procs", 1);
@@ -277,7 +279,7 @@ static json_t *alloc_json(const struct jobs *t, const struct job *j)
     return o;
 }
 
-json_t *jobs_summary(const struct jobs *t, const struct job *j, double now)
+static json_t *summary_base(const struct jobs *t, const struct job *j, double now)
 {
     json_t *last = json_array_size(j->history) ? json_array_get(j->history, json_array_size(j->history) - 1) : NULL;
     double it_time = 0;
@@ -291,6 +293,14 @@ json_t *jobs_summary(const struct jobs *t, const struct job *j, double now)
                      "pending", j->pending, "iteration", (json_int_t)j->iteration, "iteration_s", it_time, "io_held",
                      j->io_held, "age_s", now - j->last_seen, "slots", alloc_json(t, j), "exit_status", j->exit_status,
                      "samples", (json_int_t)j->samples);
+}
+
+json_t *jobs_summary(const struct jobs *t, const struct job *j, double now)
+{
+    json_t *o = summary_base(t, j, now);
+    if (o && j->uid >= 0) json_object_set_new(o, "uid", json_integer(j->uid));
+    if (o) json_object_set_new(o, "start", json_real(j->start > 0 ? j->start : j->registered));
+    return o;
 }
 
 json_t *jobs_io_period(const struct job *j)

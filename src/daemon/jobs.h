@@ -21,6 +21,8 @@ struct job {
     int id;
     char tag[64];
     long pid;
+    long long uid;    /* the job's user (-1 unknown) */
+    double start;     /* the job's start time, epoch seconds (0 unknown) */
     char binary[512];
     char mpi[65];
     int procs, malleable;

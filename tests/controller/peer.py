@@ -227,6 +227,19 @@ def policy(path, mode, before):
         sh = _wait_cmd(sa, fa, "shrink", 5)
         print("after restart", json.dumps(r["result"]), "shrink", json.dumps(sh))
 
+def evil(path, hold):
+    """A job whose program name carries terminal escape sequences."""
+    s, f = connect(path)
+    r = call(f, {"v": 1, "id": 1, "cmd": "register", "tag": "evil", "pid": 8008, "binary": "/bin/\x1b[2J\x1b]0;owned\x07x",
+                 "procs": 1, "uid": os.getuid(), "start": time.time() - 60})
+    print(r["result"]["job"] if r["ok"] else json.dumps(r)); sys.stdout.flush()
+    time.sleep(hold)
+
+def try_register(path):
+    s, f = connect(path)
+    r = call(f, {"v": 1, "id": 1, "cmd": "register", "tag": "late", "pid": 9009, "binary": "/bin/late", "procs": 1})
+    print(json.dumps(r))
+
 if __name__ == "__main__":
     fn = globals()[sys.argv[1]]
     args = [int(a) if a.isdigit() else a for a in sys.argv[2:]]
