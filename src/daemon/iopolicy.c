@@ -201,7 +201,7 @@ void io_policy_phase(struct job *j, const json_t *d, double now)
         struct iop_plan pl;
         int ok = 0;
         if (io_policy == IOPOL_COUPLE) ok = iop_period_coupling(&x->m, cj, &ioj[i].m, co, &prm, &pl);
-        if (!ok && (io_policy == IOPOL_SHIFT || pl.why[0] == 'p'))
+        if (!ok && (io_policy == IOPOL_SHIFT || pl.fallback))
             ok = iop_phase_shift(&x->m, cj, &ioj[i].m, co, &prm, &pl);
         if (!ok) {
             if (verbose || pl.job) logmsg("I/O interference check jobs %d/%d: %s", j->id, o->id, pl.why);
@@ -210,8 +210,6 @@ void io_policy_phase(struct job *j, const json_t *d, double now)
         struct job *k = jobs_get(&jobs, pl.job);
         struct ioj *xk = pl.job == j->id ? x : &ioj[i];
         char why[256];
-        int cap = rm_total(&rm);
-        (void)cap;
         if (io_resize(k, pl.delta, pl.iter1, why, sizeof why) != 0) {
             snprintf(pl.why + strlen(pl.why), sizeof pl.why - strlen(pl.why), "; refused: %.80s", why);
             io_plan_event(k, &pl, "cancelled");

@@ -41,6 +41,25 @@ static void feed(struct iop_job *j, double t0, double period, double dur, int n,
     for (int k = 0; k < n; k++) iop_add_phase(j, t0 + k * period, dur, k * ipp, procs);
 }
 
+/* Period Coupling reconfigures only jobs whose next phases interfere
+ * (issue 12: it used to resize without checking) */
+static void test_coupling_needs_interference(void **state)
+{
+    (void)state;
+    struct iop_params prm = {.uncertainty = 0.5, .overhead = 0.25, .similar = 0.25, .max_procs = 16};
+    struct iop_job a, b;
+    iop_job_init(&a, 1, 2);
+    iop_job_init(&b, 2, 2);
+    feed(&a, 0, 10, 2, 3, 100, 2); /* next [30, 32] */
+    feed(&b, 4, 7, 1, 3, 70, 2);   /* next [25, 26]: apart */
+    iop_add_iterations(&a, 2, 10, 100);
+    iop_add_iterations(&b, 2, 7, 70);
+    struct iop_plan pl;
+    assert_int_equal(iop_period_coupling(&a, 205, &b, 205, &prm, &pl), 0);
+    assert_non_null(strstr(pl.why, "no interference"));
+    assert_int_equal(pl.fallback, 0);
+}
+
 static void test_predict(void **state)
 {
     (void)state;
@@ -197,7 +216,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_token_fcfs),   cmocka_unit_test(test_predict),
         cmocka_unit_test(test_interference), cmocka_unit_test(test_iter_times),
-        cmocka_unit_test(test_phase_shift),  cmocka_unit_test(test_period_coupling),
+        cmocka_unit_test(test_phase_shift),  cmocka_unit_test(test_period_coupling), cmocka_unit_test(test_coupling_needs_interference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
