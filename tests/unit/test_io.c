@@ -51,7 +51,7 @@ static void test_coupling_needs_interference(void **state)
     iop_job_init(&a, 1, 2);
     iop_job_init(&b, 2, 2);
     feed(&a, 0, 10, 2, 3, 100, 2); /* next [30, 32] */
-    feed(&b, 4, 7, 1, 3, 70, 2);   /* next [25, 26]: apart */
+    feed(&b, -7.5, 7, 1, 3, 70, 2); /* next [13.5..], then 27.5 and 34.5: none meets a's */
     iop_add_iterations(&a, 2, 10, 100);
     iop_add_iterations(&b, 2, 7, 70);
     struct iop_plan pl;
@@ -187,7 +187,7 @@ static void test_period_coupling(void **state)
     iop_job_init(&a, 1, 4);
     iop_job_init(&b, 2, 2);
     feed(&a, 0, 10, 1, 3, 100, 4);   /* period 10 */
-    feed(&b, 3, 13, 1, 3, 100, 2);   /* period 13: coupled to 10 (x1) needs speedup 1.3 */
+    feed(&b, -9, 13, 1, 3, 100, 2);  /* period 13, next phase meets a's at 30: coupled to 10 (x1) needs speedup 1.3 */
     iop_add_iterations(&b, 2, 13, 100);
     struct iop_plan pl;
     assert_int_equal(iop_period_coupling(&a, 50, &b, 60, &prm, &pl), 1);
@@ -198,13 +198,14 @@ static void test_period_coupling(void **state)
     assert_int_equal(pl.iter1, 61);
     /* 20.1 s vs 10 s: already (nearly) a multiple */
     iop_job_init(&b, 2, 2);
-    feed(&b, 3, 20.1, 1, 3, 100, 2);
+    feed(&b, 30 - 3 * 20.1, 20.1, 1, 3, 100, 2); /* next phase at 30, with a's */
     iop_add_iterations(&b, 2, 20.1, 100);
     assert_int_equal(iop_period_coupling(&a, 50, &b, 60, &prm, &pl), 0);
     assert_non_null(strstr(pl.why, "coupled"));
+    assert_int_equal(pl.fallback, 1); /* the phases still meet: a phase shift is tried */
     /* not enough processes */
     iop_job_init(&b, 2, 2);
-    feed(&b, 3, 19, 1, 3, 100, 2);
+    feed(&b, 30 - 3 * 19, 19, 1, 3, 100, 2);
     iop_add_iterations(&b, 2, 19, 100);
     prm.max_procs = 3;
     assert_int_equal(iop_period_coupling(&a, 50, &b, 60, &prm, &pl), 0);
