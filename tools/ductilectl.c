@@ -270,6 +270,39 @@ static void print_status(json_t *r)
     }
 }
 
+/* The whole run in one line (ductilectl watch JOB): the history (older
+ * samples merged by ductiled) in `width` columns; a column's height is its
+ * mean iteration time, the line below marks resizes (R: the size changed)
+ * and I/O phases (I), the same view as tools/plot-timeline. */
+static void print_timeline(json_t *hist, int width)
+{
+    size_t n = json_array_size(hist);
+    if (n < 2) return;
+    static const char *const lv[] = {"_", ".", "-", "~", "=", "*", "#", "@"};
+    double v[200] = {0}, mx = 0;
+    char mark[201];
+    int cols = n < (size_t)width ? (int)n : width;
+    for (int c = 0; c < cols; c++) {
+        size_t a = (size_t)c * n / (size_t)cols, b = (size_t)(c + 1) * n / (size_t)cols;
+        double iv = 0, it = 0;
+        mark[c] = ' ';
+        for (size_t k = a; k < b; k++) {
+            json_t *x = json_array_get(hist, k);
+            iv += proto_get_num(x, "interval_s", 0) - proto_get_num(x, "io_s", 0);
+            it += (double)proto_get_int(x, "iters", 0);
+            if (proto_get_num(x, "io_s", 0) > 0 && mark[c] == ' ') mark[c] = 'I';
+            if (k > 0 && proto_get_int(x, "procs", 0) != proto_get_int(json_array_get(hist, k - 1), "procs", 0)) mark[c] = 'R';
+        }
+        v[c] = it > 0 ? iv / it : 0;
+        if (v[c] > mx) mx = v[c];
+    }
+    mark[cols] = '\0';
+    printf("  whole run, iteration time (max %.4f s), iterations %lld..%lld:\n  ", mx,
+           proto_get_int(json_array_get(hist, 0), "iteration", 0), proto_get_int(json_array_get(hist, n - 1), "iteration", 0));
+    for (int c = 0; c < cols; c++) fputs(mx > 0 ? lv[(int)(v[c] / mx * 7.999)] : "_", stdout);
+    printf("\n  %s\n  (R: resize, I: I/O phase)\n", mark);
+}
+
 static volatile sig_atomic_t interrupted;
 static void on_int(int s)
 {
@@ -282,7 +315,7 @@ static int do_watch(struct session *s, long job, double interval, long count)
     signal(SIGINT, on_int);
     int tty = isatty(1);
     for (long n = 0; !interrupted && (count <= 0 || n < count); n++) {
-        json_t *res = NULL, *args = job > 0 ? json_pack("{s:I, s:i}", "job", (json_int_t)job, "history", 15) : NULL;
+        json_t *res = NULL, *args = job > 0 ? json_pack("{s:I, s:i}", "job", (json_int_t)job, "history", 4096) : NULL;
         int rc = call(s, job > 0 ? "status" : "list", args, &res);
         json_decref(args);
         if (rc == EX_CONNECT) {
@@ -314,8 +347,17 @@ static int do_watch(struct session *s, long job, double interval, long count)
             putchar('\n');
         } else {
             printf("ductilectl watch %s -- every %.1f s -- %s\n\n", job > 0 ? "" : "(all jobs)", interval, ts);
-            if (job > 0) print_status(res);
-            else print_list(res);
+            if (job > 0) {
+                /* the table shows the last samples, the timeline the whole run */
+                json_t *h = json_object_get(res, "history");
+                json_t *all = json_copy(h); /* shallow: the samples are shared */
+                while (json_array_size(h) > 15) json_array_remove(h, 0);
+                print_status(res);
+                print_timeline(all, 72);
+                json_decref(all);
+            } else {
+                print_list(res);
+            }
             if (!tty) printf("\n");
         }
         fflush(stdout);

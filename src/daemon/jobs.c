@@ -14,7 +14,7 @@
 #include "../redist/plan.h"
 #include "../proto/protocol.h"
 
-#define JOBS_MAX_EVENTS 64
+#define JOBS_MAX_EVENTS 256
 #define JOBS_MAX_FINISHED 64
 #define ASSUMED_BANDWIDTH 1.0e9 /* bytes/s when nothing was measured */
 #define ASSUMED_SPAWN_S 0.35     /* per expansion, when no resize was measured */
@@ -194,7 +194,62 @@ void jobs_event(struct job *j, const char *kind, json_t *details, double now)
     json_object_set_new(e, "t", json_real(now));
     json_object_set_new(e, "kind", json_string(kind));
     json_array_append_new(j->events, e);
-    while (json_array_size(j->events) > JOBS_MAX_EVENTS) json_array_remove(j->events, 0);
+    /* I/O phases are many: they go first, so that resizes, commands and
+     * plans of the whole run stay (ductilectl events, tools/plot-timeline) */
+    while (json_array_size(j->events) > JOBS_MAX_EVENTS) {
+        size_t drop = 0, n = json_array_size(j->events);
+        for (size_t k = 0; k + 1 < n; k++)
+            if (!strcmp(proto_get_str(json_array_get(j->events, k), "kind", ""), "io_phase")) {
+                drop = k;
+                break;
+            }
+        json_array_remove(j->events, drop);
+    }
+}
+
+/* Keep the whole run in JOBS_HISTORY samples: when the history is full,
+ * its older half is merged pairwise (times, iterations and bytes added; the
+ * later sample's time, iteration and size kept; "merged" counts the samples
+ * in one), so the newest samples stay exact and the run's beginning stays
+ * visible, ever coarser (tools/plot-timeline, ductilectl watch). */
+static void merge_into(json_t *a, const json_t *b)
+{
+    static const char *const sums[] = {"iters", "interval_s", "compute_s", "comm_s", "io_s", "bytes", "io_calls", "dropped"};
+    for (size_t k = 0; k < sizeof sums / sizeof sums[0]; k++) {
+        json_t *x = json_object_get(a, sums[k]), *y = json_object_get(b, sums[k]);
+        if (!x && !y) continue;
+        if (json_is_integer(x) && (!y || json_is_integer(y)))
+            json_object_set_new(a, sums[k], json_integer(json_integer_value(x) + (y ? json_integer_value(y) : 0)));
+        else
+            json_object_set_new(a, sums[k], json_real(json_number_value(x) + json_number_value(y)));
+    }
+    static const char *const last[] = {"t", "iteration", "procs", "recv", "io_held", "control_point"};
+    for (size_t k = 0; k < sizeof last / sizeof last[0]; k++) {
+        json_t *y = json_object_get(b, last[k]);
+        if (y) json_object_set(a, last[k], y);
+    }
+    json_object_set_new(a, "merged", json_integer(proto_get_int(a, "merged", 1) + proto_get_int(b, "merged", 1)));
+}
+
+static void downsample(json_t *h)
+{
+    size_t half = json_array_size(h) / 2, out = 0;
+    for (size_t i = 0; i < half; out++) {
+        json_t *a = json_array_get(h, i), *b = i + 1 < half ? json_array_get(h, i + 1) : NULL;
+        /* a change of size stays a sample boundary */
+        if (!b || proto_get_int(a, "procs", 0) != proto_get_int(b, "procs", 0)) {
+            json_array_set(h, out, a);
+            i++;
+            continue;
+        }
+        json_t *m = json_deep_copy(a);
+        merge_into(m, b);
+        json_array_set_new(h, out, m);
+        i += 2;
+    }
+    size_t drop = half - out;
+    for (size_t k = 0; k < drop && json_array_size(h) > 0; k++) json_array_remove(h, out);
+    while (json_array_size(h) > JOBS_HISTORY) json_array_remove(h, 0);
 }
 
 void jobs_sample(struct jobs *t, struct job *j, const json_t *req, double now)
@@ -206,7 +261,7 @@ void jobs_sample(struct jobs *t, struct job *j, const json_t *req, double now)
     json_object_del(s, "job");
     json_object_set_new(s, "recv", json_real(now));
     json_array_append_new(j->history, s);
-    while (json_array_size(j->history) > JOBS_HISTORY) json_array_remove(j->history, 0);
+    if (json_array_size(j->history) > JOBS_HISTORY) downsample(j->history);
     int procs = (int)proto_get_int(req, "procs", j->procs);
     if (procs != j->procs) {
         jobs_event(j, "size", json_pack("{s:i, s:i, s:I}", "from", j->procs, "to", procs, "iteration",

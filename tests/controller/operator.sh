@@ -26,6 +26,30 @@ grep -q '"not_allowed"' "$T/late.out" && ok "drain: a new job is refused" || bad
 ctl list | grep -q "draining" && ok "list says draining" || bad "list does not say draining"
 ctl drain off > /dev/null && peer try_register "$SOCK" > "$T/late.out" 2>&1
 grep -q '"ok": true' "$T/late.out" && ok "drain off: new jobs again" || bad "drain off: $(cat "$T/late.out")"
+# the whole run in watch and in tools/plot-timeline's series
+peer timeline "$SOCK" $((30 * ${TEST_TIME_SCALE:-1})) > "$T/tl.out" 2>&1 &
+tp=$!
+wait_until 30 '[ -s "$T/tl.out" ]'
+tj=$(head -1 "$T/tl.out")
+ctl watch "$tj" --count 1 > "$T/w1.out" 2>&1
+grep -q "whole run, iteration time" "$T/w1.out" && grep -A1 "whole run" "$T/w1.out" | tail -1 | grep -q "[#@]" && grep -q "R" "$T/w1.out" && ok "watch shows the whole run: $(grep -A2 'whole run' "$T/w1.out" | tr '\n' '|')" || bad "watch timeline: $(cat "$T/w1.out")"
+ctl --json status "$tj" --history 4096 > "$T/tl.json"
+"$PY" - "$abs_top_srcdir/tools/plot-timeline" "$T/tl.json" > "$T/pt.out" 2>&1 <<'PY'
+import importlib.machinery, importlib.util, json, sys
+ld = importlib.machinery.SourceFileLoader("pt", sys.argv[1])
+m = importlib.util.module_from_spec(importlib.util.spec_from_loader("pt", ld)); ld.exec_module(m)
+d = m.from_daemon(json.load(open(sys.argv[2])))
+ix, iy = d["iters"]
+print("resizes", len(d["resizes"]), "phases", len(d["phases"]), "first iteration", ix[0], "points", len(ix))
+assert ix[0] < 100, "the run's beginning is missing"
+assert len(d["resizes"]) == 1 and d["resizes"][0][4] == 3500
+assert len(d["phases"]) >= 50
+x, y = m.downsample(ix, iy, 100)
+assert len(x) <= 100 and abs(x[0] - ix[0]) < 100
+PY
+[ $? -eq 0 ] && ok "plot-timeline series: $(cat "$T/pt.out")" || bad "plot-timeline series: $(cat "$T/pt.out")"
+kill $tp 2>/dev/null; wait $tp 2>/dev/null
+
 # watch survives a restart of the daemon
 ctl watch --interval 0.5 --count 8 > "$T/watch.out" 2> "$T/watch.err" &
 wp=$!

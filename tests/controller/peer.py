@@ -240,6 +240,27 @@ def try_register(path):
     r = call(f, {"v": 1, "id": 1, "cmd": "register", "tag": "late", "pid": 9009, "binary": "/bin/late", "procs": 1})
     print(json.dumps(r))
 
+def timeline(path, hold):
+    """A job with a long run: 700 samples, a resize 2 -> 4 half-way, I/O every 10th sample."""
+    s, f = connect(path)
+    j = register(f, "tl", 4545)
+    t0 = time.time() - 700
+    for k in range(700):
+        procs = 2 if k < 350 else 4
+        io = 0.05 if k % 10 == 0 else 0.0
+        _send(f, {"v": 1, "id": 10 + k, "cmd": "sample", "job": j, "t": t0 + k, "iteration": 10 * k, "procs": procs,
+                  "iters": 10, "interval_s": 1.0 if procs == 2 else 0.5, "io_s": io})
+        if k % 10 == 0:
+            _send(f, {"v": 1, "id": 5000 + k, "cmd": "event", "job": j, "kind": "io_phase",
+                      "details": {"start": t0 + k - 0.05, "duration_s": 0.05, "iteration": 10 * k, "procs": procs}})
+        if k == 350:
+            _send(f, {"v": 1, "id": 9000, "cmd": "event", "job": j, "kind": "resized",
+                      "details": {"status": "ok", "op": "expand", "from": 2, "to": 4, "iteration": 3500, "duration_s": 0.4}})
+    for _ in range(700 + 71):
+        f.readline()
+    print(j); sys.stdout.flush()
+    time.sleep(hold)
+
 if __name__ == "__main__":
     fn = globals()[sys.argv[1]]
     args = [int(a) if a.isdigit() else a for a in sys.argv[2:]]
