@@ -3,6 +3,19 @@
 socket has a timeout; every loop is bounded."""
 import json, os, socket, sys, threading, time
 
+def hold_until_closed(s, seconds):
+    """Keep a peer connected until the daemon closes it or `seconds` pass."""
+    end = time.time() + seconds
+    while time.time() < end:
+        try:
+            s.settimeout(max(0.1, end - time.time()))
+            if not s.recv(65536):
+                return
+        except socket.timeout:
+            return
+        except OSError:
+            return
+
 def connect(path, timeout=10):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.settimeout(timeout)
@@ -54,7 +67,7 @@ def big_history(path):
         assert json.loads(f.readline())["ok"]
     print(j)
     sys.stdout.flush()
-    time.sleep(float(os.environ.get("HOLD", "30")))  # keep the job registered while the test asks
+    hold_until_closed(s, float(os.environ.get("HOLD", "30")))  # keep the job registered while the test asks
 
 def flood_tcp(port, n, hold):
     socks = []
@@ -78,7 +91,7 @@ def flood_tcp(port, n, hold):
             pass
     print("opened", len(socks), "alive", alive)
     sys.stdout.flush()
-    time.sleep(hold)
+    time.sleep(min(hold, 30))
 
 def flood_sender(path, seconds):
     """Send replies nobody asked for as fast as possible (the daemon answers nothing)."""
@@ -233,7 +246,7 @@ def evil(path, hold):
     r = call(f, {"v": 1, "id": 1, "cmd": "register", "tag": "evil", "pid": 8008, "binary": "/bin/\x1b[2J\x1b]0;owned\x07x",
                  "procs": 1, "uid": os.getuid(), "start": time.time() - 60})
     print(r["result"]["job"] if r["ok"] else json.dumps(r)); sys.stdout.flush()
-    time.sleep(hold)
+    hold_until_closed(s, hold)
 
 def try_register(path):
     s, f = connect(path)
@@ -259,7 +272,7 @@ def timeline(path, hold):
     for _ in range(700 + 71):
         f.readline()
     print(j); sys.stdout.flush()
-    time.sleep(hold)
+    hold_until_closed(s, hold)
 
 if __name__ == "__main__":
     fn = globals()[sys.argv[1]]
