@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../src/daemon/daemon.h"
@@ -27,6 +28,33 @@ static void on_signal(int sig)
 {
     (void)sig;
     stop = 1;
+}
+
+/* The directory of a --socket: created (mode 0700) when missing; else it
+ * must be ours, not a link, and writable by nobody else (in a shared
+ * directory someone else could replace the socket or the state file). */
+static int check_socket_dir(const char *sock, char *err, size_t errlen)
+{
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s", sock);
+    char *sl = strrchr(dir, '/');
+    if (!sl) snprintf(dir, sizeof dir, ".");
+    else if (sl == dir) sl[1] = '\0';
+    else *sl = '\0';
+    if (mkdir(dir, 0700) == 0) return 0;
+    struct stat st;
+    int lr = lstat(dir, &st);
+    if (lr != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "socket directory %s: %s", dir, lr != 0 ? strerror(errno) : "not a directory (a link?)");
+        return -1;
+    }
+    if (st.st_uid != geteuid() || (st.st_mode & 022)) {
+        snprintf(err, errlen, "socket directory %s is %s: refused (others could replace the socket; use a directory "
+                 "only you can write, e.g. mkdir -m 700 DIR, or the default)", dir,
+                 st.st_uid != geteuid() ? "owned by another user" : "writable by group or others");
+        return -1;
+    }
+    return 0;
 }
 
 static void usage(FILE *f)
@@ -41,7 +69,8 @@ static void usage(FILE *f)
             "  --slots N           manage N process slots on this host (default: the number of CPUs)\n"
             "  --hostfile FILE     manage the hosts and slots in FILE ('host slots=N' per line)\n"
             "  --socket PATH       Unix-domain socket (default: $XDG_RUNTIME_DIR/ductile/ductiled.sock,\n"
-            "                      or /tmp/ductile-UID/ductiled.sock; the directory must be mode 0700)\n"
+            "                      or /tmp/ductile-UID/ductiled.sock); its directory is created mode 0700\n"
+            "                      when missing, and must be yours and writable by nobody else\n"
             "  --tcp HOST:PORT     also listen on TCP (requires --secret)\n"
             "  --secret FILE       shared secret for TCP challenge-response (owner-only file)\n"
             "  --state FILE        state file (default: next to the default socket, ductiled.state)\n"
@@ -50,8 +79,14 @@ static void usage(FILE *f)
             "                      or period-coupling (Algorithm 4, then phase shifts); docs/io.md\n"
             "  --io-uncertainty S  seconds added to each predicted I/O phase (default 0.2)\n"
             "  --io-overhead S     seconds one reconfiguration is assumed to cost (default 0.3)\n"
+            "  --io-lease S        the exclusive-I/O token is taken back from a job that holds it longer\n"
+            "                      than S seconds while others wait (default 60; 0: never)\n"
             "  -v, --verbose       log every connection and message error\n"
+            "  -V, --version       print the version\n"
             "  -h, --help          this help\n"
+            "\n"
+            "ductilectl drain stops new jobs from registering; ductilectl shutdown (Unix socket only)\n"
+            "saves the state and stops the daemon (running jobs re-register with the next one).\n"
             "\n"
             "Exit status: 0 after SIGTERM/SIGINT, 1 on a start-up error, 2 on a usage error.\n");
 }
@@ -64,11 +99,12 @@ int main(int argc, char **argv)
                                          {"socket", required_argument, 0, 'S'},  {"tcp", required_argument, 0, 't'},
                                          {"secret", required_argument, 0, 'k'},  {"state", required_argument, 0, 'f'},
                                          {"no-state", no_argument, 0, 'n'},      {"verbose", no_argument, 0, 'v'},
-                                         {"help", no_argument, 0, 'h'},          {"io-policy", required_argument, 0, 'P'},
+                                         {"help", no_argument, 0, 'h'}, {"version", no_argument, 0, 'V'},          {"io-policy", required_argument, 0, 'P'},
                                          {"io-uncertainty", required_argument, 0, 'U'},
-                                         {"io-overhead", required_argument, 0, 'O'}, {0, 0, 0, 0}};
+                                         {"io-overhead", required_argument, 0, 'O'}, {"io-lease", required_argument, 0, 'L'},
+                                         {0, 0, 0, 0}};
     int o;
-    while ((o = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, "vhV", opts, NULL)) != -1) {
         switch (o) {
         case 's': {
             char *end;
@@ -96,6 +132,16 @@ int main(int argc, char **argv)
                 return 2;
             }
             break;
+        case 'L': {
+            char *end;
+            double v = strtod(optarg, &end);
+            if (*end || !(v >= 0 && v <= 86400)) {
+                fprintf(stderr, "ductiled: --io-lease wants seconds from 0 to 86400, not '%s'\n", optarg);
+                return 2;
+            }
+            io_lease = v;
+            break;
+        }
         case 'U':
         case 'O': {
             char *end;
@@ -110,6 +156,7 @@ int main(int argc, char **argv)
             break;
         }
         case 'h': usage(stdout); return 0;
+        case 'V': printf("ductiled (Ductile) %s, protocol %d\n", PACKAGE_VERSION, PROTO_VERSION); return 0;
         default: usage(stderr); return 2;
         }
     }
@@ -156,6 +203,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "ductiled: --socket wants a path: %s\n", sockpath);
             return 2;
         }
+        if (check_socket_dir(ua.path, err, sizeof err) != 0) {
+            fprintf(stderr, "ductiled: %s\n", err);
+            return 1;
+        }
     } else {
         if (net_default_socket(path, sizeof path, 1, err, sizeof err) != 0) {
             fprintf(stderr, "ductiled: %s\n", err);
@@ -179,7 +230,17 @@ int main(int argc, char **argv)
             }
             snprintf(state_path, sizeof state_path, "%s/ductiled.state", dir);
         }
-        if (jobs_load(&jobs, state_path, wall(), err, sizeof err) != 0) {
+        int lr = jobs_load(&jobs, state_path, wall(), err, sizeof err);
+        if (lr == -2) {
+            /* a corrupt state must not keep the daemon from starting: keep it for a look, start empty */
+            char aside[4200];
+            snprintf(aside, sizeof aside, "%s.corrupt-%ld", state_path, (long)wall());
+            if (rename(state_path, aside) == 0) {
+                logmsg("%s: moved aside to %s; starting without the old jobs", err, aside);
+                lr = 0; /* nothing was loaded from it */
+            }
+        }
+        if (lr != 0) {
             fprintf(stderr, "ductiled: %s\n", err);
             return 1;
         }
@@ -219,17 +280,19 @@ int main(int argc, char **argv)
     double last_save = net_now();
     struct pollfd pfd[MAX_CONNS];
     int idx[MAX_CONNS];
-    while (!stop) {
+    while (!stop && !shutdown_requested) {
         int n = 0;
         for (int i = 0; i < MAX_CONNS; i++) {
             if (conns[i].kind == C_FREE) continue;
             pfd[n].fd = conns[i].fd;
-            pfd[n].events = (short)(conns[i].kind == C_PEER && conns[i].closing ? 0 : POLLIN);
+            pfd[n].events = (short)(conns[i].kind == C_PEER && (conns[i].closing || conns[i].eof || conns[i].lb.len >= IN_ROUND_BYTES) ? 0 : POLLIN);
             if (conns[i].outlen || conns[i].closing) pfd[n].events |= POLLOUT;
             pfd[n].revents = 0;
             idx[n++] = i;
         }
-        int r = poll(pfd, (nfds_t)n, 250);
+        int backlog = 0;
+        for (int i = 0; i < MAX_CONNS; i++) backlog |= conns[i].kind == C_PEER && conns[i].backlog;
+        int r = poll(pfd, (nfds_t)n, backlog ? 0 : 250);
         if (r < 0 && errno != EINTR) {
             logmsg("poll: %s", strerror(errno));
             break;
@@ -241,8 +304,14 @@ int main(int argc, char **argv)
                 accept_on(i);
                 continue;
             }
-            if (pfd[k].revents & (POLLIN | POLLHUP | POLLERR)) handle_input(i);
+            if (pfd[k].revents & (POLLIN | POLLHUP | POLLERR)) handle_input(i), conns[i].backlog = -conns[i].backlog;
             if (conns[i].kind == C_PEER && (conns[i].outlen || conns[i].closing)) flush_out(i);
+        }
+        /* messages left over from the last round (input is handled in bounded rounds) */
+        for (int i = 0; i < MAX_CONNS; i++) {
+            if (conns[i].kind != C_PEER) continue;
+            if (conns[i].backlog > 0) handle_input(i);
+            else if (conns[i].backlog < 0) conns[i].backlog = 1; /* handled this round already */
         }
         /* also flush what requests queued for other connections */
         for (int i = 0; i < MAX_CONNS; i++)
@@ -257,6 +326,7 @@ int main(int argc, char **argv)
             if (fwds[f].used && now > fwds[f].deadline)
                 finish_forward(&fwds[f], 0, NULL, PERR_TIMEOUT, "no answer from the job within 10 s");
         if (jobs_expire(&jobs, wall(), RESTORE_GRACE)) state_dirty = 1;
+        io_check_lease(wall());
         if (state_dirty && now - last_save > 1.0) {
             save_state();
             last_save = now;

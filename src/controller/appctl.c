@@ -250,7 +250,11 @@ static void *thread_main(void *arg)
             char *l = NULL, err[128];
             double end = net_now() + 1.0;
             while (net_now() < end && net_read_line(s.fd, &s.lb, &l, 500, err, sizeof err) >= 0) {
-                int is_ack = strstr(l, "\"ok\"") != NULL;
+                struct proto_msg m;
+                const char *code;
+                char why[128];
+                int is_ack = proto_parse(l, strlen(l), &m, &code, why, sizeof why) == PROTO_REPLY;
+                if (is_ack) proto_msg_free(&m);
                 free(l);
                 if (is_ack) break;
             }

@@ -13,6 +13,7 @@
 
 struct forward fwds[MAX_FORWARDS];
 long long next_job_req = 1;
+int draining, shutdown_requested;
 
 struct forward *new_forward(void)
 {
@@ -58,6 +59,7 @@ void finish_forward(struct forward *f, int ok, json_t *result, const char *code,
         jobs_reconcile(&jobs, j, wall());
         state_dirty = 1;
     }
+    if (!ok && f->cli == -1 && j) io_policy_refused(j, f->cmd, reason);
     if (j) {
         json_t *d = json_pack("{s:s, s:b}", "command", f->cmd, "ok", ok);
         if (!ok) json_object_set_new(d, "reason", json_string(reason ? reason : ""));
@@ -183,7 +185,7 @@ void handle_request(int ci, struct proto_msg *m)
     long long id = m->id;
     json_t *req = m->root;
     double now = wall();
-    if (!c->authed) {
+    if (!c->authed || (!strcmp(cmd, "auth") && c->nonce[0] && !c->tcp)) {
         if (strcmp(cmd, "auth") != 0) {
             reply_err(ci, id, PERR_AUTH_REQUIRED, "authenticate first (TCP connections need the shared secret)");
             logmsg("unauthenticated '%s' from %s: dropped", cmd, c->peer);
@@ -198,7 +200,12 @@ void handle_request(int ci, struct proto_msg *m)
             return;
         }
         char mac[AUTH_MAC_HEX + 1];
-        auth_mac(&secret, "server", nc, c->nonce, mac);
+        if (auth_mac(&secret, "server", nc, c->nonce, mac) != 0) {
+            reply_err(ci, id, PERR_INTERNAL, "cannot compute the authentication code");
+            c->closing = 1;
+            return;
+        }
+        c->nonce[0] = '\0'; /* one answer per challenge */
         c->authed = 1;
         if (verbose) logmsg("%s authenticated", c->peer);
         reply_ok(ci, id, json_pack("{s:s}", "mac", mac));
@@ -214,10 +221,22 @@ void handle_request(int ci, struct proto_msg *m)
     }
     if (strcmp(cmd, "register") == 0) {
         char reason[256];
+        struct job *prev = jobs_get(&jobs, (int)proto_get_int(req, "job", 0));
+        if (draining && !(prev && !strcmp(prev->tag, proto_get_str(req, "tag", "")) && prev->pid == proto_get_int(req, "pid", 0))) {
+            reply_err(ci, id, PERR_NOT_ALLOWED, "ductiled is draining: it takes no new jobs");
+            return;
+        }
         struct job *j = jobs_register(&jobs, req, now, reason, sizeof reason);
         if (!j) {
             reply_err(ci, id, PERR_BAD_REQUEST, "%s", reason);
             return;
+        }
+        if (j->conn >= 0 && j->conn != ci && conns[j->conn].kind == C_PEER) {
+            int o = j->conn;
+            logmsg("job %d re-registered from %s: its old connection %s is closed", j->id, c->peer, conns[o].peer);
+            conns[o].job = 0;
+            j->conn = -1;
+            close_conn(o, "replaced by a new connection of the same job");
         }
         if (c->job && c->job != j->id) {
             struct job *old = jobs_get(&jobs, c->job);
@@ -232,6 +251,7 @@ void handle_request(int ci, struct proto_msg *m)
         if (j->period > 0) json_object_set_new(r, "period", json_real(j->period));
         if (j->io_held) json_object_set_new(r, "io_held", json_true());
         reply_ok(ci, id, r);
+        io_policy_registered(j);
         save_state();
         return;
     }
@@ -251,6 +271,7 @@ void handle_request(int ci, struct proto_msg *m)
             int st = (int)proto_get_int(req, "status", 0);
             jobs_exit(&jobs, j, st, now);
             io_leave(jid);
+            io_policy_forget(jid);
             logmsg("job %d exited (status %d)", jid, st);
             c->job = 0;
             save_state();
@@ -287,7 +308,41 @@ void handle_request(int ci, struct proto_msg *m)
     if (!strcmp(cmd, "list")) {
         json_t *a = json_array();
         for (int k = 0; k < jobs.n; k++) json_array_append_new(a, jobs_summary(&jobs, jobs.v[k], now));
-        reply_ok(ci, id, json_pack("{s:o, s:o}", "jobs", a, "slots", jobs_slots(&jobs)));
+        reply_ok(ci, id, json_pack("{s:o, s:o, s:b, s:s}", "jobs", a, "slots", jobs_slots(&jobs), "draining", draining,
+                                   "version", PACKAGE_VERSION));
+        return;
+    }
+    if (!strcmp(cmd, "events")) {
+        struct job *j = need_job(ci, id, req, 0);
+        if (!j) return;
+        double since = proto_get_num(req, "since", 0);
+        long long max = proto_get_int(req, "max", 4096);
+        json_t *a = json_array();
+        size_t k, n = json_array_size(j->events);
+        for (k = 0; k < n; k++) {
+            json_t *e = json_array_get(j->events, k);
+            if (proto_get_num(e, "t", 0) > since) json_array_append(a, e);
+        }
+        while ((long long)json_array_size(a) > max) json_array_remove(a, 0);
+        reply_ok(ci, id, json_pack("{s:i, s:o}", "job", j->id, "events", a));
+        return;
+    }
+    if (!strcmp(cmd, "drain")) {
+        draining = !json_is_false(json_object_get(req, "on"));
+        logmsg("%s by %s", draining ? "draining (no new jobs)" : "drain ended", c->peer);
+        reply_ok(ci, id, json_pack("{s:b}", "draining", draining));
+        return;
+    }
+    if (!strcmp(cmd, "shutdown")) {
+        if (c->tcp) {
+            reply_err(ci, id, PERR_NOT_ALLOWED, "shutdown is accepted only on the local Unix socket");
+            return;
+        }
+        logmsg("shutdown requested by %s", c->peer);
+        int running = 0;
+        for (int k = 0; k < jobs.n; k++) running += jobs.v[k]->state == JOB_RUNNING;
+        reply_ok(ci, id, json_pack("{s:i}", "running_jobs", running));
+        shutdown_requested = 1;
         return;
     }
     if (!strcmp(cmd, "slots")) {

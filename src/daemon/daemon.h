@@ -24,8 +24,20 @@
 
 #define MAX_CONNS 512
 #define MAX_FORWARDS 256
-#define OUT_MAX (4 << 20)        /* a peer that does not read is dropped */
+#define OUT_MAX (PROTO_MAX_REPLY + (4 << 20)) /* a peer that does not read is dropped */
 #define AUTH_TIMEOUT 5.0
+/* Flood limits: TCP peers never take the last UNIX_RESERVE slots (local
+ * clients always get in), at most MAX_UNAUTH unauthenticated TCP peers at
+ * once and MAX_UNAUTH_PER_ADDR from one address. */
+#define UNIX_RESERVE 64
+#define MAX_UNAUTH 32
+#define MAX_UNAUTH_PER_ADDR 8
+/* Input per connection and poll round: a fast sender cannot starve the
+ * others or make the daemon buffer without bound (the rest waits in the
+ * kernel's socket buffer, which pushes back on the sender). */
+#define IN_ROUND_BYTES (2 * PROTO_MAX_LINE)
+#define IN_ROUND_MSGS 32
+#define IO_LEASE_DEFAULT 60.0
 #define FORWARD_TIMEOUT 10.0
 #define RESTORE_GRACE 120.0
 
@@ -37,7 +49,11 @@ struct conn {
     int tcp, authed;
     char nonce[AUTH_NONCE_HEX + 1];
     char peer[96];
+    char addr[64];     /* TCP: numeric peer address (per-address limit) */
     struct linebuf lb;
+    int backlog;       /* complete messages left for the next round */
+    int eof;           /* the peer closed: close once the backlog is handled */
+    char eofwhy[64];
     char *out;
     size_t outlen;
     int job;           /* job id this connection registered, 0 if none */
@@ -66,6 +82,7 @@ extern struct rm rm;
 extern struct jobs jobs;
 extern struct auth_secret secret;
 extern int have_secret, from_hostfile, verbose;
+extern double io_lease;
 extern char state_path[4096];
 extern int state_dirty;
 
@@ -85,6 +102,7 @@ void flush_out(int ci);
 /* ---- requests (commands.c) */
 extern struct forward fwds[MAX_FORWARDS];
 extern long long next_job_req;
+extern int draining, shutdown_requested; /* drain: no new jobs; shutdown: leave the loop */
 struct forward *new_forward(void);
 void forward(int ci, long long id, struct job *j, const char *cmd, json_t *args, int reserved);
 void finish_forward(struct forward *f, int ok, json_t *result, const char *code, const char *reason);
@@ -101,5 +119,10 @@ void io_leave(int jid);
 void io_policy_sample(struct job *j, const json_t *req);
 void io_policy_phase(struct job *j, const json_t *d, double now);
 void io_policy_resized(struct job *j, const json_t *d);
+void io_policy_forget(int jid);                                      /* job gone: free its slot */
+void io_policy_refused(struct job *j, const char *cmd, const char *reason); /* a planned resize failed */
+void io_policy_registered(struct job *j);                            /* send a -P owed from before a restart */
+/* Take the token back from a holder that kept it past the lease while others wait. */
+void io_check_lease(double now);
 
 #endif

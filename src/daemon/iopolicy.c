@@ -37,6 +37,21 @@ void io_leave(int jid)
     if (next) io_grant(next);
 }
 
+double io_lease = IO_LEASE_DEFAULT;
+
+void io_check_lease(double now)
+{
+    int h = iotok.holder;
+    if (!h || iotok.n == 0 || io_lease <= 0 || now - iotok.granted_at <= io_lease) return;
+    struct job *j = jobs_get(&jobs, h);
+    logmsg("I/O token: job %d held it %.0f s (lease %.0f s) while %d job(s) wait: revoked", h, now - iotok.granted_at,
+           io_lease, iotok.n);
+    /* the job is not told (its controller has no "revoke" yet): it may still
+     * write, but the others are no longer blocked behind it */
+    if (j) jobs_event(j, "io_revoked", json_pack("{s:f}", "held_s", now - iotok.granted_at), now);
+    io_leave(h);
+}
+
 /* ------------------------------------------------------------ I/O interference controller (iopredict.c) */
 
 int io_policy = IOPOL_NONE;
@@ -52,6 +67,7 @@ static struct ioj {
 
 static struct ioj *ioj_get(struct job *j)
 {
+    static int warned;
     for (int i = 0; i < IOJ_MAX; i++)
         if (ioj[i].used && ioj[i].m.id == j->id) return &ioj[i];
     for (int i = 0; i < IOJ_MAX; i++)
@@ -61,7 +77,27 @@ static struct ioj *ioj_get(struct job *j)
             iop_job_init(&ioj[i].m, j->id, j->procs);
             return &ioj[i];
         }
+    if (!warned++) logmsg("I/O interference: more than %d jobs at once: job %d and later ones are not followed", IOJ_MAX, j->id);
     return NULL;
+}
+
+void io_policy_forget(int jid)
+{
+    for (int i = 0; i < IOJ_MAX; i++)
+        if (ioj[i].used && ioj[i].m.id == jid) ioj[i].used = 0;
+}
+
+void io_policy_refused(struct job *j, const char *cmd, const char *reason)
+{
+    if (!j) return;
+    for (int i = 0; i < IOJ_MAX; i++) {
+        if (!ioj[i].used || ioj[i].m.id != j->id || !ioj[i].busy) continue;
+        logmsg("I/O interference: job %d refused the planned %s (%s): plan cancelled", j->id, cmd, reason ? reason : "?");
+        jobs_event(j, "io_plan", json_pack("{s:s, s:s}", "status", "cancelled", "why", reason ? reason : "refused"), wall());
+        ioj[i].busy = ioj[i].shrink_pending = 0;
+    }
+    j->io_shrink_n = 0;
+    state_dirty = 1;
 }
 
 /* A resize ductiled decides itself: slots from the resource manager, then
@@ -165,7 +201,7 @@ void io_policy_phase(struct job *j, const json_t *d, double now)
         struct iop_plan pl;
         int ok = 0;
         if (io_policy == IOPOL_COUPLE) ok = iop_period_coupling(&x->m, cj, &ioj[i].m, co, &prm, &pl);
-        if (!ok && (io_policy == IOPOL_SHIFT || pl.why[0] == 'p'))
+        if (!ok && (io_policy == IOPOL_SHIFT || pl.fallback))
             ok = iop_phase_shift(&x->m, cj, &ioj[i].m, co, &prm, &pl);
         if (!ok) {
             if (verbose || pl.job) logmsg("I/O interference check jobs %d/%d: %s", j->id, o->id, pl.why);
@@ -174,8 +210,6 @@ void io_policy_phase(struct job *j, const json_t *d, double now)
         struct job *k = jobs_get(&jobs, pl.job);
         struct ioj *xk = pl.job == j->id ? x : &ioj[i];
         char why[256];
-        int cap = rm_total(&rm);
-        (void)cap;
         if (io_resize(k, pl.delta, pl.iter1, why, sizeof why) != 0) {
             snprintf(pl.why + strlen(pl.why), sizeof pl.why - strlen(pl.why), "; refused: %.80s", why);
             io_plan_event(k, &pl, "cancelled");
@@ -186,6 +220,9 @@ void io_policy_phase(struct job *j, const json_t *d, double now)
             xk->shrink_pending = 1;
             xk->shrink_n = pl.delta;
             xk->shrink_at = pl.iter2;
+            k->io_shrink_n = pl.delta;
+            k->io_shrink_from = k->procs;
+            k->io_shrink_at = pl.iter2;
         }
         io_plan_event(k, &pl, "planned");
         return;
@@ -202,11 +239,14 @@ void io_policy_resized(struct job *j, const json_t *d)
         logmsg("I/O interference: job %d: the planned %s failed (%s): plan cancelled", j->id, op, st);
         jobs_event(j, "io_plan", json_pack("{s:s, s:s}", "status", "cancelled", "why", proto_get_str(d, "reason", st)), wall());
         x->busy = x->shrink_pending = 0;
+        j->io_shrink_n = 0;
         return;
     }
     if (x->shrink_pending && !strcmp(op, "expand")) {
         char why[256];
         x->shrink_pending = 0;
+        j->io_shrink_n = 0;
+        state_dirty = 1;
         if (io_resize(j, -x->shrink_n, x->shrink_at, why, sizeof why) != 0) {
             logmsg("I/O interference: job %d: the -%d could not be sent: %s", j->id, x->shrink_n, why);
             x->busy = 0;
@@ -214,4 +254,28 @@ void io_policy_resized(struct job *j, const json_t *d)
         return;
     }
     x->busy = 0;
+}
+
+/* A job (re-)registered, e.g. with a restarted ductiled: a Phase Shift whose
+ * +P was done but whose -P was not sent yet is completed now; one whose +P
+ * never happened is cancelled. */
+void io_policy_registered(struct job *j)
+{
+    if (j->io_shrink_n <= 0) return;
+    int n = j->io_shrink_n;
+    j->io_shrink_n = 0;
+    state_dirty = 1;
+    if (j->procs < j->io_shrink_from + n) {
+        logmsg("I/O interference: job %d: the planned +%d did not happen: plan cancelled", j->id, n);
+        return;
+    }
+    char why[256];
+    long long at = j->io_shrink_at > j->iteration ? j->io_shrink_at : -1;
+    if (io_resize(j, -n, at, why, sizeof why) != 0) {
+        logmsg("I/O interference: job %d: the pending -%d could not be sent: %s", j->id, n, why);
+        return;
+    }
+    struct ioj *x = ioj_get(j);
+    if (x) x->busy = 1;
+    logmsg("I/O interference: job %d: sending the -%d its Phase Shift still owed (at iteration %lld)", j->id, n, at);
 }

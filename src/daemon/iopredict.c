@@ -211,6 +211,12 @@ int iop_period_coupling(const struct iop_job *a, long long cur_iter_a, const str
         snprintf(plan->why, sizeof plan->why, "periods not known yet");
         return 0;
     }
+    /* only jobs whose next phases interfere are reconfigured */
+    double ov;
+    if (!iop_interfere(&pa, &pb, prm->uncertainty, &ov)) {
+        snprintf(plan->why, sizeof plan->why, "no interference predicted");
+        return 0;
+    }
     /* select_largest_period(), obtain_period(): the nearest multiple of the
      * other's period that a speedup can reach (not above the current one) */
     int k_is_a = pa.period >= pb.period;
@@ -224,6 +230,7 @@ int iop_period_coupling(const struct iop_job *a, long long cur_iter_a, const str
     plan->iter1 = (k_is_a ? cur_iter_a : cur_iter_b) + 1;
     if (plan->speedup < 1.02) {
         snprintf(plan->why, sizeof plan->why, "periods already coupled (%.2f s and %.2f s)", pk, ps);
+        plan->fallback = 1;
         return 0;
     }
     int p = iop_procs_for_speedup(K, K->procs, plan->speedup, prm->max_procs);

@@ -56,6 +56,8 @@ struct iop_plan {
     int job, delta, new_procs;
     long long iter1, iter2;        /* +delta at iter1; phase shift: -delta at iter2 */
     double shift, treconf, torig, speedup;
+    int fallback;                  /* period coupling: no plan, but the periods are coupled
+                                    * already and the phases still interfere: try a phase shift */
     char why[160];                 /* why no plan (or a description of the plan) */
 };
 

@@ -8,12 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../redist/plan.h"
 #include "../proto/protocol.h"
 
-#define JOBS_MAX_EVENTS 64
+#define JOBS_MAX_EVENTS 256
 #define JOBS_MAX_FINISHED 64
 #define ASSUMED_BANDWIDTH 1.0e9 /* bytes/s when nothing was measured */
 #define ASSUMED_SPAWN_S 0.35     /* per expansion, when no resize was measured */
@@ -64,13 +65,14 @@ struct job *jobs_get(struct jobs *t, int id)
 
 static int finished(const struct job *j) { return j->state == JOB_EXITED || j->state == JOB_CRASHED || j->state == JOB_LOST; }
 
-/* Keep at most JOBS_MAX_FINISHED finished jobs (drop the oldest). */
-static void prune(struct jobs *t)
+/* Keep at most JOBS_MAX_FINISHED finished jobs (drop the oldest), never
+ * `keep`: the caller still holds that job (it was just finished). */
+static void prune(struct jobs *t, const struct job *keep)
 {
     int nf = 0;
     for (int i = 0; i < t->n; i++) nf += finished(t->v[i]);
     for (int i = 0; i < t->n && nf > JOBS_MAX_FINISHED;) {
-        if (finished(t->v[i])) {
+        if (finished(t->v[i]) && t->v[i] != keep) {
             job_free(t->v[i]);
             memmove(&t->v[i], &t->v[i + 1], (size_t)(t->n - i - 1) * sizeof t->v[0]);
             t->n--;
@@ -128,10 +130,10 @@ struct job *jobs_register(struct jobs *t, const json_t *req, double now, char *r
             /* that id belongs to another job: give this one a new id */
             j = NULL;
             want = 0;
-        } else if (j && j->state == JOB_RUNNING && j->conn >= 0) {
-            snprintf(reason, rlen, "job %d is already connected", want);
-            return NULL;
         }
+        /* a job still connected (half-open TCP: the job's end is gone but no
+         * FIN came) is taken over by its new connection; the caller closes
+         * the old one */
     }
     if (!j) {
         j = job_new(t, want > 0 ? want : t->next_id);
@@ -146,6 +148,8 @@ struct job *jobs_register(struct jobs *t, const json_t *req, double now, char *r
     }
     snprintf(j->tag, sizeof j->tag, "%s", tag);
     j->pid = pid;
+    j->uid = proto_get_int(req, "uid", -1);
+    j->start = proto_get_num(req, "start", j->registered);
     snprintf(j->binary, sizeof j->binary, "%s", proto_get_str(req, "binary", ""));
     snprintf(j->mpi, sizeof j->mpi, "%s", proto_get_str(req, "mpi", ""));
     j->procs = (int)proto_get_int(req, "procs", 1);
@@ -190,7 +194,62 @@ void jobs_event(struct job *j, const char *kind, json_t *details, double now)
     json_object_set_new(e, "t", json_real(now));
     json_object_set_new(e, "kind", json_string(kind));
     json_array_append_new(j->events, e);
-    while (json_array_size(j->events) > JOBS_MAX_EVENTS) json_array_remove(j->events, 0);
+    /* I/O phases are many: they go first, so that resizes, commands and
+     * plans of the whole run stay (ductilectl events, tools/plot-timeline) */
+    while (json_array_size(j->events) > JOBS_MAX_EVENTS) {
+        size_t drop = 0, n = json_array_size(j->events);
+        for (size_t k = 0; k + 1 < n; k++)
+            if (!strcmp(proto_get_str(json_array_get(j->events, k), "kind", ""), "io_phase")) {
+                drop = k;
+                break;
+            }
+        json_array_remove(j->events, drop);
+    }
+}
+
+/* Keep the whole run in JOBS_HISTORY samples: when the history is full,
+ * its older half is merged pairwise (times, iterations and bytes added; the
+ * later sample's time, iteration and size kept; "merged" counts the samples
+ * in one), so the newest samples stay exact and the run's beginning stays
+ * visible, ever coarser (tools/plot-timeline, ductilectl watch). */
+static void merge_into(json_t *a, const json_t *b)
+{
+    static const char *const sums[] = {"iters", "interval_s", "compute_s", "comm_s", "io_s", "bytes", "io_calls", "dropped"};
+    for (size_t k = 0; k < sizeof sums / sizeof sums[0]; k++) {
+        json_t *x = json_object_get(a, sums[k]), *y = json_object_get(b, sums[k]);
+        if (!x && !y) continue;
+        if (json_is_integer(x) && (!y || json_is_integer(y)))
+            json_object_set_new(a, sums[k], json_integer(json_integer_value(x) + (y ? json_integer_value(y) : 0)));
+        else
+            json_object_set_new(a, sums[k], json_real(json_number_value(x) + json_number_value(y)));
+    }
+    static const char *const last[] = {"t", "iteration", "procs", "recv", "io_held", "control_point"};
+    for (size_t k = 0; k < sizeof last / sizeof last[0]; k++) {
+        json_t *y = json_object_get(b, last[k]);
+        if (y) json_object_set(a, last[k], y);
+    }
+    json_object_set_new(a, "merged", json_integer(proto_get_int(a, "merged", 1) + proto_get_int(b, "merged", 1)));
+}
+
+static void downsample(json_t *h)
+{
+    size_t half = json_array_size(h) / 2, out = 0;
+    for (size_t i = 0; i < half; out++) {
+        json_t *a = json_array_get(h, i), *b = i + 1 < half ? json_array_get(h, i + 1) : NULL;
+        /* a change of size stays a sample boundary */
+        if (!b || proto_get_int(a, "procs", 0) != proto_get_int(b, "procs", 0)) {
+            json_array_set(h, out, a);
+            i++;
+            continue;
+        }
+        json_t *m = json_deep_copy(a);
+        merge_into(m, b);
+        json_array_set_new(h, out, m);
+        i += 2;
+    }
+    size_t drop = half - out;
+    for (size_t k = 0; k < drop && json_array_size(h) > 0; k++) json_array_remove(h, out);
+    while (json_array_size(h) > JOBS_HISTORY) json_array_remove(h, 0);
 }
 
 void jobs_sample(struct jobs *t, struct job *j, const json_t *req, double now)
@@ -202,7 +261,7 @@ void jobs_sample(struct jobs *t, struct job *j, const json_t *req, double now)
     json_object_del(s, "job");
     json_object_set_new(s, "recv", json_real(now));
     json_array_append_new(j->history, s);
-    while (json_array_size(j->history) > JOBS_HISTORY) json_array_remove(j->history, 0);
+    if (json_array_size(j->history) > JOBS_HISTORY) downsample(j->history);
     int procs = (int)proto_get_int(req, "procs", j->procs);
     if (procs != j->procs) {
         jobs_event(j, "size", json_pack("{s:i, s:i, s:I}", "from", j->procs, "to", procs, "iteration",
@@ -236,7 +295,7 @@ void jobs_exit(struct jobs *t, struct job *j, int status, double now)
     j->pending = 0;
     rm_release_all(t->rm, j->alloc);
     jobs_event(j, "exit", json_pack("{s:i}", "status", status), now);
-    prune(t);
+    prune(t, j);
 }
 
 void jobs_lost_connection(struct jobs *t, struct job *j, double now)
@@ -248,7 +307,7 @@ void jobs_lost_connection(struct jobs *t, struct job *j, double now)
     j->disconnected_at = now;
     rm_release_all(t->rm, j->alloc);
     jobs_event(j, "crash", json_pack("{s:s}", "reason", "connection lost without an exit message"), now);
-    prune(t);
+    prune(t, j);
 }
 
 int jobs_expire(struct jobs *t, double now, double grace)
@@ -263,7 +322,7 @@ int jobs_expire(struct jobs *t, double now, double grace)
             n++;
         }
     }
-    if (n) prune(t);
+    if (n) prune(t, NULL);
     return n;
 }
 
@@ -275,7 +334,7 @@ static json_t *alloc_json(const struct jobs *t, const struct job *j)
     return o;
 }
 
-json_t *jobs_summary(const struct jobs *t, const struct job *j, double now)
+static json_t *summary_base(const struct jobs *t, const struct job *j, double now)
 {
     json_t *last = json_array_size(j->history) ? json_array_get(j->history, json_array_size(j->history) - 1) : NULL;
     double it_time = 0;
@@ -289,6 +348,14 @@ json_t *jobs_summary(const struct jobs *t, const struct job *j, double now)
                      "pending", j->pending, "iteration", (json_int_t)j->iteration, "iteration_s", it_time, "io_held",
                      j->io_held, "age_s", now - j->last_seen, "slots", alloc_json(t, j), "exit_status", j->exit_status,
                      "samples", (json_int_t)j->samples);
+}
+
+json_t *jobs_summary(const struct jobs *t, const struct job *j, double now)
+{
+    json_t *o = summary_base(t, j, now);
+    if (o && j->uid >= 0) json_object_set_new(o, "uid", json_integer(j->uid));
+    if (o) json_object_set_new(o, "start", json_real(j->start > 0 ? j->start : j->registered));
+    return o;
 }
 
 json_t *jobs_io_period(const struct job *j)
@@ -457,15 +524,35 @@ int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen)
                             j->io_held, "period", j->period, "iteration", (json_int_t)j->iteration, "samples",
                             (json_int_t)j->samples));
     }
+    for (int i = 0; i < t->n; i++)
+        if (t->v[i]->io_shrink_n > 0)
+            json_object_set_new(json_array_get(jobs, (size_t)i), "io_shrink",
+                                json_pack("{s:i, s:i, s:I}", "n", t->v[i]->io_shrink_n, "from", t->v[i]->io_shrink_from,
+                                          "at", (json_int_t)t->v[i]->io_shrink_at));
     json_t *root = json_pack("{s:i, s:i, s:o}", "version", 1, "next_id", t->next_id, "jobs", jobs);
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    /* a fresh temporary file (never through a link someone left there),
+     * flushed to disk before it replaces the state, then the directory */
+    unlink(tmp);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     int rc = -1;
     if (fd >= 0) {
-        rc = json_dumpfd(root, fd, JSON_INDENT(1)) == 0 && write(fd, "\n", 1) == 1 ? 0 : -1;
+        rc = json_dumpfd(root, fd, JSON_INDENT(1)) == 0 && write(fd, "\n", 1) == 1 && fsync(fd) == 0 ? 0 : -1;
         if (close(fd) != 0) rc = -1;
         if (rc == 0 && rename(tmp, path) != 0) rc = -1;
+        if (rc == 0) {
+            char dir[4200];
+            snprintf(dir, sizeof dir, "%s", path);
+            char *sl = strrchr(dir, '/');
+            if (sl) *(sl == dir ? sl + 1 : sl) = '\0';
+            else snprintf(dir, sizeof dir, ".");
+            int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            if (dfd >= 0) {
+                (void)fsync(dfd);
+                close(dfd);
+            }
+        }
     }
     if (rc != 0) {
         snprintf(err, errlen, "cannot write state file %s: %s", path, strerror(errno));
@@ -477,17 +564,32 @@ int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen)
 
 int jobs_load(struct jobs *t, const char *path, double now, char *err, size_t errlen)
 {
-    json_error_t je;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    if (!root) {
-        if (access(path, F_OK) != 0) return 0; /* no state yet */
-        snprintf(err, errlen, "state file %s: %s (line %d)", path, je.text, je.line);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT) return 0; /* no state yet */
+        snprintf(err, errlen, "state file %s: %s%s", path, strerror(errno),
+                 errno == ELOOP ? " (a symbolic link: refused)" : "");
         return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
+        snprintf(err, errlen, "state file %s is %s: refused (it must be a regular file of uid %u that only its owner can write)",
+                 path, !S_ISREG(st.st_mode) ? "not a regular file" : st.st_uid != geteuid() ? "owned by another user"
+                 : "writable by group or others", (unsigned)geteuid());
+        close(fd);
+        return -1;
+    }
+    json_error_t je;
+    json_t *root = json_loadfd(fd, JSON_REJECT_DUPLICATES, &je);
+    close(fd);
+    if (!root) {
+        snprintf(err, errlen, "state file %s: %s (line %d)", path, je.text, je.line);
+        return -2;
     }
     if (proto_get_int(root, "version", 0) != 1 || !json_is_array(json_object_get(root, "jobs"))) {
         snprintf(err, errlen, "state file %s: not a version-1 ductiled state", path);
         json_decref(root);
-        return -1;
+        return -2;
     }
     size_t i;
     json_t *o;
@@ -511,6 +613,11 @@ int jobs_load(struct jobs *t, const char *path, double now, char *err, size_t er
         j->period = proto_get_num(o, "period", 0);
         j->iteration = proto_get_int(o, "iteration", 0);
         j->samples = proto_get_int(o, "samples", 0);
+        json_t *shr = json_object_get(o, "io_shrink");
+        j->io_shrink_n = (int)proto_get_int(shr, "n", 0);
+        j->io_shrink_from = (int)proto_get_int(shr, "from", 0);
+        j->io_shrink_at = proto_get_int(shr, "at", -1);
+        if (j->io_shrink_n < 0 || j->io_shrink_n > PROTO_MAX_PROCS) j->io_shrink_n = 0;
 #define TAKE(f, key) do { json_t *x_ = json_object_get(o, key); if (json_is_array(x_)) { json_decref(j->f); j->f = json_deep_copy(x_); } } while (0)
         TAKE(hosts, "hosts");
         TAKE(arrays, "arrays");

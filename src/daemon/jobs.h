@@ -21,6 +21,8 @@ struct job {
     int id;
     char tag[64];
     long pid;
+    long long uid;    /* the job's user (-1 unknown) */
+    double start;     /* the job's start time, epoch seconds (0 unknown) */
     char binary[512];
     char mpi[65];
     int procs, malleable;
@@ -38,6 +40,10 @@ struct job {
     double period;
     long long iteration, samples;
     int conn;         /* daemon connection index, -1 when not connected */
+    /* I/O policy: the -P of a Phase Shift still to send after its +P
+     * (kept in the state file, so that a restarted daemon still sends it) */
+    int io_shrink_n, io_shrink_from;
+    long long io_shrink_at;
 };
 
 struct jobs {
@@ -75,7 +81,11 @@ json_t *jobs_io_period(const struct job *j);
 /* Dry-run cost of resizing j to `to` processes. */
 json_t *jobs_cost(const struct jobs *t, const struct job *j, int to);
 
-/* State file (written atomically, mode 0600).  0 / -1 with a message. */
+/* State file (written atomically through a fresh O_EXCL temporary file,
+ * fsync'ed, mode 0600).  jobs_save: 0 / -1 with a message.  jobs_load: 0
+ * (also when there is no file), -1 when the file must not be trusted (a
+ * link, another owner, writable by others), -2 when it is corrupt (the
+ * caller moves it aside and starts empty). */
 int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen);
 int jobs_load(struct jobs *t, const char *path, double now, char *err, size_t errlen);
 

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -80,6 +82,7 @@ void close_conn(int i, const char *why)
         struct job *j = jobs_get(&jobs, c->job);
         if (j && j->conn == i) {
             io_leave(j->id);
+            io_policy_forget(j->id);
             int was_running = j->state == JOB_RUNNING;
             jobs_lost_connection(&jobs, j, wall());
             if (was_running) logmsg("job %d (%s) lost its connection without an exit message: crashed", j->id, j->tag);
@@ -122,8 +125,14 @@ void queue_out(int i, char *line)
 
 void reply_ok(int i, long long id, json_t *result)
 {
-    queue_out(i, proto_reply_ok(id, result));
+    char *line = proto_reply_ok(id, result);
     json_decref(result);
+    if (!line) {
+        reply_err(i, id, PERR_TOO_LARGE, "the reply would be larger than %d bytes: ask for less (e.g. a shorter --history)",
+                  PROTO_MAX_REPLY);
+        return;
+    }
+    queue_out(i, line);
 }
 
 void reply_err(int i, long long id, const char *code, const char *fmt, ...)
@@ -136,17 +145,24 @@ void reply_err(int i, long long id, const char *code, const char *fmt, ...)
     queue_out(i, proto_reply_err(id, code, reason));
 }
 
-static void send_hello(int i)
+static int send_hello(int i)
 {
     struct conn *c = &conns[i];
     json_t *a = json_pack("{s:s, s:s, s:s}", "server", "ductiled", "version", PACKAGE_VERSION, "auth",
                           c->tcp ? "hmac-sha256" : "peercred");
-    if (c->tcp) {
-        auth_nonce(c->nonce);
+    /* TCP peers must answer the challenge; Unix-socket peers may (a client
+     * given the secret asks the server to prove itself) */
+    if (c->tcp || have_secret) {
+        if (auth_nonce(c->nonce) != 0) {
+            json_decref(a);
+            logmsg("no random nonce for %s (getrandom failed): connection closed", c->peer);
+            return -1;
+        }
         json_object_set_new(a, "nonce", json_string(c->nonce));
     }
     queue_out(i, proto_request(0, "hello", a));
     json_decref(a);
+    return 0;
 }
 
 void accept_on(int li)
@@ -174,37 +190,72 @@ void accept_on(int li)
             getnameinfo((struct sockaddr *)&ss, sl, h, sizeof h, p, sizeof p, NI_NUMERICHOST | NI_NUMERICSERV);
             snprintf(peer, sizeof peer, "tcp(%s:%s)", h, p);
         }
+        int tcp = conns[li].kind == C_LISTEN_TCP;
+        char addr[64] = "";
+        if (tcp) {
+            getnameinfo((struct sockaddr *)&ss, sl, addr, sizeof addr, NULL, 0, NI_NUMERICHOST);
+            int npeer = 0, nunauth = 0, naddr = 0, nfree = 0;
+            for (int k = 0; k < MAX_CONNS; k++) {
+                if (conns[k].kind == C_FREE) nfree++;
+                if (conns[k].kind != C_PEER || !conns[k].tcp) continue;
+                npeer++;
+                if (!conns[k].authed) {
+                    nunauth++;
+                    naddr += !strcmp(conns[k].addr, addr);
+                }
+            }
+            const char *why = nfree <= UNIX_RESERVE ? "the remaining connections are kept for local clients"
+                              : nunauth >= MAX_UNAUTH ? "too many unauthenticated TCP connections"
+                              : naddr >= MAX_UNAUTH_PER_ADDR ? "too many unauthenticated connections from this address"
+                                                             : NULL;
+            (void)npeer;
+            if (why) {
+                logmsg("refused %s: %s", peer, why);
+                close(fd);
+                continue;
+            }
+            /* a peer that vanished without a FIN (half-open) is found by keepalive probes */
+            int on = 1, idle = 30, intvl = 5, cnt = 3;
+            setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on);
+            setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+            setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
+            setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
+        }
         int i = add_conn(C_PEER, fd);
         if (i < 0) {
             logmsg("too many connections: refused %s", peer);
             close(fd);
             continue;
         }
-        conns[i].tcp = conns[li].kind == C_LISTEN_TCP;
+        conns[i].tcp = tcp;
         conns[i].authed = !conns[i].tcp;
+        snprintf(conns[i].addr, sizeof conns[i].addr, "%s", addr);
         snprintf(conns[i].peer, sizeof conns[i].peer, "%s", peer);
         if (verbose) logmsg("connection from %s", peer);
-        send_hello(i);
+        if (send_hello(i) != 0) close_conn(i, NULL);
     }
 }
+
+static int has_line(const struct linebuf *lb) { return lb->len && memchr(lb->buf, '\n', lb->len) != NULL; }
 
 void handle_input(int ci)
 {
     struct conn *c = &conns[ci];
     char buf[16384];
-    const char *gone = NULL; /* the peer closed: handle what it sent before (e.g. its exit), then close */
-    for (;;) {
+    /* bounded reading: at most IN_ROUND_BYTES buffered per round */
+    for (int reads = 0; !c->eof && !c->closing && reads < 8 && c->lb.len < IN_ROUND_BYTES; reads++) {
         ssize_t r = recv(c->fd, buf, sizeof buf, 0);
         if (r < 0 && errno == EINTR) continue;
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
         if (r <= 0) {
-            gone = r == 0 ? "end of stream" : strerror(errno);
+            /* the peer closed: handle what it sent before (e.g. its exit), then close */
+            c->eof = 1;
+            snprintf(c->eofwhy, sizeof c->eofwhy, "%s", r == 0 ? "end of stream" : strerror(errno));
             break;
         }
         if (linebuf_append(&c->lb, buf, (size_t)r) != 0) break;
-        if (c->closing) break;
     }
-    for (;;) {
+    for (int k = 0; k < IN_ROUND_MSGS; k++) {
         char *line = NULL;
         long n = linebuf_next(&c->lb, &line);
         if (!line) {
@@ -227,9 +278,9 @@ void handle_input(int ci)
         struct proto_msg m;
         const char *code;
         char reason[512];
-        int k = proto_parse(line, (size_t)n, &m, &code, reason, sizeof reason);
+        int kind = proto_parse(line, (size_t)n, &m, &code, reason, sizeof reason);
         free(line);
-        if (k == PROTO_INVALID) {
+        if (kind == PROTO_INVALID) {
             if (verbose) logmsg("bad message from %s: %s", c->peer, reason);
             reply_err(ci, m.id, code, "%s", reason);
             if (!c->authed) {
@@ -238,12 +289,14 @@ void handle_input(int ci)
             }
             continue;
         }
-        if (k == PROTO_REQUEST) handle_request(ci, &m);
+        if (kind == PROTO_REQUEST) handle_request(ci, &m);
         else if (c->authed) handle_reply(ci, &m);
         proto_msg_free(&m);
         if (conns[ci].kind != C_PEER) return;
     }
-    if (gone) close_conn(ci, gone);
+    if (c->closing) c->lb.len = 0;
+    c->backlog = !c->closing && has_line(&c->lb);
+    if (c->eof && !c->backlog) close_conn(ci, c->eofwhy);
 }
 
 void flush_out(int ci)

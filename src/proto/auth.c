@@ -7,6 +7,7 @@
 
 #include "auth.h"
 
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -110,12 +111,46 @@ int auth_load_secret(const char *path, struct auth_secret *out, char *err, size_
         return -1;
     }
     while (n > 0 && (out->key[n - 1] == '\n' || out->key[n - 1] == '\r')) n--;
-    if (n < AUTH_SECRET_MIN) {
-        snprintf(err, errlen, "secret file %s holds %zd bytes; at least %d are needed", path, n, AUTH_SECRET_MIN);
+    /* entropy: hex text carries 4 bits a character, base64 6, raw bytes 8 */
+    int hex = 1, b64 = 1, distinct = 0;
+    unsigned char seen[256] = {0};
+    for (ssize_t i = 0; i < n; i++) {
+        unsigned char ch = out->key[i];
+        if (!isxdigit(ch)) hex = 0;
+        if (!isalnum(ch) && ch != '+' && ch != '/' && ch != '=' && ch != '-' && ch != '_') b64 = 0;
+        if (!seen[ch]++) distinct++;
+    }
+    ssize_t need = hex ? 2 * AUTH_SECRET_MIN : b64 ? (4 * AUTH_SECRET_MIN + 2) / 3 : AUTH_SECRET_MIN;
+    if (n < need || distinct < 8) {
+        snprintf(err, errlen, "secret file %s holds %zd %s%s; at least %zd are needed for %d bytes of entropy "
+                 "(make one with: head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \\n' > FILE)", path, n,
+                 hex ? "hex digits" : b64 ? "base64 characters" : "bytes",
+                 distinct < 8 && n >= need ? " but only a few distinct ones" : "", need, AUTH_SECRET_MIN);
         auth_clear_secret(out);
         return -1;
     }
-    out->len = (size_t)n;
+    /* HKDF-SHA256: PRK = HMAC(salt, secret); key = HMAC(PRK, info | 0x01) */
+    if (auth_ready(err, errlen) != 0) {
+        auth_clear_secret(out);
+        return -1;
+    }
+    static const char salt[] = "ductile-v1 hkdf salt";
+    static const char info[] = "ductile-v1 mac key\001";
+    unsigned char prk[EVP_MAX_MD_SIZE], okm[EVP_MAX_MD_SIZE];
+    unsigned plen = 0, olen = 0;
+    int ok = crypto.hmac(crypto.sha256(), salt, (int)strlen(salt), out->key, (size_t)n, prk, &plen) != NULL &&
+             crypto.hmac(crypto.sha256(), prk, (int)plen, (const unsigned char *)info, strlen(info), okm, &olen) != NULL &&
+             olen == 32;
+    explicit_bzero(out->key, sizeof out->key);
+    explicit_bzero(prk, sizeof prk);
+    if (!ok) {
+        snprintf(err, errlen, "secret file %s: key derivation failed", path);
+        explicit_bzero(okm, sizeof okm);
+        return -1;
+    }
+    memcpy(out->key, okm, 32);
+    explicit_bzero(okm, sizeof okm);
+    out->len = 32;
     return 0;
 }
 

@@ -13,7 +13,7 @@
 #define AUTH_NONCE_HEX 64 /* 32 random bytes as hex */
 #define AUTH_MAC_HEX 64   /* SHA-256 as hex */
 #define AUTH_SECRET_MAX 4096
-#define AUTH_SECRET_MIN 16
+#define AUTH_SECRET_MIN 32 /* bytes of entropy: 32 raw bytes, or 64 hex digits, or 43 base64 characters */
 
 struct auth_secret {
     unsigned char key[AUTH_SECRET_MAX];
@@ -22,8 +22,11 @@ struct auth_secret {
 
 /* Read the secret from `path`.  Refused (-1 and a message) unless it is a
  * regular file owned by the calling user with no group or other permission
- * bits, holding AUTH_SECRET_MIN..AUTH_SECRET_MAX bytes (a trailing newline is
- * dropped). */
+ * bits, holding at least AUTH_SECRET_MIN bytes of entropy (a file of hex
+ * digits needs twice as many characters, base64 4/3 as many; a trailing
+ * newline is dropped; at most AUTH_SECRET_MAX bytes).  The secret is then
+ * derived (HKDF-SHA256, RFC 5869, with libcrypto's HMAC) into the 32-byte
+ * MAC key kept in *out; the file's bytes are wiped. */
 int auth_load_secret(const char *path, struct auth_secret *out, char *err, size_t errlen);
 void auth_clear_secret(struct auth_secret *s);
 

@@ -37,6 +37,9 @@ static const struct cmdspec commands[] = {
     {"auth", {{"nonce", F_HEX64, 1, 0, 0, NULL}, {"mac", F_HEX64, 1, 0, 0, NULL}}},
     {"list", {{NULL, F_END, 0, 0, 0, NULL}}},
     {"slots", {{NULL, F_END, 0, 0, 0, NULL}}},
+    {"events", {JOB, {"since", F_NUM, 0, 0, 1e12, NULL}, {"max", F_INT, 0, 1, 4096, NULL}}},
+    {"drain", {{"on", F_BOOL, 0, 0, 0, NULL}}},
+    {"shutdown", {{NULL, F_END, 0, 0, 0, NULL}}},
     {"status", {JOB, {"history", F_INT, 0, 0, 4096, NULL}}},
     {"expand", {JOB_OPT, {"n", F_INT, 1, 1, PROCS_MAX, NULL}, AT_ITER, {"hosts", F_HOSTS, 0, 0, 0, NULL}}},
     {"shrink", {JOB_OPT, {"n", F_INT, 1, 1, PROCS_MAX, NULL}, AT_ITER, {"ranks", F_RANKS, 0, 0, 0, NULL}}},
@@ -230,7 +233,7 @@ int proto_parse(const char *line, size_t len, struct proto_msg *msg, const char 
     if (reasonlen) reason[0] = '\0';
 #define FAIL(c, ...) do { *code = (c); snprintf(reason, reasonlen, __VA_ARGS__); goto fail; } while (0)
     json_t *root = NULL;
-    if (len + 1 > PROTO_MAX_LINE) FAIL(PERR_TOO_LARGE, "message of %zu bytes exceeds the limit of %d", len, PROTO_MAX_LINE);
+    if (len + 1 > PROTO_MAX_REPLY) FAIL(PERR_TOO_LARGE, "message of %zu bytes exceeds the limit of %d", len, PROTO_MAX_REPLY);
     json_error_t jerr;
     root = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) FAIL(PERR_BAD_JSON, "not valid JSON: %s (column %d)", jerr.text, jerr.column);
@@ -309,14 +312,14 @@ const char *proto_get_str(const json_t *obj, const char *key, const char *dflt)
     return json_is_string(v) ? json_string_value(v) : dflt;
 }
 
-static char *finish(json_t *o)
+static char *finish_max(json_t *o, size_t max)
 {
     if (!o) return NULL;
     char *s = json_dumps(o, JSON_COMPACT);
     json_decref(o);
     if (!s) return NULL;
     size_t n = strlen(s);
-    if (n + 1 > PROTO_MAX_LINE) {
+    if (n + 1 > max) {
         free(s);
         return NULL;
     }
@@ -329,6 +332,8 @@ static char *finish(json_t *o)
     line[n + 1] = '\0';
     return line;
 }
+
+static char *finish(json_t *o) { return finish_max(o, PROTO_MAX_LINE); }
 
 static json_t *base(const json_t *extra)
 {
@@ -358,7 +363,7 @@ char *proto_reply_ok(long long id, const json_t *result)
     json_object_set_new(o, "id", id >= 0 ? json_integer(id) : json_null());
     json_object_set_new(o, "ok", json_true());
     json_object_set_new(o, "result", result ? json_deep_copy(result) : json_object());
-    return finish(o);
+    return finish_max(o, PROTO_MAX_REPLY);
 }
 
 char *proto_reply_err(long long id, const char *code, const char *reason)
@@ -383,6 +388,14 @@ char *proto_reply_err(long long id, const char *code, const char *reason)
 
 void linebuf_init(struct linebuf *lb) { memset(lb, 0, sizeof *lb); }
 
+void linebuf_init_max(struct linebuf *lb, size_t max)
+{
+    memset(lb, 0, sizeof *lb);
+    lb->max = max;
+}
+
+static size_t lb_max(const struct linebuf *lb) { return lb->max ? lb->max : PROTO_MAX_LINE; }
+
 void linebuf_free(struct linebuf *lb)
 {
     free(lb->buf);
@@ -398,7 +411,7 @@ int linebuf_append(struct linebuf *lb, const char *data, size_t n)
         while (cap < lb->len + n) cap *= 2;
         /* complete lines are consumed as they arrive, so the buffer never needs
          * much more than one maximal line plus one read */
-        if (cap > 4 * (size_t)PROTO_MAX_LINE) cap = lb->len + n;
+        if (cap > 4 * lb_max(lb)) cap = lb->len + n;
         char *nb = realloc(lb->buf, cap);
         if (!nb) {
             lb->overflow = 1;
@@ -412,7 +425,7 @@ int linebuf_append(struct linebuf *lb, const char *data, size_t n)
     /* the partial line after the last newline must stay under the limit */
     size_t start = lb->len;
     while (start > 0 && lb->buf[start - 1] != '\n') start--;
-    if (lb->len - start >= PROTO_MAX_LINE) {
+    if (lb->len - start >= lb_max(lb)) {
         lb->overflow = 1;
         return -1;
     }
@@ -427,7 +440,7 @@ long linebuf_next(struct linebuf *lb, char **line)
     size_t n = (size_t)(nl - lb->buf);
     size_t keep = n;
     if (keep > 0 && lb->buf[keep - 1] == '\r') keep--;
-    if (n + 1 > PROTO_MAX_LINE) {
+    if (n + 1 > lb_max(lb)) {
         lb->overflow = 1;
         return -1;
     }

@@ -15,6 +15,10 @@
 /* Largest message, newline included.  A longer line is an error and the
  * connection that sent it is dropped. */
 #define PROTO_MAX_LINE 65536
+/* Largest reply a client accepts (a status with a long history): replies are
+ * built up to this size and the client sessions read up to it.  A server
+ * still reads at most PROTO_MAX_LINE per message. */
+#define PROTO_MAX_REPLY (16 << 20)
 #define PROTO_MAX_HOSTS 1024
 #define PROTO_MAX_PROCS 65536
 
@@ -63,7 +67,8 @@ double proto_get_num(const json_t *obj, const char *key, double dflt);
 const char *proto_get_str(const json_t *obj, const char *key, const char *dflt);
 
 /* Builders: each returns a malloc'ed, NUL-terminated line ending in '\n', or
- * NULL when out of memory or larger than PROTO_MAX_LINE.  `args` / `result`
+ * NULL when out of memory or larger than PROTO_MAX_LINE (requests) or
+ * PROTO_MAX_REPLY (replies).  `args` / `result`
  * are borrowed (may be NULL); members "v", "id", "cmd", "ok" are set here. */
 char *proto_request(long long id, const char *cmd, const json_t *args);
 char *proto_reply_ok(long long id, const json_t *result);
@@ -81,9 +86,12 @@ int proto_valid_tag(const char *s);
 struct linebuf {
     char *buf;
     size_t len, cap;
-    int overflow; /* a line longer than PROTO_MAX_LINE was seen */
+    int overflow; /* a line longer than the limit was seen */
+    size_t max;   /* longest line accepted, newline included (0: PROTO_MAX_LINE) */
 };
 void linebuf_init(struct linebuf *lb);
+/* Same, accepting lines up to max bytes (clients reading replies). */
+void linebuf_init_max(struct linebuf *lb, size_t max);
 void linebuf_free(struct linebuf *lb);
 /* Append bytes.  Returns 0, or -1 when the pending partial line would exceed
  * PROTO_MAX_LINE (overflow is then set; the connection should be dropped). */

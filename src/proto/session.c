@@ -46,7 +46,7 @@ int session_open(struct session *s, const char *address, const char *secret_path
     memset(s, 0, sizeof *s);
     s->fd = -1;
     s->next_id = 1;
-    linebuf_init(&s->lb);
+    linebuf_init_max(&s->lb, PROTO_MAX_REPLY);
     if (auth_failed) *auth_failed = 0;
     double deadline = net_now() + timeout_ms / 1000.0;
     struct net_addr a;
@@ -56,6 +56,15 @@ int session_open(struct session *s, const char *address, const char *secret_path
         address = path;
     }
     if (net_parse_addr(address, &a, err, errlen) != 0) return -1;
+    /* Over TCP, or whenever we were given a secret, the server must prove it
+     * knows the secret: a server (or whoever holds its port) that says it
+     * needs no authentication is not believed. */
+    int must_auth = a.tcp || (secret_path && *secret_path);
+    if (a.tcp && !(secret_path && *secret_path)) {
+        snprintf(err, errlen, "a TCP connection needs the shared secret (ductilectl -k FILE, DUCTILE_CONTROLLER_SECRET)");
+        if (auth_failed) *auth_failed = 1;
+        return -1;
+    }
     s->fd = net_connect(&a, timeout_ms, err, errlen);
     if (s->fd < 0) return -1;
     char *line = NULL;
@@ -77,10 +86,19 @@ int session_open(struct session *s, const char *address, const char *secret_path
         goto fail;
     }
     snprintf(s->server_version, sizeof s->server_version, "%s", proto_get_str(hello.root, "version", ""));
-    int need_auth = strcmp(proto_get_str(hello.root, "auth", ""), "hmac-sha256") == 0;
+    /* a Unix-socket server that has a secret offers the challenge too (a nonce) */
+    int need_auth = strcmp(proto_get_str(hello.root, "auth", ""), "hmac-sha256") == 0 ||
+                    (must_auth && !a.tcp && json_is_string(json_object_get(hello.root, "nonce")));
     char nonce_s[AUTH_NONCE_HEX + 1];
     snprintf(nonce_s, sizeof nonce_s, "%s", proto_get_str(hello.root, "nonce", ""));
     proto_msg_free(&hello);
+    if (!need_auth && must_auth) {
+        snprintf(err, errlen, "the server at %s did not ask for authentication although %s: refusing to talk to it "
+                 "(not a ductiled, or not the one that holds the secret)", address,
+                 a.tcp ? "this is a TCP connection" : "a shared secret was given");
+        if (auth_failed) *auth_failed = 1;
+        goto fail;
+    }
     if (!need_auth) return 0;
     if (strlen(nonce_s) != AUTH_NONCE_HEX) {
         snprintf(err, errlen, "the server asked for authentication without a nonce");

@@ -41,6 +41,25 @@ static void feed(struct iop_job *j, double t0, double period, double dur, int n,
     for (int k = 0; k < n; k++) iop_add_phase(j, t0 + k * period, dur, k * ipp, procs);
 }
 
+/* Period Coupling reconfigures only jobs whose next phases interfere
+ * (issue 12: it used to resize without checking) */
+static void test_coupling_needs_interference(void **state)
+{
+    (void)state;
+    struct iop_params prm = {.uncertainty = 0.5, .overhead = 0.25, .similar = 0.25, .max_procs = 16};
+    struct iop_job a, b;
+    iop_job_init(&a, 1, 2);
+    iop_job_init(&b, 2, 2);
+    feed(&a, 0, 10, 2, 3, 100, 2); /* next [30, 32] */
+    feed(&b, -7.5, 7, 1, 3, 70, 2); /* next [13.5..], then 27.5 and 34.5: none meets a's */
+    iop_add_iterations(&a, 2, 10, 100);
+    iop_add_iterations(&b, 2, 7, 70);
+    struct iop_plan pl;
+    assert_int_equal(iop_period_coupling(&a, 205, &b, 205, &prm, &pl), 0);
+    assert_non_null(strstr(pl.why, "no interference"));
+    assert_int_equal(pl.fallback, 0);
+}
+
 static void test_predict(void **state)
 {
     (void)state;
@@ -168,7 +187,7 @@ static void test_period_coupling(void **state)
     iop_job_init(&a, 1, 4);
     iop_job_init(&b, 2, 2);
     feed(&a, 0, 10, 1, 3, 100, 4);   /* period 10 */
-    feed(&b, 3, 13, 1, 3, 100, 2);   /* period 13: coupled to 10 (x1) needs speedup 1.3 */
+    feed(&b, -9, 13, 1, 3, 100, 2);  /* period 13, next phase meets a's at 30: coupled to 10 (x1) needs speedup 1.3 */
     iop_add_iterations(&b, 2, 13, 100);
     struct iop_plan pl;
     assert_int_equal(iop_period_coupling(&a, 50, &b, 60, &prm, &pl), 1);
@@ -179,13 +198,14 @@ static void test_period_coupling(void **state)
     assert_int_equal(pl.iter1, 61);
     /* 20.1 s vs 10 s: already (nearly) a multiple */
     iop_job_init(&b, 2, 2);
-    feed(&b, 3, 20.1, 1, 3, 100, 2);
+    feed(&b, 30 - 3 * 20.1, 20.1, 1, 3, 100, 2); /* next phase at 30, with a's */
     iop_add_iterations(&b, 2, 20.1, 100);
     assert_int_equal(iop_period_coupling(&a, 50, &b, 60, &prm, &pl), 0);
     assert_non_null(strstr(pl.why, "coupled"));
+    assert_int_equal(pl.fallback, 1); /* the phases still meet: a phase shift is tried */
     /* not enough processes */
     iop_job_init(&b, 2, 2);
-    feed(&b, 3, 19, 1, 3, 100, 2);
+    feed(&b, 30 - 3 * 19, 19, 1, 3, 100, 2);
     iop_add_iterations(&b, 2, 19, 100);
     prm.max_procs = 3;
     assert_int_equal(iop_period_coupling(&a, 50, &b, 60, &prm, &pl), 0);
@@ -197,7 +217,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_token_fcfs),   cmocka_unit_test(test_predict),
         cmocka_unit_test(test_interference), cmocka_unit_test(test_iter_times),
-        cmocka_unit_test(test_phase_shift),  cmocka_unit_test(test_period_coupling),
+        cmocka_unit_test(test_phase_shift),  cmocka_unit_test(test_period_coupling), cmocka_unit_test(test_coupling_needs_interference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -120,14 +120,55 @@ static void test_too_large(void **st)
     struct proto_msg m;
     const char *code;
     char reason[256];
-    assert_int_equal(proto_parse(big, n, &m, &code, reason, sizeof reason), PROTO_INVALID);
+    char *huge = malloc(PROTO_MAX_REPLY + 11);
+    memset(huge, ' ', PROTO_MAX_REPLY + 10);
+    assert_int_equal(proto_parse(huge, PROTO_MAX_REPLY + 10, &m, &code, reason, sizeof reason), PROTO_INVALID);
     assert_string_equal(code, PERR_TOO_LARGE);
+    free(huge);
     struct linebuf lb;
     linebuf_init(&lb);
     assert_int_equal(linebuf_append(&lb, big, n), -1);
     assert_true(lb.overflow);
     linebuf_free(&lb);
     free(big);
+}
+
+/* A reply of 200 KiB (a status with a long history) is built and read back
+ * by a client's line buffer; requests stay bounded by PROTO_MAX_LINE. */
+static void test_big_reply(void **st)
+{
+    (void)st;
+    json_t *r = json_object();
+    json_t *h = json_array();
+    for (int i = 0; i < 4000; i++) json_array_append_new(h, json_pack("{s:i, s:s}", "i", i, "pad", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"));
+    json_object_set_new(r, "history", h);
+    char *line = proto_reply_ok(7, r);
+    assert_non_null(line);
+    assert_true(strlen(line) > 200 * 1024);
+    assert_null(proto_request(7, "status", r));
+    struct linebuf lb;
+    linebuf_init_max(&lb, PROTO_MAX_REPLY);
+    assert_int_equal(linebuf_append(&lb, line, strlen(line)), 0);
+    char *got;
+    long n = linebuf_next(&lb, &got);
+    assert_int_equal(n, (long)strlen(line) - 1);
+    struct proto_msg m;
+    const char *code;
+    char reason[256];
+    assert_int_equal(proto_parse(got, (size_t)n, &m, &code, reason, sizeof reason), PROTO_REPLY);
+    assert_int_equal(json_array_size(json_object_get(json_object_get(m.root, "result"), "history")), 4000);
+    proto_msg_free(&m);
+    free(got);
+    linebuf_free(&lb);
+    /* a server's buffer still refuses it */
+    linebuf_init(&lb);
+    linebuf_append(&lb, line, strlen(line));
+    assert_int_equal(linebuf_next(&lb, &got), -1);
+    assert_null(got);
+    assert_true(lb.overflow);
+    linebuf_free(&lb);
+    free(line);
+    json_decref(r);
 }
 
 static void test_linebuf(void **st)
@@ -209,13 +250,28 @@ static void test_auth(void **st)
     char path[] = "/tmp/ductile-test-secret-XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
-    assert_int_equal(write(fd, "0123456789abcdef-secret\n", 24), 24);
+    /* 16 bytes as hex: too little entropy (32 bytes are needed) */
+    const char *weak = "0123456789abcdef0123456789abcdef\n";
+    assert_int_equal(write(fd, weak, strlen(weak)), (ssize_t)strlen(weak));
     close(fd);
     chmod(path, 0600);
     struct auth_secret s, other;
     char err[512];
+    assert_int_equal(auth_load_secret(path, &s, err, sizeof err), -1);
+    assert_non_null(strstr(err, "entropy"));
+    /* 32 bytes of one repeated letter: refused */
+    fd = open(path, O_WRONLY | O_TRUNC);
+    assert_int_equal(write(fd, "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz", 44), 44);
+    close(fd);
+    assert_int_equal(auth_load_secret(path, &s, err, sizeof err), -1);
+    const char *good = "3f9a1c77e0b24d5a8c6e1f02b9d3a4c58e7f6a1b2c3d4e5f60718293a4b5c6d7\n";
+    fd = open(path, O_WRONLY | O_TRUNC);
+    assert_int_equal(write(fd, good, strlen(good)), (ssize_t)strlen(good));
+    close(fd);
     assert_int_equal(auth_load_secret(path, &s, err, sizeof err), 0);
-    assert_int_equal(s.len, 23);
+    assert_int_equal(s.len, 32);
+    /* the key is derived (HKDF), not the file's bytes */
+    assert_int_not_equal(memcmp(s.key, good, 32), 0);
     char ns[AUTH_NONCE_HEX + 1], nc[AUTH_NONCE_HEX + 1], mac[AUTH_MAC_HEX + 1];
     assert_int_equal(auth_nonce(ns), 0);
     assert_int_equal(auth_nonce(nc), 0);
@@ -425,7 +481,7 @@ static void test_jobs(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_valid), cmocka_unit_test(test_parse_invalid), cmocka_unit_test(test_too_large),
+        cmocka_unit_test(test_parse_valid), cmocka_unit_test(test_parse_invalid), cmocka_unit_test(test_too_large), cmocka_unit_test(test_big_reply),
         cmocka_unit_test(test_linebuf),     cmocka_unit_test(test_builders),      cmocka_unit_test(test_hostnames),
         cmocka_unit_test(test_auth),        cmocka_unit_test(test_rm),            cmocka_unit_test(test_jobs),
     };
