@@ -18,7 +18,8 @@ CLUSTER="$abs_top_srcdir/tools/cluster"
 HOSTS_BIN="$abs_top_builddir/tests/cluster/hosts"
 APP="$abs_top_builddir/tests/malleable/resize_app"
 scale=${TEST_TIME_SCALE:-2}
-tmp=$(mktemp -d)
+# not /tmp: every host has its own /tmp (tools/cluster)
+tmp=$(mktemp -d -p "$abs_top_builddir/tests/cluster" tmp.XXXXXX)
 made=0
 lockfd=
 cleanup() {
