@@ -5,7 +5,9 @@
 #   2. MPI_Comm_spawn with the info key "host" places a child on the other host;
 #   3. a Ductile malleable run (resize_app, DUCTILE_SCHEDULE 'IT:+1@dnode2')
 #      grows from host dnode1 onto dnode2, data checked by the app, the report
-#      names both hosts.
+#      names both hosts;
+#   4. the same with DUCTILE_SPAWN_HOSTS=dnode2, 1 -> 3 -> 2 ('4:+2,8:-1'):
+#      both new processes on dnode2, one of them leaves again.
 # Each job is `salloc` run inside host dnode1's namespaces, with mpiexec inside
 # the allocation (Open MPI starts its daemons with srun; MPICH's hydra uses
 # srun as bootstrap).  Skips (77) only without root, Slurm/munge or network
@@ -102,6 +104,24 @@ if hosts != {0: "dnode1", 1: "dnode2"}:
 print("  resize 1->2 in %.3f s (spawn %.3f); ranks on %s" % (ok[0]["times_s"]["total"], ok[0]["times_s"]["spawn"], hosts))
 PY
     then echo "FAIL: malleable run: report"; fail=1; fi
+  fi
+  # shellcheck disable=SC2086
+  if job "malleable 1->3->2 with DUCTILE_SPAWN_HOSTS=dnode2" "FINAL size=2 iterations=12 failures=0" \
+       env DUCTILE_SPAWN_HOSTS=dnode2 DUCTILE_SCHEDULE='4:+2,8:-1' DUCTILE_REPORT="$rep" \
+       "$abs_top_builddir/tools/ductile-run" --library "$LIBDUCTILE" -- $MPIEXEC -n 1 "$APP" 12; then
+    if ! $PYTHON - "$rep" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+ok = [(x["from"], x["to"]) for x in r["reconfigurations"] if x["status"] == "ok"]
+hosts = {x["rank"]: x.get("host") for x in r["ranks"]}
+gone = {x["rank"]: x.get("host") for x in r.get("departed", [])}
+if ok != [(1, 3), (3, 2)]:
+    sys.exit("expected ok resizes 1->3, 3->2, got %s" % r["reconfigurations"])
+if hosts != {0: "dnode1", 1: "dnode2"} or gone != {2: "dnode2"}:
+    sys.exit("expected ranks 0 on dnode1, 1 on dnode2, departed 2 on dnode2; report says %s, departed %s" % (hosts, gone))
+print("  resizes 1->3->2; ranks on %s, departed %s" % (hosts, gone))
+PY
+    then echo "FAIL: malleable run with DUCTILE_SPAWN_HOSTS: report"; fail=1; fi
   fi
 fi
 exit $fail
