@@ -47,7 +47,9 @@ exec {lockfd}> /run/ductile-cluster.lock
 flock -w $((120 * scale)) $lockfd || { echo "FAIL: cluster lock /run/ductile-cluster.lock busy for $((120 * scale)) s"; exit 1; }
 
 if "$CLUSTER" status >/dev/null 2>&1; then
-  echo "using the running cluster"
+  have=$("$CLUSTER" hosts | wc -l)
+  [ "$have" -ge 2 ] || { echo "FAIL: the running cluster has $have host(s), this test needs 2 (tools/cluster down; up 2)"; exit 1; }
+  echo "using the running cluster ($have hosts)"
 else
   t0=$(date +%s.%N)
   DUCTILE_CLUSTER_TIMEOUT=$((30 * scale)) "$CLUSTER" up 2 || { echo "FAIL: tools/cluster up 2"; exit 1; }
