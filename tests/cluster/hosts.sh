@@ -20,17 +20,13 @@ CLUSTER="$abs_top_srcdir/tools/cluster"
 HOSTS_BIN="$abs_top_builddir/tests/cluster/hosts"
 APP="$abs_top_builddir/tests/malleable/resize_app"
 scale=${TEST_TIME_SCALE:-2}
-# not /tmp: every host has its own /tmp (tools/cluster)
-tmp=$(mktemp -d -p "$abs_top_builddir/tests/cluster" tmp.XXXXXX)
 made=0
+tmp=
 lockfd=
 cleanup() {
-  # jobs left by a failed test; then the cluster if this test made it
-  if [ -n "$(cat "${DUCTILE_CLUSTER_DIR:-/run/ductile-cluster}/hosts" 2>/dev/null)" ]; then
-    timeout 10 "$CLUSTER" exec dnode1 scancel -u root >/dev/null 2>&1 || true
-  fi
+  # the cluster if this test made it (down also ends what is left in it)
   [ $made = 1 ] && timeout 60 "$CLUSTER" down >/dev/null 2>&1
-  rm -rf "$tmp"
+  [ -n "$tmp" ] && rm -rf "$tmp"
 }
 trap cleanup EXIT
 skip() { echo "SKIP: $*"; exit 77; }
@@ -40,6 +36,8 @@ for t in slurmctld slurmd salloc munged nsenter; do
   command -v $t >/dev/null 2>&1 || skip "$t not installed (tools/setup-deps installs slurmctld slurmd slurm-client munge)"
 done
 unshare --net --uts true 2>/dev/null || skip "network/UTS namespaces refused here: $(unshare --net --uts true 2>&1)"
+# not /tmp: every host has its own /tmp (tools/cluster)
+tmp=$(mktemp -d -p "$abs_top_builddir/tests/cluster" tmp.XXXXXX) || exit 1
 [ -x "$HOSTS_BIN" ] || { echo "FAIL: $HOSTS_BIN not built"; exit 1; }
 
 # one test at a time uses the cluster (both builds may run make check at once)
@@ -71,12 +69,13 @@ fail=0
 job() {
   local name=$1 expect=$2 t0 t1 rc; shift 2
   t0=$(date +%s.%N)
-  timeout -k 5 $((60 * scale)) "$CLUSTER" exec dnode1 salloc -Q -t 5 -N2 -n2 "$@" > "$tmp/out" 2>&1
+  timeout -k 5 $((60 * scale)) "$CLUSTER" exec dnode1 salloc -Q -J ductile-test -t 5 -N2 -n2 "$@" > "$tmp/out" 2>&1
   rc=$?
   t1=$(date +%s.%N)
   if [ $rc -ne 0 ] || ! grep -q -- "$expect" "$tmp/out"; then
     echo "FAIL: $name (exit $rc, expected '$expect')"; tail -20 "$tmp/out"
-    timeout 10 "$CLUSTER" exec dnode1 scancel -u root >/dev/null 2>&1
+    # salloc ignores SIGTERM: end the job through Slurm
+    timeout 10 "$CLUSTER" exec dnode1 scancel -n ductile-test >/dev/null 2>&1
     fail=1; return 1
   fi
   grep '^hosts: ok' "$tmp/out" | sed 's/^/  /'
