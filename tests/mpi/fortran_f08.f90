@@ -18,6 +18,6 @@ program fortran_f08
   end function source_of
 
   subroutine world_barrier()
-    call MPI_Barrier(MPI_COMM_WORLD)   ! ierror absent: Ductile gets NULL
+    call MPI_Barrier(MPI_COMM_WORLD)   ! ierror absent: Ductile gets NULL; expected by the caller (fortran_body.inc)
   end subroutine world_barrier
 end program fortran_f08

@@ -14,6 +14,6 @@ program fortran_mpif
   end function source_of
 
   subroutine world_barrier()
-    call mpi_barrier(MPI_COMM_WORLD, ierr)
+    call mpi_barrier(MPI_COMM_WORLD, ierr)   ! expected by the caller (fortran_body.inc)
   end subroutine world_barrier
 end program fortran_mpif
