@@ -1,7 +1,9 @@
 /* iteration.c -- feeds the iteration detector (iterdetect.c) from the hot
  * path.  While detecting, every top-level MPI call becomes a symbol: its
  * function id in the top 16 bits and a hash of the return addresses of
- * DUCTILE_ITER_FRAMES frames (libunwind) below.  Once the loop is found, the
+ * DUCTILE_ITER_FRAMES frames (libunwind's unw_backtrace, loaded with dlopen
+ * when the detector starts: a process that never runs it never loads
+ * libunwind) below.  Once the loop is found, the
  * hot-path filter lets only the loop head's function through, so the cost is
  * paid by one function instead of all of them; when the head's call site is
  * unique in the loop ("fast mode") the hot path itself compares the return
@@ -17,8 +19,6 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
-#define UNW_LOCAL_ONLY
-#include <libunwind.h>
 
 #include "../wrap/hotpath.h"
 #include "../wrap/runtime.h"
@@ -29,6 +29,9 @@ void *ductile_iter_site;
 __thread uint64_t ductile_last_end __attribute__((tls_model("initial-exec")));
 
 static iterdetect detector;
+/* unw_backtrace from libunwind, loaded when the detector starts (NULL: only
+ * the call's own return address identifies its site) */
+static int (*walk_stack)(void **frames, int size);
 /* detector.iterations as published for other threads (the controller) */
 static uint64_t published_iterations;
 static int frames_wanted = 3;
@@ -50,9 +53,9 @@ static uint64_t mix(uint64_t h, uint64_t v)
 static uint64_t symbol_of(int fn, void *return_address)
 {
     uint64_t h = (uint64_t)(uintptr_t)return_address;
-    if (frames_wanted > 1) {
+    if (frames_wanted > 1 && walk_stack) {
         void *frames[MAX_FRAMES + 4];
-        int n = unw_backtrace(frames, frames_wanted + 3);
+        int n = walk_stack(frames, frames_wanted + 3);
         int k = 0;
         while (k < n && frames[k] != return_address) k++;
         for (int i = k + 1, used = 1; i < n && used < frames_wanted; i++, used++)
@@ -72,6 +75,17 @@ void ductile_iteration_start(int enabled, int frames, int repeats, long max_call
 {
     if (ductile_rt.rank != 0) enabled = 0; /* only rank 0's result is used */
     frames_wanted = frames < 1 ? 1 : frames > MAX_FRAMES ? MAX_FRAMES : frames;
+    if (enabled && frames_wanted > 1 && !walk_stack) {
+        void *lib = dlopen(DUCTILE_LIBUNWIND, RTLD_NOW | RTLD_LOCAL);
+        void *sym = lib ? dlsym(lib, "unw_backtrace") : NULL;
+        if (sym) {
+            *(void **)&walk_stack = sym;
+        } else {
+            /* call sites are then told apart by their own return address only */
+            ductile_log(1, "iteration detector: cannot load %s (%s); call sites use 1 frame", DUCTILE_LIBUNWIND,
+                        dlerror());
+        }
+    }
     iterdetect_init(&detector, (unsigned)repeats, (uint64_t)(max_calls < 0 ? 0 : max_calls));
     head_site = NULL;
     fast_mode = 0;
