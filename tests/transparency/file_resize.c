@@ -28,16 +28,7 @@
 #define DISP 64
 #define MAXIT 64
 
-static int failures, rank = -1;
-#define CHECK(c, ...)                                                                                                 \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            failures++;                                                                                                \
-            fprintf(stderr, "CHECK FAIL (rank %d, pid %d): ", rank, (int)getpid());                                   \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-        }                                                                                                              \
-    } while (0)
+#include "check.h"
 
 static void read_all(const char *path, char **buf, MPI_Offset *len)
 {

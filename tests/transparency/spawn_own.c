@@ -22,16 +22,7 @@
 
 #define NW 3
 
-static int failures, rank = -1;
-#define CHECK(c, ...)                                                                                                 \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            failures++;                                                                                                \
-            fprintf(stderr, "CHECK FAIL (rank %d, pid %d): ", rank, (int)getpid());                                   \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-        }                                                                                                              \
-    } while (0)
+#include "check.h"
 
 static int worker(MPI_Comm parent)
 {

@@ -14,16 +14,7 @@
 
 #include <empi.h>
 
-static int failures, rank = -1;
-#define CHECK(c, ...)                                                                                                 \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            failures++;                                                                                                \
-            fprintf(stderr, "CHECK FAIL (rank %d, pid %d): ", rank, (int)getpid());                                   \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-        }                                                                                                              \
-    } while (0)
+#include "check.h"
 
 static int value = 17, other = 23, extra_token;
 static int ncopy, ndel, nerr, copy_not_world, del_on_world, bad_args;
