@@ -268,6 +268,7 @@ static void leave_world(void)
     MPI_Comm w, p;
     new_world_from(MPI_COMM_SELF, &w, &p);
     set_world(w, p);
+    ductile_worldid_free_retired(); /* world identity hook: a leaving process frees the worlds it kept */
     M.removed = 1;
 }
 

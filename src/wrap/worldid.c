@@ -382,6 +382,17 @@ void ductile_world_retire(MPI_Comm old)
     PMPI_Comm_free(&old);
 }
 
+void ductile_worldid_free_retired(void)
+{
+    for (int i = 0; i < nretired; i++) {
+        ductile_world_strip(retired[i]);
+        PMPI_Comm_free(&retired[i]);
+    }
+    free(retired);
+    retired = NULL;
+    nretired = capretired = 0;
+}
+
 void ductile_worldid_finalize(MPI_Comm current)
 {
     if (current != MPI_COMM_NULL && current != MPI_COMM_WORLD) {
@@ -389,12 +400,6 @@ void ductile_worldid_finalize(MPI_Comm current)
         move_attrs(current, MPI_COMM_WORLD);
         PMPI_Comm_free(&current);
     }
-    for (int i = 0; i < nretired; i++) {
-        ductile_world_strip(retired[i]);
-        PMPI_Comm_free(&retired[i]);
-    }
-    free(retired);
-    retired = NULL;
+    ductile_worldid_free_retired();
     if (world_hints != MPI_INFO_NULL) PMPI_Info_free(&world_hints);
-    nretired = capretired = 0;
 }
