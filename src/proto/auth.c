@@ -141,7 +141,7 @@ int auth_load_secret(const char *path, struct auth_secret *out, char *err, size_
     int ok = crypto.hmac(crypto.sha256(), salt, (int)strlen(salt), out->key, (size_t)n, prk, &plen) != NULL &&
              crypto.hmac(crypto.sha256(), prk, (int)plen, (const unsigned char *)info, strlen(info), okm, &olen) != NULL &&
              olen == 32;
-    explicit_bzero(out->key, sizeof out->key);
+    auth_clear_secret(out); /* the raw secret goes; only the derived key stays */
     explicit_bzero(prk, sizeof prk);
     if (!ok) {
         snprintf(err, errlen, "secret file %s: key derivation failed", path);
