@@ -382,7 +382,7 @@ void ductile_world_retire(MPI_Comm old)
     PMPI_Comm_free(&old);
 }
 
-void ductile_worldid_free_retired(void)
+static void free_retired(void)
 {
     for (int i = 0; i < nretired; i++) {
         ductile_world_strip(retired[i]);
@@ -400,6 +400,6 @@ void ductile_worldid_finalize(MPI_Comm current)
         move_attrs(current, MPI_COMM_WORLD);
         PMPI_Comm_free(&current);
     }
-    ductile_worldid_free_retired();
+    free_retired();
     if (world_hints != MPI_INFO_NULL) PMPI_Info_free(&world_hints);
 }

@@ -45,10 +45,4 @@ void ductile_world_strip(MPI_Comm old);
  * current world and every deferred old world are freed. */
 void ductile_worldid_finalize(MPI_Comm current);
 
-/* Frees the old worlds kept for other threads (MPI_THREAD_MULTIPLE) now: a
- * process that leaves the world does so (its program is done with them;
- * with Open MPI a spawned process whose communicators with its parents
- * still exist at MPI_Finalize dies of SIGPIPE). */
-void ductile_worldid_free_retired(void);
-
 #endif
