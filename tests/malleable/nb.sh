@@ -19,12 +19,16 @@ for x in nb: print("   %d->%d: %s" % (x["from"], x["to"], x["reason"]))
 PY
   grep "NB constant transfer complete" "$tmp/out" | sed 's/^/   /'
 }
+# iterations long enough (3 ms each) for a background transfer to complete on
+# a loaded 2-core machine: a baseline 3->5 was still pending after 58
+# iterations of no work in a CI rehearsal (the new processes were still starting)
+APP_SLEEP_MS=3
 e="DUCTILE_REDIST_CONSTANT=nb RESIZE_APP_CONST=20000"
 
-run "nb 2->4->2 merge col" 2 60 2 2 $e DUCTILE_SCHEDULE="2:+2,30:-2" && nbcheck "2->4->2" 2
-run "nb 2->3->2 merge p2p (resize right after)" 2 60 2 2 $e DUCTILE_REDIST=p2p DUCTILE_SCHEDULE="1:+1,2:-1" && nbcheck "2->3->2" 2
-run "nb 3->5->3 baseline col" 3 60 3 2 $e DUCTILE_RESIZE_METHOD=baseline DUCTILE_SCHEDULE="2:+2,30:-2" && nbcheck "3->5->3" 2
-run "nb 4->1 merge col, rank 0 leaves" 4 40 1 1 $e DUCTILE_SCHEDULE="2:-3@0;1;2" && nbcheck "4->1" 1
+run "nb 2->4->2 merge col" 2 400 2 2 $e DUCTILE_SCHEDULE="2:+2,30:-2" && nbcheck "2->4->2" 2
+run "nb 2->3->2 merge p2p (resize right after)" 2 400 2 2 $e DUCTILE_REDIST=p2p DUCTILE_SCHEDULE="1:+1,2:-1" && nbcheck "2->3->2" 2
+run "nb 3->5->3 baseline col" 3 400 3 2 $e DUCTILE_RESIZE_METHOD=baseline DUCTILE_SCHEDULE="2:+2,30:-2" && nbcheck "3->5->3" 2
+run "nb 4->1 merge col, rank 0 leaves" 4 400 1 1 $e DUCTILE_SCHEDULE="2:-3@0;1;2" && nbcheck "4->1" 1
 # the program ends while the transfer is pending: the resize does not happen (the
 # world never switched), the spawned process leaves, the record says why
 run "nb 1->2 merge, transfer pending at the end" 1 3 1 0 $e DUCTILE_SCHEDULE="2:+1" &&
