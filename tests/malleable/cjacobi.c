@@ -42,6 +42,7 @@ int main(int argc, char **argv)
     EMPI_Get_wsize(rank, size, dim, &desp, &count, NULL, NULL);
     double *A = malloc((size_t)(count ? count : 1) * dim * sizeof(double));
     double *b = malloc((size_t)(count ? count : 1) * sizeof(double));
+    double *A0 = A, *b0 = b; /* malloc'ed here: the program's to free, even after a resize */
     double *x_old = calloc((size_t)dim, sizeof(double));
     double *x_new = malloc((size_t)dim * sizeof(double));
     EMPI_Register_array("matrix", A, MPI_DOUBLE, dim, dim, EMPI_DISJOINT, EMPI_CONSTANT);
@@ -86,5 +87,7 @@ int main(int argc, char **argv)
     free(displs);
     free(x_new);
     MPI_Finalize();
+    free(A0);
+    free(b0);
     return bad != 0;
 }
