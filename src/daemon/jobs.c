@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -212,6 +213,14 @@ void jobs_event(struct job *j, const char *kind, json_t *details, double now)
  * later sample's time, iteration and size kept; "merged" counts the samples
  * in one), so the newest samples stay exact and the run's beginning stays
  * visible, ever coarser (tools/plot-timeline, ductilectl watch). */
+/* a + b without overflow (the values come from the network): saturated */
+static json_int_t sat_add(json_int_t a, json_int_t b)
+{
+    json_int_t r;
+    if (__builtin_add_overflow(a, b, &r)) return b > 0 ? LLONG_MAX : LLONG_MIN; /* json_int_t is long long */
+    return r;
+}
+
 static void merge_into(json_t *a, const json_t *b)
 {
     static const char *const sums[] = {"iters", "interval_s", "compute_s", "comm_s", "io_s", "bytes", "io_calls", "dropped"};
@@ -219,7 +228,7 @@ static void merge_into(json_t *a, const json_t *b)
         json_t *x = json_object_get(a, sums[k]), *y = json_object_get(b, sums[k]);
         if (!x && !y) continue;
         if (json_is_integer(x) && (!y || json_is_integer(y)))
-            json_object_set_new(a, sums[k], json_integer(json_integer_value(x) + (y ? json_integer_value(y) : 0)));
+            json_object_set_new(a, sums[k], json_integer(sat_add(json_integer_value(x), y ? json_integer_value(y) : 0)));
         else
             json_object_set_new(a, sums[k], json_real(json_number_value(x) + json_number_value(y)));
     }
@@ -228,7 +237,7 @@ static void merge_into(json_t *a, const json_t *b)
         json_t *y = json_object_get(b, last[k]);
         if (y) json_object_set(a, last[k], y);
     }
-    json_object_set_new(a, "merged", json_integer(proto_get_int(a, "merged", 1) + proto_get_int(b, "merged", 1)));
+    json_object_set_new(a, "merged", json_integer(sat_add(proto_get_int(a, "merged", 1), proto_get_int(b, "merged", 1))));
 }
 
 static void downsample(json_t *h)

@@ -66,7 +66,12 @@ sleep 1
 ctl list > /dev/null 2>&1 && ok "list answered while a peer floods" || bad "list starved by a flooding peer"
 wait $fsp
 hwm=$(awk '/VmHWM/ {print $2}' /proc/$DPID/status)
-[ "$hwm" -lt 150000 ] && ok "daemon peak memory $hwm kB after $(cat "$T/fs.out") bytes of flood" || bad "daemon grew to $hwm kB"
+if [ -n "${SANITIZER_PRELOAD:-}" ]; then
+  # AddressSanitizer keeps freed memory in quarantine (256 MB): no bound to check there
+  ok "daemon peak memory $hwm kB under AddressSanitizer (not bounded there)"
+else
+  [ "$hwm" -lt 150000 ] && ok "daemon peak memory $hwm kB after $(cat "$T/fs.out") bytes of flood" || bad "daemon grew to $hwm kB"
+fi
 
 # 6. half-open: the job comes back on a new connection while the old one hangs
 peer half_open "$SOCK" > "$T/half.out" 2>&1
