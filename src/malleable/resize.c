@@ -2056,14 +2056,9 @@ static void join_cancelled(int64_t releaser_pid, const char *releaser_host)
     M.park_releaser = 0;
     ductile_malleable_finalize_begin();
     ductile_malleable_finalize_end();
-    /* as ductile_runtime_finalize: under MPI_THREAD_MULTIPLE the merged world (spanning the
-     * parents) was only retired by leave_world; a communicator still connecting this process
-     * to the parents at MPI_Finalize gets a process killed by SIGPIPE with Open MPI */
-    MPI_Comm world = ductile_world;
-    ductile_world = MPI_COMM_WORLD;
-    ductile_worldid_finalize(world); /* world identity hook: frees this world and the retired ones */
-    if (ductile_rt.private_comm != MPI_COMM_NULL) PMPI_Comm_free(&ductile_rt.private_comm);
-    ductile_rt.active = 0;
+    /* under MPI_THREAD_MULTIPLE the merged world (spanning the parents) was only
+     * retired by leave_world: freed here, as in ductile_runtime_finalize */
+    ductile_runtime_end_worlds();
     PMPI_Finalize();
     fflush(NULL);
     /* MPICH's launcher kills the parents when their spawned processes are all gone first:

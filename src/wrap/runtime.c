@@ -145,6 +145,15 @@ int ductile_runtime_init(int *argc, char ***argv, int required, int *provided, i
     return rc;
 }
 
+void ductile_runtime_end_worlds(void)
+{
+    MPI_Comm world = ductile_world;
+    ductile_world = MPI_COMM_WORLD;
+    ductile_worldid_finalize(world); /* the program's attributes go back to the real world; old worlds freed */
+    if (ductile_rt.private_comm != MPI_COMM_NULL) PMPI_Comm_free(&ductile_rt.private_comm);
+    ductile_rt.active = 0;
+}
+
 int ductile_runtime_finalize(void)
 {
     if (!ductile_rt.active) return PMPI_Finalize();
@@ -161,11 +170,7 @@ int ductile_runtime_finalize(void)
     if (ductile_rt.settings.monitor && !removed) ductile_report_write(t_fin);
     ductile_malleable_finalize_end();
 
-    MPI_Comm world = ductile_world;
-    ductile_world = MPI_COMM_WORLD;
-    ductile_worldid_finalize(world); /* the program's attributes go back to the real world; old worlds freed */
-    if (ductile_rt.private_comm != MPI_COMM_NULL) PMPI_Comm_free(&ductile_rt.private_comm);
-    ductile_rt.active = 0;
+    ductile_runtime_end_worlds();
     free(ductile_rt.cmdline);
     ductile_rt.cmdline = NULL;
     return PMPI_Finalize();

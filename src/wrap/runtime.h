@@ -29,6 +29,13 @@ extern struct ductile_runtime ductile_rt;
 /* Called by the hand-written MPI_Init / MPI_Init_thread wrappers. */
 int ductile_runtime_init(int *argc, char ***argv, int required, int *provided, int with_thread);
 /* Called by the hand-written MPI_Finalize wrapper. */
+/* The end of Ductile's worlds, just before PMPI_Finalize: the program's world
+ * attributes go back to the real MPI_COMM_WORLD, the virtual world, every old
+ * world kept for other threads and the private communicator are freed (a
+ * spawned process must not reach MPI_Finalize still connected to its parents:
+ * Open MPI kills it with SIGPIPE).  Used by ductile_runtime_finalize and by
+ * the spawned processes of a cancelled expansion. */
+void ductile_runtime_end_worlds(void);
 int ductile_runtime_finalize(void);
 
 /* Trace on stderr when DUCTILE_VERBOSE >= level ("ductile[rank]: ..."). */
