@@ -25,11 +25,11 @@ r = json.load(open(rep))
 rc = r["reconfigurations"]
 ok = [x for x in rc if x["status"] == "ok"]
 if len(ok) != nok:
-    sys.exit("%s: %d ok reconfigurations in the report, expected %d: %s" % (name, len(ok), nok, rc))
+    sys.exit("FAIL: %s: %d ok reconfigurations in the report, expected %d: %s" % (name, len(ok), nok, rc))
 for x in ok:
     t = x["times_s"]
     if not (t["total"] > 0 and t["total"] >= t["transfer"] and t["total"] >= t["spawn"]):
-        sys.exit("%s: inconsistent times %s" % (name, t))
+        sys.exit("FAIL: %s: inconsistent times %s" % (name, t))
 print("  " + ("%d resizes, first ones: " % len(ok) if len(ok) > 4 else "") + "; ".join("%d->%d %s %s %.3fs (spawn %.3f merge %.3f transfer %.4f)" % (
     x["from"], x["to"], x["method"], x["redistribution"], x["times_s"]["total"], x["times_s"]["spawn"],
     x["times_s"]["merge"], x["times_s"]["transfer"]) for x in ok[:4]))
