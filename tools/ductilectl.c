@@ -17,6 +17,8 @@
 #include "../src/proto/protocol.h"
 #include "../src/proto/session.h"
 
+int ductilectl_submit(int argc, char **argv, const char *address, const char *secret, int json_out, int timeout_ms);
+
 enum { EX_OK = 0, EX_REFUSED = 1, EX_USAGE = 2, EX_CONNECT = 3, EX_AUTH = 4, EX_NOJOB = 5 };
 
 static const char *address, *secret_path;
@@ -54,6 +56,8 @@ static const struct subcmd subcmds[] = {
     {"events", "JOB [--since EPOCH]", "Show a job's events: registration, resizes, commands, I/O phases and I/O plans, I/O token revocations, exit."},
     {"drain", "[on|off]", "Stop (on, the default) or resume (off) taking new jobs; running jobs go on."},
     {"shutdown", "", "Save the state and stop ductiled (Unix socket only); jobs re-register with the next ductiled."},
+    {"submit", "[-n N] [--min M] [--max X] -- COMMAND...", "Queue a job: ductiled starts COMMAND under ductile-run and its launcher when slots are free (docs/policies.md)."},
+    {"queue", "", "Show the job queue: waiting, started, running and finished jobs."},
     {NULL, NULL, NULL},
 };
 
@@ -434,6 +438,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "ductilectl: unknown command '%s' (see ductilectl --help)\n", cmd);
         return EX_USAGE;
     }
+    if (!strcmp(cmd, "submit") || !strcmp(cmd, "queue")) /* tools/ductilectl_submit.c */
+        return ductilectl_submit(sargc, sargv, address, secret_path, json_out, timeout_ms);
     /* subcommand options */
     static const struct option sopts[] = {{"history", required_argument, 0, 'H'}, {"interval", required_argument, 0, 'i'},
                                           {"count", required_argument, 0, 'n'},   {"at-iteration", required_argument, 0, 'a'},

@@ -306,6 +306,8 @@ void ductile_appctl_start(int enabled)
     appctl.reg = json_pack("{s:s, s:I, s:s, s:i, s:o, s:b, s:s, s:f, s:I}", "tag", tag, "pid", (json_int_t)getpid(), "binary",
                       binary, "procs", ductile_rt.size, "hosts", hosts, "malleable", 1, "mpi", DUCTILE_MPI_FAMILY,
                       "start", ductile_rt.start_epoch, "uid", (json_int_t)geteuid());
+    if (appctl.reg && ductile_rt.settings.min_procs > 0) json_object_set_new(appctl.reg, "min_procs", json_integer(ductile_rt.settings.min_procs));
+    if (appctl.reg && ductile_rt.settings.max_procs > 0) json_object_set_new(appctl.reg, "max_procs", json_integer(ductile_rt.settings.max_procs));
     const char *sec = ductile_rt.settings.controller_secret;
     snprintf(appctl.secret, sizeof appctl.secret, "%s", sec ? sec : "");
     appctl.period = ductile_rt.settings.controller_period / 1000.0;

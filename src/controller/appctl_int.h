@@ -26,6 +26,7 @@ struct appctl_state {
     json_t *reg;       /* registration fields (built in MPI_Init) */
     int job;           /* daemon's id for us */
     long long cp_iteration, cp_count; /* atomic */
+    long long cp_maxiter;              /* atomic: EMPI_Monitor_end's maxiter (0 unknown), for ductiled's model */
     int io_held;       /* under lock */
     pthread_mutex_t lock;
     pthread_cond_t cond;

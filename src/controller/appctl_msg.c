@@ -80,6 +80,8 @@ json_t *appctl_sample_json(const struct snap *a, const struct snap *b)
                      "io_calls", (json_int_t)(b->io_calls - a->io_calls), "io_held", held, "control_point",
                      __atomic_load_n(&appctl.cp_count, __ATOMIC_RELAXED) > 0);
     if (arrays) json_object_set_new(o, "arrays", arrays);
+    long long maxiter = __atomic_load_n(&appctl.cp_maxiter, __ATOMIC_RELAXED);
+    if (maxiter > 0) json_object_set_new(o, "maxiter", json_integer(maxiter));
     return o;
 }
 
@@ -199,6 +201,11 @@ void appctl_registry_snapshot(int *seen)
     appctl.arrays = arr;
     pthread_mutex_unlock(&appctl.lock);
     __atomic_store_n(seen, nreg, __ATOMIC_RELAXED);
+}
+
+void ductile_appctl_maxiter(int maxiter)
+{
+    if (maxiter > 0) __atomic_store_n(&appctl.cp_maxiter, (long long)maxiter, __ATOMIC_RELAXED);
 }
 
 void ductile_appctl_control_point(int iteration)

@@ -60,6 +60,7 @@ void finish_forward(struct forward *f, int ok, json_t *result, const char *code,
         state_dirty = 1;
     }
     if (!ok && f->cli == -1 && j) io_policy_refused(j, f->cmd, reason);
+    if (f->cli == -2 && j) gpolicy_done(j, ok, reason); /* a resize of the global policy (policyd.c) */
     if (j) {
         json_t *d = json_pack("{s:s, s:b}", "command", f->cmd, "ok", ok);
         if (!ok) json_object_set_new(d, "reason", json_string(reason ? reason : ""));
@@ -251,6 +252,8 @@ void handle_request(int ci, struct proto_msg *m)
         if (j->period > 0) json_object_set_new(r, "period", json_real(j->period));
         if (j->io_held) json_object_set_new(r, "io_held", json_true());
         reply_ok(ci, id, r);
+        gpolicy_registered(j, req);
+        intake_registered(j);
         io_policy_registered(j);
         save_state();
         return;
@@ -266,12 +269,14 @@ void handle_request(int ci, struct proto_msg *m)
         if (!strcmp(cmd, "sample")) {
             jobs_sample(&jobs, j, req, now);
             io_policy_sample(j, req);
+            gpolicy_sample(j, req);
             state_dirty = 1;
         } else if (!strcmp(cmd, "exit")) {
             int st = (int)proto_get_int(req, "status", 0);
             jobs_exit(&jobs, j, st, now);
             io_leave(jid);
             io_policy_forget(jid);
+            gpolicy_forget(jid);
             logmsg("job %d exited (status %d)", jid, st);
             c->job = 0;
             save_state();
@@ -294,7 +299,7 @@ void handle_request(int ci, struct proto_msg *m)
             d = d ? json_deep_copy(d) : json_object();
             jobs_event(j, proto_get_str(req, "kind", "event"), d, now);
             if (!strcmp(proto_get_str(req, "kind", ""), "resized"))
-                io_policy_resized(j, json_object_get(req, "details"));
+                io_policy_resized(j, json_object_get(req, "details")), gpolicy_resized(j, json_object_get(req, "details"));
             if (!strcmp(proto_get_str(req, "kind", ""), "resized") &&
                 strcmp(proto_get_str(json_object_get(req, "details"), "status", "ok"), "ok") != 0) {
                 j->pending = 0;
@@ -380,6 +385,10 @@ void handle_request(int ci, struct proto_msg *m)
         json_object_del(args, "cmd");
         if (!strcmp(cmd, "period")) j->period = proto_get_num(req, "seconds", j->period);
         forward(ci, id, j, cmd, args, 0);
+        return;
+    }
+    if (!strcmp(cmd, "submit") || !strcmp(cmd, "queue")) {
+        intake_request(ci, id, cmd, req); /* the job queue (intake.c) */
         return;
     }
     reply_err(ci, id, PERR_UNKNOWN_COMMAND, "'%s' is not a command ductiled serves", cmd);

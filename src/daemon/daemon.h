@@ -19,6 +19,7 @@
 #include "../proto/protocol.h"
 #include "iopredict.h"
 #include "iotoken.h"
+#include "global.h"
 #include "jobs.h"
 #include "rm.h"
 

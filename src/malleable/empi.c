@@ -10,6 +10,7 @@
 
 #include "hotpath.h"
 #include "registry.h"
+#include "../controller/appctl.h"
 #include "resize.h"
 #include "runtime.h"
 #include "../redist/plan.h"
@@ -143,7 +144,7 @@ static int64_t first_rows(void)
 void EMPI_Monitor_end(int *rank, int *size, int iter, int maxiter, int *count, int *disp, int **vcount, int **vdisp,
                       int *fc, char *argv[], char *bin)
 {
-    (void)maxiter;
+    if (ductile_rt.rank == 0) ductile_appctl_maxiter(maxiter); /* remaining work for ductiled's model */
     (void)fc;
     (void)argv;
     (void)bin;

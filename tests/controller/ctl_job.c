@@ -6,6 +6,7 @@
  * line whenever the world size changes and a FINAL line at the end.
  *
  * usage: ctl_job ITERATIONS [SLEEP_MS] [IO_EVERY] [STOPFILE]
+ *   a negative SLEEP_MS -W is work that scales: W/size ms per iteration
  *   the job stops early (cleanly) at the first iteration where STOPFILE exists. */
 #include <mpi.h>
 #include <stdio.h>
@@ -55,7 +56,8 @@ int main(int argc, char **argv)
                 fprintf(stderr, "CHECK FAIL rank %d/%d it %d at %ld\n", rank, size, it, d + i);
             x[i] = val(d + i, it);
         }
-        struct timespec ts = {sleep_ms / 1000, (sleep_ms % 1000) * 1000000L};
+        int ms = sleep_ms >= 0 ? sleep_ms : -sleep_ms / size;
+        struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
         nanosleep(&ts, NULL);
         long mine = c, total = 0;
         MPI_Allreduce(&mine, &total, 1, MPI_LONG, MPI_SUM, EMPI_COMM_WORLD);
