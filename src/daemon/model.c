@@ -34,7 +34,16 @@ void model_add(struct model *m, int procs, double iters, double secs, double com
 {
     int first = procs != m->last_procs;
     m->last_procs = procs;
-    if (first || procs < 1 || !(iters > 0) || !(secs > 0) || !isfinite(secs) || !isfinite(iters)) return;
+    if (first || procs < 1 || !(secs > 0) || !isfinite(secs) || !isfinite(iters) || iters < 0) {
+        memset(m->pend, 0, sizeof m->pend);
+        return;
+    }
+    if (!(iters > 0)) { /* no iteration ended: its time goes with the next one that does */
+        m->pend[0] += secs, m->pend[1] += compute > 0 ? compute : 0, m->pend[2] += comm > 0 ? comm : 0, m->pend[3] += io > 0 ? io : 0;
+        return;
+    }
+    secs += m->pend[0], compute += m->pend[1], comm += m->pend[2], io += m->pend[3];
+    memset(m->pend, 0, sizeof m->pend);
     struct model_size *s = find(m, procs, 1);
     if (!s) return;
     s->iters += iters;

@@ -38,6 +38,7 @@ struct model {
     int n;
     struct model_size s[MODEL_SIZES];
     int last_procs;          /* size of the previous sample (a sample across a resize is skipped) */
+    double pend[4];          /* seconds, compute, comm, io of samples without a finished iteration */
     long long iter, maxiter; /* last control point; maxiter 0: unknown */
     enum model_kind kind;    /* of the last fit */
     double a, b, c;
@@ -46,7 +47,9 @@ struct model {
 void model_init(struct model *m);
 /* One monitoring sample: `iters` iterations in `secs` seconds at `procs`
  * processes, of which compute/comm/io seconds.  The first sample after a
- * change of size is skipped (it mixes two sizes). */
+ * change of size is skipped (it mixes two sizes); a sample in which no
+ * iteration ended (iterations longer than the sampling period) is carried
+ * into the next one. */
 void model_add(struct model *m, int procs, double iters, double secs, double compute, double comm, double io);
 void model_progress(struct model *m, long long iter, long long maxiter);
 /* Refit from the measured sizes; returns the kind of model. */

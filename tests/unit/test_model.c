@@ -47,6 +47,20 @@ static void test_first_sample_after_resize_skipped(void **state)
     assert_int_equal(model_confidence(&m), 1);
 }
 
+/* iterations of 0.5 s sampled every 0.25 s: samples with no finished iteration are carried over */
+static void test_long_iterations(void **state)
+{
+    (void)state;
+    struct model m;
+    model_init(&m);
+    model_add(&m, 1, 0, 0.25, 0.25, 0, 0); /* first at this size: skipped */
+    for (int k = 0; k < 8; k++) {
+        model_add(&m, 1, 0, 0.25, 0.25, 0, 0);
+        model_add(&m, 1, 1, 0.25, 0.25, 0, 0);
+    }
+    assert_float_equal(model_time(&m, 1), 0.5, 1e-12);
+}
+
 /* one size: compute scales, communication and I/O do not */
 static void test_split_fallback(void **state)
 {
@@ -148,6 +162,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_first_sample_after_resize_skipped),
+        cmocka_unit_test(test_long_iterations),
         cmocka_unit_test(test_split_fallback),
         cmocka_unit_test(test_amdahl_two_sizes),
         cmocka_unit_test(test_amdahl_no_negative_serial),
