@@ -89,4 +89,9 @@ json_t *jobs_cost(const struct jobs *t, const struct job *j, int to);
 int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen);
 int jobs_load(struct jobs *t, const char *path, double now, char *err, size_t errlen);
 
+/* For jobs_state.c: a new, empty job with this id (NULL out of memory);
+ * the job's slots as {host: count}. */
+struct job *jobs_new_job(struct jobs *t, int id);
+json_t *jobs_alloc_json(const struct jobs *t, const struct job *j);
+
 #endif
