@@ -34,6 +34,7 @@ static const struct subcmd subcmds[] = {
     {"expand", "JOB N [--at-iteration I] [--hosts H1,H2,...]", "Add N processes at the job's next control point (or at iteration I). The resource manager must grant N free slots; --hosts places the new processes (one host name per process)."},
     {"shrink", "JOB N [--at-iteration I] [--ranks R1,R2,...]", "Remove N processes at the next control point (or at iteration I); --ranks chooses which ranks leave."},
     {"resize", "JOB N [--at-iteration I]", "Resize the job to N processes (expansion or shrink)."},
+    {"cancel", "JOB [ID]", "Cancel the job's delayed command ID before it runs (status and events show the ids of queued commands); without ID, every queued command of the job, its I/O hold and its I/O token. The slots reserved for a cancelled expansion are freed."},
     {"io", "hold|release JOB", "Hold the job's next I/O phase (it waits at ductile_io_gate) or release it."},
     {"period", "JOB SECONDS", "Set the job's monitoring period (seconds between samples)."},
     {"cost", "JOB --to N", "Dry-run estimate of resizing JOB to N processes: bytes to move (redistribution plan over the registered arrays), transfer time from the measured bandwidth, spawn time, and whether slots are free."},
@@ -371,6 +372,16 @@ int main(int argc, char **argv)
             free(copy);
             json_object_set_new(args, "ranks", rk);
         }
+    } else if (!strcmp(cmd, "cancel")) {
+        if (npos != 1) NEED(2);
+        JOBARG(pos[0]);
+        long cid;
+        if (npos == 2 && parse_int(pos[1], 1, 2147483647L, &cid)) {
+            fprintf(stderr, "ductilectl cancel: '%s' is not a command id (ductilectl status %ld lists them)\n", pos[1], job);
+            json_decref(args);
+            return EX_USAGE;
+        }
+        if (npos == 2) json_object_set_new(args, "command", json_integer(cid));
     } else if (!strcmp(cmd, "io")) {
         NEED(2);
         if (strcmp(pos[0], "hold") && strcmp(pos[0], "release")) {
@@ -449,12 +460,21 @@ int main(int argc, char **argv)
         printf("job %ld: I/O %s\n", job, json_is_true(json_object_get(res, "io_held")) ? "held" : "released");
     } else if (!strcmp(cmd, "period")) {
         printf("job %ld: monitoring period set\n", job);
+    } else if (!strcmp(cmd, "cancel")) {
+        json_t *c = json_object_get(res, "cancelled");
+        printf("job %ld: %zu queued command(s) cancelled", job, json_array_size(c));
+        size_t i;
+        json_t *e;
+        json_array_foreach(c, i, e) printf("%s %lld", i ? "," : ":", proto_get_int(e, "id", 0));
+        printf("; %lld slot(s) still pending; I/O %s\n", proto_get_int(res, "pending_slots", 0),
+               json_is_true(json_object_get(res, "io_held")) ? "held" : "free");
     } else if (json_object_get(res, "note")) {
         printf("job %ld: %s\n", job, proto_get_str(res, "note", ""));
     } else {
         long long ati = proto_get_int(res, "at_iteration", -1);
-        printf("job %ld: %s queued; it takes effect at %s\n", job, cmd,
-               ati >= 0 ? "the requested iteration" : "the next control point");
+        printf("job %ld: %s queued as command %lld; it takes effect at %s (ductilectl cancel %ld %lld cancels it)\n",
+               job, cmd, proto_get_int(res, "id", 0), ati >= 0 ? "the requested iteration" : "the next control point",
+               job, proto_get_int(res, "id", 0));
     }
     json_decref(res);
     return EX_OK;

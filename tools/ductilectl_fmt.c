@@ -149,6 +149,21 @@ void print_status(json_t *r)
                proto_get_num(iop, "t_io_s", 0), proto_get_int(iop, "phases", 0));
     else
         printf("  I/O phases seen: %lld\n", proto_get_int(iop, "phases", 0));
+    json_t *q = json_object_get(r, "queued");
+    if (json_array_size(q)) {
+        printf("  queued commands (ductilectl cancel %lld ID):\n", proto_get_int(r, "job", 0));
+        size_t i;
+        json_t *e;
+        json_array_foreach(q, i, e) {
+            long long at = proto_get_int(e, "at_iteration", -1);
+            const char *op = proto_get_str(e, "op", "?");
+            printf("    %3lld %-7s %s%lld %s", proto_get_int(e, "id", 0), safe(op), !strcmp(op, "resize") ? "to " : "",
+                   proto_get_int(e, !strcmp(op, "resize") ? "to" : "n", 0), at >= 0 ? "at iteration" : "at the next control point");
+            if (at >= 0) printf(" %lld", at);
+            if (proto_get_int(e, "reserved", 0) > 0) printf(", %lld slot(s) reserved", proto_get_int(e, "reserved", 0));
+            printf("\n");
+        }
+    }
     print_history(json_object_get(r, "history"));
     json_t *ev = json_object_get(r, "events");
     if (json_array_size(ev)) {

@@ -1,4 +1,4 @@
-/* jobs.c -- ductiled's job table, monitoring history, I/O period (Eq. 1),
+/* jobs.c -- ductiled's job table, monitoring history, I/O period view,
  * slot bookkeeping and resize cost estimate; see jobs.h (the state file
  * is in jobs_state.c). */
 #include "jobs.h"
@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../redist/plan.h"
+#include "iopredict.h"
 #include "../proto/protocol.h"
 
 #define JOBS_MAX_EVENTS 256
@@ -47,6 +48,7 @@ static void job_free(struct job *j)
     json_decref(j->arrays);
     json_decref(j->history);
     json_decref(j->events);
+    json_decref(j->queued);
     free(j->alloc);
     free(j);
 }
@@ -100,6 +102,7 @@ struct job *jobs_new_job(struct jobs *t, int id)
     j->alloc = rm_alloc_new(t->rm);
     j->history = json_array();
     j->events = json_array();
+    j->queued = json_array();
     j->hosts = json_array();
     j->arrays = json_array();
     j->period = 0;
@@ -172,6 +175,83 @@ struct job *jobs_register(struct jobs *t, const json_t *req, double now, char *r
     jobs_reconcile(t, j, now);
     jobs_event(j, "registered", json_pack("{s:i}", "procs", j->procs), now);
     return j;
+}
+
+/* ------------------------------------------------------------ delayed commands */
+
+#define JOBS_MAX_QUEUED 16 /* the job's REQUEST_QUEUE_MAX */
+
+static json_t *queued_find(const struct job *j, long long id, size_t *at)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(j->queued, i, e) {
+        if (proto_get_int(e, "id", 0) == id) {
+            if (at) *at = i;
+            return e;
+        }
+    }
+    return NULL;
+}
+
+void jobs_queue_add(struct job *j, const json_t *accepted, const char *op, int reserved)
+{
+    long long id = proto_get_int(accepted, "id", 0);
+    if (id <= 0) return;
+    json_t *e = queued_find(j, id, NULL);
+    if (!e) {
+        if (json_array_size(j->queued) >= JOBS_MAX_QUEUED) return;
+        e = json_pack("{s:I, s:s, s:I}", "id", (json_int_t)id, "op", op, "at_iteration",
+                      (json_int_t)proto_get_int(accepted, "at_iteration", -1));
+        json_array_append_new(j->queued, e);
+    }
+    json_object_set_new(e, "reserved", json_integer(reserved));
+}
+
+int jobs_queue_set(struct job *j, const json_t *list)
+{
+    if (!json_is_array(list) || json_array_size(list) > JOBS_MAX_QUEUED) return -1;
+    json_t *nq = json_array();
+    size_t i;
+    json_t *e;
+    json_array_foreach(list, i, e) {
+        static const char *const ops[] = {"expand", "shrink", "resize"};
+        const char *op = proto_get_str(e, "op", "");
+        long long id = proto_get_int(e, "id", 0), at = proto_get_int(e, "at_iteration", -1);
+        long long n = proto_get_int(e, json_object_get(e, "to") ? "to" : "n", 0);
+        int known = 0;
+        for (size_t k = 0; k < 3; k++) known |= !strcmp(op, ops[k]);
+        json_t *l = json_object_get(e, "list");
+        if (!json_is_object(e) || !known || id <= 0 || id > 2147483647LL || at < -1 || n < 1 || n > PROTO_MAX_PROCS ||
+            (l && (!json_is_string(l) || strlen(json_string_value(l)) > 1024))) {
+            json_decref(nq);
+            return -1;
+        }
+        json_t *o = json_pack("{s:I, s:s, s:I, s:I}", "id", (json_int_t)id, "op", op, !strcmp(op, "resize") ? "to" : "n",
+                              (json_int_t)n, "at_iteration", (json_int_t)at);
+        if (l) json_object_set(o, "list", l);
+        json_t *old = queued_find(j, id, NULL);
+        json_object_set_new(o, "reserved", json_integer(old ? proto_get_int(old, "reserved", 0) : 0));
+        json_array_append_new(nq, o);
+    }
+    json_decref(j->queued);
+    j->queued = nq;
+    return 0;
+}
+
+int jobs_queue_cancelled(struct jobs *t, struct job *j, int id, double now)
+{
+    size_t at;
+    json_t *e = queued_find(j, id, &at);
+    if (!e) return 0;
+    int r = (int)proto_get_int(e, "reserved", 0);
+    json_array_remove(j->queued, at);
+    if (r > 0) {
+        j->pending -= r;
+        if (j->pending < 0) j->pending = 0;
+        jobs_reconcile(t, j, now);
+    }
+    return r;
 }
 
 void jobs_reconcile(struct jobs *t, struct job *j, double now)
@@ -370,44 +450,51 @@ json_t *jobs_summary(const struct jobs *t, const struct job *j, double now)
 
 json_t *jobs_io_period(const struct job *j)
 {
-    /* an I/O phase is a sample with I/O time; the period runs from the start
-     * of one phase to the start of the next (Eq. 1) */
-    double prev_start = -1, cpu = 0, comm = 0, io = 0, sum_period = 0, last_start = -1;
-    double last_cpu = 0, last_comm = 0, last_io = 0;
-    int phases = 0, periods = 0, in_phase = 0;
+    /* an I/O phase is a run of samples with I/O time, starting where its
+     * first sample starts; the period (Eq. 1) comes from the one predictor
+     * (iop_predict, iopredict.c), over the phases at the job's current size;
+     * here only the terms of the last period are summed from the samples */
+    struct iop_job m;
+    iop_job_init(&m, j->id, j->procs);
+    double cpu = 0, comm = 0, io = 0, last_cpu = 0, last_comm = 0, last_io = 0;
+    int phases = 0, in_phase = 0;
     size_t i;
     json_t *s;
     json_array_foreach(j->history, i, s) {
         double ios = proto_get_num(s, "io_s", 0), t = proto_get_num(s, "t", 0);
-        double iv = proto_get_num(s, "interval_s", 0);
         int is_io = ios > 0;
         if (is_io && !in_phase) {
-            phases++;
-            if (prev_start >= 0) {
-                periods++;
-                sum_period += t - iv - prev_start;
+            if (phases > 0) {
                 last_cpu = cpu;
                 last_comm = comm;
                 last_io = io;
             }
-            prev_start = t - iv;
-            last_start = prev_start;
+            phases++;
+            iop_add_phase(&m, t - proto_get_num(s, "interval_s", 0), 0, proto_get_int(s, "iteration", -1),
+                          (int)proto_get_int(s, "procs", j->procs));
             cpu = comm = io = 0;
         }
+        if (is_io) m.dur[m.nph - 1] += ios;
         in_phase = is_io;
         cpu += proto_get_num(s, "compute_s", 0);
         comm += proto_get_num(s, "comm_s", 0);
         io += ios;
     }
-    json_t *o = json_pack("{s:i, s:i}", "phases", phases, "periods", periods);
-    if (periods > 0) {
-        double mean = sum_period / periods;
-        json_object_set_new(o, "mean_period_s", json_real(mean));
-        json_object_set_new(o, "last_period_s", json_real(last_cpu + last_comm + last_io));
+    m.procs = j->procs;
+    struct iop_pred p;
+    iop_predict(&m, &p);
+    json_t *o = json_pack("{s:i, s:i}", "phases", phases, "periods", phases > 0 ? phases - 1 : 0);
+    if (phases > 1) {
+        struct iop_terms last = {last_cpu, last_comm, last_io};
+        json_object_set_new(o, "last_period_s", json_real(iop_eq1(&last)));
         json_object_set_new(o, "t_cpu_s", json_real(last_cpu));
         json_object_set_new(o, "t_comm_s", json_real(last_comm));
         json_object_set_new(o, "t_io_s", json_real(last_io));
-        json_object_set_new(o, "next_io_t", json_real(last_start + mean));
+    }
+    if (p.period > 0) {
+        json_object_set_new(o, "mean_period_s", json_real(p.period));
+        json_object_set_new(o, "mean_duration_s", json_real(p.duration));
+        json_object_set_new(o, "next_io_t", json_real(p.next_start));
     }
     return o;
 }
@@ -428,6 +515,7 @@ json_t *jobs_status(const struct jobs *t, const struct job *j, int history, doub
         json_array_append(h, json_array_get(j->history, i));
     json_object_set_new(o, "history", h);
     json_object_set_new(o, "events", json_deep_copy(j->events));
+    json_object_set_new(o, "queued", json_deep_copy(j->queued));
     return o;
 }
 

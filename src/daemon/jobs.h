@@ -33,6 +33,8 @@ struct job {
     json_t *arrays;   /* [{name, elements, elem_size}] */
     json_t *history;  /* samples, oldest first */
     json_t *events;   /* resize and command events, oldest first (bounded) */
+    json_t *queued;   /* the job's delayed commands [{id, op, n | to, at_iteration, list?, reserved}]
+                       * as it last reported them (reserved: slots ductiled holds for it) */
     int *alloc;       /* slots per rm host */
     int pending;      /* granted slots not yet filled by new processes */
     double pending_since;
@@ -69,6 +71,13 @@ void jobs_exit(struct jobs *t, struct job *j, int status, double now);
 void jobs_lost_connection(struct jobs *t, struct job *j, double now);
 /* Restored jobs that did not come back within `grace` seconds: lost, slots freed. */
 int jobs_expire(struct jobs *t, double now, double grace);
+/* The job's queue of delayed commands: a command it accepted (ductiled
+ * holds `reserved` slots for it), the whole queue as the job reports it
+ * (validated; 0, or -1 when malformed), and a command that left the queue
+ * by cancel (returns the slots it held, given back to the resource manager). */
+void jobs_queue_add(struct job *j, const json_t *accepted, const char *op, int reserved);
+int jobs_queue_set(struct job *j, const json_t *list);
+int jobs_queue_cancelled(struct jobs *t, struct job *j, int id, double now);
 /* Bring the slots of job j to procs + pending. */
 void jobs_reconcile(struct jobs *t, struct job *j, double now);
 
