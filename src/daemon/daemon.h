@@ -6,7 +6,8 @@
  *   commands.c  requests: authentication, registration, monitoring, views,
  *               resizes, commands forwarded to jobs and their replies
  *   iopolicy.c  the exclusive-I/O token and the I/O interference controller
- *   jobs.c, rm.c, iotoken.c, iopredict.c: the pure logic underneath. */
+ *   jobs.c (jobs_state.c: the state file, jobs_queue.c: delayed commands),
+ *   rm.c, iotoken.c, iopredict.c: the pure logic underneath. */
 #ifndef DUCTILE_DAEMON_H
 #define DUCTILE_DAEMON_H
 
