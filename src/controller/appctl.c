@@ -207,10 +207,10 @@ static void *thread_main(void *arg)
                     if (send_line(&s, appctl_handle_command(&m)) != 0) lost = 1;
                 } else if (k == PROTO_REPLY && !m.ok) {
                     ductile_log(2, "controller: ductiled: %s", proto_get_str(m.root, "reason", ""));
-                }
-                if (k == PROTO_REPLY) answered = 1; else if (k == PROTO_INVALID && len > 0) {
+                } else if (k == PROTO_INVALID && len > 0) {
                     if (send_line(&s, proto_reply_err(m.id, code, reason)) != 0) lost = 1;
                 }
+                if (k == PROTO_REPLY) answered = 1;
                 if (k != PROTO_INVALID) proto_msg_free(&m);
             }
             if (answered) unanswered = 0;

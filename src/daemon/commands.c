@@ -59,7 +59,7 @@ void finish_forward(struct forward *f, int ok, json_t *result, const char *code,
         jobs_reconcile(&jobs, j, wall());
         state_dirty = 1;
     }
-    if (!ok && f->cli == -1 && j) io_policy_refused(j, f->cmd, reason);
+    if (!ok && f->cli == -1 && j && strcmp(f->cmd, "revoke") != 0) io_policy_refused(j, f->cmd, reason);
     if (j) {
         json_t *d = json_pack("{s:s, s:b}", "command", f->cmd, "ok", ok);
         if (!ok) json_object_set_new(d, "reason", json_string(reason ? reason : ""));
@@ -67,7 +67,7 @@ void finish_forward(struct forward *f, int ok, json_t *result, const char *code,
             /* a delayed command the job queued: its id (ductilectl cancel JOB ID) */
             json_object_set(d, "id", json_object_get(result, "id"));
             json_object_set(d, "at_iteration", json_object_get(result, "at_iteration"));
-            jobs_queue_add(j, result, f->cmd, f->reserved);
+            jobs_queue_add(j, result, f->cmd, f->reserved, f->cli == -1);
         }
         jobs_event(j, "command", d, wall());
     }
@@ -101,13 +101,15 @@ static void revoked(struct job *j, const json_t *res)
     size_t i;
     json_t *e;
     json_t *ids = json_array();
-    int freed = 0;
+    int freed = 0, planned = 0;
     json_array_foreach(c, i, e) {
         int id = (int)proto_get_int(e, "id", 0);
         if (id <= 0) continue;
-        freed += jobs_queue_cancelled(&jobs, j, id, now);
+        freed += jobs_queue_cancelled(&jobs, j, id, now, &planned);
         json_array_append_new(ids, json_integer(id));
     }
+    /* a cancelled resize of the I/O policy ends its plan (never a plan left busy) */
+    if (planned) io_policy_refused(j, "resize", "cancelled by the operator");
     const char *what = proto_get_str(res, "revoked", "?");
     j->io_held = json_is_true(json_object_get(res, "io_held"));
     if ((!strcmp(what, "token") || !strcmp(what, "all")) && iotok.holder == j->id) io_leave(j->id);

@@ -306,6 +306,7 @@ void jobs_exit(struct jobs *t, struct job *j, int status, double now)
     j->exit_status = status;
     j->last_seen = now;
     j->pending = 0;
+    json_array_clear(j->queued); /* its delayed commands end with it */
     rm_release_all(t->rm, j->alloc);
     jobs_event(j, "exit", json_pack("{s:i}", "status", status), now);
     prune(t, j);

@@ -72,12 +72,14 @@ void jobs_lost_connection(struct jobs *t, struct job *j, double now);
 /* Restored jobs that did not come back within `grace` seconds: lost, slots freed. */
 int jobs_expire(struct jobs *t, double now, double grace);
 /* The job's queue of delayed commands: a command it accepted (ductiled
- * holds `reserved` slots for it), the whole queue as the job reports it
- * (validated; 0, or -1 when malformed), and a command that left the queue
- * by cancel (returns the slots it held, given back to the resource manager). */
-void jobs_queue_add(struct job *j, const json_t *accepted, const char *op, int reserved);
+ * holds `reserved` slots for it; by_daemon: ductiled's own, the I/O
+ * policy's), the whole queue as the job reports it (validated; 0, or -1
+ * when malformed), and a command that left the queue by cancel (returns
+ * the slots it held, given back to the resource manager; sets *by_daemon
+ * when it was ductiled's own). */
+void jobs_queue_add(struct job *j, const json_t *accepted, const char *op, int reserved, int by_daemon);
 int jobs_queue_set(struct job *j, const json_t *list);
-int jobs_queue_cancelled(struct jobs *t, struct job *j, int id, double now);
+int jobs_queue_cancelled(struct jobs *t, struct job *j, int id, double now, int *by_daemon);
 /* Bring the slots of job j to procs + pending. */
 void jobs_reconcile(struct jobs *t, struct job *j, double now);
 

@@ -23,7 +23,7 @@ static json_t *queued_find(const struct job *j, long long id, size_t *at)
     return NULL;
 }
 
-void jobs_queue_add(struct job *j, const json_t *accepted, const char *op, int reserved)
+void jobs_queue_add(struct job *j, const json_t *accepted, const char *op, int reserved, int by_daemon)
 {
     long long id = proto_get_int(accepted, "id", 0);
     if (id <= 0) return;
@@ -35,6 +35,7 @@ void jobs_queue_add(struct job *j, const json_t *accepted, const char *op, int r
         json_array_append_new(j->queued, e);
     }
     json_object_set_new(e, "reserved", json_integer(reserved));
+    if (by_daemon) json_object_set_new(e, "by_ductiled", json_true());
 }
 
 int jobs_queue_set(struct job *j, const json_t *list)
@@ -61,6 +62,7 @@ int jobs_queue_set(struct job *j, const json_t *list)
         if (l) json_object_set(o, "list", l);
         json_t *old = queued_find(j, id, NULL);
         json_object_set_new(o, "reserved", json_integer(old ? proto_get_int(old, "reserved", 0) : 0));
+        if (old && json_is_true(json_object_get(old, "by_ductiled"))) json_object_set_new(o, "by_ductiled", json_true());
         json_array_append_new(nq, o);
     }
     json_decref(j->queued);
@@ -68,12 +70,13 @@ int jobs_queue_set(struct job *j, const json_t *list)
     return 0;
 }
 
-int jobs_queue_cancelled(struct jobs *t, struct job *j, int id, double now)
+int jobs_queue_cancelled(struct jobs *t, struct job *j, int id, double now, int *by_daemon)
 {
     size_t at;
     json_t *e = queued_find(j, id, &at);
     if (!e) return 0;
     int r = (int)proto_get_int(e, "reserved", 0);
+    if (json_is_true(json_object_get(e, "by_ductiled"))) *by_daemon = 1;
     json_array_remove(j->queued, at);
     if (r > 0) {
         j->pending -= r;
