@@ -373,7 +373,12 @@ int main(int argc, char **argv)
             json_object_set_new(args, "ranks", rk);
         }
     } else if (!strcmp(cmd, "cancel")) {
-        if (npos != 1) NEED(2);
+        if (npos < 1 || npos > 2) {
+            fprintf(stderr, "ductilectl cancel: expected JOB and an optional command ID, got %d argument(s)\n", npos);
+            sub_help(cmd, stderr);
+            json_decref(args);
+            return EX_USAGE;
+        }
         JOBARG(pos[0]);
         long cid;
         if (npos == 2 && parse_int(pos[1], 1, 2147483647L, &cid)) {
