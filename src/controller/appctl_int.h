@@ -51,6 +51,9 @@ struct snap {
 void appctl_take_snap(struct snap *s);
 /* The "sample" message for the interval a..b (new reference). */
 json_t *appctl_sample_json(const struct snap *a, const struct snap *b);
+/* The job's queued controller commands (a new array) and the queue's
+ * version (to notice changes). */
+json_t *appctl_queue_json(unsigned *version);
 /* A request from ductiled: the reply line (malloc'ed). */
 char *appctl_handle_command(const struct proto_msg *m);
 /* Queue the registered distributed arrays for the next sample when their
