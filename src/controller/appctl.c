@@ -29,6 +29,7 @@
 #include "../common/clock.h"
 #include "../wrap/runtime.h"
 #include "../io/iomon.h"
+#include "../core/hooks.h"
 #include "appctl_int.h"
 
 #define IO_TIMEOUT_MS 2000
@@ -392,4 +393,19 @@ void ductile_appctl_stop(void)
     for (int i = 0; i < appctl.nevents; i++) json_decref(appctl.events[i]);
     appctl.nevents = 0;
     appctl.enabled = 0;
+}
+
+/* The controller sits on top of the include graph: the modules below reach
+ * it only through the hook table (src/core/hooks.h). */
+DUCTILE_REGISTER(appctl_register)
+{
+    h->ctl_probe = ductile_appctl_probe;
+    h->ctl_start = ductile_appctl_start;
+    h->ctl_stop = ductile_appctl_stop;
+    h->on_control_point = ductile_appctl_control_point;
+    h->on_resize_recorded = ductile_appctl_resized;
+    h->io_phase = ductile_appctl_io_phase;
+    h->ctl_iteration = ductile_appctl_iteration;
+    h->io_acquire = ductile_appctl_io_acquire;
+    h->io_release = ductile_appctl_io_release;
 }
