@@ -16,6 +16,7 @@
 
 #include "../src/proto/protocol.h"
 #include "../src/proto/session.h"
+#include "ductilectl_fold.h"
 
 enum { EX_OK = 0, EX_REFUSED = 1, EX_USAGE = 2, EX_CONNECT = 3, EX_AUTH = 4, EX_NOJOB = 5 };
 
@@ -51,6 +52,7 @@ static const struct subcmd subcmds[] = {
     {"period", "JOB SECONDS", "Set the job's monitoring period (seconds between samples)."},
     {"cost", "JOB --to N", "Dry-run estimate of resizing JOB to N processes: bytes to move (redistribution plan over the registered arrays), transfer time from the measured bandwidth, spawn time, and whether slots are free."},
     {"slots", "", "Show the resource manager's hosts and slots."},
+    DUCTILECTL_FOLD_SUBCMDS
     {"events", "JOB [--since EPOCH]", "Show a job's events: registration, resizes, commands, I/O phases and I/O plans, I/O token revocations, exit."},
     {"drain", "[on|off]", "Stop (on, the default) or resume (off) taking new jobs; running jobs go on."},
     {"shutdown", "", "Save the state and stop ductiled (Unix socket only); jobs re-register with the next ductiled."},
@@ -255,6 +257,7 @@ static void print_status(json_t *r)
     json_t *v;
     json_object_foreach(json_object_get(r, "slots"), k, v) printf(" %s=%lld", k, json_integer_value(v));
     printf("\n");
+    ductilectl_fold_status(r);
     json_t *iop = json_object_get(r, "io_period");
     if (proto_get_int(iop, "periods", 0) > 0)
         printf("  I/O period (Eq. 1): %.3f s = cpu %.3f + comm %.3f + I/O %.3f; %lld phases\n",
@@ -568,6 +571,12 @@ int main(int argc, char **argv)
             return EX_USAGE;
         }
         json_object_set_new(args, "seconds", json_real(sec));
+    } else if (ductilectl_fold_is(cmd)) {
+        if (ductilectl_fold_args(cmd, npos, pos, args, &job)) {
+            sub_help(cmd, stderr);
+            json_decref(args);
+            return EX_USAGE;
+        }
     } else if (!strcmp(cmd, "cost")) {
         NEED(1);
         JOBARG(pos[0]);
@@ -626,6 +635,8 @@ int main(int argc, char **argv)
         printf("job %ld: I/O %s\n", job, json_is_true(json_object_get(res, "io_held")) ? "held" : "released");
     } else if (!strcmp(cmd, "period")) {
         printf("job %ld: monitoring period set\n", job);
+    } else if (ductilectl_fold_is(cmd)) {
+        ductilectl_fold_print(cmd, job, res);
     } else if (json_object_get(res, "note")) {
         printf("job %ld: %s\n", job, proto_get_str(res, "note", ""));
     } else {

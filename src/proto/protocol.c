@@ -47,6 +47,9 @@ static const struct cmdspec commands[] = {
     {"io", {JOB_OPT, {"action", F_ENUM, 1, 0, 0, "hold,release,grant"}}},
     {"period", {JOB_OPT, {"seconds", F_NUM, 1, 0.01, 3600, NULL}}},
     {"cost", {JOB, {"to", F_INT, 1, 1, PROCS_MAX, NULL}}},
+    /* process folding (docs/folding.md): cores per host */
+    {"fold", {JOB_OPT, {"cores", F_INT, 1, 1, PROCS_MAX, NULL}}},
+    {"unfold", {JOB_OPT}},
     {"register", {{"tag", F_TAG, 1, 0, 0, NULL}, {"pid", F_INT, 1, 1, 2147483647.0, NULL},
                   {"binary", F_STR, 1, 0, 4096, NULL}, {"procs", F_INT, 1, 1, PROCS_MAX, NULL},
                   {"hosts", F_HOSTCOUNTS, 0, 0, 0, NULL}, JOB_OPT, {"arrays", F_ARRAYS, 0, 0, 0, NULL},

@@ -20,6 +20,7 @@
 #include "../controller/appctl.h"
 #include "../io/iomon.h"
 #include "worldid.h"
+#include "../fold/fold.h"
 
 extern char **environ;
 
@@ -125,6 +126,7 @@ int ductile_runtime_init(int *argc, char ***argv, int required, int *provided, i
         snprintf(ductile_rt.job_id, sizeof ductile_rt.job_id, "%s", ductile_rt.settings.job_id);
     else
         snprintf(ductile_rt.job_id, sizeof ductile_rt.job_id, "%ld", pid);
+    ductile_fold_init((int)hdr[1]); /* process folding (src/fold/): before a spawned process joins its parents */
     /* malleability: request queue; a spawned process joins its parents here */
     ductile_malleable_init();
     ductile_appctl_start((int)hdr[1]);
@@ -158,6 +160,7 @@ int ductile_runtime_finalize(void)
 {
     if (!ductile_rt.active) return PMPI_Finalize();
     ductile_appctl_stop(); /* the controller thread says goodbye to ductiled (bounded) */
+    ductile_fold_finalize(); /* original affinity back (src/fold/) */
     uint64_t t_fin = ductile_ticks();
     if (ductile_monitoring) {
         ductile_count(DUCTILE_FN_MPI_Finalize, 0, 0, 0);

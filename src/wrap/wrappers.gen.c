@@ -17,6 +17,7 @@
 #if HAVE_PMPI_Accumulate
 int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Accumulate);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Accumulate);
@@ -34,6 +35,7 @@ int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origi
 #if HAVE_PMPI_Accumulate_c
 int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Accumulate_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Accumulate_c);
@@ -51,6 +53,7 @@ int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Dataty
 #if HAVE_PMPI_Add_error_class
 int MPI_Add_error_class(int* errorclass)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Add_error_class);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Add_error_class(errorclass);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Add_error_class);
@@ -64,6 +67,7 @@ int MPI_Add_error_class(int* errorclass)
 #if HAVE_PMPI_Add_error_code
 int MPI_Add_error_code(int errorclass, int* errorcode)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Add_error_code);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Add_error_code(errorclass, errorcode);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Add_error_code);
@@ -77,6 +81,7 @@ int MPI_Add_error_code(int errorclass, int* errorcode)
 #if HAVE_PMPI_Add_error_string
 int MPI_Add_error_string(int errorcode, const char* string)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Add_error_string);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Add_error_string(errorcode, string);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Add_error_string);
@@ -90,6 +95,7 @@ int MPI_Add_error_string(int errorcode, const char* string)
 #if HAVE_PMPI_Allgather
 int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Allgather);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -109,6 +115,7 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
 #if HAVE_PMPI_Allgather_c
 int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Allgather_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -128,6 +135,7 @@ int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 #if HAVE_PMPI_Allgather_init
 int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Allgather_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -149,6 +157,7 @@ int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype
 #if HAVE_PMPI_Allgather_init_c
 int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Allgather_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -170,6 +179,7 @@ int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype 
 #if HAVE_PMPI_Allgatherv
 int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Allgatherv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
@@ -189,6 +199,7 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
 #if HAVE_PMPI_Allgatherv_c
 int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Allgatherv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
@@ -208,6 +219,7 @@ int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
 #if HAVE_PMPI_Allgatherv_init
 int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Allgatherv_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
@@ -229,6 +241,7 @@ int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
 #if HAVE_PMPI_Allgatherv_init_c
 int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Allgatherv_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
@@ -250,6 +263,7 @@ int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype
 #if HAVE_PMPI_Alloc_mem
 int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Alloc_mem);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Alloc_mem(size, info, baseptr);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Alloc_mem);
@@ -263,6 +277,7 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr)
 #if HAVE_PMPI_Allreduce
 int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Allreduce);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
@@ -281,6 +296,7 @@ int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
 #if HAVE_PMPI_Allreduce_c
 int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Allreduce_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
@@ -299,6 +315,7 @@ int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dat
 #if HAVE_PMPI_Allreduce_init
 int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Allreduce_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
@@ -319,6 +336,7 @@ int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
 #if HAVE_PMPI_Allreduce_init_c
 int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Allreduce_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
@@ -339,6 +357,7 @@ int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MP
 #if HAVE_PMPI_Alltoall
 int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Alltoall);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -359,6 +378,7 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
 #if HAVE_PMPI_Alltoall_c
 int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Alltoall_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -379,6 +399,7 @@ int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 #if HAVE_PMPI_Alltoall_init
 int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Alltoall_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -401,6 +422,7 @@ int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
 #if HAVE_PMPI_Alltoall_init_c
 int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Alltoall_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -423,6 +445,7 @@ int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype s
 #if HAVE_PMPI_Alltoallv
 int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Alltoallv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
@@ -443,6 +466,7 @@ int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls
 #if HAVE_PMPI_Alltoallv_c
 int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Alltoallv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
@@ -463,6 +487,7 @@ int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
 #if HAVE_PMPI_Alltoallv_init
 int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Alltoallv_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
@@ -485,6 +510,7 @@ int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
 #if HAVE_PMPI_Alltoallv_init_c
 int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Alltoallv_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
@@ -507,6 +533,7 @@ int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
 #if HAVE_PMPI_Alltoallw
 int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Alltoallw);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
@@ -527,6 +554,7 @@ int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls
 #if HAVE_PMPI_Alltoallw_c
 int MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Alltoallw_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
@@ -547,6 +575,7 @@ int MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
 #if HAVE_PMPI_Alltoallw_init
 int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Alltoallw_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
@@ -569,6 +598,7 @@ int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sd
 #if HAVE_PMPI_Alltoallw_init_c
 int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Alltoallw_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
@@ -591,6 +621,7 @@ int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
 #if HAVE_PMPI_Attr_delete
 int MPI_Attr_delete(MPI_Comm comm, int keyval)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Attr_delete);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Attr_delete(comm, keyval);
@@ -605,6 +636,7 @@ int MPI_Attr_delete(MPI_Comm comm, int keyval)
 #if HAVE_PMPI_Attr_put
 int MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Attr_put);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Attr_put(comm, keyval, attribute_val);
@@ -619,6 +651,7 @@ int MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val)
 #if HAVE_PMPI_Barrier
 int MPI_Barrier(MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Barrier);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Barrier(comm);
@@ -633,6 +666,7 @@ int MPI_Barrier(MPI_Comm comm)
 #if HAVE_PMPI_Barrier_init
 int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Barrier_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Barrier_init(comm, info, request);
@@ -647,6 +681,7 @@ int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request)
 #if HAVE_PMPI_Bcast
 int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Bcast);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Bcast(buffer, count, datatype, root, comm);
@@ -667,6 +702,7 @@ int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 #if HAVE_PMPI_Bcast_c
 int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Bcast_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Bcast_c(buffer, count, datatype, root, comm);
@@ -687,6 +723,7 @@ int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, 
 #if HAVE_PMPI_Bcast_init
 int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Bcast_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
@@ -709,6 +746,7 @@ int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI
 #if HAVE_PMPI_Bcast_init_c
 int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Bcast_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
@@ -731,6 +769,7 @@ int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int r
 #if HAVE_PMPI_Bsend
 int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Bsend);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
@@ -749,6 +788,7 @@ int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
 #if HAVE_PMPI_Bsend_c
 int MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Bsend_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
@@ -767,6 +807,7 @@ int MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
 #if HAVE_PMPI_Bsend_init
 int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Bsend_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
@@ -787,6 +828,7 @@ int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
 #if HAVE_PMPI_Bsend_init_c
 int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Bsend_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
@@ -807,6 +849,7 @@ int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
 #if HAVE_PMPI_Buffer_attach
 int MPI_Buffer_attach(void* buffer, int size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Buffer_attach);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Buffer_attach(buffer, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Buffer_attach);
@@ -820,6 +863,7 @@ int MPI_Buffer_attach(void* buffer, int size)
 #if HAVE_PMPI_Buffer_attach_c
 int MPI_Buffer_attach_c(void* buffer, MPI_Count size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Buffer_attach_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Buffer_attach_c(buffer, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Buffer_attach_c);
@@ -833,6 +877,7 @@ int MPI_Buffer_attach_c(void* buffer, MPI_Count size)
 #if HAVE_PMPI_Buffer_detach
 int MPI_Buffer_detach(void* buffer_addr, int* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Buffer_detach);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Buffer_detach(buffer_addr, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Buffer_detach);
@@ -846,6 +891,7 @@ int MPI_Buffer_detach(void* buffer_addr, int* size)
 #if HAVE_PMPI_Buffer_detach_c
 int MPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Buffer_detach_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Buffer_detach_c(buffer_addr, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Buffer_detach_c);
@@ -859,6 +905,7 @@ int MPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size)
 #if HAVE_PMPI_Buffer_flush
 int MPI_Buffer_flush(void)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Buffer_flush);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Buffer_flush();
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Buffer_flush);
@@ -872,6 +919,7 @@ int MPI_Buffer_flush(void)
 #if HAVE_PMPI_Buffer_iflush
 int MPI_Buffer_iflush(MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Buffer_iflush);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Buffer_iflush(request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Buffer_iflush);
@@ -885,6 +933,7 @@ int MPI_Buffer_iflush(MPI_Request* request)
 #if HAVE_PMPI_Cancel
 int MPI_Cancel(MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Cancel);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Cancel(request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Cancel);
@@ -898,6 +947,7 @@ int MPI_Cancel(MPI_Request* request)
 #if HAVE_PMPI_Cart_coords
 int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Cart_coords);
     comm = DUCTILE_COMM_IN(comm);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Cart_coords);
@@ -908,6 +958,7 @@ int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 #if HAVE_PMPI_Cart_create
 int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm* comm_cart)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Cart_create);
     comm_old = DUCTILE_COMM_IN(comm_old);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
@@ -922,6 +973,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
 #if HAVE_PMPI_Cart_get
 int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Cart_get);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Cart_get(comm, maxdims, dims, periods, coords);
@@ -936,6 +988,7 @@ int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coor
 #if HAVE_PMPI_Cart_map
 int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Cart_map);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Cart_map(comm, ndims, dims, periods, newrank);
@@ -950,6 +1003,7 @@ int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[]
 #if HAVE_PMPI_Cart_rank
 int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Cart_rank);
     comm = DUCTILE_COMM_IN(comm);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Cart_rank);
@@ -960,6 +1014,7 @@ int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank)
 #if HAVE_PMPI_Cart_shift
 int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Cart_shift);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Cart_shift(comm, direction, disp, rank_source, rank_dest);
@@ -974,6 +1029,7 @@ int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int
 #if HAVE_PMPI_Cart_sub
 int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Cart_sub);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Cart_sub(comm, remain_dims, newcomm);
@@ -988,6 +1044,7 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
 #if HAVE_PMPI_Cartdim_get
 int MPI_Cartdim_get(MPI_Comm comm, int* ndims)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Cartdim_get);
     comm = DUCTILE_COMM_IN(comm);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Cartdim_get);
@@ -998,6 +1055,7 @@ int MPI_Cartdim_get(MPI_Comm comm, int* ndims)
 #if HAVE_PMPI_Close_port
 int MPI_Close_port(const char* port_name)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Close_port);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Close_port(port_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Close_port);
@@ -1011,6 +1069,7 @@ int MPI_Close_port(const char* port_name)
 #if HAVE_PMPI_Comm_accept
 int MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_accept);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_accept(port_name, info, root, comm, newcomm);
@@ -1025,6 +1084,7 @@ int MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm com
 #if HAVE_PMPI_Comm_attach_buffer
 int MPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_attach_buffer);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_attach_buffer(comm, buffer, size);
@@ -1039,6 +1099,7 @@ int MPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size)
 #if HAVE_PMPI_Comm_attach_buffer_c
 int MPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_attach_buffer_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_attach_buffer_c(comm, buffer, size);
@@ -1053,6 +1114,7 @@ int MPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size)
 #if HAVE_PMPI_Comm_call_errhandler
 int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_call_errhandler);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_call_errhandler(comm, errorcode);
@@ -1067,6 +1129,7 @@ int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 #if HAVE_PMPI_Comm_compare
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_compare);
     comm1 = DUCTILE_COMM_IN(comm1);
     comm2 = DUCTILE_COMM_IN(comm2);
     if (!DUCTILE_SHOULD_MONITOR())
@@ -1082,6 +1145,7 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result)
 #if HAVE_PMPI_Comm_connect
 int MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_connect);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_connect(port_name, info, root, comm, newcomm);
@@ -1096,6 +1160,7 @@ int MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm co
 #if HAVE_PMPI_Comm_create
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_create);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_create(comm, group, newcomm);
@@ -1110,6 +1175,7 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
 #if HAVE_PMPI_Comm_create_errhandler
 int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn, MPI_Errhandler* errhandler)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_create_errhandler);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_create_errhandler(comm_errhandler_fn, errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_create_errhandler);
@@ -1123,6 +1189,7 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn,
 #if HAVE_PMPI_Comm_create_from_group
 int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newcomm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_create_from_group);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_create_from_group);
@@ -1136,6 +1203,7 @@ int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info 
 #if HAVE_PMPI_Comm_create_group
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_create_group);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_create_group(comm, group, tag, newcomm);
@@ -1150,6 +1218,7 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* new
 #if HAVE_PMPI_Comm_delete_attr
 int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_delete_attr);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_delete_attr(comm, comm_keyval);
@@ -1164,6 +1233,7 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 #if HAVE_PMPI_Comm_detach_buffer
 int MPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_detach_buffer);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_detach_buffer(comm, buffer_addr, size);
@@ -1178,6 +1248,7 @@ int MPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size)
 #if HAVE_PMPI_Comm_detach_buffer_c
 int MPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_detach_buffer_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_detach_buffer_c(comm, buffer_addr, size);
@@ -1192,6 +1263,7 @@ int MPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size)
 #if HAVE_PMPI_Comm_disconnect
 int MPI_Comm_disconnect(MPI_Comm* comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_disconnect);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_disconnect(comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_disconnect);
@@ -1205,6 +1277,7 @@ int MPI_Comm_disconnect(MPI_Comm* comm)
 #if HAVE_PMPI_Comm_dup
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_dup);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_dup(comm, newcomm);
@@ -1219,6 +1292,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
 #if HAVE_PMPI_Comm_dup_with_info
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_dup_with_info);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_dup_with_info(comm, info, newcomm);
@@ -1233,6 +1307,7 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
 #if HAVE_PMPI_Comm_flush_buffer
 int MPI_Comm_flush_buffer(MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_flush_buffer);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_flush_buffer(comm);
@@ -1247,6 +1322,7 @@ int MPI_Comm_flush_buffer(MPI_Comm comm)
 #if HAVE_PMPI_Comm_free
 int MPI_Comm_free(MPI_Comm* comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_free);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_free(comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_free);
@@ -1260,6 +1336,7 @@ int MPI_Comm_free(MPI_Comm* comm)
 #if HAVE_PMPI_Comm_get_errhandler
 int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_get_errhandler);
     comm = DUCTILE_COMM_IN(comm);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Comm_get_errhandler);
@@ -1270,6 +1347,7 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler)
 #if HAVE_PMPI_Comm_get_name
 int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_get_name);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_get_name(comm, comm_name, resultlen);
@@ -1284,6 +1362,7 @@ int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen)
 #if HAVE_PMPI_Comm_group
 int MPI_Comm_group(MPI_Comm comm, MPI_Group* group)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_group);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_group(comm, group);
@@ -1298,6 +1377,7 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group* group)
 #if HAVE_PMPI_Comm_idup
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_idup);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_idup(comm, newcomm, request);
@@ -1312,6 +1392,7 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
 #if HAVE_PMPI_Comm_idup_with_info
 int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_idup_with_info);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_idup_with_info(comm, info, newcomm, request);
@@ -1326,6 +1407,7 @@ int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI
 #if HAVE_PMPI_Comm_iflush_buffer
 int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_iflush_buffer);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_iflush_buffer(comm, request);
@@ -1340,6 +1422,7 @@ int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
 #if HAVE_PMPI_Comm_join
 int MPI_Comm_join(int fd, MPI_Comm* intercomm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_join);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_join(fd, intercomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_join);
@@ -1353,6 +1436,7 @@ int MPI_Comm_join(int fd, MPI_Comm* intercomm)
 #if HAVE_PMPI_Comm_rank
 int MPI_Comm_rank(MPI_Comm comm, int* rank)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_rank);
     comm = DUCTILE_COMM_IN(comm);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Comm_rank);
@@ -1363,6 +1447,7 @@ int MPI_Comm_rank(MPI_Comm comm, int* rank)
 #if HAVE_PMPI_Comm_remote_group
 int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_remote_group);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_remote_group(comm, group);
@@ -1377,6 +1462,7 @@ int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group)
 #if HAVE_PMPI_Comm_remote_size
 int MPI_Comm_remote_size(MPI_Comm comm, int* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_remote_size);
     comm = DUCTILE_COMM_IN(comm);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Comm_remote_size);
@@ -1387,6 +1473,7 @@ int MPI_Comm_remote_size(MPI_Comm comm, int* size)
 #if HAVE_PMPI_Comm_set_attr
 int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_set_attr);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_set_attr(comm, comm_keyval, attribute_val);
@@ -1401,6 +1488,7 @@ int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val)
 #if HAVE_PMPI_Comm_set_name
 int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_set_name);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_set_name(comm, comm_name);
@@ -1415,6 +1503,7 @@ int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name)
 #if HAVE_PMPI_Comm_size
 int MPI_Comm_size(MPI_Comm comm, int* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_size);
     comm = DUCTILE_COMM_IN(comm);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Comm_size);
@@ -1425,6 +1514,7 @@ int MPI_Comm_size(MPI_Comm comm, int* size)
 #if HAVE_PMPI_Comm_spawn
 int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_spawn);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
@@ -1439,6 +1529,7 @@ int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info inf
 #if HAVE_PMPI_Comm_spawn_multiple
 int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_spawn_multiple);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
@@ -1453,6 +1544,7 @@ int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_o
 #if HAVE_PMPI_Comm_split
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_split);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_split(comm, color, key, newcomm);
@@ -1467,6 +1559,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
 #if HAVE_PMPI_Comm_split_type
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_split_type);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
@@ -1481,6 +1574,7 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
 #if HAVE_PMPI_Comm_test_inter
 int MPI_Comm_test_inter(MPI_Comm comm, int* flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_test_inter);
     comm = DUCTILE_COMM_IN(comm);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Comm_test_inter);
@@ -1491,6 +1585,7 @@ int MPI_Comm_test_inter(MPI_Comm comm, int* flag)
 #if HAVE_PMPI_Compare_and_swap
 int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Compare_and_swap);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Compare_and_swap);
@@ -1508,6 +1603,7 @@ int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void
 #if HAVE_PMPI_Dims_create
 int MPI_Dims_create(int nnodes, int ndims, int dims[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Dims_create);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Dims_create(nnodes, ndims, dims);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Dims_create);
@@ -1521,6 +1617,7 @@ int MPI_Dims_create(int nnodes, int ndims, int dims[])
 #if HAVE_PMPI_Dist_graph_create
 int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Dist_graph_create);
     comm_old = DUCTILE_COMM_IN(comm_old);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
@@ -1535,6 +1632,7 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
 #if HAVE_PMPI_Dist_graph_create_adjacent
 int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Dist_graph_create_adjacent);
     comm_old = DUCTILE_COMM_IN(comm_old);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
@@ -1549,6 +1647,7 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
 #if HAVE_PMPI_Dist_graph_neighbors
 int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Dist_graph_neighbors);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
@@ -1563,6 +1662,7 @@ int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int 
 #if HAVE_PMPI_Dist_graph_neighbors_count
 int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Dist_graph_neighbors_count);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Dist_graph_neighbors_count(comm, indegree, outdegree, weighted);
@@ -1577,6 +1677,7 @@ int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree,
 #if HAVE_PMPI_Errhandler_free
 int MPI_Errhandler_free(MPI_Errhandler* errhandler)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Errhandler_free);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Errhandler_free(errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Errhandler_free);
@@ -1590,6 +1691,7 @@ int MPI_Errhandler_free(MPI_Errhandler* errhandler)
 #if HAVE_PMPI_Error_class
 int MPI_Error_class(int errorcode, int* errorclass)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Error_class);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Error_class);
     return PMPI_Error_class(errorcode, errorclass);
@@ -1599,6 +1701,7 @@ int MPI_Error_class(int errorcode, int* errorclass)
 #if HAVE_PMPI_Error_string
 int MPI_Error_string(int errorcode, char* string, int* resultlen)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Error_string);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Error_string);
     return PMPI_Error_string(errorcode, string, resultlen);
@@ -1608,6 +1711,7 @@ int MPI_Error_string(int errorcode, char* string, int* resultlen)
 #if HAVE_PMPI_Exscan
 int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Exscan);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
@@ -1626,6 +1730,7 @@ int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
 #if HAVE_PMPI_Exscan_c
 int MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Exscan_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
@@ -1644,6 +1749,7 @@ int MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dataty
 #if HAVE_PMPI_Exscan_init
 int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Exscan_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
@@ -1664,6 +1770,7 @@ int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
 #if HAVE_PMPI_Exscan_init_c
 int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Exscan_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
@@ -1684,6 +1791,7 @@ int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
 #if HAVE_PMPI_Fetch_and_op
 int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Fetch_and_op);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Fetch_and_op);
@@ -1701,6 +1809,7 @@ int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype da
 #if HAVE_PMPI_File_call_errhandler
 int MPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_call_errhandler);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_call_errhandler(fh, errorcode);
@@ -1717,6 +1826,7 @@ int MPI_File_call_errhandler(MPI_File fh, int errorcode)
 #if HAVE_PMPI_File_create_errhandler
 int MPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn, MPI_Errhandler* errhandler)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_create_errhandler);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_create_errhandler(file_errhandler_fn, errhandler);
     ductile_io_before(DUCTILE_FN_MPI_File_create_errhandler, MPI_FILE_NULL, MPI_COMM_NULL);
@@ -1732,6 +1842,7 @@ int MPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn,
 #if HAVE_PMPI_File_delete
 int MPI_File_delete(const char* filename, MPI_Info info)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_delete);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_delete(filename, info);
     ductile_io_before(DUCTILE_FN_MPI_File_delete, MPI_FILE_NULL, MPI_COMM_NULL);
@@ -1747,6 +1858,7 @@ int MPI_File_delete(const char* filename, MPI_Info info)
 #if HAVE_PMPI_File_get_amode
 int MPI_File_get_amode(MPI_File fh, int* amode)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_get_amode);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_amode(fh, amode);
@@ -1763,6 +1875,7 @@ int MPI_File_get_amode(MPI_File fh, int* amode)
 #if HAVE_PMPI_File_get_atomicity
 int MPI_File_get_atomicity(MPI_File fh, int* flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_get_atomicity);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_atomicity(fh, flag);
@@ -1779,6 +1892,7 @@ int MPI_File_get_atomicity(MPI_File fh, int* flag)
 #if HAVE_PMPI_File_get_byte_offset
 int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_get_byte_offset);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_byte_offset(fh, offset, disp);
@@ -1795,6 +1909,7 @@ int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp)
 #if HAVE_PMPI_File_get_errhandler
 int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_get_errhandler);
     file = DUCTILE_FILE_IN(file);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_errhandler(file, errhandler);
@@ -1811,6 +1926,7 @@ int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler)
 #if HAVE_PMPI_File_get_group
 int MPI_File_get_group(MPI_File fh, MPI_Group* group)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_get_group);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_group(fh, group);
@@ -1827,6 +1943,7 @@ int MPI_File_get_group(MPI_File fh, MPI_Group* group)
 #if HAVE_PMPI_File_get_info
 int MPI_File_get_info(MPI_File fh, MPI_Info* info_used)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_get_info);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_info(fh, info_used);
@@ -1843,6 +1960,7 @@ int MPI_File_get_info(MPI_File fh, MPI_Info* info_used)
 #if HAVE_PMPI_File_get_position
 int MPI_File_get_position(MPI_File fh, MPI_Offset* offset)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_get_position);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_position(fh, offset);
@@ -1859,6 +1977,7 @@ int MPI_File_get_position(MPI_File fh, MPI_Offset* offset)
 #if HAVE_PMPI_File_get_position_shared
 int MPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_get_position_shared);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_position_shared(fh, offset);
@@ -1875,6 +1994,7 @@ int MPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset)
 #if HAVE_PMPI_File_get_size
 int MPI_File_get_size(MPI_File fh, MPI_Offset* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_get_size);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_size(fh, size);
@@ -1891,6 +2011,7 @@ int MPI_File_get_size(MPI_File fh, MPI_Offset* size)
 #if HAVE_PMPI_File_get_type_extent
 int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_get_type_extent);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_type_extent(fh, datatype, extent);
@@ -1907,6 +2028,7 @@ int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* exten
 #if HAVE_PMPI_File_get_type_extent_c
 int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* extent)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_get_type_extent_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_type_extent_c(fh, datatype, extent);
@@ -1923,6 +2045,7 @@ int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* ex
 #if HAVE_PMPI_File_get_view
 int MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype, char* datarep)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_get_view);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_view(fh, disp, etype, filetype, datarep);
@@ -1939,6 +2062,7 @@ int MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Da
 #if HAVE_PMPI_File_iread
 int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iread);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread(fh, buf, count, datatype, request);
@@ -1961,6 +2085,7 @@ int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI
 #if HAVE_PMPI_File_iread_all
 int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iread_all);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_all(fh, buf, count, datatype, request);
@@ -1983,6 +2108,7 @@ int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
 #if HAVE_PMPI_File_iread_all_c
 int MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iread_all_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_all_c(fh, buf, count, datatype, request);
@@ -2005,6 +2131,7 @@ int MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype d
 #if HAVE_PMPI_File_iread_at
 int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iread_at);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
@@ -2027,6 +2154,7 @@ int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_
 #if HAVE_PMPI_File_iread_at_all
 int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iread_at_all);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
@@ -2049,6 +2177,7 @@ int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, 
 #if HAVE_PMPI_File_iread_at_all_c
 int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iread_at_all_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
@@ -2071,6 +2200,7 @@ int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count
 #if HAVE_PMPI_File_iread_at_c
 int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iread_at_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
@@ -2093,6 +2223,7 @@ int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count cou
 #if HAVE_PMPI_File_iread_c
 int MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iread_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_c(fh, buf, count, datatype, request);
@@ -2115,6 +2246,7 @@ int MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datat
 #if HAVE_PMPI_File_iread_shared
 int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iread_shared);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_shared(fh, buf, count, datatype, request);
@@ -2137,6 +2269,7 @@ int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype dataty
 #if HAVE_PMPI_File_iread_shared_c
 int MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iread_shared_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
@@ -2159,6 +2292,7 @@ int MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
 #if HAVE_PMPI_File_iwrite
 int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iwrite);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite(fh, buf, count, datatype, request);
@@ -2181,6 +2315,7 @@ int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype dataty
 #if HAVE_PMPI_File_iwrite_all
 int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iwrite_all);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_all(fh, buf, count, datatype, request);
@@ -2203,6 +2338,7 @@ int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype da
 #if HAVE_PMPI_File_iwrite_all_c
 int MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iwrite_all_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
@@ -2225,6 +2361,7 @@ int MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Dat
 #if HAVE_PMPI_File_iwrite_at
 int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iwrite_at);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
@@ -2247,6 +2384,7 @@ int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int coun
 #if HAVE_PMPI_File_iwrite_at_all
 int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iwrite_at_all);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
@@ -2269,6 +2407,7 @@ int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int 
 #if HAVE_PMPI_File_iwrite_at_all_c
 int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iwrite_at_all_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
@@ -2291,6 +2430,7 @@ int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MP
 #if HAVE_PMPI_File_iwrite_at_c
 int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iwrite_at_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
@@ -2313,6 +2453,7 @@ int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Co
 #if HAVE_PMPI_File_iwrite_c
 int MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iwrite_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_c(fh, buf, count, datatype, request);
@@ -2335,6 +2476,7 @@ int MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatyp
 #if HAVE_PMPI_File_iwrite_shared
 int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iwrite_shared);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
@@ -2357,6 +2499,7 @@ int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype
 #if HAVE_PMPI_File_iwrite_shared_c
 int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iwrite_shared_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
@@ -2379,6 +2522,7 @@ int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
 #if HAVE_PMPI_File_preallocate
 int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_preallocate);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_preallocate(fh, size);
@@ -2395,6 +2539,7 @@ int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
 #if HAVE_PMPI_File_read
 int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read(fh, buf, count, datatype, status);
@@ -2417,6 +2562,7 @@ int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_
 #if HAVE_PMPI_File_read_all
 int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_all);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all(fh, buf, count, datatype, status);
@@ -2439,6 +2585,7 @@ int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, 
 #if HAVE_PMPI_File_read_all_begin
 int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_all_begin);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all_begin(fh, buf, count, datatype);
@@ -2455,6 +2602,7 @@ int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype data
 #if HAVE_PMPI_File_read_all_begin_c
 int MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_all_begin_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all_begin_c(fh, buf, count, datatype);
@@ -2471,6 +2619,7 @@ int MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datat
 #if HAVE_PMPI_File_read_all_c
 int MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_all_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all_c(fh, buf, count, datatype, status);
@@ -2493,6 +2642,7 @@ int MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype da
 #if HAVE_PMPI_File_read_all_end
 int MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_all_end);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all_end(fh, buf, status);
@@ -2515,6 +2665,7 @@ int MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
 #if HAVE_PMPI_File_read_at
 int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_at);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at(fh, offset, buf, count, datatype, status);
@@ -2537,6 +2688,7 @@ int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_D
 #if HAVE_PMPI_File_read_at_all
 int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_at_all);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
@@ -2559,6 +2711,7 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, M
 #if HAVE_PMPI_File_read_at_all_begin
 int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_at_all_begin);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
@@ -2575,6 +2728,7 @@ int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int co
 #if HAVE_PMPI_File_read_at_all_begin_c
 int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_at_all_begin_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
@@ -2591,6 +2745,7 @@ int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_
 #if HAVE_PMPI_File_read_at_all_c
 int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_at_all_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
@@ -2613,6 +2768,7 @@ int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count 
 #if HAVE_PMPI_File_read_at_all_end
 int MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_at_all_end);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all_end(fh, buf, status);
@@ -2635,6 +2791,7 @@ int MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
 #if HAVE_PMPI_File_read_at_c
 int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_at_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
@@ -2657,6 +2814,7 @@ int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count coun
 #if HAVE_PMPI_File_read_c
 int MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_c(fh, buf, count, datatype, status);
@@ -2679,6 +2837,7 @@ int MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype dataty
 #if HAVE_PMPI_File_read_ordered
 int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_ordered);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered(fh, buf, count, datatype, status);
@@ -2701,6 +2860,7 @@ int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype dataty
 #if HAVE_PMPI_File_read_ordered_begin
 int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_ordered_begin);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered_begin(fh, buf, count, datatype);
@@ -2717,6 +2877,7 @@ int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype 
 #if HAVE_PMPI_File_read_ordered_begin_c
 int MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_ordered_begin_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
@@ -2733,6 +2894,7 @@ int MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_D
 #if HAVE_PMPI_File_read_ordered_c
 int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_ordered_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
@@ -2755,6 +2917,7 @@ int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
 #if HAVE_PMPI_File_read_ordered_end
 int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_ordered_end);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered_end(fh, buf, status);
@@ -2777,6 +2940,7 @@ int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
 #if HAVE_PMPI_File_read_shared
 int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_shared);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_shared(fh, buf, count, datatype, status);
@@ -2799,6 +2963,7 @@ int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatyp
 #if HAVE_PMPI_File_read_shared_c
 int MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_shared_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_shared_c(fh, buf, count, datatype, status);
@@ -2821,6 +2986,7 @@ int MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype
 #if HAVE_PMPI_File_seek
 int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_seek);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_seek(fh, offset, whence);
@@ -2837,6 +3003,7 @@ int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 #if HAVE_PMPI_File_seek_shared
 int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_seek_shared);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_seek_shared(fh, offset, whence);
@@ -2853,6 +3020,7 @@ int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 #if HAVE_PMPI_File_set_atomicity
 int MPI_File_set_atomicity(MPI_File fh, int flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_set_atomicity);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_atomicity(fh, flag);
@@ -2869,6 +3037,7 @@ int MPI_File_set_atomicity(MPI_File fh, int flag)
 #if HAVE_PMPI_File_set_errhandler
 int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_set_errhandler);
     file = DUCTILE_FILE_IN(file);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_errhandler(file, errhandler);
@@ -2885,6 +3054,7 @@ int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 #if HAVE_PMPI_File_set_info
 int MPI_File_set_info(MPI_File fh, MPI_Info info)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_set_info);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_info(fh, info);
@@ -2901,6 +3071,7 @@ int MPI_File_set_info(MPI_File fh, MPI_Info info)
 #if HAVE_PMPI_File_set_size
 int MPI_File_set_size(MPI_File fh, MPI_Offset size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_set_size);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_size(fh, size);
@@ -2917,6 +3088,7 @@ int MPI_File_set_size(MPI_File fh, MPI_Offset size)
 #if HAVE_PMPI_File_set_view
 int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* datarep, MPI_Info info)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_set_view);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
@@ -2933,6 +3105,7 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
 #if HAVE_PMPI_File_sync
 int MPI_File_sync(MPI_File fh)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_sync);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_sync(fh);
@@ -2949,6 +3122,7 @@ int MPI_File_sync(MPI_File fh)
 #if HAVE_PMPI_File_write
 int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write(fh, buf, count, datatype, status);
@@ -2969,6 +3143,7 @@ int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatyp
 #if HAVE_PMPI_File_write_all
 int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_all);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all(fh, buf, count, datatype, status);
@@ -2989,6 +3164,7 @@ int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype dat
 #if HAVE_PMPI_File_write_all_begin
 int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_all_begin);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all_begin(fh, buf, count, datatype);
@@ -3009,6 +3185,7 @@ int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Dataty
 #if HAVE_PMPI_File_write_all_begin_c
 int MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_all_begin_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all_begin_c(fh, buf, count, datatype);
@@ -3029,6 +3206,7 @@ int MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MP
 #if HAVE_PMPI_File_write_all_c
 int MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_all_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all_c(fh, buf, count, datatype, status);
@@ -3049,6 +3227,7 @@ int MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Data
 #if HAVE_PMPI_File_write_all_end
 int MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_all_end);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all_end(fh, buf, status);
@@ -3065,6 +3244,7 @@ int MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
 #if HAVE_PMPI_File_write_at
 int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_at);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at(fh, offset, buf, count, datatype, status);
@@ -3085,6 +3265,7 @@ int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count
 #if HAVE_PMPI_File_write_at_all
 int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_at_all);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
@@ -3105,6 +3286,7 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int c
 #if HAVE_PMPI_File_write_at_all_begin
 int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_at_all_begin);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
@@ -3125,6 +3307,7 @@ int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf,
 #if HAVE_PMPI_File_write_at_all_begin_c
 int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_at_all_begin_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
@@ -3145,6 +3328,7 @@ int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* bu
 #if HAVE_PMPI_File_write_at_all_c
 int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_at_all_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
@@ -3165,6 +3349,7 @@ int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI
 #if HAVE_PMPI_File_write_at_all_end
 int MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_at_all_end);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all_end(fh, buf, status);
@@ -3181,6 +3366,7 @@ int MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
 #if HAVE_PMPI_File_write_at_c
 int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_at_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
@@ -3201,6 +3387,7 @@ int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Cou
 #if HAVE_PMPI_File_write_c
 int MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_c(fh, buf, count, datatype, status);
@@ -3221,6 +3408,7 @@ int MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype
 #if HAVE_PMPI_File_write_ordered
 int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_ordered);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered(fh, buf, count, datatype, status);
@@ -3241,6 +3429,7 @@ int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype
 #if HAVE_PMPI_File_write_ordered_begin
 int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_ordered_begin);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered_begin(fh, buf, count, datatype);
@@ -3261,6 +3450,7 @@ int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Da
 #if HAVE_PMPI_File_write_ordered_begin_c
 int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_ordered_begin_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
@@ -3281,6 +3471,7 @@ int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count
 #if HAVE_PMPI_File_write_ordered_c
 int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_ordered_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
@@ -3301,6 +3492,7 @@ int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
 #if HAVE_PMPI_File_write_ordered_end
 int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_ordered_end);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered_end(fh, buf, status);
@@ -3317,6 +3509,7 @@ int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status)
 #if HAVE_PMPI_File_write_shared
 int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_shared);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_shared(fh, buf, count, datatype, status);
@@ -3337,6 +3530,7 @@ int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype 
 #if HAVE_PMPI_File_write_shared_c
 int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_shared_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_shared_c(fh, buf, count, datatype, status);
@@ -3357,6 +3551,7 @@ int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_D
 #if HAVE_PMPI_Finalized
 int MPI_Finalized(int* flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Finalized);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Finalized);
     return PMPI_Finalized(flag);
@@ -3366,6 +3561,7 @@ int MPI_Finalized(int* flag)
 #if HAVE_PMPI_Free_mem
 int MPI_Free_mem(void* base)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Free_mem);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Free_mem(base);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Free_mem);
@@ -3379,6 +3575,7 @@ int MPI_Free_mem(void* base)
 #if HAVE_PMPI_Gather
 int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Gather);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -3400,6 +3597,7 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
 #if HAVE_PMPI_Gather_c
 int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Gather_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -3421,6 +3619,7 @@ int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
 #if HAVE_PMPI_Gather_init
 int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Gather_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
@@ -3444,6 +3643,7 @@ int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
 #if HAVE_PMPI_Gather_init_c
 int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Gather_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
@@ -3467,6 +3667,7 @@ int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
 #if HAVE_PMPI_Gatherv
 int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Gatherv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
@@ -3488,6 +3689,7 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
 #if HAVE_PMPI_Gatherv_c
 int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Gatherv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
@@ -3509,6 +3711,7 @@ int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 #if HAVE_PMPI_Gatherv_init
 int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Gatherv_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
@@ -3532,6 +3735,7 @@ int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
 #if HAVE_PMPI_Gatherv_init_c
 int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Gatherv_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
@@ -3555,6 +3759,7 @@ int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
 #if HAVE_PMPI_Get
 int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Get);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Get);
@@ -3572,6 +3777,7 @@ int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, i
 #if HAVE_PMPI_Get_accumulate
 int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Get_accumulate);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Get_accumulate);
@@ -3592,6 +3798,7 @@ int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype o
 #if HAVE_PMPI_Get_accumulate_c
 int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Get_accumulate_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Get_accumulate_c);
@@ -3612,6 +3819,7 @@ int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Da
 #if HAVE_PMPI_Get_address
 int MPI_Get_address(const void* location, MPI_Aint* address)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Get_address);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Get_address);
     return PMPI_Get_address(location, address);
@@ -3621,6 +3829,7 @@ int MPI_Get_address(const void* location, MPI_Aint* address)
 #if HAVE_PMPI_Get_c
 int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Get_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Get_c);
@@ -3638,6 +3847,7 @@ int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_dat
 #if HAVE_PMPI_Get_count
 int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Get_count);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Get_count);
     return PMPI_Get_count(status, datatype, count);
@@ -3647,6 +3857,7 @@ int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count)
 #if HAVE_PMPI_Get_count_c
 int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Get_count_c);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Get_count_c);
     return PMPI_Get_count_c(status, datatype, count);
@@ -3656,6 +3867,7 @@ int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* 
 #if HAVE_PMPI_Get_elements
 int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Get_elements);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Get_elements);
     return PMPI_Get_elements(status, datatype, count);
@@ -3665,6 +3877,7 @@ int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count
 #if HAVE_PMPI_Get_elements_c
 int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Get_elements_c);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Get_elements_c);
     return PMPI_Get_elements_c(status, datatype, count);
@@ -3674,6 +3887,7 @@ int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Coun
 #if HAVE_PMPI_Get_elements_x
 int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Get_elements_x);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Get_elements_x);
     return PMPI_Get_elements_x(status, datatype, count);
@@ -3683,6 +3897,7 @@ int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Coun
 #if HAVE_PMPI_Get_hw_resource_info
 int MPI_Get_hw_resource_info(MPI_Info* hw_info)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Get_hw_resource_info);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Get_hw_resource_info(hw_info);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Get_hw_resource_info);
@@ -3696,6 +3911,7 @@ int MPI_Get_hw_resource_info(MPI_Info* hw_info)
 #if HAVE_PMPI_Get_library_version
 int MPI_Get_library_version(char* version, int* resultlen)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Get_library_version);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Get_library_version);
     return PMPI_Get_library_version(version, resultlen);
@@ -3705,6 +3921,7 @@ int MPI_Get_library_version(char* version, int* resultlen)
 #if HAVE_PMPI_Get_processor_name
 int MPI_Get_processor_name(char* name, int* resultlen)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Get_processor_name);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Get_processor_name);
     return PMPI_Get_processor_name(name, resultlen);
@@ -3714,6 +3931,7 @@ int MPI_Get_processor_name(char* name, int* resultlen)
 #if HAVE_PMPI_Get_version
 int MPI_Get_version(int* version, int* subversion)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Get_version);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Get_version);
     return PMPI_Get_version(version, subversion);
@@ -3723,6 +3941,7 @@ int MPI_Get_version(int* version, int* subversion)
 #if HAVE_PMPI_Graph_create
 int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm* comm_graph)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Graph_create);
     comm_old = DUCTILE_COMM_IN(comm_old);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
@@ -3737,6 +3956,7 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
 #if HAVE_PMPI_Graph_get
 int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Graph_get);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Graph_get(comm, maxindex, maxedges, index, edges);
@@ -3751,6 +3971,7 @@ int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int ed
 #if HAVE_PMPI_Graph_map
 int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Graph_map);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Graph_map(comm, nnodes, index, edges, newrank);
@@ -3765,6 +3986,7 @@ int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[
 #if HAVE_PMPI_Graph_neighbors
 int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Graph_neighbors);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Graph_neighbors(comm, rank, maxneighbors, neighbors);
@@ -3779,6 +4001,7 @@ int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors
 #if HAVE_PMPI_Graph_neighbors_count
 int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Graph_neighbors_count);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Graph_neighbors_count(comm, rank, nneighbors);
@@ -3793,6 +4016,7 @@ int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors)
 #if HAVE_PMPI_Graphdims_get
 int MPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Graphdims_get);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Graphdims_get(comm, nnodes, nedges);
@@ -3807,6 +4031,7 @@ int MPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges)
 #if HAVE_PMPI_Grequest_complete
 int MPI_Grequest_complete(MPI_Request request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Grequest_complete);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Grequest_complete(request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Grequest_complete);
@@ -3820,6 +4045,7 @@ int MPI_Grequest_complete(MPI_Request request)
 #if HAVE_PMPI_Grequest_start
 int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn, MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Grequest_start);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Grequest_start);
@@ -3833,6 +4059,7 @@ int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_
 #if HAVE_PMPI_Group_compare
 int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Group_compare);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Group_compare(group1, group2, result);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_compare);
@@ -3846,6 +4073,7 @@ int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result)
 #if HAVE_PMPI_Group_difference
 int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Group_difference);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Group_difference(group1, group2, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_difference);
@@ -3859,6 +4087,7 @@ int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup
 #if HAVE_PMPI_Group_excl
 int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Group_excl);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Group_excl(group, n, ranks, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_excl);
@@ -3872,6 +4101,7 @@ int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
 #if HAVE_PMPI_Group_free
 int MPI_Group_free(MPI_Group* group)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Group_free);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Group_free(group);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_free);
@@ -3885,6 +4115,7 @@ int MPI_Group_free(MPI_Group* group)
 #if HAVE_PMPI_Group_from_session_pset
 int MPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_Group* newgroup)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Group_from_session_pset);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Group_from_session_pset(session, pset_name, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_from_session_pset);
@@ -3898,6 +4129,7 @@ int MPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_
 #if HAVE_PMPI_Group_incl
 int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Group_incl);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Group_incl(group, n, ranks, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_incl);
@@ -3911,6 +4143,7 @@ int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
 #if HAVE_PMPI_Group_intersection
 int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Group_intersection);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Group_intersection(group1, group2, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_intersection);
@@ -3924,6 +4157,7 @@ int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgro
 #if HAVE_PMPI_Group_range_excl
 int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Group_range_excl);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Group_range_excl(group, n, ranges, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_range_excl);
@@ -3937,6 +4171,7 @@ int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
 #if HAVE_PMPI_Group_range_incl
 int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Group_range_incl);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Group_range_incl(group, n, ranges, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_range_incl);
@@ -3950,6 +4185,7 @@ int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
 #if HAVE_PMPI_Group_rank
 int MPI_Group_rank(MPI_Group group, int* rank)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Group_rank);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Group_rank);
     return PMPI_Group_rank(group, rank);
@@ -3959,6 +4195,7 @@ int MPI_Group_rank(MPI_Group group, int* rank)
 #if HAVE_PMPI_Group_size
 int MPI_Group_size(MPI_Group group, int* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Group_size);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Group_size);
     return PMPI_Group_size(group, size);
@@ -3968,6 +4205,7 @@ int MPI_Group_size(MPI_Group group, int* size)
 #if HAVE_PMPI_Group_translate_ranks
 int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Group_translate_ranks);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Group_translate_ranks(group1, n, ranks1, group2, ranks2);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_translate_ranks);
@@ -3981,6 +4219,7 @@ int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_G
 #if HAVE_PMPI_Group_union
 int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Group_union);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Group_union(group1, group2, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_union);
@@ -3994,6 +4233,7 @@ int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
 #if HAVE_PMPI_Iallgather
 int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iallgather);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -4015,6 +4255,7 @@ int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
 #if HAVE_PMPI_Iallgather_c
 int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iallgather_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -4036,6 +4277,7 @@ int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
 #if HAVE_PMPI_Iallgatherv
 int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iallgatherv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
@@ -4057,6 +4299,7 @@ int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
 #if HAVE_PMPI_Iallgatherv_c
 int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iallgatherv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
@@ -4078,6 +4321,7 @@ int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
 #if HAVE_PMPI_Iallreduce
 int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iallreduce);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
@@ -4098,6 +4342,7 @@ int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
 #if HAVE_PMPI_Iallreduce_c
 int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iallreduce_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
@@ -4118,6 +4363,7 @@ int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Da
 #if HAVE_PMPI_Ialltoall
 int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ialltoall);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -4140,6 +4386,7 @@ int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
 #if HAVE_PMPI_Ialltoall_c
 int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ialltoall_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -4162,6 +4409,7 @@ int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 #if HAVE_PMPI_Ialltoallv
 int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ialltoallv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
@@ -4184,6 +4432,7 @@ int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
 #if HAVE_PMPI_Ialltoallv_c
 int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ialltoallv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
@@ -4206,6 +4455,7 @@ int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
 #if HAVE_PMPI_Ialltoallw
 int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ialltoallw);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
@@ -4228,6 +4478,7 @@ int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
 #if HAVE_PMPI_Ialltoallw_c
 int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ialltoallw_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
@@ -4250,6 +4501,7 @@ int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
 #if HAVE_PMPI_Ibarrier
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ibarrier);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ibarrier(comm, request);
@@ -4264,6 +4516,7 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
 #if HAVE_PMPI_Ibcast
 int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ibcast);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
@@ -4286,6 +4539,7 @@ int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 #if HAVE_PMPI_Ibcast_c
 int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ibcast_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
@@ -4308,6 +4562,7 @@ int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
 #if HAVE_PMPI_Ibsend
 int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ibsend);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
@@ -4328,6 +4583,7 @@ int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
 #if HAVE_PMPI_Ibsend_c
 int MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ibsend_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
@@ -4348,6 +4604,7 @@ int MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
 #if HAVE_PMPI_Iexscan
 int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iexscan);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
@@ -4368,6 +4625,7 @@ int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
 #if HAVE_PMPI_Iexscan_c
 int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iexscan_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
@@ -4388,6 +4646,7 @@ int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
 #if HAVE_PMPI_Igather
 int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Igather);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
@@ -4411,6 +4670,7 @@ int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
 #if HAVE_PMPI_Igather_c
 int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Igather_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
@@ -4434,6 +4694,7 @@ int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 #if HAVE_PMPI_Igatherv
 int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Igatherv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
@@ -4457,6 +4718,7 @@ int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
 #if HAVE_PMPI_Igatherv_c
 int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Igatherv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
@@ -4480,6 +4742,7 @@ int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 #if HAVE_PMPI_Improbe
 int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Improbe);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Improbe(source, tag, comm, flag, message, status);
@@ -4494,6 +4757,7 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* mess
 #if HAVE_PMPI_Imrecv
 int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Imrecv);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Imrecv(buf, count, datatype, message, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Imrecv);
@@ -4513,6 +4777,7 @@ int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message
 #if HAVE_PMPI_Imrecv_c
 int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Imrecv_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Imrecv_c(buf, count, datatype, message, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Imrecv_c);
@@ -4532,6 +4797,7 @@ int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message*
 #if HAVE_PMPI_Ineighbor_allgather
 int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ineighbor_allgather);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -4554,6 +4820,7 @@ int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sen
 #if HAVE_PMPI_Ineighbor_allgather_c
 int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ineighbor_allgather_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -4576,6 +4843,7 @@ int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
 #if HAVE_PMPI_Ineighbor_allgatherv
 int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ineighbor_allgatherv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
@@ -4598,6 +4866,7 @@ int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
 #if HAVE_PMPI_Ineighbor_allgatherv_c
 int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ineighbor_allgatherv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
@@ -4620,6 +4889,7 @@ int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
 #if HAVE_PMPI_Ineighbor_alltoall
 int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ineighbor_alltoall);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -4642,6 +4912,7 @@ int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype send
 #if HAVE_PMPI_Ineighbor_alltoall_c
 int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ineighbor_alltoall_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -4664,6 +4935,7 @@ int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
 #if HAVE_PMPI_Ineighbor_alltoallv
 int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ineighbor_alltoallv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
@@ -4686,6 +4958,7 @@ int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const i
 #if HAVE_PMPI_Ineighbor_alltoallv_c
 int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ineighbor_alltoallv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
@@ -4708,6 +4981,7 @@ int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
 #if HAVE_PMPI_Ineighbor_alltoallw
 int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ineighbor_alltoallw);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
@@ -4730,6 +5004,7 @@ int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
 #if HAVE_PMPI_Ineighbor_alltoallw_c
 int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ineighbor_alltoallw_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
@@ -4752,6 +5027,7 @@ int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
 #if HAVE_PMPI_Info_create
 int MPI_Info_create(MPI_Info* info)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Info_create);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Info_create(info);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_create);
@@ -4765,6 +5041,7 @@ int MPI_Info_create(MPI_Info* info)
 #if HAVE_PMPI_Info_create_env
 int MPI_Info_create_env(int argc, char *argv[], MPI_Info* info)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Info_create_env);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Info_create_env(argc, argv, info);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_create_env);
@@ -4778,6 +5055,7 @@ int MPI_Info_create_env(int argc, char *argv[], MPI_Info* info)
 #if HAVE_PMPI_Info_delete
 int MPI_Info_delete(MPI_Info info, const char* key)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Info_delete);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Info_delete(info, key);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_delete);
@@ -4791,6 +5069,7 @@ int MPI_Info_delete(MPI_Info info, const char* key)
 #if HAVE_PMPI_Info_dup
 int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Info_dup);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Info_dup(info, newinfo);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_dup);
@@ -4804,6 +5083,7 @@ int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo)
 #if HAVE_PMPI_Info_free
 int MPI_Info_free(MPI_Info* info)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Info_free);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Info_free(info);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_free);
@@ -4817,6 +5097,7 @@ int MPI_Info_free(MPI_Info* info)
 #if HAVE_PMPI_Info_get
 int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Info_get);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Info_get(info, key, valuelen, value, flag);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_get);
@@ -4830,6 +5111,7 @@ int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int*
 #if HAVE_PMPI_Info_get_nkeys
 int MPI_Info_get_nkeys(MPI_Info info, int* nkeys)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Info_get_nkeys);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Info_get_nkeys(info, nkeys);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_get_nkeys);
@@ -4843,6 +5125,7 @@ int MPI_Info_get_nkeys(MPI_Info info, int* nkeys)
 #if HAVE_PMPI_Info_get_nthkey
 int MPI_Info_get_nthkey(MPI_Info info, int n, char* key)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Info_get_nthkey);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Info_get_nthkey(info, n, key);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_get_nthkey);
@@ -4856,6 +5139,7 @@ int MPI_Info_get_nthkey(MPI_Info info, int n, char* key)
 #if HAVE_PMPI_Info_get_string
 int MPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Info_get_string);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Info_get_string(info, key, buflen, value, flag);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_get_string);
@@ -4869,6 +5153,7 @@ int MPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value
 #if HAVE_PMPI_Info_get_valuelen
 int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Info_get_valuelen);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Info_get_valuelen(info, key, valuelen, flag);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_get_valuelen);
@@ -4882,6 +5167,7 @@ int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* fl
 #if HAVE_PMPI_Info_set
 int MPI_Info_set(MPI_Info info, const char* key, const char* value)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Info_set);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Info_set(info, key, value);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_set);
@@ -4895,6 +5181,7 @@ int MPI_Info_set(MPI_Info info, const char* key, const char* value)
 #if HAVE_PMPI_Initialized
 int MPI_Initialized(int* flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Initialized);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Initialized);
     return PMPI_Initialized(flag);
@@ -4904,6 +5191,7 @@ int MPI_Initialized(int* flag)
 #if HAVE_PMPI_Intercomm_create
 int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm* newintercomm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Intercomm_create);
     local_comm = DUCTILE_COMM_IN(local_comm);
     peer_comm = DUCTILE_COMM_IN(peer_comm);
     if (!DUCTILE_SHOULD_MONITOR())
@@ -4919,6 +5207,7 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
 #if HAVE_PMPI_Intercomm_create_from_groups
 int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newintercomm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Intercomm_create_from_groups);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Intercomm_create_from_groups);
@@ -4932,6 +5221,7 @@ int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MP
 #if HAVE_PMPI_Intercomm_merge
 int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Intercomm_merge);
     intercomm = DUCTILE_COMM_IN(intercomm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Intercomm_merge(intercomm, high, newintracomm);
@@ -4946,6 +5236,7 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm)
 #if HAVE_PMPI_Iprobe
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iprobe);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iprobe(source, tag, comm, flag, status);
@@ -4960,6 +5251,7 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
 #if HAVE_PMPI_Irecv
 int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Irecv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
@@ -4980,6 +5272,7 @@ int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
 #if HAVE_PMPI_Irecv_c
 int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Irecv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
@@ -5000,6 +5293,7 @@ int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, i
 #if HAVE_PMPI_Ireduce
 int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ireduce);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
@@ -5023,6 +5317,7 @@ int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
 #if HAVE_PMPI_Ireduce_c
 int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ireduce_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
@@ -5046,6 +5341,7 @@ int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
 #if HAVE_PMPI_Ireduce_scatter
 int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ireduce_scatter);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
@@ -5068,6 +5364,7 @@ int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
 #if HAVE_PMPI_Ireduce_scatter_block
 int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ireduce_scatter_block);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
@@ -5089,6 +5386,7 @@ int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
 #if HAVE_PMPI_Ireduce_scatter_block_c
 int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ireduce_scatter_block_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
@@ -5110,6 +5408,7 @@ int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count re
 #if HAVE_PMPI_Ireduce_scatter_c
 int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ireduce_scatter_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
@@ -5132,6 +5431,7 @@ int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count re
 #if HAVE_PMPI_Irsend
 int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Irsend);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
@@ -5152,6 +5452,7 @@ int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
 #if HAVE_PMPI_Irsend_c
 int MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Irsend_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
@@ -5172,6 +5473,7 @@ int MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
 #if HAVE_PMPI_Is_thread_main
 int MPI_Is_thread_main(int* flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Is_thread_main);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Is_thread_main);
     return PMPI_Is_thread_main(flag);
@@ -5181,6 +5483,7 @@ int MPI_Is_thread_main(int* flag)
 #if HAVE_PMPI_Iscan
 int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iscan);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
@@ -5201,6 +5504,7 @@ int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
 #if HAVE_PMPI_Iscan_c
 int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iscan_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
@@ -5221,6 +5525,7 @@ int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatyp
 #if HAVE_PMPI_Iscatter
 int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iscatter);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
@@ -5244,6 +5549,7 @@ int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
 #if HAVE_PMPI_Iscatter_c
 int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iscatter_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
@@ -5267,6 +5573,7 @@ int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 #if HAVE_PMPI_Iscatterv
 int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iscatterv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
@@ -5290,6 +5597,7 @@ int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[
 #if HAVE_PMPI_Iscatterv_c
 int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iscatterv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
@@ -5313,6 +5621,7 @@ int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
 #if HAVE_PMPI_Isend
 int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Isend);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
@@ -5333,6 +5642,7 @@ int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
 #if HAVE_PMPI_Isend_c
 int MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Isend_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
@@ -5353,6 +5663,7 @@ int MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
 #if HAVE_PMPI_Isendrecv
 int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Isendrecv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
@@ -5374,6 +5685,7 @@ int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
 #if HAVE_PMPI_Isendrecv_c
 int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Isendrecv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
@@ -5395,6 +5707,7 @@ int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 #if HAVE_PMPI_Isendrecv_replace
 int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Isendrecv_replace);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
@@ -5416,6 +5729,7 @@ int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
 #if HAVE_PMPI_Isendrecv_replace_c
 int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Isendrecv_replace_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
@@ -5437,6 +5751,7 @@ int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, i
 #if HAVE_PMPI_Issend
 int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Issend);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
@@ -5457,6 +5772,7 @@ int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
 #if HAVE_PMPI_Issend_c
 int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Issend_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
@@ -5477,6 +5793,7 @@ int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
 #if HAVE_PMPI_Lookup_name
 int MPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Lookup_name);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Lookup_name(service_name, info, port_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Lookup_name);
@@ -5490,11 +5807,12 @@ int MPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name)
 #if HAVE_PMPI_Mprobe
 int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status)
 {
+    unsigned ductile_fold_ = ductile_fold_check(DUCTILE_FN_MPI_Mprobe);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Mprobe(source, tag, comm, message, status);
+        return (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Mprobe(source, tag, comm, message, status) : PMPI_Mprobe(source, tag, comm, message, status));
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Mprobe);
-    int ret = PMPI_Mprobe(source, tag, comm, message, status);
+    int ret = (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Mprobe(source, tag, comm, message, status) : PMPI_Mprobe(source, tag, comm, message, status));
     DUCTILE_STOP();
     DUCTILE_FINISH(DUCTILE_FN_MPI_Mprobe, 0, 0);
     return ret;
@@ -5504,12 +5822,13 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Sta
 #if HAVE_PMPI_Mrecv
 int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
 {
+    unsigned ductile_fold_ = ductile_fold_check(DUCTILE_FN_MPI_Mrecv);
     if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Mrecv(buf, count, datatype, message, status);
+        return (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Mrecv(buf, count, datatype, message, status) : PMPI_Mrecv(buf, count, datatype, message, status));
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Mrecv);
-    int ret = PMPI_Mrecv(buf, count, datatype, message, status);
+    int ret = (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Mrecv(buf, count, datatype, message, status) : PMPI_Mrecv(buf, count, datatype, message, status));
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
@@ -5523,6 +5842,7 @@ int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
 #if HAVE_PMPI_Mrecv_c
 int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Mrecv_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Mrecv_c(buf, count, datatype, message, status);
     MPI_Status ductile_st_;
@@ -5542,6 +5862,7 @@ int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* 
 #if HAVE_PMPI_Neighbor_allgather
 int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_allgather);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -5562,6 +5883,7 @@ int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype send
 #if HAVE_PMPI_Neighbor_allgather_c
 int MPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_allgather_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -5582,6 +5904,7 @@ int MPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
 #if HAVE_PMPI_Neighbor_allgather_init
 int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_allgather_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -5604,6 +5927,7 @@ int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype
 #if HAVE_PMPI_Neighbor_allgather_init_c
 int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_allgather_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -5626,6 +5950,7 @@ int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_
 #if HAVE_PMPI_Neighbor_allgatherv
 int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_allgatherv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
@@ -5646,6 +5971,7 @@ int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sen
 #if HAVE_PMPI_Neighbor_allgatherv_c
 int MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_allgatherv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
@@ -5666,6 +5992,7 @@ int MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
 #if HAVE_PMPI_Neighbor_allgatherv_init
 int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_allgatherv_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
@@ -5688,6 +6015,7 @@ int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatyp
 #if HAVE_PMPI_Neighbor_allgatherv_init_c
 int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_allgatherv_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
@@ -5710,6 +6038,7 @@ int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI
 #if HAVE_PMPI_Neighbor_alltoall
 int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_alltoall);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -5730,6 +6059,7 @@ int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendt
 #if HAVE_PMPI_Neighbor_alltoall_c
 int MPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_alltoall_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -5750,6 +6080,7 @@ int MPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Dataty
 #if HAVE_PMPI_Neighbor_alltoall_init
 int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_alltoall_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -5772,6 +6103,7 @@ int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype 
 #if HAVE_PMPI_Neighbor_alltoall_init_c
 int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_alltoall_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -5794,6 +6126,7 @@ int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_D
 #if HAVE_PMPI_Neighbor_alltoallv
 int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_alltoallv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
@@ -5814,6 +6147,7 @@ int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const in
 #if HAVE_PMPI_Neighbor_alltoallv_c
 int MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_alltoallv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
@@ -5834,6 +6168,7 @@ int MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], 
 #if HAVE_PMPI_Neighbor_alltoallv_init
 int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_alltoallv_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
@@ -5856,6 +6191,7 @@ int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], con
 #if HAVE_PMPI_Neighbor_alltoallv_init_c
 int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_alltoallv_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
@@ -5878,6 +6214,7 @@ int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcount
 #if HAVE_PMPI_Neighbor_alltoallw
 int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_alltoallw);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
@@ -5898,6 +6235,7 @@ int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MP
 #if HAVE_PMPI_Neighbor_alltoallw_c
 int MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_alltoallw_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
@@ -5918,6 +6256,7 @@ int MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], 
 #if HAVE_PMPI_Neighbor_alltoallw_init
 int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_alltoallw_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
@@ -5940,6 +6279,7 @@ int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], con
 #if HAVE_PMPI_Neighbor_alltoallw_init_c
 int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_alltoallw_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
@@ -5962,6 +6302,7 @@ int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcount
 #if HAVE_PMPI_Op_commutative
 int MPI_Op_commutative(MPI_Op op, int* commute)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Op_commutative);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Op_commutative(op, commute);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Op_commutative);
@@ -5975,6 +6316,7 @@ int MPI_Op_commutative(MPI_Op op, int* commute)
 #if HAVE_PMPI_Op_create
 int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Op_create);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Op_create(user_fn, commute, op);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Op_create);
@@ -5988,6 +6330,7 @@ int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op)
 #if HAVE_PMPI_Op_create_c
 int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Op_create_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Op_create_c(user_fn, commute, op);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Op_create_c);
@@ -6001,6 +6344,7 @@ int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op)
 #if HAVE_PMPI_Op_free
 int MPI_Op_free(MPI_Op* op)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Op_free);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Op_free(op);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Op_free);
@@ -6014,6 +6358,7 @@ int MPI_Op_free(MPI_Op* op)
 #if HAVE_PMPI_Open_port
 int MPI_Open_port(MPI_Info info, char* port_name)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Open_port);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Open_port(info, port_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Open_port);
@@ -6027,6 +6372,7 @@ int MPI_Open_port(MPI_Info info, char* port_name)
 #if HAVE_PMPI_Pack
 int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Pack);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm);
@@ -6041,6 +6387,7 @@ int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf
 #if HAVE_PMPI_Pack_c
 int MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Pack_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm);
@@ -6055,6 +6402,7 @@ int MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void
 #if HAVE_PMPI_Pack_external
 int MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, MPI_Aint outsize, MPI_Aint* position)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Pack_external);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pack_external);
@@ -6068,6 +6416,7 @@ int MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_
 #if HAVE_PMPI_Pack_external_c
 int MPI_Pack_external_c(const char datarep[], const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Pack_external_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pack_external_c);
@@ -6081,6 +6430,7 @@ int MPI_Pack_external_c(const char datarep[], const void* inbuf, MPI_Count incou
 #if HAVE_PMPI_Pack_external_size
 int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Pack_external_size);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Pack_external_size(datarep, incount, datatype, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pack_external_size);
@@ -6094,6 +6444,7 @@ int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datat
 #if HAVE_PMPI_Pack_external_size_c
 int MPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype, MPI_Count* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Pack_external_size_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Pack_external_size_c(datarep, incount, datatype, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pack_external_size_c);
@@ -6107,6 +6458,7 @@ int MPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Dataty
 #if HAVE_PMPI_Pack_size
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Pack_size);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Pack_size(incount, datatype, comm, size);
@@ -6121,6 +6473,7 @@ int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size)
 #if HAVE_PMPI_Pack_size_c
 int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Pack_size_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Pack_size_c(incount, datatype, comm, size);
@@ -6135,6 +6488,7 @@ int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI
 #if HAVE_PMPI_Parrived
 int MPI_Parrived(MPI_Request request, int partition, int* flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Parrived);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Parrived(request, partition, flag);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Parrived);
@@ -6148,6 +6502,7 @@ int MPI_Parrived(MPI_Request request, int partition, int* flag)
 #if HAVE_PMPI_Pready
 int MPI_Pready(int partition, MPI_Request request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Pready);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Pready(partition, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pready);
@@ -6161,6 +6516,7 @@ int MPI_Pready(int partition, MPI_Request request)
 #if HAVE_PMPI_Pready_list
 int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Pready_list);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Pready_list(length, array_of_partitions, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pready_list);
@@ -6174,6 +6530,7 @@ int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request req
 #if HAVE_PMPI_Pready_range
 int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Pready_range);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Pready_range(partition_low, partition_high, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pready_range);
@@ -6187,6 +6544,7 @@ int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
 #if HAVE_PMPI_Precv_init
 int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Precv_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
@@ -6207,11 +6565,12 @@ int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype data
 #if HAVE_PMPI_Probe
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
+    unsigned ductile_fold_ = ductile_fold_check(DUCTILE_FN_MPI_Probe);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Probe(source, tag, comm, status);
+        return (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Probe(source, tag, comm, status) : PMPI_Probe(source, tag, comm, status));
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Probe);
-    int ret = PMPI_Probe(source, tag, comm, status);
+    int ret = (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Probe(source, tag, comm, status) : PMPI_Probe(source, tag, comm, status));
     DUCTILE_STOP();
     DUCTILE_FINISH(DUCTILE_FN_MPI_Probe, 0, 0);
     return ret;
@@ -6221,6 +6580,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
 #if HAVE_PMPI_Psend_init
 int MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Psend_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
@@ -6241,6 +6601,7 @@ int MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatyp
 #if HAVE_PMPI_Publish_name
 int MPI_Publish_name(const char* service_name, MPI_Info info, const char* port_name)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Publish_name);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Publish_name(service_name, info, port_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Publish_name);
@@ -6254,6 +6615,7 @@ int MPI_Publish_name(const char* service_name, MPI_Info info, const char* port_n
 #if HAVE_PMPI_Put
 int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Put);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Put);
@@ -6271,6 +6633,7 @@ int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datat
 #if HAVE_PMPI_Put_c
 int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Put_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Put_c);
@@ -6288,6 +6651,7 @@ int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype orig
 #if HAVE_PMPI_Query_thread
 int MPI_Query_thread(int* provided)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Query_thread);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Query_thread);
     return PMPI_Query_thread(provided);
@@ -6297,6 +6661,7 @@ int MPI_Query_thread(int* provided)
 #if HAVE_PMPI_Raccumulate
 int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Raccumulate);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Raccumulate);
@@ -6316,6 +6681,7 @@ int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype orig
 #if HAVE_PMPI_Raccumulate_c
 int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Raccumulate_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Raccumulate_c);
@@ -6335,13 +6701,14 @@ int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datat
 #if HAVE_PMPI_Recv
 int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
+    unsigned ductile_fold_ = ductile_fold_check(DUCTILE_FN_MPI_Recv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
+        return (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Recv(buf, count, datatype, source, tag, comm, status) : PMPI_Recv(buf, count, datatype, source, tag, comm, status));
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Recv);
-    int ret = PMPI_Recv(buf, count, datatype, source, tag, comm, status);
+    int ret = (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Recv(buf, count, datatype, source, tag, comm, status) : PMPI_Recv(buf, count, datatype, source, tag, comm, status));
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
@@ -6355,6 +6722,7 @@ int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, M
 #if HAVE_PMPI_Recv_c
 int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Recv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
@@ -6375,6 +6743,7 @@ int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, in
 #if HAVE_PMPI_Recv_init
 int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Recv_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
@@ -6395,6 +6764,7 @@ int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int t
 #if HAVE_PMPI_Recv_init_c
 int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Recv_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
@@ -6415,6 +6785,7 @@ int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int sourc
 #if HAVE_PMPI_Reduce
 int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Reduce);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
@@ -6436,6 +6807,7 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
 #if HAVE_PMPI_Reduce_c
 int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Reduce_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
@@ -6457,6 +6829,7 @@ int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dataty
 #if HAVE_PMPI_Reduce_init
 int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Reduce_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
@@ -6480,6 +6853,7 @@ int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
 #if HAVE_PMPI_Reduce_init_c
 int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Reduce_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
@@ -6503,6 +6877,7 @@ int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
 #if HAVE_PMPI_Reduce_local
 int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Reduce_local);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Reduce_local(inbuf, inoutbuf, count, datatype, op);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_local);
@@ -6516,6 +6891,7 @@ int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype 
 #if HAVE_PMPI_Reduce_local_c
 int MPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Reduce_local_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_local_c);
@@ -6529,6 +6905,7 @@ int MPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_D
 #if HAVE_PMPI_Reduce_scatter
 int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Reduce_scatter);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
@@ -6549,6 +6926,7 @@ int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
 #if HAVE_PMPI_Reduce_scatter_block
 int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Reduce_scatter_block);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
@@ -6568,6 +6946,7 @@ int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, 
 #if HAVE_PMPI_Reduce_scatter_block_c
 int MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Reduce_scatter_block_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
@@ -6587,6 +6966,7 @@ int MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count rec
 #if HAVE_PMPI_Reduce_scatter_block_init
 int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Reduce_scatter_block_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
@@ -6608,6 +6988,7 @@ int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvco
 #if HAVE_PMPI_Reduce_scatter_block_init_c
 int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Reduce_scatter_block_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
@@ -6629,6 +7010,7 @@ int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Coun
 #if HAVE_PMPI_Reduce_scatter_c
 int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Reduce_scatter_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
@@ -6649,6 +7031,7 @@ int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count rec
 #if HAVE_PMPI_Reduce_scatter_init
 int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Reduce_scatter_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
@@ -6671,6 +7054,7 @@ int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvco
 #if HAVE_PMPI_Reduce_scatter_init_c
 int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Reduce_scatter_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
@@ -6693,6 +7077,7 @@ int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Coun
 #if HAVE_PMPI_Register_datarep
 int MPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* read_conversion_fn, MPI_Datarep_conversion_function* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Register_datarep);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Register_datarep);
@@ -6706,6 +7091,7 @@ int MPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* r
 #if HAVE_PMPI_Register_datarep_c
 int MPI_Register_datarep_c(const char* datarep, MPI_Datarep_conversion_function_c* read_conversion_fn, MPI_Datarep_conversion_function_c* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Register_datarep_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Register_datarep_c(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Register_datarep_c);
@@ -6719,6 +7105,7 @@ int MPI_Register_datarep_c(const char* datarep, MPI_Datarep_conversion_function_
 #if HAVE_PMPI_Remove_error_class
 int MPI_Remove_error_class(int errorclass)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Remove_error_class);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Remove_error_class(errorclass);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Remove_error_class);
@@ -6732,6 +7119,7 @@ int MPI_Remove_error_class(int errorclass)
 #if HAVE_PMPI_Remove_error_code
 int MPI_Remove_error_code(int errorcode)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Remove_error_code);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Remove_error_code(errorcode);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Remove_error_code);
@@ -6745,6 +7133,7 @@ int MPI_Remove_error_code(int errorcode)
 #if HAVE_PMPI_Remove_error_string
 int MPI_Remove_error_string(int errorcode)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Remove_error_string);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Remove_error_string(errorcode);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Remove_error_string);
@@ -6758,6 +7147,7 @@ int MPI_Remove_error_string(int errorcode)
 #if HAVE_PMPI_Request_get_status
 int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Request_get_status);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Request_get_status(request, flag, status);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Request_get_status);
@@ -6771,6 +7161,7 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
 #if HAVE_PMPI_Request_get_status_all
 int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Request_get_status_all);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Request_get_status_all);
@@ -6784,6 +7175,7 @@ int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[],
 #if HAVE_PMPI_Request_get_status_any
 int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Request_get_status_any);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Request_get_status_any(count, array_of_requests, index, flag, status);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Request_get_status_any);
@@ -6797,6 +7189,7 @@ int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[],
 #if HAVE_PMPI_Request_get_status_some
 int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Request_get_status_some);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Request_get_status_some);
@@ -6810,6 +7203,7 @@ int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests
 #if HAVE_PMPI_Rget
 int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Rget);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rget);
@@ -6829,6 +7223,7 @@ int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, 
 #if HAVE_PMPI_Rget_accumulate
 int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Rget_accumulate);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rget_accumulate);
@@ -6851,6 +7246,7 @@ int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype 
 #if HAVE_PMPI_Rget_accumulate_c
 int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Rget_accumulate_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rget_accumulate_c);
@@ -6873,6 +7269,7 @@ int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_D
 #if HAVE_PMPI_Rget_c
 int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Rget_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rget_c);
@@ -6892,6 +7289,7 @@ int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
 #if HAVE_PMPI_Rput
 int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Rput);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rput);
@@ -6911,6 +7309,7 @@ int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_data
 #if HAVE_PMPI_Rput_c
 int MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Rput_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rput_c);
@@ -6930,11 +7329,12 @@ int MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype ori
 #if HAVE_PMPI_Rsend
 int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    unsigned ductile_fold_ = ductile_fold_check(DUCTILE_FN_MPI_Rsend);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Rsend(buf, count, datatype, dest, tag, comm);
+        return (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Rsend(buf, count, datatype, dest, tag, comm) : PMPI_Rsend(buf, count, datatype, dest, tag, comm));
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rsend);
-    int ret = PMPI_Rsend(buf, count, datatype, dest, tag, comm);
+    int ret = (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Rsend(buf, count, datatype, dest, tag, comm) : PMPI_Rsend(buf, count, datatype, dest, tag, comm));
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
@@ -6948,6 +7348,7 @@ int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
 #if HAVE_PMPI_Rsend_c
 int MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Rsend_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
@@ -6966,6 +7367,7 @@ int MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
 #if HAVE_PMPI_Rsend_init
 int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Rsend_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
@@ -6986,6 +7388,7 @@ int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
 #if HAVE_PMPI_Rsend_init_c
 int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Rsend_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
@@ -7006,6 +7409,7 @@ int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
 #if HAVE_PMPI_Scan
 int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Scan);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
@@ -7024,6 +7428,7 @@ int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatyp
 #if HAVE_PMPI_Scan_c
 int MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Scan_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
@@ -7042,6 +7447,7 @@ int MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype
 #if HAVE_PMPI_Scan_init
 int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Scan_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
@@ -7062,6 +7468,7 @@ int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
 #if HAVE_PMPI_Scan_init_c
 int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Scan_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
@@ -7082,6 +7489,7 @@ int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dat
 #if HAVE_PMPI_Scatter
 int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Scatter);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -7103,6 +7511,7 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
 #if HAVE_PMPI_Scatter_c
 int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Scatter_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -7124,6 +7533,7 @@ int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 #if HAVE_PMPI_Scatter_init
 int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Scatter_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
@@ -7147,6 +7557,7 @@ int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
 #if HAVE_PMPI_Scatter_init_c
 int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Scatter_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
@@ -7170,6 +7581,7 @@ int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
 #if HAVE_PMPI_Scatterv
 int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Scatterv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -7191,6 +7603,7 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
 #if HAVE_PMPI_Scatterv_c
 int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Scatterv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -7212,6 +7625,7 @@ int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_
 #if HAVE_PMPI_Scatterv_init
 int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Scatterv_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
@@ -7235,6 +7649,7 @@ int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int dis
 #if HAVE_PMPI_Scatterv_init_c
 int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Scatterv_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
@@ -7258,11 +7673,12 @@ int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const
 #if HAVE_PMPI_Send
 int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    unsigned ductile_fold_ = ductile_fold_check(DUCTILE_FN_MPI_Send);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Send(buf, count, datatype, dest, tag, comm);
+        return (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Send(buf, count, datatype, dest, tag, comm) : PMPI_Send(buf, count, datatype, dest, tag, comm));
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Send);
-    int ret = PMPI_Send(buf, count, datatype, dest, tag, comm);
+    int ret = (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Send(buf, count, datatype, dest, tag, comm) : PMPI_Send(buf, count, datatype, dest, tag, comm));
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
@@ -7276,6 +7692,7 @@ int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int ta
 #if HAVE_PMPI_Send_c
 int MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Send_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Send_c(buf, count, datatype, dest, tag, comm);
@@ -7294,6 +7711,7 @@ int MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest
 #if HAVE_PMPI_Send_init
 int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Send_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
@@ -7314,6 +7732,7 @@ int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, i
 #if HAVE_PMPI_Send_init_c
 int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Send_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
@@ -7334,13 +7753,14 @@ int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int
 #if HAVE_PMPI_Sendrecv
 int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
+    unsigned ductile_fold_ = ductile_fold_check(DUCTILE_FN_MPI_Sendrecv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+        return (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status) : PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status));
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Sendrecv);
-    int ret = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    int ret = (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status) : PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status));
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
@@ -7355,6 +7775,7 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
 #if HAVE_PMPI_Sendrecv_c
 int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Sendrecv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
@@ -7376,6 +7797,7 @@ int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 #if HAVE_PMPI_Sendrecv_replace
 int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Sendrecv_replace);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
@@ -7397,6 +7819,7 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, 
 #if HAVE_PMPI_Sendrecv_replace_c
 int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Sendrecv_replace_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
@@ -7418,6 +7841,7 @@ int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, in
 #if HAVE_PMPI_Session_attach_buffer
 int MPI_Session_attach_buffer(MPI_Session session, void* buffer, int size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_attach_buffer);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_attach_buffer(session, buffer, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_attach_buffer);
@@ -7431,6 +7855,7 @@ int MPI_Session_attach_buffer(MPI_Session session, void* buffer, int size)
 #if HAVE_PMPI_Session_attach_buffer_c
 int MPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_attach_buffer_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_attach_buffer_c(session, buffer, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_attach_buffer_c);
@@ -7444,6 +7869,7 @@ int MPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count siz
 #if HAVE_PMPI_Session_call_errhandler
 int MPI_Session_call_errhandler(MPI_Session session, int errorcode)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_call_errhandler);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_call_errhandler(session, errorcode);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_call_errhandler);
@@ -7457,6 +7883,7 @@ int MPI_Session_call_errhandler(MPI_Session session, int errorcode)
 #if HAVE_PMPI_Session_create_errhandler
 int MPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errhandler_fn, MPI_Errhandler* errhandler)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_create_errhandler);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_create_errhandler(session_errhandler_fn, errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_create_errhandler);
@@ -7470,6 +7897,7 @@ int MPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errha
 #if HAVE_PMPI_Session_detach_buffer
 int MPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_detach_buffer);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_detach_buffer(session, buffer_addr, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_detach_buffer);
@@ -7483,6 +7911,7 @@ int MPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size)
 #if HAVE_PMPI_Session_detach_buffer_c
 int MPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Count* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_detach_buffer_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_detach_buffer_c(session, buffer_addr, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_detach_buffer_c);
@@ -7496,6 +7925,7 @@ int MPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Coun
 #if HAVE_PMPI_Session_finalize
 int MPI_Session_finalize(MPI_Session* session)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_finalize);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_finalize(session);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_finalize);
@@ -7509,6 +7939,7 @@ int MPI_Session_finalize(MPI_Session* session)
 #if HAVE_PMPI_Session_flush_buffer
 int MPI_Session_flush_buffer(MPI_Session session)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_flush_buffer);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_flush_buffer(session);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_flush_buffer);
@@ -7522,6 +7953,7 @@ int MPI_Session_flush_buffer(MPI_Session session)
 #if HAVE_PMPI_Session_get_errhandler
 int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_get_errhandler);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_get_errhandler(session, errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_get_errhandler);
@@ -7535,6 +7967,7 @@ int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler)
 #if HAVE_PMPI_Session_get_info
 int MPI_Session_get_info(MPI_Session session, MPI_Info* info_used)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_get_info);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_get_info(session, info_used);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_get_info);
@@ -7548,6 +7981,7 @@ int MPI_Session_get_info(MPI_Session session, MPI_Info* info_used)
 #if HAVE_PMPI_Session_get_nth_pset
 int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pset_len, char* pset_name)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_get_nth_pset);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_get_nth_pset(session, info, n, pset_len, pset_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_get_nth_pset);
@@ -7561,6 +7995,7 @@ int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pse
 #if HAVE_PMPI_Session_get_num_psets
 int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_names)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_get_num_psets);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_get_num_psets(session, info, npset_names);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_get_num_psets);
@@ -7574,6 +8009,7 @@ int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_nam
 #if HAVE_PMPI_Session_get_pset_info
 int MPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_Info* info)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_get_pset_info);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_get_pset_info(session, pset_name, info);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_get_pset_info);
@@ -7587,6 +8023,7 @@ int MPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_In
 #if HAVE_PMPI_Session_iflush_buffer
 int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_iflush_buffer);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_iflush_buffer(session, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_iflush_buffer);
@@ -7600,6 +8037,7 @@ int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request)
 #if HAVE_PMPI_Session_init
 int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_init);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_init(info, errhandler, session);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_init);
@@ -7613,6 +8051,7 @@ int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* sess
 #if HAVE_PMPI_Session_set_errhandler
 int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_set_errhandler);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_set_errhandler(session, errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_set_errhandler);
@@ -7626,11 +8065,12 @@ int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 #if HAVE_PMPI_Ssend
 int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    unsigned ductile_fold_ = ductile_fold_check(DUCTILE_FN_MPI_Ssend);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
+        return (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Ssend(buf, count, datatype, dest, tag, comm) : PMPI_Ssend(buf, count, datatype, dest, tag, comm));
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ssend);
-    int ret = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
+    int ret = (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Ssend(buf, count, datatype, dest, tag, comm) : PMPI_Ssend(buf, count, datatype, dest, tag, comm));
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
@@ -7644,6 +8084,7 @@ int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
 #if HAVE_PMPI_Ssend_c
 int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ssend_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
@@ -7662,6 +8103,7 @@ int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
 #if HAVE_PMPI_Ssend_init
 int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ssend_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
@@ -7682,6 +8124,7 @@ int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
 #if HAVE_PMPI_Ssend_init_c
 int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ssend_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
@@ -7702,6 +8145,7 @@ int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
 #if HAVE_PMPI_Status_get_error
 int MPI_Status_get_error(const MPI_Status* status, int* err)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Status_get_error);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Status_get_error);
     return PMPI_Status_get_error(status, err);
@@ -7711,6 +8155,7 @@ int MPI_Status_get_error(const MPI_Status* status, int* err)
 #if HAVE_PMPI_Status_get_source
 int MPI_Status_get_source(const MPI_Status* status, int* source)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Status_get_source);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Status_get_source);
     return PMPI_Status_get_source(status, source);
@@ -7720,6 +8165,7 @@ int MPI_Status_get_source(const MPI_Status* status, int* source)
 #if HAVE_PMPI_Status_get_tag
 int MPI_Status_get_tag(const MPI_Status* status, int* tag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Status_get_tag);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Status_get_tag);
     return PMPI_Status_get_tag(status, tag);
@@ -7729,6 +8175,7 @@ int MPI_Status_get_tag(const MPI_Status* status, int* tag)
 #if HAVE_PMPI_Status_set_cancelled
 int MPI_Status_set_cancelled(MPI_Status* status, int flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Status_set_cancelled);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Status_set_cancelled);
     return PMPI_Status_set_cancelled(status, flag);
@@ -7738,6 +8185,7 @@ int MPI_Status_set_cancelled(MPI_Status* status, int flag)
 #if HAVE_PMPI_Status_set_elements
 int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Status_set_elements);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Status_set_elements);
     return PMPI_Status_set_elements(status, datatype, count);
@@ -7747,6 +8195,7 @@ int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count
 #if HAVE_PMPI_Status_set_elements_c
 int MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Status_set_elements_c);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Status_set_elements_c);
     return PMPI_Status_set_elements_c(status, datatype, count);
@@ -7756,6 +8205,7 @@ int MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Cou
 #if HAVE_PMPI_Status_set_elements_x
 int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Status_set_elements_x);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Status_set_elements_x);
     return PMPI_Status_set_elements_x(status, datatype, count);
@@ -7765,6 +8215,7 @@ int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Cou
 #if HAVE_PMPI_Status_set_error
 int MPI_Status_set_error(MPI_Status* status, int err)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Status_set_error);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Status_set_error);
     return PMPI_Status_set_error(status, err);
@@ -7774,6 +8225,7 @@ int MPI_Status_set_error(MPI_Status* status, int err)
 #if HAVE_PMPI_Status_set_source
 int MPI_Status_set_source(MPI_Status* status, int source)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Status_set_source);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Status_set_source);
     return PMPI_Status_set_source(status, source);
@@ -7783,6 +8235,7 @@ int MPI_Status_set_source(MPI_Status* status, int source)
 #if HAVE_PMPI_Status_set_tag
 int MPI_Status_set_tag(MPI_Status* status, int tag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Status_set_tag);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Status_set_tag);
     return PMPI_Status_set_tag(status, tag);
@@ -7792,6 +8245,7 @@ int MPI_Status_set_tag(MPI_Status* status, int tag)
 #if HAVE_PMPI_Test
 int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Test);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Test(request, flag, status);
     struct ductile_done ductile_dd_;
@@ -7808,6 +8262,7 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
 #if HAVE_PMPI_Test_cancelled
 int MPI_Test_cancelled(const MPI_Status* status, int* flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Test_cancelled);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Test_cancelled);
     return PMPI_Test_cancelled(status, flag);
@@ -7817,6 +8272,7 @@ int MPI_Test_cancelled(const MPI_Status* status, int* flag)
 #if HAVE_PMPI_Testall
 int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Testall);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
     struct ductile_done ductile_dd_;
@@ -7833,6 +8289,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Statu
 #if HAVE_PMPI_Testany
 int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Testany);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Testany(count, array_of_requests, index, flag, status);
     struct ductile_done ductile_dd_;
@@ -7849,6 +8306,7 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* fla
 #if HAVE_PMPI_Testsome
 int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Testsome);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     struct ductile_done ductile_dd_;
@@ -7865,6 +8323,7 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, in
 #if HAVE_PMPI_Topo_test
 int MPI_Topo_test(MPI_Comm comm, int* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Topo_test);
     comm = DUCTILE_COMM_IN(comm);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Topo_test);
@@ -7875,6 +8334,7 @@ int MPI_Topo_test(MPI_Comm comm, int* status)
 #if HAVE_PMPI_Type_commit
 int MPI_Type_commit(MPI_Datatype* datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_commit);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_commit(datatype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_commit);
@@ -7888,6 +8348,7 @@ int MPI_Type_commit(MPI_Datatype* datatype)
 #if HAVE_PMPI_Type_contiguous
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_contiguous);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_contiguous(count, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_contiguous);
@@ -7901,6 +8362,7 @@ int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype)
 #if HAVE_PMPI_Type_contiguous_c
 int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_contiguous_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_contiguous_c(count, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_contiguous_c);
@@ -7914,6 +8376,7 @@ int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* n
 #if HAVE_PMPI_Type_create_darray
 int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_darray);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_darray);
@@ -7927,6 +8390,7 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
 #if HAVE_PMPI_Type_create_darray_c
 int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_darray_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_darray_c);
@@ -7940,6 +8404,7 @@ int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arra
 #if HAVE_PMPI_Type_create_f90_complex
 int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_f90_complex);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_f90_complex(p, r, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_f90_complex);
@@ -7953,6 +8418,7 @@ int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype)
 #if HAVE_PMPI_Type_create_f90_integer
 int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_f90_integer);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_f90_integer(r, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_f90_integer);
@@ -7966,6 +8432,7 @@ int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype)
 #if HAVE_PMPI_Type_create_f90_real
 int MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_f90_real);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_f90_real(p, r, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_f90_real);
@@ -7979,6 +8446,7 @@ int MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype)
 #if HAVE_PMPI_Type_create_hindexed
 int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_hindexed);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_hindexed);
@@ -7992,6 +8460,7 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const
 #if HAVE_PMPI_Type_create_hindexed_block
 int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_hindexed_block);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_hindexed_block);
@@ -8005,6 +8474,7 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint ar
 #if HAVE_PMPI_Type_create_hindexed_block_c
 int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_hindexed_block_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_hindexed_block_c);
@@ -8018,6 +8488,7 @@ int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, con
 #if HAVE_PMPI_Type_create_hindexed_c
 int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_hindexed_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_hindexed_c);
@@ -8031,6 +8502,7 @@ int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockle
 #if HAVE_PMPI_Type_create_hvector
 int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_hvector);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_hvector);
@@ -8044,6 +8516,7 @@ int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Dat
 #if HAVE_PMPI_Type_create_hvector_c
 int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_hvector_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_hvector_c(count, blocklength, stride, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_hvector_c);
@@ -8057,6 +8530,7 @@ int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count 
 #if HAVE_PMPI_Type_create_indexed_block
 int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_indexed_block);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_indexed_block);
@@ -8070,6 +8544,7 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
 #if HAVE_PMPI_Type_create_indexed_block_c
 int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_indexed_block_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_indexed_block_c);
@@ -8083,6 +8558,7 @@ int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, cons
 #if HAVE_PMPI_Type_create_keyval
 int MPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn, MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval, void* extra_state)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_keyval);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_keyval);
@@ -8096,6 +8572,7 @@ int MPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn, MPI_T
 #if HAVE_PMPI_Type_create_resized
 int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_resized);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_resized(oldtype, lb, extent, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_resized);
@@ -8109,6 +8586,7 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, 
 #if HAVE_PMPI_Type_create_resized_c
 int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_resized_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_resized_c(oldtype, lb, extent, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_resized_c);
@@ -8122,6 +8600,7 @@ int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count exte
 #if HAVE_PMPI_Type_create_struct
 int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_struct);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_struct);
@@ -8135,6 +8614,7 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const M
 #if HAVE_PMPI_Type_create_struct_c
 int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_struct_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_struct_c);
@@ -8148,6 +8628,7 @@ int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blockleng
 #if HAVE_PMPI_Type_create_subarray
 int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_subarray);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_subarray);
@@ -8161,6 +8642,7 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
 #if HAVE_PMPI_Type_create_subarray_c
 int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_subarray_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_subarray_c);
@@ -8174,6 +8656,7 @@ int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], cons
 #if HAVE_PMPI_Type_delete_attr
 int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_delete_attr);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_delete_attr(datatype, type_keyval);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_delete_attr);
@@ -8187,6 +8670,7 @@ int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 #if HAVE_PMPI_Type_dup
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_dup);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_dup(oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_dup);
@@ -8200,6 +8684,7 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype)
 #if HAVE_PMPI_Type_free
 int MPI_Type_free(MPI_Datatype* datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_free);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_free(datatype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_free);
@@ -8213,6 +8698,7 @@ int MPI_Type_free(MPI_Datatype* datatype)
 #if HAVE_PMPI_Type_free_keyval
 int MPI_Type_free_keyval(int* type_keyval)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_free_keyval);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_free_keyval(type_keyval);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_free_keyval);
@@ -8226,6 +8712,7 @@ int MPI_Type_free_keyval(int* type_keyval)
 #if HAVE_PMPI_Type_get_attr
 int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_get_attr);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_get_attr(datatype, type_keyval, attribute_val, flag);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_attr);
@@ -8239,6 +8726,7 @@ int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_va
 #if HAVE_PMPI_Type_get_contents
 int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_get_contents);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_contents);
@@ -8252,6 +8740,7 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
 #if HAVE_PMPI_Type_get_contents_c
 int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_get_contents_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_contents_c);
@@ -8265,6 +8754,7 @@ int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_C
 #if HAVE_PMPI_Type_get_envelope
 int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes, int* combiner)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_get_envelope);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_envelope);
@@ -8278,6 +8768,7 @@ int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_add
 #if HAVE_PMPI_Type_get_envelope_c
 int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_Count* num_addresses, MPI_Count* num_large_counts, MPI_Count* num_datatypes, int* combiner)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_get_envelope_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_envelope_c);
@@ -8291,6 +8782,7 @@ int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_
 #if HAVE_PMPI_Type_get_extent
 int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_get_extent);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Type_get_extent);
     return PMPI_Type_get_extent(datatype, lb, extent);
@@ -8300,6 +8792,7 @@ int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent)
 #if HAVE_PMPI_Type_get_extent_c
 int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_get_extent_c);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Type_get_extent_c);
     return PMPI_Type_get_extent_c(datatype, lb, extent);
@@ -8309,6 +8802,7 @@ int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* exten
 #if HAVE_PMPI_Type_get_extent_x
 int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_get_extent_x);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Type_get_extent_x);
     return PMPI_Type_get_extent_x(datatype, lb, extent);
@@ -8318,6 +8812,7 @@ int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* exten
 #if HAVE_PMPI_Type_get_name
 int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_get_name);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_get_name(datatype, type_name, resultlen);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_name);
@@ -8331,6 +8826,7 @@ int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen)
 #if HAVE_PMPI_Type_get_true_extent
 int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_get_true_extent);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Type_get_true_extent);
     return PMPI_Type_get_true_extent(datatype, true_lb, true_extent);
@@ -8340,6 +8836,7 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint*
 #if HAVE_PMPI_Type_get_true_extent_c
 int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_get_true_extent_c);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Type_get_true_extent_c);
     return PMPI_Type_get_true_extent_c(datatype, true_lb, true_extent);
@@ -8349,6 +8846,7 @@ int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Co
 #if HAVE_PMPI_Type_get_true_extent_x
 int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_get_true_extent_x);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Type_get_true_extent_x);
     return PMPI_Type_get_true_extent_x(datatype, true_lb, true_extent);
@@ -8358,6 +8856,7 @@ int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Co
 #if HAVE_PMPI_Type_get_value_index
 int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype* pair_type)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_get_value_index);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_get_value_index(value_type, index_type, pair_type);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_value_index);
@@ -8371,6 +8870,7 @@ int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, M
 #if HAVE_PMPI_Type_indexed
 int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_indexed);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_indexed);
@@ -8384,6 +8884,7 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int arr
 #if HAVE_PMPI_Type_indexed_c
 int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_indexed_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_indexed_c);
@@ -8397,6 +8898,7 @@ int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
 #if HAVE_PMPI_Type_match_size
 int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_match_size);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_match_size(typeclass, size, datatype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_match_size);
@@ -8410,6 +8912,7 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype)
 #if HAVE_PMPI_Type_set_attr
 int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_set_attr);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_set_attr(datatype, type_keyval, attribute_val);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_set_attr);
@@ -8423,6 +8926,7 @@ int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_va
 #if HAVE_PMPI_Type_set_name
 int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_set_name);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_set_name(datatype, type_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_set_name);
@@ -8436,6 +8940,7 @@ int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name)
 #if HAVE_PMPI_Type_size
 int MPI_Type_size(MPI_Datatype datatype, int* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_size);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Type_size);
     return PMPI_Type_size(datatype, size);
@@ -8445,6 +8950,7 @@ int MPI_Type_size(MPI_Datatype datatype, int* size)
 #if HAVE_PMPI_Type_size_c
 int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_size_c);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Type_size_c);
     return PMPI_Type_size_c(datatype, size);
@@ -8454,6 +8960,7 @@ int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size)
 #if HAVE_PMPI_Type_size_x
 int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_size_x);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Type_size_x);
     return PMPI_Type_size_x(datatype, size);
@@ -8463,6 +8970,7 @@ int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size)
 #if HAVE_PMPI_Type_vector
 int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_vector);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_vector(count, blocklength, stride, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_vector);
@@ -8476,6 +8984,7 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
 #if HAVE_PMPI_Type_vector_c
 int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_vector_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_vector_c(count, blocklength, stride, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_vector_c);
@@ -8489,6 +8998,7 @@ int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, 
 #if HAVE_PMPI_Unpack
 int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Unpack);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm);
@@ -8503,6 +9013,7 @@ int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int o
 #if HAVE_PMPI_Unpack_c
 int MPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Unpack_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm);
@@ -8517,6 +9028,7 @@ int MPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void*
 #if HAVE_PMPI_Unpack_external
 int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf, int outcount, MPI_Datatype datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Unpack_external);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Unpack_external);
@@ -8530,6 +9042,7 @@ int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize
 #if HAVE_PMPI_Unpack_external_c
 int MPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Unpack_external_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Unpack_external_c);
@@ -8543,6 +9056,7 @@ int MPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count ins
 #if HAVE_PMPI_Unpublish_name
 int MPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port_name)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Unpublish_name);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Unpublish_name(service_name, info, port_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Unpublish_name);
@@ -8556,12 +9070,13 @@ int MPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port
 #if HAVE_PMPI_Wait
 int MPI_Wait(MPI_Request* request, MPI_Status* status)
 {
+    unsigned ductile_fold_ = ductile_fold_check(DUCTILE_FN_MPI_Wait);
     if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Wait(request, status);
+        return (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Wait(request, status) : PMPI_Wait(request, status));
     struct ductile_done ductile_dd_;
     status = ductile_done_begin(&ductile_dd_, 1, request, status, 1, 0);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Wait);
-    int ret = PMPI_Wait(request, status);
+    int ret = (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Wait(request, status) : PMPI_Wait(request, status));
     DUCTILE_STOP();
     ductile_done_end(&ductile_dd_, ret == MPI_SUCCESS ? 1 : 0, NULL, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_Wait, 0, 0);
@@ -8572,12 +9087,13 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status)
 #if HAVE_PMPI_Waitall
 int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
+    unsigned ductile_fold_ = ductile_fold_check(DUCTILE_FN_MPI_Waitall);
     if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Waitall(count, array_of_requests, array_of_statuses);
+        return (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Waitall(count, array_of_requests, array_of_statuses) : PMPI_Waitall(count, array_of_requests, array_of_statuses));
     struct ductile_done ductile_dd_;
     array_of_statuses = ductile_done_begin(&ductile_dd_, count, array_of_requests, array_of_statuses, count, 1);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Waitall);
-    int ret = PMPI_Waitall(count, array_of_requests, array_of_statuses);
+    int ret = (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Waitall(count, array_of_requests, array_of_statuses) : PMPI_Waitall(count, array_of_requests, array_of_statuses));
     DUCTILE_STOP();
     ductile_done_end(&ductile_dd_, ret == MPI_SUCCESS ? count : 0, NULL, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_Waitall, 0, 0);
@@ -8588,12 +9104,13 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
 #if HAVE_PMPI_Waitany
 int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status)
 {
+    unsigned ductile_fold_ = ductile_fold_check(DUCTILE_FN_MPI_Waitany);
     if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Waitany(count, array_of_requests, index, status);
+        return (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Waitany(count, array_of_requests, index, status) : PMPI_Waitany(count, array_of_requests, index, status));
     struct ductile_done ductile_dd_;
     status = ductile_done_begin(&ductile_dd_, count, array_of_requests, status, 1, 0);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Waitany);
-    int ret = PMPI_Waitany(count, array_of_requests, index, status);
+    int ret = (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Waitany(count, array_of_requests, index, status) : PMPI_Waitany(count, array_of_requests, index, status));
     DUCTILE_STOP();
     ductile_done_end(&ductile_dd_, ret == MPI_SUCCESS && *index != MPI_UNDEFINED ? 1 : 0, index, 1);
     DUCTILE_FINISH(DUCTILE_FN_MPI_Waitany, 0, 0);
@@ -8604,12 +9121,13 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Stat
 #if HAVE_PMPI_Waitsome
 int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
+    unsigned ductile_fold_ = ductile_fold_check(DUCTILE_FN_MPI_Waitsome);
     if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+        return (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses) : PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses));
     struct ductile_done ductile_dd_;
     array_of_statuses = ductile_done_begin(&ductile_dd_, incount, array_of_requests, array_of_statuses, incount, 1);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Waitsome);
-    int ret = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    int ret = (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses) : PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses));
     DUCTILE_STOP();
     ductile_done_end(&ductile_dd_, ret == MPI_SUCCESS && *outcount != MPI_UNDEFINED ? *outcount : 0, array_of_indices, 1);
     DUCTILE_FINISH(DUCTILE_FN_MPI_Waitsome, 0, 0);
@@ -8620,6 +9138,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
 #if HAVE_PMPI_Win_allocate
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_allocate);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
@@ -8634,6 +9153,7 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
 #if HAVE_PMPI_Win_allocate_c
 int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_allocate_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
@@ -8648,6 +9168,7 @@ int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Com
 #if HAVE_PMPI_Win_allocate_shared
 int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_allocate_shared);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
@@ -8662,6 +9183,7 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
 #if HAVE_PMPI_Win_allocate_shared_c
 int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_allocate_shared_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
@@ -8676,6 +9198,7 @@ int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, 
 #if HAVE_PMPI_Win_attach
 int MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_attach);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_attach(win, base, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_attach);
@@ -8689,6 +9212,7 @@ int MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size)
 #if HAVE_PMPI_Win_call_errhandler
 int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_call_errhandler);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_call_errhandler(win, errorcode);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_call_errhandler);
@@ -8702,6 +9226,7 @@ int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
 #if HAVE_PMPI_Win_complete
 int MPI_Win_complete(MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_complete);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_complete(win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_complete);
@@ -8715,6 +9240,7 @@ int MPI_Win_complete(MPI_Win win)
 #if HAVE_PMPI_Win_create
 int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_create);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_create(base, size, disp_unit, info, comm, win);
@@ -8729,6 +9255,7 @@ int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
 #if HAVE_PMPI_Win_create_c
 int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_create_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
@@ -8743,6 +9270,7 @@ int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info inf
 #if HAVE_PMPI_Win_create_dynamic
 int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_create_dynamic);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_create_dynamic(info, comm, win);
@@ -8757,6 +9285,7 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
 #if HAVE_PMPI_Win_create_errhandler
 int MPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn, MPI_Errhandler* errhandler)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_create_errhandler);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_create_errhandler(win_errhandler_fn, errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_create_errhandler);
@@ -8770,6 +9299,7 @@ int MPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn, MP
 #if HAVE_PMPI_Win_create_keyval
 int MPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn, MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval, void* extra_state)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_create_keyval);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_create_keyval);
@@ -8783,6 +9313,7 @@ int MPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn, MPI_Win_
 #if HAVE_PMPI_Win_delete_attr
 int MPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_delete_attr);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_delete_attr(win, win_keyval);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_delete_attr);
@@ -8796,6 +9327,7 @@ int MPI_Win_delete_attr(MPI_Win win, int win_keyval)
 #if HAVE_PMPI_Win_detach
 int MPI_Win_detach(MPI_Win win, const void* base)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_detach);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_detach(win, base);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_detach);
@@ -8809,6 +9341,7 @@ int MPI_Win_detach(MPI_Win win, const void* base)
 #if HAVE_PMPI_Win_fence
 int MPI_Win_fence(int assert, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_fence);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_fence(assert, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_fence);
@@ -8822,6 +9355,7 @@ int MPI_Win_fence(int assert, MPI_Win win)
 #if HAVE_PMPI_Win_flush
 int MPI_Win_flush(int rank, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_flush);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_flush(rank, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_flush);
@@ -8835,6 +9369,7 @@ int MPI_Win_flush(int rank, MPI_Win win)
 #if HAVE_PMPI_Win_flush_all
 int MPI_Win_flush_all(MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_flush_all);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_flush_all(win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_flush_all);
@@ -8848,6 +9383,7 @@ int MPI_Win_flush_all(MPI_Win win)
 #if HAVE_PMPI_Win_flush_local
 int MPI_Win_flush_local(int rank, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_flush_local);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_flush_local(rank, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_flush_local);
@@ -8861,6 +9397,7 @@ int MPI_Win_flush_local(int rank, MPI_Win win)
 #if HAVE_PMPI_Win_flush_local_all
 int MPI_Win_flush_local_all(MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_flush_local_all);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_flush_local_all(win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_flush_local_all);
@@ -8874,6 +9411,7 @@ int MPI_Win_flush_local_all(MPI_Win win)
 #if HAVE_PMPI_Win_free
 int MPI_Win_free(MPI_Win* win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_free);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_free(win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_free);
@@ -8887,6 +9425,7 @@ int MPI_Win_free(MPI_Win* win)
 #if HAVE_PMPI_Win_free_keyval
 int MPI_Win_free_keyval(int* win_keyval)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_free_keyval);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_free_keyval(win_keyval);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_free_keyval);
@@ -8900,6 +9439,7 @@ int MPI_Win_free_keyval(int* win_keyval)
 #if HAVE_PMPI_Win_get_attr
 int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_get_attr);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_get_attr(win, win_keyval, attribute_val, flag);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_get_attr);
@@ -8913,6 +9453,7 @@ int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag
 #if HAVE_PMPI_Win_get_errhandler
 int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_get_errhandler);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_get_errhandler(win, errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_get_errhandler);
@@ -8926,6 +9467,7 @@ int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler)
 #if HAVE_PMPI_Win_get_group
 int MPI_Win_get_group(MPI_Win win, MPI_Group* group)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_get_group);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_get_group(win, group);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_get_group);
@@ -8939,6 +9481,7 @@ int MPI_Win_get_group(MPI_Win win, MPI_Group* group)
 #if HAVE_PMPI_Win_get_info
 int MPI_Win_get_info(MPI_Win win, MPI_Info* info_used)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_get_info);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_get_info(win, info_used);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_get_info);
@@ -8952,6 +9495,7 @@ int MPI_Win_get_info(MPI_Win win, MPI_Info* info_used)
 #if HAVE_PMPI_Win_get_name
 int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_get_name);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_get_name(win, win_name, resultlen);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_get_name);
@@ -8965,6 +9509,7 @@ int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen)
 #if HAVE_PMPI_Win_lock
 int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_lock);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_lock(lock_type, rank, assert, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_lock);
@@ -8978,6 +9523,7 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 #if HAVE_PMPI_Win_lock_all
 int MPI_Win_lock_all(int assert, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_lock_all);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_lock_all(assert, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_lock_all);
@@ -8991,6 +9537,7 @@ int MPI_Win_lock_all(int assert, MPI_Win win)
 #if HAVE_PMPI_Win_post
 int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_post);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_post(group, assert, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_post);
@@ -9004,6 +9551,7 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 #if HAVE_PMPI_Win_set_attr
 int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_set_attr);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_set_attr(win, win_keyval, attribute_val);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_set_attr);
@@ -9017,6 +9565,7 @@ int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val)
 #if HAVE_PMPI_Win_set_errhandler
 int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_set_errhandler);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_set_errhandler(win, errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_set_errhandler);
@@ -9030,6 +9579,7 @@ int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 #if HAVE_PMPI_Win_set_info
 int MPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_set_info);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_set_info(win, info);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_set_info);
@@ -9043,6 +9593,7 @@ int MPI_Win_set_info(MPI_Win win, MPI_Info info)
 #if HAVE_PMPI_Win_set_name
 int MPI_Win_set_name(MPI_Win win, const char* win_name)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_set_name);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_set_name(win, win_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_set_name);
@@ -9056,6 +9607,7 @@ int MPI_Win_set_name(MPI_Win win, const char* win_name)
 #if HAVE_PMPI_Win_shared_query
 int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_shared_query);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_shared_query);
@@ -9069,6 +9621,7 @@ int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, 
 #if HAVE_PMPI_Win_shared_query_c
 int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp_unit, void* baseptr)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_shared_query_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_shared_query_c);
@@ -9082,6 +9635,7 @@ int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp
 #if HAVE_PMPI_Win_start
 int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_start);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_start(group, assert, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_start);
@@ -9095,6 +9649,7 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 #if HAVE_PMPI_Win_sync
 int MPI_Win_sync(MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_sync);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_sync(win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_sync);
@@ -9108,6 +9663,7 @@ int MPI_Win_sync(MPI_Win win)
 #if HAVE_PMPI_Win_test
 int MPI_Win_test(MPI_Win win, int* flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_test);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_test(win, flag);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_test);
@@ -9121,6 +9677,7 @@ int MPI_Win_test(MPI_Win win, int* flag)
 #if HAVE_PMPI_Win_unlock
 int MPI_Win_unlock(int rank, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_unlock);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_unlock(rank, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_unlock);
@@ -9134,6 +9691,7 @@ int MPI_Win_unlock(int rank, MPI_Win win)
 #if HAVE_PMPI_Win_unlock_all
 int MPI_Win_unlock_all(MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_unlock_all);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_unlock_all(win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_unlock_all);
@@ -9147,6 +9705,7 @@ int MPI_Win_unlock_all(MPI_Win win)
 #if HAVE_PMPI_Win_wait
 int MPI_Win_wait(MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_wait);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_wait(win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_wait);
