@@ -57,6 +57,7 @@ static struct {
     int ready;
     cpu_set_t orig, host;     /* this process's affinity at MPI_Init; its host's cores */
     int host_ranks, hosts;
+    int resized;              /* the world changed since MPI_Init: host_ranks is stale */
     int cores;                /* applied (0: not folded), read by other threads */
     unsigned applied_gen;
     /* rank 0: the command from the controller thread (atomics) */
@@ -98,7 +99,13 @@ static void post_receive(void)
 
 void ductile_fold_init(int wanted)
 {
-    if (!wanted || ductile_rt.private_comm == MPI_COMM_NULL) return;
+    if (ductile_rt.private_comm == MPI_COMM_NULL) return;
+    if (!wanted) { /* a process spawned by a resize: its parents' controller folds it too */
+        MPI_Comm parent = MPI_COMM_NULL;
+        PMPI_Comm_get_parent(&parent);
+        wanted = parent != MPI_COMM_NULL;
+    }
+    if (!wanted) return;
     if (sched_getaffinity(0, sizeof F.orig, &F.orig) != 0) {
         CPU_ZERO(&F.orig);
         for (long c = 0, n = sysconf(_SC_NPROCESSORS_ONLN); c < n && c < CPU_SETSIZE; c++) CPU_SET((int)c, &F.orig);
@@ -169,7 +176,9 @@ static void apply(int cores, unsigned gen)
             if (CPU_ISSET(c, &F.host)) CPU_SET(c, &set), taken++;
     }
     pin_all(&set);
-    int shared = cores > 0 && F.host_ranks > (cores < CPU_COUNT(&F.host) ? cores : CPU_COUNT(&F.host));
+    /* shared: more ranks here than folded cores (after a resize the count
+     * from MPI_Init may be stale: a fold then always counts as shared) */
+    int shared = cores > 0 && (F.resized || F.host_ranks > (cores < CPU_COUNT(&F.host) ? cores : CPU_COUNT(&F.host)));
     set_mpi_yield(shared);
     if (shared) __atomic_fetch_or(&ductile_fold_flag, DUCTILE_FOLD_YIELD, __ATOMIC_RELAXED);
     else __atomic_fetch_and(&ductile_fold_flag, ~DUCTILE_FOLD_YIELD, __ATOMIC_RELAXED);
@@ -199,6 +208,7 @@ static void world_changed(void)
         PMPI_Wait(&F.rreq, MPI_STATUS_IGNORE);
     }
     drop_sends(0);
+    F.resized = 1;
     if (F.cores) apply(0, F.applied_gen);
     post_receive();
 }
