@@ -22,7 +22,9 @@
  * calls wait by test-and-yield (yield.c), and Open MPI's progress loop is
  * told to yield (opal_progress_set_yield_when_idle, which Open MPI reads at
  * every progress round; MPI_Init only reads the default from
- * mpi_yield_when_idle).  A resize replaces the private communicator: each
+ * mpi_yield_when_idle); MPICH's, through the tool interface, to sleep a
+ * microsecond after 64 polls without progress (MPIR_CVAR_CH4_PROGRESS_THROTTLE
+ * and _NO_PROGRESS_COUNT, writable at run time).  A resize replaces the private communicator: each
  * rank then unfolds (ductiled forgets the fold when it learns of the resize). */
 #include "config.h"
 
@@ -78,6 +80,10 @@ static struct {
     void (*ompi_set_yield)(bool);
     bool *ompi_yield;
     int yield_saved, yield_set;
+    /* MPICH: control variables written at run time through the tool interface */
+    int mpit;
+    MPI_T_cvar_handle cv[2];
+    int cv_saved[2];
 } F = {.comm = MPI_COMM_NULL, .rreq = MPI_REQUEST_NULL, .busy = PTHREAD_MUTEX_INITIALIZER};
 
 static void *poll_main(void *arg)
@@ -95,6 +101,45 @@ static void post_receive(void)
 {
     F.comm = ductile_rt.private_comm;
     PMPI_Irecv(F.rbuf, 2, MPI_INT, 0, FOLD_TAG, F.comm, &F.rreq);
+}
+
+/* MPICH's progress engine sleeps (usleep(1)) after this many polls without
+ * progress when CH4_PROGRESS_THROTTLE is on; both are writable at run time. */
+static const struct {
+    const char *name;
+    int shared;
+} mpich_cvars[2] = {{"MPIR_CVAR_CH4_PROGRESS_THROTTLE", 1}, {"MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT", 64}};
+
+static void mpit_init(void)
+{
+    int provided, n = 0;
+    if (F.ompi_set_yield || PMPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return;
+    F.mpit = 1;
+    for (int i = 0; i < 2; i++) {
+        int idx, count, verbosity, bind, scope;
+        MPI_Datatype dt;
+        MPI_T_enum en;
+        F.cv[i] = MPI_T_CVAR_HANDLE_NULL;
+        if (PMPI_T_cvar_get_index(mpich_cvars[i].name, &idx) != MPI_SUCCESS) continue;
+        if (PMPI_T_cvar_get_info(idx, NULL, NULL, &verbosity, &dt, &en, NULL, NULL, &bind, &scope) != MPI_SUCCESS ||
+            dt != MPI_INT || scope == MPI_T_SCOPE_CONSTANT || scope == MPI_T_SCOPE_READONLY)
+            continue;
+        if (PMPI_T_cvar_handle_alloc(idx, NULL, &F.cv[i], &count) != MPI_SUCCESS || count != 1) {
+            F.cv[i] = MPI_T_CVAR_HANDLE_NULL;
+            continue;
+        }
+        n++;
+    }
+    ductile_log(2, "fold: %d MPICH progress variable(s) found", n);
+}
+
+static void mpit_finalize(void)
+{
+    if (!F.mpit) return;
+    for (int i = 0; i < 2; i++)
+        if (F.cv[i] != MPI_T_CVAR_HANDLE_NULL) PMPI_T_cvar_handle_free(&F.cv[i]);
+    PMPI_T_finalize();
+    F.mpit = 0;
 }
 
 void ductile_fold_init(int wanted)
@@ -130,6 +175,7 @@ void ductile_fold_init(int wanted)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     *(void **)&F.ompi_set_yield = dlsym(RTLD_DEFAULT, "opal_progress_set_yield_when_idle");
     F.ompi_yield = dlsym(RTLD_DEFAULT, "opal_progress_yield_when_idle");
+    mpit_init();
     __atomic_store_n(&F.ready, 1, __ATOMIC_RELEASE);
     ductile_log(2, "fold: %d rank(s) on this host, %d host(s), %d core(s) here", F.host_ranks, F.hosts,
                 CPU_COUNT(&F.host));
@@ -153,15 +199,18 @@ static void pin_all(const cpu_set_t *set)
 
 static void set_mpi_yield(int on)
 {
-    if (!F.ompi_set_yield) return;
-    if (on && !F.yield_set) {
-        F.yield_saved = F.ompi_yield ? *F.ompi_yield : 0;
-        F.ompi_set_yield(true);
-        F.yield_set = 1;
-    } else if (!on && F.yield_set) {
-        F.ompi_set_yield(F.yield_saved != 0);
-        F.yield_set = 0;
+    if (on == F.yield_set) return;
+    if (F.ompi_set_yield) {
+        if (on) F.yield_saved = F.ompi_yield ? *F.ompi_yield : 0;
+        F.ompi_set_yield(on ? true : F.yield_saved != 0);
     }
+    for (int i = 0; i < 2 && F.mpit; i++) {
+        if (F.cv[i] == MPI_T_CVAR_HANDLE_NULL) continue;
+        if (on) PMPI_T_cvar_read(F.cv[i], &F.cv_saved[i]);
+        int v = on ? mpich_cvars[i].shared : F.cv_saved[i];
+        PMPI_T_cvar_write(F.cv[i], &v);
+    }
+    F.yield_set = on;
 }
 
 static void apply(int cores, unsigned gen)
@@ -317,6 +366,7 @@ void ductile_fold_finalize(void)
     }
     drop_sends(0);
     if (F.cores) apply(0, F.applied_gen);
+    mpit_finalize();
     __atomic_store_n(&ductile_fold_flag, 0, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&F.busy);
 }

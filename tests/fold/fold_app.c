@@ -4,7 +4,8 @@
  * Isend/Irecv/Waitall, Send/Recv), and reduces a checksum (Allreduce).  The
  * result depends only on the number of processes and iterations, so a run
  * folded and unfolded while it runs must print the same line as a run left
- * alone.  Rank 0 prints each rank's pid first ("PID rank=R pid=P").
+ * alone.  Rank 0 prints each rank's pid first ("PID rank=R pid=P"), and at the
+ * end the time of the whole loop (TIME) and of its second half (HALF).
  *
  * usage: fold_app ITERS [WORK] [MSGS] [STOPFILE]
  *   with STOPFILE, the run ends after the first iteration at which the file
@@ -37,9 +38,10 @@ int main(int argc, char **argv)
     static double x[N], in[N], out[N];
     for (int i = 0; i < N; i++) x[i] = (double)(rank + 1) * 1e-3 * (double)(i % 97);
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
-    double sum = 0, t0 = MPI_Wtime();
+    double sum = 0, t0 = MPI_Wtime(), thalf = 0;
     long it;
     for (it = 0; it < iters; it++) {
+        if (it == iters / 2) thalf = MPI_Wtime();
         for (int w = 0; w < work; w++)
             for (int i = 0; i < N; i++) x[i] = 0.999 * x[i] + 1e-4 * sin(x[i] + (double)w);
         for (int m = 0; m < msgs; m++) {
@@ -74,7 +76,8 @@ int main(int argc, char **argv)
         }
     }
     double t = MPI_Wtime() - t0;
-    if (rank == 0) printf("RESULT size=%d iters=%ld checksum=%.17g\nTIME %.6f\n", size, it, sum, t);
+    if (rank == 0) printf("RESULT size=%d iters=%ld checksum=%.17g\nTIME %.6f\nHALF %.6f\n", size, it, sum, t,
+                          thalf > 0 ? MPI_Wtime() - thalf : 0.0);
     MPI_Finalize();
     return 0;
 }
