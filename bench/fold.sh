@@ -35,7 +35,7 @@ echo "mpi,kind,p,config,cores,half_s" > "$CSV"
 REPS=${FOLD_REPS:-3}
 WORK=${FOLD_WORK:-40}
 ITERS_C=${FOLD_ITERS_C:-1000}
-ITERS_M=${FOLD_ITERS_M:-2000}
+ITERS_M=${FOLD_ITERS_M:-10000}
 MSGS=${FOLD_MSGS:-30}
 
 half() { sed -n 's/^HALF //p' "$1"; }
@@ -45,12 +45,13 @@ half() { sed -n 's/^HALF //p' "$1"; }
 run() {
   name=$1 np=$2 fold=$3 iters=$4 work=$5 msgs=$6; shift 6
   if [ "$fold" -gt 0 ]; then
+    before=$(ctl --json list 2>/dev/null | $PY -c 'import json,sys; d=json.load(sys.stdin); print(max([x["job"] for x in d["jobs"]] or [0]))')
     DUCTILE_CONTROLLER="unix:$SOCK" DUCTILE_CONTROLLER_PERIOD=200 DUCTILE_SUMMARY=0 DUCTILE_REPORT=none \
       timeout 600 $MPIEXEC -n "$np" env LD_PRELOAD="$LIBDUCTILE" "$@" "$APP" "$iters" "$work" "$msgs" > "$T/$name.log" 2>&1 &
     jp=$!
     j=""
     for _ in $(seq 200); do
-      j=$(ctl --json list 2>/dev/null | $PY -c 'import json,sys; d=json.load(sys.stdin); r=[x["job"] for x in d["jobs"] if x["state"]=="running"]; print(r[-1] if r else "")')
+      j=$(ctl --json list 2>/dev/null | $PY -c 'import json,sys; d=json.load(sys.stdin); r=[x["job"] for x in d["jobs"] if x["state"]=="running" and x["job"] > '"$before"']; print(r[-1] if r else "")')
       [ -n "$j" ] && break
       sleep 0.05
     done
