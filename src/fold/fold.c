@@ -47,6 +47,7 @@
 #include "../monitor/iteration.h"
 #include "../wrap/hotpath.h"
 #include "../wrap/runtime.h"
+#include "../wrap/worldid.h"
 
 #define FOLD_TAG 32001       /* within the smallest MPI_TAG_UB the standard allows */
 #define FOLD_POLL_MS 50
@@ -146,9 +147,8 @@ void ductile_fold_init(int wanted)
 {
     if (ductile_rt.private_comm == MPI_COMM_NULL) return;
     if (!wanted) { /* a process spawned by a resize: its parents' controller folds it too */
-        MPI_Comm parent = MPI_COMM_NULL;
-        PMPI_Comm_get_parent(&parent);
-        wanted = parent != MPI_COMM_NULL;
+        const char *c = ductile_rt.settings.controller;
+        wanted = ductile_spawned_by_ductile() && !(c && (!strcmp(c, "off") || !strcmp(c, "none")));
     }
     if (!wanted) return;
     if (sched_getaffinity(0, sizeof F.orig, &F.orig) != 0) {
