@@ -42,6 +42,7 @@ ITERS_M=${FOLD_ITERS_M:-10000}
 MSGS=${FOLD_MSGS:-30}
 
 half() { sed -n 's/^HALF //p' "$1"; }
+NCPU=$(nproc)
 
 # run NAME NP FOLD ITERS WORK MSGS [PREFIX...]: one run, its HALF seconds
 # (PREFIX runs each rank: after mpiexec's own binding)
@@ -84,13 +85,14 @@ for P in ${FOLD_P:-2 4}; do
       [ $c = taskset ] && [ $kind = comm ] && reps=${FOLD_TASKSET_COMM_REPS:-1}
       w=$wp; [ $c = half ] && w=$wh
       cores=$P; [ $c != unfolded ] && cores=$H
+      [ "$cores" -gt "$NCPU" ] && cores=$NCPU
       for r in $(seq "$reps"); do
         if [ $c = taskset ]; then t=$(run "$kind-$c-$r" "$np" 0 "$it" "$w" "$m" taskset -c "0-$last")
         else t=$(run "$kind-$c-$r" "$np" "$fold" "$it" "$w" "$m"); fi
         [ "$t" = NA ] || echo "$MPI_FAMILY,$kind,$P,$c,$cores,$t" >> "$CSV"
         [ "$t" = NA ] && t="(ended before every rank folded: not counted)"
         case $c in
-          unfolded) d="$P processes on $P cores";;
+          unfolded) d="$P processes, not folded ($cores cores)";;
           folded) d="$P processes folded onto $H core(s)";;
           taskset) d="$P processes on $H core(s), taskset";;
           half) d="$H process(es) on $H core(s)";;
