@@ -31,6 +31,7 @@ SOCK="$T/d.sock"
 "$BD/tools/ductiled" --socket "$SOCK" --state "$T/state.json" --slots 64 > "$T/d.log" 2>&1 &
 DPID=$!
 trap 'kill $DPID 2>/dev/null; rm -rf "$T"' EXIT
+trap 'exit 1' INT TERM
 for _ in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.1; done
 ctl() { "$BD/tools/ductilectl" -c "unix:$SOCK" "$@"; }
 CSV="$OUT/fold-$MPI_FAMILY.csv"
