@@ -18,6 +18,7 @@
 #include "ductilectl.h"
 
 int ductilectl_submit(int argc, char **argv, const char *address, const char *secret, int json_out, int timeout_ms);
+#include "ductilectl_fold.h"
 
 enum { EX_OK = 0, EX_REFUSED = 1, EX_USAGE = 2, EX_CONNECT = 3, EX_AUTH = 4, EX_NOJOB = 5 };
 
@@ -41,6 +42,7 @@ static const struct subcmd subcmds[] = {
     {"period", "JOB SECONDS", "Set the job's monitoring period (seconds between samples)."},
     {"cost", "JOB --to N", "Dry-run estimate of resizing JOB to N processes: bytes to move (redistribution plan over the registered arrays), transfer time from the measured bandwidth, spawn time, and whether slots are free."},
     {"slots", "", "Show the resource manager's hosts and slots."},
+    DUCTILECTL_FOLD_SUBCMDS
     {"events", "JOB [--since EPOCH]", "Show a job's events: registration, resizes, commands, I/O phases and I/O plans, I/O token revocations, exit."},
     {"drain", "[on|off]", "Stop (on, the default) or resume (off) taking new jobs; running jobs go on."},
     {"shutdown", "", "Save the state and stop ductiled (Unix socket only); jobs re-register with the next ductiled."},
@@ -413,6 +415,12 @@ int main(int argc, char **argv)
             return EX_USAGE;
         }
         json_object_set_new(args, "seconds", json_real(sec));
+    } else if (ductilectl_fold_is(cmd)) {
+        if (ductilectl_fold_args(cmd, npos, pos, args, &job)) {
+            sub_help(cmd, stderr);
+            json_decref(args);
+            return EX_USAGE;
+        }
     } else if (!strcmp(cmd, "cost")) {
         NEED(1);
         JOBARG(pos[0]);

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "ductilectl.h"
+#include "ductilectl_fold.h"
 
 /* Strings from jobs (program names, tags, reasons) are printed without
  * control characters: a name cannot move the cursor or rewrite the screen. */
@@ -142,6 +143,7 @@ void print_status(json_t *r)
     json_t *v;
     json_object_foreach(json_object_get(r, "slots"), k, v) printf(" %s=%lld", k, json_integer_value(v));
     printf("\n");
+    ductilectl_fold_status(r);
     json_t *iop = json_object_get(r, "io_period");
     if (proto_get_int(iop, "periods", 0) > 0)
         printf("  I/O period (Eq. 1): %.3f s = cpu %.3f + comm %.3f + I/O %.3f; %lld phases\n",

@@ -356,6 +356,22 @@ def c_param(par):
     return str(par)
 
 
+# Process folding (src/fold/): every wrapper first checks ductile_fold_flag
+# (one relaxed load; the slow path runs at a fold command); these blocking
+# calls wait by test-and-yield (ductile_yield_<name>) while the rank shares
+# its cores.  Collectives are not converted: see src/fold/yield.c.
+YIELD = {"MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Recv", "MPI_Send", "MPI_Ssend",
+         "MPI_Rsend", "MPI_Sendrecv", "MPI_Probe", "MPI_Mprobe", "MPI_Mrecv"}
+
+
+def real_call(name, args):
+    """The real call of a wrapper: PMPI, or the folded test-and-yield form."""
+    if name in YIELD:
+        return "(ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_%s(%s) : P%s(%s))" % (
+            name[4:], args, name, args)
+    return "P%s(%s)" % (name, args)
+
+
 def render_wrapper(name, expr, big, fid):
     params = list(expr.parameters)
     decl = ", ".join(c_param(p) for p in params) or "void"
@@ -368,6 +384,8 @@ def render_wrapper(name, expr, big, fid):
     category, rule, persistent = classify(name, big)
     lines = ["#if HAVE_P%s" % name,
              "int %s(%s)" % (name, decl), "{"]
+    lines.append(("    unsigned ductile_fold_ = ductile_fold_check(%s);" if name in YIELD
+                  else "    ductile_fold_check(%s);") % fid)
     for c in subst:
         lines.append("    %s = DUCTILE_COMM_IN(%s);" % (c, c))
     # a file moved by a resize: the program's handle -> the MPI's (src/wrap/filekeep.c)
@@ -383,7 +401,7 @@ def render_wrapper(name, expr, big, fid):
         lines.append("#endif")
         return "\n".join(lines) + "\n"
     lines.append("    if (!DUCTILE_SHOULD_MONITOR())")
-    lines.append("        return P%s(%s);" % (name, args))
+    lines.append("        return %s;" % real_call(name, args))
     if name in COMPLETION:
         return render_completion(name, args, fid, lines)
     io_fh = None
@@ -408,7 +426,7 @@ def render_wrapper(name, expr, big, fid):
         if name not in ("MPI_File_open", "MPI_File_open_c"):
             lines.append("    ductile_hook_io_before(%s, %s, MPI_COMM_NULL);" % (fid, io_fh))
     lines.append("    DUCTILE_BEGIN(%s);" % fid)
-    lines.append("    int ret = P%s(%s);" % (name, args))
+    lines.append("    int ret = %s;" % real_call(name, args))
     lines.append("    DUCTILE_STOP();")
     if name in ("MPI_File_open", "MPI_File_open_c"):
         lines.append("    ductile_io_opened(comm, filename, amode, ret == MPI_SUCCESS ? *fh : MPI_FILE_NULL);")
@@ -479,7 +497,7 @@ def render_completion(name, args, fid, lines):
     lines.append("    struct ductile_done ductile_dd_;")
     lines.append("    %s = ductile_done_begin(&ductile_dd_, %s, %s, %s, %s, %d);" % (sts, n, reqs, sts, nst, many))
     lines.append("    DUCTILE_BEGIN(%s);" % fid)
-    lines.append("    int ret = P%s(%s);" % (name, args))
+    lines.append("    int ret = %s;" % real_call(name, args))
     lines.append("    DUCTILE_STOP();")
     cond = "ret == MPI_SUCCESS" + (" && " + guard if guard else "")
     lines.append("    ductile_done_end(&ductile_dd_, %s ? %s : 0, %s, %d);" % (cond, ndone, idx, bypos))

@@ -28,6 +28,7 @@
 #include "../wrap/runtime.h"
 #include "../io/iomon.h"
 #include "appctl_int.h"
+#include "../fold/fold_cmd.h"
 
 static double wall(void)
 {
@@ -243,6 +244,7 @@ char *appctl_handle_command(const struct proto_msg *m)
         json_decref(res);
         return line;
     }
+    if (!strcmp(cmd, "fold") || !strcmp(cmd, "unfold")) return ductile_fold_command(m); /* src/fold/ */
     return proto_reply_err(m->id, PERR_UNKNOWN_COMMAND, "a job does not serve this command");
 }
 

@@ -30,6 +30,9 @@ struct ductile_hooks {
     int (*check_settings)(const struct ductile_settings *s, char *err, size_t errlen);
     /* rank 0: is a controller (ductiled) listening? (src/controller) */
     int (*ctl_probe)(void);
+    /* process folding (src/fold): set up before a spawned process joins; affinity back at MPI_Finalize */
+    void (*fold_init)(int controller);
+    void (*fold_finalize)(void);
     /* after the virtual world is set up: request queue; spawned processes join (src/malleable) */
     void (*engine_init)(void);
     /* the controller thread (src/controller) */

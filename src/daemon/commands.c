@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "daemon.h"
+#include "fold.h"
 
 struct forward fwds[MAX_FORWARDS];
 long long next_job_req = 1;
@@ -310,6 +311,7 @@ void handle_request(int ci, struct proto_msg *m)
         j->last_seen = now;
         if (!strcmp(cmd, "sample")) {
             jobs_sample(&jobs, j, req, now);
+            fold_after_sample(j); /* a folded job holds cores, not processes (fold.c) */
             io_policy_sample(j, req);
             gpolicy_sample(j, req);
             state_dirty = 1;
@@ -348,6 +350,7 @@ void handle_request(int ci, struct proto_msg *m)
             jobs_event(j, proto_get_str(req, "kind", "event"), d, now);
             if (!strcmp(proto_get_str(req, "kind", ""), "resized"))
                 io_policy_resized(j, json_object_get(req, "details")), gpolicy_resized(j, json_object_get(req, "details"));
+            if (!strcmp(proto_get_str(req, "kind", ""), "resized")) fold_job_resized(j);
             if (!strcmp(proto_get_str(req, "kind", ""), "resized") &&
                 strcmp(proto_get_str(json_object_get(req, "details"), "status", "ok"), "ok") != 0) {
                 j->pending = 0;
@@ -404,7 +407,10 @@ void handle_request(int ci, struct proto_msg *m)
     }
     if (!strcmp(cmd, "status")) {
         struct job *j = need_job(ci, id, req, 0);
-        if (j) reply_ok(ci, id, jobs_status(&jobs, j, (int)proto_get_int(req, "history", 20), now));
+        if (!j) return;
+        json_t *st = jobs_status(&jobs, j, (int)proto_get_int(req, "history", 20), now);
+        fold_status(j, st); /* cores held (fold.c) */
+        reply_ok(ci, id, st);
         return;
     }
     if (!strcmp(cmd, "cost")) {
@@ -464,6 +470,10 @@ void handle_request(int ci, struct proto_msg *m)
         intake_request(ci, id, cmd, req); /* the job queue (intake.c) */
         return;
     }
+    if (!strcmp(cmd, "fold") || !strcmp(cmd, "unfold")) {
+        fold_request(ci, id, cmd, req); /* process folding (fold.c) */
+        return;
+    }
     reply_err(ci, id, PERR_UNKNOWN_COMMAND, "'%s' is not a command ductiled serves", cmd);
 }
 
@@ -473,6 +483,7 @@ void handle_reply(int ci, struct proto_msg *m)
         if (!fwds[f].used || fwds[f].job_req != m->id) continue;
         struct job *j = jobs_get(&jobs, fwds[f].job);
         if (!j || j->conn != ci) continue;
+        fold_reply(j, fwds[f].cmd, m->ok); /* a refused fold gives the cores back to the job (fold.c) */
         if (m->ok) {
             if (!strcmp(fwds[f].cmd, "io"))
                 j->io_held = json_is_true(json_object_get(json_object_get(m->root, "result"), "io_held"));

@@ -225,3 +225,11 @@ int rm_alloc_total(const struct rm *rm, const int *alloc)
     for (int i = 0; i < rm->nhosts; i++) t += alloc[i];
     return t;
 }
+
+void rm_set_host(struct rm *rm, int *alloc, int i, int n)
+{
+    if (i < 0 || i >= rm->nhosts || n < 0) return;
+    rm->hosts[i].used += n - alloc[i];
+    if (rm->hosts[i].used < 0) rm->hosts[i].used = 0;
+    alloc[i] = n;
+}

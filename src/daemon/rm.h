@@ -53,5 +53,7 @@ int rm_release(struct rm *rm, int *alloc, int n);
 /* Give back all of a job's slots. */
 void rm_release_all(struct rm *rm, int *alloc);
 int rm_alloc_total(const struct rm *rm, const int *alloc);
+/* Set a job's slots on host i to n (process folding: cores, not processes). */
+void rm_set_host(struct rm *rm, int *alloc, int i, int n);
 
 #endif

@@ -50,6 +50,9 @@ static const struct cmdspec commands[] = {
     {"revoke", {JOB_OPT, {"what", F_ENUM, 1, 0, 0, "command,hold,token,all"}, {"command", F_INT, 0, 1, 2147483647.0, NULL},
                 {"reason", F_STR, 0, 0, 200, NULL}}},
     {"cost", {JOB, {"to", F_INT, 1, 1, PROCS_MAX, NULL}}},
+    /* process folding (docs/folding.md): cores per host */
+    {"fold", {JOB_OPT, {"cores", F_INT, 1, 1, PROCS_MAX, NULL}}},
+    {"unfold", {JOB_OPT}},
     {"register", {{"tag", F_TAG, 1, 0, 0, NULL}, {"pid", F_INT, 1, 1, 2147483647.0, NULL},
                   {"binary", F_STR, 1, 0, 4096, NULL}, {"procs", F_INT, 1, 1, PROCS_MAX, NULL},
                   {"hosts", F_HOSTCOUNTS, 0, 0, 0, NULL}, JOB_OPT, {"arrays", F_ARRAYS, 0, 0, 0, NULL},

@@ -21,6 +21,7 @@
 
 #include "functions.gen.h"
 #include "../common/clock.h"
+#include "../core/fold_hot.h"
 
 /* Internal symbols the hot path uses: hidden, so the wrappers reach them
  * directly instead of through the GOT/PLT. */

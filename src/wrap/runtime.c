@@ -122,6 +122,7 @@ int ductile_runtime_init(int *argc, char ***argv, int required, int *provided, i
         snprintf(ductile_rt.job_id, sizeof ductile_rt.job_id, "%s", ductile_rt.settings.job_id);
     else
         snprintf(ductile_rt.job_id, sizeof ductile_rt.job_id, "%ld", pid);
+    DUCTILE_HOOK_VOID(fold_init, ((int)hdr[1])); /* process folding (src/fold/): before a spawned process joins its parents */
     /* malleability: request queue; a spawned process joins its parents here */
     DUCTILE_HOOK_VOID(engine_init, ());
     DUCTILE_HOOK_VOID(ctl_start, ((int)hdr[1]));
@@ -155,6 +156,7 @@ int ductile_runtime_finalize(void)
 {
     if (!ductile_rt.active) return PMPI_Finalize();
     DUCTILE_HOOK_VOID(ctl_stop, ()); /* the controller thread says goodbye to ductiled (bounded) */
+    DUCTILE_HOOK_VOID(fold_finalize, ()); /* original affinity back (src/fold/) */
     uint64_t t_fin = ductile_ticks();
     if (ductile_monitoring) {
         ductile_count(DUCTILE_FN_MPI_Finalize, 0, 0, 0);

@@ -18,6 +18,7 @@
 #if HAVE_PMPI_Accumulate
 int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Accumulate);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Accumulate);
@@ -35,6 +36,7 @@ int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origi
 #if HAVE_PMPI_Accumulate_c
 int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Accumulate_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Accumulate_c);
@@ -52,6 +54,7 @@ int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Dataty
 #if HAVE_PMPI_Add_error_class
 int MPI_Add_error_class(int* errorclass)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Add_error_class);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Add_error_class(errorclass);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Add_error_class);
@@ -65,6 +68,7 @@ int MPI_Add_error_class(int* errorclass)
 #if HAVE_PMPI_Add_error_code
 int MPI_Add_error_code(int errorclass, int* errorcode)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Add_error_code);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Add_error_code(errorclass, errorcode);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Add_error_code);
@@ -78,6 +82,7 @@ int MPI_Add_error_code(int errorclass, int* errorcode)
 #if HAVE_PMPI_Add_error_string
 int MPI_Add_error_string(int errorcode, const char* string)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Add_error_string);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Add_error_string(errorcode, string);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Add_error_string);
@@ -91,6 +96,7 @@ int MPI_Add_error_string(int errorcode, const char* string)
 #if HAVE_PMPI_Allgather
 int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Allgather);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -110,6 +116,7 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
 #if HAVE_PMPI_Allgather_c
 int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Allgather_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -129,6 +136,7 @@ int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 #if HAVE_PMPI_Allgather_init
 int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Allgather_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -150,6 +158,7 @@ int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype
 #if HAVE_PMPI_Allgather_init_c
 int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Allgather_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -171,6 +180,7 @@ int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype 
 #if HAVE_PMPI_Allgatherv
 int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Allgatherv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
@@ -190,6 +200,7 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
 #if HAVE_PMPI_Allgatherv_c
 int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Allgatherv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
@@ -209,6 +220,7 @@ int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
 #if HAVE_PMPI_Allgatherv_init
 int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Allgatherv_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
@@ -230,6 +242,7 @@ int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
 #if HAVE_PMPI_Allgatherv_init_c
 int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Allgatherv_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
@@ -251,6 +264,7 @@ int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype
 #if HAVE_PMPI_Alloc_mem
 int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Alloc_mem);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Alloc_mem(size, info, baseptr);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Alloc_mem);
@@ -264,6 +278,7 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr)
 #if HAVE_PMPI_Allreduce
 int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Allreduce);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
@@ -282,6 +297,7 @@ int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
 #if HAVE_PMPI_Allreduce_c
 int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Allreduce_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
@@ -300,6 +316,7 @@ int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dat
 #if HAVE_PMPI_Allreduce_init
 int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Allreduce_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
@@ -320,6 +337,7 @@ int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
 #if HAVE_PMPI_Allreduce_init_c
 int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Allreduce_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
@@ -340,6 +358,7 @@ int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MP
 #if HAVE_PMPI_Alltoall
 int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Alltoall);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -360,6 +379,7 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
 #if HAVE_PMPI_Alltoall_c
 int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Alltoall_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -380,6 +400,7 @@ int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 #if HAVE_PMPI_Alltoall_init
 int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Alltoall_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -402,6 +423,7 @@ int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
 #if HAVE_PMPI_Alltoall_init_c
 int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Alltoall_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -424,6 +446,7 @@ int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype s
 #if HAVE_PMPI_Alltoallv
 int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Alltoallv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
@@ -444,6 +467,7 @@ int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls
 #if HAVE_PMPI_Alltoallv_c
 int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Alltoallv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
@@ -464,6 +488,7 @@ int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
 #if HAVE_PMPI_Alltoallv_init
 int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Alltoallv_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
@@ -486,6 +511,7 @@ int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
 #if HAVE_PMPI_Alltoallv_init_c
 int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Alltoallv_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
@@ -508,6 +534,7 @@ int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
 #if HAVE_PMPI_Alltoallw
 int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Alltoallw);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
@@ -528,6 +555,7 @@ int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls
 #if HAVE_PMPI_Alltoallw_c
 int MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Alltoallw_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
@@ -548,6 +576,7 @@ int MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
 #if HAVE_PMPI_Alltoallw_init
 int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Alltoallw_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
@@ -570,6 +599,7 @@ int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sd
 #if HAVE_PMPI_Alltoallw_init_c
 int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Alltoallw_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
@@ -592,6 +622,7 @@ int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
 #if HAVE_PMPI_Attr_delete
 int MPI_Attr_delete(MPI_Comm comm, int keyval)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Attr_delete);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Attr_delete(comm, keyval);
@@ -606,6 +637,7 @@ int MPI_Attr_delete(MPI_Comm comm, int keyval)
 #if HAVE_PMPI_Attr_put
 int MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Attr_put);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Attr_put(comm, keyval, attribute_val);
@@ -620,6 +652,7 @@ int MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val)
 #if HAVE_PMPI_Barrier
 int MPI_Barrier(MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Barrier);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Barrier(comm);
@@ -634,6 +667,7 @@ int MPI_Barrier(MPI_Comm comm)
 #if HAVE_PMPI_Barrier_init
 int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Barrier_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Barrier_init(comm, info, request);
@@ -648,6 +682,7 @@ int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request)
 #if HAVE_PMPI_Bcast
 int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Bcast);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Bcast(buffer, count, datatype, root, comm);
@@ -668,6 +703,7 @@ int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 #if HAVE_PMPI_Bcast_c
 int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Bcast_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Bcast_c(buffer, count, datatype, root, comm);
@@ -688,6 +724,7 @@ int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, 
 #if HAVE_PMPI_Bcast_init
 int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Bcast_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
@@ -710,6 +747,7 @@ int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI
 #if HAVE_PMPI_Bcast_init_c
 int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Bcast_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
@@ -732,6 +770,7 @@ int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int r
 #if HAVE_PMPI_Bsend
 int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Bsend);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
@@ -750,6 +789,7 @@ int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
 #if HAVE_PMPI_Bsend_c
 int MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Bsend_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
@@ -768,6 +808,7 @@ int MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
 #if HAVE_PMPI_Bsend_init
 int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Bsend_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
@@ -788,6 +829,7 @@ int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
 #if HAVE_PMPI_Bsend_init_c
 int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Bsend_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
@@ -808,6 +850,7 @@ int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
 #if HAVE_PMPI_Buffer_attach
 int MPI_Buffer_attach(void* buffer, int size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Buffer_attach);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Buffer_attach(buffer, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Buffer_attach);
@@ -821,6 +864,7 @@ int MPI_Buffer_attach(void* buffer, int size)
 #if HAVE_PMPI_Buffer_attach_c
 int MPI_Buffer_attach_c(void* buffer, MPI_Count size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Buffer_attach_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Buffer_attach_c(buffer, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Buffer_attach_c);
@@ -834,6 +878,7 @@ int MPI_Buffer_attach_c(void* buffer, MPI_Count size)
 #if HAVE_PMPI_Buffer_detach
 int MPI_Buffer_detach(void* buffer_addr, int* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Buffer_detach);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Buffer_detach(buffer_addr, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Buffer_detach);
@@ -847,6 +892,7 @@ int MPI_Buffer_detach(void* buffer_addr, int* size)
 #if HAVE_PMPI_Buffer_detach_c
 int MPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Buffer_detach_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Buffer_detach_c(buffer_addr, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Buffer_detach_c);
@@ -860,6 +906,7 @@ int MPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size)
 #if HAVE_PMPI_Buffer_flush
 int MPI_Buffer_flush(void)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Buffer_flush);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Buffer_flush();
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Buffer_flush);
@@ -873,6 +920,7 @@ int MPI_Buffer_flush(void)
 #if HAVE_PMPI_Buffer_iflush
 int MPI_Buffer_iflush(MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Buffer_iflush);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Buffer_iflush(request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Buffer_iflush);
@@ -886,6 +934,7 @@ int MPI_Buffer_iflush(MPI_Request* request)
 #if HAVE_PMPI_Cancel
 int MPI_Cancel(MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Cancel);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Cancel(request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Cancel);
@@ -899,6 +948,7 @@ int MPI_Cancel(MPI_Request* request)
 #if HAVE_PMPI_Cart_coords
 int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Cart_coords);
     comm = DUCTILE_COMM_IN(comm);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Cart_coords);
@@ -909,6 +959,7 @@ int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 #if HAVE_PMPI_Cart_create
 int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm* comm_cart)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Cart_create);
     comm_old = DUCTILE_COMM_IN(comm_old);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
@@ -923,6 +974,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
 #if HAVE_PMPI_Cart_get
 int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Cart_get);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Cart_get(comm, maxdims, dims, periods, coords);
@@ -937,6 +989,7 @@ int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coor
 #if HAVE_PMPI_Cart_map
 int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Cart_map);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Cart_map(comm, ndims, dims, periods, newrank);
@@ -951,6 +1004,7 @@ int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[]
 #if HAVE_PMPI_Cart_rank
 int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Cart_rank);
     comm = DUCTILE_COMM_IN(comm);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Cart_rank);
@@ -961,6 +1015,7 @@ int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank)
 #if HAVE_PMPI_Cart_shift
 int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Cart_shift);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Cart_shift(comm, direction, disp, rank_source, rank_dest);
@@ -975,6 +1030,7 @@ int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int
 #if HAVE_PMPI_Cart_sub
 int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Cart_sub);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Cart_sub(comm, remain_dims, newcomm);
@@ -989,6 +1045,7 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
 #if HAVE_PMPI_Cartdim_get
 int MPI_Cartdim_get(MPI_Comm comm, int* ndims)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Cartdim_get);
     comm = DUCTILE_COMM_IN(comm);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Cartdim_get);
@@ -999,6 +1056,7 @@ int MPI_Cartdim_get(MPI_Comm comm, int* ndims)
 #if HAVE_PMPI_Close_port
 int MPI_Close_port(const char* port_name)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Close_port);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Close_port(port_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Close_port);
@@ -1012,6 +1070,7 @@ int MPI_Close_port(const char* port_name)
 #if HAVE_PMPI_Comm_accept
 int MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_accept);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_accept(port_name, info, root, comm, newcomm);
@@ -1026,6 +1085,7 @@ int MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm com
 #if HAVE_PMPI_Comm_attach_buffer
 int MPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_attach_buffer);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_attach_buffer(comm, buffer, size);
@@ -1040,6 +1100,7 @@ int MPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size)
 #if HAVE_PMPI_Comm_attach_buffer_c
 int MPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_attach_buffer_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_attach_buffer_c(comm, buffer, size);
@@ -1054,6 +1115,7 @@ int MPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size)
 #if HAVE_PMPI_Comm_call_errhandler
 int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_call_errhandler);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_call_errhandler(comm, errorcode);
@@ -1068,6 +1130,7 @@ int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 #if HAVE_PMPI_Comm_compare
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_compare);
     comm1 = DUCTILE_COMM_IN(comm1);
     comm2 = DUCTILE_COMM_IN(comm2);
     if (!DUCTILE_SHOULD_MONITOR())
@@ -1083,6 +1146,7 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result)
 #if HAVE_PMPI_Comm_connect
 int MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_connect);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_connect(port_name, info, root, comm, newcomm);
@@ -1097,6 +1161,7 @@ int MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm co
 #if HAVE_PMPI_Comm_create
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_create);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_create(comm, group, newcomm);
@@ -1111,6 +1176,7 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
 #if HAVE_PMPI_Comm_create_errhandler
 int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn, MPI_Errhandler* errhandler)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_create_errhandler);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_create_errhandler(comm_errhandler_fn, errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_create_errhandler);
@@ -1124,6 +1190,7 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn,
 #if HAVE_PMPI_Comm_create_from_group
 int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newcomm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_create_from_group);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_create_from_group);
@@ -1137,6 +1204,7 @@ int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info 
 #if HAVE_PMPI_Comm_create_group
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_create_group);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_create_group(comm, group, tag, newcomm);
@@ -1151,6 +1219,7 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* new
 #if HAVE_PMPI_Comm_delete_attr
 int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_delete_attr);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_delete_attr(comm, comm_keyval);
@@ -1165,6 +1234,7 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 #if HAVE_PMPI_Comm_detach_buffer
 int MPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_detach_buffer);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_detach_buffer(comm, buffer_addr, size);
@@ -1179,6 +1249,7 @@ int MPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size)
 #if HAVE_PMPI_Comm_detach_buffer_c
 int MPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_detach_buffer_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_detach_buffer_c(comm, buffer_addr, size);
@@ -1193,6 +1264,7 @@ int MPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size)
 #if HAVE_PMPI_Comm_disconnect
 int MPI_Comm_disconnect(MPI_Comm* comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_disconnect);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_disconnect(comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_disconnect);
@@ -1206,6 +1278,7 @@ int MPI_Comm_disconnect(MPI_Comm* comm)
 #if HAVE_PMPI_Comm_dup
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_dup);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_dup(comm, newcomm);
@@ -1220,6 +1293,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
 #if HAVE_PMPI_Comm_dup_with_info
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_dup_with_info);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_dup_with_info(comm, info, newcomm);
@@ -1234,6 +1308,7 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
 #if HAVE_PMPI_Comm_flush_buffer
 int MPI_Comm_flush_buffer(MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_flush_buffer);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_flush_buffer(comm);
@@ -1248,6 +1323,7 @@ int MPI_Comm_flush_buffer(MPI_Comm comm)
 #if HAVE_PMPI_Comm_free
 int MPI_Comm_free(MPI_Comm* comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_free);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_free(comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_free);
@@ -1261,6 +1337,7 @@ int MPI_Comm_free(MPI_Comm* comm)
 #if HAVE_PMPI_Comm_get_errhandler
 int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_get_errhandler);
     comm = DUCTILE_COMM_IN(comm);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Comm_get_errhandler);
@@ -1271,6 +1348,7 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler)
 #if HAVE_PMPI_Comm_get_name
 int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_get_name);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_get_name(comm, comm_name, resultlen);
@@ -1285,6 +1363,7 @@ int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen)
 #if HAVE_PMPI_Comm_group
 int MPI_Comm_group(MPI_Comm comm, MPI_Group* group)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_group);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_group(comm, group);
@@ -1299,6 +1378,7 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group* group)
 #if HAVE_PMPI_Comm_idup
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_idup);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_idup(comm, newcomm, request);
@@ -1313,6 +1393,7 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
 #if HAVE_PMPI_Comm_idup_with_info
 int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_idup_with_info);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_idup_with_info(comm, info, newcomm, request);
@@ -1327,6 +1408,7 @@ int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI
 #if HAVE_PMPI_Comm_iflush_buffer
 int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_iflush_buffer);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_iflush_buffer(comm, request);
@@ -1341,6 +1423,7 @@ int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
 #if HAVE_PMPI_Comm_join
 int MPI_Comm_join(int fd, MPI_Comm* intercomm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_join);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_join(fd, intercomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_join);
@@ -1354,6 +1437,7 @@ int MPI_Comm_join(int fd, MPI_Comm* intercomm)
 #if HAVE_PMPI_Comm_rank
 int MPI_Comm_rank(MPI_Comm comm, int* rank)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_rank);
     comm = DUCTILE_COMM_IN(comm);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Comm_rank);
@@ -1364,6 +1448,7 @@ int MPI_Comm_rank(MPI_Comm comm, int* rank)
 #if HAVE_PMPI_Comm_remote_group
 int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_remote_group);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_remote_group(comm, group);
@@ -1378,6 +1463,7 @@ int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group)
 #if HAVE_PMPI_Comm_remote_size
 int MPI_Comm_remote_size(MPI_Comm comm, int* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_remote_size);
     comm = DUCTILE_COMM_IN(comm);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Comm_remote_size);
@@ -1388,6 +1474,7 @@ int MPI_Comm_remote_size(MPI_Comm comm, int* size)
 #if HAVE_PMPI_Comm_set_attr
 int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_set_attr);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_set_attr(comm, comm_keyval, attribute_val);
@@ -1402,6 +1489,7 @@ int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val)
 #if HAVE_PMPI_Comm_set_name
 int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_set_name);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_set_name(comm, comm_name);
@@ -1416,6 +1504,7 @@ int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name)
 #if HAVE_PMPI_Comm_size
 int MPI_Comm_size(MPI_Comm comm, int* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_size);
     comm = DUCTILE_COMM_IN(comm);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Comm_size);
@@ -1426,6 +1515,7 @@ int MPI_Comm_size(MPI_Comm comm, int* size)
 #if HAVE_PMPI_Comm_spawn
 int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_spawn);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
@@ -1440,6 +1530,7 @@ int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info inf
 #if HAVE_PMPI_Comm_spawn_multiple
 int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_spawn_multiple);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
@@ -1454,6 +1545,7 @@ int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_o
 #if HAVE_PMPI_Comm_split
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_split);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_split(comm, color, key, newcomm);
@@ -1468,6 +1560,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
 #if HAVE_PMPI_Comm_split_type
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_split_type);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
@@ -1482,6 +1575,7 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
 #if HAVE_PMPI_Comm_test_inter
 int MPI_Comm_test_inter(MPI_Comm comm, int* flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Comm_test_inter);
     comm = DUCTILE_COMM_IN(comm);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Comm_test_inter);
@@ -1492,6 +1586,7 @@ int MPI_Comm_test_inter(MPI_Comm comm, int* flag)
 #if HAVE_PMPI_Compare_and_swap
 int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Compare_and_swap);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Compare_and_swap);
@@ -1509,6 +1604,7 @@ int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void
 #if HAVE_PMPI_Dims_create
 int MPI_Dims_create(int nnodes, int ndims, int dims[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Dims_create);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Dims_create(nnodes, ndims, dims);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Dims_create);
@@ -1522,6 +1618,7 @@ int MPI_Dims_create(int nnodes, int ndims, int dims[])
 #if HAVE_PMPI_Dist_graph_create
 int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Dist_graph_create);
     comm_old = DUCTILE_COMM_IN(comm_old);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
@@ -1536,6 +1633,7 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
 #if HAVE_PMPI_Dist_graph_create_adjacent
 int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Dist_graph_create_adjacent);
     comm_old = DUCTILE_COMM_IN(comm_old);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
@@ -1550,6 +1648,7 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
 #if HAVE_PMPI_Dist_graph_neighbors
 int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Dist_graph_neighbors);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
@@ -1564,6 +1663,7 @@ int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int 
 #if HAVE_PMPI_Dist_graph_neighbors_count
 int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Dist_graph_neighbors_count);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Dist_graph_neighbors_count(comm, indegree, outdegree, weighted);
@@ -1578,6 +1678,7 @@ int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree,
 #if HAVE_PMPI_Errhandler_free
 int MPI_Errhandler_free(MPI_Errhandler* errhandler)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Errhandler_free);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Errhandler_free(errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Errhandler_free);
@@ -1591,6 +1692,7 @@ int MPI_Errhandler_free(MPI_Errhandler* errhandler)
 #if HAVE_PMPI_Error_class
 int MPI_Error_class(int errorcode, int* errorclass)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Error_class);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Error_class);
     return PMPI_Error_class(errorcode, errorclass);
@@ -1600,6 +1702,7 @@ int MPI_Error_class(int errorcode, int* errorclass)
 #if HAVE_PMPI_Error_string
 int MPI_Error_string(int errorcode, char* string, int* resultlen)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Error_string);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Error_string);
     return PMPI_Error_string(errorcode, string, resultlen);
@@ -1609,6 +1712,7 @@ int MPI_Error_string(int errorcode, char* string, int* resultlen)
 #if HAVE_PMPI_Exscan
 int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Exscan);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
@@ -1627,6 +1731,7 @@ int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
 #if HAVE_PMPI_Exscan_c
 int MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Exscan_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
@@ -1645,6 +1750,7 @@ int MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dataty
 #if HAVE_PMPI_Exscan_init
 int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Exscan_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
@@ -1665,6 +1771,7 @@ int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
 #if HAVE_PMPI_Exscan_init_c
 int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Exscan_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
@@ -1685,6 +1792,7 @@ int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
 #if HAVE_PMPI_Fetch_and_op
 int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Fetch_and_op);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Fetch_and_op);
@@ -1702,6 +1810,7 @@ int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype da
 #if HAVE_PMPI_File_call_errhandler
 int MPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_call_errhandler);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_call_errhandler(fh, errorcode);
@@ -1718,6 +1827,7 @@ int MPI_File_call_errhandler(MPI_File fh, int errorcode)
 #if HAVE_PMPI_File_create_errhandler
 int MPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn, MPI_Errhandler* errhandler)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_create_errhandler);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_create_errhandler(file_errhandler_fn, errhandler);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_create_errhandler, MPI_FILE_NULL, MPI_COMM_NULL);
@@ -1733,6 +1843,7 @@ int MPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn,
 #if HAVE_PMPI_File_delete
 int MPI_File_delete(const char* filename, MPI_Info info)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_delete);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_delete(filename, info);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_delete, MPI_FILE_NULL, MPI_COMM_NULL);
@@ -1748,6 +1859,7 @@ int MPI_File_delete(const char* filename, MPI_Info info)
 #if HAVE_PMPI_File_get_amode
 int MPI_File_get_amode(MPI_File fh, int* amode)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_get_amode);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_amode(fh, amode);
@@ -1764,6 +1876,7 @@ int MPI_File_get_amode(MPI_File fh, int* amode)
 #if HAVE_PMPI_File_get_atomicity
 int MPI_File_get_atomicity(MPI_File fh, int* flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_get_atomicity);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_atomicity(fh, flag);
@@ -1780,6 +1893,7 @@ int MPI_File_get_atomicity(MPI_File fh, int* flag)
 #if HAVE_PMPI_File_get_byte_offset
 int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_get_byte_offset);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_byte_offset(fh, offset, disp);
@@ -1796,6 +1910,7 @@ int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp)
 #if HAVE_PMPI_File_get_errhandler
 int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_get_errhandler);
     file = DUCTILE_FILE_IN(file);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_errhandler(file, errhandler);
@@ -1812,6 +1927,7 @@ int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler)
 #if HAVE_PMPI_File_get_group
 int MPI_File_get_group(MPI_File fh, MPI_Group* group)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_get_group);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_group(fh, group);
@@ -1828,6 +1944,7 @@ int MPI_File_get_group(MPI_File fh, MPI_Group* group)
 #if HAVE_PMPI_File_get_info
 int MPI_File_get_info(MPI_File fh, MPI_Info* info_used)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_get_info);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_info(fh, info_used);
@@ -1844,6 +1961,7 @@ int MPI_File_get_info(MPI_File fh, MPI_Info* info_used)
 #if HAVE_PMPI_File_get_position
 int MPI_File_get_position(MPI_File fh, MPI_Offset* offset)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_get_position);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_position(fh, offset);
@@ -1860,6 +1978,7 @@ int MPI_File_get_position(MPI_File fh, MPI_Offset* offset)
 #if HAVE_PMPI_File_get_position_shared
 int MPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_get_position_shared);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_position_shared(fh, offset);
@@ -1876,6 +1995,7 @@ int MPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset)
 #if HAVE_PMPI_File_get_size
 int MPI_File_get_size(MPI_File fh, MPI_Offset* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_get_size);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_size(fh, size);
@@ -1892,6 +2012,7 @@ int MPI_File_get_size(MPI_File fh, MPI_Offset* size)
 #if HAVE_PMPI_File_get_type_extent
 int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_get_type_extent);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_type_extent(fh, datatype, extent);
@@ -1908,6 +2029,7 @@ int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* exten
 #if HAVE_PMPI_File_get_type_extent_c
 int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* extent)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_get_type_extent_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_type_extent_c(fh, datatype, extent);
@@ -1924,6 +2046,7 @@ int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* ex
 #if HAVE_PMPI_File_get_view
 int MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype, char* datarep)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_get_view);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_view(fh, disp, etype, filetype, datarep);
@@ -1940,6 +2063,7 @@ int MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Da
 #if HAVE_PMPI_File_iread
 int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iread);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread(fh, buf, count, datatype, request);
@@ -1962,6 +2086,7 @@ int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI
 #if HAVE_PMPI_File_iread_all
 int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iread_all);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_all(fh, buf, count, datatype, request);
@@ -1984,6 +2109,7 @@ int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
 #if HAVE_PMPI_File_iread_all_c
 int MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iread_all_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_all_c(fh, buf, count, datatype, request);
@@ -2006,6 +2132,7 @@ int MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype d
 #if HAVE_PMPI_File_iread_at
 int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iread_at);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
@@ -2028,6 +2155,7 @@ int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_
 #if HAVE_PMPI_File_iread_at_all
 int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iread_at_all);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
@@ -2050,6 +2178,7 @@ int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, 
 #if HAVE_PMPI_File_iread_at_all_c
 int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iread_at_all_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
@@ -2072,6 +2201,7 @@ int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count
 #if HAVE_PMPI_File_iread_at_c
 int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iread_at_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
@@ -2094,6 +2224,7 @@ int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count cou
 #if HAVE_PMPI_File_iread_c
 int MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iread_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_c(fh, buf, count, datatype, request);
@@ -2116,6 +2247,7 @@ int MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datat
 #if HAVE_PMPI_File_iread_shared
 int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iread_shared);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_shared(fh, buf, count, datatype, request);
@@ -2138,6 +2270,7 @@ int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype dataty
 #if HAVE_PMPI_File_iread_shared_c
 int MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iread_shared_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
@@ -2160,6 +2293,7 @@ int MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
 #if HAVE_PMPI_File_iwrite
 int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iwrite);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite(fh, buf, count, datatype, request);
@@ -2182,6 +2316,7 @@ int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype dataty
 #if HAVE_PMPI_File_iwrite_all
 int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iwrite_all);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_all(fh, buf, count, datatype, request);
@@ -2204,6 +2339,7 @@ int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype da
 #if HAVE_PMPI_File_iwrite_all_c
 int MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iwrite_all_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
@@ -2226,6 +2362,7 @@ int MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Dat
 #if HAVE_PMPI_File_iwrite_at
 int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iwrite_at);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
@@ -2248,6 +2385,7 @@ int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int coun
 #if HAVE_PMPI_File_iwrite_at_all
 int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iwrite_at_all);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
@@ -2270,6 +2408,7 @@ int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int 
 #if HAVE_PMPI_File_iwrite_at_all_c
 int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iwrite_at_all_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
@@ -2292,6 +2431,7 @@ int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MP
 #if HAVE_PMPI_File_iwrite_at_c
 int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iwrite_at_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
@@ -2314,6 +2454,7 @@ int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Co
 #if HAVE_PMPI_File_iwrite_c
 int MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iwrite_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_c(fh, buf, count, datatype, request);
@@ -2336,6 +2477,7 @@ int MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatyp
 #if HAVE_PMPI_File_iwrite_shared
 int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iwrite_shared);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
@@ -2358,6 +2500,7 @@ int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype
 #if HAVE_PMPI_File_iwrite_shared_c
 int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_iwrite_shared_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
@@ -2380,6 +2523,7 @@ int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
 #if HAVE_PMPI_File_preallocate
 int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_preallocate);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_preallocate(fh, size);
@@ -2396,6 +2540,7 @@ int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
 #if HAVE_PMPI_File_read
 int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read(fh, buf, count, datatype, status);
@@ -2418,6 +2563,7 @@ int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_
 #if HAVE_PMPI_File_read_all
 int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_all);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all(fh, buf, count, datatype, status);
@@ -2440,6 +2586,7 @@ int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, 
 #if HAVE_PMPI_File_read_all_begin
 int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_all_begin);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all_begin(fh, buf, count, datatype);
@@ -2456,6 +2603,7 @@ int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype data
 #if HAVE_PMPI_File_read_all_begin_c
 int MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_all_begin_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all_begin_c(fh, buf, count, datatype);
@@ -2472,6 +2620,7 @@ int MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datat
 #if HAVE_PMPI_File_read_all_c
 int MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_all_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all_c(fh, buf, count, datatype, status);
@@ -2494,6 +2643,7 @@ int MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype da
 #if HAVE_PMPI_File_read_all_end
 int MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_all_end);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all_end(fh, buf, status);
@@ -2516,6 +2666,7 @@ int MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
 #if HAVE_PMPI_File_read_at
 int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_at);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at(fh, offset, buf, count, datatype, status);
@@ -2538,6 +2689,7 @@ int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_D
 #if HAVE_PMPI_File_read_at_all
 int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_at_all);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
@@ -2560,6 +2712,7 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, M
 #if HAVE_PMPI_File_read_at_all_begin
 int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_at_all_begin);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
@@ -2576,6 +2729,7 @@ int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int co
 #if HAVE_PMPI_File_read_at_all_begin_c
 int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_at_all_begin_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
@@ -2592,6 +2746,7 @@ int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_
 #if HAVE_PMPI_File_read_at_all_c
 int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_at_all_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
@@ -2614,6 +2769,7 @@ int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count 
 #if HAVE_PMPI_File_read_at_all_end
 int MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_at_all_end);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all_end(fh, buf, status);
@@ -2636,6 +2792,7 @@ int MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
 #if HAVE_PMPI_File_read_at_c
 int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_at_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
@@ -2658,6 +2815,7 @@ int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count coun
 #if HAVE_PMPI_File_read_c
 int MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_c(fh, buf, count, datatype, status);
@@ -2680,6 +2838,7 @@ int MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype dataty
 #if HAVE_PMPI_File_read_ordered
 int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_ordered);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered(fh, buf, count, datatype, status);
@@ -2702,6 +2861,7 @@ int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype dataty
 #if HAVE_PMPI_File_read_ordered_begin
 int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_ordered_begin);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered_begin(fh, buf, count, datatype);
@@ -2718,6 +2878,7 @@ int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype 
 #if HAVE_PMPI_File_read_ordered_begin_c
 int MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_ordered_begin_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
@@ -2734,6 +2895,7 @@ int MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_D
 #if HAVE_PMPI_File_read_ordered_c
 int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_ordered_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
@@ -2756,6 +2918,7 @@ int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
 #if HAVE_PMPI_File_read_ordered_end
 int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_ordered_end);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered_end(fh, buf, status);
@@ -2778,6 +2941,7 @@ int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
 #if HAVE_PMPI_File_read_shared
 int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_shared);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_shared(fh, buf, count, datatype, status);
@@ -2800,6 +2964,7 @@ int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatyp
 #if HAVE_PMPI_File_read_shared_c
 int MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_read_shared_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_shared_c(fh, buf, count, datatype, status);
@@ -2822,6 +2987,7 @@ int MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype
 #if HAVE_PMPI_File_seek
 int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_seek);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_seek(fh, offset, whence);
@@ -2838,6 +3004,7 @@ int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 #if HAVE_PMPI_File_seek_shared
 int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_seek_shared);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_seek_shared(fh, offset, whence);
@@ -2854,6 +3021,7 @@ int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 #if HAVE_PMPI_File_set_atomicity
 int MPI_File_set_atomicity(MPI_File fh, int flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_set_atomicity);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_atomicity(fh, flag);
@@ -2870,6 +3038,7 @@ int MPI_File_set_atomicity(MPI_File fh, int flag)
 #if HAVE_PMPI_File_set_errhandler
 int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_set_errhandler);
     file = DUCTILE_FILE_IN(file);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_errhandler(file, errhandler);
@@ -2886,6 +3055,7 @@ int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 #if HAVE_PMPI_File_set_info
 int MPI_File_set_info(MPI_File fh, MPI_Info info)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_set_info);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_info(fh, info);
@@ -2902,6 +3072,7 @@ int MPI_File_set_info(MPI_File fh, MPI_Info info)
 #if HAVE_PMPI_File_set_size
 int MPI_File_set_size(MPI_File fh, MPI_Offset size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_set_size);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_size(fh, size);
@@ -2918,6 +3089,7 @@ int MPI_File_set_size(MPI_File fh, MPI_Offset size)
 #if HAVE_PMPI_File_set_view
 int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* datarep, MPI_Info info)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_set_view);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
@@ -2934,6 +3106,7 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
 #if HAVE_PMPI_File_sync
 int MPI_File_sync(MPI_File fh)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_sync);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_sync(fh);
@@ -2950,6 +3123,7 @@ int MPI_File_sync(MPI_File fh)
 #if HAVE_PMPI_File_write
 int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write(fh, buf, count, datatype, status);
@@ -2970,6 +3144,7 @@ int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatyp
 #if HAVE_PMPI_File_write_all
 int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_all);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all(fh, buf, count, datatype, status);
@@ -2990,6 +3165,7 @@ int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype dat
 #if HAVE_PMPI_File_write_all_begin
 int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_all_begin);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all_begin(fh, buf, count, datatype);
@@ -3010,6 +3186,7 @@ int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Dataty
 #if HAVE_PMPI_File_write_all_begin_c
 int MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_all_begin_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all_begin_c(fh, buf, count, datatype);
@@ -3030,6 +3207,7 @@ int MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MP
 #if HAVE_PMPI_File_write_all_c
 int MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_all_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all_c(fh, buf, count, datatype, status);
@@ -3050,6 +3228,7 @@ int MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Data
 #if HAVE_PMPI_File_write_all_end
 int MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_all_end);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all_end(fh, buf, status);
@@ -3066,6 +3245,7 @@ int MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
 #if HAVE_PMPI_File_write_at
 int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_at);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at(fh, offset, buf, count, datatype, status);
@@ -3086,6 +3266,7 @@ int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count
 #if HAVE_PMPI_File_write_at_all
 int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_at_all);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
@@ -3106,6 +3287,7 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int c
 #if HAVE_PMPI_File_write_at_all_begin
 int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_at_all_begin);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
@@ -3126,6 +3308,7 @@ int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf,
 #if HAVE_PMPI_File_write_at_all_begin_c
 int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_at_all_begin_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
@@ -3146,6 +3329,7 @@ int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* bu
 #if HAVE_PMPI_File_write_at_all_c
 int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_at_all_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
@@ -3166,6 +3350,7 @@ int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI
 #if HAVE_PMPI_File_write_at_all_end
 int MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_at_all_end);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all_end(fh, buf, status);
@@ -3182,6 +3367,7 @@ int MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
 #if HAVE_PMPI_File_write_at_c
 int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_at_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
@@ -3202,6 +3388,7 @@ int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Cou
 #if HAVE_PMPI_File_write_c
 int MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_c(fh, buf, count, datatype, status);
@@ -3222,6 +3409,7 @@ int MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype
 #if HAVE_PMPI_File_write_ordered
 int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_ordered);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered(fh, buf, count, datatype, status);
@@ -3242,6 +3430,7 @@ int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype
 #if HAVE_PMPI_File_write_ordered_begin
 int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_ordered_begin);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered_begin(fh, buf, count, datatype);
@@ -3262,6 +3451,7 @@ int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Da
 #if HAVE_PMPI_File_write_ordered_begin_c
 int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_ordered_begin_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
@@ -3282,6 +3472,7 @@ int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count
 #if HAVE_PMPI_File_write_ordered_c
 int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_ordered_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
@@ -3302,6 +3493,7 @@ int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
 #if HAVE_PMPI_File_write_ordered_end
 int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_ordered_end);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered_end(fh, buf, status);
@@ -3318,6 +3510,7 @@ int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status)
 #if HAVE_PMPI_File_write_shared
 int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_shared);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_shared(fh, buf, count, datatype, status);
@@ -3338,6 +3531,7 @@ int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype 
 #if HAVE_PMPI_File_write_shared_c
 int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_File_write_shared_c);
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_shared_c(fh, buf, count, datatype, status);
@@ -3358,6 +3552,7 @@ int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_D
 #if HAVE_PMPI_Finalized
 int MPI_Finalized(int* flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Finalized);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Finalized);
     return PMPI_Finalized(flag);
@@ -3367,6 +3562,7 @@ int MPI_Finalized(int* flag)
 #if HAVE_PMPI_Free_mem
 int MPI_Free_mem(void* base)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Free_mem);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Free_mem(base);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Free_mem);
@@ -3380,6 +3576,7 @@ int MPI_Free_mem(void* base)
 #if HAVE_PMPI_Gather
 int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Gather);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -3401,6 +3598,7 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
 #if HAVE_PMPI_Gather_c
 int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Gather_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -3422,6 +3620,7 @@ int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
 #if HAVE_PMPI_Gather_init
 int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Gather_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
@@ -3445,6 +3644,7 @@ int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
 #if HAVE_PMPI_Gather_init_c
 int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Gather_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
@@ -3468,6 +3668,7 @@ int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
 #if HAVE_PMPI_Gatherv
 int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Gatherv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
@@ -3489,6 +3690,7 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
 #if HAVE_PMPI_Gatherv_c
 int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Gatherv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
@@ -3510,6 +3712,7 @@ int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 #if HAVE_PMPI_Gatherv_init
 int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Gatherv_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
@@ -3533,6 +3736,7 @@ int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
 #if HAVE_PMPI_Gatherv_init_c
 int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Gatherv_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
@@ -3556,6 +3760,7 @@ int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
 #if HAVE_PMPI_Get
 int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Get);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Get);
@@ -3573,6 +3778,7 @@ int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, i
 #if HAVE_PMPI_Get_accumulate
 int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Get_accumulate);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Get_accumulate);
@@ -3593,6 +3799,7 @@ int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype o
 #if HAVE_PMPI_Get_accumulate_c
 int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Get_accumulate_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Get_accumulate_c);
@@ -3613,6 +3820,7 @@ int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Da
 #if HAVE_PMPI_Get_address
 int MPI_Get_address(const void* location, MPI_Aint* address)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Get_address);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Get_address);
     return PMPI_Get_address(location, address);
@@ -3622,6 +3830,7 @@ int MPI_Get_address(const void* location, MPI_Aint* address)
 #if HAVE_PMPI_Get_c
 int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Get_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Get_c);
@@ -3639,6 +3848,7 @@ int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_dat
 #if HAVE_PMPI_Get_count
 int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Get_count);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Get_count);
     return PMPI_Get_count(status, datatype, count);
@@ -3648,6 +3858,7 @@ int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count)
 #if HAVE_PMPI_Get_count_c
 int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Get_count_c);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Get_count_c);
     return PMPI_Get_count_c(status, datatype, count);
@@ -3657,6 +3868,7 @@ int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* 
 #if HAVE_PMPI_Get_elements
 int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Get_elements);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Get_elements);
     return PMPI_Get_elements(status, datatype, count);
@@ -3666,6 +3878,7 @@ int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count
 #if HAVE_PMPI_Get_elements_c
 int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Get_elements_c);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Get_elements_c);
     return PMPI_Get_elements_c(status, datatype, count);
@@ -3675,6 +3888,7 @@ int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Coun
 #if HAVE_PMPI_Get_elements_x
 int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Get_elements_x);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Get_elements_x);
     return PMPI_Get_elements_x(status, datatype, count);
@@ -3684,6 +3898,7 @@ int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Coun
 #if HAVE_PMPI_Get_hw_resource_info
 int MPI_Get_hw_resource_info(MPI_Info* hw_info)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Get_hw_resource_info);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Get_hw_resource_info(hw_info);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Get_hw_resource_info);
@@ -3697,6 +3912,7 @@ int MPI_Get_hw_resource_info(MPI_Info* hw_info)
 #if HAVE_PMPI_Get_library_version
 int MPI_Get_library_version(char* version, int* resultlen)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Get_library_version);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Get_library_version);
     return PMPI_Get_library_version(version, resultlen);
@@ -3706,6 +3922,7 @@ int MPI_Get_library_version(char* version, int* resultlen)
 #if HAVE_PMPI_Get_processor_name
 int MPI_Get_processor_name(char* name, int* resultlen)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Get_processor_name);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Get_processor_name);
     return PMPI_Get_processor_name(name, resultlen);
@@ -3715,6 +3932,7 @@ int MPI_Get_processor_name(char* name, int* resultlen)
 #if HAVE_PMPI_Get_version
 int MPI_Get_version(int* version, int* subversion)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Get_version);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Get_version);
     return PMPI_Get_version(version, subversion);
@@ -3724,6 +3942,7 @@ int MPI_Get_version(int* version, int* subversion)
 #if HAVE_PMPI_Graph_create
 int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm* comm_graph)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Graph_create);
     comm_old = DUCTILE_COMM_IN(comm_old);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
@@ -3738,6 +3957,7 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
 #if HAVE_PMPI_Graph_get
 int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Graph_get);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Graph_get(comm, maxindex, maxedges, index, edges);
@@ -3752,6 +3972,7 @@ int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int ed
 #if HAVE_PMPI_Graph_map
 int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Graph_map);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Graph_map(comm, nnodes, index, edges, newrank);
@@ -3766,6 +3987,7 @@ int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[
 #if HAVE_PMPI_Graph_neighbors
 int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Graph_neighbors);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Graph_neighbors(comm, rank, maxneighbors, neighbors);
@@ -3780,6 +4002,7 @@ int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors
 #if HAVE_PMPI_Graph_neighbors_count
 int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Graph_neighbors_count);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Graph_neighbors_count(comm, rank, nneighbors);
@@ -3794,6 +4017,7 @@ int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors)
 #if HAVE_PMPI_Graphdims_get
 int MPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Graphdims_get);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Graphdims_get(comm, nnodes, nedges);
@@ -3808,6 +4032,7 @@ int MPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges)
 #if HAVE_PMPI_Grequest_complete
 int MPI_Grequest_complete(MPI_Request request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Grequest_complete);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Grequest_complete(request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Grequest_complete);
@@ -3821,6 +4046,7 @@ int MPI_Grequest_complete(MPI_Request request)
 #if HAVE_PMPI_Grequest_start
 int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn, MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Grequest_start);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Grequest_start);
@@ -3834,6 +4060,7 @@ int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_
 #if HAVE_PMPI_Group_compare
 int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Group_compare);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Group_compare(group1, group2, result);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_compare);
@@ -3847,6 +4074,7 @@ int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result)
 #if HAVE_PMPI_Group_difference
 int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Group_difference);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Group_difference(group1, group2, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_difference);
@@ -3860,6 +4088,7 @@ int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup
 #if HAVE_PMPI_Group_excl
 int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Group_excl);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Group_excl(group, n, ranks, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_excl);
@@ -3873,6 +4102,7 @@ int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
 #if HAVE_PMPI_Group_free
 int MPI_Group_free(MPI_Group* group)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Group_free);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Group_free(group);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_free);
@@ -3886,6 +4116,7 @@ int MPI_Group_free(MPI_Group* group)
 #if HAVE_PMPI_Group_from_session_pset
 int MPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_Group* newgroup)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Group_from_session_pset);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Group_from_session_pset(session, pset_name, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_from_session_pset);
@@ -3899,6 +4130,7 @@ int MPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_
 #if HAVE_PMPI_Group_incl
 int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Group_incl);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Group_incl(group, n, ranks, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_incl);
@@ -3912,6 +4144,7 @@ int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
 #if HAVE_PMPI_Group_intersection
 int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Group_intersection);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Group_intersection(group1, group2, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_intersection);
@@ -3925,6 +4158,7 @@ int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgro
 #if HAVE_PMPI_Group_range_excl
 int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Group_range_excl);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Group_range_excl(group, n, ranges, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_range_excl);
@@ -3938,6 +4172,7 @@ int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
 #if HAVE_PMPI_Group_range_incl
 int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Group_range_incl);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Group_range_incl(group, n, ranges, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_range_incl);
@@ -3951,6 +4186,7 @@ int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
 #if HAVE_PMPI_Group_rank
 int MPI_Group_rank(MPI_Group group, int* rank)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Group_rank);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Group_rank);
     return PMPI_Group_rank(group, rank);
@@ -3960,6 +4196,7 @@ int MPI_Group_rank(MPI_Group group, int* rank)
 #if HAVE_PMPI_Group_size
 int MPI_Group_size(MPI_Group group, int* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Group_size);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Group_size);
     return PMPI_Group_size(group, size);
@@ -3969,6 +4206,7 @@ int MPI_Group_size(MPI_Group group, int* size)
 #if HAVE_PMPI_Group_translate_ranks
 int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Group_translate_ranks);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Group_translate_ranks(group1, n, ranks1, group2, ranks2);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_translate_ranks);
@@ -3982,6 +4220,7 @@ int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_G
 #if HAVE_PMPI_Group_union
 int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Group_union);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Group_union(group1, group2, newgroup);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Group_union);
@@ -3995,6 +4234,7 @@ int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
 #if HAVE_PMPI_Iallgather
 int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iallgather);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -4016,6 +4256,7 @@ int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
 #if HAVE_PMPI_Iallgather_c
 int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iallgather_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -4037,6 +4278,7 @@ int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
 #if HAVE_PMPI_Iallgatherv
 int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iallgatherv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
@@ -4058,6 +4300,7 @@ int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
 #if HAVE_PMPI_Iallgatherv_c
 int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iallgatherv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
@@ -4079,6 +4322,7 @@ int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
 #if HAVE_PMPI_Iallreduce
 int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iallreduce);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
@@ -4099,6 +4343,7 @@ int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
 #if HAVE_PMPI_Iallreduce_c
 int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iallreduce_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
@@ -4119,6 +4364,7 @@ int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Da
 #if HAVE_PMPI_Ialltoall
 int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ialltoall);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -4141,6 +4387,7 @@ int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
 #if HAVE_PMPI_Ialltoall_c
 int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ialltoall_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -4163,6 +4410,7 @@ int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 #if HAVE_PMPI_Ialltoallv
 int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ialltoallv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
@@ -4185,6 +4433,7 @@ int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
 #if HAVE_PMPI_Ialltoallv_c
 int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ialltoallv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
@@ -4207,6 +4456,7 @@ int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
 #if HAVE_PMPI_Ialltoallw
 int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ialltoallw);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
@@ -4229,6 +4479,7 @@ int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
 #if HAVE_PMPI_Ialltoallw_c
 int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ialltoallw_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
@@ -4251,6 +4502,7 @@ int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
 #if HAVE_PMPI_Ibarrier
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ibarrier);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ibarrier(comm, request);
@@ -4265,6 +4517,7 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
 #if HAVE_PMPI_Ibcast
 int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ibcast);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
@@ -4287,6 +4540,7 @@ int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 #if HAVE_PMPI_Ibcast_c
 int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ibcast_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
@@ -4309,6 +4563,7 @@ int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
 #if HAVE_PMPI_Ibsend
 int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ibsend);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
@@ -4329,6 +4584,7 @@ int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
 #if HAVE_PMPI_Ibsend_c
 int MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ibsend_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
@@ -4349,6 +4605,7 @@ int MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
 #if HAVE_PMPI_Iexscan
 int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iexscan);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
@@ -4369,6 +4626,7 @@ int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
 #if HAVE_PMPI_Iexscan_c
 int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iexscan_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
@@ -4389,6 +4647,7 @@ int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
 #if HAVE_PMPI_Igather
 int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Igather);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
@@ -4412,6 +4671,7 @@ int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
 #if HAVE_PMPI_Igather_c
 int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Igather_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
@@ -4435,6 +4695,7 @@ int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 #if HAVE_PMPI_Igatherv
 int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Igatherv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
@@ -4458,6 +4719,7 @@ int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
 #if HAVE_PMPI_Igatherv_c
 int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Igatherv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
@@ -4481,6 +4743,7 @@ int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 #if HAVE_PMPI_Improbe
 int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Improbe);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Improbe(source, tag, comm, flag, message, status);
@@ -4495,6 +4758,7 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* mess
 #if HAVE_PMPI_Imrecv
 int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Imrecv);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Imrecv(buf, count, datatype, message, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Imrecv);
@@ -4514,6 +4778,7 @@ int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message
 #if HAVE_PMPI_Imrecv_c
 int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Imrecv_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Imrecv_c(buf, count, datatype, message, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Imrecv_c);
@@ -4533,6 +4798,7 @@ int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message*
 #if HAVE_PMPI_Ineighbor_allgather
 int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ineighbor_allgather);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -4555,6 +4821,7 @@ int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sen
 #if HAVE_PMPI_Ineighbor_allgather_c
 int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ineighbor_allgather_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -4577,6 +4844,7 @@ int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
 #if HAVE_PMPI_Ineighbor_allgatherv
 int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ineighbor_allgatherv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
@@ -4599,6 +4867,7 @@ int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
 #if HAVE_PMPI_Ineighbor_allgatherv_c
 int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ineighbor_allgatherv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
@@ -4621,6 +4890,7 @@ int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
 #if HAVE_PMPI_Ineighbor_alltoall
 int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ineighbor_alltoall);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -4643,6 +4913,7 @@ int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype send
 #if HAVE_PMPI_Ineighbor_alltoall_c
 int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ineighbor_alltoall_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -4665,6 +4936,7 @@ int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
 #if HAVE_PMPI_Ineighbor_alltoallv
 int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ineighbor_alltoallv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
@@ -4687,6 +4959,7 @@ int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const i
 #if HAVE_PMPI_Ineighbor_alltoallv_c
 int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ineighbor_alltoallv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
@@ -4709,6 +4982,7 @@ int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
 #if HAVE_PMPI_Ineighbor_alltoallw
 int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ineighbor_alltoallw);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
@@ -4731,6 +5005,7 @@ int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
 #if HAVE_PMPI_Ineighbor_alltoallw_c
 int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ineighbor_alltoallw_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
@@ -4753,6 +5028,7 @@ int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
 #if HAVE_PMPI_Info_create
 int MPI_Info_create(MPI_Info* info)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Info_create);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Info_create(info);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_create);
@@ -4766,6 +5042,7 @@ int MPI_Info_create(MPI_Info* info)
 #if HAVE_PMPI_Info_create_env
 int MPI_Info_create_env(int argc, char *argv[], MPI_Info* info)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Info_create_env);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Info_create_env(argc, argv, info);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_create_env);
@@ -4779,6 +5056,7 @@ int MPI_Info_create_env(int argc, char *argv[], MPI_Info* info)
 #if HAVE_PMPI_Info_delete
 int MPI_Info_delete(MPI_Info info, const char* key)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Info_delete);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Info_delete(info, key);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_delete);
@@ -4792,6 +5070,7 @@ int MPI_Info_delete(MPI_Info info, const char* key)
 #if HAVE_PMPI_Info_dup
 int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Info_dup);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Info_dup(info, newinfo);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_dup);
@@ -4805,6 +5084,7 @@ int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo)
 #if HAVE_PMPI_Info_free
 int MPI_Info_free(MPI_Info* info)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Info_free);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Info_free(info);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_free);
@@ -4818,6 +5098,7 @@ int MPI_Info_free(MPI_Info* info)
 #if HAVE_PMPI_Info_get
 int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Info_get);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Info_get(info, key, valuelen, value, flag);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_get);
@@ -4831,6 +5112,7 @@ int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int*
 #if HAVE_PMPI_Info_get_nkeys
 int MPI_Info_get_nkeys(MPI_Info info, int* nkeys)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Info_get_nkeys);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Info_get_nkeys(info, nkeys);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_get_nkeys);
@@ -4844,6 +5126,7 @@ int MPI_Info_get_nkeys(MPI_Info info, int* nkeys)
 #if HAVE_PMPI_Info_get_nthkey
 int MPI_Info_get_nthkey(MPI_Info info, int n, char* key)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Info_get_nthkey);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Info_get_nthkey(info, n, key);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_get_nthkey);
@@ -4857,6 +5140,7 @@ int MPI_Info_get_nthkey(MPI_Info info, int n, char* key)
 #if HAVE_PMPI_Info_get_string
 int MPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Info_get_string);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Info_get_string(info, key, buflen, value, flag);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_get_string);
@@ -4870,6 +5154,7 @@ int MPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value
 #if HAVE_PMPI_Info_get_valuelen
 int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Info_get_valuelen);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Info_get_valuelen(info, key, valuelen, flag);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_get_valuelen);
@@ -4883,6 +5168,7 @@ int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* fl
 #if HAVE_PMPI_Info_set
 int MPI_Info_set(MPI_Info info, const char* key, const char* value)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Info_set);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Info_set(info, key, value);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Info_set);
@@ -4896,6 +5182,7 @@ int MPI_Info_set(MPI_Info info, const char* key, const char* value)
 #if HAVE_PMPI_Initialized
 int MPI_Initialized(int* flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Initialized);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Initialized);
     return PMPI_Initialized(flag);
@@ -4905,6 +5192,7 @@ int MPI_Initialized(int* flag)
 #if HAVE_PMPI_Intercomm_create
 int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm* newintercomm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Intercomm_create);
     local_comm = DUCTILE_COMM_IN(local_comm);
     peer_comm = DUCTILE_COMM_IN(peer_comm);
     if (!DUCTILE_SHOULD_MONITOR())
@@ -4920,6 +5208,7 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
 #if HAVE_PMPI_Intercomm_create_from_groups
 int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newintercomm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Intercomm_create_from_groups);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Intercomm_create_from_groups);
@@ -4933,6 +5222,7 @@ int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MP
 #if HAVE_PMPI_Intercomm_merge
 int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Intercomm_merge);
     intercomm = DUCTILE_COMM_IN(intercomm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Intercomm_merge(intercomm, high, newintracomm);
@@ -4947,6 +5237,7 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm)
 #if HAVE_PMPI_Iprobe
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iprobe);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iprobe(source, tag, comm, flag, status);
@@ -4961,6 +5252,7 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
 #if HAVE_PMPI_Irecv
 int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Irecv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
@@ -4981,6 +5273,7 @@ int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
 #if HAVE_PMPI_Irecv_c
 int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Irecv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
@@ -5001,6 +5294,7 @@ int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, i
 #if HAVE_PMPI_Ireduce
 int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ireduce);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
@@ -5024,6 +5318,7 @@ int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
 #if HAVE_PMPI_Ireduce_c
 int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ireduce_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
@@ -5047,6 +5342,7 @@ int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
 #if HAVE_PMPI_Ireduce_scatter
 int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ireduce_scatter);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
@@ -5069,6 +5365,7 @@ int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
 #if HAVE_PMPI_Ireduce_scatter_block
 int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ireduce_scatter_block);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
@@ -5090,6 +5387,7 @@ int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
 #if HAVE_PMPI_Ireduce_scatter_block_c
 int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ireduce_scatter_block_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
@@ -5111,6 +5409,7 @@ int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count re
 #if HAVE_PMPI_Ireduce_scatter_c
 int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ireduce_scatter_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
@@ -5133,6 +5432,7 @@ int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count re
 #if HAVE_PMPI_Irsend
 int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Irsend);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
@@ -5153,6 +5453,7 @@ int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
 #if HAVE_PMPI_Irsend_c
 int MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Irsend_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
@@ -5173,6 +5474,7 @@ int MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
 #if HAVE_PMPI_Is_thread_main
 int MPI_Is_thread_main(int* flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Is_thread_main);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Is_thread_main);
     return PMPI_Is_thread_main(flag);
@@ -5182,6 +5484,7 @@ int MPI_Is_thread_main(int* flag)
 #if HAVE_PMPI_Iscan
 int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iscan);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
@@ -5202,6 +5505,7 @@ int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
 #if HAVE_PMPI_Iscan_c
 int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iscan_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
@@ -5222,6 +5526,7 @@ int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatyp
 #if HAVE_PMPI_Iscatter
 int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iscatter);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
@@ -5245,6 +5550,7 @@ int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
 #if HAVE_PMPI_Iscatter_c
 int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iscatter_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
@@ -5268,6 +5574,7 @@ int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 #if HAVE_PMPI_Iscatterv
 int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iscatterv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
@@ -5291,6 +5598,7 @@ int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[
 #if HAVE_PMPI_Iscatterv_c
 int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Iscatterv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
@@ -5314,6 +5622,7 @@ int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
 #if HAVE_PMPI_Isend
 int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Isend);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
@@ -5334,6 +5643,7 @@ int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
 #if HAVE_PMPI_Isend_c
 int MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Isend_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
@@ -5354,6 +5664,7 @@ int MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
 #if HAVE_PMPI_Isendrecv
 int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Isendrecv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
@@ -5375,6 +5686,7 @@ int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
 #if HAVE_PMPI_Isendrecv_c
 int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Isendrecv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
@@ -5396,6 +5708,7 @@ int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 #if HAVE_PMPI_Isendrecv_replace
 int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Isendrecv_replace);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
@@ -5417,6 +5730,7 @@ int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
 #if HAVE_PMPI_Isendrecv_replace_c
 int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Isendrecv_replace_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
@@ -5438,6 +5752,7 @@ int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, i
 #if HAVE_PMPI_Issend
 int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Issend);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
@@ -5458,6 +5773,7 @@ int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
 #if HAVE_PMPI_Issend_c
 int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Issend_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
@@ -5478,6 +5794,7 @@ int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
 #if HAVE_PMPI_Lookup_name
 int MPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Lookup_name);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Lookup_name(service_name, info, port_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Lookup_name);
@@ -5491,11 +5808,12 @@ int MPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name)
 #if HAVE_PMPI_Mprobe
 int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status)
 {
+    unsigned ductile_fold_ = ductile_fold_check(DUCTILE_FN_MPI_Mprobe);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Mprobe(source, tag, comm, message, status);
+        return (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Mprobe(source, tag, comm, message, status) : PMPI_Mprobe(source, tag, comm, message, status));
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Mprobe);
-    int ret = PMPI_Mprobe(source, tag, comm, message, status);
+    int ret = (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Mprobe(source, tag, comm, message, status) : PMPI_Mprobe(source, tag, comm, message, status));
     DUCTILE_STOP();
     DUCTILE_FINISH(DUCTILE_FN_MPI_Mprobe, 0, 0);
     return ret;
@@ -5505,12 +5823,13 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Sta
 #if HAVE_PMPI_Mrecv
 int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
 {
+    unsigned ductile_fold_ = ductile_fold_check(DUCTILE_FN_MPI_Mrecv);
     if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Mrecv(buf, count, datatype, message, status);
+        return (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Mrecv(buf, count, datatype, message, status) : PMPI_Mrecv(buf, count, datatype, message, status));
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Mrecv);
-    int ret = PMPI_Mrecv(buf, count, datatype, message, status);
+    int ret = (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Mrecv(buf, count, datatype, message, status) : PMPI_Mrecv(buf, count, datatype, message, status));
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
@@ -5524,6 +5843,7 @@ int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
 #if HAVE_PMPI_Mrecv_c
 int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Mrecv_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Mrecv_c(buf, count, datatype, message, status);
     MPI_Status ductile_st_;
@@ -5543,6 +5863,7 @@ int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* 
 #if HAVE_PMPI_Neighbor_allgather
 int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_allgather);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -5563,6 +5884,7 @@ int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype send
 #if HAVE_PMPI_Neighbor_allgather_c
 int MPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_allgather_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -5583,6 +5905,7 @@ int MPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
 #if HAVE_PMPI_Neighbor_allgather_init
 int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_allgather_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -5605,6 +5928,7 @@ int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype
 #if HAVE_PMPI_Neighbor_allgather_init_c
 int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_allgather_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -5627,6 +5951,7 @@ int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_
 #if HAVE_PMPI_Neighbor_allgatherv
 int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_allgatherv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
@@ -5647,6 +5972,7 @@ int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sen
 #if HAVE_PMPI_Neighbor_allgatherv_c
 int MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_allgatherv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
@@ -5667,6 +5993,7 @@ int MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
 #if HAVE_PMPI_Neighbor_allgatherv_init
 int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_allgatherv_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
@@ -5689,6 +6016,7 @@ int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatyp
 #if HAVE_PMPI_Neighbor_allgatherv_init_c
 int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_allgatherv_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
@@ -5711,6 +6039,7 @@ int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI
 #if HAVE_PMPI_Neighbor_alltoall
 int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_alltoall);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -5731,6 +6060,7 @@ int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendt
 #if HAVE_PMPI_Neighbor_alltoall_c
 int MPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_alltoall_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -5751,6 +6081,7 @@ int MPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Dataty
 #if HAVE_PMPI_Neighbor_alltoall_init
 int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_alltoall_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -5773,6 +6104,7 @@ int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype 
 #if HAVE_PMPI_Neighbor_alltoall_init_c
 int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_alltoall_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -5795,6 +6127,7 @@ int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_D
 #if HAVE_PMPI_Neighbor_alltoallv
 int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_alltoallv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
@@ -5815,6 +6148,7 @@ int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const in
 #if HAVE_PMPI_Neighbor_alltoallv_c
 int MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_alltoallv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
@@ -5835,6 +6169,7 @@ int MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], 
 #if HAVE_PMPI_Neighbor_alltoallv_init
 int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_alltoallv_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
@@ -5857,6 +6192,7 @@ int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], con
 #if HAVE_PMPI_Neighbor_alltoallv_init_c
 int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_alltoallv_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
@@ -5879,6 +6215,7 @@ int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcount
 #if HAVE_PMPI_Neighbor_alltoallw
 int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_alltoallw);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
@@ -5899,6 +6236,7 @@ int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MP
 #if HAVE_PMPI_Neighbor_alltoallw_c
 int MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_alltoallw_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
@@ -5919,6 +6257,7 @@ int MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], 
 #if HAVE_PMPI_Neighbor_alltoallw_init
 int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_alltoallw_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
@@ -5941,6 +6280,7 @@ int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], con
 #if HAVE_PMPI_Neighbor_alltoallw_init_c
 int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Neighbor_alltoallw_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
@@ -5963,6 +6303,7 @@ int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcount
 #if HAVE_PMPI_Op_commutative
 int MPI_Op_commutative(MPI_Op op, int* commute)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Op_commutative);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Op_commutative(op, commute);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Op_commutative);
@@ -5976,6 +6317,7 @@ int MPI_Op_commutative(MPI_Op op, int* commute)
 #if HAVE_PMPI_Op_create
 int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Op_create);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Op_create(user_fn, commute, op);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Op_create);
@@ -5989,6 +6331,7 @@ int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op)
 #if HAVE_PMPI_Op_create_c
 int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Op_create_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Op_create_c(user_fn, commute, op);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Op_create_c);
@@ -6002,6 +6345,7 @@ int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op)
 #if HAVE_PMPI_Op_free
 int MPI_Op_free(MPI_Op* op)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Op_free);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Op_free(op);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Op_free);
@@ -6015,6 +6359,7 @@ int MPI_Op_free(MPI_Op* op)
 #if HAVE_PMPI_Open_port
 int MPI_Open_port(MPI_Info info, char* port_name)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Open_port);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Open_port(info, port_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Open_port);
@@ -6028,6 +6373,7 @@ int MPI_Open_port(MPI_Info info, char* port_name)
 #if HAVE_PMPI_Pack
 int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Pack);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm);
@@ -6042,6 +6388,7 @@ int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf
 #if HAVE_PMPI_Pack_c
 int MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Pack_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm);
@@ -6056,6 +6403,7 @@ int MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void
 #if HAVE_PMPI_Pack_external
 int MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, MPI_Aint outsize, MPI_Aint* position)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Pack_external);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pack_external);
@@ -6069,6 +6417,7 @@ int MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_
 #if HAVE_PMPI_Pack_external_c
 int MPI_Pack_external_c(const char datarep[], const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Pack_external_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pack_external_c);
@@ -6082,6 +6431,7 @@ int MPI_Pack_external_c(const char datarep[], const void* inbuf, MPI_Count incou
 #if HAVE_PMPI_Pack_external_size
 int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Pack_external_size);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Pack_external_size(datarep, incount, datatype, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pack_external_size);
@@ -6095,6 +6445,7 @@ int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datat
 #if HAVE_PMPI_Pack_external_size_c
 int MPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype, MPI_Count* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Pack_external_size_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Pack_external_size_c(datarep, incount, datatype, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pack_external_size_c);
@@ -6108,6 +6459,7 @@ int MPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Dataty
 #if HAVE_PMPI_Pack_size
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Pack_size);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Pack_size(incount, datatype, comm, size);
@@ -6122,6 +6474,7 @@ int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size)
 #if HAVE_PMPI_Pack_size_c
 int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Pack_size_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Pack_size_c(incount, datatype, comm, size);
@@ -6136,6 +6489,7 @@ int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI
 #if HAVE_PMPI_Parrived
 int MPI_Parrived(MPI_Request request, int partition, int* flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Parrived);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Parrived(request, partition, flag);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Parrived);
@@ -6149,6 +6503,7 @@ int MPI_Parrived(MPI_Request request, int partition, int* flag)
 #if HAVE_PMPI_Pready
 int MPI_Pready(int partition, MPI_Request request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Pready);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Pready(partition, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pready);
@@ -6162,6 +6517,7 @@ int MPI_Pready(int partition, MPI_Request request)
 #if HAVE_PMPI_Pready_list
 int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Pready_list);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Pready_list(length, array_of_partitions, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pready_list);
@@ -6175,6 +6531,7 @@ int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request req
 #if HAVE_PMPI_Pready_range
 int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Pready_range);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Pready_range(partition_low, partition_high, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Pready_range);
@@ -6188,6 +6545,7 @@ int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
 #if HAVE_PMPI_Precv_init
 int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Precv_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
@@ -6208,11 +6566,12 @@ int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype data
 #if HAVE_PMPI_Probe
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
+    unsigned ductile_fold_ = ductile_fold_check(DUCTILE_FN_MPI_Probe);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Probe(source, tag, comm, status);
+        return (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Probe(source, tag, comm, status) : PMPI_Probe(source, tag, comm, status));
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Probe);
-    int ret = PMPI_Probe(source, tag, comm, status);
+    int ret = (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Probe(source, tag, comm, status) : PMPI_Probe(source, tag, comm, status));
     DUCTILE_STOP();
     DUCTILE_FINISH(DUCTILE_FN_MPI_Probe, 0, 0);
     return ret;
@@ -6222,6 +6581,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
 #if HAVE_PMPI_Psend_init
 int MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Psend_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
@@ -6242,6 +6602,7 @@ int MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatyp
 #if HAVE_PMPI_Publish_name
 int MPI_Publish_name(const char* service_name, MPI_Info info, const char* port_name)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Publish_name);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Publish_name(service_name, info, port_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Publish_name);
@@ -6255,6 +6616,7 @@ int MPI_Publish_name(const char* service_name, MPI_Info info, const char* port_n
 #if HAVE_PMPI_Put
 int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Put);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Put);
@@ -6272,6 +6634,7 @@ int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datat
 #if HAVE_PMPI_Put_c
 int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Put_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Put_c);
@@ -6289,6 +6652,7 @@ int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype orig
 #if HAVE_PMPI_Query_thread
 int MPI_Query_thread(int* provided)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Query_thread);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Query_thread);
     return PMPI_Query_thread(provided);
@@ -6298,6 +6662,7 @@ int MPI_Query_thread(int* provided)
 #if HAVE_PMPI_Raccumulate
 int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Raccumulate);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Raccumulate);
@@ -6317,6 +6682,7 @@ int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype orig
 #if HAVE_PMPI_Raccumulate_c
 int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Raccumulate_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Raccumulate_c);
@@ -6336,13 +6702,14 @@ int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datat
 #if HAVE_PMPI_Recv
 int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
+    unsigned ductile_fold_ = ductile_fold_check(DUCTILE_FN_MPI_Recv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
+        return (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Recv(buf, count, datatype, source, tag, comm, status) : PMPI_Recv(buf, count, datatype, source, tag, comm, status));
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Recv);
-    int ret = PMPI_Recv(buf, count, datatype, source, tag, comm, status);
+    int ret = (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Recv(buf, count, datatype, source, tag, comm, status) : PMPI_Recv(buf, count, datatype, source, tag, comm, status));
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
@@ -6356,6 +6723,7 @@ int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, M
 #if HAVE_PMPI_Recv_c
 int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Recv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
@@ -6376,6 +6744,7 @@ int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, in
 #if HAVE_PMPI_Recv_init
 int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Recv_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
@@ -6396,6 +6765,7 @@ int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int t
 #if HAVE_PMPI_Recv_init_c
 int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Recv_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
@@ -6416,6 +6786,7 @@ int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int sourc
 #if HAVE_PMPI_Reduce
 int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Reduce);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
@@ -6437,6 +6808,7 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
 #if HAVE_PMPI_Reduce_c
 int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Reduce_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
@@ -6458,6 +6830,7 @@ int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dataty
 #if HAVE_PMPI_Reduce_init
 int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Reduce_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
@@ -6481,6 +6854,7 @@ int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
 #if HAVE_PMPI_Reduce_init_c
 int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Reduce_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
@@ -6504,6 +6878,7 @@ int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
 #if HAVE_PMPI_Reduce_local
 int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Reduce_local);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Reduce_local(inbuf, inoutbuf, count, datatype, op);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_local);
@@ -6517,6 +6892,7 @@ int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype 
 #if HAVE_PMPI_Reduce_local_c
 int MPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Reduce_local_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Reduce_local_c);
@@ -6530,6 +6906,7 @@ int MPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_D
 #if HAVE_PMPI_Reduce_scatter
 int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Reduce_scatter);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
@@ -6550,6 +6927,7 @@ int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
 #if HAVE_PMPI_Reduce_scatter_block
 int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Reduce_scatter_block);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
@@ -6569,6 +6947,7 @@ int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, 
 #if HAVE_PMPI_Reduce_scatter_block_c
 int MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Reduce_scatter_block_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
@@ -6588,6 +6967,7 @@ int MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count rec
 #if HAVE_PMPI_Reduce_scatter_block_init
 int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Reduce_scatter_block_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
@@ -6609,6 +6989,7 @@ int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvco
 #if HAVE_PMPI_Reduce_scatter_block_init_c
 int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Reduce_scatter_block_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
@@ -6630,6 +7011,7 @@ int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Coun
 #if HAVE_PMPI_Reduce_scatter_c
 int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Reduce_scatter_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
@@ -6650,6 +7032,7 @@ int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count rec
 #if HAVE_PMPI_Reduce_scatter_init
 int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Reduce_scatter_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
@@ -6672,6 +7055,7 @@ int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvco
 #if HAVE_PMPI_Reduce_scatter_init_c
 int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Reduce_scatter_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
@@ -6694,6 +7078,7 @@ int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Coun
 #if HAVE_PMPI_Register_datarep
 int MPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* read_conversion_fn, MPI_Datarep_conversion_function* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Register_datarep);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Register_datarep);
@@ -6707,6 +7092,7 @@ int MPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* r
 #if HAVE_PMPI_Register_datarep_c
 int MPI_Register_datarep_c(const char* datarep, MPI_Datarep_conversion_function_c* read_conversion_fn, MPI_Datarep_conversion_function_c* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Register_datarep_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Register_datarep_c(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Register_datarep_c);
@@ -6720,6 +7106,7 @@ int MPI_Register_datarep_c(const char* datarep, MPI_Datarep_conversion_function_
 #if HAVE_PMPI_Remove_error_class
 int MPI_Remove_error_class(int errorclass)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Remove_error_class);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Remove_error_class(errorclass);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Remove_error_class);
@@ -6733,6 +7120,7 @@ int MPI_Remove_error_class(int errorclass)
 #if HAVE_PMPI_Remove_error_code
 int MPI_Remove_error_code(int errorcode)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Remove_error_code);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Remove_error_code(errorcode);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Remove_error_code);
@@ -6746,6 +7134,7 @@ int MPI_Remove_error_code(int errorcode)
 #if HAVE_PMPI_Remove_error_string
 int MPI_Remove_error_string(int errorcode)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Remove_error_string);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Remove_error_string(errorcode);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Remove_error_string);
@@ -6759,6 +7148,7 @@ int MPI_Remove_error_string(int errorcode)
 #if HAVE_PMPI_Request_get_status
 int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Request_get_status);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Request_get_status(request, flag, status);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Request_get_status);
@@ -6772,6 +7162,7 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
 #if HAVE_PMPI_Request_get_status_all
 int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Request_get_status_all);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Request_get_status_all);
@@ -6785,6 +7176,7 @@ int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[],
 #if HAVE_PMPI_Request_get_status_any
 int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Request_get_status_any);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Request_get_status_any(count, array_of_requests, index, flag, status);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Request_get_status_any);
@@ -6798,6 +7190,7 @@ int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[],
 #if HAVE_PMPI_Request_get_status_some
 int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Request_get_status_some);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Request_get_status_some);
@@ -6811,6 +7204,7 @@ int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests
 #if HAVE_PMPI_Rget
 int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Rget);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rget);
@@ -6830,6 +7224,7 @@ int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, 
 #if HAVE_PMPI_Rget_accumulate
 int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Rget_accumulate);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rget_accumulate);
@@ -6852,6 +7247,7 @@ int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype 
 #if HAVE_PMPI_Rget_accumulate_c
 int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Rget_accumulate_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rget_accumulate_c);
@@ -6874,6 +7270,7 @@ int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_D
 #if HAVE_PMPI_Rget_c
 int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Rget_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rget_c);
@@ -6893,6 +7290,7 @@ int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
 #if HAVE_PMPI_Rput
 int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Rput);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rput);
@@ -6912,6 +7310,7 @@ int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_data
 #if HAVE_PMPI_Rput_c
 int MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Rput_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rput_c);
@@ -6931,11 +7330,12 @@ int MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype ori
 #if HAVE_PMPI_Rsend
 int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    unsigned ductile_fold_ = ductile_fold_check(DUCTILE_FN_MPI_Rsend);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Rsend(buf, count, datatype, dest, tag, comm);
+        return (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Rsend(buf, count, datatype, dest, tag, comm) : PMPI_Rsend(buf, count, datatype, dest, tag, comm));
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Rsend);
-    int ret = PMPI_Rsend(buf, count, datatype, dest, tag, comm);
+    int ret = (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Rsend(buf, count, datatype, dest, tag, comm) : PMPI_Rsend(buf, count, datatype, dest, tag, comm));
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
@@ -6949,6 +7349,7 @@ int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
 #if HAVE_PMPI_Rsend_c
 int MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Rsend_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
@@ -6967,6 +7368,7 @@ int MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
 #if HAVE_PMPI_Rsend_init
 int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Rsend_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
@@ -6987,6 +7389,7 @@ int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
 #if HAVE_PMPI_Rsend_init_c
 int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Rsend_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
@@ -7007,6 +7410,7 @@ int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
 #if HAVE_PMPI_Scan
 int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Scan);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
@@ -7025,6 +7429,7 @@ int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatyp
 #if HAVE_PMPI_Scan_c
 int MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Scan_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
@@ -7043,6 +7448,7 @@ int MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype
 #if HAVE_PMPI_Scan_init
 int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Scan_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
@@ -7063,6 +7469,7 @@ int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
 #if HAVE_PMPI_Scan_init_c
 int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Scan_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
@@ -7083,6 +7490,7 @@ int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dat
 #if HAVE_PMPI_Scatter
 int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Scatter);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -7104,6 +7512,7 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
 #if HAVE_PMPI_Scatter_c
 int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Scatter_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -7125,6 +7534,7 @@ int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 #if HAVE_PMPI_Scatter_init
 int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Scatter_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
@@ -7148,6 +7558,7 @@ int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
 #if HAVE_PMPI_Scatter_init_c
 int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Scatter_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
@@ -7171,6 +7582,7 @@ int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
 #if HAVE_PMPI_Scatterv
 int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Scatterv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -7192,6 +7604,7 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
 #if HAVE_PMPI_Scatterv_c
 int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Scatterv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -7213,6 +7626,7 @@ int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_
 #if HAVE_PMPI_Scatterv_init
 int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Scatterv_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
@@ -7236,6 +7650,7 @@ int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int dis
 #if HAVE_PMPI_Scatterv_init_c
 int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Scatterv_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
@@ -7259,11 +7674,12 @@ int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const
 #if HAVE_PMPI_Send
 int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    unsigned ductile_fold_ = ductile_fold_check(DUCTILE_FN_MPI_Send);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Send(buf, count, datatype, dest, tag, comm);
+        return (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Send(buf, count, datatype, dest, tag, comm) : PMPI_Send(buf, count, datatype, dest, tag, comm));
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Send);
-    int ret = PMPI_Send(buf, count, datatype, dest, tag, comm);
+    int ret = (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Send(buf, count, datatype, dest, tag, comm) : PMPI_Send(buf, count, datatype, dest, tag, comm));
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
@@ -7277,6 +7693,7 @@ int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int ta
 #if HAVE_PMPI_Send_c
 int MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Send_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Send_c(buf, count, datatype, dest, tag, comm);
@@ -7295,6 +7712,7 @@ int MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest
 #if HAVE_PMPI_Send_init
 int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Send_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
@@ -7315,6 +7733,7 @@ int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, i
 #if HAVE_PMPI_Send_init_c
 int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Send_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
@@ -7335,13 +7754,14 @@ int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int
 #if HAVE_PMPI_Sendrecv
 int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
+    unsigned ductile_fold_ = ductile_fold_check(DUCTILE_FN_MPI_Sendrecv);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+        return (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status) : PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status));
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Sendrecv);
-    int ret = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    int ret = (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status) : PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status));
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
@@ -7356,6 +7776,7 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
 #if HAVE_PMPI_Sendrecv_c
 int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Sendrecv_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
@@ -7377,6 +7798,7 @@ int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 #if HAVE_PMPI_Sendrecv_replace
 int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Sendrecv_replace);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
@@ -7398,6 +7820,7 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, 
 #if HAVE_PMPI_Sendrecv_replace_c
 int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Sendrecv_replace_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
@@ -7419,6 +7842,7 @@ int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, in
 #if HAVE_PMPI_Session_attach_buffer
 int MPI_Session_attach_buffer(MPI_Session session, void* buffer, int size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_attach_buffer);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_attach_buffer(session, buffer, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_attach_buffer);
@@ -7432,6 +7856,7 @@ int MPI_Session_attach_buffer(MPI_Session session, void* buffer, int size)
 #if HAVE_PMPI_Session_attach_buffer_c
 int MPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_attach_buffer_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_attach_buffer_c(session, buffer, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_attach_buffer_c);
@@ -7445,6 +7870,7 @@ int MPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count siz
 #if HAVE_PMPI_Session_call_errhandler
 int MPI_Session_call_errhandler(MPI_Session session, int errorcode)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_call_errhandler);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_call_errhandler(session, errorcode);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_call_errhandler);
@@ -7458,6 +7884,7 @@ int MPI_Session_call_errhandler(MPI_Session session, int errorcode)
 #if HAVE_PMPI_Session_create_errhandler
 int MPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errhandler_fn, MPI_Errhandler* errhandler)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_create_errhandler);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_create_errhandler(session_errhandler_fn, errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_create_errhandler);
@@ -7471,6 +7898,7 @@ int MPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errha
 #if HAVE_PMPI_Session_detach_buffer
 int MPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_detach_buffer);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_detach_buffer(session, buffer_addr, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_detach_buffer);
@@ -7484,6 +7912,7 @@ int MPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size)
 #if HAVE_PMPI_Session_detach_buffer_c
 int MPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Count* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_detach_buffer_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_detach_buffer_c(session, buffer_addr, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_detach_buffer_c);
@@ -7497,6 +7926,7 @@ int MPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Coun
 #if HAVE_PMPI_Session_finalize
 int MPI_Session_finalize(MPI_Session* session)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_finalize);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_finalize(session);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_finalize);
@@ -7510,6 +7940,7 @@ int MPI_Session_finalize(MPI_Session* session)
 #if HAVE_PMPI_Session_flush_buffer
 int MPI_Session_flush_buffer(MPI_Session session)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_flush_buffer);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_flush_buffer(session);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_flush_buffer);
@@ -7523,6 +7954,7 @@ int MPI_Session_flush_buffer(MPI_Session session)
 #if HAVE_PMPI_Session_get_errhandler
 int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_get_errhandler);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_get_errhandler(session, errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_get_errhandler);
@@ -7536,6 +7968,7 @@ int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler)
 #if HAVE_PMPI_Session_get_info
 int MPI_Session_get_info(MPI_Session session, MPI_Info* info_used)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_get_info);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_get_info(session, info_used);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_get_info);
@@ -7549,6 +7982,7 @@ int MPI_Session_get_info(MPI_Session session, MPI_Info* info_used)
 #if HAVE_PMPI_Session_get_nth_pset
 int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pset_len, char* pset_name)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_get_nth_pset);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_get_nth_pset(session, info, n, pset_len, pset_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_get_nth_pset);
@@ -7562,6 +7996,7 @@ int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pse
 #if HAVE_PMPI_Session_get_num_psets
 int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_names)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_get_num_psets);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_get_num_psets(session, info, npset_names);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_get_num_psets);
@@ -7575,6 +8010,7 @@ int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_nam
 #if HAVE_PMPI_Session_get_pset_info
 int MPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_Info* info)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_get_pset_info);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_get_pset_info(session, pset_name, info);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_get_pset_info);
@@ -7588,6 +8024,7 @@ int MPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_In
 #if HAVE_PMPI_Session_iflush_buffer
 int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_iflush_buffer);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_iflush_buffer(session, request);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_iflush_buffer);
@@ -7601,6 +8038,7 @@ int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request)
 #if HAVE_PMPI_Session_init
 int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_init);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_init(info, errhandler, session);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_init);
@@ -7614,6 +8052,7 @@ int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* sess
 #if HAVE_PMPI_Session_set_errhandler
 int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Session_set_errhandler);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Session_set_errhandler(session, errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_set_errhandler);
@@ -7627,11 +8066,12 @@ int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 #if HAVE_PMPI_Ssend
 int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    unsigned ductile_fold_ = ductile_fold_check(DUCTILE_FN_MPI_Ssend);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
+        return (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Ssend(buf, count, datatype, dest, tag, comm) : PMPI_Ssend(buf, count, datatype, dest, tag, comm));
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Ssend);
-    int ret = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
+    int ret = (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Ssend(buf, count, datatype, dest, tag, comm) : PMPI_Ssend(buf, count, datatype, dest, tag, comm));
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
     if (ret == MPI_SUCCESS) {
@@ -7645,6 +8085,7 @@ int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
 #if HAVE_PMPI_Ssend_c
 int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ssend_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
@@ -7663,6 +8104,7 @@ int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
 #if HAVE_PMPI_Ssend_init
 int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ssend_init);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
@@ -7683,6 +8125,7 @@ int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
 #if HAVE_PMPI_Ssend_init_c
 int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Ssend_init_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
@@ -7703,6 +8146,7 @@ int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
 #if HAVE_PMPI_Status_get_error
 int MPI_Status_get_error(const MPI_Status* status, int* err)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Status_get_error);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Status_get_error);
     return PMPI_Status_get_error(status, err);
@@ -7712,6 +8156,7 @@ int MPI_Status_get_error(const MPI_Status* status, int* err)
 #if HAVE_PMPI_Status_get_source
 int MPI_Status_get_source(const MPI_Status* status, int* source)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Status_get_source);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Status_get_source);
     return PMPI_Status_get_source(status, source);
@@ -7721,6 +8166,7 @@ int MPI_Status_get_source(const MPI_Status* status, int* source)
 #if HAVE_PMPI_Status_get_tag
 int MPI_Status_get_tag(const MPI_Status* status, int* tag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Status_get_tag);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Status_get_tag);
     return PMPI_Status_get_tag(status, tag);
@@ -7730,6 +8176,7 @@ int MPI_Status_get_tag(const MPI_Status* status, int* tag)
 #if HAVE_PMPI_Status_set_cancelled
 int MPI_Status_set_cancelled(MPI_Status* status, int flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Status_set_cancelled);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Status_set_cancelled);
     return PMPI_Status_set_cancelled(status, flag);
@@ -7739,6 +8186,7 @@ int MPI_Status_set_cancelled(MPI_Status* status, int flag)
 #if HAVE_PMPI_Status_set_elements
 int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Status_set_elements);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Status_set_elements);
     return PMPI_Status_set_elements(status, datatype, count);
@@ -7748,6 +8196,7 @@ int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count
 #if HAVE_PMPI_Status_set_elements_c
 int MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Status_set_elements_c);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Status_set_elements_c);
     return PMPI_Status_set_elements_c(status, datatype, count);
@@ -7757,6 +8206,7 @@ int MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Cou
 #if HAVE_PMPI_Status_set_elements_x
 int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Status_set_elements_x);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Status_set_elements_x);
     return PMPI_Status_set_elements_x(status, datatype, count);
@@ -7766,6 +8216,7 @@ int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Cou
 #if HAVE_PMPI_Status_set_error
 int MPI_Status_set_error(MPI_Status* status, int err)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Status_set_error);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Status_set_error);
     return PMPI_Status_set_error(status, err);
@@ -7775,6 +8226,7 @@ int MPI_Status_set_error(MPI_Status* status, int err)
 #if HAVE_PMPI_Status_set_source
 int MPI_Status_set_source(MPI_Status* status, int source)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Status_set_source);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Status_set_source);
     return PMPI_Status_set_source(status, source);
@@ -7784,6 +8236,7 @@ int MPI_Status_set_source(MPI_Status* status, int source)
 #if HAVE_PMPI_Status_set_tag
 int MPI_Status_set_tag(MPI_Status* status, int tag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Status_set_tag);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Status_set_tag);
     return PMPI_Status_set_tag(status, tag);
@@ -7793,6 +8246,7 @@ int MPI_Status_set_tag(MPI_Status* status, int tag)
 #if HAVE_PMPI_Test
 int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Test);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Test(request, flag, status);
     struct ductile_done ductile_dd_;
@@ -7809,6 +8263,7 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
 #if HAVE_PMPI_Test_cancelled
 int MPI_Test_cancelled(const MPI_Status* status, int* flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Test_cancelled);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Test_cancelled);
     return PMPI_Test_cancelled(status, flag);
@@ -7818,6 +8273,7 @@ int MPI_Test_cancelled(const MPI_Status* status, int* flag)
 #if HAVE_PMPI_Testall
 int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Testall);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
     struct ductile_done ductile_dd_;
@@ -7834,6 +8290,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Statu
 #if HAVE_PMPI_Testany
 int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Testany);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Testany(count, array_of_requests, index, flag, status);
     struct ductile_done ductile_dd_;
@@ -7850,6 +8307,7 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* fla
 #if HAVE_PMPI_Testsome
 int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Testsome);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     struct ductile_done ductile_dd_;
@@ -7866,6 +8324,7 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, in
 #if HAVE_PMPI_Topo_test
 int MPI_Topo_test(MPI_Comm comm, int* status)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Topo_test);
     comm = DUCTILE_COMM_IN(comm);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Topo_test);
@@ -7876,6 +8335,7 @@ int MPI_Topo_test(MPI_Comm comm, int* status)
 #if HAVE_PMPI_Type_commit
 int MPI_Type_commit(MPI_Datatype* datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_commit);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_commit(datatype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_commit);
@@ -7889,6 +8349,7 @@ int MPI_Type_commit(MPI_Datatype* datatype)
 #if HAVE_PMPI_Type_contiguous
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_contiguous);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_contiguous(count, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_contiguous);
@@ -7902,6 +8363,7 @@ int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype)
 #if HAVE_PMPI_Type_contiguous_c
 int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_contiguous_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_contiguous_c(count, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_contiguous_c);
@@ -7915,6 +8377,7 @@ int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* n
 #if HAVE_PMPI_Type_create_darray
 int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_darray);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_darray);
@@ -7928,6 +8391,7 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
 #if HAVE_PMPI_Type_create_darray_c
 int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_darray_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_darray_c);
@@ -7941,6 +8405,7 @@ int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arra
 #if HAVE_PMPI_Type_create_f90_complex
 int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_f90_complex);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_f90_complex(p, r, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_f90_complex);
@@ -7954,6 +8419,7 @@ int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype)
 #if HAVE_PMPI_Type_create_f90_integer
 int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_f90_integer);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_f90_integer(r, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_f90_integer);
@@ -7967,6 +8433,7 @@ int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype)
 #if HAVE_PMPI_Type_create_f90_real
 int MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_f90_real);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_f90_real(p, r, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_f90_real);
@@ -7980,6 +8447,7 @@ int MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype)
 #if HAVE_PMPI_Type_create_hindexed
 int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_hindexed);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_hindexed);
@@ -7993,6 +8461,7 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const
 #if HAVE_PMPI_Type_create_hindexed_block
 int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_hindexed_block);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_hindexed_block);
@@ -8006,6 +8475,7 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint ar
 #if HAVE_PMPI_Type_create_hindexed_block_c
 int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_hindexed_block_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_hindexed_block_c);
@@ -8019,6 +8489,7 @@ int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, con
 #if HAVE_PMPI_Type_create_hindexed_c
 int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_hindexed_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_hindexed_c);
@@ -8032,6 +8503,7 @@ int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockle
 #if HAVE_PMPI_Type_create_hvector
 int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_hvector);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_hvector);
@@ -8045,6 +8517,7 @@ int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Dat
 #if HAVE_PMPI_Type_create_hvector_c
 int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_hvector_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_hvector_c(count, blocklength, stride, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_hvector_c);
@@ -8058,6 +8531,7 @@ int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count 
 #if HAVE_PMPI_Type_create_indexed_block
 int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_indexed_block);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_indexed_block);
@@ -8071,6 +8545,7 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
 #if HAVE_PMPI_Type_create_indexed_block_c
 int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_indexed_block_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_indexed_block_c);
@@ -8084,6 +8559,7 @@ int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, cons
 #if HAVE_PMPI_Type_create_keyval
 int MPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn, MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval, void* extra_state)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_keyval);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_keyval);
@@ -8097,6 +8573,7 @@ int MPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn, MPI_T
 #if HAVE_PMPI_Type_create_resized
 int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_resized);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_resized(oldtype, lb, extent, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_resized);
@@ -8110,6 +8587,7 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, 
 #if HAVE_PMPI_Type_create_resized_c
 int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_resized_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_resized_c(oldtype, lb, extent, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_resized_c);
@@ -8123,6 +8601,7 @@ int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count exte
 #if HAVE_PMPI_Type_create_struct
 int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_struct);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_struct);
@@ -8136,6 +8615,7 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const M
 #if HAVE_PMPI_Type_create_struct_c
 int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_struct_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_struct_c);
@@ -8149,6 +8629,7 @@ int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blockleng
 #if HAVE_PMPI_Type_create_subarray
 int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_subarray);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_subarray);
@@ -8162,6 +8643,7 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
 #if HAVE_PMPI_Type_create_subarray_c
 int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_create_subarray_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_create_subarray_c);
@@ -8175,6 +8657,7 @@ int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], cons
 #if HAVE_PMPI_Type_delete_attr
 int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_delete_attr);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_delete_attr(datatype, type_keyval);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_delete_attr);
@@ -8188,6 +8671,7 @@ int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 #if HAVE_PMPI_Type_dup
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_dup);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_dup(oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_dup);
@@ -8201,6 +8685,7 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype)
 #if HAVE_PMPI_Type_free
 int MPI_Type_free(MPI_Datatype* datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_free);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_free(datatype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_free);
@@ -8214,6 +8699,7 @@ int MPI_Type_free(MPI_Datatype* datatype)
 #if HAVE_PMPI_Type_free_keyval
 int MPI_Type_free_keyval(int* type_keyval)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_free_keyval);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_free_keyval(type_keyval);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_free_keyval);
@@ -8227,6 +8713,7 @@ int MPI_Type_free_keyval(int* type_keyval)
 #if HAVE_PMPI_Type_get_attr
 int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_get_attr);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_get_attr(datatype, type_keyval, attribute_val, flag);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_attr);
@@ -8240,6 +8727,7 @@ int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_va
 #if HAVE_PMPI_Type_get_contents
 int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_get_contents);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_contents);
@@ -8253,6 +8741,7 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
 #if HAVE_PMPI_Type_get_contents_c
 int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[])
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_get_contents_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_contents_c);
@@ -8266,6 +8755,7 @@ int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_C
 #if HAVE_PMPI_Type_get_envelope
 int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes, int* combiner)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_get_envelope);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_envelope);
@@ -8279,6 +8769,7 @@ int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_add
 #if HAVE_PMPI_Type_get_envelope_c
 int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_Count* num_addresses, MPI_Count* num_large_counts, MPI_Count* num_datatypes, int* combiner)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_get_envelope_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_envelope_c);
@@ -8292,6 +8783,7 @@ int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_
 #if HAVE_PMPI_Type_get_extent
 int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_get_extent);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Type_get_extent);
     return PMPI_Type_get_extent(datatype, lb, extent);
@@ -8301,6 +8793,7 @@ int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent)
 #if HAVE_PMPI_Type_get_extent_c
 int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_get_extent_c);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Type_get_extent_c);
     return PMPI_Type_get_extent_c(datatype, lb, extent);
@@ -8310,6 +8803,7 @@ int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* exten
 #if HAVE_PMPI_Type_get_extent_x
 int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_get_extent_x);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Type_get_extent_x);
     return PMPI_Type_get_extent_x(datatype, lb, extent);
@@ -8319,6 +8813,7 @@ int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* exten
 #if HAVE_PMPI_Type_get_name
 int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_get_name);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_get_name(datatype, type_name, resultlen);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_name);
@@ -8332,6 +8827,7 @@ int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen)
 #if HAVE_PMPI_Type_get_true_extent
 int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_get_true_extent);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Type_get_true_extent);
     return PMPI_Type_get_true_extent(datatype, true_lb, true_extent);
@@ -8341,6 +8837,7 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint*
 #if HAVE_PMPI_Type_get_true_extent_c
 int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_get_true_extent_c);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Type_get_true_extent_c);
     return PMPI_Type_get_true_extent_c(datatype, true_lb, true_extent);
@@ -8350,6 +8847,7 @@ int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Co
 #if HAVE_PMPI_Type_get_true_extent_x
 int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_get_true_extent_x);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Type_get_true_extent_x);
     return PMPI_Type_get_true_extent_x(datatype, true_lb, true_extent);
@@ -8359,6 +8857,7 @@ int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Co
 #if HAVE_PMPI_Type_get_value_index
 int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype* pair_type)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_get_value_index);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_get_value_index(value_type, index_type, pair_type);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_get_value_index);
@@ -8372,6 +8871,7 @@ int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, M
 #if HAVE_PMPI_Type_indexed
 int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_indexed);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_indexed);
@@ -8385,6 +8885,7 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int arr
 #if HAVE_PMPI_Type_indexed_c
 int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_indexed_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_indexed_c);
@@ -8398,6 +8899,7 @@ int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
 #if HAVE_PMPI_Type_match_size
 int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_match_size);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_match_size(typeclass, size, datatype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_match_size);
@@ -8411,6 +8913,7 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype)
 #if HAVE_PMPI_Type_set_attr
 int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_set_attr);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_set_attr(datatype, type_keyval, attribute_val);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_set_attr);
@@ -8424,6 +8927,7 @@ int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_va
 #if HAVE_PMPI_Type_set_name
 int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_set_name);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_set_name(datatype, type_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_set_name);
@@ -8437,6 +8941,7 @@ int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name)
 #if HAVE_PMPI_Type_size
 int MPI_Type_size(MPI_Datatype datatype, int* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_size);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Type_size);
     return PMPI_Type_size(datatype, size);
@@ -8446,6 +8951,7 @@ int MPI_Type_size(MPI_Datatype datatype, int* size)
 #if HAVE_PMPI_Type_size_c
 int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_size_c);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Type_size_c);
     return PMPI_Type_size_c(datatype, size);
@@ -8455,6 +8961,7 @@ int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size)
 #if HAVE_PMPI_Type_size_x
 int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_size_x);
     if (DUCTILE_SHOULD_MONITOR())
         ductile_count_call(DUCTILE_FN_MPI_Type_size_x);
     return PMPI_Type_size_x(datatype, size);
@@ -8464,6 +8971,7 @@ int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size)
 #if HAVE_PMPI_Type_vector
 int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_vector);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_vector(count, blocklength, stride, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_vector);
@@ -8477,6 +8985,7 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
 #if HAVE_PMPI_Type_vector_c
 int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Type_vector_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Type_vector_c(count, blocklength, stride, oldtype, newtype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Type_vector_c);
@@ -8490,6 +8999,7 @@ int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, 
 #if HAVE_PMPI_Unpack
 int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Unpack);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm);
@@ -8504,6 +9014,7 @@ int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int o
 #if HAVE_PMPI_Unpack_c
 int MPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Unpack_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm);
@@ -8518,6 +9029,7 @@ int MPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void*
 #if HAVE_PMPI_Unpack_external
 int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf, int outcount, MPI_Datatype datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Unpack_external);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Unpack_external);
@@ -8531,6 +9043,7 @@ int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize
 #if HAVE_PMPI_Unpack_external_c
 int MPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Unpack_external_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Unpack_external_c);
@@ -8544,6 +9057,7 @@ int MPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count ins
 #if HAVE_PMPI_Unpublish_name
 int MPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port_name)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Unpublish_name);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Unpublish_name(service_name, info, port_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Unpublish_name);
@@ -8557,12 +9071,13 @@ int MPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port
 #if HAVE_PMPI_Wait
 int MPI_Wait(MPI_Request* request, MPI_Status* status)
 {
+    unsigned ductile_fold_ = ductile_fold_check(DUCTILE_FN_MPI_Wait);
     if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Wait(request, status);
+        return (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Wait(request, status) : PMPI_Wait(request, status));
     struct ductile_done ductile_dd_;
     status = ductile_done_begin(&ductile_dd_, 1, request, status, 1, 0);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Wait);
-    int ret = PMPI_Wait(request, status);
+    int ret = (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Wait(request, status) : PMPI_Wait(request, status));
     DUCTILE_STOP();
     ductile_done_end(&ductile_dd_, ret == MPI_SUCCESS ? 1 : 0, NULL, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_Wait, 0, 0);
@@ -8573,12 +9088,13 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status)
 #if HAVE_PMPI_Waitall
 int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
+    unsigned ductile_fold_ = ductile_fold_check(DUCTILE_FN_MPI_Waitall);
     if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Waitall(count, array_of_requests, array_of_statuses);
+        return (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Waitall(count, array_of_requests, array_of_statuses) : PMPI_Waitall(count, array_of_requests, array_of_statuses));
     struct ductile_done ductile_dd_;
     array_of_statuses = ductile_done_begin(&ductile_dd_, count, array_of_requests, array_of_statuses, count, 1);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Waitall);
-    int ret = PMPI_Waitall(count, array_of_requests, array_of_statuses);
+    int ret = (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Waitall(count, array_of_requests, array_of_statuses) : PMPI_Waitall(count, array_of_requests, array_of_statuses));
     DUCTILE_STOP();
     ductile_done_end(&ductile_dd_, ret == MPI_SUCCESS ? count : 0, NULL, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_Waitall, 0, 0);
@@ -8589,12 +9105,13 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
 #if HAVE_PMPI_Waitany
 int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status)
 {
+    unsigned ductile_fold_ = ductile_fold_check(DUCTILE_FN_MPI_Waitany);
     if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Waitany(count, array_of_requests, index, status);
+        return (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Waitany(count, array_of_requests, index, status) : PMPI_Waitany(count, array_of_requests, index, status));
     struct ductile_done ductile_dd_;
     status = ductile_done_begin(&ductile_dd_, count, array_of_requests, status, 1, 0);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Waitany);
-    int ret = PMPI_Waitany(count, array_of_requests, index, status);
+    int ret = (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Waitany(count, array_of_requests, index, status) : PMPI_Waitany(count, array_of_requests, index, status));
     DUCTILE_STOP();
     ductile_done_end(&ductile_dd_, ret == MPI_SUCCESS && *index != MPI_UNDEFINED ? 1 : 0, index, 1);
     DUCTILE_FINISH(DUCTILE_FN_MPI_Waitany, 0, 0);
@@ -8605,12 +9122,13 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Stat
 #if HAVE_PMPI_Waitsome
 int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
+    unsigned ductile_fold_ = ductile_fold_check(DUCTILE_FN_MPI_Waitsome);
     if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+        return (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses) : PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses));
     struct ductile_done ductile_dd_;
     array_of_statuses = ductile_done_begin(&ductile_dd_, incount, array_of_requests, array_of_statuses, incount, 1);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Waitsome);
-    int ret = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    int ret = (ductile_fold_ & DUCTILE_FOLD_YIELD ? ductile_yield_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses) : PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses));
     DUCTILE_STOP();
     ductile_done_end(&ductile_dd_, ret == MPI_SUCCESS && *outcount != MPI_UNDEFINED ? *outcount : 0, array_of_indices, 1);
     DUCTILE_FINISH(DUCTILE_FN_MPI_Waitsome, 0, 0);
@@ -8621,6 +9139,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
 #if HAVE_PMPI_Win_allocate
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_allocate);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
@@ -8635,6 +9154,7 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
 #if HAVE_PMPI_Win_allocate_c
 int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_allocate_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
@@ -8649,6 +9169,7 @@ int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Com
 #if HAVE_PMPI_Win_allocate_shared
 int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_allocate_shared);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
@@ -8663,6 +9184,7 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
 #if HAVE_PMPI_Win_allocate_shared_c
 int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_allocate_shared_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
@@ -8677,6 +9199,7 @@ int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, 
 #if HAVE_PMPI_Win_attach
 int MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_attach);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_attach(win, base, size);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_attach);
@@ -8690,6 +9213,7 @@ int MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size)
 #if HAVE_PMPI_Win_call_errhandler
 int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_call_errhandler);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_call_errhandler(win, errorcode);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_call_errhandler);
@@ -8703,6 +9227,7 @@ int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
 #if HAVE_PMPI_Win_complete
 int MPI_Win_complete(MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_complete);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_complete(win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_complete);
@@ -8716,6 +9241,7 @@ int MPI_Win_complete(MPI_Win win)
 #if HAVE_PMPI_Win_create
 int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_create);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_create(base, size, disp_unit, info, comm, win);
@@ -8730,6 +9256,7 @@ int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
 #if HAVE_PMPI_Win_create_c
 int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_create_c);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
@@ -8744,6 +9271,7 @@ int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info inf
 #if HAVE_PMPI_Win_create_dynamic
 int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_create_dynamic);
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_create_dynamic(info, comm, win);
@@ -8758,6 +9286,7 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
 #if HAVE_PMPI_Win_create_errhandler
 int MPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn, MPI_Errhandler* errhandler)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_create_errhandler);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_create_errhandler(win_errhandler_fn, errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_create_errhandler);
@@ -8771,6 +9300,7 @@ int MPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn, MP
 #if HAVE_PMPI_Win_create_keyval
 int MPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn, MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval, void* extra_state)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_create_keyval);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_create_keyval);
@@ -8784,6 +9314,7 @@ int MPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn, MPI_Win_
 #if HAVE_PMPI_Win_delete_attr
 int MPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_delete_attr);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_delete_attr(win, win_keyval);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_delete_attr);
@@ -8797,6 +9328,7 @@ int MPI_Win_delete_attr(MPI_Win win, int win_keyval)
 #if HAVE_PMPI_Win_detach
 int MPI_Win_detach(MPI_Win win, const void* base)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_detach);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_detach(win, base);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_detach);
@@ -8810,6 +9342,7 @@ int MPI_Win_detach(MPI_Win win, const void* base)
 #if HAVE_PMPI_Win_fence
 int MPI_Win_fence(int assert, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_fence);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_fence(assert, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_fence);
@@ -8823,6 +9356,7 @@ int MPI_Win_fence(int assert, MPI_Win win)
 #if HAVE_PMPI_Win_flush
 int MPI_Win_flush(int rank, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_flush);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_flush(rank, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_flush);
@@ -8836,6 +9370,7 @@ int MPI_Win_flush(int rank, MPI_Win win)
 #if HAVE_PMPI_Win_flush_all
 int MPI_Win_flush_all(MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_flush_all);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_flush_all(win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_flush_all);
@@ -8849,6 +9384,7 @@ int MPI_Win_flush_all(MPI_Win win)
 #if HAVE_PMPI_Win_flush_local
 int MPI_Win_flush_local(int rank, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_flush_local);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_flush_local(rank, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_flush_local);
@@ -8862,6 +9398,7 @@ int MPI_Win_flush_local(int rank, MPI_Win win)
 #if HAVE_PMPI_Win_flush_local_all
 int MPI_Win_flush_local_all(MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_flush_local_all);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_flush_local_all(win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_flush_local_all);
@@ -8875,6 +9412,7 @@ int MPI_Win_flush_local_all(MPI_Win win)
 #if HAVE_PMPI_Win_free
 int MPI_Win_free(MPI_Win* win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_free);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_free(win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_free);
@@ -8888,6 +9426,7 @@ int MPI_Win_free(MPI_Win* win)
 #if HAVE_PMPI_Win_free_keyval
 int MPI_Win_free_keyval(int* win_keyval)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_free_keyval);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_free_keyval(win_keyval);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_free_keyval);
@@ -8901,6 +9440,7 @@ int MPI_Win_free_keyval(int* win_keyval)
 #if HAVE_PMPI_Win_get_attr
 int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_get_attr);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_get_attr(win, win_keyval, attribute_val, flag);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_get_attr);
@@ -8914,6 +9454,7 @@ int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag
 #if HAVE_PMPI_Win_get_errhandler
 int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_get_errhandler);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_get_errhandler(win, errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_get_errhandler);
@@ -8927,6 +9468,7 @@ int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler)
 #if HAVE_PMPI_Win_get_group
 int MPI_Win_get_group(MPI_Win win, MPI_Group* group)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_get_group);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_get_group(win, group);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_get_group);
@@ -8940,6 +9482,7 @@ int MPI_Win_get_group(MPI_Win win, MPI_Group* group)
 #if HAVE_PMPI_Win_get_info
 int MPI_Win_get_info(MPI_Win win, MPI_Info* info_used)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_get_info);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_get_info(win, info_used);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_get_info);
@@ -8953,6 +9496,7 @@ int MPI_Win_get_info(MPI_Win win, MPI_Info* info_used)
 #if HAVE_PMPI_Win_get_name
 int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_get_name);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_get_name(win, win_name, resultlen);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_get_name);
@@ -8966,6 +9510,7 @@ int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen)
 #if HAVE_PMPI_Win_lock
 int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_lock);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_lock(lock_type, rank, assert, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_lock);
@@ -8979,6 +9524,7 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 #if HAVE_PMPI_Win_lock_all
 int MPI_Win_lock_all(int assert, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_lock_all);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_lock_all(assert, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_lock_all);
@@ -8992,6 +9538,7 @@ int MPI_Win_lock_all(int assert, MPI_Win win)
 #if HAVE_PMPI_Win_post
 int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_post);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_post(group, assert, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_post);
@@ -9005,6 +9552,7 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 #if HAVE_PMPI_Win_set_attr
 int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_set_attr);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_set_attr(win, win_keyval, attribute_val);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_set_attr);
@@ -9018,6 +9566,7 @@ int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val)
 #if HAVE_PMPI_Win_set_errhandler
 int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_set_errhandler);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_set_errhandler(win, errhandler);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_set_errhandler);
@@ -9031,6 +9580,7 @@ int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 #if HAVE_PMPI_Win_set_info
 int MPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_set_info);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_set_info(win, info);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_set_info);
@@ -9044,6 +9594,7 @@ int MPI_Win_set_info(MPI_Win win, MPI_Info info)
 #if HAVE_PMPI_Win_set_name
 int MPI_Win_set_name(MPI_Win win, const char* win_name)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_set_name);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_set_name(win, win_name);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_set_name);
@@ -9057,6 +9608,7 @@ int MPI_Win_set_name(MPI_Win win, const char* win_name)
 #if HAVE_PMPI_Win_shared_query
 int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_shared_query);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_shared_query);
@@ -9070,6 +9622,7 @@ int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, 
 #if HAVE_PMPI_Win_shared_query_c
 int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp_unit, void* baseptr)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_shared_query_c);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_shared_query_c);
@@ -9083,6 +9636,7 @@ int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp
 #if HAVE_PMPI_Win_start
 int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_start);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_start(group, assert, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_start);
@@ -9096,6 +9650,7 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 #if HAVE_PMPI_Win_sync
 int MPI_Win_sync(MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_sync);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_sync(win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_sync);
@@ -9109,6 +9664,7 @@ int MPI_Win_sync(MPI_Win win)
 #if HAVE_PMPI_Win_test
 int MPI_Win_test(MPI_Win win, int* flag)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_test);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_test(win, flag);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_test);
@@ -9122,6 +9678,7 @@ int MPI_Win_test(MPI_Win win, int* flag)
 #if HAVE_PMPI_Win_unlock
 int MPI_Win_unlock(int rank, MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_unlock);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_unlock(rank, win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_unlock);
@@ -9135,6 +9692,7 @@ int MPI_Win_unlock(int rank, MPI_Win win)
 #if HAVE_PMPI_Win_unlock_all
 int MPI_Win_unlock_all(MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_unlock_all);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_unlock_all(win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_unlock_all);
@@ -9148,6 +9706,7 @@ int MPI_Win_unlock_all(MPI_Win win)
 #if HAVE_PMPI_Win_wait
 int MPI_Win_wait(MPI_Win win)
 {
+    ductile_fold_check(DUCTILE_FN_MPI_Win_wait);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_Win_wait(win);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Win_wait);
