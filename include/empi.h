@@ -69,14 +69,57 @@ enum {
     EMPI_NATIVE = 941490    /* EMPI_Get_type: started by mpiexec */
 };
 
+/* More FlexMPI constants (same values as FlexMPI's vars.h / defs.h), for
+ * programs that pass or compare them; see docs/malleability.md for what
+ * Ductile does with each. */
+enum {
+    EMPI_TRUE = 674321, EMPI_FALSE = 684312, EMPI_ERROR = 939199, EMPI_NULL = 949998, EMPI_END = 921028,
+    EMPI_CBAL = 182919, EMPI_CUSER = 192018, EMPI_STRUCT_DENSE = 534321, EMPI_STRUCT_SPARSE = 544312,
+    EMPI_STATIC = 324542, EMPI_DYNAMIC = 325765, EMPI_TO_REMOVE = 792214, EMPI_SPAWNED_SYNC = 938593,
+    EMPI_LBMFLOPS = 854392, EMPI_LBCOUNTS = 829010, EMPI_LBSTATIC = 829099, EMPI_ROWS = 748838, EMPI_NNZ = 782891,
+    EMPI_FCOST = 728191, EMPI_BALANCED = 189312, EMPI_UNBALANCED = 135894,
+    /* EMPI_Set_policy */
+    EMPI_EFFICIENCY = 312341, EMPI_EFFICIENCY_IRR = 312910, EMPI_COST = 391021, EMPI_COST_IRR = 310494,
+    EMPI_LBALANCE = 357831, EMPI_MALLEABILITY = 341219, EMPI_MALLEABILITY_COND = 391000,
+    EMPI_MALLEABILITY_TRIG = 391050, EMPI_MONITORDBG = 303891,
+    /* data kinds */
+    EMPI_SPARSE = 434589, EMPI_VECTOR = 458910, EMPI_DENSE = 464890, EMPI_VAR = 457682
+};
+#define EMPI_root 0
+
+/* FlexMPI globals that its programs read (vars.h).  Ductile keeps these up
+ * to date: tover = seconds spent in EMPI_Monitor_end (control points);
+ * overhead_processes = seconds of the control points that resized
+ * (processes and data together: the per-phase split is in the report);
+ * overhead_rpolicy = seconds of the other control points; overhead_rdata,
+ * overhead_lbalance, cum_cost = 0 (no separate figure / no load balancing
+ * / no cost model); iteration = the last control point's; status / type as
+ * EMPI_Get_status / EMPI_Get_type; vcounts / displs = every rank's block of
+ * the first distributed item (size entries); tcomp / tcomm as the
+ * EMPI_Get_aggregated_* calls last returned. */
+extern double EMPI_GLOBAL_tover, EMPI_GLOBAL_overhead_lbalance, EMPI_GLOBAL_overhead_rdata,
+    EMPI_GLOBAL_overhead_processes, EMPI_GLOBAL_overhead_rpolicy, EMPI_GLOBAL_lastoverhead_rdata,
+    EMPI_GLOBAL_lastoverhead_processes, EMPI_GLOBAL_cum_cost, EMPI_GLOBAL_cum_time, EMPI_GLOBAL_tcomp,
+    EMPI_GLOBAL_tcomm, EMPI_GLOBAL_obj_texec;
+extern int EMPI_GLOBAL_niter, EMPI_GLOBAL_iteration, EMPI_GLOBAL_maxprocs, EMPI_GLOBAL_minprocs, EMPI_GLOBAL_nhosts,
+    EMPI_GLOBAL_wpolicy, EMPI_GLOBAL_lbpolicy, EMPI_GLOBAL_mpolicy, EMPI_GLOBAL_lbalance_disabled,
+    EMPI_GLOBAL_status, EMPI_GLOBAL_type;
+extern int *EMPI_GLOBAL_vcounts, *EMPI_GLOBAL_displs;
+
 /* Ductile extension flags for EMPI_Register_array. */
 #define EMPI_VARIABLE 0 /* data changes every iteration: moves at the control point */
 #define EMPI_CONSTANT 1 /* data does not change: may move in the background (DUCTILE_REDIST_CONSTANT=nb) */
 
 /* The block of `dim` rows owned by `rank` of `size`: *count rows from row
  * *desp.  vcounts / displs (may be NULL) receive every rank's count and
- * displacement (size entries each). */
+ * displacement (size entries each).  FlexMPI's distribution: the dim % size
+ * extra rows go to the LAST ranks (DUCTILE_WSIZE=first gives them to the
+ * first ranks instead); every distributed item is laid out the same way.
+ * In a removed process *desp = *count = -1 (as FlexMPI). */
 void EMPI_Get_wsize(int rank, int size, int dim, int *desp, int *count, int *vcounts, int *displs);
+/* Register the global problem size (rows) without data: EMPI_Monitor_end's
+ * count / disp then follow it when no distributed item is registered. */
+void EMPI_Register_size(int size);
 
 /* Register a dense dim x dim matrix of `datatype`, distributed by rows
  * (EMPI_DISJOINT: addr holds my count x dim block) or replicated
@@ -129,6 +172,22 @@ void EMPI_Monitor_end(int *rank, int *size, int iter, int maxiter, int *count, i
 void EMPI_Get_status(int *status);
 /* EMPI_NATIVE or EMPI_SPAWNED. */
 void EMPI_Get_type(int *type);
+
+/* FlexMPI's policy and tuning calls.  Accepted for source compatibility:
+ * Ductile resizes when DUCTILE_SCHEDULE or a controller says so, whatever
+ * the policy (an unknown policy stops the job with a message, as in
+ * FlexMPI); the values land in the EMPI_GLOBAL_* variables. */
+void EMPI_Set_policy(int policy);
+void EMPI_Set_niter(int niter);
+void EMPI_Set_maxprocs(int nprocs);
+void EMPI_Get_minprocs(int *nprocs);
+void EMPI_Set_lbpolicy(int lbpolicy);
+void EMPI_Disable_lbalance(void);
+void EMPI_Enable_lbalance(void);
+void EMPI_Set_type(int type);
+void EMPI_Capture_comms(int mpi_op, int *size, MPI_Datatype datatype);
+/* Seconds since MPI_Init. */
+void EMPI_Get_exec_time(double *extime);
 
 /* Seconds this process spent computing (wall time outside MPI) and in MPI
  * communication since MPI_Init. */
