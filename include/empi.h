@@ -128,10 +128,11 @@ void EMPI_Register_dense(char *id, void *addr, MPI_Datatype datatype, int size, 
 /* Register a vector of `size` elements, distributed (EMPI_DISJOINT: addr
  * holds my count elements) or replicated (EMPI_SHARED). */
 void EMPI_Register_vector(char *id, void *addr, MPI_Datatype datatype, int size, int mapping);
-/* Register a CSR sparse matrix (row pointers, column indices, values).  The
- * registration is accepted and EMPI_Get_addr_sparse returns the arrays, but
- * a resize while sparse data is registered is refused (with a reason in the
- * report): sparse redistribution is not implemented yet. */
+/* Register a CSR sparse matrix (row pointers, column indices, values; int
+ * indices as FlexMPI): my EMPI_Get_wsize rows, row pointers count + 1 of
+ * them from 0, nnz = my non-zeros (0 in a spawned process).  At a resize the
+ * rows move block-distributed; EMPI_Get_addr_sparse then gives the new
+ * arrays (Ductile's) and EMPI_Monitor_end's count / disp the new rows. */
 void EMPI_Register_sparse(char *id, void *addr_row, void *addr_col, void *addr_val, MPI_Datatype datatype, int size,
                           int nnz);
 /* Forget a registered item (its buffer is not freed). */
@@ -224,6 +225,69 @@ void EMPI_Get_iteration(int *it);
 int EMPI_Register_scalar(const char *id, void *addr, MPI_Datatype datatype, int count);
 /* 64-bit EMPI_Get_wsize: my block of n rows. */
 void EMPI_Get_wsize64(int rank, int size, int64_t n, int64_t *desp, int64_t *count);
+
+/* ---- General data (docs/data.md) ---- */
+
+/* N-D block data: an array of ndims (1-3) dimensions of gsizes[] elements
+ * (C order: the last dimension is contiguous), decomposed over the process
+ * grid MPI_Dims_create(size, ndims) gives, ranks in row-major grid order
+ * (MPI_Cart_create without reorder), each dimension block-distributed like
+ * EMPI_Get_wsize; the local array holds my interior block with halo[d]
+ * cells on both sides in each dimension (lsizes = subsizes + 2 * halo; the
+ * interior starts at index halo[d]).  Ductile allocates the local array
+ * (zeroed) and its Cartesian communicator (not periodic) of the current
+ * world; both are Ductile's. */
+typedef struct EMPI_Block {
+    int ndims;
+    int gsizes[3], halo[3];   /* as registered (unused dimensions: 1 and 0) */
+    int dims[3], coords[3];   /* the process grid and my place in it */
+    int starts[3];            /* global index of my first interior element */
+    int subsizes[3];          /* my interior block */
+    int lsizes[3];            /* my local array: subsizes + 2 * halo */
+    MPI_Comm comm;            /* Cartesian communicator of the current world */
+    void *addr;               /* my local array */
+} EMPI_Block;
+/* Register (collective over the world, like MPI_Cart_create); *blk (may be
+ * NULL) receives the block.  After every control point that resized, call
+ * EMPI_Get_block: the local array holds the new block with its halos filled
+ * from the neighbours, and comm is a new Cartesian communicator (the old one
+ * is freed).  Spawned processes register the same way before
+ * EMPI_Get_shared.  Returns 0, or -1 with a message on stderr. */
+int EMPI_Register_block(const char *id, MPI_Datatype datatype, int ndims, const int gsizes[], const int halo[],
+                        EMPI_Block *blk);
+int EMPI_Get_block(const char *id, EMPI_Block *blk);
+
+/* A CSR sparse matrix with 64-bit row pointers and column indices: my rows
+ * [row0, row0 + rows) of nrows, rowptr[0..rows] from 0, col / val of
+ * rowptr[rows] entries.  At a resize the rows move to the new processes
+ * block-distributed (balance EMPI_ROWS, the rows of EMPI_Get_wsize) or
+ * balanced by non-zeros (EMPI_NNZ).  The new arrays are Ductile's
+ * (EMPI_malloc'ed); get them and the new range with EMPI_Get_csr.  Spawned
+ * processes register with rows = 0 (NULL arrays).  EMPI_Register_sparse
+ * (FlexMPI's, int indices) is the same with balance EMPI_ROWS and my
+ * EMPI_Get_wsize rows.  Returns 0, or -1 with a message on stderr. */
+int EMPI_Register_csr(const char *id, int64_t *rowptr, int64_t *col, void *val, MPI_Datatype datatype, int64_t nrows,
+                      int64_t row0, int64_t rows, int balance);
+int EMPI_Get_csr(const char *id, int64_t **rowptr, int64_t **col, void **val, int64_t *row0, int64_t *rows,
+                 int64_t *nnz);
+/* The row range of any sparse item (EMPI_Register_sparse or _csr). */
+int EMPI_Get_sparse_rows(const char *id, int64_t *row0, int64_t *rows, int64_t *nnz);
+
+/* Custom data moved by callbacks at the control point.  At a resize, every
+ * process that held data (an old rank) is asked, for each new rank k =
+ * 0..new_size-1 in order, size(user, k, new_size) bytes (>= 0, -1 = error)
+ * and pack(user, k, new_size, buf, bytes) (0 = ok): what new rank k gets of
+ * my data.  Then every process of the new world gets unpack(user, r,
+ * old_size, buf, bytes) for each old rank r = 0..old_size-1 in order (bytes
+ * may be 0); the first one (r = 0) is the moment to drop the old data, which
+ * was packed already.  If any size/pack fails anywhere, no unpack happens
+ * anywhere and the resize fails with the data as it was.  The callbacks run
+ * inside EMPI_Monitor_end (EMPI_Get_shared in spawned processes). */
+typedef int64_t (*EMPI_Custom_size_fn)(void *user, int new_rank, int new_size);
+typedef int (*EMPI_Custom_pack_fn)(void *user, int new_rank, int new_size, void *buf, int64_t bytes);
+typedef int (*EMPI_Custom_unpack_fn)(void *user, int old_rank, int old_size, const void *buf, int64_t bytes);
+int EMPI_Register_custom(const char *id, EMPI_Custom_size_fn size, EMPI_Custom_pack_fn pack,
+                         EMPI_Custom_unpack_fn unpack, void *user);
 
 #ifdef __cplusplus
 }

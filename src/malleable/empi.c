@@ -12,6 +12,10 @@
 #include "registry.h"
 #include "resize.h"
 #include "runtime.h"
+#include "../data/custom.h"
+#include "../data/data.h"
+#include "../data/ndblock.h"
+#include "../data/sparse.h"
 #include "../redist/plan.h"
 
 static void layout_once(void);
@@ -100,13 +104,79 @@ void EMPI_Register_vector(char *id, void *addr, MPI_Datatype datatype, int size,
         reg_or_die("EMPI_Register_vector", id, addr, datatype, REG_DISTRIBUTED, 0, size, 1, 0);
 }
 
+static int got_shared; /* a spawned process received its data (EMPI_Get_shared) */
+
+/* A spawned process before its data arrived: it holds nothing yet. */
+static int waiting_for_data(void) { return ductile_malleable_spawned() && !got_shared; }
+
 void EMPI_Register_sparse(char *id, void *addr_row, void *addr_col, void *addr_val, MPI_Datatype datatype, int size,
                           int nnz)
 {
-    reg_or_die("EMPI_Register_sparse", id, addr_val, datatype, REG_SPARSE, 0, size, 0, nnz);
+    char err[512];
+    layout_once();
+    (void)nnz; /* the row pointers say it */
+    plan_block b = plan_block_of(size, ductile_rt.size > 0 ? ductile_rt.size : 1, ductile_rt.rank);
+    if (waiting_for_data()) b.count = 0;
+    if (sparse_register(id, addr_row, addr_col, addr_val, datatype, size, b.count ? b.displ : 0, b.count, EMPI_ROWS,
+                        0, err, sizeof err) != 0) {
+        fprintf(stderr, "ductile: error: EMPI_Register_sparse: %s\n", err);
+        fflush(stderr);
+        PMPI_Abort(MPI_COMM_WORLD, 2);
+    }
+}
+
+int EMPI_Register_csr(const char *id, int64_t *rowptr, int64_t *col, void *val, MPI_Datatype datatype, int64_t nrows,
+                      int64_t row0, int64_t rows, int balance)
+{
+    char err[512];
+    layout_once();
+    if (waiting_for_data()) row0 = rows = 0;
+    int rc = sparse_register(id, rowptr, col, val, datatype, nrows, row0, rows, balance, 1, err, sizeof err);
+    if (rc != 0) fprintf(stderr, "ductile: error: EMPI_Register_csr: %s\n", err);
+    return rc;
+}
+
+int EMPI_Get_sparse_rows(const char *id, int64_t *row0, int64_t *rows, int64_t *nnz)
+{
     struct reg_item *it = reg_find(id);
-    it->sp_row = addr_row;
-    it->sp_col = addr_col;
+    if (!it || it->d.kind != REG_SPARSE || !it->ext) return -1;
+    const struct sp_state *s = it->ext;
+    if (row0) *row0 = s->row0;
+    if (rows) *rows = s->rows;
+    if (nnz) *nnz = s->nnz;
+    return 0;
+}
+
+int EMPI_Get_csr(const char *id, int64_t **rowptr, int64_t **col, void **val, int64_t *row0, int64_t *rows,
+                 int64_t *nnz)
+{
+    struct reg_item *it = reg_find(id);
+    if (!it || it->d.kind != REG_SPARSE || !it->ext) return -1;
+    if (rowptr) *rowptr = it->sp_row;
+    if (col) *col = it->sp_col;
+    if (val) *val = it->addr;
+    return EMPI_Get_sparse_rows(id, row0, rows, nnz);
+}
+
+int EMPI_Register_block(const char *id, MPI_Datatype datatype, int ndims, const int gsizes[], const int halo[],
+                        EMPI_Block *blk)
+{
+    char err[512];
+    layout_once();
+    int rc = ndblock_register(id, datatype, ndims, gsizes, halo, !waiting_for_data(), blk, err, sizeof err);
+    if (rc != 0) fprintf(stderr, "ductile: error: EMPI_Register_block: %s\n", err);
+    return rc;
+}
+
+int EMPI_Get_block(const char *id, EMPI_Block *blk) { return ndblock_get(id, blk); }
+
+int EMPI_Register_custom(const char *id, EMPI_Custom_size_fn size, EMPI_Custom_pack_fn pack,
+                         EMPI_Custom_unpack_fn unpack, void *user)
+{
+    char err[512];
+    int rc = custom_register(id, size, pack, unpack, user, err, sizeof err);
+    if (rc != 0) fprintf(stderr, "ductile: error: EMPI_Register_custom: %s\n", err);
+    return rc;
 }
 
 int EMPI_Register_array(const char *id, void *addr, MPI_Datatype datatype, int64_t rows, int64_t row_elems,
@@ -158,8 +228,13 @@ void EMPI_Get_addr_sparse(char *id, void **addr_row, void **addr_col, void **add
 void EMPI_Get_shared(int *it)
 {
     layout_once();
+    int was = waiting_for_data();
     ductile_malleable_get_shared(it);
-    EMPI_GLOBAL_type = EMPI_SPAWNED;
+    got_shared = 1;
+    if (was) {
+        EMPI_GLOBAL_type = EMPI_SPAWNED;
+        data_world_changed(); /* Cartesian communicators, halos: with the old processes at their control point */
+    }
 }
 
 static double monitor_t0;
@@ -176,11 +251,17 @@ void ductile_empi_monitor_init0(void) { (EMPI_Monitor_init)(NULL, 0, 0); }
 
 static int64_t registered_size = -1; /* EMPI_Register_size */
 
-/* Blocks of the first registered distributed item (or EMPI_Register_size's). */
-static int64_t first_rows(void)
+/* Blocks of the first registered distributed or sparse item (or EMPI_Register_size's). */
+static int64_t first_rows(const struct sp_state **sp)
 {
-    for (int i = 0; i < reg_count(); i++)
+    *sp = NULL;
+    for (int i = 0; i < reg_count(); i++) {
         if (reg_at(i)->d.kind == REG_DISTRIBUTED) return reg_at(i)->d.nrows;
+        if (reg_at(i)->d.kind == REG_SPARSE && reg_at(i)->ext) {
+            *sp = reg_at(i)->ext;
+            return reg_at(i)->d.nrows;
+        }
+    }
     return registered_size;
 }
 
@@ -217,10 +298,16 @@ void EMPI_Monitor_end(int *rank, int *size, int iter, int maxiter, int *count, i
     }
     if (rank) *rank = ductile_rt.rank;
     if (size) *size = ductile_rt.size;
-    int64_t n = first_rows();
+    if (changed) data_world_changed(); /* N-D blocks: Cartesian communicators and halos of the new world */
+    const struct sp_state *sp;
+    int64_t n = first_rows(&sp);
     if (n < 0) return;
     int r = ductile_rt.rank, p = ductile_rt.size;
     plan_block b = plan_block_of(n, p, r);
+    if (sp) {
+        b.displ = sp->row0;
+        b.count = sp->rows;
+    }
     if (count) *count = (int)b.count;
     if (disp) *disp = (int)b.displ;
     if (changed) {
@@ -234,6 +321,15 @@ void EMPI_Monitor_end(int *rank, int *size, int iter, int maxiter, int *count, i
         }
     }
     EMPI_Get_wsize(r, p, (int)n, NULL, NULL, vcount ? *vcount : NULL, vdisp ? *vdisp : NULL);
+    if (sp && sp->balance == EMPI_NNZ && sp->vcounts && sp->nv == p) {
+        /* balanced by non-zeros: the blocks are the matrix's */
+        int64_t d = 0;
+        for (int k = 0; k < p; k++) {
+            if (vcount && *vcount) (*vcount)[k] = (int)sp->vcounts[k];
+            if (vdisp && *vdisp) (*vdisp)[k] = (int)d;
+            d += sp->vcounts[k];
+        }
+    }
     if (changed || !EMPI_GLOBAL_vcounts) {
         int *vc = realloc(EMPI_GLOBAL_vcounts, (size_t)p * sizeof(int));
         if (vc) EMPI_GLOBAL_vcounts = vc;
