@@ -289,6 +289,41 @@ typedef int (*EMPI_Custom_unpack_fn)(void *user, int old_rank, int old_size, con
 int EMPI_Register_custom(const char *id, EMPI_Custom_size_fn size, EMPI_Custom_pack_fn pack,
                          EMPI_Custom_unpack_fn unpack, void *user);
 
+/* Patch sets, repartitioned as in seed 003 (docs/data.md): a global index
+ * space of ndims (1-3) dimensions gsizes[], cut by an imposed grid of patches
+ * of psizes[] (the last ones truncated).  The data starts as my block of the
+ * MPI_Dims_create grid of the world (EMPI_Get_patch_block: starts, subsizes,
+ * addr; no halos); EMPI_Repartition (collective) moves it onto patches over
+ * the same processes, and every resize onto patches over the new ones.
+ * Placement: greedy (each patch on the process holding most of it: least
+ * data movement) or balanced (floor(M/N) or floor(M/N)+1 patches each).
+ * Scheme: per patch (one message per patch fragment, subarray datatypes),
+ * per rank (one packed buffer per process pair) or auto (a cost estimate
+ * picks; the reason is in the stats).  Each of my patches is a separate
+ * contiguous C-order array (EMPI_Get_patches: Ductile's array of them). */
+enum { EMPI_PLACE_GREEDY = 1, EMPI_PLACE_BALANCED = 2 };
+enum { EMPI_COMM_AUTO = 0, EMPI_COMM_PER_PATCH = 1, EMPI_COMM_PER_RANK = 2 };
+typedef struct EMPI_Patch {
+    int id;               /* row-major index in the patch grid */
+    int lo[3], size[3];   /* global box (unused dimensions: 0 and 1) */
+    void *addr;           /* size[0] x size[1] x size[2] elements, C order */
+} EMPI_Patch;
+typedef struct EMPI_Patch_stats {  /* this process, last repartition */
+    int patches;                   /* load after it: patches and elements held */
+    int64_t elements;
+    int64_t bytes_sent, bytes_copied; /* to other processes / kept locally */
+    int messages;                  /* sent */
+    double time_s;                 /* placement + transfer, this process */
+    int scheme;                    /* EMPI_COMM_PER_PATCH or EMPI_COMM_PER_RANK */
+    char reason[160];              /* auto: the cost estimate */
+} EMPI_Patch_stats;
+int EMPI_Register_patches(const char *id, MPI_Datatype datatype, int ndims, const int gsizes[], const int psizes[],
+                          int placement, int scheme);
+int EMPI_Get_patch_block(const char *id, EMPI_Block *blk);
+int EMPI_Repartition(const char *id);
+int EMPI_Get_patches(const char *id, int *npatches, EMPI_Patch **patches);
+int EMPI_Get_patch_stats(const char *id, EMPI_Patch_stats *stats);
+
 #ifdef __cplusplus
 }
 #endif

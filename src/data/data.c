@@ -18,6 +18,7 @@ int data_move(struct reg_item *it, const struct redist_layout *L, uint64_t *move
     case REG_NDBLOCK: return ndblock_move(it, L, moved, err, errlen);
     case REG_SPARSE: return sparse_move(it, L, moved, err, errlen);
     case REG_CUSTOM: return custom_move(it, L, moved, err, errlen);
+    case REG_PATCHES: return patches_move(it, L, moved, err, errlen);
     default: snprintf(err, errlen, "'%s': not a src/data kind", it->d.name); return -1;
     }
 }
@@ -35,6 +36,7 @@ void data_ext_free(struct reg_item *it)
     case REG_NDBLOCK: ndblock_free(it); break;
     case REG_SPARSE: sparse_free(it); break;
     case REG_CUSTOM: custom_free(it); break;
+    case REG_PATCHES: patches_free(it); break;
     default: free(it->ext); break;
     }
     it->ext = NULL;

@@ -46,5 +46,7 @@ int sparse_move(struct reg_item *it, const struct redist_layout *L, uint64_t *mo
 void sparse_free(struct reg_item *it);
 int custom_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen);
 void custom_free(struct reg_item *it);
+int patches_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen);
+void patches_free(struct reg_item *it);
 
 #endif

@@ -15,6 +15,7 @@
 #include "../data/custom.h"
 #include "../data/data.h"
 #include "../data/ndblock.h"
+#include "../data/patches.h"
 #include "../data/sparse.h"
 #include "../redist/plan.h"
 
@@ -169,6 +170,29 @@ int EMPI_Register_block(const char *id, MPI_Datatype datatype, int ndims, const 
 }
 
 int EMPI_Get_block(const char *id, EMPI_Block *blk) { return ndblock_get(id, blk); }
+
+int EMPI_Register_patches(const char *id, MPI_Datatype datatype, int ndims, const int gsizes[], const int psizes[],
+                          int placement, int scheme)
+{
+    char err[512];
+    layout_once();
+    int rc = patches_register(id, datatype, ndims, gsizes, psizes, placement, scheme, !waiting_for_data(), err,
+                              sizeof err);
+    if (rc != 0) fprintf(stderr, "ductile: error: EMPI_Register_patches: %s\n", err);
+    return rc;
+}
+
+int EMPI_Get_patch_block(const char *id, EMPI_Block *blk) { return patches_get_block(id, blk); }
+int EMPI_Get_patches(const char *id, int *npatches, EMPI_Patch **patches) { return patches_get(id, npatches, patches); }
+int EMPI_Get_patch_stats(const char *id, EMPI_Patch_stats *stats) { return patches_stats(id, stats); }
+
+int EMPI_Repartition(const char *id)
+{
+    char err[512];
+    int rc = patches_repartition_now(id, err, sizeof err);
+    if (rc != 0) fprintf(stderr, "ductile: error: EMPI_Repartition: %s\n", err);
+    return rc;
+}
 
 int EMPI_Register_custom(const char *id, EMPI_Custom_size_fn size, EMPI_Custom_pack_fn pack,
                          EMPI_Custom_unpack_fn unpack, void *user)

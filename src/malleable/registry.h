@@ -16,10 +16,11 @@ enum reg_kind {
     REG_DISTRIBUTED = 1, REG_REPLICATED = 2, REG_SCALAR = 3,
     REG_SPARSE = 4,  /* CSR rows (src/data/sparse.c) */
     REG_NDBLOCK = 5, /* 1-3-D block over a process grid with halos (src/data/ndblock.c) */
-    REG_CUSTOM = 6   /* pack/size/unpack callbacks (src/data/custom.c) */
+    REG_CUSTOM = 6,  /* pack/size/unpack callbacks (src/data/custom.c) */
+    REG_PATCHES = 7  /* patch sets repartitioned as in seed 003 (src/data/patches.c) */
 };
 /* The kinds that move themselves through src/data/data.h (data_move). */
-#define REG_KIND_IS_DATA(k) ((k) == REG_SPARSE || (k) == REG_NDBLOCK || (k) == REG_CUSTOM)
+#define REG_KIND_IS_DATA(k) ((k) == REG_SPARSE || (k) == REG_NDBLOCK || (k) == REG_CUSTOM || (k) == REG_PATCHES)
 
 /* What must agree between the processes of a resize (sent to new processes). */
 struct reg_desc {
