@@ -10,6 +10,7 @@
 
 #include "pmpi_exports.h"
 #include "../common/mpierror.h"
+#include "../core/hooks.h"
 
 int data_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen)
 {
@@ -40,6 +41,19 @@ void data_ext_free(struct reg_item *it)
     default: free(it->ext); break;
     }
     it->ext = NULL;
+}
+
+/* The engine (src/malleable) reaches this folder through the hook table only. */
+static int hook_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen)
+{
+    return data_move(it, L, moved, err, errlen);
+}
+
+DUCTILE_REGISTER(data_register)
+{
+    h->data_move = hook_move;
+    h->data_world_changed = data_world_changed;
+    h->data_ext_free = data_ext_free;
 }
 
 int data_int_count(int64_t bytes) { return bytes < 0 || bytes > INT_MAX ? -1 : (int)bytes; }

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../malleable/redist.h"
+#include "../redist/layout.h"
 #include "../malleable/registry.h"
 
 /* Move one REG_SPARSE / REG_NDBLOCK / REG_CUSTOM item from the old layout to

@@ -70,6 +70,10 @@ int sparse_register(const char *id, void *row, void *col, void *val, MPI_Datatyp
     it->ext = s;
     it->sp_row = row;
     it->sp_col = col;
+    it->rows.row0 = row0;
+    it->rows.rows = rows;
+    it->rows.vrows = NULL;
+    it->rows.nv = 0;
     return 0;
 }
 
@@ -262,6 +266,10 @@ int sparse_move(struct reg_item *it, const struct redist_layout *L, uint64_t *mo
         s->vcounts = newrows;
         s->nv = L->nd;
         newrows = NULL;
+        it->rows.row0 = r0;
+        it->rows.rows = nr;
+        it->rows.vrows = s->balance == EMPI_NNZ ? s->vcounts : NULL; /* borrowed */
+        it->rows.nv = s->balance == EMPI_NNZ ? s->nv : 0;
         nrow = ncol = nval = NULL;
     }
     rc = 0;

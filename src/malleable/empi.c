@@ -10,22 +10,18 @@
 
 #include "hotpath.h"
 #include "registry.h"
+#include "../controller/appctl.h"
 #include "resize.h"
 #include "runtime.h"
-#include "../data/custom.h"
-#include "../data/data.h"
-#include "../data/ndblock.h"
-#include "../data/patches.h"
-#include "../data/sparse.h"
+#include "empi_int.h"
+#include "../core/hooks.h"
 #include "../redist/plan.h"
-
-static void layout_once(void);
 
 static void reg_or_die(const char *fn, const char *id, void *addr, MPI_Datatype type, int kind, int constant,
                        int64_t nrows, int64_t row_elems, int64_t elems)
 {
     char err[512];
-    layout_once();
+    empi_layout_once();
     if (reg_add(id, addr, type, kind, constant, nrows, row_elems, elems, err, sizeof err) != 0) {
         fprintf(stderr, "ductile: error: %s: %s\n", fn, err);
         fflush(stderr);
@@ -45,7 +41,7 @@ int *EMPI_GLOBAL_vcounts, *EMPI_GLOBAL_displs;
 /* Where EMPI_Get_wsize and the distributed items put the remainder rows
  * (DUCTILE_WSIZE): FlexMPI's distribution (the last ranks) by default.  Set
  * at the first EMPI call, before any resize, in every process alike. */
-static void layout_once(void)
+void empi_layout_once(void)
 {
     static int done;
     if (done) return;
@@ -63,7 +59,7 @@ static void layout_once(void)
 
 void EMPI_Get_wsize(int rank, int size, int dim, int *desp, int *count, int *vcounts, int *displs)
 {
-    layout_once();
+    empi_layout_once();
     if (size < 1) size = 1;
     if (!ductile_malleable_active()) {
         /* FlexMPI: a removed process owns nothing */
@@ -83,7 +79,7 @@ void EMPI_Get_wsize(int rank, int size, int dim, int *desp, int *count, int *vco
 
 void EMPI_Get_wsize64(int rank, int size, int64_t n, int64_t *desp, int64_t *count)
 {
-    layout_once();
+    empi_layout_once();
     plan_block b = plan_block_of(n, size < 1 ? 1 : size, rank);
     if (desp) *desp = b.displ;
     if (count) *count = b.count;
@@ -107,108 +103,15 @@ void EMPI_Register_vector(char *id, void *addr, MPI_Datatype datatype, int size,
 
 static int got_shared; /* a spawned process received its data (EMPI_Get_shared) */
 
-/* A spawned process before its data arrived: it holds nothing yet. */
-static int waiting_for_data(void) { return ductile_malleable_spawned() && !got_shared; }
-
-void EMPI_Register_sparse(char *id, void *addr_row, void *addr_col, void *addr_val, MPI_Datatype datatype, int size,
-                          int nnz)
-{
-    char err[512];
-    layout_once();
-    (void)nnz; /* the row pointers say it */
-    plan_block b = plan_block_of(size, ductile_rt.size > 0 ? ductile_rt.size : 1, ductile_rt.rank);
-    if (waiting_for_data()) b.count = 0;
-    if (sparse_register(id, addr_row, addr_col, addr_val, datatype, size, b.count ? b.displ : 0, b.count, EMPI_ROWS,
-                        0, err, sizeof err) != 0) {
-        fprintf(stderr, "ductile: error: EMPI_Register_sparse: %s\n", err);
-        fflush(stderr);
-        PMPI_Abort(MPI_COMM_WORLD, 2);
-    }
-}
-
-int EMPI_Register_csr(const char *id, int64_t *rowptr, int64_t *col, void *val, MPI_Datatype datatype, int64_t nrows,
-                      int64_t row0, int64_t rows, int balance)
-{
-    char err[512];
-    layout_once();
-    if (waiting_for_data()) row0 = rows = 0;
-    int rc = sparse_register(id, rowptr, col, val, datatype, nrows, row0, rows, balance, 1, err, sizeof err);
-    if (rc != 0) fprintf(stderr, "ductile: error: EMPI_Register_csr: %s\n", err);
-    return rc;
-}
-
-int EMPI_Get_sparse_rows(const char *id, int64_t *row0, int64_t *rows, int64_t *nnz)
-{
-    struct reg_item *it = reg_find(id);
-    if (!it || it->d.kind != REG_SPARSE || !it->ext) return -1;
-    const struct sp_state *s = it->ext;
-    if (row0) *row0 = s->row0;
-    if (rows) *rows = s->rows;
-    if (nnz) *nnz = s->nnz;
-    return 0;
-}
-
-int EMPI_Get_csr(const char *id, int64_t **rowptr, int64_t **col, void **val, int64_t *row0, int64_t *rows,
-                 int64_t *nnz)
-{
-    struct reg_item *it = reg_find(id);
-    if (!it || it->d.kind != REG_SPARSE || !it->ext) return -1;
-    if (rowptr) *rowptr = it->sp_row;
-    if (col) *col = it->sp_col;
-    if (val) *val = it->addr;
-    return EMPI_Get_sparse_rows(id, row0, rows, nnz);
-}
-
-int EMPI_Register_block(const char *id, MPI_Datatype datatype, int ndims, const int gsizes[], const int halo[],
-                        EMPI_Block *blk)
-{
-    char err[512];
-    layout_once();
-    int rc = ndblock_register(id, datatype, ndims, gsizes, halo, !waiting_for_data(), blk, err, sizeof err);
-    if (rc != 0) fprintf(stderr, "ductile: error: EMPI_Register_block: %s\n", err);
-    return rc;
-}
-
-int EMPI_Get_block(const char *id, EMPI_Block *blk) { return ndblock_get(id, blk); }
-
-int EMPI_Register_patches(const char *id, MPI_Datatype datatype, int ndims, const int gsizes[], const int psizes[],
-                          int placement, int scheme)
-{
-    char err[512];
-    layout_once();
-    int rc = patches_register(id, datatype, ndims, gsizes, psizes, placement, scheme, !waiting_for_data(), err,
-                              sizeof err);
-    if (rc != 0) fprintf(stderr, "ductile: error: EMPI_Register_patches: %s\n", err);
-    return rc;
-}
-
-int EMPI_Get_patch_block(const char *id, EMPI_Block *blk) { return patches_get_block(id, blk); }
-int EMPI_Get_patches(const char *id, int *npatches, EMPI_Patch **patches) { return patches_get(id, npatches, patches); }
-int EMPI_Get_patch_stats(const char *id, EMPI_Patch_stats *stats) { return patches_stats(id, stats); }
-
-int EMPI_Repartition(const char *id)
-{
-    char err[512];
-    int rc = patches_repartition_now(id, err, sizeof err);
-    if (rc != 0) fprintf(stderr, "ductile: error: EMPI_Repartition: %s\n", err);
-    return rc;
-}
-
-int EMPI_Register_custom(const char *id, EMPI_Custom_size_fn size, EMPI_Custom_pack_fn pack,
-                         EMPI_Custom_unpack_fn unpack, void *user)
-{
-    char err[512];
-    int rc = custom_register(id, size, pack, unpack, user, err, sizeof err);
-    if (rc != 0) fprintf(stderr, "ductile: error: EMPI_Register_custom: %s\n", err);
-    return rc;
-}
+/* A spawned process before its data arrived: it holds nothing yet (empi_int.h). */
+int empi_waiting_for_data(void) { return ductile_malleable_spawned() && !got_shared; }
 
 int EMPI_Register_array(const char *id, void *addr, MPI_Datatype datatype, int64_t rows, int64_t row_elems,
                         int mapping, int flags)
 {
     char err[512];
     int rc;
-    layout_once();
+    empi_layout_once();
     if (mapping == EMPI_SHARED)
         rc = reg_add(id, addr, datatype, REG_REPLICATED, flags == EMPI_CONSTANT, 0, 0, rows * row_elems, err,
                      sizeof err);
@@ -251,13 +154,14 @@ void EMPI_Get_addr_sparse(char *id, void **addr_row, void **addr_col, void **add
 
 void EMPI_Get_shared(int *it)
 {
-    layout_once();
-    int was = waiting_for_data();
+    empi_layout_once();
+    int was = empi_waiting_for_data();
     ductile_malleable_get_shared(it);
     got_shared = 1;
     if (was) {
         EMPI_GLOBAL_type = EMPI_SPAWNED;
-        data_world_changed(); /* Cartesian communicators, halos: with the old processes at their control point */
+        /* N-D blocks (src/data): Cartesian communicators, halos, with the old processes at their control point */
+        DUCTILE_HOOK_VOID(data_world_changed, ());
     }
 }
 
@@ -276,13 +180,13 @@ void ductile_empi_monitor_init0(void) { (EMPI_Monitor_init)(NULL, 0, 0); }
 static int64_t registered_size = -1; /* EMPI_Register_size */
 
 /* Blocks of the first registered distributed or sparse item (or EMPI_Register_size's). */
-static int64_t first_rows(const struct sp_state **sp)
+static int64_t first_rows(const struct reg_item **sp)
 {
     *sp = NULL;
     for (int i = 0; i < reg_count(); i++) {
         if (reg_at(i)->d.kind == REG_DISTRIBUTED) return reg_at(i)->d.nrows;
-        if (reg_at(i)->d.kind == REG_SPARSE && reg_at(i)->ext) {
-            *sp = reg_at(i)->ext;
+        if (reg_at(i)->d.kind == REG_SPARSE) {
+            *sp = reg_at(i); /* its rows: it->rows (src/data/sparse.c keeps them) */
             return reg_at(i)->d.nrows;
         }
     }
@@ -291,18 +195,18 @@ static int64_t first_rows(const struct sp_state **sp)
 
 void EMPI_Register_size(int size)
 {
-    layout_once();
+    empi_layout_once();
     registered_size = size < 0 ? 0 : size;
 }
 
 void EMPI_Monitor_end(int *rank, int *size, int iter, int maxiter, int *count, int *disp, int **vcount, int **vdisp,
                       int *fc, char *argv[], char *bin)
 {
-    (void)maxiter;
+    if (ductile_rt.rank == 0) ductile_appctl_maxiter(maxiter); /* remaining work for ductiled's model */
     (void)fc;
     (void)argv;
     (void)bin;
-    layout_once();
+    empi_layout_once();
     double t0 = PMPI_Wtime();
     int changed = ductile_malleable_control_point(iter);
     double dt = PMPI_Wtime() - t0;
@@ -322,15 +226,15 @@ void EMPI_Monitor_end(int *rank, int *size, int iter, int maxiter, int *count, i
     }
     if (rank) *rank = ductile_rt.rank;
     if (size) *size = ductile_rt.size;
-    if (changed) data_world_changed(); /* N-D blocks: Cartesian communicators and halos of the new world */
-    const struct sp_state *sp;
+    if (changed) DUCTILE_HOOK_VOID(data_world_changed, ()); /* N-D blocks (src/data): communicators, halos */
+    const struct reg_item *sp;
     int64_t n = first_rows(&sp);
     if (n < 0) return;
     int r = ductile_rt.rank, p = ductile_rt.size;
     plan_block b = plan_block_of(n, p, r);
     if (sp) {
-        b.displ = sp->row0;
-        b.count = sp->rows;
+        b.displ = sp->rows.row0;
+        b.count = sp->rows.rows;
     }
     if (count) *count = (int)b.count;
     if (disp) *disp = (int)b.displ;
@@ -345,13 +249,13 @@ void EMPI_Monitor_end(int *rank, int *size, int iter, int maxiter, int *count, i
         }
     }
     EMPI_Get_wsize(r, p, (int)n, NULL, NULL, vcount ? *vcount : NULL, vdisp ? *vdisp : NULL);
-    if (sp && sp->balance == EMPI_NNZ && sp->vcounts && sp->nv == p) {
+    if (sp && sp->rows.vrows && sp->rows.nv == p) {
         /* balanced by non-zeros: the blocks are the matrix's */
         int64_t d = 0;
         for (int k = 0; k < p; k++) {
-            if (vcount && *vcount) (*vcount)[k] = (int)sp->vcounts[k];
+            if (vcount && *vcount) (*vcount)[k] = (int)sp->rows.vrows[k];
             if (vdisp && *vdisp) (*vdisp)[k] = (int)d;
-            d += sp->vcounts[k];
+            d += sp->rows.vrows[k];
         }
     }
     if (changed || !EMPI_GLOBAL_vcounts) {

@@ -38,7 +38,13 @@ struct reg_item {
     MPI_Datatype type;
     int owned;           /* Ductile allocated addr (or it came from EMPI_malloc): freed when replaced */
     void *sp_row, *sp_col; /* REG_SPARSE: row pointers and column indices (addr: values) */
-    void *ext;           /* REG_SPARSE / REG_NDBLOCK / REG_CUSTOM: the kind's state (src/data/), freed with the item */
+    void *ext;           /* REG_SPARSE / REG_NDBLOCK / REG_CUSTOM / REG_PATCHES: the kind's state (src/data/),
+                          * freed with the item */
+    struct {             /* REG_SPARSE: my rows and, balanced by non-zeros, every rank's row count */
+        int64_t row0, rows;  /*   (kept by src/data/sparse.c, read by EMPI_Monitor_end) */
+        int64_t *vrows;
+        int nv;
+    } rows;
     void *spare;         /* DUCTILE_PERSISTENT: this process's block for a world of spare_size processes, */
     int spare_size;      /*   kept (owned) so that a +P/-P cycle finds the same buffers again */
 };
