@@ -403,6 +403,7 @@ DUCTILE_REGISTER(appctl_register)
     h->ctl_start = ductile_appctl_start;
     h->ctl_stop = ductile_appctl_stop;
     h->on_control_point = ductile_appctl_control_point;
+    h->on_maxiter = ductile_appctl_maxiter;
     h->on_resize_recorded = ductile_appctl_resized;
     h->io_phase = ductile_appctl_io_phase;
     h->ctl_iteration = ductile_appctl_iteration;

@@ -58,6 +58,7 @@ struct ductile_hooks {
     /* ---- engine events -> the controller (src/controller/appctl_msg.c) */
     void (*on_control_point)(int iteration);          /* world rank 0, every control point */
     void (*on_resize_recorded)(const struct report_reconfig *r); /* world rank 0: a record (ok, failed, refused) */
+    void (*on_maxiter)(int maxiter);                  /* world rank 0: EMPI_Monitor_end's maxiter (docs/policies.md) */
 
     /* ---- I/O phases and the exclusive-I/O token: src/io -> the controller */
     void (*io_phase)(const struct io_phase *p, double start_epoch);

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/hooks.h"
 #include "hotpath.h"
 #include "registry.h"
-#include "../controller/appctl.h"
 #include "resize.h"
 #include "runtime.h"
 #include "empi_int.h"
@@ -202,7 +202,7 @@ void EMPI_Register_size(int size)
 void EMPI_Monitor_end(int *rank, int *size, int iter, int maxiter, int *count, int *disp, int **vcount, int **vdisp,
                       int *fc, char *argv[], char *bin)
 {
-    if (ductile_rt.rank == 0) ductile_appctl_maxiter(maxiter); /* remaining work for ductiled's model */
+    if (ductile_rt.rank == 0) DUCTILE_HOOK_VOID(on_maxiter, (maxiter)); /* remaining work for ductiled's model */
     (void)fc;
     (void)argv;
     (void)bin;
