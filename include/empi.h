@@ -69,14 +69,57 @@ enum {
     EMPI_NATIVE = 941490    /* EMPI_Get_type: started by mpiexec */
 };
 
+/* More FlexMPI constants (same values as FlexMPI's vars.h / defs.h), for
+ * programs that pass or compare them; see docs/malleability.md for what
+ * Ductile does with each. */
+enum {
+    EMPI_TRUE = 674321, EMPI_FALSE = 684312, EMPI_ERROR = 939199, EMPI_NULL = 949998, EMPI_END = 921028,
+    EMPI_CBAL = 182919, EMPI_CUSER = 192018, EMPI_STRUCT_DENSE = 534321, EMPI_STRUCT_SPARSE = 544312,
+    EMPI_STATIC = 324542, EMPI_DYNAMIC = 325765, EMPI_TO_REMOVE = 792214, EMPI_SPAWNED_SYNC = 938593,
+    EMPI_LBMFLOPS = 854392, EMPI_LBCOUNTS = 829010, EMPI_LBSTATIC = 829099, EMPI_ROWS = 748838, EMPI_NNZ = 782891,
+    EMPI_FCOST = 728191, EMPI_BALANCED = 189312, EMPI_UNBALANCED = 135894,
+    /* EMPI_Set_policy */
+    EMPI_EFFICIENCY = 312341, EMPI_EFFICIENCY_IRR = 312910, EMPI_COST = 391021, EMPI_COST_IRR = 310494,
+    EMPI_LBALANCE = 357831, EMPI_MALLEABILITY = 341219, EMPI_MALLEABILITY_COND = 391000,
+    EMPI_MALLEABILITY_TRIG = 391050, EMPI_MONITORDBG = 303891,
+    /* data kinds */
+    EMPI_SPARSE = 434589, EMPI_VECTOR = 458910, EMPI_DENSE = 464890, EMPI_VAR = 457682
+};
+#define EMPI_root 0
+
+/* FlexMPI globals that its programs read (vars.h).  Ductile keeps these up
+ * to date: tover = seconds spent in EMPI_Monitor_end (control points);
+ * overhead_processes = seconds of the control points that resized
+ * (processes and data together: the per-phase split is in the report);
+ * overhead_rpolicy = seconds of the other control points; overhead_rdata,
+ * overhead_lbalance, cum_cost = 0 (no separate figure / no load balancing
+ * / no cost model); iteration = the last control point's; status / type as
+ * EMPI_Get_status / EMPI_Get_type; vcounts / displs = every rank's block of
+ * the first distributed item (size entries); tcomp / tcomm as the
+ * EMPI_Get_aggregated_* calls last returned. */
+extern double EMPI_GLOBAL_tover, EMPI_GLOBAL_overhead_lbalance, EMPI_GLOBAL_overhead_rdata,
+    EMPI_GLOBAL_overhead_processes, EMPI_GLOBAL_overhead_rpolicy, EMPI_GLOBAL_lastoverhead_rdata,
+    EMPI_GLOBAL_lastoverhead_processes, EMPI_GLOBAL_cum_cost, EMPI_GLOBAL_cum_time, EMPI_GLOBAL_tcomp,
+    EMPI_GLOBAL_tcomm, EMPI_GLOBAL_obj_texec;
+extern int EMPI_GLOBAL_niter, EMPI_GLOBAL_iteration, EMPI_GLOBAL_maxprocs, EMPI_GLOBAL_minprocs, EMPI_GLOBAL_nhosts,
+    EMPI_GLOBAL_wpolicy, EMPI_GLOBAL_lbpolicy, EMPI_GLOBAL_mpolicy, EMPI_GLOBAL_lbalance_disabled,
+    EMPI_GLOBAL_status, EMPI_GLOBAL_type;
+extern int *EMPI_GLOBAL_vcounts, *EMPI_GLOBAL_displs;
+
 /* Ductile extension flags for EMPI_Register_array. */
 #define EMPI_VARIABLE 0 /* data changes every iteration: moves at the control point */
 #define EMPI_CONSTANT 1 /* data does not change: may move in the background (DUCTILE_REDIST_CONSTANT=nb) */
 
 /* The block of `dim` rows owned by `rank` of `size`: *count rows from row
  * *desp.  vcounts / displs (may be NULL) receive every rank's count and
- * displacement (size entries each). */
+ * displacement (size entries each).  FlexMPI's distribution: the dim % size
+ * extra rows go to the LAST ranks (DUCTILE_WSIZE=first gives them to the
+ * first ranks instead); every distributed item is laid out the same way.
+ * In a removed process *desp = *count = -1 (as FlexMPI). */
 void EMPI_Get_wsize(int rank, int size, int dim, int *desp, int *count, int *vcounts, int *displs);
+/* Register the global problem size (rows) without data: EMPI_Monitor_end's
+ * count / disp then follow it when no distributed item is registered. */
+void EMPI_Register_size(int size);
 
 /* Register a dense dim x dim matrix of `datatype`, distributed by rows
  * (EMPI_DISJOINT: addr holds my count x dim block) or replicated
@@ -85,10 +128,11 @@ void EMPI_Register_dense(char *id, void *addr, MPI_Datatype datatype, int size, 
 /* Register a vector of `size` elements, distributed (EMPI_DISJOINT: addr
  * holds my count elements) or replicated (EMPI_SHARED). */
 void EMPI_Register_vector(char *id, void *addr, MPI_Datatype datatype, int size, int mapping);
-/* Register a CSR sparse matrix (row pointers, column indices, values).  The
- * registration is accepted and EMPI_Get_addr_sparse returns the arrays, but
- * a resize while sparse data is registered is refused (with a reason in the
- * report): sparse redistribution is not implemented yet. */
+/* Register a CSR sparse matrix (row pointers, column indices, values; int
+ * indices as FlexMPI): my EMPI_Get_wsize rows, row pointers count + 1 of
+ * them from 0, nnz = my non-zeros (0 in a spawned process).  At a resize the
+ * rows move block-distributed; EMPI_Get_addr_sparse then gives the new
+ * arrays (Ductile's) and EMPI_Monitor_end's count / disp the new rows. */
 void EMPI_Register_sparse(char *id, void *addr_row, void *addr_col, void *addr_val, MPI_Datatype datatype, int size,
                           int nnz);
 /* Forget a registered item (its buffer is not freed). */
@@ -132,6 +176,22 @@ void EMPI_Get_status(int *status);
 /* EMPI_NATIVE or EMPI_SPAWNED. */
 void EMPI_Get_type(int *type);
 
+/* FlexMPI's policy and tuning calls.  Accepted for source compatibility:
+ * Ductile resizes when DUCTILE_SCHEDULE or a controller says so, whatever
+ * the policy (an unknown policy stops the job with a message, as in
+ * FlexMPI); the values land in the EMPI_GLOBAL_* variables. */
+void EMPI_Set_policy(int policy);
+void EMPI_Set_niter(int niter);
+void EMPI_Set_maxprocs(int nprocs);
+void EMPI_Get_minprocs(int *nprocs);
+void EMPI_Set_lbpolicy(int lbpolicy);
+void EMPI_Disable_lbalance(void);
+void EMPI_Enable_lbalance(void);
+void EMPI_Set_type(int type);
+void EMPI_Capture_comms(int mpi_op, int *size, MPI_Datatype datatype);
+/* Seconds since MPI_Init. */
+void EMPI_Get_exec_time(double *extime);
+
 /* Seconds this process spent computing (wall time outside MPI) and in MPI
  * communication since MPI_Init. */
 void EMPI_Get_aggregated_tcomp(double *tcomp);
@@ -167,6 +227,104 @@ void EMPI_Get_iteration(int *it);
 int EMPI_Register_scalar(const char *id, void *addr, MPI_Datatype datatype, int count);
 /* 64-bit EMPI_Get_wsize: my block of n rows. */
 void EMPI_Get_wsize64(int rank, int size, int64_t n, int64_t *desp, int64_t *count);
+
+/* ---- General data (docs/data.md) ---- */
+
+/* N-D block data: an array of ndims (1-3) dimensions of gsizes[] elements
+ * (C order: the last dimension is contiguous), decomposed over the process
+ * grid MPI_Dims_create(size, ndims) gives, ranks in row-major grid order
+ * (MPI_Cart_create without reorder), each dimension block-distributed like
+ * EMPI_Get_wsize; the local array holds my interior block with halo[d]
+ * cells on both sides in each dimension (lsizes = subsizes + 2 * halo; the
+ * interior starts at index halo[d]).  Ductile allocates the local array
+ * (zeroed) and its Cartesian communicator (not periodic) of the current
+ * world; both are Ductile's. */
+typedef struct EMPI_Block {
+    int ndims;
+    int gsizes[3], halo[3];   /* as registered (unused dimensions: 1 and 0) */
+    int dims[3], coords[3];   /* the process grid and my place in it */
+    int starts[3];            /* global index of my first interior element */
+    int subsizes[3];          /* my interior block */
+    int lsizes[3];            /* my local array: subsizes + 2 * halo */
+    MPI_Comm comm;            /* Cartesian communicator of the current world */
+    void *addr;               /* my local array */
+} EMPI_Block;
+/* Register (collective over the world, like MPI_Cart_create); *blk (may be
+ * NULL) receives the block.  After every control point that resized, call
+ * EMPI_Get_block: the local array holds the new block with its halos filled
+ * from the neighbours, and comm is a new Cartesian communicator (the old one
+ * is freed).  Spawned processes register the same way before
+ * EMPI_Get_shared.  Returns 0, or -1 with a message on stderr. */
+int EMPI_Register_block(const char *id, MPI_Datatype datatype, int ndims, const int gsizes[], const int halo[],
+                        EMPI_Block *blk);
+int EMPI_Get_block(const char *id, EMPI_Block *blk);
+
+/* A CSR sparse matrix with 64-bit row pointers and column indices: my rows
+ * [row0, row0 + rows) of nrows, rowptr[0..rows] from 0, col / val of
+ * rowptr[rows] entries.  At a resize the rows move to the new processes
+ * block-distributed (balance EMPI_ROWS, the rows of EMPI_Get_wsize) or
+ * balanced by non-zeros (EMPI_NNZ).  The new arrays are Ductile's
+ * (EMPI_malloc'ed); get them and the new range with EMPI_Get_csr.  Spawned
+ * processes register with rows = 0 (NULL arrays).  EMPI_Register_sparse
+ * (FlexMPI's, int indices) is the same with balance EMPI_ROWS and my
+ * EMPI_Get_wsize rows.  Returns 0, or -1 with a message on stderr. */
+int EMPI_Register_csr(const char *id, int64_t *rowptr, int64_t *col, void *val, MPI_Datatype datatype, int64_t nrows,
+                      int64_t row0, int64_t rows, int balance);
+int EMPI_Get_csr(const char *id, int64_t **rowptr, int64_t **col, void **val, int64_t *row0, int64_t *rows,
+                 int64_t *nnz);
+/* The row range of any sparse item (EMPI_Register_sparse or _csr). */
+int EMPI_Get_sparse_rows(const char *id, int64_t *row0, int64_t *rows, int64_t *nnz);
+
+/* Custom data moved by callbacks at the control point.  At a resize, every
+ * process that held data (an old rank) is asked, for each new rank k =
+ * 0..new_size-1 in order, size(user, k, new_size) bytes (>= 0, -1 = error)
+ * and pack(user, k, new_size, buf, bytes) (0 = ok): what new rank k gets of
+ * my data.  Then every process of the new world gets unpack(user, r,
+ * old_size, buf, bytes) for each old rank r = 0..old_size-1 in order (bytes
+ * may be 0); the first one (r = 0) is the moment to drop the old data, which
+ * was packed already.  If any size/pack fails anywhere, no unpack happens
+ * anywhere and the resize fails with the data as it was.  The callbacks run
+ * inside EMPI_Monitor_end (EMPI_Get_shared in spawned processes). */
+typedef int64_t (*EMPI_Custom_size_fn)(void *user, int new_rank, int new_size);
+typedef int (*EMPI_Custom_pack_fn)(void *user, int new_rank, int new_size, void *buf, int64_t bytes);
+typedef int (*EMPI_Custom_unpack_fn)(void *user, int old_rank, int old_size, const void *buf, int64_t bytes);
+int EMPI_Register_custom(const char *id, EMPI_Custom_size_fn size, EMPI_Custom_pack_fn pack,
+                         EMPI_Custom_unpack_fn unpack, void *user);
+
+/* Patch sets, repartitioned as in seed 003 (docs/data.md): a global index
+ * space of ndims (1-3) dimensions gsizes[], cut by an imposed grid of patches
+ * of psizes[] (the last ones truncated).  The data starts as my block of the
+ * MPI_Dims_create grid of the world (EMPI_Get_patch_block: starts, subsizes,
+ * addr; no halos); EMPI_Repartition (collective) moves it onto patches over
+ * the same processes, and every resize onto patches over the new ones.
+ * Placement: greedy (each patch on the process holding most of it: least
+ * data movement) or balanced (floor(M/N) or floor(M/N)+1 patches each).
+ * Scheme: per patch (one message per patch fragment, subarray datatypes),
+ * per rank (one packed buffer per process pair) or auto (a cost estimate
+ * picks; the reason is in the stats).  Each of my patches is a separate
+ * contiguous C-order array (EMPI_Get_patches: Ductile's array of them). */
+enum { EMPI_PLACE_GREEDY = 1, EMPI_PLACE_BALANCED = 2 };
+enum { EMPI_COMM_AUTO = 0, EMPI_COMM_PER_PATCH = 1, EMPI_COMM_PER_RANK = 2 };
+typedef struct EMPI_Patch {
+    int id;               /* row-major index in the patch grid */
+    int lo[3], size[3];   /* global box (unused dimensions: 0 and 1) */
+    void *addr;           /* size[0] x size[1] x size[2] elements, C order */
+} EMPI_Patch;
+typedef struct EMPI_Patch_stats {  /* this process, last repartition */
+    int patches;                   /* load after it: patches and elements held */
+    int64_t elements;
+    int64_t bytes_sent, bytes_copied; /* to other processes / kept locally */
+    int messages;                  /* sent */
+    double time_s;                 /* placement + transfer, this process */
+    int scheme;                    /* EMPI_COMM_PER_PATCH or EMPI_COMM_PER_RANK */
+    char reason[160];              /* auto: the cost estimate */
+} EMPI_Patch_stats;
+int EMPI_Register_patches(const char *id, MPI_Datatype datatype, int ndims, const int gsizes[], const int psizes[],
+                          int placement, int scheme);
+int EMPI_Get_patch_block(const char *id, EMPI_Block *blk);
+int EMPI_Repartition(const char *id);
+int EMPI_Get_patches(const char *id, int *npatches, EMPI_Patch **patches);
+int EMPI_Get_patch_stats(const char *id, EMPI_Patch_stats *stats);
 
 #ifdef __cplusplus
 }

@@ -23,6 +23,8 @@ struct ductile_settings;
 struct report_reconfig;
 struct report_departed;
 struct io_phase;
+struct reg_item;
+struct redist_layout;
 
 struct ductile_hooks {
     /* ---- life cycle, in the order src/wrap/runtime.c calls them */
@@ -66,6 +68,14 @@ struct ductile_hooks {
     long long (*ctl_iteration)(void);
     int (*io_acquire)(double *waited);
     void (*io_release)(void);
+
+    /* ---- general data kinds (src/data: N-D blocks, sparse, custom, patches) <- src/malleable */
+    /* move one such registered item at a resize (transfer.c); 0 or -1 with err */
+    int (*data_move)(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen);
+    /* the world changed: Cartesian communicators and halos of N-D blocks (empi.c) */
+    void (*data_world_changed)(void);
+    /* free an item's kind state (registry.c) */
+    void (*data_ext_free)(struct reg_item *it);
 
     /* ---- report sections: the engine's records -> src/monitor/report.c */
     const struct report_reconfig *(*reconfig_history)(int *n);

@@ -13,12 +13,15 @@
 #include "registry.h"
 #include "resize.h"
 #include "runtime.h"
+#include "empi_int.h"
+#include "../core/hooks.h"
 #include "../redist/plan.h"
 
 static void reg_or_die(const char *fn, const char *id, void *addr, MPI_Datatype type, int kind, int constant,
                        int64_t nrows, int64_t row_elems, int64_t elems)
 {
     char err[512];
+    empi_layout_once();
     if (reg_add(id, addr, type, kind, constant, nrows, row_elems, elems, err, sizeof err) != 0) {
         fprintf(stderr, "ductile: error: %s: %s\n", fn, err);
         fflush(stderr);
@@ -26,9 +29,44 @@ static void reg_or_die(const char *fn, const char *id, void *addr, MPI_Datatype 
     }
 }
 
+/* ---- FlexMPI globals (vars.h of FlexMPI) that its examples read ---- */
+double EMPI_GLOBAL_tover, EMPI_GLOBAL_overhead_lbalance, EMPI_GLOBAL_overhead_rdata, EMPI_GLOBAL_overhead_processes,
+    EMPI_GLOBAL_overhead_rpolicy, EMPI_GLOBAL_lastoverhead_rdata, EMPI_GLOBAL_lastoverhead_processes,
+    EMPI_GLOBAL_cum_cost, EMPI_GLOBAL_cum_time, EMPI_GLOBAL_tcomp, EMPI_GLOBAL_tcomm, EMPI_GLOBAL_obj_texec;
+int EMPI_GLOBAL_niter, EMPI_GLOBAL_iteration, EMPI_GLOBAL_maxprocs, EMPI_GLOBAL_minprocs = 1, EMPI_GLOBAL_nhosts = 1;
+int EMPI_GLOBAL_wpolicy = EMPI_STATIC, EMPI_GLOBAL_lbpolicy = EMPI_LBCOUNTS, EMPI_GLOBAL_mpolicy = EMPI_MALLEABILITY;
+int EMPI_GLOBAL_lbalance_disabled = 1, EMPI_GLOBAL_status = EMPI_ACTIVE, EMPI_GLOBAL_type = EMPI_NATIVE;
+int *EMPI_GLOBAL_vcounts, *EMPI_GLOBAL_displs;
+
+/* Where EMPI_Get_wsize and the distributed items put the remainder rows
+ * (DUCTILE_WSIZE): FlexMPI's distribution (the last ranks) by default.  Set
+ * at the first EMPI call, before any resize, in every process alike. */
+void empi_layout_once(void)
+{
+    static int done;
+    if (done) return;
+    done = 1;
+    const char *v = getenv("DUCTILE_WSIZE");
+    if (!v || !*v || strcmp(v, "flexmpi") == 0) plan_set_remainder_last(1);
+    else if (strcmp(v, "first") == 0) plan_set_remainder_last(0);
+    else {
+        fprintf(stderr, "ductile: error: DUCTILE_WSIZE='%s': expected 'flexmpi' (extra rows on the last ranks, "
+                        "the default) or 'first' (extra rows on the first ranks)\n", v);
+        fflush(stderr);
+        PMPI_Abort(MPI_COMM_WORLD, 2);
+    }
+}
+
 void EMPI_Get_wsize(int rank, int size, int dim, int *desp, int *count, int *vcounts, int *displs)
 {
+    empi_layout_once();
     if (size < 1) size = 1;
+    if (!ductile_malleable_active()) {
+        /* FlexMPI: a removed process owns nothing */
+        if (desp) *desp = -1;
+        if (count) *count = -1;
+        return;
+    }
     plan_block b = plan_block_of(dim, size, rank);
     if (desp) *desp = (int)b.displ;
     if (count) *count = (int)b.count;
@@ -41,6 +79,7 @@ void EMPI_Get_wsize(int rank, int size, int dim, int *desp, int *count, int *vco
 
 void EMPI_Get_wsize64(int rank, int size, int64_t n, int64_t *desp, int64_t *count)
 {
+    empi_layout_once();
     plan_block b = plan_block_of(n, size < 1 ? 1 : size, rank);
     if (desp) *desp = b.displ;
     if (count) *count = b.count;
@@ -62,20 +101,17 @@ void EMPI_Register_vector(char *id, void *addr, MPI_Datatype datatype, int size,
         reg_or_die("EMPI_Register_vector", id, addr, datatype, REG_DISTRIBUTED, 0, size, 1, 0);
 }
 
-void EMPI_Register_sparse(char *id, void *addr_row, void *addr_col, void *addr_val, MPI_Datatype datatype, int size,
-                          int nnz)
-{
-    reg_or_die("EMPI_Register_sparse", id, addr_val, datatype, REG_SPARSE, 0, size, 0, nnz);
-    struct reg_item *it = reg_find(id);
-    it->sp_row = addr_row;
-    it->sp_col = addr_col;
-}
+static int got_shared; /* a spawned process received its data (EMPI_Get_shared) */
+
+/* A spawned process before its data arrived: it holds nothing yet (empi_int.h). */
+int empi_waiting_for_data(void) { return ductile_malleable_spawned() && !got_shared; }
 
 int EMPI_Register_array(const char *id, void *addr, MPI_Datatype datatype, int64_t rows, int64_t row_elems,
                         int mapping, int flags)
 {
     char err[512];
     int rc;
+    empi_layout_once();
     if (mapping == EMPI_SHARED)
         rc = reg_add(id, addr, datatype, REG_REPLICATED, flags == EMPI_CONSTANT, 0, 0, rows * row_elems, err,
                      sizeof err);
@@ -118,7 +154,15 @@ void EMPI_Get_addr_sparse(char *id, void **addr_row, void **addr_col, void **add
 
 void EMPI_Get_shared(int *it)
 {
+    empi_layout_once();
+    int was = empi_waiting_for_data();
     ductile_malleable_get_shared(it);
+    got_shared = 1;
+    if (was) {
+        EMPI_GLOBAL_type = EMPI_SPAWNED;
+        /* N-D blocks (src/data): Cartesian communicators, halos, with the old processes at their control point */
+        DUCTILE_HOOK_VOID(data_world_changed, ());
+    }
 }
 
 static double monitor_t0;
@@ -133,12 +177,26 @@ void(EMPI_Monitor_init)(int *rank, int procs_hint, int excl_nodes_hint)
 
 void ductile_empi_monitor_init0(void) { (EMPI_Monitor_init)(NULL, 0, 0); }
 
-/* Blocks of the first registered distributed item. */
-static int64_t first_rows(void)
+static int64_t registered_size = -1; /* EMPI_Register_size */
+
+/* Blocks of the first registered distributed or sparse item (or EMPI_Register_size's). */
+static int64_t first_rows(const struct reg_item **sp)
 {
-    for (int i = 0; i < reg_count(); i++)
+    *sp = NULL;
+    for (int i = 0; i < reg_count(); i++) {
         if (reg_at(i)->d.kind == REG_DISTRIBUTED) return reg_at(i)->d.nrows;
-    return -1;
+        if (reg_at(i)->d.kind == REG_SPARSE) {
+            *sp = reg_at(i); /* its rows: it->rows (src/data/sparse.c keeps them) */
+            return reg_at(i)->d.nrows;
+        }
+    }
+    return registered_size;
+}
+
+void EMPI_Register_size(int size)
+{
+    empi_layout_once();
+    registered_size = size < 0 ? 0 : size;
 }
 
 void EMPI_Monitor_end(int *rank, int *size, int iter, int maxiter, int *count, int *disp, int **vcount, int **vdisp,
@@ -148,14 +206,36 @@ void EMPI_Monitor_end(int *rank, int *size, int iter, int maxiter, int *count, i
     (void)fc;
     (void)argv;
     (void)bin;
+    empi_layout_once();
+    double t0 = PMPI_Wtime();
     int changed = ductile_malleable_control_point(iter);
-    if (!ductile_malleable_active()) return;
+    double dt = PMPI_Wtime() - t0;
+    EMPI_GLOBAL_iteration = iter;
+    EMPI_GLOBAL_tover += dt;
+    if (changed) {
+        /* the whole reconfiguration as seen by this process: processes + data (FlexMPI splits them;
+         * Ductile's per-phase times are in the report's reconfigurations) */
+        EMPI_GLOBAL_overhead_processes += dt;
+        EMPI_GLOBAL_lastoverhead_processes = dt;
+    } else {
+        EMPI_GLOBAL_overhead_rpolicy += dt; /* the decision at the control point */
+    }
+    if (!ductile_malleable_active()) {
+        EMPI_GLOBAL_status = EMPI_REMOVED;
+        return;
+    }
     if (rank) *rank = ductile_rt.rank;
     if (size) *size = ductile_rt.size;
-    int64_t n = first_rows();
+    if (changed) DUCTILE_HOOK_VOID(data_world_changed, ()); /* N-D blocks (src/data): communicators, halos */
+    const struct reg_item *sp;
+    int64_t n = first_rows(&sp);
     if (n < 0) return;
     int r = ductile_rt.rank, p = ductile_rt.size;
     plan_block b = plan_block_of(n, p, r);
+    if (sp) {
+        b.displ = sp->rows.row0;
+        b.count = sp->rows.rows;
+    }
     if (count) *count = (int)b.count;
     if (disp) *disp = (int)b.displ;
     if (changed) {
@@ -169,6 +249,72 @@ void EMPI_Monitor_end(int *rank, int *size, int iter, int maxiter, int *count, i
         }
     }
     EMPI_Get_wsize(r, p, (int)n, NULL, NULL, vcount ? *vcount : NULL, vdisp ? *vdisp : NULL);
+    if (sp && sp->rows.vrows && sp->rows.nv == p) {
+        /* balanced by non-zeros: the blocks are the matrix's */
+        int64_t d = 0;
+        for (int k = 0; k < p; k++) {
+            if (vcount && *vcount) (*vcount)[k] = (int)sp->rows.vrows[k];
+            if (vdisp && *vdisp) (*vdisp)[k] = (int)d;
+            d += sp->rows.vrows[k];
+        }
+    }
+    if (changed || !EMPI_GLOBAL_vcounts) {
+        int *vc = realloc(EMPI_GLOBAL_vcounts, (size_t)p * sizeof(int));
+        if (vc) EMPI_GLOBAL_vcounts = vc;
+        int *vd = vc ? realloc(EMPI_GLOBAL_displs, (size_t)p * sizeof(int)) : NULL;
+        if (vd) EMPI_GLOBAL_displs = vd;
+        if (vc && vd) EMPI_Get_wsize(r, p, (int)n, NULL, NULL, vc, vd);
+    }
+}
+
+/* ---- FlexMPI calls without a Ductile counterpart: accepted, documented ---- */
+
+void EMPI_Set_policy(int policy)
+{
+    switch (policy) {
+    case EMPI_LBALANCE: case EMPI_EFFICIENCY: case EMPI_EFFICIENCY_IRR: case EMPI_COST: case EMPI_COST_IRR:
+    case EMPI_MALLEABILITY: case EMPI_MALLEABILITY_COND: case EMPI_MALLEABILITY_TRIG: case EMPI_MONITORDBG:
+        EMPI_GLOBAL_mpolicy = policy; /* Ductile resizes by DUCTILE_SCHEDULE or a controller whatever the policy */
+        return;
+    default:
+        fprintf(stderr, "ductile: error: EMPI_Set_policy(%d): not a FlexMPI policy (EMPI_LBALANCE, EMPI_EFFICIENCY, "
+                        "EMPI_EFFICIENCY_IRR, EMPI_COST, EMPI_COST_IRR, EMPI_MALLEABILITY, EMPI_MALLEABILITY_COND, "
+                        "EMPI_MALLEABILITY_TRIG or EMPI_MONITORDBG)\n", policy);
+        fflush(stderr);
+        PMPI_Abort(MPI_COMM_WORLD, 2);
+    }
+}
+
+void EMPI_Set_niter(int niter) { EMPI_GLOBAL_niter = niter; }
+
+void EMPI_Set_maxprocs(int nprocs)
+{
+    int size = ductile_rt.size > 0 ? ductile_rt.size : 1;
+    EMPI_GLOBAL_maxprocs = nprocs < size ? size : nprocs; /* FlexMPI: never below the current size */
+}
+
+void EMPI_Get_minprocs(int *nprocs)
+{
+    if (nprocs) *nprocs = EMPI_GLOBAL_minprocs;
+}
+
+void EMPI_Get_exec_time(double *extime)
+{
+    if (extime) *extime = ductile_elapsed();
+}
+
+void EMPI_Set_lbpolicy(int lbpolicy) { EMPI_GLOBAL_lbpolicy = lbpolicy; }
+void EMPI_Disable_lbalance(void) { EMPI_GLOBAL_lbalance_disabled = 1; }
+void EMPI_Enable_lbalance(void) { EMPI_GLOBAL_lbalance_disabled = 0; /* no load balancing in Ductile: no effect */ }
+
+void EMPI_Set_type(int type) { EMPI_GLOBAL_type = type; }
+
+void EMPI_Capture_comms(int mpi_op, int *size, MPI_Datatype datatype)
+{
+    /* Ductile counts every MPI call itself (the report) */
+    (void)mpi_op;
+    (void)size;
+    (void)datatype;
 }
 
 void EMPI_Get_status(int *status)
@@ -196,14 +342,15 @@ static double mpi_seconds(void)
 
 void EMPI_Get_aggregated_tcomm(double *tcomm)
 {
-    if (tcomm) *tcomm = mpi_seconds();
+    EMPI_GLOBAL_tcomm = mpi_seconds();
+    if (tcomm) *tcomm = EMPI_GLOBAL_tcomm;
 }
 
 void EMPI_Get_aggregated_tcomp(double *tcomp)
 {
-    if (!tcomp) return;
     double c = ductile_elapsed() - mpi_seconds();
-    *tcomp = c > 0 ? c : 0;
+    EMPI_GLOBAL_tcomp = c > 0 ? c : 0;
+    if (tcomp) *tcomp = EMPI_GLOBAL_tcomp;
 }
 
 void *EMPI_malloc(size_t size) { return reg_malloc(size, 0); }

@@ -3,6 +3,8 @@
 
 #include "registry.h"
 
+#include "../core/hooks.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +88,7 @@ int reg_add(const char *name, void *addr, MPI_Datatype type, int kind, int const
         else free(it->addr);
     }
     reg_drop_spare(it); /* a spare block of the old registration does not fit the new one */
+    DUCTILE_HOOK_VOID(data_ext_free, (it)); /* so does the state of a src/data/ kind */
     snprintf(it->d.name, sizeof it->d.name, "%s", name);
     it->d.kind = kind;
     it->d.constant = constant;
@@ -133,6 +136,7 @@ void reg_remove(const char *name)
         if (reg_is_tracked(it->addr)) reg_untrack_free(it->addr);
         else free(it->addr);
     }
+    DUCTILE_HOOK_VOID(data_ext_free, (it));
     int i = (int)(it - items);
     memmove(&items[i], &items[i + 1], (size_t)(nitems - i - 1) * sizeof items[0]);
     nitems--;
@@ -148,6 +152,9 @@ void reg_clear(void)
 {
     /* Buffers stay allocated: the program may still read them after MPI_Finalize.
      * Spare blocks (DUCTILE_PERSISTENT) are Ductile's own: freed. */
-    for (int i = 0; i < nitems; i++) reg_drop_spare(&items[i]);
+    for (int i = 0; i < nitems; i++) {
+        reg_drop_spare(&items[i]);
+        DUCTILE_HOOK_VOID(data_ext_free, (&items[i]));
+    }
     nitems = 0;
 }

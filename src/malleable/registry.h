@@ -12,7 +12,15 @@
 #define REG_MAX_ITEMS 64
 #define REG_NAME_MAX 64
 
-enum reg_kind { REG_DISTRIBUTED = 1, REG_REPLICATED = 2, REG_SCALAR = 3, REG_SPARSE = 4 };
+enum reg_kind {
+    REG_DISTRIBUTED = 1, REG_REPLICATED = 2, REG_SCALAR = 3,
+    REG_SPARSE = 4,  /* CSR rows (src/data/sparse.c) */
+    REG_NDBLOCK = 5, /* 1-3-D block over a process grid with halos (src/data/ndblock.c) */
+    REG_CUSTOM = 6,  /* pack/size/unpack callbacks (src/data/custom.c) */
+    REG_PATCHES = 7  /* patch sets repartitioned as in seed 003 (src/data/patches.c) */
+};
+/* The kinds that move themselves through src/data/data.h (data_move). */
+#define REG_KIND_IS_DATA(k) ((k) == REG_SPARSE || (k) == REG_NDBLOCK || (k) == REG_CUSTOM || (k) == REG_PATCHES)
 
 /* What must agree between the processes of a resize (sent to new processes). */
 struct reg_desc {
@@ -29,7 +37,14 @@ struct reg_item {
     void *addr;          /* current local buffer (the block of this rank, or the whole array) */
     MPI_Datatype type;
     int owned;           /* Ductile allocated addr (or it came from EMPI_malloc): freed when replaced */
-    void *sp_row, *sp_col; /* REG_SPARSE: registered, not redistributed (see docs/malleability.md) */
+    void *sp_row, *sp_col; /* REG_SPARSE: row pointers and column indices (addr: values) */
+    void *ext;           /* REG_SPARSE / REG_NDBLOCK / REG_CUSTOM / REG_PATCHES: the kind's state (src/data/),
+                          * freed with the item */
+    struct {             /* REG_SPARSE: my rows and, balanced by non-zeros, every rank's row count */
+        int64_t row0, rows;  /*   (kept by src/data/sparse.c, read by EMPI_Monitor_end) */
+        int64_t *vrows;
+        int nv;
+    } rows;
     void *spare;         /* DUCTILE_PERSISTENT: this process's block for a world of spare_size processes, */
     int spare_size;      /*   kept (owned) so that a +P/-P cycle finds the same buffers again */
 };

@@ -50,13 +50,6 @@ int ductile_malleable_settings(const struct ductile_settings *s, char *err, size
 
 /* ------------------------------------------------------------------ decisions */
 
-static int has_sparse(void)
-{
-    for (int i = 0; i < reg_count(); i++)
-        if (reg_at(i)->d.kind == REG_SPARSE) return 1;
-    return 0;
-}
-
 /* DUCTILE_REDIST=auto (rank 0): pick method and constant-data strategy with
  * the cost model of src/rma/cost.c, from the registered sizes, the pair,
  * bandwidths measured at earlier resizes and the iteration time. */
@@ -138,7 +131,8 @@ static void decide(int iteration, struct decision *d, char *list)
     int id = M.next_id++;
     fill_record(&rec, id, iteration, ns, nd, M.method, M.redist, M.nb);
     char why[400] = "";
-    struct policy_request pr = {ns, nd, M.method == METHOD_BASELINE, has_sparse(), r.list,
+    /* sparse data is redistributed (src/data/sparse.c): never refused for it */
+    struct policy_request pr = {ns, nd, M.method == METHOD_BASELINE, 0, r.list,
                                 ductile_rt.settings.spawn_hosts};
     if (policy_check(&pr, list, RESIZE_LIST_MAX, why, sizeof why) != 0) { /* pure checks (policy.c) */
         record_problem(&rec, "refused", why);

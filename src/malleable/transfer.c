@@ -194,6 +194,11 @@ int transfer_items(const struct redist_layout *L, int has_new, int method, int n
                 it->addr = dst;
                 it->owned = !shared; /* shared blocks are never free()d */
             }
+        } else if (REG_KIND_IS_DATA(it->d.kind)) {
+            /* general data (issue 14): N-D blocks, sparse, custom, patches move themselves (src/data/) */
+            uint64_t moved = 0;
+            if (DUCTILE_HOOK(data_move, (it, L, &moved, err, errlen)) != 0) return -1;
+            t->bytes += moved;
         } else if ((it->d.kind == REG_REPLICATED || it->d.kind == REG_SCALAR) && has_new) {
             int64_t bytes = (int64_t)reg_unit_bytes(it);
             for (int64_t o = 0; o < bytes; o += BCAST_CHUNK) {

@@ -12,12 +12,25 @@
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
+/* The one piece of process-wide state: where the remainder goes (see plan.h). */
+static int remainder_last;
+
+void plan_set_remainder_last(int on) { remainder_last = on != 0; }
+int plan_remainder_last(void) { return remainder_last; }
+
 plan_block plan_block_of(int64_t n, int nprocs, int rank)
 {
     plan_block b = {0, 0};
     if (n < 0 || nprocs < 1 || rank < 0 || rank >= nprocs)
         return b;
     int64_t q = n / nprocs, rem = n % nprocs;
+    if (remainder_last) {
+        /* FlexMPI: the last rem ranks hold one more; displ <= n as below */
+        int64_t small = nprocs - rem;
+        b.count = q + (rank >= small ? 1 : 0);
+        b.displ = (int64_t)rank * q + max64(0, rank - small);
+        return b;
+    }
     /* rank*q <= n and min(rank, rem) <= rem, so displ <= n: no overflow. */
     b.count = q + (rank < rem ? 1 : 0);
     b.displ = (int64_t)rank * q + min64(rank, rem);
@@ -29,6 +42,13 @@ int plan_owner_of(int64_t n, int nprocs, int64_t index)
     if (n < 0 || nprocs < 1 || index < 0 || index >= n)
         return -1;
     int64_t q = n / nprocs, rem = n % nprocs;
+    if (remainder_last) {
+        /* the first nprocs-rem ranks hold q each (index < small implies q >= 1) */
+        int64_t small = (nprocs - rem) * q;
+        if (index < small)
+            return (int)(index / q);
+        return (int)((nprocs - rem) + (index - small) / (q + 1));
+    }
     /* elements held by the first rem ranks: rem*q + rem <= n (no overflow;
      * q + 1 is only formed when rem > 0, i.e. nprocs >= 2 and q < n) */
     int64_t big = rem * q + rem;
@@ -110,14 +130,14 @@ long plan_recvs_of(int64_t n, int ns, int nd, int dst, plan_transfer *out, size_
 
 /* Check one rank->comm map; `seen` (comm_size long, zeroed) detects duplicates.
  * Ranks 0..nonempty-1 hold non-empty blocks and must be present. */
-static int check_map(const int *map, int nranks, int64_t nonempty, int comm_size, int64_t *seen)
+static int check_map(const int *map, int nranks, int64_t n, int comm_size, int64_t *seen)
 {
     for (int r = 0; r < nranks; r++) {
         int c = map[r];
         if (c < -1 || c >= comm_size)
             return -1;
         if (c == -1) {
-            if (r < nonempty)
+            if (plan_block_of(n, nranks, r).count > 0)
                 return -1;
             continue;
         }
@@ -141,8 +161,8 @@ int plan_alltoallv_arrays(int64_t n, int ns, int nd, int my_old_rank, int my_new
 
     for (int c = 0; c < comm_size; c++)
         sendcounts[c] = recvcounts[c] = 0;
-    if (check_map(old_to_comm, ns, min64(n, ns), comm_size, sendcounts) != 0 ||
-        check_map(new_to_comm, nd, min64(n, nd), comm_size, recvcounts) != 0)
+    if (check_map(old_to_comm, ns, n, comm_size, sendcounts) != 0 ||
+        check_map(new_to_comm, nd, n, comm_size, recvcounts) != 0)
         return -1;
     if (my_old_rank >= 0 && old_to_comm[my_old_rank] < 0)
         return -1;

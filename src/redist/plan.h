@@ -31,6 +31,16 @@
 extern "C" {
 #endif
 
+/* Where the n % P extra elements go.  Default (0): to the first ranks, as
+ * described above.  1: to the LAST n % P ranks, FlexMPI's EMPI_Get_wsize
+ * distribution: rank r owns q + (r >= P - n%P) elements from
+ * r*q + max(0, r - (P - n%P)).  Every function below follows the setting.
+ * Process-wide state (the only one of this module): set once, before any
+ * plan is computed, to the same value in every process of a job
+ * (src/malleable/empi.c does it from DUCTILE_WSIZE). */
+void plan_set_remainder_last(int on);
+int plan_remainder_last(void);
+
 /* The block of one rank: `count` elements starting at global index `displ`. */
 typedef struct {
     int64_t count, displ;

@@ -1,0 +1,116 @@
+/* custom.c -- custom data (EMPI_Register_custom): structures Ductile cannot
+ * describe (linked lists, particles) move through the program's callbacks at
+ * the control point.  Every process with an old rank asks size() and pack()
+ * for each new rank in order; the packed bytes move in one MPI_Alltoallv over
+ * the transfer communicator; then every process with a new rank gets one
+ * unpack() per old rank, in old-rank order (empty ones included).  A pack or
+ * unpack error on any process fails the transfer on all of them (agreed with
+ * one MPI_Allreduce before any unpack): nothing is unpacked anywhere, the
+ * program's data stays as it was. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "custom.h"
+#include "data.h"
+
+int custom_register(const char *id, EMPI_Custom_size_fn size, EMPI_Custom_pack_fn pack, EMPI_Custom_unpack_fn unpack,
+                    void *user, char *err, size_t errlen)
+{
+    if (!size || !pack || !unpack) {
+        snprintf(err, errlen, "'%s': the size, pack and unpack callbacks are all needed", id ? id : "");
+        return -1;
+    }
+    struct custom_state *s = malloc(sizeof *s);
+    if (!s) { snprintf(err, errlen, "out of memory"); return -1; }
+    s->size = size;
+    s->pack = pack;
+    s->unpack = unpack;
+    s->user = user;
+    if (reg_add(id, user, MPI_BYTE, REG_CUSTOM, 0, 0, 0, 0, err, errlen) != 0) {
+        free(s);
+        return -1;
+    }
+    struct reg_item *it = reg_find(id);
+    it->ext = s;
+    it->owned = 0;
+    return 0;
+}
+
+int custom_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen)
+{
+    struct custom_state *s = it->ext;
+    int n = L->comm_size, me = -1, bad = 0, rc = -1;
+    PMPI_Comm_rank(L->comm, &me);
+    int64_t *a = calloc(4 * (size_t)n, sizeof *a);
+    char *sb = NULL, *rb = NULL;
+    if (!a) { snprintf(err, errlen, "'%s': out of memory", it->d.name); return -1; }
+    int64_t *sc = a, *sd = a + n, *rcn = a + 2 * n, *rd = a + 3 * n, stot = 0, rtot = 0;
+    if (L->my_old >= 0)
+        for (int k = 0; k < L->nd; k++) {
+            int64_t b = s->size(s->user, k, L->nd);
+            if (b < 0) { bad = 1; b = 0; }
+            if (L->new_to_comm[k] >= 0) sc[L->new_to_comm[k]] = b;
+        }
+    if (PMPI_Alltoall(sc, 1, MPI_INT64_T, rcn, 1, MPI_INT64_T, L->comm) != MPI_SUCCESS) {
+        snprintf(err, errlen, "'%s': MPI_Alltoall of the sizes failed", it->d.name);
+        free(a);
+        return -1;
+    }
+    for (int k = 0; k < L->nd; k++) {
+        int c = L->new_to_comm[k];
+        if (c < 0) continue;
+        sd[c] = stot;
+        stot += sc[c];
+    }
+    for (int r = 0; r < L->ns; r++) {
+        int c = L->old_to_comm[r];
+        if (c < 0) continue;
+        rd[c] = rtot;
+        rtot += rcn[c];
+    }
+    sb = malloc(stot ? (size_t)stot : 1);
+    rb = malloc(rtot ? (size_t)rtot : 1);
+    if (!sb || !rb) {
+        bad = 1;
+        memset(sc, 0, (size_t)n * sizeof *sc); /* still take part in the exchange, with nothing */
+        memset(rcn, 0, (size_t)n * sizeof *rcn);
+    }
+    if (!bad && L->my_old >= 0)
+        for (int k = 0; k < L->nd; k++) {
+            int c = L->new_to_comm[k];
+            if (c < 0) continue;
+            if (s->pack(s->user, k, L->nd, sb + sd[c], sc[c]) != 0) bad = 1;
+        }
+    int e = data_alltoallv_bytes(sb, sc, sd, rb, rcn, rd, L->comm, err, errlen);
+    int anybad = bad || e != MPI_SUCCESS;
+    PMPI_Allreduce(MPI_IN_PLACE, &anybad, 1, MPI_INT, MPI_MAX, L->comm);
+    if (anybad) {
+        if (e == MPI_SUCCESS)
+            snprintf(err, errlen, "'%s': a size or pack callback failed (or memory ran out) on %s process",
+                     it->d.name, bad ? "this" : "another");
+        goto out;
+    }
+    if (L->my_new >= 0)
+        for (int r = 0; r < L->ns; r++) {
+            int c = L->old_to_comm[r];
+            if (c < 0) continue;
+            if (s->unpack(s->user, r, L->ns, rb + rd[c], rcn[c]) != 0) {
+                /* after the first unpack the program's data is its own business: report it */
+                snprintf(err, errlen, "'%s': the unpack callback failed for old rank %d", it->d.name, r);
+                goto out;
+            }
+        }
+    for (int c = 0; c < n; c++)
+        if (c != me) *moved += (uint64_t)sc[c];
+    rc = 0;
+out:
+    free(a);
+    free(sb);
+    free(rb);
+    return rc;
+}
+
+void custom_free(struct reg_item *it) { free(it->ext); }

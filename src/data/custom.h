@@ -1,0 +1,19 @@
+/* custom.h -- custom data moved by the program's callbacks (custom.c). */
+#ifndef DUCTILE_DATA_CUSTOM_H
+#define DUCTILE_DATA_CUSTOM_H
+
+#include <stddef.h>
+
+#include "empi.h"
+
+struct custom_state {
+    EMPI_Custom_size_fn size;
+    EMPI_Custom_pack_fn pack;
+    EMPI_Custom_unpack_fn unpack;
+    void *user;
+};
+
+int custom_register(const char *id, EMPI_Custom_size_fn size, EMPI_Custom_pack_fn pack, EMPI_Custom_unpack_fn unpack,
+                    void *user, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,52 @@
+/* data.h -- registered data kinds beyond row blocks (issue 14): N-D blocks
+ * over a process grid with halos (ndblock.c), CSR sparse matrices balanced by
+ * rows or by non-zeros (sparse.c) and custom data moved by the program's
+ * pack/size/unpack callbacks (custom.c).  Each kind keeps its state in
+ * reg_item.ext and moves itself at a resize over the transfer layout of the
+ * resize engine (struct redist_layout: every old and new process), with its
+ * own collective calls; the engine calls data_move() for these items in
+ * registration order, like the other kinds.  The new buffers are adopted only
+ * when the item's transfer succeeded: a failure leaves the old ones intact.
+ * Nothing here runs on the per-call path. */
+#ifndef DUCTILE_DATA_H
+#define DUCTILE_DATA_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../redist/layout.h"
+#include "../malleable/registry.h"
+
+/* Move one REG_SPARSE / REG_NDBLOCK / REG_CUSTOM item from the old layout to
+ * the new one (collective over L->comm).  *moved: bytes this process sent to
+ * other processes.  Returns 0, or -1 with a message (old buffers intact). */
+int data_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen);
+
+/* After the world changed (or, in a spawned process, after its data
+ * arrived): collective over the new world; N-D blocks get their Cartesian
+ * communicator and their halos filled. */
+void data_world_changed(void);
+
+/* Free an item's kind state (reg_item.ext), if any. */
+void data_ext_free(struct reg_item *it);
+
+/* Shared by the kinds: bytes (64-bit) to an MPI count, or -1 if too large. */
+int data_int_count(int64_t bytes);
+/* An Alltoallv of bytes over comm with 64-bit counts/displacements (the
+ * large-count variant where the MPI has it).  Returns an MPI error code. */
+int data_alltoallv_bytes(const void *sbuf, const int64_t *scounts, const int64_t *sdispls, void *rbuf,
+                         const int64_t *rcounts, const int64_t *rdispls, MPI_Comm comm, char *err, size_t errlen);
+
+/* The kinds (called by data_move / data_world_changed / data_ext_free). */
+int ndblock_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen);
+void ndblock_world_changed(struct reg_item *it);
+void ndblock_free(struct reg_item *it);
+int sparse_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen);
+void sparse_free(struct reg_item *it);
+int custom_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen);
+void custom_free(struct reg_item *it);
+int patches_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen);
+void patches_free(struct reg_item *it);
+
+#endif

@@ -1,0 +1,333 @@
+/* ndblock.c -- N-D block data (EMPI_Register_block): an array of 1 to 3
+ * dimensions, C order, decomposed over a process grid as MPI_Dims_create +
+ * MPI_Cart_create (no reorder: rank = row-major grid coordinates) would make
+ * it, each block stored with halo cells around its interior.  At a resize
+ * every non-empty intersection of an old interior block with a new one moves
+ * once, packed, in one MPI_Alltoallv over the transfer communicator; the new
+ * local arrays are Ductile's.  When the new world is in place
+ * (data_world_changed) each item gets a Cartesian communicator of it and its
+ * halos are filled from the neighbours' interiors (dimension by dimension,
+ * over full extents, so edges and corners are filled too). */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data.h"
+#include "empi.h"
+#include "hotpath.h"
+#include "runtime.h"
+#include "../redist/plan.h"
+
+struct nd_geom {
+    int dims[3], coords[3];
+    int64_t start[3], sub[3], lsz[3];
+};
+
+struct nd_state {
+    int ndims, g[3], halo[3];
+    int nprocs, rank;      /* the layout the local array has */
+    MPI_Comm cart, fill;   /* Cartesian communicator of the world, and Ductile's duplicate for halo fills */
+    int warned;
+};
+
+static void geom_of(const struct nd_state *s, int P, int rank, struct nd_geom *o)
+{
+    int d3[3] = {0, 0, 0};
+    PMPI_Dims_create(P, s->ndims, d3);
+    for (int d = 0; d < 3; d++) o->dims[d] = d < s->ndims ? d3[d] : 1;
+    int r = rank;
+    for (int d = 2; d >= 0; d--) {
+        o->coords[d] = r % o->dims[d];
+        r /= o->dims[d];
+    }
+    for (int d = 0; d < 3; d++) {
+        plan_block b = plan_block_of(s->g[d], o->dims[d], o->coords[d]);
+        o->start[d] = b.displ;
+        o->sub[d] = b.count;
+        o->lsz[d] = b.count + 2 * (int64_t)s->halo[d];
+    }
+}
+
+static int64_t box_elems(const int64_t lo[3], const int64_t hi[3])
+{
+    int64_t n = 1;
+    for (int d = 0; d < 3; d++) n *= hi[d] > lo[d] ? hi[d] - lo[d] : 0;
+    return n;
+}
+
+/* Copy the box [lo, hi) (local coordinates of an array of lsz elements of
+ * ext bytes) to (unpack = 0) or from (unpack = 1) the packed buffer buf. */
+static void box_copy(char *arr, const int64_t lsz[3], const int64_t lo[3], const int64_t hi[3], size_t ext, char *buf,
+                     int unpack)
+{
+    if (box_elems(lo, hi) == 0) return;
+    size_t run = (size_t)(hi[2] - lo[2]) * ext;
+    for (int64_t i = lo[0]; i < hi[0]; i++)
+        for (int64_t j = lo[1]; j < hi[1]; j++) {
+            char *p = arr + (size_t)(((i * lsz[1]) + j) * lsz[2] + lo[2]) * ext;
+            if (unpack) memcpy(p, buf, run);
+            else memcpy(buf, p, run);
+            buf += run;
+        }
+}
+
+/* The intersection of the interiors of a and b, in global coordinates. */
+static int64_t isect(const struct nd_geom *a, const struct nd_geom *b, int64_t lo[3], int64_t hi[3])
+{
+    for (int d = 0; d < 3; d++) {
+        lo[d] = a->start[d] > b->start[d] ? a->start[d] : b->start[d];
+        int64_t ea = a->start[d] + a->sub[d], eb = b->start[d] + b->sub[d];
+        hi[d] = ea < eb ? ea : eb;
+        if (hi[d] < lo[d]) hi[d] = lo[d];
+    }
+    return box_elems(lo, hi);
+}
+
+/* Global box -> local box of the array of geometry g. */
+static void to_local(const struct nd_state *s, const struct nd_geom *g, const int64_t glo[3], const int64_t ghi[3],
+                     int64_t lo[3], int64_t hi[3])
+{
+    for (int d = 0; d < 3; d++) {
+        lo[d] = glo[d] - g->start[d] + s->halo[d];
+        hi[d] = ghi[d] - g->start[d] + s->halo[d];
+    }
+}
+
+static size_t local_bytes(const struct nd_geom *g, size_t ext)
+{
+    return (size_t)(g->lsz[0] * g->lsz[1] * g->lsz[2]) * ext;
+}
+
+static void fill_blk(const struct reg_item *it, EMPI_Block *b)
+{
+    const struct nd_state *s = it->ext;
+    struct nd_geom g;
+    geom_of(s, s->nprocs, s->rank, &g);
+    memset(b, 0, sizeof *b);
+    b->ndims = s->ndims;
+    for (int d = 0; d < 3; d++) {
+        b->gsizes[d] = s->g[d];
+        b->halo[d] = s->halo[d];
+        b->dims[d] = g.dims[d];
+        b->coords[d] = g.coords[d];
+        b->starts[d] = (int)g.start[d];
+        b->subsizes[d] = (int)g.sub[d];
+        b->lsizes[d] = (int)g.lsz[d];
+    }
+    b->comm = s->cart;
+    b->addr = it->addr;
+}
+
+int ndblock_get(const char *id, EMPI_Block *blk)
+{
+    struct reg_item *it = reg_find(id);
+    if (!it || it->d.kind != REG_NDBLOCK || !it->ext) return -1;
+    if (blk) fill_blk(it, blk);
+    return 0;
+}
+
+int ndblock_register(const char *id, MPI_Datatype type, int ndims, const int gsizes[], const int halo[],
+                     int make_comm, EMPI_Block *blk, char *err, size_t errlen)
+{
+    if (ndims < 1 || ndims > 3 || !gsizes) {
+        snprintf(err, errlen, "'%s': ndims must be 1, 2 or 3 (got %d) and gsizes given", id ? id : "", ndims);
+        return -1;
+    }
+    struct nd_state st;
+    memset(&st, 0, sizeof st);
+    st.ndims = ndims;
+    for (int d = 0; d < 3; d++) {
+        st.g[d] = d < ndims ? gsizes[d] : 1;
+        st.halo[d] = d < ndims && halo ? halo[d] : 0;
+        if (st.g[d] < 0 || st.halo[d] < 0) {
+            snprintf(err, errlen, "'%s': negative size or halo in dimension %d", id ? id : "", d);
+            return -1;
+        }
+    }
+    st.nprocs = ductile_rt.size > 0 ? ductile_rt.size : 1;
+    st.rank = ductile_rt.rank;
+    st.cart = st.fill = MPI_COMM_NULL;
+    struct nd_geom g;
+    geom_of(&st, st.nprocs, st.rank, &g);
+    MPI_Aint lb, ext;
+    if (PMPI_Type_get_extent(type, &lb, &ext) != MPI_SUCCESS || ext <= 0) {
+        snprintf(err, errlen, "'%s': not a valid MPI datatype", id ? id : "");
+        return -1;
+    }
+    void *a = calloc(1, local_bytes(&g, (size_t)ext) ? local_bytes(&g, (size_t)ext) : 1);
+    struct nd_state *s = malloc(sizeof *s);
+    if (!a || !s) {
+        free(a);
+        free(s);
+        snprintf(err, errlen, "'%s': out of memory", id ? id : "");
+        return -1;
+    }
+    *s = st;
+    /* what every process must agree on: the global sizes (halos are this process's business) */
+    if (reg_add(id, a, type, REG_NDBLOCK, 0, st.g[0], st.g[1], (int64_t)st.g[2] * 4 + (ndims - 1), err, errlen) != 0) {
+        free(a);
+        free(s);
+        return -1;
+    }
+    struct reg_item *it = reg_find(id);
+    it->ext = s;
+    it->owned = 1;
+    if (make_comm) ndblock_world_changed(it);
+    if (blk) fill_blk(it, blk);
+    return 0;
+}
+
+int ndblock_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen)
+{
+    struct nd_state *s = it->ext;
+    size_t ext = (size_t)it->d.extent;
+    int n = L->comm_size, me = -1;
+    PMPI_Comm_rank(L->comm, &me);
+    struct nd_geom og, ng, x;
+    int64_t *a = calloc(4 * (size_t)n, sizeof *a);
+    if (!a) { snprintf(err, errlen, "'%s': out of memory", it->d.name); return -1; }
+    int64_t *sc = a, *sd = a + n, *rc = a + 2 * n, *rd = a + 3 * n, lo[3], hi[3], llo[3], lhi[3];
+    int64_t stot = 0, rtot = 0;
+    if (L->my_old >= 0) {
+        geom_of(s, L->ns, L->my_old, &og);
+        for (int d = 0; d < L->nd; d++) {
+            geom_of(s, L->nd, d, &x);
+            int c = L->new_to_comm[d];
+            if (c < 0) continue;
+            sc[c] = isect(&og, &x, lo, hi) * (int64_t)ext;
+        }
+    }
+    if (L->my_new >= 0) {
+        geom_of(s, L->nd, L->my_new, &ng);
+        for (int r = 0; r < L->ns; r++) {
+            geom_of(s, L->ns, r, &x);
+            int c = L->old_to_comm[r];
+            if (c < 0) continue;
+            rc[c] = isect(&x, &ng, lo, hi) * (int64_t)ext;
+        }
+    }
+    for (int c = 0; c < n; c++) {
+        sd[c] = stot;
+        stot += sc[c];
+        rd[c] = rtot;
+        rtot += rc[c];
+    }
+    char *sb = malloc(stot ? (size_t)stot : 1), *rb = malloc(rtot ? (size_t)rtot : 1);
+    char *na = NULL;
+    if (L->my_new >= 0) na = calloc(1, local_bytes(&ng, ext) ? local_bytes(&ng, ext) : 1);
+    if (!sb || !rb || (L->my_new >= 0 && !na)) {
+        free(sb); free(rb); free(na); free(a);
+        snprintf(err, errlen, "'%s': out of memory for the transfer", it->d.name);
+        return -1;
+    }
+    if (L->my_old >= 0)
+        for (int d = 0; d < L->nd; d++) {
+            int c = L->new_to_comm[d];
+            if (c < 0 || !sc[c]) continue;
+            geom_of(s, L->nd, d, &x);
+            isect(&og, &x, lo, hi);
+            to_local(s, &og, lo, hi, llo, lhi);
+            box_copy(it->addr, og.lsz, llo, lhi, ext, sb + sd[c], 0);
+        }
+    int rcode = data_alltoallv_bytes(sb, sc, sd, rb, rc, rd, L->comm, err, errlen);
+    if (rcode != MPI_SUCCESS) {
+        free(sb); free(rb); free(na); free(a);
+        return -1; /* the old array stays the item's */
+    }
+    if (L->my_new >= 0) {
+        for (int r = 0; r < L->ns; r++) {
+            int c = L->old_to_comm[r];
+            if (c < 0 || !rc[c]) continue;
+            geom_of(s, L->ns, r, &x);
+            isect(&x, &ng, lo, hi);
+            to_local(s, &ng, lo, hi, llo, lhi);
+            box_copy(na, ng.lsz, llo, lhi, ext, rb + rd[c], 1);
+        }
+        if (it->owned && it->addr) {
+            if (reg_is_tracked(it->addr)) reg_untrack_free(it->addr);
+            else free(it->addr);
+        }
+        it->addr = na;
+        it->owned = 1;
+        s->nprocs = L->nd;
+        s->rank = L->my_new;
+    }
+    for (int c = 0; c < n; c++)
+        if (c != me) *moved += (uint64_t)sc[c];
+    free(sb); free(rb); free(a);
+    return 0;
+}
+
+/* Exchange the halos of one dimension over s->fill: my low interior face to
+ * the lower neighbour's high halo and my high face to the upper's low halo. */
+static void fill_dim(struct reg_item *it, const struct nd_geom *g, int d)
+{
+    struct nd_state *s = it->ext;
+    size_t ext = (size_t)it->d.extent;
+    int h = s->halo[d], lower, upper;
+    PMPI_Cart_shift(s->fill, d, 1, &lower, &upper);
+    int64_t slo[3], shi[3], rlo[3], rhi[3];
+    for (int e = 0; e < 3; e++) { slo[e] = rlo[e] = 0; shi[e] = rhi[e] = g->lsz[e]; }
+    int64_t cnt = 1;
+    for (int e = 0; e < 3; e++) cnt *= e == d ? h : g->lsz[e];
+    size_t bytes = (size_t)cnt * ext;
+    char *sbuf = malloc(bytes ? bytes : 1), *rbuf = malloc(bytes ? bytes : 1);
+    if (!sbuf || !rbuf) { free(sbuf); free(rbuf); return; }
+    for (int dir = 0; dir < 2; dir++) {
+        /* dir 0: send the low face down, receive the high halo from above; dir 1: the reverse */
+        int to = dir ? upper : lower, from = dir ? lower : upper;
+        slo[d] = dir ? h + g->sub[d] - h : h;
+        shi[d] = slo[d] + h;
+        rlo[d] = dir ? 0 : h + g->sub[d];
+        rhi[d] = rlo[d] + h;
+        if (to != MPI_PROC_NULL) box_copy(it->addr, g->lsz, slo, shi, ext, sbuf, 0);
+        PMPI_Sendrecv(sbuf, to != MPI_PROC_NULL ? (int)bytes : 0, MPI_BYTE, to, 7400 + d, rbuf,
+                      from != MPI_PROC_NULL ? (int)bytes : 0, MPI_BYTE, from, 7400 + d, s->fill, MPI_STATUS_IGNORE);
+        if (from != MPI_PROC_NULL) box_copy(it->addr, g->lsz, rlo, rhi, ext, rbuf, 1);
+    }
+    free(sbuf);
+    free(rbuf);
+}
+
+void ndblock_world_changed(struct reg_item *it)
+{
+    struct nd_state *s = it->ext;
+    if (!s) return;
+    if (s->cart != MPI_COMM_NULL) PMPI_Comm_free(&s->cart);
+    if (s->fill != MPI_COMM_NULL) PMPI_Comm_free(&s->fill);
+    struct nd_geom g;
+    geom_of(s, s->nprocs, s->rank, &g);
+    int periods[3] = {0, 0, 0};
+    if (PMPI_Cart_create(ductile_world, s->ndims, g.dims, periods, 0, &s->cart) != MPI_SUCCESS ||
+        PMPI_Comm_dup(s->cart, &s->fill) != MPI_SUCCESS) {
+        fprintf(stderr, "ductile: error: '%s': MPI_Cart_create over the world of %d processes failed\n", it->d.name,
+                s->nprocs);
+        return;
+    }
+    for (int d = 0; d < s->ndims; d++) {
+        if (!s->halo[d] || g.dims[d] == 1) continue;
+        /* every block of this dimension must be at least as wide as the halo (all processes agree) */
+        if (s->g[d] / g.dims[d] < s->halo[d]) {
+            if (!s->warned++ && s->rank == 0)
+                fprintf(stderr, "ductile: warning: '%s': blocks of %d cells in dimension %d are narrower than the "
+                                "halo (%d): its halos are not filled\n", it->d.name, s->g[d] / g.dims[d], d,
+                        s->halo[d]);
+            continue;
+        }
+        fill_dim(it, &g, d);
+    }
+}
+
+void ndblock_free(struct reg_item *it)
+{
+    struct nd_state *s = it->ext;
+    int fin = 1;
+    PMPI_Finalized(&fin);
+    if (!fin) {
+        if (s->cart != MPI_COMM_NULL) PMPI_Comm_free(&s->cart);
+        if (s->fill != MPI_COMM_NULL) PMPI_Comm_free(&s->fill);
+    }
+    free(s);
+}

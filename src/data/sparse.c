@@ -1,0 +1,293 @@
+/* sparse.c -- CSR sparse matrices distributed by rows (EMPI_Register_sparse,
+ * FlexMPI's, with int indices; EMPI_Register_csr, 64-bit row pointers and
+ * column indices).  Each process holds a contiguous range of rows, in rank
+ * order, as local CSR (row pointers from 0, rows + 1 of them).  At a resize
+ * the rows move to the new processes either as block-distributed rows
+ * (EMPI_ROWS: the rows of EMPI_Get_wsize) or balanced by non-zeros
+ * (EMPI_NNZ, FlexMPI's load-balanced distribution: new rank k takes the rows
+ * that start in the k-th chunk of ceil(nnz/P) non-zeros).  One Allgather of
+ * the old ranges, one Allreduce of the new row counts, one Alltoall of the
+ * counts and three Alltoallv (row lengths, column indices, values) over the
+ * transfer communicator; non-zero counts are 64-bit throughout. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data.h"
+#include "empi.h"
+#include "runtime.h"
+#include "sparse.h"
+#include "../redist/plan.h"
+
+static void free_if_owned(void *p)
+{
+    if (p && reg_is_tracked(p)) reg_untrack_free(p);
+}
+
+int sparse_register(const char *id, void *row, void *col, void *val, MPI_Datatype type, int64_t n, int64_t row0,
+                    int64_t rows, int balance, int wide, char *err, size_t errlen)
+{
+    if (n < 0 || row0 < 0 || rows < 0 || row0 + rows > n) {
+        snprintf(err, errlen, "'%s': rows %lld+%lld outside the %lld rows of the matrix", id ? id : "",
+                 (long long)row0, (long long)rows, (long long)n);
+        return -1;
+    }
+    if (balance != EMPI_ROWS && balance != EMPI_NNZ) {
+        snprintf(err, errlen, "'%s': balance must be EMPI_ROWS or EMPI_NNZ", id ? id : "");
+        return -1;
+    }
+    int64_t nnz = 0;
+    if (rows > 0) {
+        if (!row) {
+            snprintf(err, errlen, "'%s': no row pointers", id ? id : "");
+            return -1;
+        }
+        nnz = wide ? ((int64_t *)row)[rows] - ((int64_t *)row)[0] : (int64_t)((int *)row)[rows] - ((int *)row)[0];
+        if (nnz < 0) {
+            snprintf(err, errlen, "'%s': decreasing row pointers", id ? id : "");
+            return -1;
+        }
+    }
+    struct sp_state *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "'%s': out of memory", id ? id : "");
+        return -1;
+    }
+    s->n = n;
+    s->row0 = row0;
+    s->rows = rows;
+    s->nnz = nnz;
+    s->balance = balance;
+    s->wide = wide;
+    /* what every process must agree on: rows, balance, index width (not the local nnz) */
+    if (reg_add(id, val, type, REG_SPARSE, 0, n, balance * 2 + wide, 0, err, errlen) != 0) {
+        free(s);
+        return -1;
+    }
+    struct reg_item *it = reg_find(id);
+    it->ext = s;
+    it->sp_row = row;
+    it->sp_col = col;
+    it->rows.row0 = row0;
+    it->rows.rows = rows;
+    it->rows.vrows = NULL;
+    it->rows.nv = 0;
+    return 0;
+}
+
+/* New owner of global row g (starting at non-zero prefix p). */
+static int owner(const struct sp_state *s, int nd, int64_t g, int64_t p, int64_t total)
+{
+    if (s->balance == EMPI_NNZ && total > 0) {
+        int64_t chunk = (total + nd - 1) / nd;
+        int64_t k = p / chunk;
+        return k >= nd ? nd - 1 : (int)k;
+    }
+    return plan_owner_of(s->n, nd, g);
+}
+
+static int64_t rowlen(const struct sp_state *s, const void *row, int64_t i)
+{
+    if (s->wide) return ((const int64_t *)row)[i + 1] - ((const int64_t *)row)[i];
+    return (int64_t)((const int *)row)[i + 1] - ((const int *)row)[i];
+}
+
+int sparse_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen)
+{
+    struct sp_state *s = it->ext;
+    int n = L->comm_size, me = -1;
+    PMPI_Comm_rank(L->comm, &me);
+    size_t ext = (size_t)it->d.extent, iw = s->wide ? 8 : 4;
+    int rc = -1;
+    int64_t mine[3] = {-1, 0, 0}; /* old rank, first row, rows; */
+    if (L->my_old >= 0) {
+        mine[0] = L->my_old;
+        mine[1] = s->row0;
+        mine[2] = s->rows;
+    }
+    int64_t *all = malloc(3 * (size_t)n * sizeof *all), *newrows = calloc((size_t)L->nd, sizeof *newrows);
+    int64_t *cnt = calloc(12 * (size_t)n, sizeof *cnt);
+    char *sb[3] = {NULL, NULL, NULL}, *rb[3] = {NULL, NULL, NULL};
+    void *nrow = NULL, *ncol = NULL, *nval = NULL;
+    int64_t *byold = NULL;
+    if (!all || !newrows || !cnt) { snprintf(err, errlen, "'%s': out of memory", it->d.name); goto out; }
+    if (PMPI_Allgather(mine, 3, MPI_INT64_T, all, 3, MPI_INT64_T, L->comm) != MPI_SUCCESS) {
+        snprintf(err, errlen, "'%s': MPI_Allgather of the row ranges failed", it->d.name);
+        goto out;
+    }
+    /* old ranges by old rank: contiguous, in rank order, covering the matrix */
+    byold = calloc(2 * (size_t)L->ns + 1, sizeof *byold);
+    if (!byold) { snprintf(err, errlen, "'%s': out of memory", it->d.name); goto out; }
+    for (int c = 0; c < n; c++)
+        if (all[3 * c] >= 0 && all[3 * c] < L->ns) {
+            byold[2 * all[3 * c]] = all[3 * c + 1];
+            byold[2 * all[3 * c] + 1] = all[3 * c + 2];
+        }
+    int64_t expect = 0;
+    for (int r = 0; r < L->ns; r++) {
+        if (byold[2 * r] != expect && byold[2 * r + 1] > 0) {
+            snprintf(err, errlen, "'%s': the processes' rows are not contiguous in rank order (old rank %d starts "
+                     "at row %lld, expected %lld)", it->d.name, r, (long long)byold[2 * r], (long long)expect);
+            goto out;
+        }
+        expect += byold[2 * r + 1];
+    }
+    if (expect != s->n) {
+        snprintf(err, errlen, "'%s': the processes hold %lld rows, the matrix has %lld", it->d.name,
+                 (long long)expect, (long long)s->n);
+        goto out;
+    }
+    /* non-zero prefix before my rows, and the total */
+    int64_t my_nnz = L->my_old >= 0 ? s->nnz : 0, pre = 0, total = 0;
+    /* the prefix in old-rank order (comm order may differ) */
+    {
+        int64_t *nz = calloc((size_t)n, sizeof *nz);
+        if (!nz || PMPI_Allgather(&my_nnz, 1, MPI_INT64_T, nz, 1, MPI_INT64_T, L->comm) != MPI_SUCCESS) {
+            free(nz);
+            snprintf(err, errlen, "'%s': MPI_Allgather of the non-zeros failed", it->d.name);
+            goto out;
+        }
+        for (int c = 0; c < n; c++) {
+            total += nz[c];
+            if (L->my_old >= 0 && all[3 * c] >= 0 && all[3 * c] < L->my_old) pre += nz[c];
+        }
+        free(nz);
+    }
+    /* my rows and non-zeros per destination comm rank */
+    int64_t *srow = cnt, *snz = cnt + n, *rrow = cnt + 2 * n, *rnz = cnt + 3 * n;
+    if (L->my_old >= 0) {
+        int64_t p = pre;
+        for (int64_t i = 0; i < s->rows; i++) {
+            int k = owner(s, L->nd, s->row0 + i, p, total);
+            int c = L->new_to_comm[k];
+            srow[c]++;
+            snz[c] += rowlen(s, it->sp_row, i);
+            newrows[k]++;
+            p += rowlen(s, it->sp_row, i);
+        }
+    }
+    if (PMPI_Allreduce(MPI_IN_PLACE, newrows, L->nd, MPI_INT64_T, MPI_SUM, L->comm) != MPI_SUCCESS) {
+        snprintf(err, errlen, "'%s': MPI_Allreduce of the new row counts failed", it->d.name);
+        goto out;
+    }
+    {
+        int64_t *sp = malloc(2 * (size_t)n * sizeof *sp), *rp = malloc(2 * (size_t)n * sizeof *rp);
+        if (!sp || !rp) { free(sp); free(rp); snprintf(err, errlen, "'%s': out of memory", it->d.name); goto out; }
+        for (int c = 0; c < n; c++) { sp[2 * c] = srow[c]; sp[2 * c + 1] = snz[c]; }
+        int e = PMPI_Alltoall(sp, 2, MPI_INT64_T, rp, 2, MPI_INT64_T, L->comm);
+        for (int c = 0; c < n; c++) { rrow[c] = rp[2 * c]; rnz[c] = rp[2 * c + 1]; }
+        free(sp);
+        free(rp);
+        if (e != MPI_SUCCESS) { snprintf(err, errlen, "'%s': MPI_Alltoall of the counts failed", it->d.name); goto out; }
+    }
+    /* three exchanges: row lengths (int64), column indices, values; receive in old-rank (= row) order */
+    int64_t *sc[3], *sd[3], *rcn[3], *rd[3];
+    int64_t *arr = calloc(12 * (size_t)n, sizeof *arr);
+    if (!arr) { snprintf(err, errlen, "'%s': out of memory", it->d.name); goto out; }
+    size_t unit[3] = {8, iw, ext};
+    int64_t stot[3] = {0, 0, 0}, rtot[3] = {0, 0, 0};
+    for (int k = 0; k < 3; k++) {
+        sc[k] = arr + (4 * k) * n;
+        sd[k] = arr + (4 * k + 1) * n;
+        rcn[k] = arr + (4 * k + 2) * n;
+        rd[k] = arr + (4 * k + 3) * n;
+        for (int c = 0; c < n; c++) {
+            sc[k][c] = (k == 0 ? srow[c] : snz[c]) * (int64_t)unit[k];
+            rcn[k][c] = (k == 0 ? rrow[c] : rnz[c]) * (int64_t)unit[k];
+        }
+        for (int d = 0; d < L->nd; d++) {
+            int c = L->new_to_comm[d];
+            if (c < 0) continue;
+            sd[k][c] = stot[k];
+            stot[k] += sc[k][c];
+        }
+        for (int r = 0; r < L->ns; r++) {
+            int c = L->old_to_comm[r];
+            if (c < 0) continue;
+            rd[k][c] = rtot[k];
+            rtot[k] += rcn[k][c];
+        }
+        sb[k] = malloc(stot[k] ? (size_t)stot[k] : 1);
+        rb[k] = malloc(rtot[k] ? (size_t)rtot[k] : 1);
+        if (!sb[k] || !rb[k]) { free(arr); snprintf(err, errlen, "'%s': out of memory", it->d.name); goto out; }
+    }
+    if (L->my_old >= 0) {
+        /* my rows go out in order: destinations are nondecreasing along my rows */
+        int64_t *lens = (int64_t *)(void *)sb[0];
+        for (int64_t i = 0; i < s->rows; i++) lens[i] = rowlen(s, it->sp_row, i);
+        int64_t first = s->wide ? ((int64_t *)it->sp_row)[0] : ((int *)it->sp_row)[0];
+        memcpy(sb[1], (char *)it->sp_col + (size_t)first * iw, (size_t)s->nnz * iw);
+        memcpy(sb[2], (char *)it->addr + (size_t)first * ext, (size_t)s->nnz * ext);
+    }
+    for (int k = 0; k < 3; k++)
+        if (data_alltoallv_bytes(sb[k], sc[k], sd[k], rb[k], rcn[k], rd[k], L->comm, err, errlen) != MPI_SUCCESS) {
+            free(arr);
+            goto out; /* old arrays intact */
+        }
+    for (int c = 0; c < n; c++)
+        if (c != me) *moved += (uint64_t)(sc[0][c] + sc[1][c] + sc[2][c]);
+    free(arr);
+    if (L->my_new >= 0) {
+        int64_t nr = rtot[0] / 8, nz = rtot[1] / (int64_t)iw, r0 = 0;
+        for (int k = 0; k < L->my_new; k++) r0 += newrows[k];
+        if (!s->wide && nz > 0x7fffffff) {
+            snprintf(err, errlen, "'%s': %lld non-zeros on one process do not fit FlexMPI's int row pointers (use "
+                     "EMPI_Register_csr)", it->d.name, (long long)nz);
+            goto out;
+        }
+        /* EMPI_malloc'ed: freed by Ductile at the next resize, or by the program's EMPI_free */
+        nrow = reg_malloc((size_t)(nr + 1) * iw, 0);
+        ncol = reg_malloc(nz ? (size_t)nz * iw : 1, 0);
+        nval = reg_malloc(nz ? (size_t)nz * ext : 1, 0);
+        if (!nrow || !ncol || !nval) { snprintf(err, errlen, "'%s': out of memory", it->d.name); goto out; }
+        const int64_t *lens = (const int64_t *)(const void *)rb[0];
+        int64_t acc = 0;
+        for (int64_t i = 0; i <= nr; i++) {
+            if (s->wide) ((int64_t *)nrow)[i] = acc;
+            else ((int *)nrow)[i] = (int)acc;
+            if (i < nr) acc += lens[i];
+        }
+        memcpy(ncol, rb[1], (size_t)nz * iw);
+        memcpy(nval, rb[2], (size_t)nz * ext);
+        /* adopt */
+        if (it->owned) free_if_owned(it->addr);
+        free_if_owned(it->sp_row);
+        free_if_owned(it->sp_col);
+        it->sp_row = nrow;
+        it->sp_col = ncol;
+        it->addr = nval;
+        it->owned = 1;
+        s->row0 = r0;
+        s->rows = nr;
+        s->nnz = nz;
+        free(s->vcounts);
+        s->vcounts = newrows;
+        s->nv = L->nd;
+        newrows = NULL;
+        it->rows.row0 = r0;
+        it->rows.rows = nr;
+        it->rows.vrows = s->balance == EMPI_NNZ ? s->vcounts : NULL; /* borrowed */
+        it->rows.nv = s->balance == EMPI_NNZ ? s->nv : 0;
+        nrow = ncol = nval = NULL;
+    }
+    rc = 0;
+out:
+    for (int k = 0; k < 3; k++) { free(sb[k]); free(rb[k]); }
+    free(all);
+    free(cnt);
+    free(byold);
+    free(newrows);
+    free_if_owned(nrow);
+    free_if_owned(ncol);
+    free_if_owned(nval);
+    return rc;
+}
+
+void sparse_free(struct reg_item *it)
+{
+    struct sp_state *s = it->ext;
+    free(s->vcounts);
+    free(s);
+}
