@@ -276,11 +276,12 @@ void ductile_appctl_start(int enabled)
     PMPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, P);
     if (ductile_rt.rank != 0) return;
     if (!all) return;
-    json_t *hosts = json_array();
+    json_t *hosts = json_array(), *rank_hosts = json_array(); /* rank_hosts: ductiled --slurm (src/daemon/slurm.c) */
     for (int r = 0; r < ductile_rt.size; r++) {
         char *h = all + (size_t)r * MPI_MAX_PROCESSOR_NAME;
         h[MPI_MAX_PROCESSOR_NAME - 1] = '\0';
         if (!proto_valid_hostname(h)) snprintf(h, MPI_MAX_PROCESSOR_NAME, "localhost");
+        json_array_append_new(rank_hosts, json_string(h));
         size_t i;
         json_t *e;
         int found = 0;
@@ -306,6 +307,11 @@ void ductile_appctl_start(int enabled)
     appctl.reg = json_pack("{s:s, s:I, s:s, s:i, s:o, s:b, s:s, s:f, s:I}", "tag", tag, "pid", (json_int_t)getpid(), "binary",
                       binary, "procs", ductile_rt.size, "hosts", hosts, "malleable", 1, "mpi", DUCTILE_MPI_FAMILY,
                       "start", ductile_rt.start_epoch, "uid", (json_int_t)geteuid());
+    /* one host per rank while that stays small (a registration line is at most PROTO_MAX_LINE) */
+    size_t rh_len = 0;
+    for (size_t i = 0; i < json_array_size(rank_hosts); i++) rh_len += json_string_length(json_array_get(rank_hosts, i)) + 3;
+    if (rh_len < 16384) json_object_set_new(appctl.reg, "rank_hosts", rank_hosts);
+    else json_decref(rank_hosts);
     const char *sec = ductile_rt.settings.controller_secret;
     snprintf(appctl.secret, sizeof appctl.secret, "%s", sec ? sec : "");
     appctl.period = ductile_rt.settings.controller_period / 1000.0;

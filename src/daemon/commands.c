@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "daemon.h"
+#include "slurm.h"
 
 struct forward fwds[MAX_FORWARDS];
 long long next_job_req = 1;
@@ -141,10 +142,11 @@ static void do_resize(int ci, long long id, const char *cmd, const json_t *req)
             logmsg("refused to expand job %d by %d: %s", j->id, delta, reason);
             return;
         }
+        slurm_granted(j, where, delta); /* Slurm: where the new ranks will run */
         reserved = delta;
         j->pending += delta;
         j->pending_since = wall();
-        if (from_hostfile || wanted) {
+        if (from_hostfile || wanted || slurm_enabled()) {
             json_t *h = json_array();
             for (int k = 0; k < delta; k++) json_array_append_new(h, json_string(rm.hosts[where[k]].name));
             json_object_set_new(args, "hosts", h);
@@ -173,6 +175,7 @@ static void do_resize(int ci, long long id, const char *cmd, const json_t *req)
             json_object_set(args, "ranks", ranks);
         }
         json_object_set_new(args, "n", json_integer(-delta));
+        slurm_choose_ranks(j, -delta, args); /* Slurm: ranks that empty hosts, unless given */
         forward(ci, id, j, "shrink", args, 0);
     }
     state_dirty = 1;
@@ -244,6 +247,7 @@ void handle_request(int ci, struct proto_msg *m)
         }
         j->conn = ci;
         c->job = j->id;
+        slurm_registered(j, req);
         int resumed = proto_get_int(req, "job", 0) == j->id;
         logmsg("job %d %s: %s (tag %s, pid %ld), %d processes", j->id, resumed ? "re-registered" : "registered",
                j->binary, j->tag, j->pid, j->procs);
@@ -270,6 +274,7 @@ void handle_request(int ci, struct proto_msg *m)
         } else if (!strcmp(cmd, "exit")) {
             int st = (int)proto_get_int(req, "status", 0);
             jobs_exit(&jobs, j, st, now);
+            slurm_job_ended(j);
             io_leave(jid);
             io_policy_forget(jid);
             logmsg("job %d exited (status %d)", jid, st);
@@ -295,6 +300,7 @@ void handle_request(int ci, struct proto_msg *m)
             jobs_event(j, proto_get_str(req, "kind", "event"), d, now);
             if (!strcmp(proto_get_str(req, "kind", ""), "resized"))
                 io_policy_resized(j, json_object_get(req, "details"));
+            slurm_event(j, proto_get_str(req, "kind", ""), json_object_get(req, "details"));
             if (!strcmp(proto_get_str(req, "kind", ""), "resized") &&
                 strcmp(proto_get_str(json_object_get(req, "details"), "status", "ok"), "ok") != 0) {
                 j->pending = 0;
@@ -346,7 +352,9 @@ void handle_request(int ci, struct proto_msg *m)
         return;
     }
     if (!strcmp(cmd, "slots")) {
-        reply_ok(ci, id, jobs_slots(&jobs));
+        json_t *sv = jobs_slots(&jobs), *sl = slurm_view();
+        if (sl) json_object_set_new(sv, "slurm", sl); /* hosts of the Slurm allocation and their states */
+        reply_ok(ci, id, sv);
         return;
     }
     if (!strcmp(cmd, "status")) {
