@@ -46,9 +46,10 @@ print("%.4f %.4f" % (ok[0]["times_s"]["spawn"], ok[0]["times_s"]["total"]))' "$T
 done | tee "$T/rounds"
 awk '/^round/ && $4 != "failed" && $6 != "failed" { rs += $4; rt += $5; ds += $7; dt += $8; n++ }
      END { if (n) printf "mean of %d: raw spawn %.3f total %.3f | ductile spawn %.3f total %.3f | ratio total %.2f\n", n, rs/n, rt/n, ds/n, dt/n, (dt/n)/(rt/n) }' "$T/rounds"
-# time to give hosts back: a 4-host allocation shrinks to dnode1
+# time to give hosts back: a 4-host allocation shrinks to dnode1 (in /tmp: scontrol
+# writes slurm_job_J_resize.sh/.csh into its working directory)
 for i in $(seq "$rounds"); do
-  al bash -c 't0=$(date +%s.%N); scontrol update JobId=$SLURM_JOB_ID NodeList=dnode1 >/dev/null 2>&1; t1=$(date +%s.%N)
+  al bash -c 'cd /tmp; t0=$(date +%s.%N); scontrol update JobId=$SLURM_JOB_ID NodeList=dnode1 >/dev/null 2>&1; t1=$(date +%s.%N)
     s=$(sinfo -h -N -n dnode2,dnode3,dnode4 -o %t | sort -u | tr "\n" " ")
     awk -v a=$t0 -v b=$t1 -v s="$s" "BEGIN { printf \"give-back of 3 hosts: %.3f s (sinfo then: %s)\n\", b - a, s }"' 2>&1 | grep give-back
 done
