@@ -30,6 +30,7 @@
 #include "../wrap/runtime.h"
 #include "../io/iomon.h"
 #include "appctl_int.h"
+#include "../cluster/pmix.h"
 
 #define IO_TIMEOUT_MS 2000
 #define BACKOFF_MIN 0.2
@@ -312,6 +313,10 @@ void ductile_appctl_start(int enabled)
     for (size_t i = 0; i < json_array_size(rank_hosts); i++) rh_len += json_string_length(json_array_get(rank_hosts, i)) + 3;
     if (rh_len < 16384) json_object_set_new(appctl.reg, "rank_hosts", rank_hosts);
     else json_decref(rank_hosts);
+    char pwhy[256];
+    json_t *pm = ductile_pmix_facts(pwhy, sizeof pwhy); /* src/cluster/pmix.c: NULL without a PMIx server */
+    if (pm) json_object_set_new(appctl.reg, "pmix", pm);
+    else ductile_log(2, "controller: no PMIx facts: %s", pwhy);
     const char *sec = ductile_rt.settings.controller_secret;
     snprintf(appctl.secret, sizeof appctl.secret, "%s", sec ? sec : "");
     appctl.period = ductile_rt.settings.controller_period / 1000.0;

@@ -33,6 +33,7 @@ struct placement {
     int nleave, *leave;    /* ranks ductiled chose for a shrink not yet reported */
     int openmpi;           /* Open MPI's mpiexec dies when a host of its daemons goes */
     int *parked;           /* per rm host: processes that left the world but still run */
+    json_t *pmix;          /* what PMIx told the job at start (src/cluster/pmix.c), or NULL */
 };
 
 static struct {
@@ -302,6 +303,7 @@ static void place_free(struct placement *p)
     free(p->pend);
     free(p->leave);
     free(p->parked);
+    json_decref(p->pmix);
     memset(p, 0, sizeof *p);
 }
 
@@ -322,9 +324,33 @@ static int procs_on(int h)
     return n;
 }
 
+/* PMIx facts the job sent: logged; under --slurm, hosts PMIx names that are
+ * not in the allocation are reported (ductiled's view and the MPI's differ) */
+static void pmix_facts(const struct job *j, const json_t *pm, struct placement *p)
+{
+    if (!json_is_object(pm)) return;
+    const char *nl = json_string_value(json_object_get(pm, "node_list"));
+    long long js = json_integer_value(json_object_get(pm, "job_size")), us = json_integer_value(json_object_get(pm, "univ_size"));
+    logmsg("job %d: PMIx: namespace %.64s, job size %lld, universe size %lld, nodes %.200s", j->id,
+           json_string_value(json_object_get(pm, "nspace")) ? json_string_value(json_object_get(pm, "nspace")) : "?", js, us,
+           nl ? nl : "?");
+    if (!p) return;
+    json_decref(p->pmix);
+    p->pmix = json_deep_copy(pm);
+    if (!nl) return;
+    char buf[8192];
+    snprintf(buf, sizeof buf, "%s", nl);
+    for (char *save = NULL, *h = strtok_r(buf, ",", &save); h; h = strtok_r(NULL, ",", &save))
+        if (rm_find(S.rm, h) < 0)
+            logmsg("job %d: PMIx names host %.64s, which is not in %s", j->id, h, S.rm->source);
+}
+
 void slurm_registered(const struct job *j, const json_t *req)
 {
-    if (!S.on) return;
+    if (!S.on) {
+        pmix_facts(j, json_object_get(req, "pmix"), NULL);
+        return;
+    }
     int resumed = proto_get_int(req, "job", 0) == j->id;
     struct placement *p = place_of(j->id, 0);
     if (p && resumed) return; /* the same job back on a new connection: nothing moved */
@@ -338,6 +364,7 @@ void slurm_registered(const struct job *j, const json_t *req)
     p->n = j->procs;
     p->known = 1;
     p->openmpi = !strcmp(j->mpi, "openmpi");
+    pmix_facts(j, json_object_get(req, "pmix"), p);
     p->host = calloc((size_t)(p->n ? p->n : 1), sizeof(int));
     if (!p->parked) p->parked = calloc((size_t)S.rm->nhosts, sizeof(int));
     if (!p->host || !p->parked) {
@@ -681,5 +708,12 @@ json_t *slurm_view(void)
         if (r) json_object_set_new(o, "kept_because", json_string(r));
         json_array_append_new(a, o);
     }
-    return json_pack("{s:s, s:o}", "job", S.id, "hosts", a);
+    json_t *pj = json_object();
+    for (int i = 0; i < MAX_PLACED; i++)
+        if (S.pl[i].used && S.pl[i].pmix) {
+            char k[16];
+            snprintf(k, sizeof k, "%d", S.pl[i].job);
+            json_object_set(pj, k, S.pl[i].pmix);
+        }
+    return json_pack("{s:s, s:o, s:o}", "job", S.id, "hosts", a, "pmix", pj);
 }

@@ -68,6 +68,10 @@ grow)
   wait_until 30 '[ -n "$(jobid ctl_job)" ]' || bad "the MPI job did not register: $(tail -5 "$T/grow.log")"
   J=$(jobid ctl_job)
   [ "$(view)" = "dnode1:up:1:0 dnode2:up:1:0 dnode3:up:0:0 dnode4:up:0:0" ] && ok "job $J registered on dnode1, dnode2" || bad "placement at start: $(view)"
+  if [ "$MPI_FAMILY" = openmpi ]; then # PMIx facts read by the job (src/cluster/pmix.c) and sent at registration
+    pm=$(ctl --json slots | jget 'd["slurm"]["pmix"]["'"$J"'"]' 2>/dev/null)
+    echo "$pm" | grep -q "'job_size': 2, 'univ_size': 4, 'node_list': 'dnode1,dnode2'" && ok "PMIx facts from the job: $pm" || bad "PMIx facts: '$pm'"
+  fi
   ctl expand "$J" 2 >/dev/null || bad "expand $J 2 refused"
   wait_until 60 '[ "$(procs "$J")" = 4 ] && [ "$(view)" = "dnode1:up:1:0 dnode2:up:1:0 dnode3:up:1:0 dnode4:up:1:0" ]' &&
     ok "2 -> 4 processes on 4 hosts (the new ones on dnode3, dnode4)" || bad "after expand: procs $(procs "$J"), $(view)"
