@@ -29,6 +29,7 @@ void slurm_tick(double now);
 
 /* Hooks from the requests (commands.c). */
 void slurm_registered(const struct job *j, const json_t *req);
+/* Called before the grant is added to j->pending. */
 void slurm_granted(const struct job *j, const int *where, int n);
 /* A shrink by n ductiled forwards: when the request names no ranks, choose
  * ranks that empty hosts (least-used host first) and put them in args. */
@@ -37,8 +38,5 @@ void slurm_event(struct job *j, const char *kind, const json_t *details);
 void slurm_job_ended(const struct job *j);
 /* {job, hosts: [{name, cpus, state, procs, parked, why}]} or NULL when off. */
 json_t *slurm_view(void);
-
-/* Pure helpers (unit-tested): "2(x3),1" -> cpus[0..n). Returns the count or -1. */
-int slurm_parse_cpus(const char *spec, int *cpus, int max);
 
 #endif
