@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "../src/daemon/daemon.h"
+#include "../src/daemon/slurm.h"
 
 static volatile sig_atomic_t stop;
 
@@ -68,6 +69,10 @@ static void usage(FILE *f)
             "Options:\n"
             "  --slots N           manage N process slots on this host (default: the number of CPUs)\n"
             "  --hostfile FILE     manage the hosts and slots in FILE ('host slots=N' per line)\n"
+            "  --slurm             manage the hosts and CPUs of the Slurm job ductiled runs in ($SLURM_JOB_ID);\n"
+            "                      hosts a shrink empties are given back to Slurm (docs/cluster.md)\n"
+            "  --slurm-job J       the same for Slurm job J\n"
+            "  --slurm-sync SEC    how often to check the allocation against Slurm (default 5)\n"
             "  --socket PATH       Unix-domain socket (default: $XDG_RUNTIME_DIR/ductile/ductiled.sock,\n"
             "                      or /tmp/ductile-UID/ductiled.sock); its directory is created mode 0700\n"
             "                      when missing, and must be yours and writable by nobody else\n"
@@ -99,7 +104,9 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-    int slots = 0, no_state = 0;
+    int slots = 0, no_state = 0, use_slurm = 0;
+    const char *slurm_job = NULL;
+    double slurm_sync = 5.0;
     const char *hostfile = NULL, *sockpath = NULL, *tcp = NULL, *secret_file = NULL, *statefile = NULL;
     static const struct option opts[] = {{"slots", required_argument, 0, 's'},   {"hostfile", required_argument, 0, 'H'},
                                          {"socket", required_argument, 0, 'S'},  {"tcp", required_argument, 0, 't'},
@@ -110,6 +117,8 @@ int main(int argc, char **argv)
                                          {"io-overhead", required_argument, 0, 'O'}, {"io-lease", required_argument, 0, 'L'},
                                          {"policy", required_argument, 0, 'G'}, {"policy-params", required_argument, 0, 'g'},
                                          {"launcher", required_argument, 0, 'l'}, {"job-logs", required_argument, 0, 'J'},
+                                         {"slurm", no_argument, 0, 'B'}, {"slurm-job", required_argument, 0, 'K'},
+                                         {"slurm-sync", required_argument, 0, 'Y'},
                                          {0, 0, 0, 0}};
     int o;
     while ((o = getopt_long(argc, argv, "vhV", opts, NULL)) != -1) {
@@ -125,6 +134,17 @@ int main(int argc, char **argv)
             break;
         }
         case 'H': hostfile = optarg; break;
+        case 'B': use_slurm = 1; break;
+        case 'K': use_slurm = 1, slurm_job = optarg; break;
+        case 'Y': {
+            char *end;
+            slurm_sync = strtod(optarg, &end);
+            if (*end || !(slurm_sync >= 0.1 && slurm_sync <= 3600)) {
+                fprintf(stderr, "ductiled: --slurm-sync wants seconds from 0.1 to 3600, not '%s'\n", optarg);
+                return 2;
+            }
+            break;
+        }
         case 'S': sockpath = optarg; break;
         case 't': tcp = optarg; break;
         case 'k': secret_file = optarg; break;
@@ -183,8 +203,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "ductiled: unexpected argument '%s' (see ductiled --help)\n", argv[optind]);
         return 2;
     }
-    if (slots && hostfile) {
-        fprintf(stderr, "ductiled: give --slots or --hostfile, not both\n");
+    if ((slots && hostfile) || (use_slurm && (slots || hostfile))) {
+        fprintf(stderr, "ductiled: give one of --slots, --hostfile and --slurm\n");
         return 2;
     }
     if (tcp && !secret_file) {
@@ -199,7 +219,12 @@ int main(int argc, char **argv)
         }
         have_secret = 1;
     }
-    if (hostfile) {
+    if (use_slurm) {
+        if (slurm_init(&rm, slurm_job, slurm_sync, err, sizeof err) != 0) {
+            fprintf(stderr, "ductiled: %s\n", err);
+            return 1;
+        }
+    } else if (hostfile) {
         if (rm_init_hostfile(&rm, hostfile, err, sizeof err) != 0) {
             fprintf(stderr, "ductiled: %s\n", err);
             return 1;
@@ -350,6 +375,7 @@ int main(int argc, char **argv)
         io_check_lease(wall());
         intake_tick(wall());
         gpolicy_tick(wall());
+        slurm_tick(now); /* --slurm: does Slurm still see the allocation as ductiled does? (bounded) */
         if (state_dirty && now - last_save > 1.0) {
             save_state();
             last_save = now;

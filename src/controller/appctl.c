@@ -31,6 +31,7 @@
 #include "../io/iomon.h"
 #include "../core/hooks.h"
 #include "appctl_int.h"
+#include "../cluster/pmix.h"
 
 #define IO_TIMEOUT_MS 2000
 #define BACKOFF_MIN 0.2
@@ -319,11 +320,12 @@ void ductile_appctl_start(int enabled)
     PMPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, P);
     if (ductile_rt.rank != 0) return;
     if (!all) return;
-    json_t *hosts = json_array();
+    json_t *hosts = json_array(), *rank_hosts = json_array(); /* rank_hosts: ductiled --slurm (src/daemon/slurm.c) */
     for (int r = 0; r < ductile_rt.size; r++) {
         char *h = all + (size_t)r * MPI_MAX_PROCESSOR_NAME;
         h[MPI_MAX_PROCESSOR_NAME - 1] = '\0';
         if (!proto_valid_hostname(h)) snprintf(h, MPI_MAX_PROCESSOR_NAME, "localhost");
+        json_array_append_new(rank_hosts, json_string(h));
         size_t i;
         json_t *e;
         int found = 0;
@@ -351,6 +353,15 @@ void ductile_appctl_start(int enabled)
                       "start", ductile_rt.start_epoch, "uid", (json_int_t)geteuid());
     if (appctl.reg && ductile_rt.settings.min_procs > 0) json_object_set_new(appctl.reg, "min_procs", json_integer(ductile_rt.settings.min_procs));
     if (appctl.reg && ductile_rt.settings.max_procs > 0) json_object_set_new(appctl.reg, "max_procs", json_integer(ductile_rt.settings.max_procs));
+    /* one host per rank while that stays small (a registration line is at most PROTO_MAX_LINE) */
+    size_t rh_len = 0;
+    for (size_t i = 0; i < json_array_size(rank_hosts); i++) rh_len += json_string_length(json_array_get(rank_hosts, i)) + 3;
+    if (rh_len < 16384) json_object_set_new(appctl.reg, "rank_hosts", rank_hosts);
+    else json_decref(rank_hosts);
+    char pwhy[256];
+    json_t *pm = ductile_pmix_facts(pwhy, sizeof pwhy); /* src/cluster/pmix.c: NULL without a PMIx server */
+    if (pm) json_object_set_new(appctl.reg, "pmix", pm);
+    else ductile_log(2, "controller: no PMIx facts: %s", pwhy);
     const char *sec = ductile_rt.settings.controller_secret;
     snprintf(appctl.secret, sizeof appctl.secret, "%s", sec ? sec : "");
     appctl.period = ductile_rt.settings.controller_period / 1000.0;

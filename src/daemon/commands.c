@@ -11,6 +11,7 @@
 
 #include "daemon.h"
 #include "fold.h"
+#include "slurm.h"
 
 struct forward fwds[MAX_FORWARDS];
 long long next_job_req = 1;
@@ -185,10 +186,11 @@ static void do_resize(int ci, long long id, const char *cmd, const json_t *req)
             logmsg("refused to expand job %d by %d: %s", j->id, delta, reason);
             return;
         }
+        slurm_granted(j, where, delta); /* Slurm: where the new ranks will run */
         reserved = delta;
         j->pending += delta;
         j->pending_since = wall();
-        if (from_hostfile || wanted) {
+        if (from_hostfile || wanted || slurm_enabled()) {
             json_t *h = json_array();
             for (int k = 0; k < delta; k++) json_array_append_new(h, json_string(rm.hosts[where[k]].name));
             json_object_set_new(args, "hosts", h);
@@ -217,6 +219,7 @@ static void do_resize(int ci, long long id, const char *cmd, const json_t *req)
             json_object_set(args, "ranks", ranks);
         }
         json_object_set_new(args, "n", json_integer(-delta));
+        slurm_choose_ranks(j, -delta, args); /* Slurm: ranks that empty hosts, unless given */
         forward(ci, id, j, "shrink", args, 0);
     }
     state_dirty = 1;
@@ -288,6 +291,7 @@ void handle_request(int ci, struct proto_msg *m)
         }
         j->conn = ci;
         c->job = j->id;
+        slurm_registered(j, req);
         int resumed = proto_get_int(req, "job", 0) == j->id;
         logmsg("job %d %s: %s (tag %s, pid %ld), %d processes", j->id, resumed ? "re-registered" : "registered",
                j->binary, j->tag, j->pid, j->procs);
@@ -318,6 +322,7 @@ void handle_request(int ci, struct proto_msg *m)
         } else if (!strcmp(cmd, "exit")) {
             int st = (int)proto_get_int(req, "status", 0);
             jobs_exit(&jobs, j, st, now);
+            slurm_job_ended(j);
             io_leave(jid);
             io_policy_forget(jid);
             gpolicy_forget(jid);
@@ -351,6 +356,7 @@ void handle_request(int ci, struct proto_msg *m)
             if (!strcmp(proto_get_str(req, "kind", ""), "resized"))
                 io_policy_resized(j, json_object_get(req, "details")), gpolicy_resized(j, json_object_get(req, "details"));
             if (!strcmp(proto_get_str(req, "kind", ""), "resized")) fold_job_resized(j);
+            slurm_event(j, proto_get_str(req, "kind", ""), json_object_get(req, "details"));
             if (!strcmp(proto_get_str(req, "kind", ""), "resized") &&
                 strcmp(proto_get_str(json_object_get(req, "details"), "status", "ok"), "ok") != 0) {
                 j->pending = 0;
@@ -402,7 +408,9 @@ void handle_request(int ci, struct proto_msg *m)
         return;
     }
     if (!strcmp(cmd, "slots")) {
-        reply_ok(ci, id, jobs_slots(&jobs));
+        json_t *sv = jobs_slots(&jobs), *sl = slurm_view();
+        if (sl) json_object_set_new(sv, "slurm", sl); /* hosts of the Slurm allocation and their states */
+        reply_ok(ci, id, sv);
         return;
     }
     if (!strcmp(cmd, "status")) {

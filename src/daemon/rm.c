@@ -92,7 +92,8 @@ void rm_destroy(struct rm *rm)
 int rm_total(const struct rm *rm)
 {
     int t = 0;
-    for (int i = 0; i < rm->nhosts; i++) t += rm->hosts[i].slots;
+    for (int i = 0; i < rm->nhosts; i++)
+        if (!rm->hosts[i].away) t += rm->hosts[i].slots;
     return t;
 }
 
@@ -100,7 +101,7 @@ int rm_free_slots(const struct rm *rm)
 {
     int t = 0;
     for (int i = 0; i < rm->nhosts; i++)
-        if (rm->hosts[i].used < rm->hosts[i].slots) t += rm->hosts[i].slots - rm->hosts[i].used;
+        if (!rm->hosts[i].away && rm->hosts[i].used < rm->hosts[i].slots) t += rm->hosts[i].slots - rm->hosts[i].used;
     return t;
 }
 
@@ -140,7 +141,14 @@ int rm_grant(struct rm *rm, int *alloc, int n, const char *const *wanted, int *o
         for (int k = 0; k < n; k++) {
             int i = rm_find(rm, wanted[k]);
             if (i < 0) {
-                snprintf(reason, rlen, "host '%s' is not managed by this ductiled", wanted[k]);
+                snprintf(reason, rlen, "host '%s' is not managed by this ductiled%s%s", wanted[k],
+                         rm->source[0] ? ": not in " : "", rm->source);
+                free(take);
+                return -1;
+            }
+            if (rm->hosts[i].away) {
+                snprintf(reason, rlen, "host '%s' %s", wanted[k],
+                         rm->hosts[i].away == 1 ? "was given back to the resource manager" : "was lost");
                 free(take);
                 return -1;
             }
@@ -156,7 +164,8 @@ int rm_grant(struct rm *rm, int *alloc, int n, const char *const *wanted, int *o
     } else {
         int freen = rm_free_slots(rm);
         if (freen < n) {
-            snprintf(reason, rlen, "not enough free slots: %d requested, %d of %d free", n, freen, rm_total(rm));
+            snprintf(reason, rlen, "not enough free slots: %d requested, %d of %d free%s%s", n, freen, rm_total(rm),
+                     rm->source[0] ? " in " : "", rm->source);
             free(take);
             return -1;
         }
@@ -180,7 +189,7 @@ int rm_grant(struct rm *rm, int *alloc, int n, const char *const *wanted, int *o
         int k = 0;
         for (int o = 0; o < m && k < n; o++) {
             int i = order[o];
-            while (k < n && rm->hosts[i].used + take[i] < rm->hosts[i].slots) {
+            while (k < n && !rm->hosts[i].away && rm->hosts[i].used + take[i] < rm->hosts[i].slots) {
                 take[i]++;
                 out[k++] = i;
             }

@@ -12,11 +12,13 @@
 struct rm_host {
     char name[256];
     int slots, used;
+    int away; /* 0: managed; else not granted any more (slurm.h: given back, lost) */
 };
 
 struct rm {
     struct rm_host *hosts;
     int nhosts;
+    char source[96]; /* where the slots come from ("Slurm job 12"), for refusals; may be empty */
 };
 
 /* One host (this machine's name) with n slots. */

@@ -5,6 +5,11 @@
  *   hosts spawn HOST     rank 0 spawns one child with the info key "host"
  *                        set to HOST; the child sends its host name back;
  *                        the parent fails unless it is HOST
+ *   hosts rawspawn LIST  a raw expansion for comparison with Ductile's
+ *                        (tests/cluster/expand-bench.sh): all ranks spawn
+ *                        one process per host in LIST (comma-separated, info
+ *                        keys "host" and "hosts"), merge, barrier; rank 0
+ *                        prints the times
  *
  * Prints "hosts: ok ..." on success, exits 1 with a reason otherwise. */
 #include <mpi.h>
@@ -98,6 +103,51 @@ static int child(void)
     return 0;
 }
 
+static int rawspawn(const char *argv0, const char *list)
+{
+    int rank, n = 1, err[64];
+    for (const char *p = list; *p; p++) n += *p == ',';
+    if (n > 64) return 2;
+    char *cargs[] = {"rawchild", NULL};
+    MPI_Info info;
+    MPI_Comm child, merged;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "host", list);
+    MPI_Info_set(info, "hosts", list);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    int rc = MPI_Comm_spawn(argv0, cargs, n, info, 0, MPI_COMM_WORLD, &child, err);
+    double t1 = MPI_Wtime();
+    MPI_Info_free(&info);
+    if (rc != MPI_SUCCESS) {
+        if (rank == 0) fprintf(stderr, "hosts: FAIL: MPI_Comm_spawn of %d onto %s returned %d\n", n, list, rc);
+        return 1;
+    }
+    MPI_Intercomm_merge(child, 0, &merged);
+    MPI_Barrier(merged);
+    double t2 = MPI_Wtime();
+    int size;
+    MPI_Comm_size(merged, &size);
+    if (rank == 0)
+        printf("hosts: rawspawn %d onto %s: spawn %.4f s, merge+barrier %.4f s, total %.4f s (world %d)\n", n, list,
+               t1 - t0, t2 - t1, t2 - t0, size);
+    MPI_Comm_free(&merged);
+    MPI_Comm_disconnect(&child);
+    return 0;
+}
+
+static int rawchild(void)
+{
+    MPI_Comm parent, merged;
+    MPI_Comm_get_parent(&parent);
+    MPI_Intercomm_merge(parent, 1, &merged);
+    MPI_Barrier(merged);
+    MPI_Comm_free(&merged);
+    MPI_Comm_disconnect(&parent);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int fail;
@@ -108,8 +158,12 @@ int main(int argc, char **argv)
         fail = spawn(argv[0], argv[2]);
     else if (argc >= 2 && strcmp(argv[1], "child") == 0)
         fail = child();
+    else if (argc >= 3 && strcmp(argv[1], "rawspawn") == 0)
+        fail = rawspawn(argv[0], argv[2]);
+    else if (argc >= 2 && strcmp(argv[1], "rawchild") == 0)
+        fail = rawchild();
     else {
-        fprintf(stderr, "usage: hosts ranks | hosts spawn HOST\n");
+        fprintf(stderr, "usage: hosts ranks | hosts spawn HOST | hosts rawspawn HOST,HOST...\n");
         fail = 2;
     }
     MPI_Finalize();

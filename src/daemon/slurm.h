@@ -1,0 +1,42 @@
+/* slurm.h -- ductiled's resources from a Slurm allocation (ductiled --slurm):
+ * the job's hosts and CPUs from Slurm's environment and scontrol, where each
+ * process of each ductile job runs (rank -> host, from registration, grants
+ * and the shrinks ductiled orders), hosts given back to Slurm when a shrink
+ * empties them (scontrol update JobId=J NodeList=...), and a periodic check
+ * that ductiled's view matches Slurm's (hosts lost, the job ended).
+ * Every scontrol call is a fork/exec with a bounded wait.  See docs/cluster.md. */
+#ifndef DUCTILE_SLURM_H
+#define DUCTILE_SLURM_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "jobs.h"
+#include "rm.h"
+
+/* Host states kept in rm_host.away. */
+enum { RM_UP = 0, RM_RELEASED = 1, RM_LOST = 2 };
+
+/* Build rm from the Slurm job `jobid` (NULL: $SLURM_JOB_ID): hosts and CPUs
+ * from scontrol show job (falling back to SLURM_JOB_NODELIST and
+ * SLURM_JOB_CPUS_PER_NODE).  0, or -1 with a message. */
+int slurm_init(struct rm *rm, const char *jobid, double sync_period, char *err, size_t errlen);
+int slurm_enabled(void);
+/* Periodic check against Slurm (called from the poll loop; runs scontrol at
+ * most every sync_period seconds, bounded). */
+void slurm_tick(double now);
+
+/* Hooks from the requests (commands.c). */
+void slurm_registered(const struct job *j, const json_t *req);
+/* Called before the grant is added to j->pending. */
+void slurm_granted(const struct job *j, const int *where, int n);
+/* A shrink by n ductiled forwards: when the request names no ranks, choose
+ * ranks that empty hosts (least-used host first) and put them in args. */
+void slurm_choose_ranks(const struct job *j, int n, json_t *args);
+void slurm_event(struct job *j, const char *kind, const json_t *details);
+void slurm_job_ended(const struct job *j);
+/* {job, hosts: [{name, cpus, state, procs, parked, why}]} or NULL when off. */
+json_t *slurm_view(void);
+
+#endif

@@ -1,0 +1,22 @@
+/* slurm_run.h -- running Slurm's commands from ductiled (slurm.c): bounded
+ * fork/exec and the parsing of scontrol's answers. */
+#ifndef DUCTILE_SLURM_RUN_H
+#define DUCTILE_SLURM_RUN_H
+
+#include <stddef.h>
+
+#define SLURM_WAIT 10.0
+
+/* Run argv (PATH searched) in P_tmpdir with stdout+stderr into out
+ * (NUL-terminated), bounded by SLURM_WAIT.  The exit status, or -1 with out
+ * holding the reason. */
+int slurm_run(char *const argv[], char *out, size_t outlen);
+void slurm_chomp(char *s);
+/* scontrol show hostnames LIST -> one name per line in buf; 0 or -1 (buf: why). */
+int slurm_hostnames(const char *list, char *buf, size_t len);
+/* The value of KEY=... in scontrol's one-line output; 0 or -1 (not there). */
+int slurm_field(const char *line, const char *key, char *out, size_t len);
+/* SLURM_JOB_CPUS_PER_NODE: "2(x3),1" -> cpus[0..n).  The count, or -1. */
+int slurm_parse_cpus(const char *spec, int *cpus, int max);
+
+#endif
