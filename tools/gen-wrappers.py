@@ -14,9 +14,8 @@ wrapper is guarded by HAVE_PMPI_Xxx (src/wrap/pmpi_exports.h, written by
 configure from the MPI library's exported symbols), so only functions the
 target MPI exports are compiled.
 
-Usage: gen-wrappers.py [--check] OUTDIR
-  --check   do not write; exit 1 if a file in OUTDIR differs from what the
-            generator would write (the staleness test uses this).
+Usage: gen-wrappers.py [--check] OUTDIR   (--check: exit 1 if a file in
+OUTDIR differs from what the generator would write; the staleness test).
 """
 import argparse
 import difflib
