@@ -78,6 +78,10 @@ const struct setting_def ductile_setting_defs[] = {
      "For tests only: make one step of every resize fail on purpose (spawn: rank 0's spawn is refused; "
      "bgtransfer: the background transfer of constant data reports an error), to check that the job goes on at "
      "its old size with its data (docs/malleability.md)."},
+    {"DUCTILE_TEST_BIGCOLL", SETTING_ENUM, "auto", 0, 0, "auto,int,c,w",
+     "For tests only: the form of the collective transfers (src/malleable/bigcoll.c): auto picks the int "
+     "MPI_Alltoallv below 2 GiB, else the MPI-4 large-count calls where the MPI has them, else MPI_Alltoallw with "
+     "derived datatypes (w); int, c or w force one (c falls back to w without the large-count calls)."},
     {"DUCTILE_SPAWN_HOSTS", SETTING_STRING, "", 0, 0, NULL,
      "Default hosts for new processes, separated by ';' or ',' (e.g. 'node1;node2'). Empty: the launcher decides."},
     {"DUCTILE_SPAWN_COMMAND", SETTING_STRING, "", 0, 0, NULL,
