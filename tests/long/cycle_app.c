@@ -5,7 +5,7 @@
  * ("STAT it=I fds=F rss_kb=R") at the iterations in CYC_STAT (comma list);
  * a process that leaves prints "LEFT pid=P type=native|spawned" before it
  * calls MPI_Finalize; rank 0 prints "PIDS it=I p0 p1 ..." (every process of
- * the world) after each control point where the size changed; the end:
+ * the world) at the first iteration and at each one after the size changed; the end:
  * "FINAL size=S iterations=I failures=F".
  * usage: cycle_app ITERATIONS [SLEEP_MS] */
 #include <dirent.h>
@@ -66,7 +66,7 @@ int main(int argc, char **argv)
     EMPI_Get_wsize64(rank, size, rows, &d, &c);
     double *a = EMPI_malloc((size_t)(c ? c : 1) * sizeof *a);
     if (EMPI_Register_array("a", a, MPI_DOUBLE, rows, 1, EMPI_DISJOINT, EMPI_VARIABLE) != 0) return 1;
-    int type, it = 0, status = EMPI_ACTIVE;
+    int type, it = 0, status = EMPI_ACTIVE, printed = -1;
     EMPI_Get_type(&type);
     if (type == EMPI_SPAWNED) EMPI_Get_shared(&it);
     for (; it < iters; it++) {
@@ -79,7 +79,18 @@ int main(int argc, char **argv)
             nanosleep(&ts, NULL);
         }
         if (rank == 0 && listed(stat, it)) printf("STAT it=%d fds=%d rss_kb=%ld\n", it, count_fds(), rss_kb());
-        int size0 = size;
+        { /* every process of the world, by pid, every iteration; printed when the size changed */
+            int pid = (int)getpid(), *pids = malloc((size_t)size * sizeof *pids);
+            MPI_Gather(&pid, 1, MPI_INT, pids, 1, MPI_INT, 0, EMPI_COMM_WORLD);
+            if (rank == 0 && size != printed) {
+                printf("PIDS it=%d", it);
+                for (int i = 0; i < size; i++) printf(" %d", pids[i]);
+                printf("\n");
+                fflush(stdout);
+            }
+            free(pids);
+            printed = size;
+        }
         EMPI_Monitor_end(&rank, &size, it, iters, NULL, NULL, NULL, NULL, NULL, argv + 1, argv[0]);
         EMPI_Get_status(&status);
         if (status == EMPI_REMOVED) break;
@@ -89,17 +100,6 @@ int main(int argc, char **argv)
         for (int64_t i = 0; i < c; i++)
             if (a[i] != val(d + i, it) && failures++ < 5)
                 fprintf(stderr, "CHECK FAIL rank %d/%d it %d: row %lld\n", rank, size, it, (long long)(d + i));
-        if (size != size0) {
-            int pid = (int)getpid(), *pids = malloc((size_t)size * sizeof *pids);
-            MPI_Gather(&pid, 1, MPI_INT, pids, 1, MPI_INT, 0, EMPI_COMM_WORLD);
-            if (rank == 0) {
-                printf("PIDS it=%d", it);
-                for (int i = 0; i < size; i++) printf(" %d", pids[i]);
-                printf("\n");
-                fflush(stdout);
-            }
-            free(pids);
-        }
     }
     if (status == EMPI_REMOVED) {
         printf("LEFT pid=%d type=%s\n", (int)getpid(), type == EMPI_SPAWNED ? "spawned" : "native");
