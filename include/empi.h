@@ -121,7 +121,9 @@ void ductile_empi_monitor_init0(void);
  * (collective over the world).  On return *rank and *size are the current
  * ones, and *count / *disp (and, when non-NULL, *vcount / *vdisp, realloc'ed
  * to the new size) describe the blocks of the first registered distributed
- * item.  maxiter, fc, argv and bin are accepted for compatibility and unused. */
+ * item.  maxiter (the iteration count the loop runs to) is sent to ductiled,
+ * whose performance model takes the remaining work from it; fc, argv and
+ * bin are accepted for compatibility and unused. */
 void EMPI_Monitor_end(int *rank, int *size, int iter, int maxiter, int *count, int *disp, int **vcount, int **vdisp,
                       int *fc, char *argv[], char *bin);
 

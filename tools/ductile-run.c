@@ -33,6 +33,8 @@ static void usage(FILE *f)
             "  -v, --verbose         trace Ductile's decisions (repeat for more detail)\n"
             "      --no-monitor      keep the virtual world, measure nothing (DUCTILE_MONITOR=0)\n"
             "      --disable         pure pass-through (DUCTILE_DISABLE=1)\n"
+            "      --min N           ductiled's policy never shrinks the job below N processes (DUCTILE_MIN_PROCS)\n"
+            "      --max N           ... nor grows it above N (DUCTILE_MAX_PROCS; docs/policies.md)\n"
             "      --library PATH    preload this libductile.so instead of the default\n"
             "      --print-library   print the library that would be preloaded and exit\n"
             "  -h, --help            this help\n"
@@ -87,7 +89,7 @@ static void set_or_die(const char *name, const char *value)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_NO_REPORT = 256, OPT_NO_MONITOR, OPT_DISABLE, OPT_LIBRARY, OPT_PRINT_LIBRARY, OPT_VERSION };
+    enum { OPT_NO_REPORT = 256, OPT_NO_MONITOR, OPT_DISABLE, OPT_LIBRARY, OPT_PRINT_LIBRARY, OPT_VERSION, OPT_MIN, OPT_MAX };
     static const struct option opts[] = {
         {"report", required_argument, NULL, 'r'},
         {"no-report", no_argument, NULL, OPT_NO_REPORT},
@@ -99,6 +101,8 @@ int main(int argc, char **argv)
         {"print-library", no_argument, NULL, OPT_PRINT_LIBRARY},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
+        {"min", required_argument, NULL, OPT_MIN},
+        {"max", required_argument, NULL, OPT_MAX},
         {NULL, 0, NULL, 0},
     };
     char library[PATH_MAX] = "";
@@ -116,6 +120,8 @@ int main(int argc, char **argv)
         case OPT_PRINT_LIBRARY: print_library = 1; break;
         case 'h': usage(stdout); return 0;
         case OPT_VERSION: printf("ductile-run (Ductile) %s\n", PACKAGE_VERSION); return 0;
+        case OPT_MIN: set_or_die("DUCTILE_MIN_PROCS", optarg); break; /* checked with the other settings below */
+        case OPT_MAX: set_or_die("DUCTILE_MAX_PROCS", optarg); break;
         default:
             fprintf(stderr, "Try 'ductile-run --help'.\n");
             return 2;
@@ -147,6 +153,10 @@ int main(int argc, char **argv)
     char err[512];
     if (settings_parse(environ, &s, err, sizeof err) != 0) {
         fprintf(stderr, "ductile-run: error: %s\n", err);
+        return 2;
+    }
+    if (s.min_procs > 0 && s.max_procs > 0 && s.min_procs > s.max_procs) {
+        fprintf(stderr, "ductile-run: error: --min %d is above --max %d\n", s.min_procs, s.max_procs);
         return 2;
     }
     const char *old = getenv("LD_PRELOAD");

@@ -81,6 +81,12 @@ static void usage(FILE *f)
             "  --io-overhead S     seconds one reconfiguration is assumed to cost (default 0.3)\n"
             "  --io-lease S        the exclusive-I/O token is taken back from a job that holds it longer\n"
             "                      than S seconds while others wait (default 60; 0: never)\n"
+            "  --policy P          global policy resizing the jobs: fair, efficiency, throughput, io, or\n"
+            "                      one of the first three with io (efficiency,io); docs/policies.md\n"
+            "  --policy-params KV  threshold=0.6,band=0.1,margin=0.2,cooldown=5,horizon=60,io-weight=1\n"
+            "  --launcher CMD      how submitted jobs are started (default 'mpiexec'; -n SIZE COMMAND is\n"
+            "                      appended, all run under ductile-run)\n"
+            "  --job-logs DIR      output of submitted jobs (default: next to the state file)\n"
             "  -v, --verbose       log every connection and message error\n"
             "  -V, --version       print the version\n"
             "  -h, --help          this help\n"
@@ -102,6 +108,8 @@ int main(int argc, char **argv)
                                          {"help", no_argument, 0, 'h'}, {"version", no_argument, 0, 'V'},          {"io-policy", required_argument, 0, 'P'},
                                          {"io-uncertainty", required_argument, 0, 'U'},
                                          {"io-overhead", required_argument, 0, 'O'}, {"io-lease", required_argument, 0, 'L'},
+                                         {"policy", required_argument, 0, 'G'}, {"policy-params", required_argument, 0, 'g'},
+                                         {"launcher", required_argument, 0, 'l'}, {"job-logs", required_argument, 0, 'J'},
                                          {0, 0, 0, 0}};
     int o;
     while ((o = getopt_long(argc, argv, "vhV", opts, NULL)) != -1) {
@@ -155,6 +163,17 @@ int main(int argc, char **argv)
             else io_prm.overhead = v;
             break;
         }
+        case 'G':
+        case 'g': {
+            char e[256];
+            if ((o == 'G' ? gpolicy_option : gpolicy_params_option)(optarg, e, sizeof e) != 0) {
+                fprintf(stderr, "ductiled: %s\n", e);
+                return 2;
+            }
+            break;
+        }
+        case 'l': snprintf(intake_launcher, sizeof intake_launcher, "%s", optarg); break;
+        case 'J': snprintf(intake_logdir, sizeof intake_logdir, "%s", optarg); break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("ductiled (Ductile) %s, protocol %d\n", PACKAGE_VERSION, PROTO_VERSION); return 0;
         default: usage(stderr); return 2;
@@ -273,6 +292,8 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     int restored = 0;
     for (int k = 0; k < jobs.n; k++) restored += jobs.v[k]->state == JOB_DISCONNECTED;
+    snprintf(intake_socket, sizeof intake_socket, "%s", ua.path); /* for the jobs ductiled starts */
+    if (gpolicy) logmsg("global policy %s", policy_name(gpolicy));
     logmsg("listening on unix:%s%s%s; %d slots on %d host(s); %d job(s) restored from %s", ua.path, tcp ? " and tcp:" : "",
            tcp ? tcp : "", rm_total(&rm), rm.nhosts, restored, state_path[0] ? state_path : "(no state file)");
     fflush(stderr);
@@ -327,6 +348,8 @@ int main(int argc, char **argv)
                 finish_forward(&fwds[f], 0, NULL, PERR_TIMEOUT, "no answer from the job within 10 s");
         if (jobs_expire(&jobs, wall(), RESTORE_GRACE)) state_dirty = 1;
         io_check_lease(wall());
+        intake_tick(wall());
+        gpolicy_tick(wall());
         if (state_dirty && now - last_save > 1.0) {
             save_state();
             last_save = now;

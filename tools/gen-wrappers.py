@@ -392,11 +392,11 @@ def render_wrapper(name, expr, big, fid):
         lines.append("    MPI_Status ductile_st_;")
         lines.append("    if (status == MPI_STATUS_IGNORE) status = &ductile_st_;")
     if category == "io":
-        # MPI-IO hook (src/io/iomon.h): per-file/per-phase accounting, phase
+        # MPI-IO hook (src/core/hooks.h -> src/io/iomon.c): per-file/per-phase accounting, phase
         # detection and the exclusive-I/O gate, for MPI_File_* calls only.
         fhp = [p for p in params if p.name == "fh"]
         if name in ("MPI_File_open", "MPI_File_open_c"):
-            lines.append("    ductile_io_before(%s, MPI_FILE_NULL, comm);" % fid)
+            lines.append("    ductile_hook_io_before(%s, MPI_FILE_NULL, comm);" % fid)
             io_fh = "MPI_FILE_NULL"
         elif fhp and fhp[0].pointer_level == 0:
             io_fh = "fh"
@@ -406,7 +406,7 @@ def render_wrapper(name, expr, big, fid):
         else:
             io_fh = "MPI_FILE_NULL"
         if name not in ("MPI_File_open", "MPI_File_open_c"):
-            lines.append("    ductile_io_before(%s, %s, MPI_COMM_NULL);" % (fid, io_fh))
+            lines.append("    ductile_hook_io_before(%s, %s, MPI_COMM_NULL);" % (fid, io_fh))
     lines.append("    DUCTILE_BEGIN(%s);" % fid)
     lines.append("    int ret = P%s(%s);" % (name, args))
     lines.append("    DUCTILE_STOP();")
@@ -421,7 +421,7 @@ def render_wrapper(name, expr, big, fid):
             lines.append("        " + l)
         lines.append("    }")
         if io_fh:
-            lines.append("    ductile_io_after(%s, %s, ductile_t0_, s, r);" % (fid, io_fh))
+            lines.append("    ductile_hook_io_after(%s, %s, ductile_t0_, s, r);" % (fid, io_fh))
         if reqp:
             # nonblocking or persistent: the bytes count when the operation
             # completes (Wait/Test families), not when it is posted
@@ -441,7 +441,7 @@ def render_wrapper(name, expr, big, fid):
         lines.append("    DUCTILE_FINISH(%s, s, r);" % fid)
     else:
         if io_fh:
-            lines.append("    ductile_io_after(%s, %s, ductile_t0_, 0, 0);" % (fid, io_fh))
+            lines.append("    ductile_hook_io_after(%s, %s, ductile_t0_, 0, 0);" % (fid, io_fh))
         lines.append("    DUCTILE_FINISH(%s, 0, 0);" % fid)
     lines.append("    return ret;")
     lines.append("}")
@@ -549,7 +549,7 @@ def generate():
 
     w = [hdr, "/* The generated PMPI wrappers: world substitution, timing, bytes. */",
          '#include "config.h"', '#include "hotpath.h"', '#include "bytes.h"',
-         '#include "pmpi_exports.h"', '#include "../io/iomon.h"', "",
+         '#include "pmpi_exports.h"', '#include "filekeep.h"', '#include "../core/hooks.h"', "",
          "/* Deprecated MPI functions are interposed like the others. */",
          '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"', "",
          "#define TS(t) ductile_type_size_fast(t)", ""]

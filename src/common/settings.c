@@ -96,6 +96,11 @@ const struct setting_def ductile_setting_defs[] = {
      "File holding the shared secret for a tcp: controller (must be readable by its owner only)."},
     {"DUCTILE_CONTROLLER_PERIOD", SETTING_INT, "1000", 10, 3600000L, NULL,
      "Milliseconds between the monitoring samples the application controller sends to ductiled."},
+    {"DUCTILE_MIN_PROCS", SETTING_INT, "0", 0, 1048576L, NULL,
+     "Fewest processes ductiled's global policy (ductiled --policy) may shrink the job to (0: 1). Told to ductiled "
+     "at registration (ductile-run --min)."},
+    {"DUCTILE_MAX_PROCS", SETTING_INT, "0", 0, 1048576L, NULL,
+     "Most processes ductiled's global policy may grow the job to (0: no limit but the slots; ductile-run --max)."},
     {"DUCTILE_IO_EXCLUSIVE", SETTING_BOOL, "0", 0, 0, NULL,
      "Exclusive I/O: a collective MPI-IO call on a file opened on MPI_COMM_WORLD first waits until ductiled grants "
      "the job the I/O token (first come, first served between jobs; docs/io.md)."},
@@ -213,6 +218,8 @@ static int apply(struct ductile_settings *out, const struct setting_def *d, cons
     else if (strcmp(n, "CONTROLLER") == 0) out->controller = value;
     else if (strcmp(n, "CONTROLLER_SECRET") == 0) out->controller_secret = value;
     else if (strcmp(n, "CONTROLLER_PERIOD") == 0) out->controller_period = iv;
+    else if (strcmp(n, "MIN_PROCS") == 0) out->min_procs = (int)iv;
+    else if (strcmp(n, "MAX_PROCS") == 0) out->max_procs = (int)iv;
     else if (strcmp(n, "IO_EXCLUSIVE") == 0) out->io_exclusive = (int)iv;
     else if (strcmp(n, "IO_PHASE_GAP") == 0) out->io_phase_gap = iv;
     return 0;

@@ -29,11 +29,16 @@
 #include "../common/clock.h"
 #include "../wrap/runtime.h"
 #include "../io/iomon.h"
+#include "../core/hooks.h"
 #include "appctl_int.h"
 
 #define IO_TIMEOUT_MS 2000
 #define BACKOFF_MIN 0.2
 #define BACKOFF_MAX 5.0
+/* ductiled answers every request at once: with a request unanswered this
+ * long (and at least 3 sample periods) the connection is taken for dead
+ * (a half-open TCP connection, a frozen daemon) */
+#define ANSWER_TIMEOUT 10.0
 
 struct appctl_state appctl = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .wake = {-1, -1}};
 
@@ -129,6 +134,9 @@ static void *thread_main(void *arg)
     appctl_take_snap(&prev);
     double next_sample = ductile_now();
     int thread_reg_seen = 0;
+    double unanswered = 0;   /* when the oldest request without an answer was sent (0: none) */
+    unsigned queue_version = 0;
+    int queue_sent = 0;      /* the queue of delayed commands was sent on this connection */
     while (!__atomic_load_n(&appctl.stop, __ATOMIC_ACQUIRE)) {
         if (s.fd < 0) {
             if (connect_and_register(&s) != 0) {
@@ -186,6 +194,7 @@ static void *thread_main(void *arg)
             ssize_t n = recv(s.fd, buf, sizeof buf, MSG_DONTWAIT);
             if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) || (n > 0 && linebuf_append(&s.lb, buf, (size_t)n) != 0))
                 lost = 1;
+            int answered = 0;
             for (;;) {
                 char *line = NULL;
                 long len = linebuf_next(&s.lb, &line);
@@ -202,8 +211,24 @@ static void *thread_main(void *arg)
                 } else if (k == PROTO_INVALID && len > 0) {
                     if (send_line(&s, proto_reply_err(m.id, code, reason)) != 0) lost = 1;
                 }
+                if (k == PROTO_REPLY) answered = 1;
                 if (k != PROTO_INVALID) proto_msg_free(&m);
             }
+            if (answered) unanswered = 0;
+        }
+        {   /* the queue of delayed commands, whenever it changed */
+            unsigned v;
+            json_t *ql = appctl_queue_json(&v);
+            if (!lost && (!queue_sent || v != queue_version)) {
+                json_t *ev = json_pack("{s:i, s:s, s:{s:o}}", "job", appctl.job, "kind", "queue", "details", "queued", ql);
+                ql = NULL;
+                if (send_line(&s, proto_request(s.next_id++, "event", ev)) != 0) lost = 1;
+                else if (unanswered == 0) unanswered = ductile_now();
+                json_decref(ev);
+                queue_version = v;
+                queue_sent = 1;
+            }
+            json_decref(ql);
         }
         if (!lost && ductile_now() >= next_sample) {
             if (__atomic_load_n(&appctl.cp_count, __ATOMIC_RELAXED) == 0) appctl_registry_snapshot(&thread_reg_seen);
@@ -211,6 +236,7 @@ static void *thread_main(void *arg)
             json_t *smp = appctl_sample_json(&prev, &cur);
             prev = cur;
             if (send_line(&s, proto_request(s.next_id++, "sample", smp)) != 0) lost = 1;
+            else if (unanswered == 0) unanswered = ductile_now();
             json_decref(smp);
             pthread_mutex_lock(&appctl.lock);
             json_t *ev[APPCTL_MAX_EVENTS];
@@ -226,11 +252,28 @@ static void *thread_main(void *arg)
             }
             next_sample = ductile_now() + per;
         }
+        if (!lost && unanswered > 0) {
+            pthread_mutex_lock(&appctl.lock);
+            double limit = 3 * appctl.period > ANSWER_TIMEOUT ? 3 * appctl.period : ANSWER_TIMEOUT;
+            pthread_mutex_unlock(&appctl.lock);
+            if (ductile_now() - unanswered > limit) {
+                ductile_log(0, "controller: ductiled did not answer for %.0f s: connection taken for dead", limit);
+                lost = 1;
+            }
+        }
         if (lost) {
+            /* what the job waits on from the daemon is released with it: an
+             * I/O hold (ductile_io_gate) and a pending I/O token request
+             * (io_acquire stops waiting when not connected) */
             pthread_mutex_lock(&appctl.lock);
             appctl.connected = 0;
+            int held = appctl.io_held;
+            appctl.io_held = 0;
             pthread_cond_broadcast(&appctl.cond);
             pthread_mutex_unlock(&appctl.lock);
+            if (held) ductile_log(0, "controller: I/O hold released: the connection to ductiled was lost");
+            unanswered = 0;
+            queue_sent = 0;
             ductile_log(1, "controller: lost the connection to ductiled; reconnecting");
             session_close(&s);
             s.fd = -1;
@@ -306,6 +349,8 @@ void ductile_appctl_start(int enabled)
     appctl.reg = json_pack("{s:s, s:I, s:s, s:i, s:o, s:b, s:s, s:f, s:I}", "tag", tag, "pid", (json_int_t)getpid(), "binary",
                       binary, "procs", ductile_rt.size, "hosts", hosts, "malleable", 1, "mpi", DUCTILE_MPI_FAMILY,
                       "start", ductile_rt.start_epoch, "uid", (json_int_t)geteuid());
+    if (appctl.reg && ductile_rt.settings.min_procs > 0) json_object_set_new(appctl.reg, "min_procs", json_integer(ductile_rt.settings.min_procs));
+    if (appctl.reg && ductile_rt.settings.max_procs > 0) json_object_set_new(appctl.reg, "max_procs", json_integer(ductile_rt.settings.max_procs));
     const char *sec = ductile_rt.settings.controller_secret;
     snprintf(appctl.secret, sizeof appctl.secret, "%s", sec ? sec : "");
     appctl.period = ductile_rt.settings.controller_period / 1000.0;
@@ -348,4 +393,20 @@ void ductile_appctl_stop(void)
     for (int i = 0; i < appctl.nevents; i++) json_decref(appctl.events[i]);
     appctl.nevents = 0;
     appctl.enabled = 0;
+}
+
+/* The controller sits on top of the include graph: the modules below reach
+ * it only through the hook table (src/core/hooks.h). */
+DUCTILE_REGISTER(appctl_register)
+{
+    h->ctl_probe = ductile_appctl_probe;
+    h->ctl_start = ductile_appctl_start;
+    h->ctl_stop = ductile_appctl_stop;
+    h->on_control_point = ductile_appctl_control_point;
+    h->on_maxiter = ductile_appctl_maxiter;
+    h->on_resize_recorded = ductile_appctl_resized;
+    h->io_phase = ductile_appctl_io_phase;
+    h->ctl_iteration = ductile_appctl_iteration;
+    h->io_acquire = ductile_appctl_io_acquire;
+    h->io_release = ductile_appctl_io_release;
 }

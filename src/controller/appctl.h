@@ -30,6 +30,7 @@ void ductile_appctl_stop(void);
  * (cheap: two atomic stores), and the record of a finished or refused
  * reconfiguration (copied; sent as an event). */
 void ductile_appctl_control_point(int iteration);
+void ductile_appctl_maxiter(int maxiter); /* EMPI_Monitor_end's maxiter (remaining work, docs/policies.md) */
 void ductile_appctl_resized(const struct report_reconfig *r);
 
 /* MPI-IO (src/io/), rank 0.  A closed I/O phase, sent as an "io_phase"

@@ -26,6 +26,7 @@ struct appctl_state {
     json_t *reg;       /* registration fields (built in MPI_Init) */
     int job;           /* daemon's id for us */
     long long cp_iteration, cp_count; /* atomic */
+    long long cp_maxiter;              /* atomic: EMPI_Monitor_end's maxiter (0 unknown), for ductiled's model */
     int io_held;       /* under lock */
     pthread_mutex_t lock;
     pthread_cond_t cond;
@@ -50,6 +51,9 @@ struct snap {
 void appctl_take_snap(struct snap *s);
 /* The "sample" message for the interval a..b (new reference). */
 json_t *appctl_sample_json(const struct snap *a, const struct snap *b);
+/* The job's queued controller commands (a new array) and the queue's
+ * version (to notice changes). */
+json_t *appctl_queue_json(unsigned *version);
 /* A request from ductiled: the reply line (malloc'ed). */
 char *appctl_handle_command(const struct proto_msg *m);
 /* Queue the registered distributed arrays for the next sample when their

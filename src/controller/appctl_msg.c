@@ -1,7 +1,8 @@
 /* appctl_msg.c -- what the application controller says and hears (see
  * appctl.h): samples of rank 0's counters, the registered arrays, commands
- * from ductiled (resizes are queued with ductile_request_resize(), I/O hold
- * and grant, period), events from the engine (resized) and MPI-IO
+ * from ductiled (resizes join the job's queue of delayed commands, revoke
+ * cancels them or takes back an I/O hold or token; I/O hold and grant,
+ * period), events from the engine (resized) and MPI-IO
  * (io_phase, the exclusive-I/O token), and ductile_io_gate(). */
 #include "config.h"
 
@@ -22,6 +23,7 @@
 #include "../monitor/iteration.h"
 #include "../monitor/report_build.h"
 #include "../malleable/registry.h"
+#include "../malleable/schedule.h"
 #include "../wrap/hotpath.h"
 #include "../wrap/runtime.h"
 #include "../io/iomon.h"
@@ -80,6 +82,8 @@ json_t *appctl_sample_json(const struct snap *a, const struct snap *b)
                      "io_calls", (json_int_t)(b->io_calls - a->io_calls), "io_held", held, "control_point",
                      __atomic_load_n(&appctl.cp_count, __ATOMIC_RELAXED) > 0);
     if (arrays) json_object_set_new(o, "arrays", arrays);
+    long long maxiter = __atomic_load_n(&appctl.cp_maxiter, __ATOMIC_RELAXED);
+    if (maxiter > 0) json_object_set_new(o, "maxiter", json_integer(maxiter));
     return o;
 }
 
@@ -105,6 +109,71 @@ static json_t *join_list(const json_t *arr, char *out, size_t len)
     return (json_t *)arr;
 }
 
+/* A queued request as the protocol shows it: {id, op, n | to, at_iteration, list?}. */
+static json_t *request_json(const struct resize_request *q)
+{
+    const char *op = q->kind == RESIZE_TARGET ? "resize" : q->value > 0 ? "expand" : "shrink";
+    json_t *o = json_pack("{s:i, s:s, s:i, s:i}", "id", q->id, "op", op, q->kind == RESIZE_TARGET ? "to" : "n",
+                          q->value < 0 ? -q->value : q->value, "at_iteration", q->iteration);
+    if (o && q->list[0]) json_object_set_new(o, "list", json_string(q->list));
+    return o;
+}
+
+json_t *appctl_queue_json(unsigned *version)
+{
+    struct request_queue *q = request_queue_active();
+    json_t *a = json_array();
+    *version = 0;
+    if (!q) return a;
+    struct resize_request *l = malloc(REQUEST_QUEUE_MAX * sizeof *l);
+    if (!l) return a;
+    int n = request_queue_list(q, l, REQUEST_QUEUE_MAX, version);
+    for (int k = 0; k < n; k++)
+        if (l[k].source == REQUEST_FROM_CONTROLLER) json_array_append_new(a, request_json(&l[k]));
+    free(l);
+    return a;
+}
+
+/* "revoke": ductiled takes back what it gave -- queued commands (what
+ * "command", one by id or all), the I/O hold ("hold"), the exclusive-I/O
+ * token ("token": a phase already writing finishes, the job no longer
+ * counts as its holder) or everything ("all").  The reply is the job's
+ * acknowledgement: what was revoked. */
+static char *handle_revoke(const struct proto_msg *m)
+{
+    const char *what = proto_get_str(m->root, "what", "all");
+    int id = (int)proto_get_int(m->root, "command", 0);
+    int all = !strcmp(what, "all");
+    json_t *res = json_pack("{s:s}", "revoked", what);
+    if (all || !strcmp(what, "command")) {
+        json_t *c = json_array();
+        struct request_queue *q = request_queue_active();
+        struct resize_request *l = malloc(REQUEST_QUEUE_MAX * sizeof *l);
+        int n = q && l ? request_queue_cancel(q, id, l, REQUEST_QUEUE_MAX) : 0;
+        for (int k = 0; k < n && k < REQUEST_QUEUE_MAX; k++) json_array_append_new(c, request_json(&l[k]));
+        free(l);
+        if (n > 0) (void)!write(appctl.wake[1], "q", 1);
+        if (!all && id > 0 && n == 0) {
+            json_decref(c);
+            json_decref(res);
+            return proto_reply_err(m->id, PERR_BAD_ARGUMENT, "no queued command with this id (it ran already or never existed)");
+        }
+        json_object_set_new(res, "cancelled", c);
+        if (n > 0) ductile_log(1, "controller: %d queued command(s) cancelled by ductiled", n);
+    }
+    pthread_mutex_lock(&appctl.lock);
+    if (all || !strcmp(what, "hold")) appctl.io_held = 0;
+    if (all || !strcmp(what, "token")) appctl.io_granted = 0;
+    pthread_cond_broadcast(&appctl.cond);
+    json_object_set_new(res, "io_held", json_boolean(appctl.io_held));
+    pthread_mutex_unlock(&appctl.lock);
+    if (all || strcmp(what, "command") != 0)
+        ductile_log(1, "controller: ductiled revoked %s (%s)", what, proto_get_str(m->root, "reason", "no reason given"));
+    char *line = proto_reply_ok(m->id, res);
+    json_decref(res);
+    return line;
+}
+
 char *appctl_handle_command(const struct proto_msg *m)
 {
     const json_t *r = m->root;
@@ -122,15 +191,24 @@ char *appctl_handle_command(const struct proto_msg *m)
         if (!strcmp(cmd, "expand")) value = (int)proto_get_int(r, "n", 0);
         else if (!strcmp(cmd, "shrink")) value = -(int)proto_get_int(r, "n", 0);
         else value = (int)proto_get_int(r, "to", 0), target = 1;
-        if (ductile_request_resize(value, target, at, list[0] ? list : NULL, err, sizeof err) != 0)
+        /* a command of ductiled joins the job's queue of delayed commands
+         * (REQUEST_QUEUE_MAX): it runs at its iteration unless cancelled */
+        struct request_queue *q = request_queue_active();
+        int qid = 0;
+        if (!q)
+            return proto_reply_err(m->id, PERR_BUSY, "resize refused: the malleability engine is not active");
+        if (request_queue_submit_id(q, value, target ? RESIZE_TARGET : RESIZE_DELTA, at, list[0] ? list : NULL, &qid,
+                                    err, sizeof err) != 0)
             return proto_reply_err(m->id, PERR_BUSY, err);
-        ductile_log(1, "controller: %s %d queued for %s", cmd, value < 0 ? -value : value,
+        ductile_log(1, "controller: %s %d queued as command %d for %s", cmd, value < 0 ? -value : value, qid,
                     at >= 0 ? "a later iteration" : "the next control point");
-        json_t *res = json_pack("{s:b, s:i}", "queued", 1, "at_iteration", at);
+        (void)!write(appctl.wake[1], "q", 1); /* the thread tells ductiled the new queue */
+        json_t *res = json_pack("{s:b, s:i, s:i}", "queued", 1, "at_iteration", at, "id", qid);
         char *line = proto_reply_ok(m->id, res);
         json_decref(res);
         return line;
     }
+    if (!strcmp(cmd, "revoke")) return handle_revoke(m);
     if (!strcmp(cmd, "io") && !strcmp(proto_get_str(r, "action", ""), "grant")) {
         /* the exclusive-I/O token (src/io/iosched.c) */
         pthread_mutex_lock(&appctl.lock);
@@ -199,6 +277,11 @@ void appctl_registry_snapshot(int *seen)
     appctl.arrays = arr;
     pthread_mutex_unlock(&appctl.lock);
     __atomic_store_n(seen, nreg, __ATOMIC_RELAXED);
+}
+
+void ductile_appctl_maxiter(int maxiter)
+{
+    if (maxiter > 0) __atomic_store_n(&appctl.cp_maxiter, (long long)maxiter, __ATOMIC_RELAXED);
 }
 
 void ductile_appctl_control_point(int iteration)

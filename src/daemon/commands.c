@@ -32,14 +32,14 @@ void forward(int ci, long long id, struct job *j, const char *cmd, json_t *args,
     struct forward *f = new_forward();
     if (!f) {
         if (reserved) rm_release(&rm, j->alloc, reserved), j->pending -= reserved;
-        reply_err(ci, id, PERR_BUSY, "too many commands in flight; try again");
+        if (ci >= 0) reply_err(ci, id, PERR_BUSY, "too many commands in flight; try again");
         json_decref(args);
         return;
     }
     f->job_req = next_job_req++;
     f->job = j->id;
     f->cli = ci;
-    f->cli_gen = conns[ci].gen;
+    f->cli_gen = ci >= 0 ? conns[ci].gen : 0; /* ci -1: ductiled's own command */
     f->cli_req = id;
     f->deadline = net_now() + FORWARD_TIMEOUT;
     f->reserved = reserved;
@@ -59,10 +59,17 @@ void finish_forward(struct forward *f, int ok, json_t *result, const char *code,
         jobs_reconcile(&jobs, j, wall());
         state_dirty = 1;
     }
-    if (!ok && f->cli == -1 && j) io_policy_refused(j, f->cmd, reason);
+    if (!ok && f->cli == -1 && j && strcmp(f->cmd, "revoke") != 0) io_policy_refused(j, f->cmd, reason);
+    if (f->cli == -2 && j) gpolicy_done(j, ok, reason); /* a resize of the global policy (policyd.c) */
     if (j) {
         json_t *d = json_pack("{s:s, s:b}", "command", f->cmd, "ok", ok);
         if (!ok) json_object_set_new(d, "reason", json_string(reason ? reason : ""));
+        if (ok && json_is_integer(json_object_get(result, "id"))) {
+            /* a delayed command the job queued: its id (ductilectl cancel JOB ID) */
+            json_object_set(d, "id", json_object_get(result, "id"));
+            json_object_set(d, "at_iteration", json_object_get(result, "at_iteration"));
+            jobs_queue_add(j, result, f->cmd, f->reserved, f->cli == -1);
+        }
         jobs_event(j, "command", d, wall());
     }
     if (f->cli >= 0 && conns[f->cli].kind == C_PEER && conns[f->cli].gen == f->cli_gen) {
@@ -76,6 +83,42 @@ void finish_forward(struct forward *f, int ok, json_t *result, const char *code,
         }
     }
     f->used = 0;
+}
+
+void revoke_job(struct job *j, const char *what, int command, const char *reason)
+{
+    if (!j || j->conn < 0) return;
+    json_t *a = json_pack("{s:s, s:s}", "what", what, "reason", reason);
+    if (command > 0) json_object_set_new(a, "command", json_integer(command));
+    forward(-1, 0, j, "revoke", a, 0);
+}
+
+/* The job's acknowledgement of a revoke: slots of cancelled expansions go
+ * back to the resource manager, a revoked token to the next job waiting. */
+static void revoked(struct job *j, const json_t *res)
+{
+    double now = wall();
+    json_t *c = json_object_get(res, "cancelled");
+    size_t i;
+    json_t *e;
+    json_t *ids = json_array();
+    int freed = 0, planned = 0;
+    json_array_foreach(c, i, e) {
+        int id = (int)proto_get_int(e, "id", 0);
+        if (id <= 0) continue;
+        freed += jobs_queue_cancelled(&jobs, j, id, now, &planned);
+        json_array_append_new(ids, json_integer(id));
+    }
+    /* a cancelled resize of the I/O policy ends its plan (never a plan left busy) */
+    if (planned) io_policy_refused(j, "resize", "cancelled by the operator");
+    const char *what = proto_get_str(res, "revoked", "?");
+    j->io_held = json_is_true(json_object_get(res, "io_held"));
+    if ((!strcmp(what, "token") || !strcmp(what, "all")) && iotok.holder == j->id) io_leave(j->id);
+    jobs_event(j, "revoked", json_pack("{s:s, s:o, s:i, s:b}", "what", what, "cancelled", ids, "slots_freed", freed,
+                                       "io_held", j->io_held), now);
+    logmsg("job %d acknowledged the revoke of %s (%d command(s) cancelled, %d slot(s) freed)", j->id, what,
+           (int)json_array_size(c), freed);
+    state_dirty = 1;
 }
 
 static struct job *need_job(int ci, long long id, const json_t *req, int running)
@@ -251,6 +294,8 @@ void handle_request(int ci, struct proto_msg *m)
         if (j->period > 0) json_object_set_new(r, "period", json_real(j->period));
         if (j->io_held) json_object_set_new(r, "io_held", json_true());
         reply_ok(ci, id, r);
+        gpolicy_registered(j, req);
+        intake_registered(j);
         io_policy_registered(j);
         save_state();
         return;
@@ -266,12 +311,14 @@ void handle_request(int ci, struct proto_msg *m)
         if (!strcmp(cmd, "sample")) {
             jobs_sample(&jobs, j, req, now);
             io_policy_sample(j, req);
+            gpolicy_sample(j, req);
             state_dirty = 1;
         } else if (!strcmp(cmd, "exit")) {
             int st = (int)proto_get_int(req, "status", 0);
             jobs_exit(&jobs, j, st, now);
             io_leave(jid);
             io_policy_forget(jid);
+            gpolicy_forget(jid);
             logmsg("job %d exited (status %d)", jid, st);
             c->job = 0;
             save_state();
@@ -289,12 +336,18 @@ void handle_request(int ci, struct proto_msg *m)
                 io_policy_phase(j, d, now);
                 state_dirty = 1;
             }
+        } else if (!strcmp(cmd, "event") && !strcmp(proto_get_str(req, "kind", ""), "queue")) {
+            /* the job's queue of delayed commands changed (status shows it) */
+            if (jobs_queue_set(j, json_object_get(json_object_get(req, "details"), "queued")) != 0) {
+                reply_err(ci, id, PERR_BAD_ARGUMENT, "malformed queue of delayed commands");
+                return;
+            }
         } else if (!strcmp(cmd, "event")) {
             json_t *d = json_object_get(req, "details");
             d = d ? json_deep_copy(d) : json_object();
             jobs_event(j, proto_get_str(req, "kind", "event"), d, now);
             if (!strcmp(proto_get_str(req, "kind", ""), "resized"))
-                io_policy_resized(j, json_object_get(req, "details"));
+                io_policy_resized(j, json_object_get(req, "details")), gpolicy_resized(j, json_object_get(req, "details"));
             if (!strcmp(proto_get_str(req, "kind", ""), "resized") &&
                 strcmp(proto_get_str(json_object_get(req, "details"), "status", "ok"), "ok") != 0) {
                 j->pending = 0;
@@ -367,6 +420,31 @@ void handle_request(int ci, struct proto_msg *m)
         do_resize(ci, id, cmd, req);
         return;
     }
+    if (!strcmp(cmd, "cancel")) {
+        /* operator: cancel one delayed command (by id), or all of them */
+        struct job *j = need_job(ci, id, req, 1);
+        if (!j) return;
+        int qid = (int)proto_get_int(req, "command", 0);
+        if (qid > 0) {
+            size_t k;
+            json_t *e;
+            int known = 0;
+            json_array_foreach(j->queued, k, e) known |= proto_get_int(e, "id", 0) == qid;
+            if (!known) {
+                reply_err(ci, id, PERR_BAD_ARGUMENT, "job %d has no queued command %d (ductilectl status %d lists them)",
+                          j->id, qid, j->id);
+                return;
+            }
+        }
+        char why[160];
+        snprintf(why, sizeof why, "cancelled by the operator (%s)", c->peer);
+        json_t *a = json_pack("{s:s, s:s}", "what", qid > 0 ? "command" : "all", "reason", why);
+        if (qid > 0) json_object_set_new(a, "command", json_integer(qid));
+        if (qid > 0) logmsg("job %d: command %d %s", j->id, qid, why);
+        else logmsg("job %d: every queued command, the I/O hold and the I/O token %s", j->id, why);
+        forward(ci, id, j, "revoke", a, 0);
+        return;
+    }
     if (!strcmp(cmd, "io") || !strcmp(cmd, "period")) {
         if (!json_object_get(req, "job")) {
             reply_err(ci, id, PERR_BAD_ARGUMENT, "%s: missing 'job'", cmd);
@@ -382,6 +460,10 @@ void handle_request(int ci, struct proto_msg *m)
         forward(ci, id, j, cmd, args, 0);
         return;
     }
+    if (!strcmp(cmd, "submit") || !strcmp(cmd, "queue")) {
+        intake_request(ci, id, cmd, req); /* the job queue (intake.c) */
+        return;
+    }
     reply_err(ci, id, PERR_UNKNOWN_COMMAND, "'%s' is not a command ductiled serves", cmd);
 }
 
@@ -394,6 +476,7 @@ void handle_reply(int ci, struct proto_msg *m)
         if (m->ok) {
             if (!strcmp(fwds[f].cmd, "io"))
                 j->io_held = json_is_true(json_object_get(json_object_get(m->root, "result"), "io_held"));
+            if (!strcmp(fwds[f].cmd, "revoke")) revoked(j, json_object_get(m->root, "result"));
             finish_forward(&fwds[f], 1, json_object_get(m->root, "result"), NULL, NULL);
         } else {
             finish_forward(&fwds[f], 0, NULL, proto_get_str(m->root, "error", PERR_INTERNAL),

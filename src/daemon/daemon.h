@@ -6,7 +6,8 @@
  *   commands.c  requests: authentication, registration, monitoring, views,
  *               resizes, commands forwarded to jobs and their replies
  *   iopolicy.c  the exclusive-I/O token and the I/O interference controller
- *   jobs.c, rm.c, iotoken.c, iopredict.c: the pure logic underneath. */
+ *   jobs.c (jobs_state.c: the state file, jobs_queue.c: delayed commands),
+ *   rm.c, iotoken.c, iopredict.c: the pure logic underneath. */
 #ifndef DUCTILE_DAEMON_H
 #define DUCTILE_DAEMON_H
 
@@ -19,6 +20,7 @@
 #include "../proto/protocol.h"
 #include "iopredict.h"
 #include "iotoken.h"
+#include "global.h"
 #include "jobs.h"
 #include "rm.h"
 
@@ -108,6 +110,9 @@ void forward(int ci, long long id, struct job *j, const char *cmd, json_t *args,
 void finish_forward(struct forward *f, int ok, json_t *result, const char *code, const char *reason);
 void handle_request(int ci, struct proto_msg *m);
 void handle_reply(int ci, struct proto_msg *m);
+/* Take back from job j what ductiled gave it ("command" `command` or all
+ * commands when 0, "hold", "token", "all"); the job acknowledges. */
+void revoke_job(struct job *j, const char *what, int command, const char *reason);
 
 /* ---- MPI-IO (iopolicy.c) */
 enum { IOPOL_NONE, IOPOL_SHIFT, IOPOL_COUPLE };

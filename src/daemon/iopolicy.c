@@ -46,9 +46,10 @@ void io_check_lease(double now)
     struct job *j = jobs_get(&jobs, h);
     logmsg("I/O token: job %d held it %.0f s (lease %.0f s) while %d job(s) wait: revoked", h, now - iotok.granted_at,
            io_lease, iotok.n);
-    /* the job is not told (its controller has no "revoke" yet): it may still
-     * write, but the others are no longer blocked behind it */
+    /* the job is told (it acknowledges); a phase already writing finishes,
+     * but the others are no longer blocked behind it */
     if (j) jobs_event(j, "io_revoked", json_pack("{s:f}", "held_s", now - iotok.granted_at), now);
+    revoke_job(j, "token", 0, "I/O lease expired");
     io_leave(h);
 }
 

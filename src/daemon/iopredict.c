@@ -6,6 +6,14 @@
 #include <stdio.h>
 #include <string.h>
 
+double iop_eq1(const struct iop_terms *t) { return t->t_cpu + t->t_comm + t->t_io; }
+
+double iop_period(const double *start, int first, int last)
+{
+    /* the mean of the consecutive differences, start[k+1] - start[k] */
+    return last > first ? (start[last] - start[first]) / (last - first) : 0;
+}
+
 void iop_job_init(struct iop_job *j, int id, int procs)
 {
     memset(j, 0, sizeof *j);
@@ -94,7 +102,7 @@ void iop_predict(const struct iop_job *j, struct iop_pred *p)
     for (int k = first; k <= last; k++) dsum += j->dur[k];
     p->duration = dsum / (last - first + 1);
     if (last - first < 1) return;
-    p->period = (j->start[last] - j->start[first]) / (last - first); /* Eq. 1, averaged */
+    p->period = iop_period(j->start, first, last); /* Eq. 1, averaged */
     if (j->iter[first] >= 0 && j->iter[last] > j->iter[first])
         p->iters_per_period = (double)(j->iter[last] - j->iter[first]) / (last - first);
     p->next_start = j->start[last] + p->period;

@@ -61,6 +61,17 @@ struct iop_plan {
     char why[160];                 /* why no plan (or a description of the plan) */
 };
 
+/* Eq. 1: the I/O period is the time from the start of one I/O phase to the
+ * start of the next, P_IO = T_cpu + T_comm + T_IO.  The one implementation:
+ * iop_period() measures it from phase starts (iop_predict uses it, and so
+ * does ductiled's status view, jobs_io_period); iop_eq1() sums its terms. */
+struct iop_terms {
+    double t_cpu, t_comm, t_io;
+};
+double iop_eq1(const struct iop_terms *t);
+/* Mean period over the phases started at start[first..last] (last > first). */
+double iop_period(const double *start, int first, int last);
+
 void iop_job_init(struct iop_job *j, int id, int procs);
 void iop_add_phase(struct iop_job *j, double start, double duration, long long iteration, int procs);
 void iop_add_iterations(struct iop_job *j, int procs, double seconds, double iterations);

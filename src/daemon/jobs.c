@@ -1,5 +1,6 @@
-/* jobs.c -- ductiled's job table, monitoring history, I/O period (Eq. 1),
- * slot bookkeeping, resize cost estimate and state file; see jobs.h. */
+/* jobs.c -- ductiled's job table, monitoring history, I/O period view,
+ * slot bookkeeping and resize cost estimate; see jobs.h (the state file
+ * is in jobs_state.c). */
 #include "jobs.h"
 
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "../redist/plan.h"
+#include "iopredict.h"
 #include "../proto/protocol.h"
 
 #define JOBS_MAX_EVENTS 256
@@ -46,6 +48,7 @@ static void job_free(struct job *j)
     json_decref(j->arrays);
     json_decref(j->history);
     json_decref(j->events);
+    json_decref(j->queued);
     free(j->alloc);
     free(j);
 }
@@ -84,7 +87,7 @@ static void prune(struct jobs *t, const struct job *keep)
     }
 }
 
-static struct job *job_new(struct jobs *t, int id)
+struct job *jobs_new_job(struct jobs *t, int id)
 {
     struct job *j = calloc(1, sizeof *j);
     struct job **nv = realloc(t->v, (size_t)(t->n + 1) * sizeof *nv);
@@ -99,6 +102,7 @@ static struct job *job_new(struct jobs *t, int id)
     j->alloc = rm_alloc_new(t->rm);
     j->history = json_array();
     j->events = json_array();
+    j->queued = json_array();
     j->hosts = json_array();
     j->arrays = json_array();
     j->period = 0;
@@ -137,7 +141,7 @@ struct job *jobs_register(struct jobs *t, const json_t *req, double now, char *r
          * the old one */
     }
     if (!j) {
-        j = job_new(t, want > 0 ? want : t->next_id);
+        j = jobs_new_job(t, want > 0 ? want : t->next_id);
         if (!j) {
             snprintf(reason, rlen, "out of memory");
             return NULL;
@@ -302,6 +306,7 @@ void jobs_exit(struct jobs *t, struct job *j, int status, double now)
     j->exit_status = status;
     j->last_seen = now;
     j->pending = 0;
+    json_array_clear(j->queued); /* its delayed commands end with it */
     rm_release_all(t->rm, j->alloc);
     jobs_event(j, "exit", json_pack("{s:i}", "status", status), now);
     prune(t, j);
@@ -335,7 +340,7 @@ int jobs_expire(struct jobs *t, double now, double grace)
     return n;
 }
 
-static json_t *alloc_json(const struct jobs *t, const struct job *j)
+json_t *jobs_alloc_json(const struct jobs *t, const struct job *j)
 {
     json_t *o = json_object();
     for (int i = 0; i < t->rm->nhosts; i++)
@@ -355,7 +360,7 @@ static json_t *summary_base(const struct jobs *t, const struct job *j, double no
     return json_pack("{s:i, s:s, s:I, s:s, s:s, s:i, s:i, s:I, s:f, s:b, s:f, s:o, s:i, s:I}", "job", j->id, "tag", j->tag, "pid",
                      (json_int_t)j->pid, "binary", j->binary, "state", job_state_name(j->state), "procs", j->procs,
                      "pending", j->pending, "iteration", (json_int_t)j->iteration, "iteration_s", it_time, "io_held",
-                     j->io_held, "age_s", now - j->last_seen, "slots", alloc_json(t, j), "exit_status", j->exit_status,
+                     j->io_held, "age_s", now - j->last_seen, "slots", jobs_alloc_json(t, j), "exit_status", j->exit_status,
                      "samples", (json_int_t)j->samples);
 }
 
@@ -369,44 +374,51 @@ json_t *jobs_summary(const struct jobs *t, const struct job *j, double now)
 
 json_t *jobs_io_period(const struct job *j)
 {
-    /* an I/O phase is a sample with I/O time; the period runs from the start
-     * of one phase to the start of the next (Eq. 1) */
-    double prev_start = -1, cpu = 0, comm = 0, io = 0, sum_period = 0, last_start = -1;
-    double last_cpu = 0, last_comm = 0, last_io = 0;
-    int phases = 0, periods = 0, in_phase = 0;
+    /* an I/O phase is a run of samples with I/O time, starting where its
+     * first sample starts; the period (Eq. 1) comes from the one predictor
+     * (iop_predict, iopredict.c), over the phases at the job's current size;
+     * here only the terms of the last period are summed from the samples */
+    struct iop_job m;
+    iop_job_init(&m, j->id, j->procs);
+    double cpu = 0, comm = 0, io = 0, last_cpu = 0, last_comm = 0, last_io = 0;
+    int phases = 0, in_phase = 0;
     size_t i;
     json_t *s;
     json_array_foreach(j->history, i, s) {
         double ios = proto_get_num(s, "io_s", 0), t = proto_get_num(s, "t", 0);
-        double iv = proto_get_num(s, "interval_s", 0);
         int is_io = ios > 0;
         if (is_io && !in_phase) {
-            phases++;
-            if (prev_start >= 0) {
-                periods++;
-                sum_period += t - iv - prev_start;
+            if (phases > 0) {
                 last_cpu = cpu;
                 last_comm = comm;
                 last_io = io;
             }
-            prev_start = t - iv;
-            last_start = prev_start;
+            phases++;
+            iop_add_phase(&m, t - proto_get_num(s, "interval_s", 0), 0, proto_get_int(s, "iteration", -1),
+                          (int)proto_get_int(s, "procs", j->procs));
             cpu = comm = io = 0;
         }
+        if (is_io) m.dur[m.nph - 1] += ios;
         in_phase = is_io;
         cpu += proto_get_num(s, "compute_s", 0);
         comm += proto_get_num(s, "comm_s", 0);
         io += ios;
     }
-    json_t *o = json_pack("{s:i, s:i}", "phases", phases, "periods", periods);
-    if (periods > 0) {
-        double mean = sum_period / periods;
-        json_object_set_new(o, "mean_period_s", json_real(mean));
-        json_object_set_new(o, "last_period_s", json_real(last_cpu + last_comm + last_io));
+    m.procs = j->procs;
+    struct iop_pred p;
+    iop_predict(&m, &p);
+    json_t *o = json_pack("{s:i, s:i}", "phases", phases, "periods", phases > 0 ? phases - 1 : 0);
+    if (phases > 1) {
+        struct iop_terms last = {last_cpu, last_comm, last_io};
+        json_object_set_new(o, "last_period_s", json_real(iop_eq1(&last)));
         json_object_set_new(o, "t_cpu_s", json_real(last_cpu));
         json_object_set_new(o, "t_comm_s", json_real(last_comm));
         json_object_set_new(o, "t_io_s", json_real(last_io));
-        json_object_set_new(o, "next_io_t", json_real(last_start + mean));
+    }
+    if (p.period > 0) {
+        json_object_set_new(o, "mean_period_s", json_real(p.period));
+        json_object_set_new(o, "mean_duration_s", json_real(p.duration));
+        json_object_set_new(o, "next_io_t", json_real(p.next_start));
     }
     return o;
 }
@@ -427,6 +439,7 @@ json_t *jobs_status(const struct jobs *t, const struct job *j, int history, doub
         json_array_append(h, json_array_get(j->history, i));
     json_object_set_new(o, "history", h);
     json_object_set_new(o, "events", json_deep_copy(j->events));
+    json_object_set_new(o, "queued", json_deep_copy(j->queued));
     return o;
 }
 
@@ -509,146 +522,4 @@ json_t *jobs_cost(const struct jobs *t, const struct job *j, int to)
     if (json_array_size(j->arrays) == 0)
         json_object_set_new(o, "note", json_string("the job registered no arrays: only the spawn cost is estimated"));
     return o;
-}
-
-/* ------------------------------------------------------------ state file */
-
-int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen)
-{
-    json_t *jobs = json_array();
-    for (int i = 0; i < t->n; i++) {
-        const struct job *j = t->v[i];
-        json_t *h = json_array();
-        size_t n = json_array_size(j->history);
-        for (size_t k = n > JOBS_SAVED_HISTORY ? n - JOBS_SAVED_HISTORY : 0; k < n; k++)
-            json_array_append(h, json_array_get(j->history, k));
-        json_array_append_new(
-            jobs, json_pack("{s:i, s:s, s:I, s:s, s:s, s:i, s:b, s:s, s:i, s:f, s:f, s:O, s:O, s:o, s:O, s:o, s:i, "
-                            "s:f, s:b, s:f, s:I, s:I}",
-                            "id", j->id, "tag", j->tag, "pid", (json_int_t)j->pid, "binary", j->binary, "mpi", j->mpi,
-                            "procs", j->procs, "malleable", j->malleable, "state", job_state_name(j->state),
-                            "exit_status", j->exit_status, "registered", j->registered, "last_seen", j->last_seen,
-                            "hosts", j->hosts, "arrays", j->arrays, "history", h, "events", j->events, "slots",
-                            alloc_json(t, j), "pending", j->pending, "pending_since", j->pending_since, "io_held",
-                            j->io_held, "period", j->period, "iteration", (json_int_t)j->iteration, "samples",
-                            (json_int_t)j->samples));
-    }
-    for (int i = 0; i < t->n; i++)
-        if (t->v[i]->io_shrink_n > 0)
-            json_object_set_new(json_array_get(jobs, (size_t)i), "io_shrink",
-                                json_pack("{s:i, s:i, s:I}", "n", t->v[i]->io_shrink_n, "from", t->v[i]->io_shrink_from,
-                                          "at", (json_int_t)t->v[i]->io_shrink_at));
-    json_t *root = json_pack("{s:i, s:i, s:o}", "version", 1, "next_id", t->next_id, "jobs", jobs);
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    /* a fresh temporary file (never through a link someone left there),
-     * flushed to disk before it replaces the state, then the directory */
-    unlink(tmp);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    int rc = -1;
-    if (fd >= 0) {
-        rc = json_dumpfd(root, fd, JSON_INDENT(1)) == 0 && write(fd, "\n", 1) == 1 && fsync(fd) == 0 ? 0 : -1;
-        if (close(fd) != 0) rc = -1;
-        if (rc == 0 && rename(tmp, path) != 0) rc = -1;
-        if (rc == 0) {
-            char dir[4200];
-            snprintf(dir, sizeof dir, "%s", path);
-            char *sl = strrchr(dir, '/');
-            if (sl) *(sl == dir ? sl + 1 : sl) = '\0';
-            else snprintf(dir, sizeof dir, ".");
-            int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-            if (dfd >= 0) {
-                (void)fsync(dfd);
-                close(dfd);
-            }
-        }
-    }
-    if (rc != 0) {
-        snprintf(err, errlen, "cannot write state file %s: %s", path, strerror(errno));
-        unlink(tmp);
-    }
-    json_decref(root);
-    return rc;
-}
-
-int jobs_load(struct jobs *t, const char *path, double now, char *err, size_t errlen)
-{
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) {
-        if (errno == ENOENT) return 0; /* no state yet */
-        snprintf(err, errlen, "state file %s: %s%s", path, strerror(errno),
-                 errno == ELOOP ? " (a symbolic link: refused)" : "");
-        return -1;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
-        snprintf(err, errlen, "state file %s is %s: refused (it must be a regular file of uid %u that only its owner can write)",
-                 path, !S_ISREG(st.st_mode) ? "not a regular file" : st.st_uid != geteuid() ? "owned by another user"
-                 : "writable by group or others", (unsigned)geteuid());
-        close(fd);
-        return -1;
-    }
-    json_error_t je;
-    json_t *root = json_loadfd(fd, JSON_REJECT_DUPLICATES, &je);
-    close(fd);
-    if (!root) {
-        snprintf(err, errlen, "state file %s: %s (line %d)", path, je.text, je.line);
-        return -2;
-    }
-    if (proto_get_int(root, "version", 0) != 1 || !json_is_array(json_object_get(root, "jobs"))) {
-        snprintf(err, errlen, "state file %s: not a version-1 ductiled state", path);
-        json_decref(root);
-        return -2;
-    }
-    size_t i;
-    json_t *o;
-    json_array_foreach(json_object_get(root, "jobs"), i, o) {
-        int id = (int)proto_get_int(o, "id", 0);
-        if (id < 1 || jobs_get(t, id)) continue;
-        struct job *j = job_new(t, id);
-        if (!j) break;
-        snprintf(j->tag, sizeof j->tag, "%s", proto_get_str(o, "tag", ""));
-        j->pid = (long)proto_get_int(o, "pid", 0);
-        snprintf(j->binary, sizeof j->binary, "%s", proto_get_str(o, "binary", ""));
-        snprintf(j->mpi, sizeof j->mpi, "%s", proto_get_str(o, "mpi", ""));
-        j->procs = (int)proto_get_int(o, "procs", 1);
-        j->malleable = json_is_true(json_object_get(o, "malleable"));
-        j->exit_status = (int)proto_get_int(o, "exit_status", 0);
-        j->registered = proto_get_num(o, "registered", now);
-        j->last_seen = proto_get_num(o, "last_seen", now);
-        j->pending = (int)proto_get_int(o, "pending", 0);
-        j->pending_since = proto_get_num(o, "pending_since", now);
-        j->io_held = json_is_true(json_object_get(o, "io_held"));
-        j->period = proto_get_num(o, "period", 0);
-        j->iteration = proto_get_int(o, "iteration", 0);
-        j->samples = proto_get_int(o, "samples", 0);
-        json_t *shr = json_object_get(o, "io_shrink");
-        j->io_shrink_n = (int)proto_get_int(shr, "n", 0);
-        j->io_shrink_from = (int)proto_get_int(shr, "from", 0);
-        j->io_shrink_at = proto_get_int(shr, "at", -1);
-        if (j->io_shrink_n < 0 || j->io_shrink_n > PROTO_MAX_PROCS) j->io_shrink_n = 0;
-#define TAKE(f, key) do { json_t *x_ = json_object_get(o, key); if (json_is_array(x_)) { json_decref(j->f); j->f = json_deep_copy(x_); } } while (0)
-        TAKE(hosts, "hosts");
-        TAKE(arrays, "arrays");
-        TAKE(history, "history");
-        TAKE(events, "events");
-#undef TAKE
-        const char *st = proto_get_str(o, "state", "lost");
-        if (strcmp(st, "running") == 0 || strcmp(st, "disconnected") == 0) {
-            j->state = JOB_DISCONNECTED;
-            j->disconnected_at = now;
-            const char *hn;
-            json_t *cnt;
-            json_object_foreach(json_object_get(o, "slots"), hn, cnt) {
-                if (json_is_integer(cnt) && rm_find(t->rm, hn) >= 0)
-                    rm_adopt(t->rm, j->alloc, hn, (int)json_integer_value(cnt));
-            }
-        } else {
-            j->state = strcmp(st, "exited") == 0 ? JOB_EXITED : strcmp(st, "crashed") == 0 ? JOB_CRASHED : JOB_LOST;
-        }
-    }
-    int nid = (int)proto_get_int(root, "next_id", 1);
-    if (nid > t->next_id) t->next_id = nid;
-    json_decref(root);
-    return 0;
 }

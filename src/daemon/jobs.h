@@ -33,6 +33,8 @@ struct job {
     json_t *arrays;   /* [{name, elements, elem_size}] */
     json_t *history;  /* samples, oldest first */
     json_t *events;   /* resize and command events, oldest first (bounded) */
+    json_t *queued;   /* the job's delayed commands [{id, op, n | to, at_iteration, list?, reserved}]
+                       * as it last reported them (reserved: slots ductiled holds for it) */
     int *alloc;       /* slots per rm host */
     int pending;      /* granted slots not yet filled by new processes */
     double pending_since;
@@ -69,6 +71,15 @@ void jobs_exit(struct jobs *t, struct job *j, int status, double now);
 void jobs_lost_connection(struct jobs *t, struct job *j, double now);
 /* Restored jobs that did not come back within `grace` seconds: lost, slots freed. */
 int jobs_expire(struct jobs *t, double now, double grace);
+/* The job's queue of delayed commands: a command it accepted (ductiled
+ * holds `reserved` slots for it; by_daemon: ductiled's own, the I/O
+ * policy's), the whole queue as the job reports it (validated; 0, or -1
+ * when malformed), and a command that left the queue by cancel (returns
+ * the slots it held, given back to the resource manager; sets *by_daemon
+ * when it was ductiled's own). */
+void jobs_queue_add(struct job *j, const json_t *accepted, const char *op, int reserved, int by_daemon);
+int jobs_queue_set(struct job *j, const json_t *list);
+int jobs_queue_cancelled(struct jobs *t, struct job *j, int id, double now, int *by_daemon);
 /* Bring the slots of job j to procs + pending. */
 void jobs_reconcile(struct jobs *t, struct job *j, double now);
 
@@ -88,5 +99,10 @@ json_t *jobs_cost(const struct jobs *t, const struct job *j, int to);
  * caller moves it aside and starts empty). */
 int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen);
 int jobs_load(struct jobs *t, const char *path, double now, char *err, size_t errlen);
+
+/* For jobs_state.c: a new, empty job with this id (NULL out of memory);
+ * the job's slots as {host: count}. */
+struct job *jobs_new_job(struct jobs *t, int id);
+json_t *jobs_alloc_json(const struct jobs *t, const struct job *j);
 
 #endif

@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "iosched.h"
-#include "../controller/appctl.h"
+#include "../core/hooks.h"
 #include "../wrap/hotpath.h"
 #include "../wrap/runtime.h"
 
@@ -125,7 +125,7 @@ static void close_phase(void)
     }
     if (ductile_rt.rank == 0) {
         struct io_phase p = M.cur;
-        ductile_appctl_io_phase(&p, M.cur_start);
+        DUCTILE_HOOK_VOID(io_phase, (&p, M.cur_start));
         ductile_iosched_phase_closed();
     }
 }
@@ -161,7 +161,7 @@ void ductile_io_before(int fn, MPI_File fh, MPI_Comm comm)
         M.in_phase = 1;
         M.cur_start = now;
         M.cur.start_s = now - ductile_rt.start_epoch;
-        M.cur.iteration = ductile_appctl_iteration();
+        M.cur.iteration = DUCTILE_HOOK(ctl_iteration, ());
         M.cur.procs = ductile_rt.size;
     }
     M.cur.delay_s += delay;
@@ -395,4 +395,14 @@ json_t *ductile_io_report(MPI_Comm comm)
     }
     free(all), free(fc), free(fd), free(pc), free(pd), free(files), free(phases);
     return io;
+}
+
+/* src/wrap's MPI_Init and MPI_File_* wrappers reach this module through the hook table. */
+DUCTILE_REGISTER(iomon_register)
+{
+    h->io_init = ductile_io_init;
+    h->io_before = ductile_io_before;
+    h->io_after = ductile_io_after;
+    h->io_opened = ductile_io_opened;
+    h->io_rehandle = ductile_io_rehandle;
 }

@@ -44,13 +44,6 @@ double ductile_io_poll(void);
  * accounting goes on under the new handle (MPI_FILE_NULL: closed for good). */
 void ductile_io_rehandle(MPI_File old, MPI_File now);
 
-/* The program keeps its MPI_File across a resize: every wrapper taking one
- * maps it to the MPI's current handle.  Until the first file moved this is
- * one test of a flag. */
-extern int ductile_files_moved;
-MPI_File ductile_file_current(MPI_File fh);
-#define DUCTILE_FILE_IN(f) (__builtin_expect(ductile_files_moved, 0) ? ductile_file_current(f) : (f))
-
 /* Files opened on the whole virtual world and not yet closed (this rank). */
 int ductile_io_open_world_files(void);
 

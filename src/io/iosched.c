@@ -5,7 +5,7 @@
 
 #include <mpi.h>
 
-#include "../controller/appctl.h"
+#include "../core/hooks.h"
 #include "../wrap/hotpath.h"
 #include "../wrap/runtime.h"
 
@@ -20,7 +20,7 @@ double ductile_iosched_gate(void)
 {
     double waited = 0;
     if (ductile_rt.rank == 0 && !__atomic_load_n(&held, __ATOMIC_ACQUIRE)) {
-        if (ductile_appctl_io_acquire(&waited) == 1) __atomic_store_n(&held, 1, __ATOMIC_RELEASE);
+        if (DUCTILE_HOOK(io_acquire, (&waited)) == 1) __atomic_store_n(&held, 1, __ATOMIC_RELEASE);
         ductile_log(2, "io: token %s after %.3f s", __atomic_load_n(&held, __ATOMIC_ACQUIRE) ? "granted" : "not used",
                     waited);
     }
@@ -30,5 +30,5 @@ double ductile_iosched_gate(void)
 
 void ductile_iosched_phase_closed(void)
 {
-    if (__atomic_exchange_n(&held, 0, __ATOMIC_ACQ_REL)) ductile_appctl_io_release();
+    if (__atomic_exchange_n(&held, 0, __ATOMIC_ACQ_REL)) DUCTILE_HOOK_VOID(io_release, ());
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/hooks.h"
 #include "hotpath.h"
 #include "registry.h"
 #include "resize.h"
@@ -143,7 +144,7 @@ static int64_t first_rows(void)
 void EMPI_Monitor_end(int *rank, int *size, int iter, int maxiter, int *count, int *disp, int **vcount, int **vdisp,
                       int *fc, char *argv[], char *bin)
 {
-    (void)maxiter;
+    if (ductile_rt.rank == 0) DUCTILE_HOOK_VOID(on_maxiter, (maxiter)); /* remaining work for ductiled's model */
     (void)fc;
     (void)argv;
     (void)bin;

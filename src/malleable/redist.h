@@ -14,22 +14,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { REDIST_COL = 0, REDIST_P2P = 1, REDIST_RMA_LOCK = 2, REDIST_RMA_LOCKALL = 3, REDIST_RMA_FENCE = 4 };
+#include "../redist/layout.h" /* REDIST_* methods, struct redist_layout */
 
 /* rma-* methods (src/rma/xfer.c): 1 = MPI_Win_create per array and resize
  * (DUCTILE_RMA_WINDOW=create), 0 = the reusable per-world window. */
 extern int redist_rma_create;
 /* Window set-up seconds spent by redist_move since the last call (rma-*). */
 double redist_take_setup_s(void);
-
-struct redist_layout {
-    MPI_Comm comm;           /* transfer communicator */
-    int comm_size;
-    int ns, nd;
-    int my_old, my_new;      /* -1 when this process has no old / new rank */
-    const int *old_to_comm;  /* [ns] */
-    const int *new_to_comm;  /* [nd] */
-};
 
 /* A started nonblocking transfer (REDIST NB); complete with redist_wait(). */
 struct redist_pending;

@@ -2,8 +2,10 @@
  * everybody executes), expansion by the Merge method (spawn + intercomm
  * merge; spawned processes join in MPI_Init), shrinking (leaving ranks park
  * asleep until the job ends), the Baseline method, redistribution of the
- * registered data, timing records, and the MPI_Init / MPI_Finalize hooks
- * called from src/wrap/runtime.c.  Nothing here runs on the per-call path. */
+ * registered data, timing records, and the MPI_Init / MPI_Finalize entry
+ * points src/wrap/runtime.c calls through the hook table (src/core/hooks.h).
+ * The engine's modules are listed in engine.h.  Nothing here runs on the
+ * per-call path. */
 #ifndef DUCTILE_RESIZE_H
 #define DUCTILE_RESIZE_H
 

@@ -177,24 +177,35 @@ int schedule_parse(const char *text, struct resize_request **out, int *n, char *
     return 0;
 }
 
+static struct request_queue *active_queue;
+
+struct request_queue *request_queue_active(void)
+{
+    return __atomic_load_n(&active_queue, __ATOMIC_ACQUIRE);
+}
+
 void request_queue_init(struct request_queue *q, struct resize_request *sched, int nsched)
 {
     memset(q, 0, sizeof *q);
     pthread_mutex_init(&q->lock, NULL);
     q->sched = sched;
     q->nsched = nsched;
+    q->next_id = 1;
+    __atomic_store_n(&active_queue, q, __ATOMIC_RELEASE);
 }
 
 void request_queue_destroy(struct request_queue *q)
 {
+    struct request_queue *self = q;
+    __atomic_compare_exchange_n(&active_queue, &self, NULL, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
     pthread_mutex_destroy(&q->lock);
     free(q->sched);
     q->sched = NULL;
     q->nsched = q->next = 0;
 }
 
-int request_queue_submit(struct request_queue *q, int delta_or_target, int kind, int at_iteration,
-                         const char *list, char *err, size_t errlen)
+/* Validate a request; 0 or -1 with a message. */
+static int check_request(int delta_or_target, int kind, const char *list, char *err, size_t errlen)
 {
     char why[320];
     if (kind != RESIZE_DELTA && kind != RESIZE_TARGET) {
@@ -232,40 +243,113 @@ int request_queue_submit(struct request_queue *q, int delta_or_target, int kind,
             return -1;
         }
     }
+    return 0;
+}
+
+/* Append a checked request (lock held). */
+static int push(struct request_queue *q, int delta_or_target, int kind, int at_iteration, const char *list)
+{
+    struct resize_request *r = &q->pending[q->npending++];
+    memset(r, 0, sizeof *r);
+    r->kind = kind;
+    r->value = delta_or_target;
+    r->iteration = at_iteration < 0 ? -1 : at_iteration;
+    r->source = REQUEST_FROM_CONTROLLER;
+    r->id = q->next_id++;
+    if (q->next_id <= 0) q->next_id = 1;
+    if (list) snprintf(r->list, sizeof r->list, "%s", list);
+    q->version++;
+    return r->id;
+}
+
+int request_queue_submit(struct request_queue *q, int delta_or_target, int kind, int at_iteration,
+                         const char *list, char *err, size_t errlen)
+{
+    if (check_request(delta_or_target, kind, list, err, errlen) != 0) return -1;
     pthread_mutex_lock(&q->lock);
     int rc = 0;
     if (q->busy) {
         snprintf(err, errlen, "resize refused: a reconfiguration is in progress");
         rc = -1;
-    } else if (q->have_pending) {
+    } else if (q->npending > 0) {
         snprintf(err, errlen, "resize refused: another resize request is pending");
         rc = -1;
     } else {
-        memset(&q->pending, 0, sizeof q->pending);
-        q->pending.kind = kind;
-        q->pending.value = delta_or_target;
-        q->pending.iteration = at_iteration < 0 ? -1 : at_iteration;
-        q->pending.source = REQUEST_FROM_CONTROLLER;
-        if (list) snprintf(q->pending.list, sizeof q->pending.list, "%s", list);
-        q->have_pending = 1;
+        push(q, delta_or_target, kind, at_iteration, list);
     }
     pthread_mutex_unlock(&q->lock);
     return rc;
+}
+
+int request_queue_submit_id(struct request_queue *q, int delta_or_target, int kind, int at_iteration,
+                            const char *list, int *id, char *err, size_t errlen)
+{
+    if (check_request(delta_or_target, kind, list, err, errlen) != 0) return -1;
+    pthread_mutex_lock(&q->lock);
+    int rc = 0;
+    if (q->npending >= REQUEST_QUEUE_MAX) {
+        snprintf(err, errlen, "resize refused: %d commands are already queued for this job (the most it keeps); "
+                              "cancel one or wait until one has run", REQUEST_QUEUE_MAX);
+        rc = -1;
+    } else {
+        int k = push(q, delta_or_target, kind, at_iteration, list);
+        if (id) *id = k;
+    }
+    pthread_mutex_unlock(&q->lock);
+    return rc;
+}
+
+/* Remove pending[k] (lock held). */
+static void drop(struct request_queue *q, int k)
+{
+    memmove(&q->pending[k], &q->pending[k + 1], (size_t)(q->npending - k - 1) * sizeof q->pending[0]);
+    q->npending--;
+    q->version++;
+}
+
+int request_queue_cancel(struct request_queue *q, int id, struct resize_request *out, int cap)
+{
+    int n = 0;
+    pthread_mutex_lock(&q->lock);
+    for (int k = 0; k < q->npending;) {
+        if (id == 0 || q->pending[k].id == id) {
+            if (out && n < cap) out[n] = q->pending[k];
+            n++;
+            drop(q, k);
+        } else {
+            k++;
+        }
+    }
+    pthread_mutex_unlock(&q->lock);
+    return n;
+}
+
+int request_queue_list(struct request_queue *q, struct resize_request *out, int cap, unsigned *version)
+{
+    pthread_mutex_lock(&q->lock);
+    int n = q->npending < cap ? q->npending : cap;
+    if (n > 0) memcpy(out, q->pending, (size_t)n * sizeof *out);
+    if (version) *version = q->version;
+    pthread_mutex_unlock(&q->lock);
+    return n;
 }
 
 int request_queue_take(struct request_queue *q, int iteration, struct resize_request *out)
 {
     int got = 0;
     pthread_mutex_lock(&q->lock);
-    if (q->have_pending && (q->pending.iteration < 0 || q->pending.iteration <= iteration)) {
-        *out = q->pending;
-        q->have_pending = 0;
-        got = 1;
-    } else if (q->next < q->nsched && q->sched[q->next].iteration <= iteration) {
+    for (int k = 0; k < q->npending; k++)
+        if (q->pending[k].iteration < 0 || q->pending[k].iteration <= iteration) {
+            *out = q->pending[k];
+            drop(q, k);
+            got = 1;
+            break;
+        }
+    if (!got && q->next < q->nsched && q->sched[q->next].iteration <= iteration) {
         *out = q->sched[q->next++];
         got = 1;
     }
-    /* the engine is busy from the moment it holds a request: a controller
+    /* the engine is busy from the moment it holds a request: an application
      * request cannot slip in between the take and the resize */
     if (got) q->busy = 1;
     pthread_mutex_unlock(&q->lock);

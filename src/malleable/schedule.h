@@ -20,6 +20,7 @@ struct resize_request {
     int value;      /* the delta (nonzero) or the target (>= 0; 0 is refused later) */
     int iteration;  /* due at the first control point with iteration >= this; -1: the next one */
     int source;     /* REQUEST_FROM_* */
+    int id;         /* controller requests: the queue's id (1, 2, ...); schedule entries: 0 */
     char list[RESIZE_LIST_MAX]; /* hosts for new processes, or ranks that leave; ';'-separated; "" = default */
 };
 
@@ -39,28 +40,52 @@ int schedule_check_hosts(const char *list, int *nhosts, char *err, size_t errlen
  * message when malformed, negative, duplicated or longer than cap. */
 int schedule_parse_ranks(const char *list, int *ranks, int cap, char *err, size_t errlen);
 
-/* The queue: scheduled requests (in order) and at most one pending controller
- * request.  All functions are thread-safe. */
+/* The queue: scheduled requests (in order) and up to REQUEST_QUEUE_MAX
+ * pending controller requests, each with an id (several delayed commands
+ * for one job).  All functions are thread-safe. */
+#define REQUEST_QUEUE_MAX 16
 struct request_queue {
     pthread_mutex_t lock;
     struct resize_request *sched;
     int nsched, next;             /* next: index of the first schedule entry not yet taken */
-    struct resize_request pending;
-    int have_pending;
+    struct resize_request pending[REQUEST_QUEUE_MAX]; /* in submission order */
+    int npending;
+    int next_id;                  /* id of the next controller request */
+    unsigned version;             /* changes whenever the pending requests change */
     int busy;                     /* a reconfiguration is being executed */
 };
 
 void request_queue_init(struct request_queue *q, struct resize_request *sched, int nsched);
 void request_queue_destroy(struct request_queue *q);
 
-/* Add a controller request.  Refused (-1, message) while another controller
- * request is pending or a reconfiguration is in progress, or when malformed
- * (target < 1, delta 0, bad list). */
+/* Add a request of the application (ductile_request_resize): one at a time,
+ * refused (-1, message) while another request is pending or a
+ * reconfiguration is in progress, or when malformed (target < 1, delta 0,
+ * bad list). */
 int request_queue_submit(struct request_queue *q, int delta_or_target, int kind, int at_iteration,
                          const char *list, char *err, size_t errlen);
 
-/* Take the request due at `iteration` (controller request first, then the
- * schedule).  Returns 1 and fills *out, or 0 when nothing is due. */
+/* Add a controller command (ductiled): queued behind the pending ones, also
+ * during a reconfiguration; refused (-1, message) when malformed or when
+ * REQUEST_QUEUE_MAX requests are pending.  Writes its id to *id. */
+int request_queue_submit_id(struct request_queue *q, int delta_or_target, int kind, int at_iteration,
+                            const char *list, int *id, char *err, size_t errlen);
+
+/* Cancel the pending request `id` (0: all of them) before it runs.  Copies
+ * the cancelled requests to out[0..cap) and returns how many were cancelled
+ * (0: no such request, it already ran or was taken). */
+int request_queue_cancel(struct request_queue *q, int id, struct resize_request *out, int cap);
+
+/* The pending requests (copied to out[0..cap), oldest first); returns their
+ * number and the queue's version in *version. */
+int request_queue_list(struct request_queue *q, struct resize_request *out, int cap, unsigned *version);
+
+/* The process's queue (the last one initialised and not destroyed; the
+ * malleability engine owns it), for the controller thread; NULL if none. */
+struct request_queue *request_queue_active(void);
+
+/* Take the request due at `iteration` (the oldest due controller request
+ * first, then the schedule).  Returns 1 and fills *out, or 0 when nothing is due. */
 int request_queue_take(struct request_queue *q, int iteration, struct resize_request *out);
 
 /* Mark a reconfiguration as running (1) or finished (0). */

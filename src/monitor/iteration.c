@@ -22,6 +22,7 @@
 
 #include "../wrap/hotpath.h"
 #include "../wrap/runtime.h"
+#include "../core/hooks.h"
 
 #define MAX_FRAMES 8
 
@@ -194,4 +195,12 @@ void ductile_iteration_head_name(char *out, size_t len)
     } else {
         snprintf(out, len, "%s", ductile_fn_name[fn]);
     }
+}
+
+/* src/wrap's MPI_Init / MPI_Finalize and ductile_iterations() reach the detector through the hook table. */
+DUCTILE_REGISTER(iteration_register)
+{
+    h->monitor_start = ductile_iteration_start;
+    h->monitor_stop = ductile_iteration_stop;
+    h->iteration_count = ductile_iteration_count;
 }

@@ -18,7 +18,7 @@
 #include "report_build.h"
 #include "../wrap/hotpath.h"
 #include "../wrap/runtime.h"
-#include "../malleable/resize.h"
+#include "../core/hooks.h"
 #include "../io/iomon.h"
 
 static const char *state_name(iterdetect_state s)
@@ -210,8 +210,9 @@ void ductile_report_write(uint64_t t_end)
         .start_epoch = ductile_rt.start_epoch, .nprocs = size, .ranks = ranks, .fns = fns, .reduced = &red[1], .iter = it,
         .setting_names = names, .setting_values = values, .nsettings = nset,
     };
-    in.reconfigs = ductile_malleable_history(&in.nreconfigs);
-    in.departed = ductile_malleable_departed(&in.ndeparted);
+    /* the engine's section (src/malleable, through the hook table) */
+    in.reconfigs = ductile_hooks.reconfig_history ? ductile_hooks.reconfig_history(&in.nreconfigs) : NULL;
+    in.departed = ductile_hooks.departed ? ductile_hooks.departed(&in.ndeparted) : NULL;
     in.io = io;
     char path[4096] = "";
     if (ductile_rt.settings.report && *ductile_rt.settings.report) {
@@ -234,3 +235,6 @@ void ductile_report_write(uint64_t t_end)
     free(red);
     json_decref(io);
 }
+
+/* MPI_Finalize (src/wrap/runtime.c) writes the report through the hook table. */
+DUCTILE_REGISTER(report_register) { h->report_write = ductile_report_write; }

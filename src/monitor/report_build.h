@@ -24,7 +24,7 @@ struct report_rank {
 };
 
 /* A process that left the world during the run (a shrink, or the Baseline
- * method replacing every process); collected by src/malleable/resize.c. */
+ * method replacing every process); collected by src/malleable/records.c. */
 struct report_departed {
     struct report_rank who;     /* rank: its rank in the world it left; wall_s: from MPI_Init to leaving */
     int32_t left_at_iteration;
@@ -42,7 +42,7 @@ struct report_iter {
     size_t nrecent;
 };
 
-/* One reconfiguration (resize) of a malleable job; filled by src/malleable/resize.c. */
+/* One reconfiguration (resize) of a malleable job; filled by src/malleable/records.c. */
 struct report_reconfig {
     int32_t id, iteration, from, to;
     char kind[16];      /* "expand" or "shrink" */

@@ -11,7 +11,7 @@
 #include <string.h>
 
 enum ftype { F_END = 0, F_INT, F_NUM, F_STR, F_BOOL, F_ENUM, F_HEX64, F_HOSTS, F_RANKS, F_HOSTCOUNTS, F_ARRAYS,
-             F_OBJ, F_TAG };
+             F_OBJ, F_TAG, F_ARGV };
 
 struct field {
     const char *name;
@@ -46,19 +46,27 @@ static const struct cmdspec commands[] = {
     {"resize", {JOB_OPT, {"to", F_INT, 1, 1, PROCS_MAX, NULL}, AT_ITER, {"hosts", F_HOSTS, 0, 0, 0, NULL}}},
     {"io", {JOB_OPT, {"action", F_ENUM, 1, 0, 0, "hold,release,grant"}}},
     {"period", {JOB_OPT, {"seconds", F_NUM, 1, 0.01, 3600, NULL}}},
+    {"cancel", {JOB, {"command", F_INT, 0, 1, 2147483647.0, NULL}}},
+    {"revoke", {JOB_OPT, {"what", F_ENUM, 1, 0, 0, "command,hold,token,all"}, {"command", F_INT, 0, 1, 2147483647.0, NULL},
+                {"reason", F_STR, 0, 0, 200, NULL}}},
     {"cost", {JOB, {"to", F_INT, 1, 1, PROCS_MAX, NULL}}},
     {"register", {{"tag", F_TAG, 1, 0, 0, NULL}, {"pid", F_INT, 1, 1, 2147483647.0, NULL},
                   {"binary", F_STR, 1, 0, 4096, NULL}, {"procs", F_INT, 1, 1, PROCS_MAX, NULL},
                   {"hosts", F_HOSTCOUNTS, 0, 0, 0, NULL}, JOB_OPT, {"arrays", F_ARRAYS, 0, 0, 0, NULL},
                   {"malleable", F_BOOL, 0, 0, 0, NULL}, {"mpi", F_STR, 0, 0, 64, NULL},
-                  {"start", F_NUM, 0, 0, 1e12, NULL}, {"uid", F_INT, 0, 0, 4294967295.0, NULL}}},
+                  {"start", F_NUM, 0, 0, 1e12, NULL}, {"uid", F_INT, 0, 0, 4294967295.0, NULL},
+                  {"min_procs", F_INT, 0, 1, PROCS_MAX, NULL}, {"max_procs", F_INT, 0, 1, PROCS_MAX, NULL}}},
     {"sample", {JOB, {"t", F_NUM, 1, 0, 1e12, NULL}, {"iteration", F_INT, 1, 0, 4.0e18, NULL},
                 {"procs", F_INT, 1, 1, PROCS_MAX, NULL}, {"iters", F_INT, 0, 0, 4.0e18, NULL},
                 {"interval_s", F_NUM, 0, 0, 1e9, NULL}, {"compute_s", F_NUM, 0, 0, 1e9, NULL},
                 {"comm_s", F_NUM, 0, 0, 1e9, NULL}, {"io_s", F_NUM, 0, 0, 1e9, NULL},
                 {"bytes", F_INT, 0, 0, 9.0e18, NULL}, {"io_calls", F_INT, 0, 0, 9.0e18, NULL},
                 {"io_held", F_BOOL, 0, 0, 0, NULL}, {"dropped", F_INT, 0, 0, 9.0e18, NULL},
-                {"control_point", F_BOOL, 0, 0, 0, NULL}, {"arrays", F_ARRAYS, 0, 0, 0, NULL}}},
+                {"control_point", F_BOOL, 0, 0, 0, NULL}, {"arrays", F_ARRAYS, 0, 0, 0, NULL},
+                {"maxiter", F_INT, 0, 0, 4.0e18, NULL}}},
+    {"submit", {{"argv", F_ARGV, 1, 0, 0, NULL}, {"n", F_INT, 1, 1, PROCS_MAX, NULL}, {"min", F_INT, 0, 1, PROCS_MAX, NULL},
+                {"max", F_INT, 0, 1, PROCS_MAX, NULL}, {"cwd", F_STR, 0, 1, 4096, NULL}}},
+    {"queue", {{NULL, F_END, 0, 0, 0, NULL}}},
     {"heartbeat", {JOB}},
     {"exit", {JOB, {"status", F_INT, 0, -2147483648.0, 2147483647.0, NULL}}},
     {"event", {JOB, {"kind", F_STR, 1, 1, 32, NULL}, {"details", F_OBJ, 0, 0, 0, NULL}}},
@@ -161,6 +169,18 @@ static int check_field(const struct field *f, const json_t *v, char *reason, siz
     case F_OBJ:
         if (!json_is_object(v)) BAD("'%s' must be an object", f->name);
         return 0;
+    case F_ARGV: { /* a command line: 1 to 256 strings of at most 4096 bytes, the first not empty */
+        if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > 256)
+            BAD("'%s' must be an array of 1 to 256 strings", f->name);
+        size_t i;
+        json_t *e;
+        json_array_foreach(v, i, e) {
+            if (!json_is_string(e) || json_string_length(e) > 4096 || strlen(json_string_value(e)) != json_string_length(e) ||
+                (i == 0 && json_string_length(e) == 0))
+                BAD("'%s' element %zu must be a string of at most 4096 bytes", f->name, i);
+        }
+        return 0;
+    }
     case F_HOSTS: {
         if (!json_is_array(v) || json_array_size(v) > PROTO_MAX_HOSTS)
             BAD("'%s' must be an array of at most %d host names", f->name, PROTO_MAX_HOSTS);

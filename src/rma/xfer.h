@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../malleable/redist.h"
+#include "../redist/layout.h"
 
 enum { RMA_LOCK = 0, RMA_LOCKALL = 1 };
 enum { BG_METHOD_COL = 0, BG_METHOD_RMA_LOCK = 1, BG_METHOD_RMA_LOCKALL = 2 };

@@ -3,7 +3,7 @@
 
 #include "ductile.h"
 #include "runtime.h"
-#include "../monitor/iteration.h"
+#include "../core/hooks.h"
 
 const char *ductile_version(void) { return PACKAGE_VERSION; }
 
@@ -11,5 +11,5 @@ int ductile_active(void) { return ductile_rt.active; }
 
 unsigned long long ductile_iterations(void)
 {
-    return (unsigned long long)ductile_iteration_count();
+    return (unsigned long long)DUCTILE_HOOK(iteration_count, ());
 }

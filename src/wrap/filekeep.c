@@ -16,7 +16,7 @@
  *   ...), which returns the reopened file without a collective call.
  * - The program keeps the handle it got from MPI_File_open: every wrapper
  *   taking an MPI_File maps it to the current one (DUCTILE_FILE_IN,
- *   src/io/iomon.h; a flag test until the first file moved).  An open that
+ *   filekeep.h; a flag test until the first file moved).  An open that
  *   returns a handle equal to a stale one (the MPI reused the address)
  *   opens again, collectively, and keeps the colliding one aside until close.
  */
@@ -31,7 +31,7 @@
 #include "pmpi_exports.h"
 #include "runtime.h"
 #include "worldid.h"
-#include "../io/iomon.h"
+#include "../core/hooks.h"
 
 #define KEEP_MAX 64
 #define NAME_MAX_LEN 1024
@@ -143,7 +143,7 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
                 K[i].prog = *fh = K[i].cur;
                 if (DUCTILE_SHOULD_MONITOR()) {
                     ductile_count_call(DUCTILE_FN_MPI_File_open);
-                    ductile_io_opened(ductile_world, filename, K[i].amode, K[i].cur);
+                    DUCTILE_HOOK_VOID(io_opened, (ductile_world, filename, K[i].amode, K[i].cur));
                 }
                 return MPI_SUCCESS;
             }
@@ -151,11 +151,11 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     comm = DUCTILE_COMM_IN(comm);
     if (!DUCTILE_SHOULD_MONITOR())
         return world ? open_world(comm, filename, amode, info, fh) : PMPI_File_open(comm, filename, amode, info, fh);
-    ductile_io_before(DUCTILE_FN_MPI_File_open, MPI_FILE_NULL, comm);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_open, MPI_FILE_NULL, comm);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_open);
     int ret = world ? open_world(comm, filename, amode, info, fh) : PMPI_File_open(comm, filename, amode, info, fh);
-    ductile_io_opened(comm, filename, amode, ret == MPI_SUCCESS ? *fh : MPI_FILE_NULL);
-    ductile_io_after(DUCTILE_FN_MPI_File_open, MPI_FILE_NULL, ductile_t0_, 0, 0);
+    DUCTILE_HOOK_VOID(io_opened, (comm, filename, amode, ret == MPI_SUCCESS ? *fh : MPI_FILE_NULL));
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_open, MPI_FILE_NULL, ductile_t0_, 0, 0);
     DUCTILE_END(DUCTILE_FN_MPI_File_open, 0, 0);
     return ret;
 }
@@ -169,10 +169,10 @@ int MPI_File_close(MPI_File *fh)
     if (!DUCTILE_SHOULD_MONITOR()) {
         ret = PMPI_File_close(fh);
     } else {
-        ductile_io_before(DUCTILE_FN_MPI_File_close, cur, MPI_COMM_NULL);
+        ductile_hook_io_before(DUCTILE_FN_MPI_File_close, cur, MPI_COMM_NULL);
         DUCTILE_BEGIN(DUCTILE_FN_MPI_File_close);
         ret = PMPI_File_close(fh);
-        ductile_io_after(DUCTILE_FN_MPI_File_close, cur, ductile_t0_, 0, 0);
+        ductile_hook_io_after(DUCTILE_FN_MPI_File_close, cur, ductile_t0_, 0, 0);
         DUCTILE_END(DUCTILE_FN_MPI_File_close, 0, 0);
     }
     if (ret == MPI_SUCCESS && i >= 0) {
@@ -309,7 +309,7 @@ void ductile_files_reattach(void)
         if (mine && k->has_pos) PMPI_File_seek(f, k->pos, MPI_SEEK_SET);
         if (d.has_shpos && d.shpos != 0) PMPI_File_seek_shared(f, (MPI_Offset)d.shpos, MPI_SEEK_SET);
         if (mine) {
-            ductile_io_rehandle(k->cur, f);
+            DUCTILE_HOOK_VOID(io_rehandle, (k->cur, f));
             if (k->eh != MPI_ERRHANDLER_NULL) {
                 PMPI_File_set_errhandler(f, k->eh);
                 PMPI_Errhandler_free(&k->eh);
@@ -333,7 +333,7 @@ void ductile_files_left(void)
         if (k->eh != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&k->eh);
         if (k->etype != MPI_DATATYPE_NULL && !named(k->etype)) PMPI_Type_free(&k->etype);
         if (k->ftype != MPI_DATATYPE_NULL && !named(k->ftype)) PMPI_Type_free(&k->ftype);
-        ductile_io_rehandle(k->cur, MPI_FILE_NULL);
+        DUCTILE_HOOK_VOID(io_rehandle, (k->cur, MPI_FILE_NULL));
     }
     while (nk) forget(nk - 1);
     detached = 0;

@@ -21,4 +21,11 @@ void ductile_files_reattach(void);
 /* A process that left the world: drop what detach saved. */
 void ductile_files_left(void);
 
+/* The program keeps its MPI_File across a resize: every wrapper taking one
+ * maps it to the MPI's current handle.  Until the first file moved this is
+ * one test of a flag. */
+extern int ductile_files_moved;
+MPI_File ductile_file_current(MPI_File fh);
+#define DUCTILE_FILE_IN(f) (__builtin_expect(ductile_files_moved, 0) ? ductile_file_current(f) : (f))
+
 #endif

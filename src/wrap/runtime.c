@@ -14,11 +14,7 @@
 #include <unistd.h>
 
 #include "hotpath.h"
-#include "../monitor/iteration.h"
-#include "../monitor/report.h"
-#include "../malleable/resize.h"
-#include "../controller/appctl.h"
-#include "../io/iomon.h"
+#include "../core/hooks.h" /* the modules above src/wrap: engine, controller, I/O, monitor */
 #include "worldid.h"
 
 extern char **environ;
@@ -77,6 +73,7 @@ static void read_cmdline(void)
 int ductile_runtime_init(int *argc, char ***argv, int required, int *provided, int with_thread)
 {
     char err[512];
+    ductile_hooks_load(); /* the modules above src/wrap fill their slots of the hook table */
     ductile_worldid_early_init(); /* was this process spawned by Ductile? (src/wrap/worldid.c) */
     /* The kill switch is read on its own, so that a bad value elsewhere cannot stop a disabled shim. */
     const char *disable = getenv("DUCTILE_DISABLE");
@@ -85,7 +82,7 @@ int ductile_runtime_init(int *argc, char ***argv, int required, int *provided, i
         return with_thread ? PMPI_Init_thread(argc, argv, required, provided) : PMPI_Init(argc, argv);
     }
     if (settings_parse(environ, &ductile_rt.settings, err, sizeof err) != 0 ||
-        ductile_malleable_settings(&ductile_rt.settings, err, sizeof err) != 0) {
+        DUCTILE_HOOK(check_settings, (&ductile_rt.settings, err, sizeof err)) != 0) {
         int r = launcher_rank();
         if (r <= 0) fprintf(stderr, "ductile: error: %s\n", err);
         fflush(stderr);
@@ -117,7 +114,7 @@ int ductile_runtime_init(int *argc, char ***argv, int required, int *provided, i
     read_cmdline();
 
     /* rank 0's pid, and whether rank 0 found a controller (src/controller/appctl.c) */
-    long hdr[2] = {(long)getpid(), ductile_rt.rank == 0 ? ductile_appctl_probe() : 0};
+    long hdr[2] = {(long)getpid(), ductile_rt.rank == 0 ? DUCTILE_HOOK(ctl_probe, ()) : 0};
     PMPI_Bcast(hdr, 2, MPI_LONG, 0, ductile_rt.private_comm);
     long pid = hdr[0];
     ductile_rt.job_pid = pid;
@@ -126,16 +123,16 @@ int ductile_runtime_init(int *argc, char ***argv, int required, int *provided, i
     else
         snprintf(ductile_rt.job_id, sizeof ductile_rt.job_id, "%ld", pid);
     /* malleability: request queue; a spawned process joins its parents here */
-    ductile_malleable_init();
-    ductile_appctl_start((int)hdr[1]);
-    ductile_io_init(); /* MPI-IO accounting and phases (src/io/) */
+    DUCTILE_HOOK_VOID(engine_init, ());
+    DUCTILE_HOOK_VOID(ctl_start, ((int)hdr[1]));
+    DUCTILE_HOOK_VOID(io_init, ()); /* MPI-IO accounting and phases (src/io/) */
 
     ductile_rt.active = 1;
     ductile_monitoring = ductile_rt.settings.monitor;
     if (ductile_monitoring) {
-        ductile_iteration_start(ductile_rt.settings.iter_detect && !ductile_threaded,
-                                ductile_rt.settings.iter_frames, ductile_rt.settings.iter_repeats,
-                                ductile_rt.settings.iter_max_calls);
+        DUCTILE_HOOK_VOID(monitor_start, (ductile_rt.settings.iter_detect && !ductile_threaded,
+                                          ductile_rt.settings.iter_frames, ductile_rt.settings.iter_repeats,
+                                          ductile_rt.settings.iter_max_calls));
         ductile_count(with_thread ? DUCTILE_FN_MPI_Init_thread : DUCTILE_FN_MPI_Init,
                       ductile_ticks() - t_before, 0, 0);
     }
@@ -157,18 +154,18 @@ void ductile_runtime_end_worlds(void)
 int ductile_runtime_finalize(void)
 {
     if (!ductile_rt.active) return PMPI_Finalize();
-    ductile_appctl_stop(); /* the controller thread says goodbye to ductiled (bounded) */
+    DUCTILE_HOOK_VOID(ctl_stop, ()); /* the controller thread says goodbye to ductiled (bounded) */
     uint64_t t_fin = ductile_ticks();
     if (ductile_monitoring) {
         ductile_count(DUCTILE_FN_MPI_Finalize, 0, 0, 0);
-        ductile_iteration_stop();
+        DUCTILE_HOOK_VOID(monitor_stop, ());
     }
     ductile_monitoring = 0;
     ductile_clock_refine(ductile_rt.calib_ticks, ductile_rt.start_sec, t_fin, ductile_now());
     /* a process removed by a resize waits here (asleep) and takes no part in the report */
-    int removed = ductile_malleable_finalize_begin();
-    if (ductile_rt.settings.monitor && !removed) ductile_report_write(t_fin);
-    ductile_malleable_finalize_end();
+    int removed = DUCTILE_HOOK(engine_finalize_begin, ());
+    if (ductile_rt.settings.monitor && !removed) DUCTILE_HOOK_VOID(report_write, (t_fin));
+    DUCTILE_HOOK_VOID(engine_finalize_end, ());
 
     ductile_runtime_end_worlds();
     free(ductile_rt.cmdline);

@@ -28,7 +28,7 @@ int ductile_spawned_by_ductile(void);
 int ductile_spawn_marked(const char *cmd, char **args, int n, MPI_Info info, MPI_Comm comm, MPI_Comm *inter,
                          int *errcodes);
 
-/* World swap (src/malleable/resize.c, set_world): before `to` becomes the
+/* World swap (src/malleable/world.c, set_world): before `to` becomes the
  * world, give it what the program set on `from` (error handler, name,
  * attributes of the program's keyvals; attributes are moved, no copy or
  * delete callback runs). */

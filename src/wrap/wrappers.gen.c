@@ -7,7 +7,8 @@
 #include "hotpath.h"
 #include "bytes.h"
 #include "pmpi_exports.h"
-#include "../io/iomon.h"
+#include "filekeep.h"
+#include "../core/hooks.h"
 
 /* Deprecated MPI functions are interposed like the others. */
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -1704,11 +1705,11 @@ int MPI_File_call_errhandler(MPI_File fh, int errorcode)
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_call_errhandler(fh, errorcode);
-    ductile_io_before(DUCTILE_FN_MPI_File_call_errhandler, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_call_errhandler, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_call_errhandler);
     int ret = PMPI_File_call_errhandler(fh, errorcode);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_call_errhandler, fh, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_call_errhandler, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_call_errhandler, 0, 0);
     return ret;
 }
@@ -1719,11 +1720,11 @@ int MPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn,
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_create_errhandler(file_errhandler_fn, errhandler);
-    ductile_io_before(DUCTILE_FN_MPI_File_create_errhandler, MPI_FILE_NULL, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_create_errhandler, MPI_FILE_NULL, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_create_errhandler);
     int ret = PMPI_File_create_errhandler(file_errhandler_fn, errhandler);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_create_errhandler, MPI_FILE_NULL, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_create_errhandler, MPI_FILE_NULL, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_create_errhandler, 0, 0);
     return ret;
 }
@@ -1734,11 +1735,11 @@ int MPI_File_delete(const char* filename, MPI_Info info)
 {
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_delete(filename, info);
-    ductile_io_before(DUCTILE_FN_MPI_File_delete, MPI_FILE_NULL, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_delete, MPI_FILE_NULL, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_delete);
     int ret = PMPI_File_delete(filename, info);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_delete, MPI_FILE_NULL, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_delete, MPI_FILE_NULL, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_delete, 0, 0);
     return ret;
 }
@@ -1750,11 +1751,11 @@ int MPI_File_get_amode(MPI_File fh, int* amode)
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_amode(fh, amode);
-    ductile_io_before(DUCTILE_FN_MPI_File_get_amode, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_get_amode, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_amode);
     int ret = PMPI_File_get_amode(fh, amode);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_get_amode, fh, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_get_amode, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_amode, 0, 0);
     return ret;
 }
@@ -1766,11 +1767,11 @@ int MPI_File_get_atomicity(MPI_File fh, int* flag)
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_atomicity(fh, flag);
-    ductile_io_before(DUCTILE_FN_MPI_File_get_atomicity, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_get_atomicity, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_atomicity);
     int ret = PMPI_File_get_atomicity(fh, flag);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_get_atomicity, fh, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_get_atomicity, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_atomicity, 0, 0);
     return ret;
 }
@@ -1782,11 +1783,11 @@ int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp)
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_byte_offset(fh, offset, disp);
-    ductile_io_before(DUCTILE_FN_MPI_File_get_byte_offset, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_get_byte_offset, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_byte_offset);
     int ret = PMPI_File_get_byte_offset(fh, offset, disp);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_get_byte_offset, fh, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_get_byte_offset, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_byte_offset, 0, 0);
     return ret;
 }
@@ -1798,11 +1799,11 @@ int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler)
     file = DUCTILE_FILE_IN(file);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_errhandler(file, errhandler);
-    ductile_io_before(DUCTILE_FN_MPI_File_get_errhandler, MPI_FILE_NULL, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_get_errhandler, MPI_FILE_NULL, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_errhandler);
     int ret = PMPI_File_get_errhandler(file, errhandler);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_get_errhandler, MPI_FILE_NULL, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_get_errhandler, MPI_FILE_NULL, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_errhandler, 0, 0);
     return ret;
 }
@@ -1814,11 +1815,11 @@ int MPI_File_get_group(MPI_File fh, MPI_Group* group)
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_group(fh, group);
-    ductile_io_before(DUCTILE_FN_MPI_File_get_group, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_get_group, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_group);
     int ret = PMPI_File_get_group(fh, group);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_get_group, fh, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_get_group, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_group, 0, 0);
     return ret;
 }
@@ -1830,11 +1831,11 @@ int MPI_File_get_info(MPI_File fh, MPI_Info* info_used)
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_info(fh, info_used);
-    ductile_io_before(DUCTILE_FN_MPI_File_get_info, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_get_info, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_info);
     int ret = PMPI_File_get_info(fh, info_used);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_get_info, fh, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_get_info, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_info, 0, 0);
     return ret;
 }
@@ -1846,11 +1847,11 @@ int MPI_File_get_position(MPI_File fh, MPI_Offset* offset)
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_position(fh, offset);
-    ductile_io_before(DUCTILE_FN_MPI_File_get_position, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_get_position, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_position);
     int ret = PMPI_File_get_position(fh, offset);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_get_position, fh, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_get_position, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_position, 0, 0);
     return ret;
 }
@@ -1862,11 +1863,11 @@ int MPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset)
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_position_shared(fh, offset);
-    ductile_io_before(DUCTILE_FN_MPI_File_get_position_shared, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_get_position_shared, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_position_shared);
     int ret = PMPI_File_get_position_shared(fh, offset);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_get_position_shared, fh, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_get_position_shared, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_position_shared, 0, 0);
     return ret;
 }
@@ -1878,11 +1879,11 @@ int MPI_File_get_size(MPI_File fh, MPI_Offset* size)
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_size(fh, size);
-    ductile_io_before(DUCTILE_FN_MPI_File_get_size, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_get_size, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_size);
     int ret = PMPI_File_get_size(fh, size);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_get_size, fh, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_get_size, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_size, 0, 0);
     return ret;
 }
@@ -1894,11 +1895,11 @@ int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* exten
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_type_extent(fh, datatype, extent);
-    ductile_io_before(DUCTILE_FN_MPI_File_get_type_extent, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_get_type_extent, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_type_extent);
     int ret = PMPI_File_get_type_extent(fh, datatype, extent);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_get_type_extent, fh, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_get_type_extent, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_type_extent, 0, 0);
     return ret;
 }
@@ -1910,11 +1911,11 @@ int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* ex
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_type_extent_c(fh, datatype, extent);
-    ductile_io_before(DUCTILE_FN_MPI_File_get_type_extent_c, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_get_type_extent_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_type_extent_c);
     int ret = PMPI_File_get_type_extent_c(fh, datatype, extent);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_get_type_extent_c, fh, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_get_type_extent_c, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_type_extent_c, 0, 0);
     return ret;
 }
@@ -1926,11 +1927,11 @@ int MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Da
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_view(fh, disp, etype, filetype, datarep);
-    ductile_io_before(DUCTILE_FN_MPI_File_get_view, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_get_view, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_view);
     int ret = PMPI_File_get_view(fh, disp, etype, filetype, datarep);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_get_view, fh, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_get_view, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_get_view, 0, 0);
     return ret;
 }
@@ -1942,7 +1943,7 @@ int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread(fh, buf, count, datatype, request);
-    ductile_io_before(DUCTILE_FN_MPI_File_iread, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_iread, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread);
     int ret = PMPI_File_iread(fh, buf, count, datatype, request);
     DUCTILE_STOP();
@@ -1950,7 +1951,7 @@ int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_iread, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_iread, fh, ductile_t0_, s, r);
     if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread, s, r, DUCTILE_PEND_RECV_STATUS))
         s = r = 0;
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread, s, r);
@@ -1964,7 +1965,7 @@ int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_all(fh, buf, count, datatype, request);
-    ductile_io_before(DUCTILE_FN_MPI_File_iread_all, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_iread_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_all);
     int ret = PMPI_File_iread_all(fh, buf, count, datatype, request);
     DUCTILE_STOP();
@@ -1972,7 +1973,7 @@ int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_iread_all, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_iread_all, fh, ductile_t0_, s, r);
     if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread_all, s, r, DUCTILE_PEND_RECV_STATUS))
         s = r = 0;
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread_all, s, r);
@@ -1986,7 +1987,7 @@ int MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype d
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_all_c(fh, buf, count, datatype, request);
-    ductile_io_before(DUCTILE_FN_MPI_File_iread_all_c, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_iread_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_all_c);
     int ret = PMPI_File_iread_all_c(fh, buf, count, datatype, request);
     DUCTILE_STOP();
@@ -1994,7 +1995,7 @@ int MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype d
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_iread_all_c, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_iread_all_c, fh, ductile_t0_, s, r);
     if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread_all_c, s, r, DUCTILE_PEND_RECV_STATUS))
         s = r = 0;
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread_all_c, s, r);
@@ -2008,7 +2009,7 @@ int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
-    ductile_io_before(DUCTILE_FN_MPI_File_iread_at, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_iread_at, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_at);
     int ret = PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
     DUCTILE_STOP();
@@ -2016,7 +2017,7 @@ int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_iread_at, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_iread_at, fh, ductile_t0_, s, r);
     if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread_at, s, r, DUCTILE_PEND_RECV_STATUS))
         s = r = 0;
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread_at, s, r);
@@ -2030,7 +2031,7 @@ int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, 
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
-    ductile_io_before(DUCTILE_FN_MPI_File_iread_at_all, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_iread_at_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_at_all);
     int ret = PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
     DUCTILE_STOP();
@@ -2038,7 +2039,7 @@ int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, 
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_iread_at_all, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_iread_at_all, fh, ductile_t0_, s, r);
     if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread_at_all, s, r, DUCTILE_PEND_RECV_STATUS))
         s = r = 0;
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread_at_all, s, r);
@@ -2052,7 +2053,7 @@ int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
-    ductile_io_before(DUCTILE_FN_MPI_File_iread_at_all_c, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_iread_at_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_at_all_c);
     int ret = PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
     DUCTILE_STOP();
@@ -2060,7 +2061,7 @@ int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_iread_at_all_c, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_iread_at_all_c, fh, ductile_t0_, s, r);
     if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread_at_all_c, s, r, DUCTILE_PEND_RECV_STATUS))
         s = r = 0;
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread_at_all_c, s, r);
@@ -2074,7 +2075,7 @@ int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count cou
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
-    ductile_io_before(DUCTILE_FN_MPI_File_iread_at_c, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_iread_at_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_at_c);
     int ret = PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
     DUCTILE_STOP();
@@ -2082,7 +2083,7 @@ int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count cou
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_iread_at_c, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_iread_at_c, fh, ductile_t0_, s, r);
     if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread_at_c, s, r, DUCTILE_PEND_RECV_STATUS))
         s = r = 0;
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread_at_c, s, r);
@@ -2096,7 +2097,7 @@ int MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datat
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_c(fh, buf, count, datatype, request);
-    ductile_io_before(DUCTILE_FN_MPI_File_iread_c, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_iread_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_c);
     int ret = PMPI_File_iread_c(fh, buf, count, datatype, request);
     DUCTILE_STOP();
@@ -2104,7 +2105,7 @@ int MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datat
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_iread_c, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_iread_c, fh, ductile_t0_, s, r);
     if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread_c, s, r, DUCTILE_PEND_RECV_STATUS))
         s = r = 0;
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread_c, s, r);
@@ -2118,7 +2119,7 @@ int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype dataty
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_shared(fh, buf, count, datatype, request);
-    ductile_io_before(DUCTILE_FN_MPI_File_iread_shared, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_iread_shared, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_shared);
     int ret = PMPI_File_iread_shared(fh, buf, count, datatype, request);
     DUCTILE_STOP();
@@ -2126,7 +2127,7 @@ int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype dataty
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_iread_shared, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_iread_shared, fh, ductile_t0_, s, r);
     if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread_shared, s, r, DUCTILE_PEND_RECV_STATUS))
         s = r = 0;
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread_shared, s, r);
@@ -2140,7 +2141,7 @@ int MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
-    ductile_io_before(DUCTILE_FN_MPI_File_iread_shared_c, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_iread_shared_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_shared_c);
     int ret = PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
     DUCTILE_STOP();
@@ -2148,7 +2149,7 @@ int MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
     if (ret == MPI_SUCCESS) {
         r = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_iread_shared_c, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_iread_shared_c, fh, ductile_t0_, s, r);
     if (ret == MPI_SUCCESS && (s || r || 1) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iread_shared_c, s, r, DUCTILE_PEND_RECV_STATUS))
         s = r = 0;
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_iread_shared_c, s, r);
@@ -2162,7 +2163,7 @@ int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype dataty
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite(fh, buf, count, datatype, request);
-    ductile_io_before(DUCTILE_FN_MPI_File_iwrite, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_iwrite, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite);
     int ret = PMPI_File_iwrite(fh, buf, count, datatype, request);
     DUCTILE_STOP();
@@ -2170,7 +2171,7 @@ int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype dataty
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_iwrite, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_iwrite, fh, ductile_t0_, s, r);
     if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite, s, r, 0))
         s = r = 0;
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite, s, r);
@@ -2184,7 +2185,7 @@ int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype da
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_all(fh, buf, count, datatype, request);
-    ductile_io_before(DUCTILE_FN_MPI_File_iwrite_all, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_iwrite_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_all);
     int ret = PMPI_File_iwrite_all(fh, buf, count, datatype, request);
     DUCTILE_STOP();
@@ -2192,7 +2193,7 @@ int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype da
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_iwrite_all, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_iwrite_all, fh, ductile_t0_, s, r);
     if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite_all, s, r, 0))
         s = r = 0;
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite_all, s, r);
@@ -2206,7 +2207,7 @@ int MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Dat
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
-    ductile_io_before(DUCTILE_FN_MPI_File_iwrite_all_c, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_iwrite_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_all_c);
     int ret = PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
     DUCTILE_STOP();
@@ -2214,7 +2215,7 @@ int MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Dat
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_iwrite_all_c, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_iwrite_all_c, fh, ductile_t0_, s, r);
     if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite_all_c, s, r, 0))
         s = r = 0;
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite_all_c, s, r);
@@ -2228,7 +2229,7 @@ int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int coun
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
-    ductile_io_before(DUCTILE_FN_MPI_File_iwrite_at, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_iwrite_at, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_at);
     int ret = PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
     DUCTILE_STOP();
@@ -2236,7 +2237,7 @@ int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int coun
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_iwrite_at, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_iwrite_at, fh, ductile_t0_, s, r);
     if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite_at, s, r, 0))
         s = r = 0;
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite_at, s, r);
@@ -2250,7 +2251,7 @@ int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int 
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
-    ductile_io_before(DUCTILE_FN_MPI_File_iwrite_at_all, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_iwrite_at_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_at_all);
     int ret = PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
     DUCTILE_STOP();
@@ -2258,7 +2259,7 @@ int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int 
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_iwrite_at_all, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_iwrite_at_all, fh, ductile_t0_, s, r);
     if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite_at_all, s, r, 0))
         s = r = 0;
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite_at_all, s, r);
@@ -2272,7 +2273,7 @@ int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MP
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
-    ductile_io_before(DUCTILE_FN_MPI_File_iwrite_at_all_c, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_iwrite_at_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_at_all_c);
     int ret = PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
     DUCTILE_STOP();
@@ -2280,7 +2281,7 @@ int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MP
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_iwrite_at_all_c, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_iwrite_at_all_c, fh, ductile_t0_, s, r);
     if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite_at_all_c, s, r, 0))
         s = r = 0;
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite_at_all_c, s, r);
@@ -2294,7 +2295,7 @@ int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Co
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
-    ductile_io_before(DUCTILE_FN_MPI_File_iwrite_at_c, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_iwrite_at_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_at_c);
     int ret = PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
     DUCTILE_STOP();
@@ -2302,7 +2303,7 @@ int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Co
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_iwrite_at_c, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_iwrite_at_c, fh, ductile_t0_, s, r);
     if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite_at_c, s, r, 0))
         s = r = 0;
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite_at_c, s, r);
@@ -2316,7 +2317,7 @@ int MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatyp
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_c(fh, buf, count, datatype, request);
-    ductile_io_before(DUCTILE_FN_MPI_File_iwrite_c, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_iwrite_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_c);
     int ret = PMPI_File_iwrite_c(fh, buf, count, datatype, request);
     DUCTILE_STOP();
@@ -2324,7 +2325,7 @@ int MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatyp
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_iwrite_c, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_iwrite_c, fh, ductile_t0_, s, r);
     if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite_c, s, r, 0))
         s = r = 0;
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite_c, s, r);
@@ -2338,7 +2339,7 @@ int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
-    ductile_io_before(DUCTILE_FN_MPI_File_iwrite_shared, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_iwrite_shared, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_shared);
     int ret = PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
     DUCTILE_STOP();
@@ -2346,7 +2347,7 @@ int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_iwrite_shared, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_iwrite_shared, fh, ductile_t0_, s, r);
     if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite_shared, s, r, 0))
         s = r = 0;
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite_shared, s, r);
@@ -2360,7 +2361,7 @@ int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
-    ductile_io_before(DUCTILE_FN_MPI_File_iwrite_shared_c, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_iwrite_shared_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_shared_c);
     int ret = PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
     DUCTILE_STOP();
@@ -2368,7 +2369,7 @@ int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_iwrite_shared_c, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_iwrite_shared_c, fh, ductile_t0_, s, r);
     if (ret == MPI_SUCCESS && (s || r || 0) && ductile_pending_add(*request, DUCTILE_FN_MPI_File_iwrite_shared_c, s, r, 0))
         s = r = 0;
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_iwrite_shared_c, s, r);
@@ -2382,11 +2383,11 @@ int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_preallocate(fh, size);
-    ductile_io_before(DUCTILE_FN_MPI_File_preallocate, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_preallocate, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_preallocate);
     int ret = PMPI_File_preallocate(fh, size);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_preallocate, fh, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_preallocate, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_preallocate, 0, 0);
     return ret;
 }
@@ -2400,7 +2401,7 @@ int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_
         return PMPI_File_read(fh, buf, count, datatype, status);
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
-    ductile_io_before(DUCTILE_FN_MPI_File_read, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_read, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read);
     int ret = PMPI_File_read(fh, buf, count, datatype, status);
     DUCTILE_STOP();
@@ -2408,7 +2409,7 @@ int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_
     if (ret == MPI_SUCCESS) {
         r = ductile_status_bytes(status);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_read, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_read, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_read, s, r);
     return ret;
 }
@@ -2422,7 +2423,7 @@ int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, 
         return PMPI_File_read_all(fh, buf, count, datatype, status);
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
-    ductile_io_before(DUCTILE_FN_MPI_File_read_all, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_read_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_all);
     int ret = PMPI_File_read_all(fh, buf, count, datatype, status);
     DUCTILE_STOP();
@@ -2430,7 +2431,7 @@ int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, 
     if (ret == MPI_SUCCESS) {
         r = ductile_status_bytes(status);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_read_all, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_read_all, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_all, s, r);
     return ret;
 }
@@ -2442,11 +2443,11 @@ int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype data
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all_begin(fh, buf, count, datatype);
-    ductile_io_before(DUCTILE_FN_MPI_File_read_all_begin, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_read_all_begin, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_all_begin);
     int ret = PMPI_File_read_all_begin(fh, buf, count, datatype);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_read_all_begin, fh, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_read_all_begin, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_all_begin, 0, 0);
     return ret;
 }
@@ -2458,11 +2459,11 @@ int MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datat
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all_begin_c(fh, buf, count, datatype);
-    ductile_io_before(DUCTILE_FN_MPI_File_read_all_begin_c, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_read_all_begin_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_all_begin_c);
     int ret = PMPI_File_read_all_begin_c(fh, buf, count, datatype);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_read_all_begin_c, fh, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_read_all_begin_c, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_all_begin_c, 0, 0);
     return ret;
 }
@@ -2476,7 +2477,7 @@ int MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype da
         return PMPI_File_read_all_c(fh, buf, count, datatype, status);
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
-    ductile_io_before(DUCTILE_FN_MPI_File_read_all_c, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_read_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_all_c);
     int ret = PMPI_File_read_all_c(fh, buf, count, datatype, status);
     DUCTILE_STOP();
@@ -2484,7 +2485,7 @@ int MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype da
     if (ret == MPI_SUCCESS) {
         r = ductile_status_bytes(status);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_read_all_c, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_read_all_c, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_all_c, s, r);
     return ret;
 }
@@ -2498,7 +2499,7 @@ int MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
         return PMPI_File_read_all_end(fh, buf, status);
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
-    ductile_io_before(DUCTILE_FN_MPI_File_read_all_end, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_read_all_end, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_all_end);
     int ret = PMPI_File_read_all_end(fh, buf, status);
     DUCTILE_STOP();
@@ -2506,7 +2507,7 @@ int MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
     if (ret == MPI_SUCCESS) {
         r = ductile_status_bytes(status);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_read_all_end, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_read_all_end, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_all_end, s, r);
     return ret;
 }
@@ -2520,7 +2521,7 @@ int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_D
         return PMPI_File_read_at(fh, offset, buf, count, datatype, status);
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
-    ductile_io_before(DUCTILE_FN_MPI_File_read_at, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_read_at, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at);
     int ret = PMPI_File_read_at(fh, offset, buf, count, datatype, status);
     DUCTILE_STOP();
@@ -2528,7 +2529,7 @@ int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_D
     if (ret == MPI_SUCCESS) {
         r = ductile_status_bytes(status);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_read_at, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_read_at, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_at, s, r);
     return ret;
 }
@@ -2542,7 +2543,7 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, M
         return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
-    ductile_io_before(DUCTILE_FN_MPI_File_read_at_all, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_read_at_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_all);
     int ret = PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
     DUCTILE_STOP();
@@ -2550,7 +2551,7 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, M
     if (ret == MPI_SUCCESS) {
         r = ductile_status_bytes(status);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_read_at_all, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_read_at_all, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_at_all, s, r);
     return ret;
 }
@@ -2562,11 +2563,11 @@ int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int co
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
-    ductile_io_before(DUCTILE_FN_MPI_File_read_at_all_begin, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_read_at_all_begin, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_all_begin);
     int ret = PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_read_at_all_begin, fh, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_read_at_all_begin, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_at_all_begin, 0, 0);
     return ret;
 }
@@ -2578,11 +2579,11 @@ int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
-    ductile_io_before(DUCTILE_FN_MPI_File_read_at_all_begin_c, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_read_at_all_begin_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_all_begin_c);
     int ret = PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_read_at_all_begin_c, fh, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_read_at_all_begin_c, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_at_all_begin_c, 0, 0);
     return ret;
 }
@@ -2596,7 +2597,7 @@ int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count 
         return PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
-    ductile_io_before(DUCTILE_FN_MPI_File_read_at_all_c, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_read_at_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_all_c);
     int ret = PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
     DUCTILE_STOP();
@@ -2604,7 +2605,7 @@ int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count 
     if (ret == MPI_SUCCESS) {
         r = ductile_status_bytes(status);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_read_at_all_c, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_read_at_all_c, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_at_all_c, s, r);
     return ret;
 }
@@ -2618,7 +2619,7 @@ int MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
         return PMPI_File_read_at_all_end(fh, buf, status);
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
-    ductile_io_before(DUCTILE_FN_MPI_File_read_at_all_end, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_read_at_all_end, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_all_end);
     int ret = PMPI_File_read_at_all_end(fh, buf, status);
     DUCTILE_STOP();
@@ -2626,7 +2627,7 @@ int MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
     if (ret == MPI_SUCCESS) {
         r = ductile_status_bytes(status);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_read_at_all_end, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_read_at_all_end, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_at_all_end, s, r);
     return ret;
 }
@@ -2640,7 +2641,7 @@ int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count coun
         return PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
-    ductile_io_before(DUCTILE_FN_MPI_File_read_at_c, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_read_at_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_c);
     int ret = PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
     DUCTILE_STOP();
@@ -2648,7 +2649,7 @@ int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count coun
     if (ret == MPI_SUCCESS) {
         r = ductile_status_bytes(status);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_read_at_c, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_read_at_c, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_at_c, s, r);
     return ret;
 }
@@ -2662,7 +2663,7 @@ int MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype dataty
         return PMPI_File_read_c(fh, buf, count, datatype, status);
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
-    ductile_io_before(DUCTILE_FN_MPI_File_read_c, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_read_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_c);
     int ret = PMPI_File_read_c(fh, buf, count, datatype, status);
     DUCTILE_STOP();
@@ -2670,7 +2671,7 @@ int MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype dataty
     if (ret == MPI_SUCCESS) {
         r = ductile_status_bytes(status);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_read_c, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_read_c, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_c, s, r);
     return ret;
 }
@@ -2684,7 +2685,7 @@ int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype dataty
         return PMPI_File_read_ordered(fh, buf, count, datatype, status);
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
-    ductile_io_before(DUCTILE_FN_MPI_File_read_ordered, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_read_ordered, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_ordered);
     int ret = PMPI_File_read_ordered(fh, buf, count, datatype, status);
     DUCTILE_STOP();
@@ -2692,7 +2693,7 @@ int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype dataty
     if (ret == MPI_SUCCESS) {
         r = ductile_status_bytes(status);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_read_ordered, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_read_ordered, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_ordered, s, r);
     return ret;
 }
@@ -2704,11 +2705,11 @@ int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype 
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered_begin(fh, buf, count, datatype);
-    ductile_io_before(DUCTILE_FN_MPI_File_read_ordered_begin, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_read_ordered_begin, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_ordered_begin);
     int ret = PMPI_File_read_ordered_begin(fh, buf, count, datatype);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_read_ordered_begin, fh, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_read_ordered_begin, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_ordered_begin, 0, 0);
     return ret;
 }
@@ -2720,11 +2721,11 @@ int MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_D
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
-    ductile_io_before(DUCTILE_FN_MPI_File_read_ordered_begin_c, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_read_ordered_begin_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_ordered_begin_c);
     int ret = PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_read_ordered_begin_c, fh, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_read_ordered_begin_c, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_ordered_begin_c, 0, 0);
     return ret;
 }
@@ -2738,7 +2739,7 @@ int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
         return PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
-    ductile_io_before(DUCTILE_FN_MPI_File_read_ordered_c, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_read_ordered_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_ordered_c);
     int ret = PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
     DUCTILE_STOP();
@@ -2746,7 +2747,7 @@ int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
     if (ret == MPI_SUCCESS) {
         r = ductile_status_bytes(status);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_read_ordered_c, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_read_ordered_c, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_ordered_c, s, r);
     return ret;
 }
@@ -2760,7 +2761,7 @@ int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
         return PMPI_File_read_ordered_end(fh, buf, status);
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
-    ductile_io_before(DUCTILE_FN_MPI_File_read_ordered_end, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_read_ordered_end, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_ordered_end);
     int ret = PMPI_File_read_ordered_end(fh, buf, status);
     DUCTILE_STOP();
@@ -2768,7 +2769,7 @@ int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
     if (ret == MPI_SUCCESS) {
         r = ductile_status_bytes(status);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_read_ordered_end, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_read_ordered_end, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_ordered_end, s, r);
     return ret;
 }
@@ -2782,7 +2783,7 @@ int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatyp
         return PMPI_File_read_shared(fh, buf, count, datatype, status);
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
-    ductile_io_before(DUCTILE_FN_MPI_File_read_shared, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_read_shared, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_shared);
     int ret = PMPI_File_read_shared(fh, buf, count, datatype, status);
     DUCTILE_STOP();
@@ -2790,7 +2791,7 @@ int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatyp
     if (ret == MPI_SUCCESS) {
         r = ductile_status_bytes(status);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_read_shared, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_read_shared, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_shared, s, r);
     return ret;
 }
@@ -2804,7 +2805,7 @@ int MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype
         return PMPI_File_read_shared_c(fh, buf, count, datatype, status);
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
-    ductile_io_before(DUCTILE_FN_MPI_File_read_shared_c, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_read_shared_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_shared_c);
     int ret = PMPI_File_read_shared_c(fh, buf, count, datatype, status);
     DUCTILE_STOP();
@@ -2812,7 +2813,7 @@ int MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype
     if (ret == MPI_SUCCESS) {
         r = ductile_status_bytes(status);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_read_shared_c, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_read_shared_c, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_read_shared_c, s, r);
     return ret;
 }
@@ -2824,11 +2825,11 @@ int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_seek(fh, offset, whence);
-    ductile_io_before(DUCTILE_FN_MPI_File_seek, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_seek, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_seek);
     int ret = PMPI_File_seek(fh, offset, whence);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_seek, fh, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_seek, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_seek, 0, 0);
     return ret;
 }
@@ -2840,11 +2841,11 @@ int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_seek_shared(fh, offset, whence);
-    ductile_io_before(DUCTILE_FN_MPI_File_seek_shared, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_seek_shared, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_seek_shared);
     int ret = PMPI_File_seek_shared(fh, offset, whence);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_seek_shared, fh, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_seek_shared, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_seek_shared, 0, 0);
     return ret;
 }
@@ -2856,11 +2857,11 @@ int MPI_File_set_atomicity(MPI_File fh, int flag)
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_atomicity(fh, flag);
-    ductile_io_before(DUCTILE_FN_MPI_File_set_atomicity, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_set_atomicity, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_set_atomicity);
     int ret = PMPI_File_set_atomicity(fh, flag);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_set_atomicity, fh, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_set_atomicity, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_set_atomicity, 0, 0);
     return ret;
 }
@@ -2872,11 +2873,11 @@ int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
     file = DUCTILE_FILE_IN(file);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_errhandler(file, errhandler);
-    ductile_io_before(DUCTILE_FN_MPI_File_set_errhandler, MPI_FILE_NULL, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_set_errhandler, MPI_FILE_NULL, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_set_errhandler);
     int ret = PMPI_File_set_errhandler(file, errhandler);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_set_errhandler, MPI_FILE_NULL, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_set_errhandler, MPI_FILE_NULL, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_set_errhandler, 0, 0);
     return ret;
 }
@@ -2888,11 +2889,11 @@ int MPI_File_set_info(MPI_File fh, MPI_Info info)
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_info(fh, info);
-    ductile_io_before(DUCTILE_FN_MPI_File_set_info, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_set_info, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_set_info);
     int ret = PMPI_File_set_info(fh, info);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_set_info, fh, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_set_info, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_set_info, 0, 0);
     return ret;
 }
@@ -2904,11 +2905,11 @@ int MPI_File_set_size(MPI_File fh, MPI_Offset size)
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_size(fh, size);
-    ductile_io_before(DUCTILE_FN_MPI_File_set_size, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_set_size, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_set_size);
     int ret = PMPI_File_set_size(fh, size);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_set_size, fh, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_set_size, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_set_size, 0, 0);
     return ret;
 }
@@ -2920,11 +2921,11 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
-    ductile_io_before(DUCTILE_FN_MPI_File_set_view, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_set_view, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_set_view);
     int ret = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_set_view, fh, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_set_view, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_set_view, 0, 0);
     return ret;
 }
@@ -2936,11 +2937,11 @@ int MPI_File_sync(MPI_File fh)
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_sync(fh);
-    ductile_io_before(DUCTILE_FN_MPI_File_sync, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_sync, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_sync);
     int ret = PMPI_File_sync(fh);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_sync, fh, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_sync, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_sync, 0, 0);
     return ret;
 }
@@ -2952,7 +2953,7 @@ int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatyp
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write(fh, buf, count, datatype, status);
-    ductile_io_before(DUCTILE_FN_MPI_File_write, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_write, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write);
     int ret = PMPI_File_write(fh, buf, count, datatype, status);
     DUCTILE_STOP();
@@ -2960,7 +2961,7 @@ int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatyp
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_write, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_write, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_write, s, r);
     return ret;
 }
@@ -2972,7 +2973,7 @@ int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype dat
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all(fh, buf, count, datatype, status);
-    ductile_io_before(DUCTILE_FN_MPI_File_write_all, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_write_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_all);
     int ret = PMPI_File_write_all(fh, buf, count, datatype, status);
     DUCTILE_STOP();
@@ -2980,7 +2981,7 @@ int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype dat
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_write_all, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_write_all, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_all, s, r);
     return ret;
 }
@@ -2992,7 +2993,7 @@ int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Dataty
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all_begin(fh, buf, count, datatype);
-    ductile_io_before(DUCTILE_FN_MPI_File_write_all_begin, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_write_all_begin, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_all_begin);
     int ret = PMPI_File_write_all_begin(fh, buf, count, datatype);
     DUCTILE_STOP();
@@ -3000,7 +3001,7 @@ int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Dataty
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_write_all_begin, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_write_all_begin, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_all_begin, s, r);
     return ret;
 }
@@ -3012,7 +3013,7 @@ int MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MP
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all_begin_c(fh, buf, count, datatype);
-    ductile_io_before(DUCTILE_FN_MPI_File_write_all_begin_c, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_write_all_begin_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_all_begin_c);
     int ret = PMPI_File_write_all_begin_c(fh, buf, count, datatype);
     DUCTILE_STOP();
@@ -3020,7 +3021,7 @@ int MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MP
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_write_all_begin_c, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_write_all_begin_c, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_all_begin_c, s, r);
     return ret;
 }
@@ -3032,7 +3033,7 @@ int MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Data
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all_c(fh, buf, count, datatype, status);
-    ductile_io_before(DUCTILE_FN_MPI_File_write_all_c, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_write_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_all_c);
     int ret = PMPI_File_write_all_c(fh, buf, count, datatype, status);
     DUCTILE_STOP();
@@ -3040,7 +3041,7 @@ int MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Data
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_write_all_c, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_write_all_c, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_all_c, s, r);
     return ret;
 }
@@ -3052,11 +3053,11 @@ int MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all_end(fh, buf, status);
-    ductile_io_before(DUCTILE_FN_MPI_File_write_all_end, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_write_all_end, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_all_end);
     int ret = PMPI_File_write_all_end(fh, buf, status);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_write_all_end, fh, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_write_all_end, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_all_end, 0, 0);
     return ret;
 }
@@ -3068,7 +3069,7 @@ int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at(fh, offset, buf, count, datatype, status);
-    ductile_io_before(DUCTILE_FN_MPI_File_write_at, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_write_at, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at);
     int ret = PMPI_File_write_at(fh, offset, buf, count, datatype, status);
     DUCTILE_STOP();
@@ -3076,7 +3077,7 @@ int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_write_at, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_write_at, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_at, s, r);
     return ret;
 }
@@ -3088,7 +3089,7 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int c
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
-    ductile_io_before(DUCTILE_FN_MPI_File_write_at_all, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_write_at_all, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_all);
     int ret = PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
     DUCTILE_STOP();
@@ -3096,7 +3097,7 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int c
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_write_at_all, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_write_at_all, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_at_all, s, r);
     return ret;
 }
@@ -3108,7 +3109,7 @@ int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf,
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
-    ductile_io_before(DUCTILE_FN_MPI_File_write_at_all_begin, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_write_at_all_begin, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_all_begin);
     int ret = PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
     DUCTILE_STOP();
@@ -3116,7 +3117,7 @@ int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf,
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_write_at_all_begin, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_write_at_all_begin, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_at_all_begin, s, r);
     return ret;
 }
@@ -3128,7 +3129,7 @@ int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* bu
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
-    ductile_io_before(DUCTILE_FN_MPI_File_write_at_all_begin_c, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_write_at_all_begin_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_all_begin_c);
     int ret = PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
     DUCTILE_STOP();
@@ -3136,7 +3137,7 @@ int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* bu
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_write_at_all_begin_c, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_write_at_all_begin_c, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_at_all_begin_c, s, r);
     return ret;
 }
@@ -3148,7 +3149,7 @@ int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
-    ductile_io_before(DUCTILE_FN_MPI_File_write_at_all_c, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_write_at_all_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_all_c);
     int ret = PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
     DUCTILE_STOP();
@@ -3156,7 +3157,7 @@ int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_write_at_all_c, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_write_at_all_c, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_at_all_c, s, r);
     return ret;
 }
@@ -3168,11 +3169,11 @@ int MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all_end(fh, buf, status);
-    ductile_io_before(DUCTILE_FN_MPI_File_write_at_all_end, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_write_at_all_end, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_all_end);
     int ret = PMPI_File_write_at_all_end(fh, buf, status);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_write_at_all_end, fh, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_write_at_all_end, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_at_all_end, 0, 0);
     return ret;
 }
@@ -3184,7 +3185,7 @@ int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Cou
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
-    ductile_io_before(DUCTILE_FN_MPI_File_write_at_c, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_write_at_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_c);
     int ret = PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
     DUCTILE_STOP();
@@ -3192,7 +3193,7 @@ int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Cou
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_write_at_c, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_write_at_c, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_at_c, s, r);
     return ret;
 }
@@ -3204,7 +3205,7 @@ int MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_c(fh, buf, count, datatype, status);
-    ductile_io_before(DUCTILE_FN_MPI_File_write_c, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_write_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_c);
     int ret = PMPI_File_write_c(fh, buf, count, datatype, status);
     DUCTILE_STOP();
@@ -3212,7 +3213,7 @@ int MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_write_c, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_write_c, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_c, s, r);
     return ret;
 }
@@ -3224,7 +3225,7 @@ int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered(fh, buf, count, datatype, status);
-    ductile_io_before(DUCTILE_FN_MPI_File_write_ordered, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_write_ordered, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_ordered);
     int ret = PMPI_File_write_ordered(fh, buf, count, datatype, status);
     DUCTILE_STOP();
@@ -3232,7 +3233,7 @@ int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_write_ordered, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_write_ordered, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_ordered, s, r);
     return ret;
 }
@@ -3244,7 +3245,7 @@ int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Da
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered_begin(fh, buf, count, datatype);
-    ductile_io_before(DUCTILE_FN_MPI_File_write_ordered_begin, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_write_ordered_begin, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_ordered_begin);
     int ret = PMPI_File_write_ordered_begin(fh, buf, count, datatype);
     DUCTILE_STOP();
@@ -3252,7 +3253,7 @@ int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Da
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_write_ordered_begin, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_write_ordered_begin, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_ordered_begin, s, r);
     return ret;
 }
@@ -3264,7 +3265,7 @@ int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
-    ductile_io_before(DUCTILE_FN_MPI_File_write_ordered_begin_c, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_write_ordered_begin_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_ordered_begin_c);
     int ret = PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
     DUCTILE_STOP();
@@ -3272,7 +3273,7 @@ int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_write_ordered_begin_c, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_write_ordered_begin_c, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_ordered_begin_c, s, r);
     return ret;
 }
@@ -3284,7 +3285,7 @@ int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
-    ductile_io_before(DUCTILE_FN_MPI_File_write_ordered_c, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_write_ordered_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_ordered_c);
     int ret = PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
     DUCTILE_STOP();
@@ -3292,7 +3293,7 @@ int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_write_ordered_c, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_write_ordered_c, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_ordered_c, s, r);
     return ret;
 }
@@ -3304,11 +3305,11 @@ int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status)
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered_end(fh, buf, status);
-    ductile_io_before(DUCTILE_FN_MPI_File_write_ordered_end, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_write_ordered_end, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_ordered_end);
     int ret = PMPI_File_write_ordered_end(fh, buf, status);
     DUCTILE_STOP();
-    ductile_io_after(DUCTILE_FN_MPI_File_write_ordered_end, fh, ductile_t0_, 0, 0);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_write_ordered_end, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_ordered_end, 0, 0);
     return ret;
 }
@@ -3320,7 +3321,7 @@ int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype 
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_shared(fh, buf, count, datatype, status);
-    ductile_io_before(DUCTILE_FN_MPI_File_write_shared, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_write_shared, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_shared);
     int ret = PMPI_File_write_shared(fh, buf, count, datatype, status);
     DUCTILE_STOP();
@@ -3328,7 +3329,7 @@ int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype 
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_write_shared, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_write_shared, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_shared, s, r);
     return ret;
 }
@@ -3340,7 +3341,7 @@ int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_D
     fh = DUCTILE_FILE_IN(fh);
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_shared_c(fh, buf, count, datatype, status);
-    ductile_io_before(DUCTILE_FN_MPI_File_write_shared_c, fh, MPI_COMM_NULL);
+    ductile_hook_io_before(DUCTILE_FN_MPI_File_write_shared_c, fh, MPI_COMM_NULL);
     DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_shared_c);
     int ret = PMPI_File_write_shared_c(fh, buf, count, datatype, status);
     DUCTILE_STOP();
@@ -3348,7 +3349,7 @@ int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_D
     if (ret == MPI_SUCCESS) {
         s = (uint64_t)count * TS(datatype);
     }
-    ductile_io_after(DUCTILE_FN_MPI_File_write_shared_c, fh, ductile_t0_, s, r);
+    ductile_hook_io_after(DUCTILE_FN_MPI_File_write_shared_c, fh, ductile_t0_, s, r);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_write_shared_c, s, r);
     return ret;
 }

@@ -6,6 +6,8 @@
  * line whenever the world size changes and a FINAL line at the end.
  *
  * usage: ctl_job ITERATIONS [SLEEP_MS] [IO_EVERY] [STOPFILE]
+ *   a negative SLEEP_MS -W is work that scales: W/size ms per iteration;
+ *   "F,W": F ms that do not scale plus W/size ms (bench/workload)
  *   the job stops early (cleanly) at the first iteration where STOPFILE exists. */
 #include <mpi.h>
 #include <stdio.h>
@@ -27,7 +29,8 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     int iters = argc > 1 ? atoi(argv[1]) : 20;
-    int sleep_ms = argc > 2 ? atoi(argv[2]) : 20;
+    int sleep_ms = argc > 2 ? atoi(argv[2]) : 20, par_ms = 0;
+    if (argc > 2 && strchr(argv[2], ',')) par_ms = atoi(strchr(argv[2], ',') + 1);
     int io_every = argc > 3 ? atoi(argv[3]) : 0;
     const char *stopfile = argc > 4 ? argv[4] : NULL;
     MPI_Comm_rank(EMPI_COMM_WORLD, &rank);
@@ -55,7 +58,8 @@ int main(int argc, char **argv)
                 fprintf(stderr, "CHECK FAIL rank %d/%d it %d at %ld\n", rank, size, it, d + i);
             x[i] = val(d + i, it);
         }
-        struct timespec ts = {sleep_ms / 1000, (sleep_ms % 1000) * 1000000L};
+        int ms = (sleep_ms >= 0 ? sleep_ms : -sleep_ms / size) + par_ms / size;
+        struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
         nanosleep(&ts, NULL);
         long mine = c, total = 0;
         MPI_Allreduce(&mine, &total, 1, MPI_LONG, MPI_SUM, EMPI_COMM_WORLD);

@@ -141,6 +141,33 @@ def lease(path, wait_s):
         pass
     print("waiter never granted")
 
+def lease_revoke(path, wait_s):
+    """The holder keeps the token past the lease: ductiled revokes it (a
+    "revoke" request, what=token), the holder acknowledges, the waiter gets it."""
+    a, fa = connect(path)
+    ja = register(fa, "holder", 6101)
+    b, fb = connect(path)
+    jb = register(fb, "waiter", 6102)
+    _send(fa, {"v": 1, "id": 2, "cmd": "event", "job": ja, "kind": "io_request"})
+    assert _wait_cmd(a, fa, "io", wait_s), "holder never granted"
+    _send(fb, {"v": 1, "id": 2, "cmd": "event", "job": jb, "kind": "io_request"})
+    rv = _wait_cmd(a, fa, "revoke", wait_s)
+    if not rv:
+        print("holder: no revoke"); return
+    print("holder got revoke: %s (%s)" % (rv.get("what"), rv.get("reason")))
+    _send(fa, {"v": 1, "id": rv["id"], "ok": True, "result": {"revoked": rv["what"], "io_held": False}})
+    g = _wait_cmd(b, fb, "io", wait_s)
+    print("waiter granted" if g and g.get("action") == "grant" else "waiter never granted")
+    # the acknowledgement is recorded: a "revoked" event of the holder
+    c, fc = connect(path)
+    for k in range(int(wait_s * 10)):
+        ev = call(fc, {"v": 1, "id": 10 + k, "cmd": "events", "job": ja})["result"]["events"]
+        if any(e["kind"] == "revoked" for e in ev):
+            print("revoke acknowledged: " + json.dumps([e for e in ev if e["kind"] == "revoked"][0]))
+            break
+        time.sleep(0.1)
+    sys.stdout.flush()
+
 def fake_server(port_file, mode, seconds):
     """A server that says it needs no authentication; records what it gets."""
     if mode == "tcp":

@@ -51,14 +51,14 @@ def rval(depth=0):
     return {"name": "n%d" % rnd.randint(0, 9), "procs": rnd.randint(-1, 5), "elements": rnum(), "elem_size": rnum()}
 
 CMDS = ["register", "sample", "heartbeat", "exit", "event", "list", "slots", "status", "cost", "expand", "shrink",
-        "resize", "io", "period", "events", "drain", "auth", "hello", "nosuch"]
+        "resize", "io", "period", "events", "drain", "auth", "hello", "cancel", "revoke", "nosuch"]
 KEYS = ["job", "tag", "pid", "binary", "procs", "hosts", "arrays", "malleable", "t", "iteration", "iters", "interval_s",
         "io_s", "compute_s", "comm_s", "bytes", "kind", "details", "status", "n", "to", "at_iteration", "ranks", "action",
-        "seconds", "history", "since", "max", "on", "nonce", "mac", "start", "uid"]
+        "seconds", "history", "since", "max", "on", "nonce", "mac", "start", "uid", "command", "what", "queued"]
 
 def valid_msg(rid, job, tag, pid):
     c = rnd.choice(["register", "sample", "event", "event", "list", "status", "events", "cost", "expand", "shrink",
-                    "io", "period", "heartbeat", "drain"])
+                    "io", "period", "heartbeat", "drain", "cancel"])
     m = {"v": 1, "id": rid, "cmd": c}
     if c == "register":
         m.update(tag=tag, pid=pid, binary="/bin/" + tag, procs=rnd.randint(1, 4), malleable=rnd.random() < 0.7)
@@ -68,21 +68,26 @@ def valid_msg(rid, job, tag, pid):
         m.update(job=job, t=time.time(), iteration=rnd.randint(0, 10**6), procs=rnd.randint(1, 6), iters=rnd.randint(0, 100),
                  interval_s=rnd.random() * 10, io_s=rnd.choice([0, rnd.random()]))
     elif c == "event":
-        k = rnd.choice(["io_request", "io_release", "io_phase", "resized", "custom"])
+        k = rnd.choice(["io_request", "io_release", "io_phase", "resized", "queue", "custom"])
         m.update(job=job, kind=k)
         if k == "io_phase":
             m["details"] = {"start": time.time() - rnd.random() * 50, "duration_s": rnd.random() * 3,
                             "iteration": rnd.randint(0, 1000), "procs": rnd.randint(1, 6)}
+        elif k == "queue":
+            m["details"] = {"queued": [{"id": rnd.choice([1, 2, -1, 2**40]), "op": rnd.choice(["expand", "shrink", "resize", "x"]),
+                                        rnd.choice(["n", "to"]): rnd.choice([1, 0, 70000]), "at_iteration": rnd.randint(-2, 100),
+                                        "reserved": rnd.randint(-1, 3)} for _ in range(rnd.choice([0, 1, 3, 17]))]}
         elif k == "resized":
             m["details"] = {"status": rnd.choice(["ok", "failed"]), "op": rnd.choice(["expand", "shrink"]),
                             "from": rnd.randint(1, 4), "to": rnd.randint(1, 6)}
-    elif c in ("status", "events", "cost", "expand", "shrink", "io", "period"):
+    elif c in ("status", "events", "cost", "expand", "shrink", "io", "period", "cancel"):
         m["job"] = rnd.choice(jobs_seen + [job])
         if c == "status": m["history"] = rnd.choice([0, 5, 512, 4096])
         if c == "cost": m["to"] = rnd.randint(1, 8)
         if c in ("expand", "shrink"): m["n"] = rnd.randint(1, 3)
         if c == "io": m["action"] = rnd.choice(["hold", "release"])
         if c == "period": m["seconds"] = rnd.choice([0.01, 0.5, 3600])
+        if c == "cancel" and rnd.random() < 0.5: m["command"] = rnd.randint(1, 3)
     elif c == "drain":
         m["on"] = False
     return m

@@ -72,6 +72,13 @@ static void test_predict(void **state)
     iop_predict(&j, &p);
     assert_true(p.valid);
     assert_float_equal(p.period, 10, 1e-9);   /* Eq. 1: between phase starts */
+    /* Eq. 1's one implementation: the mean of consecutive start differences, the sum of its terms */
+    static const double st[] = {100, 110, 121, 129};
+    assert_float_equal(iop_period(st, 0, 3), 29.0 / 3, 1e-9);
+    assert_float_equal(iop_period(st, 1, 2), 11, 1e-9);
+    assert_float_equal(iop_period(st, 2, 2), 0, 1e-9);
+    struct iop_terms tm = {6.5, 2.25, 1.25};
+    assert_float_equal(iop_eq1(&tm), 10, 1e-9);
     assert_float_equal(p.duration, 2, 1e-9);
     assert_float_equal(p.next_start, 140, 1e-9);
     assert_int_equal(p.next_iter, 200);

@@ -399,6 +399,8 @@ static void test_jobs(void **st)
     assert_int_equal(proto_get_int(iop, "phases", 0), 3);
     assert_int_equal(proto_get_int(iop, "periods", 0), 2);
     assert_true(fabs(proto_get_num(iop, "mean_period_s", 0) - 3.0) < 1e-9);
+    /* the period and the next phase come from the predictor (iop_predict): phases started at 102, 105, 108 */
+    assert_true(fabs(proto_get_num(iop, "next_io_t", 0) - 111.0) < 1e-9);
     /* Eq. 1: the period is the sum of its cpu, communication and I/O times */
     assert_true(fabs(proto_get_num(iop, "last_period_s", 0) -
                      (proto_get_num(iop, "t_cpu_s", 0) + proto_get_num(iop, "t_comm_s", 0) +

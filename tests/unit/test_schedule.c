@@ -149,6 +149,51 @@ static void test_queue(void **state)
     request_queue_destroy(&q);
 }
 
+/* controller commands: several delayed ones with ids, cancel, a full queue */
+static void test_queue_ids(void **state)
+{
+    (void)state;
+    struct request_queue q;
+    request_queue_init(&q, NULL, 0);
+    assert_ptr_equal(request_queue_active(), &q);
+    char err[512] = "";
+    int id1 = 0, id2 = 0, id3 = 0;
+    assert_int_equal(request_queue_submit_id(&q, 2, RESIZE_DELTA, 50, NULL, &id1, err, sizeof err), 0);
+    request_queue_set_busy(&q, 1); /* also accepted during a reconfiguration */
+    assert_int_equal(request_queue_submit_id(&q, -1, RESIZE_DELTA, 30, NULL, &id2, err, sizeof err), 0);
+    request_queue_set_busy(&q, 0);
+    assert_int_equal(request_queue_submit_id(&q, 4, RESIZE_TARGET, 70, NULL, &id3, err, sizeof err), 0);
+    assert_true(id1 > 0 && id2 > id1 && id3 > id2);
+    /* the application's own request is still one at a time */
+    assert_int_equal(request_queue_submit(&q, 1, RESIZE_DELTA, -1, NULL, err, sizeof err), -1);
+    struct resize_request l[REQUEST_QUEUE_MAX], got;
+    unsigned v1, v2;
+    assert_int_equal(request_queue_list(&q, l, REQUEST_QUEUE_MAX, &v1), 3);
+    assert_int_equal(l[0].id, id1);
+    /* the earliest due goes first, whatever the order of submission */
+    assert_int_equal(request_queue_take(&q, 29, &got), 0);
+    assert_int_equal(request_queue_take(&q, 30, &got), 1);
+    assert_int_equal(got.id, id2);
+    request_queue_set_busy(&q, 0);
+    assert_int_equal(request_queue_list(&q, l, REQUEST_QUEUE_MAX, &v2), 2);
+    assert_true(v2 != v1);
+    /* cancel one by id, then a missing id, then all */
+    assert_int_equal(request_queue_cancel(&q, id1, l, REQUEST_QUEUE_MAX), 1);
+    assert_int_equal(l[0].value, 2);
+    assert_int_equal(request_queue_cancel(&q, id1, l, REQUEST_QUEUE_MAX), 0);
+    assert_int_equal(request_queue_take(&q, 60, &got), 0); /* the cancelled +2 at 50 never runs */
+    assert_int_equal(request_queue_cancel(&q, 0, l, REQUEST_QUEUE_MAX), 1);
+    assert_int_equal(l[0].id, id3);
+    /* bounded */
+    for (int k = 0; k < REQUEST_QUEUE_MAX; k++)
+        assert_int_equal(request_queue_submit_id(&q, 1, RESIZE_DELTA, 1000, NULL, NULL, err, sizeof err), 0);
+    assert_int_equal(request_queue_submit_id(&q, 1, RESIZE_DELTA, 1000, NULL, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "already queued"));
+    assert_int_equal(request_queue_cancel(&q, 0, NULL, 0), REQUEST_QUEUE_MAX);
+    request_queue_destroy(&q);
+    assert_null(request_queue_active());
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -156,6 +201,7 @@ int main(void)
         cmocka_unit_test(test_parse_bad),
         cmocka_unit_test(test_hosts_ranks),
         cmocka_unit_test(test_queue),
+        cmocka_unit_test(test_queue_ids),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

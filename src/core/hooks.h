@@ -1,0 +1,108 @@
+/* hooks.h -- the registration table through which Ductile's modules reach
+ * each other without including each other (docs/ARCHITECTURE.md).
+ *
+ * src/core is the bottom of the include graph: it includes only <mpi.h> and
+ * the C library, and every other folder may include it.  A module fills its
+ * own slots from a registration function (DUCTILE_REGISTER) that MPI_Init
+ * runs first of all, on one thread, e.g. src/io/iomon.c sets
+ * io_before/io_after; callers in lower
+ * folders (src/wrap's MPI_Init, the generated MPI_File_* wrappers, the
+ * engine's control point) call through the slot.  An empty slot is a module
+ * that is not linked in (unit tests, tools): the call does nothing and
+ * returns 0.  The table is written only then and read without a
+ * lock: a plain global load of a function pointer, no allocation, no system
+ * call, so the inline callers below may run on the wrapped-call path. */
+#ifndef DUCTILE_CORE_HOOKS_H
+#define DUCTILE_CORE_HOOKS_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ductile_settings;
+struct report_reconfig;
+struct report_departed;
+struct io_phase;
+
+struct ductile_hooks {
+    /* ---- life cycle, in the order src/wrap/runtime.c calls them */
+    /* malleability settings, before PMPI_Init (src/malleable): 0 or -1 with err */
+    int (*check_settings)(const struct ductile_settings *s, char *err, size_t errlen);
+    /* rank 0: is a controller (ductiled) listening? (src/controller) */
+    int (*ctl_probe)(void);
+    /* after the virtual world is set up: request queue; spawned processes join (src/malleable) */
+    void (*engine_init)(void);
+    /* the controller thread (src/controller) */
+    void (*ctl_start)(int enabled);
+    void (*ctl_stop)(void);
+    /* MPI-IO accounting (src/io) */
+    void (*io_init)(void);
+    /* iteration detector (src/monitor) */
+    void (*monitor_start)(int enabled, int frames, int repeats, long max_calls);
+    void (*monitor_stop)(void);
+    uint64_t (*iteration_count)(void);
+    /* MPI_Finalize: removed processes wait (returns 1: no report here), the
+     * report is written, the engine releases what it holds */
+    int (*engine_finalize_begin)(void);
+    void (*report_write)(uint64_t t_end);
+    void (*engine_finalize_end)(void);
+
+    /* ---- MPI-IO calls (generated MPI_File_* wrappers, src/wrap/filekeep.c) -> src/io */
+    void (*io_before)(int fn, MPI_File fh, MPI_Comm comm);
+    void (*io_after)(int fn, MPI_File fh, uint64_t t0, uint64_t sent, uint64_t recv);
+    void (*io_opened)(MPI_Comm comm, const char *name, int amode, MPI_File fh);
+    void (*io_rehandle)(MPI_File old, MPI_File now);
+
+    /* ---- engine events -> the controller (src/controller/appctl_msg.c) */
+    void (*on_control_point)(int iteration);          /* world rank 0, every control point */
+    void (*on_resize_recorded)(const struct report_reconfig *r); /* world rank 0: a record (ok, failed, refused) */
+    void (*on_maxiter)(int maxiter);                  /* world rank 0: EMPI_Monitor_end's maxiter (docs/policies.md) */
+
+    /* ---- I/O phases and the exclusive-I/O token: src/io -> the controller */
+    void (*io_phase)(const struct io_phase *p, double start_epoch);
+    long long (*ctl_iteration)(void);
+    int (*io_acquire)(double *waited);
+    void (*io_release)(void);
+
+    /* ---- report sections: the engine's records -> src/monitor/report.c */
+    const struct report_reconfig *(*reconfig_history)(int *n);
+    const struct report_departed *(*departed)(int *n);
+};
+
+/* The one table (src/core/hooks.c).  Written only by ductile_hooks_load(). */
+extern struct ductile_hooks ductile_hooks;
+
+/* Callers: the slot if registered, else nothing (0).  args in parentheses:
+ * DUCTILE_HOOK(io_acquire, (&waited)), DUCTILE_HOOK_VOID(ctl_stop, ()). */
+#define DUCTILE_HOOK(slot, args) (ductile_hooks.slot ? ductile_hooks.slot args : 0)
+#define DUCTILE_HOOK_VOID(slot, args)                                                                                  \
+    do {                                                                                                               \
+        if (ductile_hooks.slot) ductile_hooks.slot args;                                                               \
+    } while (0)
+
+/* A module's registration: a function that fills the module's slots, listed
+ * in the linker section "ductile_hook_reg" (not the table's own name: the
+ * assembler would take that section's symbol for the table).  No load-time
+ * constructor: a preloaded process that never calls MPI_Init runs none of it.
+ *   DUCTILE_REGISTER(iomon_register) { h->io_init = ductile_io_init; ... } */
+typedef void (*ductile_hook_registrar)(struct ductile_hooks *h);
+#define DUCTILE_REGISTER(name)                                                                                         \
+    static void name(struct ductile_hooks *h);                                                                         \
+    __attribute__((used, section("ductile_hook_reg"))) static const ductile_hook_registrar name##_entry = name;           \
+    static void name(struct ductile_hooks *h)
+
+/* Run every registration once: first thing in MPI_Init (src/wrap/runtime.c),
+ * before any slot is read. */
+void ductile_hooks_load(void);
+
+/* The MPI-IO hooks the generated wrappers call (tools/gen-wrappers.py). */
+static inline void ductile_hook_io_before(int fn, MPI_File fh, MPI_Comm comm)
+{
+    if (ductile_hooks.io_before) ductile_hooks.io_before(fn, fh, comm);
+}
+static inline void ductile_hook_io_after(int fn, MPI_File fh, uint64_t t0, uint64_t sent, uint64_t recv)
+{
+    if (ductile_hooks.io_after) ductile_hooks.io_after(fn, fh, t0, sent, recv);
+}
+
+#endif

@@ -1,0 +1,155 @@
+/* jobs_state.c -- ductiled's state file: the job table written atomically
+ * (fresh O_EXCL temporary, fsync, rename, directory fsync) and read back
+ * only from a regular file of our own user that nobody else can write; see
+ * jobs.h. */
+#include "jobs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../proto/protocol.h"
+
+int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen)
+{
+    json_t *jobs = json_array();
+    for (int i = 0; i < t->n; i++) {
+        const struct job *j = t->v[i];
+        json_t *h = json_array();
+        size_t n = json_array_size(j->history);
+        for (size_t k = n > JOBS_SAVED_HISTORY ? n - JOBS_SAVED_HISTORY : 0; k < n; k++)
+            json_array_append(h, json_array_get(j->history, k));
+        json_array_append_new(
+            jobs, json_pack("{s:i, s:s, s:I, s:s, s:s, s:i, s:b, s:s, s:i, s:f, s:f, s:O, s:O, s:o, s:O, s:o, s:i, "
+                            "s:f, s:b, s:f, s:I, s:I}",
+                            "id", j->id, "tag", j->tag, "pid", (json_int_t)j->pid, "binary", j->binary, "mpi", j->mpi,
+                            "procs", j->procs, "malleable", j->malleable, "state", job_state_name(j->state),
+                            "exit_status", j->exit_status, "registered", j->registered, "last_seen", j->last_seen,
+                            "hosts", j->hosts, "arrays", j->arrays, "history", h, "events", j->events, "slots",
+                            jobs_alloc_json(t, j), "pending", j->pending, "pending_since", j->pending_since, "io_held",
+                            j->io_held, "period", j->period, "iteration", (json_int_t)j->iteration, "samples",
+                            (json_int_t)j->samples));
+    }
+    for (int i = 0; i < t->n; i++)
+        if (t->v[i]->io_shrink_n > 0)
+            json_object_set_new(json_array_get(jobs, (size_t)i), "io_shrink",
+                                json_pack("{s:i, s:i, s:I}", "n", t->v[i]->io_shrink_n, "from", t->v[i]->io_shrink_from,
+                                          "at", (json_int_t)t->v[i]->io_shrink_at));
+    json_t *root = json_pack("{s:i, s:i, s:o}", "version", 1, "next_id", t->next_id, "jobs", jobs);
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    /* a fresh temporary file (never through a link someone left there),
+     * flushed to disk before it replaces the state, then the directory */
+    unlink(tmp);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int rc = -1;
+    if (fd >= 0) {
+        rc = json_dumpfd(root, fd, JSON_INDENT(1)) == 0 && write(fd, "\n", 1) == 1 && fsync(fd) == 0 ? 0 : -1;
+        if (close(fd) != 0) rc = -1;
+        if (rc == 0 && rename(tmp, path) != 0) rc = -1;
+        if (rc == 0) {
+            char dir[4200];
+            snprintf(dir, sizeof dir, "%s", path);
+            char *sl = strrchr(dir, '/');
+            if (sl) *(sl == dir ? sl + 1 : sl) = '\0';
+            else snprintf(dir, sizeof dir, ".");
+            int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            if (dfd >= 0) {
+                (void)fsync(dfd);
+                close(dfd);
+            }
+        }
+    }
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot write state file %s: %s", path, strerror(errno));
+        unlink(tmp);
+    }
+    json_decref(root);
+    return rc;
+}
+
+int jobs_load(struct jobs *t, const char *path, double now, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT) return 0; /* no state yet */
+        snprintf(err, errlen, "state file %s: %s%s", path, strerror(errno),
+                 errno == ELOOP ? " (a symbolic link: refused)" : "");
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
+        snprintf(err, errlen, "state file %s is %s: refused (it must be a regular file of uid %u that only its owner can write)",
+                 path, !S_ISREG(st.st_mode) ? "not a regular file" : st.st_uid != geteuid() ? "owned by another user"
+                 : "writable by group or others", (unsigned)geteuid());
+        close(fd);
+        return -1;
+    }
+    json_error_t je;
+    json_t *root = json_loadfd(fd, JSON_REJECT_DUPLICATES, &je);
+    close(fd);
+    if (!root) {
+        snprintf(err, errlen, "state file %s: %s (line %d)", path, je.text, je.line);
+        return -2;
+    }
+    if (proto_get_int(root, "version", 0) != 1 || !json_is_array(json_object_get(root, "jobs"))) {
+        snprintf(err, errlen, "state file %s: not a version-1 ductiled state", path);
+        json_decref(root);
+        return -2;
+    }
+    size_t i;
+    json_t *o;
+    json_array_foreach(json_object_get(root, "jobs"), i, o) {
+        int id = (int)proto_get_int(o, "id", 0);
+        if (id < 1 || jobs_get(t, id)) continue;
+        struct job *j = jobs_new_job(t, id);
+        if (!j) break;
+        snprintf(j->tag, sizeof j->tag, "%s", proto_get_str(o, "tag", ""));
+        j->pid = (long)proto_get_int(o, "pid", 0);
+        snprintf(j->binary, sizeof j->binary, "%s", proto_get_str(o, "binary", ""));
+        snprintf(j->mpi, sizeof j->mpi, "%s", proto_get_str(o, "mpi", ""));
+        j->procs = (int)proto_get_int(o, "procs", 1);
+        j->malleable = json_is_true(json_object_get(o, "malleable"));
+        j->exit_status = (int)proto_get_int(o, "exit_status", 0);
+        j->registered = proto_get_num(o, "registered", now);
+        j->last_seen = proto_get_num(o, "last_seen", now);
+        j->pending = (int)proto_get_int(o, "pending", 0);
+        j->pending_since = proto_get_num(o, "pending_since", now);
+        j->io_held = json_is_true(json_object_get(o, "io_held"));
+        j->period = proto_get_num(o, "period", 0);
+        j->iteration = proto_get_int(o, "iteration", 0);
+        j->samples = proto_get_int(o, "samples", 0);
+        json_t *shr = json_object_get(o, "io_shrink");
+        j->io_shrink_n = (int)proto_get_int(shr, "n", 0);
+        j->io_shrink_from = (int)proto_get_int(shr, "from", 0);
+        j->io_shrink_at = proto_get_int(shr, "at", -1);
+        if (j->io_shrink_n < 0 || j->io_shrink_n > PROTO_MAX_PROCS) j->io_shrink_n = 0;
+#define TAKE(f, key) do { json_t *x_ = json_object_get(o, key); if (json_is_array(x_)) { json_decref(j->f); j->f = json_deep_copy(x_); } } while (0)
+        TAKE(hosts, "hosts");
+        TAKE(arrays, "arrays");
+        TAKE(history, "history");
+        TAKE(events, "events");
+#undef TAKE
+        const char *st = proto_get_str(o, "state", "lost");
+        if (strcmp(st, "running") == 0 || strcmp(st, "disconnected") == 0) {
+            j->state = JOB_DISCONNECTED;
+            j->disconnected_at = now;
+            const char *hn;
+            json_t *cnt;
+            json_object_foreach(json_object_get(o, "slots"), hn, cnt) {
+                if (json_is_integer(cnt) && rm_find(t->rm, hn) >= 0)
+                    rm_adopt(t->rm, j->alloc, hn, (int)json_integer_value(cnt));
+            }
+        } else {
+            j->state = strcmp(st, "exited") == 0 ? JOB_EXITED : strcmp(st, "crashed") == 0 ? JOB_CRASHED : JOB_LOST;
+        }
+    }
+    int nid = (int)proto_get_int(root, "next_id", 1);
+    if (nid > t->next_id) t->next_id = nid;
+    json_decref(root);
+    return 0;
+}

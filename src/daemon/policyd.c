@@ -1,0 +1,242 @@
+/* policyd.c -- ductiled's global performance controller (docs/policies.md):
+ * a performance model per job (model.c) fed by its monitoring samples, and
+ * once a second the policy (policy.c) over a snapshot of the running jobs,
+ * the free slots and the slots the first waiting job needs; its resizes go
+ * to the jobs like ductilectl's (slots from the resource manager first) and
+ * each is recorded with its reason as a "policy" event of the job. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon.h"
+
+#define GP_TICK 1.0        /* seconds between two policy rounds */
+#define GP_BUSY_MAX 60.0   /* a resize that never reported back stops blocking the job after this */
+#define GP_MAX_DECISIONS 256
+
+int gpolicy;
+struct pol_params gprm = {.threshold = 0.6, .band = 0.1, .margin = 0.2, .cooldown = 5.0, .horizon = 60.0, .io_weight = 1.0};
+
+struct gpjob {
+    int id, min, max;
+    int control_point;      /* the job reaches control points (EMPI_Monitor_end): it can be resized */
+    int busy;
+    double busy_since, last_resize, measured_cost;
+    struct model m;
+};
+static struct gpjob **gp;
+static int ngp;
+
+int gpolicy_option(const char *text, char *err, size_t errlen)
+{
+    if (policy_parse(text, &gpolicy, err, errlen) != 0) return -1;
+    if ((gpolicy & POL_IO) && io_policy == IOPOL_NONE) io_policy = IOPOL_SHIFT; /* io: with the interference controller */
+    return 0;
+}
+
+int gpolicy_params_option(const char *text, char *err, size_t errlen)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", text);
+    for (char *save = NULL, *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '='), *end;
+        double v = eq ? strtod(eq + 1, &end) : NAN;
+        if (!eq || *end || !(v >= 0 && v <= 1e6)) {
+            snprintf(err, errlen, "--policy-params: '%s' is not KEY=NUMBER (threshold, band, margin, cooldown, horizon, io-weight)", kv);
+            return -1;
+        }
+        *eq = '\0';
+        if (!strcmp(kv, "threshold") && v <= 1) gprm.threshold = v;
+        else if (!strcmp(kv, "band") && v <= 1) gprm.band = v;
+        else if (!strcmp(kv, "margin")) gprm.margin = v;
+        else if (!strcmp(kv, "cooldown")) gprm.cooldown = v;
+        else if (!strcmp(kv, "horizon") && v > 0) gprm.horizon = v;
+        else if (!strcmp(kv, "io-weight")) gprm.io_weight = v;
+        else {
+            snprintf(err, errlen, "--policy-params: unknown key or bad value '%s' (threshold and band in [0,1])", kv);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static struct gpjob *gp_get(int id, int create)
+{
+    for (int i = 0; i < ngp; i++)
+        if (gp[i]->id == id) return gp[i];
+    if (!create) return NULL;
+    struct gpjob *g = calloc(1, sizeof *g);
+    struct gpjob **nv = realloc(gp, (size_t)(ngp + 1) * sizeof *nv);
+    if (!g || !nv) {
+        free(g);
+        if (nv) gp = nv;
+        return NULL;
+    }
+    gp = nv;
+    g->id = id;
+    model_init(&g->m);
+    gp[ngp++] = g;
+    return g;
+}
+
+void gpolicy_forget(int jid)
+{
+    for (int i = 0; i < ngp; i++)
+        if (gp[i]->id == jid) {
+            free(gp[i]);
+            gp[i] = gp[--ngp];
+            return;
+        }
+}
+
+void gpolicy_registered(struct job *j, const json_t *req)
+{
+    struct gpjob *g = gp_get(j->id, 1);
+    if (!g) return;
+    int qmin = 0, qmax = 0;
+    intake_bounds(j, &qmin, &qmax);
+    g->min = (int)proto_get_int(req, "min_procs", qmin);
+    g->max = (int)proto_get_int(req, "max_procs", qmax);
+    if (g->max > 0 && g->min > g->max) g->min = g->max;
+    g->last_resize = j->registered;
+}
+
+void gpolicy_sample(struct job *j, const json_t *req)
+{
+    struct gpjob *g = gp_get(j->id, 1);
+    if (!g) return;
+    g->control_point |= json_is_true(json_object_get(req, "control_point"));
+    model_add(&g->m, (int)proto_get_int(req, "procs", j->procs), (double)proto_get_int(req, "iters", 0),
+              proto_get_num(req, "interval_s", 0), proto_get_num(req, "compute_s", 0), proto_get_num(req, "comm_s", 0),
+              proto_get_num(req, "io_s", 0));
+    model_progress(&g->m, proto_get_int(req, "iteration", -1), proto_get_int(req, "maxiter", 0));
+}
+
+void gpolicy_resized(struct job *j, const json_t *d)
+{
+    struct gpjob *g = gp_get(j->id, 0);
+    if (!g) return;
+    g->busy = 0;
+    g->last_resize = wall();
+    if (!strcmp(proto_get_str(d, "status", "ok"), "ok") && proto_get_num(d, "duration_s", 0) > 0)
+        g->measured_cost = proto_get_num(d, "duration_s", 0);
+}
+
+void gpolicy_done(struct job *j, int ok, const char *reason)
+{
+    struct gpjob *g = gp_get(j->id, 0);
+    if (!g || ok) return;
+    g->busy = 0;
+    g->last_resize = wall();
+    logmsg("policy: job %d refused the resize: %s", j->id, reason ? reason : "?");
+}
+
+/* Send a resize the policy decided: like ductilectl's, nobody waits for the
+ * reply (cli -2: finish_forward tells gpolicy_done). */
+static int send_resize(struct job *j, int delta, char *why, size_t wl)
+{
+    struct forward *f = new_forward();
+    if (!f) {
+        snprintf(why, wl, "too many commands in flight");
+        return -1;
+    }
+    json_t *args = json_object();
+    int reserved = 0;
+    if (delta > 0) {
+        int *where = calloc((size_t)delta, sizeof(int));
+        if (!where || rm_grant(&rm, j->alloc, delta, NULL, where, why, wl) != 0) {
+            free(where);
+            json_decref(args);
+            f->used = 0;
+            return -1;
+        }
+        if (from_hostfile) {
+            json_t *h = json_array();
+            for (int k = 0; k < delta; k++) json_array_append_new(h, json_string(rm.hosts[where[k]].name));
+            json_object_set_new(args, "hosts", h);
+        }
+        free(where);
+        reserved = delta;
+        j->pending += delta;
+        j->pending_since = wall();
+    }
+    json_object_set_new(args, "n", json_integer(delta > 0 ? delta : -delta));
+    json_object_set_new(args, "job", json_integer(j->id));
+    f->job_req = next_job_req++;
+    f->job = j->id;
+    f->cli = -2;
+    f->deadline = net_now() + FORWARD_TIMEOUT;
+    f->reserved = reserved;
+    snprintf(f->cmd, sizeof f->cmd, "%s", delta > 0 ? "expand" : "shrink");
+    queue_out(j->conn, proto_request(f->job_req, f->cmd, args));
+    json_decref(args);
+    state_dirty = 1;
+    return 0;
+}
+
+static double resize_cost(struct job *j, const struct gpjob *g)
+{
+    json_t *c = jobs_cost(&jobs, j, j->procs + 1);
+    double est = proto_get_num(c, "estimate_s", 0.5);
+    json_decref(c);
+    return g->measured_cost > est ? g->measured_cost : est;
+}
+
+void gpolicy_tick(double now)
+{
+    static double last;
+    if (!gpolicy || now - last < GP_TICK) return;
+    last = now;
+    struct pol_job *pj = calloc((size_t)(jobs.n ? jobs.n : 1), sizeof *pj);
+    struct pol_decision *d = calloc(GP_MAX_DECISIONS, sizeof *d);
+    if (!pj || !d) goto out;
+    int n = 0;
+    for (int i = 0; i < jobs.n; i++) {
+        struct job *j = jobs.v[i];
+        if (j->state != JOB_RUNNING || j->conn < 0) continue;
+        struct gpjob *g = gp_get(j->id, 1);
+        if (!g) continue;
+        if (g->busy && now - g->busy_since > GP_BUSY_MAX) g->busy = 0;
+        struct pol_job *p = &pj[n++];
+        p->id = j->id;
+        p->procs = j->procs;
+        p->min = g->min > 0 ? g->min : 1;
+        p->max = g->max > 0 ? g->max : rm_total(&rm);
+        if (p->min > p->max) p->min = p->max;
+        p->malleable = j->malleable && g->control_point;
+        p->busy = g->busy || j->pending > 0;
+        p->last_resize = g->last_resize;
+        p->cost_s = resize_cost(j, g);
+        p->m = &g->m;
+    }
+    struct pol_snapshot s = {.jobs = pj, .n = n, .free = rm_free_slots(&rm), .reserve = intake_reserve(), .now = now};
+    int nd = n ? policy_decide(gpolicy, &gprm, &s, d, GP_MAX_DECISIONS) : 0;
+    for (int k = 0; k < nd; k++) {
+        struct job *j = jobs_get(&jobs, d[k].job);
+        struct gpjob *g = j ? gp_get(j->id, 0) : NULL;
+        if (!j || !g) continue;
+        char why[256] = "";
+        int rc = send_resize(j, d[k].to - d[k].from, why, sizeof why);
+        json_t *e = json_pack("{s:s, s:s, s:i, s:i, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:s}", "policy", policy_name(gpolicy),
+                              "status", rc == 0 ? "sent" : "refused", "from", d[k].from, "to", d[k].to, "reason",
+                              d[k].reason, "t_from_s", d[k].t_from, "t_to_s", d[k].t_to, "efficiency_to", d[k].eff_to,
+                              "gain_s", isfinite(d[k].gain_s) ? d[k].gain_s : -1.0, "cost_s", d[k].cost_s,
+                              "remaining_iters", d[k].remaining, "confidence", model_confidence(&g->m), "model",
+                              model_kind_name(g->m.kind));
+        if (rc != 0) json_object_set_new(e, "refused", json_string(why));
+        jobs_event(j, "policy", e, now);
+        logmsg("policy %s: job %d %d -> %d %s: %s%s%s", policy_name(gpolicy), j->id, d[k].from, d[k].to,
+               rc == 0 ? "sent" : "refused", d[k].reason, rc ? ": " : "", rc ? why : "");
+        if (rc == 0) {
+            g->busy = 1;
+            g->busy_since = now;
+            g->last_resize = now;
+        }
+    }
+out:
+    free(pj);
+    free(d);
+}

@@ -1,0 +1,213 @@
+/* background.c -- constant data moved in the background
+ * (DUCTILE_REDIST_CONSTANT=nb|wd|thread) and the pending resize that waits
+ * for it: tests at control points, adoption of the new buffers, the
+ * go/cancel message to the spawned processes, cancellation. */
+#include "engine.h"
+
+/* ------------------------------------------------------------------ NB (background) transfer of constant data
+ *
+ * With DUCTILE_REDIST_CONSTANT=nb, distributed items registered as constant
+ * (EMPI_CONSTANT) move with one MPI_Ialltoallv each, started at the resize
+ * over a duplicate of the transfer communicator, into new buffers owned by
+ * Ductile.  Until the transfer is complete the item keeps its old buffer
+ * (old processes: their old block, untouched; spawned processes: the buffer
+ * they registered, not yet filled).  Every later control point tests the
+ * requests (MPI_Test, no waiting) and agrees on completion over the world
+ * (one small MPI_Allreduce per control point, only while a transfer is
+ * pending); then every process switches the item to its new buffer at the
+ * same control point and frees the old one if Ductile owns it.  A resize
+ * decided while a transfer is pending completes it first (bounded wait);
+ * processes that leave complete their part in MPI_Finalize, asleep between
+ * tests. */
+
+struct nb_state NB = {.comm = MPI_COMM_NULL};
+
+int ductile_constant_pending(void) { return NB.active; }
+
+/* Test every request of this process: 1 when all are complete, 0 not yet,
+ * -1 on an error (the reason in NB.why; the resize then fails, the world keeps
+ * its size and data). */
+int nb_test_local(void)
+{
+    if (NB.failed) return -1;
+    int all = 1;
+    for (int i = 0; i < NB.n; i++) {
+        if (!NB.e[i].p) continue;
+        int done = 0;
+        if (redist_test(NB.e[i].p, &done) != 0) {
+            snprintf(NB.why, sizeof NB.why, "rank %d: background transfer of '%s' failed", ductile_rt.rank,
+                     NB.e[i].name);
+            NB.failed = 1;
+            return -1;
+        }
+        if (done) NB.e[i].p = NULL;
+        else all = 0;
+    }
+    if (NB.bg) {
+        int done = 0;
+        if (bg_test(NB.bg, &done) != 0) {
+            snprintf(NB.why, sizeof NB.why, "rank %d: background transfer of constant data failed", ductile_rt.rank);
+            NB.failed = 1;
+            return -1;
+        }
+        if (!done) all = 0;
+    }
+    if (all && ductile_rt.rank == ductile_rt.size - 1 && !M.spawned && test_fail("bgtransfer")) {
+        snprintf(NB.why, sizeof NB.why, "rank %d: background transfer of constant data failed (injected: "
+                 "DUCTILE_TEST_FAIL=bgtransfer)", ductile_rt.rank);
+        NB.failed = 1;
+        return -1;
+    }
+    return all;
+}
+
+/* Complete this process's part, bounded; sleeping between tests when nap.
+ * 0, or -1 (error or time limit; the reason in NB.why). */
+int nb_wait_local(int nap)
+{
+    double deadline = ductile_now() + NB_WAIT_LIMIT_S;
+    struct timespec ts = {0, (nap ? 20 : 1) * 1000 * 1000};
+    int st;
+    while ((st = nb_test_local()) == 0) {
+        if (ductile_now() > deadline) {
+            snprintf(NB.why, sizeof NB.why, "rank %d: background transfer of constant data not complete after %.0f s",
+                     ductile_rt.rank, NB_WAIT_LIMIT_S);
+            NB.failed = 1;
+            return -1;
+        }
+        nanosleep(&ts, NULL);
+    }
+    return st < 0 ? -1 : 0;
+}
+
+/* All requests complete (every process saw it): adopt the new buffers and
+ * free the old ones (adopt = 1), or drop the new ones (adopt = 0: the resize
+ * did not happen). */
+void nb_finish(int adopt)
+{
+    for (int i = 0; i < NB.n; i++) {
+        struct nb_entry *e = &NB.e[i];
+        struct reg_item *it = reg_find(e->name);
+        if (!e->has_new) continue;
+        if (!it || !adopt) { free(e->dst); continue; } /* deregistered meanwhile, or cancelled */
+        if (it->owned && it->addr && it->addr != e->dst) {
+            if (reg_is_tracked(it->addr)) reg_untrack_free(it->addr);
+            else free(it->addr);
+        }
+        it->addr = e->dst;
+        it->owned = 1;
+    }
+    if (NB.bg) {
+        bg_release(NB.bg); /* windows detached / freed only now, after every process saw completion */
+        NB.bg = NULL;
+    }
+    if (NB.comm != MPI_COMM_NULL) PMPI_Comm_free(&NB.comm);
+    free(NB.e);
+    NB.e = NULL;
+    NB.n = NB.cap = 0;
+    NB.active = 0;
+}
+
+/* A failed background transfer: forget it without touching its buffers,
+ * requests or windows (MPI may still use them). */
+void nb_abandon(void)
+{
+    free(NB.e);
+    NB.e = NULL;
+    NB.n = NB.cap = 0;
+    NB.bg = NULL;
+    NB.comm = MPI_COMM_NULL;
+    NB.active = 0;
+}
+
+/* The record of a resize whose constant data moved in the background and
+ * that switched at the control point of `iteration`. */
+void nb_note(struct report_reconfig *r, int iteration)
+{
+    r->overlap_it = iteration - NB.start_it;
+    r->background_s = ductile_now() - NB.t_start;
+    snprintf(r->reason, sizeof r->reason,
+             "constant data (%llu bytes) moved in the background: overlapped %d iteration%s at the old size "
+             "(switch at the control point of iteration %d, %.4f s after the start)%s",
+             (unsigned long long)NB.bytes, iteration - NB.start_it, iteration - NB.start_it == 1 ? "" : "s", iteration,
+             r->background_s,
+             NB.col_instead ? " by the collective (Open MPI 4: background one-sided transfers are not safe)" : "");
+    ductile_log(1, "%s", r->reason);
+}
+
+struct pending_resize PEND;
+
+/* Wait for one request, bounded, progressing the background transfer. */
+int wait_bounded(MPI_Request *rq, double limit_s)
+{
+    double deadline = ductile_now() + limit_s;
+    struct timespec ts = {0, 1000 * 1000};
+    for (;;) {
+        int flag = 0;
+        if (PMPI_Test(rq, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) return -1;
+        if (flag) return 0;
+        if (NB.active) (void)nb_test_local();
+        if (ductile_now() > deadline) return -1;
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* Old processes of a pending expansion: tell the spawned ones to switch
+ * (status 1) at `iteration` or to leave (0).  Collective over the merged
+ * communicator (the spawned processes wait in pending_wait_go). */
+void pending_go(int status, int iteration)
+{
+    struct go_msg g = {status, iteration, request_queue_position(&M.q), M.next_id, (int64_t)getpid(), ""};
+    gethostname(g.host, sizeof g.host - 1);
+    MPI_Request rq;
+    if (PMPI_Ibcast(&g, (int)sizeof g, MPI_BYTE, 0, PEND.merged, &rq) != MPI_SUCCESS ||
+        wait_bounded(&rq, NB_WAIT_LIMIT_S) != 0) {
+        fprintf(stderr, "ductile: error: rank %d: the spawned processes of resize %d did not answer within %.0f s; "
+                        "the job cannot continue\n", ductile_rt.rank, PEND.d.id, NB_WAIT_LIMIT_S);
+        fflush(stderr);
+        PMPI_Abort(MPI_COMM_WORLD, 3);
+    }
+}
+
+/* A pending resize that will not happen (old processes, collectively): the
+ * background part completes (bounded), the new buffers go, spawned processes
+ * leave, the world keeps its size and data; the record says why. */
+void pending_cancel(const char *why)
+{
+    int me = ductile_rt.rank;
+    /* a failed transfer may still hold requests on the new buffers: they are left alone (leaked) */
+    int clean = nb_wait_local(1) == 0;
+    if (!clean) nb_abandon();
+    if (PEND.expand) {
+        pending_go(0, M.iteration);
+        if (clean) nb_finish(0);
+        free_prepared(PEND.prep);
+        add_inter(PEND.inter);
+        MPI_Comm *c[] = {&PEND.nw, &PEND.np, &PEND.nx};
+        for (int i = 0; i < 3; i++)
+            if (*c[i] != MPI_COMM_NULL) PMPI_Comm_free(c[i]);
+        if (me == 0) {
+            /* the spawned processes park until this process's MPI_Finalize releases them */
+            int *lv = malloc((size_t)PEND.nnew * sizeof(int));
+            if (!lv) abort();
+            for (int i = 0; i < PEND.nnew; i++) lv[i] = PEND.ns + i;
+            add_duty(PEND.merged, lv, PEND.nnew);
+            free(lv);
+            M.zombies += PEND.nnew;
+        } else {
+            PMPI_Comm_free(&PEND.merged);
+        }
+    } else {
+        if (clean) nb_finish(0);
+        free(PEND.leaving);
+    }
+    free(PEND.o2c);
+    free(PEND.n2c);
+    PEND.active = 0;
+    request_queue_set_busy(&M.q, 0);
+    if (me == 0) {
+        struct report_reconfig rec = PEND.rec;
+        rec.total_s = ductile_now() - PEND.t_begin;
+        record_problem(&rec, "failed", why);
+    }
+}

@@ -1,0 +1,94 @@
+/* departure.c -- MPI_Finalize for the engine: removed processes park
+ * (asleep, bounded) until the process responsible for them releases them;
+ * the responsible processes release theirs, disconnect the parent/child
+ * intercommunicators and free what the engine kept. */
+#include "engine.h"
+
+int ductile_malleable_finalize_begin(void)
+{
+    if (!M.ready) return 0;
+    if (M.join_pending) {
+        /* a spawned process that never called EMPI_Get_shared: the parents wait for it */
+        fprintf(stderr, "ductile: warning: rank %d was spawned with registered data but never called "
+                        "EMPI_Get_shared; receiving it now\n", ductile_rt.rank);
+        ductile_malleable_get_shared(NULL);
+    }
+    if (PEND.active) pending_cancel("the program ended (MPI_Finalize) before the background transfer completed");
+    /* standby processes still waiting: they become removed processes (collective over the kept world) */
+    if (!M.removed && SB.active && ductile_world != SB.world) pool_release();
+    if (!M.removed) return 0;
+    if (M.park_comm != MPI_COMM_NULL) {
+        double deadline = ductile_now() + (double)ductile_rt.settings.leave_timeout;
+        struct timespec nap = {0, 30 * 1000 * 1000};
+        for (;;) {
+            int flag = 0;
+            MPI_Status st;
+            if (PMPI_Iprobe(M.park_releaser, TAG_RELEASE, M.park_comm, &flag, &st) != MPI_SUCCESS) break;
+            if (flag) {
+                int one;
+                PMPI_Recv(&one, 1, MPI_INT, M.park_releaser, TAG_RELEASE, M.park_comm, MPI_STATUS_IGNORE);
+                break;
+            }
+            if (ductile_now() > deadline) {
+                fprintf(stderr, "ductile: warning: removed process (pid %ld) waited %ld s for the job's end; "
+                                "finalizing anyway\n", (long)getpid(), ductile_rt.settings.leave_timeout);
+                break;
+            }
+            nanosleep(&nap, NULL);
+        }
+    }
+    return 1;
+}
+
+void ductile_malleable_finalize_end(void)
+{
+    if (!M.ready) return;
+    /* release the removed processes this one is responsible for (bounded waits) */
+    for (int i = 0; i < M.nduties; i++) {
+        struct duty *d = &M.duties[i];
+        MPI_Request *reqs = calloc((size_t)(d->n ? d->n : 1), sizeof *reqs);
+        static int one = 1;
+        int k = 0;
+        for (int j = 0; j < d->n && reqs; j++)
+            if (PMPI_Isend(&one, 1, MPI_INT, d->ranks[j], TAG_RELEASE, d->comm, &reqs[k]) == MPI_SUCCESS) k++;
+        double deadline = ductile_now() + 30.0;
+        struct timespec nap = {0, 5 * 1000 * 1000};
+        int done = 0;
+        while (reqs && k && !done) {
+            if (PMPI_Testall(k, reqs, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS) break;
+            if (!done) {
+                if (ductile_now() > deadline) {
+                    fprintf(stderr, "ductile: warning: could not release %d removed process%s\n", d->n,
+                            d->n == 1 ? "" : "es");
+                    break;
+                }
+                nanosleep(&nap, NULL);
+            }
+        }
+        free(reqs);
+    }
+    for (int i = 0; i < M.nduties; i++) {
+        if (M.duties[i].comm != MPI_COMM_NULL) PMPI_Comm_free(&M.duties[i].comm);
+        free(M.duties[i].ranks);
+    }
+    M.nduties = 0;
+    if (M.park_comm != MPI_COMM_NULL) PMPI_Comm_free(&M.park_comm);
+    for (int i = 0; i < M.nkeep; i++)
+        if (M.keep[i] != MPI_COMM_NULL) PMPI_Comm_free(&M.keep[i]);
+    M.nkeep = 0;
+    for (int i = 0; i < M.ninters; i++)
+        if (M.inters[i] != MPI_COMM_NULL) PMPI_Comm_disconnect(&M.inters[i]);
+    M.ninters = 0;
+    if (M.self != MPI_COMM_NULL) PMPI_Comm_free(&M.self);
+    if (!M.removed) {
+        SB.active = 0; /* a kept world that is the current one: plain world communicators */
+        drop_world_xfer(); /* prepared transfers (collective over the world) */
+        rma_win_finalize(); /* the world's one-sided window (collective over the world) */
+    }
+    free_buried();
+    free(GRAVE.p);
+    GRAVE.p = NULL;
+    GRAVE.cap = 0;
+    reg_clear();
+    M.ready = 0;
+}

@@ -1,0 +1,314 @@
+/* engine.h -- internal to the resize engine (the .c files of src/malleable, not for
+ * other folders): the engine's state, the messages between old and new
+ * processes, and the functions the engine's modules share.  Who does what:
+ *   resize.c      control point, decision, request queue entry points
+ *   policy.c      pure checks of a request (unit-tested: tests/unit/test_policy.c)
+ *   records.c     reconfiguration records, history hand-over, departed counters
+ *   world.c       world swap, removed processes' own world, transfer communicators
+ *   transfer.c    moving the registered items (all methods), buffers prepared aside
+ *   background.c  constant data moved in the background, the pending resize
+ *   spawn.c       expansion: spawn, connect, merge, commit
+ *   shrink.c      shrink: leaving ranks' data, split, commit
+ *   standby.c     the standby pool (DUCTILE_PERSISTENT)
+ *   join.c        spawned processes: join in MPI_Init, data in EMPI_Get_shared
+ *   departure.c   MPI_Finalize: removed processes park, responsible ones release
+ * Nothing here runs on the per-call path. */
+#ifndef DUCTILE_ENGINE_H
+#define DUCTILE_ENGINE_H
+
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ductile.h"
+#include "hotpath.h"
+#include "persist.h"
+#include "pmpi_exports.h"
+#include "../common/clock.h"
+#include "../common/mpierror.h"
+#include "registry.h"
+#include "redist.h"
+#include "runtime.h"
+#include "schedule.h"
+#include "worldid.h"
+#include "filekeep.h"
+#include "../redist/plan.h"
+#include "../io/iomon.h"
+#include "../monitor/report.h"
+#include "../rma/cost.h"
+#include "../rma/window.h"
+#include "../rma/xfer.h"
+#include "resize.h"
+#include "policy.h"
+#include "../core/hooks.h"
+
+#define TAG_RELEASE 0x5d18
+#define TAG_HISTORY 0x5d19
+#define TAG_ICREATE 0x5d1a
+#define TAG_STANDBY 0x5d1c
+#define BCAST_CHUNK ((int64_t)1 << 30)
+
+enum { OP_NONE = 0, OP_RESIZE = 1 };
+enum { METHOD_MERGE = 0, METHOD_BASELINE = 1 };
+
+/* Rank 0's decision, broadcast at every control point. */
+struct decision {
+    int32_t op, nd, method, redist, nb, listlen, sched_next, iteration, id;
+    int32_t auto_choice;  /* DUCTILE_REDIST=auto: redist and nb come from the cost model (src/rma/cost.c) */
+    int32_t pool;         /* DUCTILE_PERSISTENT: expand by taking the standby processes back (no spawn) */
+    char why[224];        /* its reason, for the record */
+};
+
+/* Sent by the parents to the spawned processes over the intercommunicator. */
+struct join_header {
+    int32_t status; /* 1 join, 0 cancelled (the spawn failed on the parents' side) */
+    int32_t method, redist, nb, ns, nd, nnew, iteration, sched_next, nitems, id, nhist, zombies, prepare, persistent;
+    int64_t job_pid;
+    double spawn_s, begin_epoch, start_s;
+    char job_id[64];
+};
+
+struct duty {
+    MPI_Comm comm;
+    int n;
+    int *ranks;
+};
+
+struct engine_state {
+    int ready;
+    MPI_Comm self; /* MPI_COMM_SELF duplicate with MPI_ERRORS_RETURN: rank 0 spawns from it */
+    struct request_queue q;
+    int method, redist, nb;
+    int thread_refused; /* DUCTILE_REDIST_CONSTANT=thread without MPI_THREAD_MULTIPLE: blocking instead */
+    int auto_redist;    /* DUCTILE_REDIST=auto (src/rma/cost.c) */
+    double last_cp, t_it; /* rank 0: time of the last control point, seconds per iteration (smoothed) */
+    int spawned, removed;
+    int iteration;
+    int zombies; /* removed processes of this job still alive (they hold slots), standby ones included */
+    int persistent; /* DUCTILE_PERSISTENT (src/malleable/persist.c) */
+    int rma_shared; /* DUCTILE_RMA_MEMORY=shared: new blocks of rma-* transfers in shared windows */
+    int iter_api;   /* the program calls EMPI_Get_iteration: a standby process can come back */
+    MPI_Comm xfer;  /* persistent mode: the world's transfer communicator (prepared transfers live on it) */
+    /* a spawned process between MPI_Init and EMPI_Get_shared */
+    int join_pending, join_done;
+    MPI_Comm join_comm;
+    struct join_header jh;
+    struct reg_desc *jdesc;
+    double join_merge_s;
+    /* parent/child intercommunicators, disconnected at MPI_Finalize */
+    MPI_Comm *inters;
+    int ninters, capinters;
+    /* communicators freed at MPI_Finalize */
+    MPI_Comm *keep;
+    int nkeep, capkeep;
+    /* removed processes this one releases at MPI_Finalize */
+    struct duty *duties;
+    int nduties, capduties;
+    /* where this removed process waits for its release */
+    MPI_Comm park_comm;
+    int park_releaser;
+    /* reconfiguration records (complete on the world's rank 0) */
+    struct report_reconfig *hist;
+    int nhist, caphist, next_id;
+    /* counters of the processes that left the world (complete on the world's rank 0) */
+    struct report_departed *dep;
+    int ndep, capdep;
+};
+extern struct engine_state M;
+
+/* DUCTILE_PERSISTENT: the standby pool.  After a shrink of world W (nbig
+ * processes) to its first nsmall ranks, the leaving processes stand by
+ * inside the control point, and W's communicators stay alive on all its
+ * members, with the prepared transfers on W's transfer communicator.  An
+ * expansion from nsmall back to nbig wakes them (no spawn, no merge) and
+ * reuses those transfers; any other resize, or the end of the job, releases
+ * them (they become ordinary removed processes). */
+struct standby_pool {
+    int active;                 /* this process belongs to a kept world W */
+    int waiting;                /* this process stands by */
+    MPI_Comm world, priv, xfer; /* W's virtual world, private and transfer communicators */
+    int nbig, nsmall;
+    int left_at;                /* the iteration of the shrink that formed the pool */
+};
+extern struct standby_pool SB;
+
+/* Sent by the kept world's rank 0 to each standby process. */
+enum { STANDBY_WAKE = 1, STANDBY_RELEASE = 2 };
+/* Old blocks of arrays moved by the one-sided methods over a dynamic window
+ * with Open MPI 4.1's osc/ucx: freed at the next control point, not right
+ * after the transfer.  Measured: freeing them at once crashed 3 runs in 5
+ * (64 MiB arrays, rma-lockall) -- UCX's shared-memory transport was still
+ * copying from the unmapped block while it progressed the next collective;
+ * with the free one iteration later, 0 crashes in 10. */
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
+#define DEFER_RMA_FREE 1
+#else
+#define DEFER_RMA_FREE 0
+#endif
+/* Background (Wait Drains, Threading) one-sided transfers of constant data
+ * with Open MPI 4.1's osc/ucx are not safe while the program goes on with its
+ * own MPI calls: with 64 MiB of constant data, 1 -> 2 -> 4 -> 2 -> 1 -> 4 -> 1,
+ * rma-lock(all)+thread crashed or delivered wrong rows in 2 of 24 runs (1 of
+ * 36 with old blocks freed a control point later, 6 of 40 with
+ * DUCTILE_RMA_WINDOW=create), rma-lock(all)+wd in 1 of 80, always inside
+ * UCX's shared-memory transport (uct_mm_ep_am_bcopy reading an unmapped
+ * address); without that transport (UCX_TLS=^mm) Wait Drains hung instead.
+ * The collective versions of the same strategies had no failure (19 runs).
+ * There the constant data moves by the collective in the background; the
+ * variable data still moves by the one-sided method. */
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
+#define RMA_BACKGROUND_UNSAFE 1
+#else
+#define RMA_BACKGROUND_UNSAFE 0
+#endif
+struct grave {
+    void **p;
+    int n, cap;
+};
+extern struct grave GRAVE;
+
+struct xfer_times {
+    double plan_s, transfer_s;
+    uint64_t bytes;
+    double window_s; /* rma-*: window set-up (src/rma/), not part of transfer_s */
+    double prepare_s; /* persistent mode: set-up of prepared transfers, not part of transfer_s */
+    int n_prepared, n_reused; /* persistent mode: arrays whose transfer was prepared now / reused */
+    int n_shared;             /* ... of which by direct copies from shared blocks (DUCTILE_RMA_MEMORY=shared) */
+};
+
+/* Constant-data strategies (DUCTILE_REDIST_CONSTANT, CONST_* in policy.h), carried in decision.nb / join_header.nb. */
+static const char *const const_label[] = {"", "+nb", "+wd", "+thread"};
+static const char *const redist_label[] = {"col", "p2p", "rma-lock", "rma-lockall", "rma-fence"};
+
+
+#define NB_WAIT_LIMIT_S 300.0
+
+struct nb_entry {
+    char name[REG_NAME_MAX];
+    struct redist_pending *p; /* NULL once complete */
+    void *dst;                /* my new buffer (NULL: no new block here) */
+    int has_new;
+};
+struct nb_state {
+    int active;
+    MPI_Comm comm;
+    struct nb_entry *e;
+    int n, cap;
+    int id, start_it;
+    uint64_t bytes;
+    double t_start;
+    struct bg_group *bg; /* WD / Threading (src/rma/xfer.c): all constant items of the resize */
+    int col_instead;     /* one-sided method asked, constant data moved by the collective (RMA_BACKGROUND_UNSAFE) */
+    int failed;          /* this process's part failed (why) */
+    char why[200];
+};
+extern struct nb_state NB;
+
+
+/* A resize whose constant data moves in the background (seed 000, MaM): the
+ * sources go on iterating at the old size, the new processes wait inside
+ * EMPI_Get_shared, and the world switches at the first control point where
+ * every process's part is complete (agreed over the old world).  Until then
+ * the decision, the new communicators and the layout live here. */
+struct pending_resize {
+    int active; /* started, not yet switched */
+    int expand, bg;
+    struct decision d;
+    double t_begin;
+    struct report_reconfig rec;
+    int nitems, warm, ns, nd, nnew;
+    void **prep;
+    MPI_Comm merged, inter, nw, np, nx; /* expand */
+    int *o2c, *n2c;
+    char *leaving; /* shrink */
+    int standby, my_new, new0;
+    char list[RESIZE_LIST_MAX];
+    struct redist_layout L;
+    struct xfer_times xt; /* the background start */
+};
+extern struct pending_resize PEND;
+
+/* Parents -> spawned processes at the switch (or the cancellation). */
+struct go_msg {
+    int32_t status; /* 1 switch now, 0 cancelled: leave */
+    int32_t iteration, sched_next, next_id;
+    int64_t pid; /* the parents' rank 0 (the releaser) */
+    char host[64];
+};
+
+/* Phases of transfer_items: everything blocking; only the constant
+ * distributed items, started in the background with strategy nb; everything
+ * but those (at the control point where the background part is complete). */
+enum { XF_ALL = 0, XF_BG = 1, XF_REST = 2 };
+
+/* records.c */
+double epoch(void);
+void *grow(void *arr, int *cap, int need, size_t elem);
+void add_inter(MPI_Comm c);
+void add_keep(MPI_Comm c);
+void add_duty(MPI_Comm c, const int *ranks, int n);
+void add_record(const struct report_reconfig *r);
+double record_total(const struct report_reconfig *r, double elapsed_rank0);
+void reduce_times(struct xfer_times *t, int root, MPI_Comm comm);
+void note_transfer(struct report_reconfig *r, const struct xfer_times *xt);
+void send_history(int to, MPI_Comm comm);
+void recv_history(int from, MPI_Comm comm);
+void gather_departed(MPI_Comm comm, int root, const char *leaving, int iteration);
+void fill_record(struct report_reconfig *r, int id, int it, int from, int to, int method, int redist, int nb);
+void record_problem(struct report_reconfig *r, const char *status, const char *reason);
+/* world.c */
+void set_world(MPI_Comm world, MPI_Comm priv);
+void new_world_from(MPI_Comm base, MPI_Comm *w, MPI_Comm *p);
+void leave_world(void);
+MPI_Comm world_xfer(void);
+void release_transfers(MPI_Comm x);
+void drop_world_xfer(void);
+void free_block(void *p);
+void bury(void *p);
+void free_buried(void);
+/* transfer.c */
+int test_fail(const char *step);
+int bg_wanted(int nb);
+int transfer_items(const struct redist_layout *L, int has_new, int method, int nb, int phase, int id, int iteration,
+                   void **prep, int warm, struct xfer_times *t, char *err, size_t errlen);
+void fatal_transfer(const char *what, MPI_Comm comm);
+void **prepare_buffers(int ns, int nd, int me, int nb);
+void free_prepared(void **prep);
+/* background.c */
+int nb_test_local(void);
+int nb_wait_local(int nap);
+void nb_finish(int adopt);
+void nb_abandon(void);
+void nb_note(struct report_reconfig *r, int iteration);
+int wait_bounded(MPI_Request *rq, double limit_s);
+void pending_go(int status, int iteration);
+void pending_cancel(const char *why);
+/* resize.c */
+void note_choice(struct report_reconfig *r, const struct decision *d);
+/* spawn.c */
+void expand(const struct decision *d, const char *hosts, double t_begin, double begin_epoch);
+void expand_commit(int iteration);
+/* shrink.c */
+void shrink(const struct decision *d, const char *list, double t_begin);
+void shrink_commit(int iteration);
+/* standby.c */
+void pool_join(const struct decision *d, struct xfer_times *xt);
+void pool_dissolve(int left_at);
+void pool_send(int op, const struct decision *d);
+void pool_release(void);
+void pool_wake(const struct decision *d, double t_begin);
+void standby_wait(void);
+
+#endif

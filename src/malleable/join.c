@@ -1,0 +1,264 @@
+/* join.c -- the spawned processes' side of an expansion: joining the
+ * parents inside MPI_Init (ductile_malleable_init), checking the
+ * registration and receiving the data in EMPI_Get_shared. */
+#include "engine.h"
+
+/* ------------------------------------------------------------------ init / join */
+
+static void join_parents(MPI_Comm parent)
+{
+    PMPI_Comm_set_errhandler(parent, MPI_ERRORS_RETURN);
+    struct join_header h;
+    memset(&h, 0, sizeof h);
+    int rc = PMPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, parent);
+    if (rc != MPI_SUCCESS || !h.status) {
+        /* the parents gave up on this expansion: leave quietly */
+        PMPI_Comm_disconnect(&parent);
+        PMPI_Finalize();
+        _exit(0);
+    }
+    M.spawned = 1;
+    M.jh = h;
+    if (h.nitems) {
+        M.jdesc = calloc((size_t)h.nitems, sizeof *M.jdesc);
+        if (!M.jdesc) abort();
+        PMPI_Bcast(M.jdesc, h.nitems * (int)sizeof *M.jdesc, MPI_BYTE, 0, parent);
+    }
+    double tm = ductile_now();
+    /* the parents' rank 0 spawned us alone: merge with it, then meet all parents */
+    MPI_Comm m0, inter, merged;
+    PMPI_Intercomm_merge(parent, 1, &m0);
+    PMPI_Intercomm_create(MPI_COMM_WORLD, 0, m0, 0, TAG_ICREATE, &inter);
+    PMPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+    PMPI_Intercomm_merge(inter, 1, &merged);
+    PMPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
+    PMPI_Comm_free(&m0);
+    add_inter(parent);
+    add_inter(inter);
+    snprintf(ductile_rt.job_id, sizeof ductile_rt.job_id, "%s", h.job_id);
+    ductile_rt.job_pid = (long)h.job_pid;
+    M.iteration = h.iteration;
+    M.zombies = h.zombies + (h.method == METHOD_BASELINE ? h.ns : 0);
+    request_queue_set_position(&M.q, h.sched_next);
+    if (h.id >= M.next_id) M.next_id = h.id + 1;
+    if (h.method == METHOD_BASELINE) {
+        /* the spawned processes are the new world (already set up from their MPI_COMM_WORLD) */
+        /* the history comes at the switch (EMPI_Get_shared), when the old processes leave */
+    } else {
+        MPI_Comm nw, np, oldp = ductile_rt.private_comm;
+        new_world_from(merged, &nw, &np);
+        if (h.persistent) { /* the new world's transfer communicator (the parents make it at the same point) */
+            PMPI_Comm_dup(np, &M.xfer);
+            PMPI_Comm_set_errhandler(M.xfer, MPI_ERRORS_RETURN);
+        }
+        set_world(nw, np);
+        PMPI_Comm_free(&oldp);
+    }
+    M.join_merge_s = ductile_now() - tm;
+    M.join_comm = merged;
+    M.join_pending = 1;
+    if (!h.nitems) ductile_malleable_get_shared(NULL);
+    ductile_log(1, "joined as rank %d of %d at iteration %d", ductile_rt.rank, ductile_rt.size, h.iteration);
+}
+
+void ductile_malleable_init(void)
+{
+    struct resize_request *rs = NULL;
+    int n = 0;
+    char err[512];
+    const struct ductile_settings *s = &ductile_rt.settings;
+    if (s->schedule && *s->schedule && schedule_parse(s->schedule, &rs, &n, err, sizeof err) != 0) {
+        rs = NULL;
+        n = 0;
+    }
+    request_queue_init(&M.q, rs, n);
+    M.method = s->resize_method && strcmp(s->resize_method, "baseline") == 0 ? METHOD_BASELINE : METHOD_MERGE;
+    const char *rd = s->redist ? s->redist : "col", *rc = s->redist_constant ? s->redist_constant : "blocking";
+    M.auto_redist = strcmp(rd, "auto") == 0;
+    M.redist = strcmp(rd, "p2p") == 0           ? REDIST_P2P
+               : strcmp(rd, "rma-lock") == 0    ? REDIST_RMA_LOCK
+               : strcmp(rd, "rma-lockall") == 0 ? REDIST_RMA_LOCKALL
+                                                : REDIST_COL;
+    M.nb = policy_const_strategy(rc);
+    redist_rma_create = s->rma_window && strcmp(s->rma_window, "create") == 0;
+    if (strcmp(rd, "rma-fence") == 0) M.redist = REDIST_RMA_FENCE;
+    M.persistent = s->persistent && M.method == METHOD_MERGE;
+    M.rma_shared = M.persistent && s->rma_memory && strcmp(s->rma_memory, "shared") == 0;
+    if (s->persistent && !M.persistent && ductile_rt.rank == 0)
+        fprintf(stderr, "ductile: note: DUCTILE_PERSISTENT=1 does not apply to the baseline method (every resize "
+                        "replaces all processes); transfers are not kept\n");
+    int note = 0;
+    M.nb = policy_const_effective(M.nb, M.redist == REDIST_RMA_LOCK || M.redist == REDIST_RMA_LOCKALL, rma_thread_ok(),
+                                  &note);
+    if (note == 1) {
+        /* NB does not apply to one-sided methods (sources cannot tell when reads are done): Wait Drains */
+        if (ductile_rt.rank == 0)
+            fprintf(stderr, "ductile: note: DUCTILE_REDIST_CONSTANT=nb does not apply to %s (the sources cannot tell "
+                            "when the drains' reads are done); using wd (Wait Drains)\n", rd);
+    }
+    if (note == 2) {
+        /* never run the Threading strategy without MPI_THREAD_MULTIPLE */
+        M.thread_refused = 1;
+        if (ductile_rt.rank == 0)
+            fprintf(stderr, "ductile: DUCTILE_REDIST_CONSTANT=thread refused: it needs MPI_THREAD_MULTIPLE, and this "
+                            "program has thread level %d (initialise MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, "
+                            "...) with an MPI that provides it); constant data moves blocking\n",
+                    ductile_rt.thread_level);
+    }
+    PMPI_Comm_set_errhandler(ductile_rt.private_comm, MPI_ERRORS_RETURN);
+    PMPI_Comm_dup(MPI_COMM_SELF, &M.self);
+    PMPI_Comm_set_errhandler(M.self, MPI_ERRORS_RETURN);
+    M.ready = 1;
+    MPI_Comm parent = MPI_COMM_NULL;
+    PMPI_Comm_get_parent(&parent);
+    if (parent != MPI_COMM_NULL && ductile_spawned_by_ductile()) join_parents(parent); /* marker hook: only our children */
+}
+
+static int check_descs(char *err, size_t errlen)
+{
+    if (reg_count() != M.jh.nitems) {
+        snprintf(err, errlen, "this spawned process registered %d items, the running ones %d", reg_count(),
+                 M.jh.nitems);
+        return -1;
+    }
+    for (int i = 0; i < M.jh.nitems; i++) {
+        const struct reg_desc *a = &M.jdesc[i], *b = &reg_at(i)->d;
+        if (strcmp(a->name, b->name) != 0 || a->kind != b->kind || a->extent != b->extent ||
+            a->nrows != b->nrows || a->row_elems != b->row_elems || a->elems != b->elems ||
+            a->constant != b->constant) {
+            snprintf(err, errlen, "registered item %d ('%s') differs from the running processes' ('%s')", i, b->name,
+                     a->name);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* A spawned process whose parents cancelled the resize (the program ended
+ * before the background transfer completed): leave quietly. */
+static void join_cancelled(int64_t releaser_pid, const char *releaser_host)
+{
+    ductile_log(1, "the resize that spawned this process was cancelled; leaving at the job's end");
+    /* a removed process: parked (asleep) until the parents' rank 0 releases it at its MPI_Finalize,
+     * as processes removed by a shrink (with MPICH, spawned processes that end while their parents
+     * run get the whole job killed by the launcher) */
+    if (M.xfer != MPI_COMM_NULL) PMPI_Comm_free(&M.xfer);
+    MPI_Comm oldp = ductile_rt.private_comm;
+    leave_world(); /* frees the merged world */
+    if (oldp != MPI_COMM_NULL) PMPI_Comm_free(&oldp);
+    M.park_comm = M.join_comm; /* merged: the parents' rank 0 is its rank 0 */
+    M.join_comm = MPI_COMM_NULL;
+    M.park_releaser = 0;
+    ductile_malleable_finalize_begin();
+    ductile_malleable_finalize_end();
+    /* under MPI_THREAD_MULTIPLE the merged world (spanning the parents) was only
+     * retired by leave_world: freed here, as in ductile_runtime_finalize */
+    ductile_runtime_end_worlds();
+    PMPI_Finalize();
+    fflush(NULL);
+    /* MPICH's launcher kills the parents when their spawned processes are all gone first:
+     * end after the releaser (on this host; bounded) */
+    char host[64] = "";
+    gethostname(host, sizeof host - 1);
+    struct timespec nap = {0, 10 * 1000 * 1000};
+    for (int i = 0; i < 1000 && releaser_pid > 0 && strcmp(host, releaser_host) == 0 &&
+                    kill((pid_t)releaser_pid, 0) == 0; i++)
+        nanosleep(&nap, NULL);
+    _exit(0);
+}
+
+int ductile_malleable_get_shared(int *iteration)
+{
+    if (!M.join_pending) {
+        if (iteration && M.spawned) *iteration = M.jh.iteration + 1;
+        return 0;
+    }
+    M.join_pending = 0;
+    struct join_header *h = &M.jh;
+    MPI_Comm merged = M.join_comm;
+    int me = -1;
+    PMPI_Comm_rank(merged, &me);
+    int baseline = h->method == METHOD_BASELINE;
+    int child = me - h->ns;
+    struct xfer_times xt, xb;
+    memset(&xt, 0, sizeof xt);
+    memset(&xb, 0, sizeof xb);
+    int *o2c = malloc((size_t)h->ns * sizeof(int)), *n2c = malloc((size_t)h->nd * sizeof(int));
+    if (!o2c || !n2c) abort();
+    for (int i = 0; i < h->ns; i++) o2c[i] = i;
+    for (int j = 0; j < h->nd; j++) n2c[j] = baseline ? h->ns + j : j;
+    struct redist_layout L = {M.xfer != MPI_COMM_NULL ? M.xfer : merged, h->ns + h->nnew, h->ns, h->nd, -1,
+                              baseline ? child : me, o2c, n2c};
+    char err[512];
+    if (h->nitems && check_descs(err, sizeof err) != 0) {
+        fprintf(stderr, "ductile: error: rank %d: %s; aborting\n", ductile_rt.rank, err);
+        fflush(stderr);
+        PMPI_Abort(merged, 3);
+    }
+    int bg = h->nitems && bg_wanted(h->nb), start_it = h->iteration;
+    if (bg) {
+        /* constant data arrives in the background while the old processes go on at
+         * the old size; wait here (asleep between tests) for the switch */
+        if (transfer_items(&L, 1, h->redist, h->nb, XF_BG, h->id, h->iteration, NULL, h->prepare, &xb, err,
+                           sizeof err) != 0)
+            fatal_transfer(err, merged);
+        struct go_msg g;
+        memset(&g, 0, sizeof g);
+        MPI_Request rq;
+        if (PMPI_Ibcast(&g, (int)sizeof g, MPI_BYTE, 0, merged, &rq) != MPI_SUCCESS ||
+            wait_bounded(&rq, (double)ductile_rt.settings.leave_timeout + NB_WAIT_LIMIT_S) != 0) {
+            fprintf(stderr, "ductile: error: spawned rank %d: the running processes did not switch to the new size "
+                            "in time; the job cannot continue\n", ductile_rt.rank);
+            fflush(stderr);
+            PMPI_Abort(merged, 3);
+        }
+        if (g.status != 1) join_cancelled(g.pid, g.host); /* leaving: the new buffers go with the process */
+        if (nb_wait_local(1) != 0) fatal_transfer(NB.why, merged); /* the parents saw it complete */
+        nb_finish(1);
+        h->iteration = g.iteration;
+        M.iteration = g.iteration;
+        request_queue_set_position(&M.q, g.sched_next);
+        if (g.next_id > M.next_id) M.next_id = g.next_id;
+    }
+    if (baseline && me == h->ns) recv_history(0, merged);
+    if (h->nitems) {
+        if (transfer_items(&L, 1, h->redist, CONST_BLOCKING, bg ? XF_REST : XF_ALL, h->id, h->iteration, NULL,
+                           h->prepare, &xt, err, sizeof err) != 0)
+            fatal_transfer(err, merged);
+        xt.transfer_s += xb.transfer_s;
+        xt.window_s += xb.window_s;
+        xt.bytes += xb.bytes;
+        reduce_times(&xt, n2c[0], merged);
+        rma_win_transfer_done(!baseline);
+    }
+    if (iteration) *iteration = h->iteration + 1;
+    free(o2c);
+    free(n2c);
+    if (baseline) {
+        if (me == h->ns) {
+            int *lv = malloc((size_t)h->ns * sizeof(int));
+            if (!lv) abort();
+            for (int i = 0; i < h->ns; i++) lv[i] = i;
+            add_duty(merged, lv, h->ns);
+            free(lv);
+            struct report_reconfig rec;
+            fill_record(&rec, h->id, start_it, h->ns, h->nd, h->method, h->redist, h->nb);
+            rec.start_s = h->start_s;
+            rec.spawn_s = h->spawn_s;
+            rec.merge_s = M.join_merge_s;
+            note_transfer(&rec, &xt);
+            if (bg) nb_note(&rec, h->iteration);
+            rec.total_s = epoch() - h->begin_epoch;
+            add_record(&rec);
+        } else {
+            add_keep(merged);
+        }
+    } else {
+        PMPI_Comm_free(&merged);
+    }
+    M.join_comm = MPI_COMM_NULL;
+    free(M.jdesc);
+    M.jdesc = NULL;
+    if (!baseline && !h->persistent) ductile_files_reattach(); /* file hook: the world's open files, with the parents */
+    return 0;
+}

@@ -1,0 +1,67 @@
+/* policy.c -- pure checks of a resize request and of the constant-data
+ * strategy (see policy.h).  Called by rank 0's decision in resize.c. */
+#include "policy.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "schedule.h"
+
+int policy_check(const struct policy_request *r, char *list, size_t listlen, char *why, size_t whylen)
+{
+    int ns = r->ns, nd = r->nd;
+    const char *rl = r->req_list ? r->req_list : "";
+    why[0] = '\0';
+    list[0] = '\0';
+    if (nd < 1)
+        snprintf(why, whylen, "shrinking below one process (%d %+d) is not possible", ns, nd - ns);
+    else if (nd == ns)
+        snprintf(why, whylen, "the world already has %d process%s", ns, ns == 1 ? "" : "es");
+    else if (r->sparse)
+        snprintf(why, whylen, "sparse (EMPI_Register_sparse) data cannot be redistributed yet");
+    if (!why[0] && (nd > ns || r->baseline)) {
+        const char *hosts = rl[0] && nd > ns ? rl : r->spawn_hosts;
+        char e[300];
+        if (hosts && *hosts && schedule_check_hosts(hosts, NULL, e, sizeof e) != 0)
+            snprintf(why, whylen, "%s", e);
+        else if (hosts) snprintf(list, listlen, "%s", hosts);
+        if (nd < ns) list[0] = '\0'; /* baseline shrink: placement by the launcher */
+        if (nd < ns && rl[0] && !why[0])
+            snprintf(why, whylen, "the baseline method replaces every process: a list of leaving ranks makes no sense");
+    } else if (!why[0] && rl[0]) {
+        int ranks[RESIZE_LIST_MAX];
+        char e[300];
+        int n = schedule_parse_ranks(rl, ranks, RESIZE_LIST_MAX, e, sizeof e);
+        if (n < 0) snprintf(why, whylen, "%s", e);
+        else if (n != ns - nd) snprintf(why, whylen, "%d ranks listed to leave, %d must", n, ns - nd);
+        for (int i = 0; i < n && !why[0]; i++)
+            if (ranks[i] >= ns) snprintf(why, whylen, "rank %d does not exist (world of %d)", ranks[i], ns);
+        if (!why[0]) snprintf(list, listlen, "%s", rl);
+    }
+    if (why[0]) {
+        list[0] = '\0';
+        return -1;
+    }
+    return 0;
+}
+
+int policy_const_strategy(const char *s)
+{
+    if (!s) return CONST_BLOCKING;
+    return strcmp(s, "nb") == 0 ? CONST_NB : strcmp(s, "wd") == 0 ? CONST_WD : strcmp(s, "thread") == 0 ? CONST_THREAD
+                                                                                                    : CONST_BLOCKING;
+}
+
+int policy_const_effective(int strategy, int one_sided_lock, int thread_multiple, int *note)
+{
+    *note = 0;
+    if (strategy == CONST_NB && one_sided_lock) {
+        *note = 1;
+        return CONST_WD;
+    }
+    if (strategy == CONST_THREAD && !thread_multiple) {
+        *note = 2;
+        return CONST_BLOCKING;
+    }
+    return strategy;
+}

@@ -1,0 +1,210 @@
+/* records.c -- reconfiguration records (complete on the world's rank 0):
+ * filling, failures and refusals, reduced phase times, the hand-over of the
+ * history to a new rank 0, and the counters of processes that left. */
+#include "engine.h"
+
+double epoch(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (double)tv.tv_sec + 1e-6 * (double)tv.tv_usec;
+}
+
+void *grow(void *arr, int *cap, int need, size_t elem)
+{
+    if (need <= *cap) return arr;
+    int nc = *cap ? 2 * *cap : 8;
+    while (nc < need) nc *= 2;
+    void *p = realloc(arr, (size_t)nc * elem);
+    if (!p) {
+        fprintf(stderr, "ductile: error: out of memory\n");
+        abort();
+    }
+    *cap = nc;
+    return p;
+}
+
+void add_inter(MPI_Comm c)
+{
+    M.inters = grow(M.inters, &M.capinters, M.ninters + 1, sizeof *M.inters);
+    M.inters[M.ninters++] = c;
+}
+
+void add_keep(MPI_Comm c)
+{
+    M.keep = grow(M.keep, &M.capkeep, M.nkeep + 1, sizeof *M.keep);
+    M.keep[M.nkeep++] = c;
+}
+
+void add_duty(MPI_Comm c, const int *ranks, int n)
+{
+    M.duties = grow(M.duties, &M.capduties, M.nduties + 1, sizeof *M.duties);
+    struct duty *d = &M.duties[M.nduties++];
+    d->comm = c;
+    d->n = n;
+    d->ranks = malloc((size_t)(n ? n : 1) * sizeof(int));
+    if (!d->ranks) abort();
+    memcpy(d->ranks, ranks, (size_t)n * sizeof(int));
+}
+
+void add_record(const struct report_reconfig *r)
+{
+    M.hist = grow(M.hist, &M.caphist, M.nhist + 1, sizeof *M.hist);
+    M.hist[M.nhist++] = *r;
+    if (r->id >= M.next_id) M.next_id = r->id + 1;
+    if (ductile_rt.rank == 0) DUCTILE_HOOK_VOID(on_resize_recorded, (r)); /* tell the controller (no-op without one) */
+}
+
+const struct report_reconfig *ductile_malleable_history(int *n)
+{
+    *n = M.nhist;
+    return M.hist;
+}
+
+const struct report_departed *ductile_malleable_departed(int *n)
+{
+    *n = M.ndep;
+    return M.dep;
+}
+
+/* Max of the times, sum of the bytes, at `root` of comm. */
+/* A record's total: rank 0's elapsed time, or the sum of its phases when that
+ * is longer -- the phases are maxima over ranks (reduce_times), and the
+ * slowest rank's transfer may outlast rank 0's view of the whole resize. */
+double record_total(const struct report_reconfig *r, double elapsed_rank0)
+{
+    double phases = r->spawn_s + r->merge_s + r->plan_s + r->transfer_s + r->window_s + r->prepare_s;
+    return phases > elapsed_rank0 ? phases : elapsed_rank0;
+}
+
+void reduce_times(struct xfer_times *t, int root, MPI_Comm comm)
+{
+    double in[4] = {t->plan_s, t->transfer_s, t->window_s, t->prepare_s}, out[4] = {0, 0, 0, 0};
+    unsigned long long b = t->bytes, bsum = 0;
+    int n[3] = {t->n_prepared, t->n_reused, t->n_shared}, nmax[3] = {0, 0, 0};
+    PMPI_Reduce(in, out, 4, MPI_DOUBLE, MPI_MAX, root, comm);
+    PMPI_Reduce(&b, &bsum, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, root, comm);
+    PMPI_Reduce(n, nmax, 3, MPI_INT, MPI_MAX, root, comm);
+    int me = -1;
+    PMPI_Comm_rank(comm, &me);
+    if (me == root) {
+        t->plan_s = out[0];
+        t->transfer_s = out[1];
+        t->window_s = out[2];
+        t->prepare_s = out[3];
+        t->bytes = bsum;
+        t->n_prepared = nmax[0];
+        t->n_reused = nmax[1];
+        t->n_shared = nmax[2];
+    }
+}
+
+/* A record's times from the reduced transfer times (the world's new rank 0). */
+void note_transfer(struct report_reconfig *r, const struct xfer_times *xt)
+{
+    r->plan_s = xt->plan_s;
+    r->transfer_s = xt->transfer_s;
+    r->window_s = xt->window_s;
+    r->prepare_s = xt->prepare_s;
+    r->bytes_moved = xt->bytes;
+    r->shared_memory = xt->n_shared > 0;
+    if (M.persistent)
+        snprintf(r->persistent, sizeof r->persistent, "%s",
+                 xt->n_prepared == 0 && xt->n_reused > 0 ? "reused" : xt->n_prepared + xt->n_reused ? "prepared" : "");
+}
+
+/* History of reconfigurations and the departed processes' counters: old rank 0
+ * hands them to the new rank 0. */
+void send_history(int to, MPI_Comm comm)
+{
+    int n[2] = {M.nhist, M.ndep};
+    PMPI_Send(n, 2, MPI_INT, to, TAG_HISTORY, comm);
+    if (n[0]) PMPI_Send(M.hist, n[0] * (int)sizeof *M.hist, MPI_BYTE, to, TAG_HISTORY, comm);
+    for (int i = 0; i < n[1]; i++) /* one message each: a departed entry is about 20 KB */
+        PMPI_Send(&M.dep[i], (int)sizeof *M.dep, MPI_BYTE, to, TAG_HISTORY, comm);
+}
+
+void recv_history(int from, MPI_Comm comm)
+{
+    int n[2] = {0, 0};
+    PMPI_Recv(n, 2, MPI_INT, from, TAG_HISTORY, comm, MPI_STATUS_IGNORE);
+    M.hist = grow(M.hist, &M.caphist, n[0], sizeof *M.hist);
+    if (n[0]) PMPI_Recv(M.hist, n[0] * (int)sizeof *M.hist, MPI_BYTE, from, TAG_HISTORY, comm, MPI_STATUS_IGNORE);
+    M.nhist = n[0];
+    for (int i = 0; i < n[0]; i++)
+        if (M.hist[i].id >= M.next_id) M.next_id = M.hist[i].id + 1;
+    M.dep = grow(M.dep, &M.capdep, n[1], sizeof *M.dep);
+    for (int i = 0; i < n[1]; i++)
+        PMPI_Recv(&M.dep[i], (int)sizeof *M.dep, MPI_BYTE, from, TAG_HISTORY, comm, MPI_STATUS_IGNORE);
+    M.ndep = n[1];
+}
+
+/* The leaving processes (leaving[r] set, or all when leaving is NULL) send
+ * their counters in the report's form to `root`, which appends them to its
+ * list of departed processes.  Collective over comm (the old world's private
+ * communicator, so that ranks are former ranks); the staying ranks contribute
+ * nothing. */
+void gather_departed(MPI_Comm comm, int root, const char *leaving, int iteration)
+{
+    int me = 0, n = 0;
+    PMPI_Comm_rank(comm, &me);
+    PMPI_Comm_size(comm, &n);
+    int leaves = !leaving || leaving[me];
+    struct report_departed *mine = NULL;
+    if (leaves) {
+        mine = calloc(1, sizeof *mine);
+        if (!mine) abort();
+        ductile_report_snapshot(me, ductile_ticks(), &mine->who, mine->fns);
+        mine->left_at_iteration = iteration;
+    }
+    int *counts = NULL, *displs = NULL, k = 0;
+    if (me == root) {
+        counts = calloc((size_t)n, sizeof *counts);
+        displs = calloc((size_t)n, sizeof *displs);
+        if (!counts || !displs) abort();
+        for (int r = 0; r < n; r++) {
+            int l = !leaving || leaving[r];
+            counts[r] = l ? (int)sizeof *mine : 0;
+            displs[r] = k * (int)sizeof *mine;
+            k += l;
+        }
+        M.dep = grow(M.dep, &M.capdep, M.ndep + k, sizeof *M.dep);
+    }
+    char dummy = 0;
+    PMPI_Gatherv(mine ? (void *)mine : (void *)&dummy, leaves ? (int)sizeof *mine : 0, MPI_BYTE,
+                 me == root ? (void *)(M.dep + M.ndep) : NULL, counts, displs, MPI_BYTE, root, comm);
+    if (me == root) M.ndep += k;
+    free(mine);
+    free(counts);
+    free(displs);
+}
+
+void fill_record(struct report_reconfig *r, int id, int it, int from, int to, int method, int redist, int nb)
+{
+    memset(r, 0, sizeof *r);
+    r->id = id;
+    r->iteration = it;
+    r->from = from;
+    r->to = to;
+    snprintf(r->kind, sizeof r->kind, "%s", to > from ? "expand" : "shrink");
+    snprintf(r->method, sizeof r->method, "%s", method == METHOD_BASELINE ? "baseline" : "merge");
+    snprintf(r->redist, sizeof r->redist, "%s%s", redist_label[redist >= 0 && redist < 5 ? redist : 0],
+             const_label[nb >= 0 && nb < 4 ? nb : 0]);
+    r->overlap_it = -1;
+    snprintf(r->choice, sizeof r->choice, "setting");
+    if (M.thread_refused)
+        snprintf(r->reason, sizeof r->reason, "DUCTILE_REDIST_CONSTANT=thread refused: MPI_THREAD_MULTIPLE not "
+                 "provided (thread level %d); constant data moved blocking", ductile_rt.thread_level);
+    snprintf(r->status, sizeof r->status, "ok");
+    r->start_s = ductile_elapsed();
+}
+
+void record_problem(struct report_reconfig *r, const char *status, const char *reason)
+{
+    snprintf(r->status, sizeof r->status, "%s", status);
+    snprintf(r->reason, sizeof r->reason, "%s", reason);
+    fprintf(stderr, "ductile: resize %d -> %d at iteration %d %s: %s; continuing with %d process%s\n", r->from,
+            r->to, r->iteration, status, reason, r->from, r->from == 1 ? "" : "es");
+    fflush(stderr);
+    add_record(r);
+}

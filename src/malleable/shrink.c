@@ -1,0 +1,159 @@
+/* shrink.c -- shrinking by the Merge method: the leaving ranks' data moves
+ * first, then the staying ranks split off the new world; the leaving ones
+ * park (departure.c) or stand by (standby.c). */
+#include "engine.h"
+
+/* Shrink by the Merge method: the leaving ranks' data moves first, then the
+ * staying ranks form the new world.  Collective over the old world. */
+void shrink(const struct decision *d, const char *list, double t_begin)
+{
+    MPI_Comm P = ductile_rt.private_comm;
+    int ns = ductile_rt.size, nd = d->nd, me = ductile_rt.rank;
+    struct report_reconfig rec;
+    fill_record(&rec, d->id, d->iteration, ns, nd, d->method, d->redist, d->nb);
+    note_choice(&rec, d);
+    rec.start_s = ductile_elapsed() - (ductile_now() - t_begin);
+    char *leaving = calloc((size_t)ns, 1);
+    int *n2c = malloc((size_t)nd * sizeof(int)), *o2c = malloc((size_t)ns * sizeof(int));
+    if (!leaving || !n2c || !o2c) abort();
+    if (list && *list) {
+        int ranks[RESIZE_LIST_MAX];
+        char err[256];
+        int n = schedule_parse_ranks(list, ranks, RESIZE_LIST_MAX, err, sizeof err);
+        for (int i = 0; i < n; i++) leaving[ranks[i]] = 1;
+    } else {
+        for (int r = nd; r < ns; r++) leaving[r] = 1;
+    }
+    int j = 0, my_new = -1;
+    for (int r = 0; r < ns; r++) {
+        o2c[r] = r;
+        if (!leaving[r]) {
+            if (r == me) my_new = j;
+            n2c[j++] = r;
+        }
+    }
+    int new0 = n2c[0];
+    /* DUCTILE_PERSISTENT: the highest ranks leave and the program reads the
+     * iteration after control points: they stand by (the standby pool) */
+    int standby = 0;
+    if (M.persistent && d->method == METHOD_MERGE) {
+        int top = 1, api = M.iter_api;
+        for (int r = 0; r < ns; r++)
+            if (!!leaving[r] != (r >= nd)) top = 0;
+        PMPI_Allreduce(MPI_IN_PLACE, &api, 1, MPI_INT, MPI_MIN, P);
+        standby = top && api;
+        if (!standby && me == 0)
+            snprintf(rec.reason, sizeof rec.reason, "DUCTILE_PERSISTENT: the removed processes leave instead of "
+                     "standing by (%s)", !api ? "the program does not call EMPI_Get_iteration()"
+                                              : "they are not the highest ranks");
+    }
+    memset(&PEND, 0, sizeof PEND);
+    PEND.d = *d;
+    PEND.t_begin = t_begin;
+    PEND.rec = rec;
+    PEND.ns = ns;
+    PEND.nd = nd;
+    PEND.o2c = o2c;
+    PEND.n2c = n2c;
+    PEND.leaving = leaving;
+    PEND.standby = standby;
+    PEND.my_new = my_new;
+    PEND.new0 = new0;
+    PEND.L = (struct redist_layout){M.persistent ? world_xfer() : P, ns, ns, nd, me, my_new, o2c, n2c};
+    if (bg_wanted(d->nb)) {
+        char err[512];
+        if (transfer_items(&PEND.L, 0, d->redist, d->nb, XF_BG, d->id, d->iteration, NULL, 0, &PEND.xt, err,
+                           sizeof err) != 0)
+            fatal_transfer(err, P);
+        PEND.bg = 1;
+        PEND.active = 1;
+        return;
+    }
+    shrink_commit(d->iteration);
+}
+
+/* The rest of a shrink, at the control point where the background part (if
+ * any) is complete everywhere.  Collective over the old world. */
+void shrink_commit(int iteration)
+{
+    const struct decision *d = &PEND.d;
+    MPI_Comm P = ductile_rt.private_comm;
+    int ns = PEND.ns, nd = PEND.nd, me = ductile_rt.rank, new0 = PEND.new0, standby = PEND.standby;
+    char *leaving = PEND.leaving;
+    struct report_reconfig rec = PEND.rec;
+    if (PEND.bg) {
+        if (nb_wait_local(0) != 0) fatal_transfer(NB.why, P); /* every process reported completion */
+        nb_finish(1);
+        if (me == new0) nb_note(&rec, iteration);
+    }
+    struct xfer_times xt;
+    char err[512];
+    if (transfer_items(&PEND.L, 0, d->redist, CONST_BLOCKING, PEND.bg ? XF_REST : XF_ALL, d->id, iteration, NULL, 0,
+                       &xt, err, sizeof err) != 0)
+        fatal_transfer(err, P);
+    xt.transfer_s += PEND.xt.transfer_s;
+    xt.window_s += PEND.xt.window_s;
+    xt.bytes += PEND.xt.bytes;
+    PEND.active = 0;
+    reduce_times(&xt, new0, P);
+    /* the world changes: its window is freed (src/rma/window.c); the standby pool keeps it for W's return */
+    rma_win_transfer_done(standby);
+    if (!standby) drop_world_xfer(); /* collective over the old world */
+    if (new0 != 0) {
+        if (me == 0) send_history(new0, P);
+        if (me == new0) recv_history(0, P);
+    }
+    if (!standby) gather_departed(P, new0, leaving, iteration);
+    double tm = ductile_now();
+    MPI_Comm S = MPI_COMM_NULL;
+    PMPI_Comm_split(P, leaving[me] ? MPI_UNDEFINED : 0, me, &S);
+    M.zombies += ns - nd;
+    if (standby) { /* the old world W and its transfers stay alive on all its members */
+        SB.active = 1;
+        SB.world = ductile_world;
+        SB.priv = P;
+        SB.xfer = M.xfer;
+        SB.nbig = ns;
+        SB.nsmall = nd;
+        SB.left_at = iteration;
+        M.xfer = MPI_COMM_NULL;
+    }
+    if (leaving[me] && standby) {
+        SB.waiting = 1;
+        standby_wait(); /* returns taken back into W, or removed */
+    } else if (leaving[me]) {
+        leave_world();
+        M.park_comm = P; /* wait here for the release from new0 */
+        M.park_releaser = new0;
+    } else {
+        MPI_Comm nw, np;
+        new_world_from(S, &nw, &np);
+        PMPI_Comm_free(&S);
+        set_world(nw, np);
+        if (standby) {
+            /* P is W's private communicator: kept by the pool */
+        } else if (me == new0) {
+            int *lv = malloc((size_t)(ns - nd) * sizeof(int)), k = 0;
+            if (!lv) abort();
+            for (int r = 0; r < ns; r++)
+                if (leaving[r]) lv[k++] = r;
+            add_duty(P, lv, k);
+            free(lv);
+        } else {
+            PMPI_Comm_free(&P);
+        }
+        if (ductile_rt.rank == 0) {
+            rec.merge_s = ductile_now() - tm;
+            note_transfer(&rec, &xt);
+            rec.standby = standby ? ns - nd : 0;
+            rec.total_s = record_total(&rec, ductile_now() - PEND.t_begin);
+            add_record(&rec);
+            ductile_log(1, "shrank %d -> %d in %.3f s (transfer %.4f)%s", ns, nd, rec.total_s, xt.transfer_s,
+                        standby ? "; the removed processes stand by" : "");
+        }
+    }
+    free(leaving);
+    free(PEND.n2c);
+    free(PEND.o2c);
+    PEND.leaving = NULL;
+}

@@ -1,0 +1,167 @@
+/* standby.c -- the standby pool (DUCTILE_PERSISTENT): processes removed by
+ * a shrink wait inside the control point with their old world kept, and an
+ * expansion back to that size wakes them (no spawn); any other resize
+ * releases them. */
+#include "engine.h"
+
+struct standby_pool SB = {.world = MPI_COMM_NULL, .priv = MPI_COMM_NULL, .xfer = MPI_COMM_NULL};
+
+/* ------------------------------------------------------------------ standby pool (DUCTILE_PERSISTENT) */
+
+struct standby_msg {
+    int32_t op; /* STANDBY_WAKE or STANDBY_RELEASE */
+    int32_t left_at;
+    struct decision d;
+};
+
+/* Every member of the kept world W: W becomes the world again, and the
+ * registered data moves from its first nsmall ranks to all nbig over W's
+ * transfer communicator, reusing the transfers prepared for this pair. */
+void pool_join(const struct decision *d, struct xfer_times *xt)
+{
+    int me = -1, nbig = SB.nbig, nsmall = SB.nsmall;
+    PMPI_Comm_rank(SB.priv, &me);
+    memset(xt, 0, sizeof *xt);
+    if (reg_count() > 0) {
+        int *ident = malloc((size_t)nbig * sizeof(int));
+        if (!ident) abort();
+        for (int i = 0; i < nbig; i++) ident[i] = i;
+        struct redist_layout L = {SB.xfer, nbig, nsmall, nbig, me < nsmall ? me : -1, me, ident, ident};
+        char err[512];
+        if (transfer_items(&L, 1, d->redist, CONST_BLOCKING, XF_ALL, d->id, d->iteration, NULL, 0, xt, err, sizeof err) != 0)
+            fatal_transfer(err, SB.priv);
+        reduce_times(xt, 0, SB.priv);
+        rma_win_transfer_done(1); /* W is the world again: its window (if any) serves it */
+        free(ident);
+    }
+    MPI_Comm oldp = ductile_rt.private_comm;
+    set_world(SB.world, SB.priv); /* frees the small world's communicator (not W's) */
+    if (oldp != SB.priv) PMPI_Comm_free(&oldp);
+    M.xfer = SB.xfer;
+    M.zombies -= nbig - nsmall;
+    M.iteration = d->iteration;
+    SB.active = 0; /* used up; the next eligible shrink of W forms the pool again */
+    SB.waiting = 0;
+}
+
+/* Every member of W: the standby processes become ordinary removed
+ * processes (their counters go to W's rank 0, they park in MPI_Finalize
+ * until W's rank 0 releases them), and W's communicators and prepared
+ * transfers are freed. */
+void pool_dissolve(int left_at)
+{
+    int me = -1, nbig = SB.nbig, nsmall = SB.nsmall;
+    PMPI_Comm_rank(SB.priv, &me);
+    char *leaving = calloc((size_t)nbig, 1);
+    if (!leaving) abort();
+    for (int r = nsmall; r < nbig; r++) leaving[r] = 1;
+    gather_departed(SB.priv, 0, leaving, left_at);
+    free(leaving);
+    release_transfers(SB.xfer);
+    PMPI_Comm_free(&SB.xfer);
+    rma_win_finalize(); /* W's one-sided window, if the pool kept one (collective over W) */
+    SB.active = 0;
+    if (me >= nsmall) {
+        SB.waiting = 0;
+        leave_world(); /* frees W's world communicator */
+        M.park_comm = SB.priv;
+        M.park_releaser = 0;
+    } else {
+        PMPI_Comm_free(&SB.world);
+        if (me == 0) {
+            int *lv = malloc((size_t)(nbig - nsmall) * sizeof(int));
+            if (!lv) abort();
+            for (int r = nsmall; r < nbig; r++) lv[r - nsmall] = r;
+            add_duty(SB.priv, lv, nbig - nsmall);
+            free(lv);
+        } else {
+            PMPI_Comm_free(&SB.priv);
+        }
+    }
+    SB.world = SB.priv = SB.xfer = MPI_COMM_NULL;
+}
+
+
+/* The small world (all its members): tell the standby processes what
+ * happens, then take part. */
+void pool_send(int op, const struct decision *d)
+{
+    if (ductile_rt.rank != 0) return;
+    struct standby_msg m;
+    memset(&m, 0, sizeof m);
+    m.op = op;
+    m.left_at = SB.left_at;
+    if (d) m.d = *d;
+    for (int r = SB.nsmall; r < SB.nbig; r++)
+        PMPI_Send(&m, (int)sizeof m, MPI_BYTE, r, TAG_STANDBY, SB.priv);
+}
+
+void pool_release(void)
+{
+    pool_send(STANDBY_RELEASE, NULL);
+    pool_dissolve(SB.left_at);
+    ductile_log(1, "standby processes released");
+}
+
+/* Expansion back to W by waking the standby processes (the small world's side). */
+void pool_wake(const struct decision *d, double t_begin)
+{
+    int ns = ductile_rt.size, nd = d->nd;
+    struct report_reconfig rec;
+    fill_record(&rec, d->id, d->iteration, ns, nd, d->method, d->redist, d->nb);
+    note_choice(&rec, d);
+    rec.start_s = ductile_elapsed() - (ductile_now() - t_begin);
+    double tw = ductile_now();
+    pool_send(STANDBY_WAKE, d);
+    drop_world_xfer(); /* the small world's own transfers (collective over it) */
+    PMPI_Barrier(SB.priv); /* with the standby processes: the wake-up */
+    double wake_s = ductile_now() - tw;
+    struct xfer_times xt;
+    pool_join(d, &xt);
+    if (ductile_rt.rank == 0) {
+        rec.merge_s = wake_s;
+        note_transfer(&rec, &xt);
+        rec.standby = nd - ns;
+        rec.total_s = record_total(&rec, ductile_now() - t_begin);
+        add_record(&rec);
+        ductile_log(1, "expanded %d -> %d in %.3f s by taking back %d standby process%s (transfer %.4f, %s)", ns, nd,
+                    rec.total_s, nd - ns, nd - ns == 1 ? "" : "es", xt.transfer_s, rec.persistent);
+    }
+}
+
+/* A standby process, inside the control point of the shrink that removed
+ * it: wait (asleep between probes) for W's rank 0 to take it back or to
+ * release it.  Bounded by DUCTILE_LEAVE_TIMEOUT. */
+void standby_wait(void)
+{
+    double deadline = ductile_now() + (double)ductile_rt.settings.leave_timeout;
+    struct timespec nap = {0, 2 * 1000 * 1000};
+    for (;;) {
+        int flag = 0;
+        if (PMPI_Iprobe(0, TAG_STANDBY, SB.priv, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) flag = -1;
+        if (flag == 1) {
+            struct standby_msg m;
+            PMPI_Recv(&m, (int)sizeof m, MPI_BYTE, 0, TAG_STANDBY, SB.priv, MPI_STATUS_IGNORE);
+            if (m.op == STANDBY_WAKE) {
+                struct xfer_times xt;
+                request_queue_set_position(&M.q, m.d.sched_next);
+                if (m.d.id >= M.next_id) M.next_id = m.d.id + 1;
+                PMPI_Barrier(SB.priv); /* the wake-up (pool_wake) */
+                pool_join(&m.d, &xt);
+                ductile_log(1, "taken back from standby as rank %d of %d at iteration %d", ductile_rt.rank,
+                            ductile_rt.size, m.d.iteration);
+            } else {
+                pool_dissolve(m.left_at);
+            }
+            return;
+        }
+        if (flag < 0 || ductile_now() > deadline) {
+            fprintf(stderr, "ductile: warning: standby process (pid %ld) %s; leaving\n", (long)getpid(),
+                    flag < 0 ? "lost its world" : "was not taken back within DUCTILE_LEAVE_TIMEOUT");
+            SB.active = SB.waiting = 0;
+            leave_world();
+            return;
+        }
+        nanosleep(&nap, NULL);
+    }
+}

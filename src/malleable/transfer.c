@@ -1,0 +1,254 @@
+/* transfer.c -- moving the registered items of a resize (distributed
+ * arrays by the chosen method, replicated items and scalars by broadcast),
+ * the new blocks prepared aside, and the failure injection of the tests
+ * (DUCTILE_TEST_FAIL). */
+#include "engine.h"
+
+/* DUCTILE_TEST_FAIL=STEP (for tests only, docs/malleability.md): make one
+ * step of a resize fail on purpose -- "spawn" (rank 0's spawn is refused),
+ * "bgtransfer" (the background transfer of constant data reports an error on
+ * the world's last rank).  Read once. */
+int test_fail(const char *step)
+{
+    const char *f = getenv("DUCTILE_TEST_FAIL");
+    return f && strcmp(f, step) == 0;
+}
+
+/* 1 when a resize with constant-data strategy nb moves something in the
+ * background: some distributed item is registered constant. */
+int bg_wanted(int nb)
+{
+    if (nb == CONST_BLOCKING) return 0;
+    for (int i = 0; i < reg_count(); i++)
+        if (reg_at(i)->d.kind == REG_DISTRIBUTED && reg_at(i)->d.constant) return 1;
+    return 0;
+}
+
+/* Move the registered items of `phase` for the layout L.  has_new: processes
+ * without an old rank take part (they receive replicated data and scalars).
+ * XF_BG: constant distributed items only start moving (strategy nb, see above).
+ * Collective over L->comm in registration order. */
+int transfer_items(const struct redist_layout *L, int has_new, int method, int nb, int phase, int id,
+                          int iteration, void **prep, int warm, struct xfer_times *t, char *err, size_t errlen)
+{
+    double t0 = ductile_now();
+    memset(t, 0, sizeof *t);
+    if (phase != XF_BG) nb = CONST_BLOCKING;
+    if (warm && phase != XF_REST) {
+        /* open the connections between every pair (old and new processes) with
+         * one tiny exchange before the large transfers (DUCTILE_REDIST_PREPARE) */
+        char *wb = calloc(2 * (size_t)L->comm_size, 1);
+        if (wb) PMPI_Alltoall(wb, 1, MPI_BYTE, wb + L->comm_size, 1, MPI_BYTE, L->comm);
+        free(wb);
+    }
+    int root = L->old_to_comm[0];
+    int any_const = 0;
+    if (phase == XF_BG) any_const = bg_wanted(nb);
+    struct redist_layout LX = *L;
+    if (any_const) {
+        if (NB.active) { snprintf(err, errlen, "a background transfer is still pending"); return -1; }
+        PMPI_Comm_dup(L->comm, &NB.comm);
+        PMPI_Comm_set_errhandler(NB.comm, MPI_ERRORS_RETURN);
+        t0 = ductile_now(); /* the dup waited for the slowest process: not transfer time */
+        LX.comm = NB.comm;
+        NB.active = 1;
+        NB.failed = 0;
+        NB.why[0] = '\0';
+        NB.col_instead = 0;
+        NB.id = id;
+        NB.start_it = iteration;
+        NB.bytes = 0;
+        NB.t_start = ductile_now();
+        /* Wait Drains / Threading, and every background rma-* transfer: one group (src/rma/xfer.c) */
+        int rma = method == REDIST_RMA_LOCK || method == REDIST_RMA_LOCKALL;
+        if (nb == CONST_WD || nb == CONST_THREAD || rma) {
+            int bm = method == REDIST_RMA_LOCK ? BG_METHOD_RMA_LOCK : method == REDIST_RMA_LOCKALL ? BG_METHOD_RMA_LOCKALL
+                                                                                                 : BG_METHOD_COL;
+            NB.col_instead = rma && RMA_BACKGROUND_UNSAFE;
+            if (NB.col_instead) {
+                bm = BG_METHOD_COL;
+                static int noted;
+                if (!noted++ && ductile_rt.rank == 0)
+                    fprintf(stderr, "ductile: note: with Open MPI 4 (osc/ucx) background one-sided transfers are not "
+                                    "safe (docs/rma.md); constant data moves by the collective (col%s) in the "
+                                    "background, the other data by %s\n",
+                            const_label[nb], redist_label[method]);
+            }
+            NB.bg = bg_begin(&LX, bm, nb == CONST_THREAD ? BG_THREAD : BG_WD, redist_rma_create, err, errlen);
+            if (!NB.bg) return -1;
+        }
+    }
+    for (int i = 0; i < reg_count(); i++) {
+        struct reg_item *it = reg_at(i);
+        int bgitem = it->d.kind == REG_DISTRIBUTED && it->d.constant;
+        if (phase == XF_BG && !bgitem) continue;
+        if (phase == XF_REST && bgitem) continue; /* moved in the background */
+        if (it->d.kind == REG_DISTRIBUTED && any_const && it->d.constant) {
+            size_t rowb = reg_unit_bytes(it);
+            plan_block nbk = {0, 0};
+            if (L->my_new >= 0) nbk = plan_block_of(it->d.nrows, L->nd, L->my_new);
+            void *dst = NULL;
+            if (L->my_new >= 0) {
+                size_t nbytes = (size_t)nbk.count * rowb;
+                dst = malloc(nbytes ? nbytes : 1);
+                if (!dst) {
+                    snprintf(err, errlen, "out of memory for '%s' (%zu bytes)", it->d.name, nbytes);
+                    return -1;
+                }
+            }
+            NB.e = grow(NB.e, &NB.cap, NB.n + 1, sizeof *NB.e);
+            struct nb_entry *e = &NB.e[NB.n++];
+            memset(e, 0, sizeof *e);
+            snprintf(e->name, sizeof e->name, "%s", it->d.name);
+            e->dst = dst;
+            e->has_new = L->my_new >= 0;
+            uint64_t moved = 0;
+            if (NB.bg) {
+                if (bg_add(NB.bg, it->d.nrows, rowb, L->my_old >= 0 ? it->addr : NULL, dst, &moved, err, errlen) != 0)
+                    return -1;
+            } else if (redist_start(&LX, it->d.nrows, rowb, L->my_old >= 0 ? it->addr : NULL, dst, &e->p, &moved, err,
+                                    errlen) != 0)
+                return -1;
+            t->bytes += moved;
+            NB.bytes += moved;
+        } else if (it->d.kind == REG_DISTRIBUTED) {
+            double tp = ductile_now();
+            size_t rowb = reg_unit_bytes(it);
+            plan_block ob = {0, 0}, nb = {0, 0};
+            if (L->my_old >= 0) ob = plan_block_of(it->d.nrows, L->ns, L->my_old);
+            if (L->my_new >= 0) nb = plan_block_of(it->d.nrows, L->nd, L->my_new);
+            void *src = L->my_old >= 0 ? it->addr : NULL;
+            void *dst = NULL;
+            /* persistent mode: the same buffers come back at every +P/-P cycle (the old block
+             * becomes the item's spare, and the spare of the right layout is the new block) */
+            int persist = M.persistent;
+            /* DUCTILE_RMA_MEMORY=shared: every process's new block from the shared block (comm, nd, i),
+             * created by the first such transfer (collective) and the same memory at every later one */
+            int shared = 0;
+            if (persist && M.rma_shared &&
+                (method == REDIST_RMA_LOCK || method == REDIST_RMA_LOCKALL || method == REDIST_RMA_FENCE)) {
+                int applies = 0;
+                double ts = ductile_now();
+                void *seg = persist_shared_block(L->comm, L->nd, i, L->my_new >= 0 ? (size_t)nb.count * rowb : 0,
+                                                 &applies, err, errlen);
+                t->prepare_s += ductile_now() - ts; /* set-up, not planning */
+                tp += ductile_now() - ts;
+                if (applies && !seg && L->my_new >= 0 && nb.count) return -1;
+                if (applies) {
+                    shared = 1;
+                    dst = L->my_new >= 0 ? seg : NULL;
+                }
+            }
+            if (L->my_new >= 0 && !shared) {
+                if (L->my_old < 0) dst = it->addr; /* a spawned (or standby) process receives into its own buffer */
+                else if (persist && it->spare && it->spare_size == L->nd) {
+                    dst = it->spare;
+                    it->spare = NULL;
+                } else if (!persist && ob.count == nb.count && ob.displ == nb.displ) dst = it->addr;
+                else if (prep && prep[i]) {
+                    dst = prep[i]; /* allocated and touched during the spawn */
+                    prep[i] = NULL;
+                } else {
+                    size_t nbytes = (size_t)nb.count * rowb;
+                    dst = malloc(nbytes ? nbytes : 1);
+                    if (!dst) {
+                        snprintf(err, errlen, "out of memory for '%s' (%lld bytes)", it->d.name,
+                                 (long long)nb.count * (long long)rowb);
+                        return -1;
+                    }
+                }
+                if (!dst && nb.count) {
+                    snprintf(err, errlen, "'%s' has no buffer on a spawned process", it->d.name);
+                    return -1;
+                }
+            }
+            t->plan_s += ductile_now() - tp;
+            uint64_t moved = 0;
+            if (persist) {
+                struct persist_outcome o;
+                if (persist_move(L, method, i, it->d.nrows, rowb, src, dst, 1, &o, err, errlen) != 0) return -1;
+                moved = o.moved;
+                t->prepare_s += o.setup_s;
+                if (o.reused) t->n_reused++;
+                else t->n_prepared++;
+                t->n_shared += o.shared;
+            } else if (redist_move(L, method, it->d.nrows, rowb, src, dst, &moved, err, errlen) != 0) {
+                return -1;
+            }
+            t->bytes += moved;
+            if (L->my_new >= 0 && dst != it->addr) {
+                if (persist_shared_owner(it->addr, NULL) != MPI_COMM_NULL) {
+                    /* a shared block: freed with its window */
+                } else if (it->owned && it->addr) {
+                    if (persist && L->my_old >= 0 && !shared) {
+                        reg_drop_spare(it); /* at most one spare per item */
+                        it->spare = it->addr;
+                        it->spare_size = L->ns;
+                    } else if (DEFER_RMA_FREE && !persist && !redist_rma_create &&
+                               (method == REDIST_RMA_LOCK || method == REDIST_RMA_LOCKALL)) {
+                        bury(it->addr); /* freed at the next control point (see DEFER_RMA_FREE) */
+                    } else {
+                        free_block(it->addr);
+                    }
+                }
+                it->addr = dst;
+                it->owned = !shared; /* shared blocks are never free()d */
+            }
+        } else if ((it->d.kind == REG_REPLICATED || it->d.kind == REG_SCALAR) && has_new) {
+            int64_t bytes = (int64_t)reg_unit_bytes(it);
+            for (int64_t o = 0; o < bytes; o += BCAST_CHUNK) {
+                int len = (int)(bytes - o < BCAST_CHUNK ? bytes - o : BCAST_CHUNK);
+                int rc = PMPI_Bcast((char *)it->addr + o, len, MPI_BYTE, root, L->comm);
+                if (rc != MPI_SUCCESS) {
+                    char m[256];
+                    ductile_mpi_error_text(rc, m, sizeof m);
+                    snprintf(err, errlen, "broadcast of '%s' failed: %s", it->d.name, m);
+                    return -1;
+                }
+            }
+            int me = -1;
+            PMPI_Comm_rank(L->comm, &me);
+            if (me == root) t->bytes += (uint64_t)bytes * (uint64_t)(L->comm_size - L->ns);
+        }
+    }
+    if (NB.bg && any_const && bg_launch(NB.bg, err, errlen) != 0) return -1;
+    if (any_const) {
+        unsigned long long b = NB.bytes;
+        PMPI_Allreduce(MPI_IN_PLACE, &b, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, L->comm);
+        NB.bytes = b; /* all processes' share, for the record */
+    }
+    t->window_s = redist_take_setup_s() + (any_const ? bg_setup_s(NB.bg) : 0);
+    t->transfer_s = ductile_now() - t0 - t->plan_s - t->window_s - t->prepare_s;
+    return 0;
+}
+
+void fatal_transfer(const char *what, MPI_Comm comm)
+{
+    fprintf(stderr, "ductile: error: rank %d: redistribution failed: %s; aborting (the data is inconsistent)\n",
+            ductile_rt.rank, what);
+    fflush(stderr);
+    PMPI_Abort(comm, 3);
+}
+
+/* New buffers of this (old) process's new blocks, touched, for the
+ * distributed items whose block changes (NULL entries elsewhere). */
+void **prepare_buffers(int ns, int nd, int me, int nb)
+{
+    void **prep = calloc((size_t)reg_count(), sizeof *prep);
+    for (int i = 0; prep && i < reg_count(); i++) {
+        struct reg_item *it = reg_at(i);
+        if (it->d.kind != REG_DISTRIBUTED || (nb && it->d.constant)) continue;
+        plan_block ob = plan_block_of(it->d.nrows, ns, me), nbk = plan_block_of(it->d.nrows, nd, me);
+        if (ob.count == nbk.count && ob.displ == nbk.displ) continue;
+        size_t bytes = (size_t)nbk.count * reg_unit_bytes(it);
+        prep[i] = malloc(bytes ? bytes : 1);
+        if (prep[i]) memset(prep[i], 0, bytes);
+    }
+    return prep;
+}
+
+void free_prepared(void **prep)
+{
+    for (int i = 0; prep && i < reg_count(); i++) free(prep[i]);
+    free(prep);
+}
