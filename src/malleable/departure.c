@@ -18,7 +18,10 @@
  * for the whole job; they park asleep (30 ms naps between MPI_Iprobe), as do
  * spawned processes whose group does not leave whole.  Not under
  * MPI_THREAD_MULTIPLE (old worlds are freed only at MPI_Finalize there) nor
- * with DUCTILE_PERSISTENT (standby).  A communicator the program itself
+ * with DUCTILE_PERSISTENT (standby).  DUCTILE_DEPARTURE=auto (default) exits
+ * with MPICH and parks with Open MPI 4, whose runtime hung in PMIx_Lookup /
+ * PMIx_Init at a later spawn after spawned jobs had ended (2 runs of 20+
+ * spawn-and-exit cycles, at cycles 8 and 22); exit / park force one.  A communicator the program itself
  * derived from the world keeps the group connected: then the group's
  * MPI_Finalize waits like a parked process. */
 #include "engine.h"
@@ -45,9 +48,21 @@ void departure_group_forget(void)
 /* Do the leaving processes make up exactly the newest spawned group, in the
  * world it joined?  The same answer on every process (from shared state);
  * forgets the group (any resize changes the world). */
+static int exit_allowed(void)
+{
+    const char *v = getenv("DUCTILE_DEPARTURE"); /* validated by src/common/settings.c */
+    if (v && !strcmp(v, "exit")) return 1;
+    if (v && !strcmp(v, "park")) return 0;
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
+    return 0; /* Open MPI 4.1.4: later spawns hung in PMIx (2 of 2 runs of 20+ spawn-and-exit cycles) */
+#else
+    return 1;
+#endif
+}
+
 int departure_group_exits(int ns, const char *leaving, int merge_method, int standby)
 {
-    int ok = !standby && M.g_valid && merge_method && ns == M.g_ns + M.g_nnew &&
+    int ok = exit_allowed() && !standby && M.g_valid && merge_method && ns == M.g_ns + M.g_nnew &&
              ductile_rt.thread_level != MPI_THREAD_MULTIPLE;
     for (int r = 0; r < ns && ok; r++)
         if (!!leaving[r] != (r >= M.g_ns)) ok = 0;

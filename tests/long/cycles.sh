@@ -3,7 +3,8 @@
 # after every resize; no leaked process, memory or file descriptor.  Rank 0
 # prints its open descriptors and resident memory after the first 10 cycles
 # and at the end: the descriptors must not grow, the memory by at most
-# CYC_RSS_SLACK_KB (default 16 MiB; the allocator keeps freed pages); every
+# CYC_RSS_SLACK_KB (default 16 MiB; the allocator keeps freed pages; more for
+# the spawn cycles, see below); every
 # process of the job is gone when mpiexec returns.
 #   - 4 -> 2 -> 4 with DUCTILE_PERSISTENT=1: the removed processes stand by
 #     and come back (no spawn), transfers prepared once and reused;
@@ -11,10 +12,9 @@
 #     it; its group disconnects and it exits at once (issue 10, item 6), so
 #     the job never holds more than 3 processes: checked by pid after the
 #     job (every pid rank 0 ever saw) and by the report (all "exited").
-#     200 cycles with MPICH; 20 with Open MPI 4.1.4, whose MPI_Comm_spawn
-#     fails at random after some tens of spawns in a row under load (a PMIx
-#     server timeout in the runtime, "pmix_server_max_wait"; Ductile then
-#     reports the failed resize and goes on at the old size).
+#     200 cycles with MPICH; 20 with Open MPI 4.1.4, where the removed
+#     processes park (DUCTILE_DEPARTURE=auto: with exits its runtime hung or
+#     timed out in a later MPI_Comm_spawn, see src/malleable/departure.c).
 set -u
 . "$abs_top_srcdir/tests/malleable/common.sh"
 CYC="$abs_top_builddir/tests/long/cycle_app"
@@ -70,15 +70,20 @@ PY
 }
 
 cycles "200 cycles 4 -> 2 -> 4, persistent (standby)" 4 200 2 DUCTILE_PERSISTENT=1
-n=200; [ "$MPI_FAMILY" = openmpi ] && n=20
+n=200 end=exited; [ "$MPI_FAMILY" = openmpi ] && n=20 end=parked # DUCTILE_DEPARTURE=auto parks there
+# memory: the MPI keeps state per spawned job (raw MPICH 5.0.2, no Ductile: MPI_Comm_spawn + merge + free +
+# disconnect 190 times grew rank 0 by 16 MB, 85 kB each) and rank 0 keeps each departed process's counters
+# for the report (about 20 kB each): allowed 160 kB per cycle
+SLACK=$((n * 160))
 cycles "$n cycles 2 -> 3 -> 2, spawn and exit" 2 $n 3 &&
-$PYTHON - "$rep" "$n" <<'PY' || fail=1
+$PYTHON - "$rep" "$n" "$end" <<'PY' || fail=1
 import json, sys
 n = int(sys.argv[2])
+want = sys.argv[3]
 dep = json.load(open(sys.argv[1])).get("departed", [])
 ends = [d.get("end") for d in dep]
-if len(dep) != n or any(e != "exited" for e in ends):
-    sys.exit("FAIL: spawn and exit: %d departed, ends %s" % (len(dep), sorted(set(ends))))
-print("   %d departed processes, all exited" % n)
+if len(dep) != n or any(e != want for e in ends):
+    sys.exit("FAIL: spawn cycles: %d departed, ends %s, expected %s" % (len(dep), sorted(set(ends)), want))
+print("   %d departed processes, all %s" % (n, want))
 PY
 exit $fail
