@@ -12,7 +12,7 @@
  * Prints numbers; it is not a test.
  *
  * usage: bench/redistribute [--full] [--max-mib N] [--pairs 1:2,2:4] [--csv FILE]
- *        bench/redistribute --paper ... | --cycles [--cycle-kib LIST] (see below)
+ *        bench/redistribute --paper ... | --cycles [--cycle-kib LIST] | --vs-raw (see below)
  *   default sizes 8 and 64 MiB in total (about 2 minutes here); --full adds
  *   256 MiB and 1 GiB.  The launcher and libductile.so come from
  *   $MPIEXEC / $LIBDUCTILE, else from the build's tests/env.sh.
@@ -714,6 +714,95 @@ static int run_cycles(const char *self, const char *pairs, const char *sizes_kib
     return 0;
 }
 
+/* ------------------------------------------------------------------ --vs-raw (issue 10, item 7)
+ *
+ * Side by side in one run, alternated rounds: the whole expansion under
+ * Ductile (spawn, merge, plan, transfer: the record's total) against a raw
+ * MPI_Comm_spawn + MPI_Intercomm_merge + first MPI_Alltoallv of the same
+ * bytes (w_spawn, cold: nothing prepared); and the shrink under Ductile
+ * against a warm MPI_Alltoallv of the same pattern among running ranks
+ * (w_static).  Medians over the rounds; ratio = Ductile / raw. */
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    if (n <= 0) return -1;
+    qsort(v, (size_t)n, sizeof *v, cmp_dbl);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static int run_vs_raw(const char *self, const char *pairs, const char *sizes, int reps, const char *csv)
+{
+    FILE *out = fopen(csv, "w");
+    if (!out) { perror(csv); return 1; }
+    fprintf(out, "ns,nd,mib,round,kind,spawn_s,merge_s,transfer_s,total_s\n");
+    printf("mpiexec: %s\nlibductile: %s\nCSV: %s   (%d alternated rounds, medians; seconds)\n\n", mpiexec, libductile,
+           csv, reps);
+    printf("%-6s %6s  %-34s %8s %8s %9s %8s %7s\n", "pair", "MiB", "what", "spawn", "merge", "transfer", "total",
+           "ratio");
+    char pl[256], sl[256];
+    snprintf(pl, sizeof pl, "%s", pairs);
+    for (char *sp = NULL, *tok = strtok_r(pl, ",", &sp); tok; tok = strtok_r(NULL, ",", &sp)) {
+        int ns = 0, nd = 0;
+        if (sscanf(tok, "%d:%d", &ns, &nd) != 2 || ns < 1 || nd < 1 || ns == nd) continue;
+        snprintf(sl, sizeof sl, "%s", sizes);
+        for (char *ss = NULL, *st = strtok_r(sl, ",", &ss); st; st = strtok_r(NULL, ",", &ss)) {
+            long mib = atol(st);
+            long long bytes = (long long)mib << 20;
+            double raw[4][64], duc[4][64];
+            int nr = 0, ndc = 0;
+            for (int k = 0; k < reps && k < 64; k++) {
+                char cmd[16384];
+                struct res r;
+                if (nd > ns) /* raw: spawn + merge + first Alltoallv, cold */
+                    snprintf(cmd, sizeof cmd, "timeout 300 %s -n %d %s --w-spawn %d %d %lld 0 2>/dev/null", mpiexec, ns,
+                             self, ns, nd, bytes);
+                else /* raw shrink: a warm Alltoallv of the same pattern among running ranks */
+                    snprintf(cmd, sizeof cmd, "timeout 300 %s -n %d %s --w-static %d %d %lld 2>/dev/null", mpiexec, ns,
+                             self, ns, nd, bytes);
+                if (run(cmd, &r) == 0) {
+                    if (nd > ns) {
+                        raw[0][nr] = val(r.line, "raw_spawn");
+                        raw[1][nr] = val(r.line, "raw_merge");
+                        raw[2][nr] = val(r.line, "raw_first");
+                    } else {
+                        raw[0][nr] = raw[1][nr] = 0;
+                        raw[2][nr] = val(r.line, "static_a2a");
+                    }
+                    raw[3][nr] = raw[0][nr] + raw[1][nr] + raw[2][nr];
+                    fprintf(out, "%d,%d,%ld,%d,raw,%.6f,%.6f,%.6f,%.6f\n", ns, nd, mib, k, raw[0][nr], raw[1][nr],
+                            raw[2][nr], raw[3][nr]);
+                    nr++;
+                } else printf("%d->%d %ld MiB round %d: raw reference failed\n", ns, nd, mib, k);
+                double t[4];
+                if (run_ductile(self, ns, nd, bytes, "merge", "col", 1, t) == 0) {
+                    for (int j = 0; j < 4; j++) duc[j][ndc] = t[j];
+                    fprintf(out, "%d,%d,%ld,%d,ductile,%.6f,%.6f,%.6f,%.6f\n", ns, nd, mib, k, t[0], t[1], t[2], t[3]);
+                    ndc++;
+                } else printf("%d->%d %ld MiB round %d: ductile run failed\n", ns, nd, mib, k);
+                fflush(out);
+            }
+            double m[2][4];
+            for (int j = 0; j < 4; j++) {
+                m[0][j] = median(raw[j], nr);
+                m[1][j] = median(duc[j], ndc);
+            }
+            printf("%d->%-3d %6ld  %-34s %8.4f %8.4f %9.4f %8.4f\n", ns, nd, mib,
+                   nd > ns ? "raw spawn+merge+first Alltoallv" : "raw warm Alltoallv", m[0][0], m[0][1], m[0][2],
+                   m[0][3]);
+            printf("%-6s %6s  %-34s %8.4f %8.4f %9.4f %8.4f %6.2fx\n", "", "", "ductile merge col (whole resize)",
+                   m[1][0], m[1][1], m[1][2], m[1][3], m[0][3] > 0 ? m[1][3] / m[0][3] : 0);
+            fflush(stdout);
+        }
+    }
+    fclose(out);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     char self[PATH_MAX];
@@ -739,7 +828,8 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return rc;
     }
-    int full = 0, paper = 0, reps = 3, cycles = 0, throttle = 1;
+    int full = 0, paper = 0, reps = 3, cycles = 0, throttle = 1, vsraw = 0;
+    const char *vs_sizes = "64,1024";
     const char *cycle_kib = "128,1024,8192,65536";
     long max_mib = 64, paper_mib = 64;
     const char *csv = "redistribute.csv", *pairs = "1:2,2:4,4:2,2:3,3:5";
@@ -752,6 +842,8 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--paper-mib") == 0 && i + 1 < argc) paper_mib = atol(argv[++i]);
         else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = atoi(argv[++i]);
         else if (strcmp(argv[i], "--cycles") == 0) cycles = 1;
+        else if (strcmp(argv[i], "--vs-raw") == 0) vsraw = 1;
+        else if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) vs_sizes = argv[++i];
         else if (strcmp(argv[i], "--no-throttle") == 0) throttle = 0;
         else if (strcmp(argv[i], "--cycle-kib") == 0 && i + 1 < argc) cycle_kib = argv[++i];
         else {
@@ -762,7 +854,10 @@ int main(int argc, char **argv)
                             "       %s --cycles [--cycle-kib 128,1024,...] [--pairs 2:4,4:2] [--no-throttle] [--csv FILE]:\n"
                             "         persistent redistribution (DUCTILE_PERSISTENT=0/1, DUCTILE_RMA_MEMORY=shared) over\n"
                             "         3 Phase Shifting cycles A -> B -> A per method\n"
-                            "  default: 8 and 64 MiB in total; --full: 8, 64, 256 and 1024 MiB\n", argv[0], argv[0], argv[0]);
+                            "       %s --vs-raw [--sizes 64,1024] [--reps N] [--pairs 2:4,4:2] [--csv FILE]: Ductile's\n"
+                            "         whole expansion against raw spawn+merge+first Alltoallv, and its shrink against a\n"
+                            "         warm Alltoallv, side by side in alternated rounds\n"
+                            "  default: 8 and 64 MiB in total; --full: 8, 64, 256 and 1024 MiB\n", argv[0], argv[0], argv[0], argv[0]);
             return help ? 0 : 2;
         }
     }
@@ -770,6 +865,8 @@ int main(int argc, char **argv)
     load_env(self);
     if (!libductile[0]) { fprintf(stderr, "redistribute: set LIBDUCTILE to libductile.so\n"); return 2; }
     if (paper) return run_paper(self, pairs, paper_mib, csv, reps < 1 ? 1 : reps);
+    if (vsraw) return run_vs_raw(self, strcmp(pairs, "1:2,2:4,4:2,2:3,3:5") == 0 ? "2:4,4:2" : pairs, vs_sizes,
+                                 reps < 1 ? 1 : reps, csv);
     if (cycles) return run_cycles(self, strcmp(pairs, "1:2,2:4,4:2,2:3,3:5") == 0 ? "2:4,4:2" : pairs, cycle_kib, csv, throttle);
     FILE *out = fopen(csv, "w");
     if (!out) { perror(csv); return 1; }

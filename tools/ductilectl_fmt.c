@@ -134,6 +134,9 @@ void print_status(json_t *r)
     printf("job %lld: %s, %lld processes (%lld pending), iteration %lld\n", proto_get_int(r, "job", 0),
            proto_get_str(r, "state", "?"), proto_get_int(r, "procs", 0), proto_get_int(r, "pending", 0),
            proto_get_int(r, "iteration", 0));
+    if (proto_get_int(r, "parked", 0) || proto_get_int(r, "exited", 0))
+        printf("  removed processes: %lld parked (holding their slots until the job ends), %lld exited\n",
+               proto_get_int(r, "parked", 0), proto_get_int(r, "exited", 0));
     printf("  binary %s, tag %s, pid %lld, MPI %s, malleable %s, I/O %s\n", safe(proto_get_str(r, "binary", "")),
            safe(proto_get_str(r, "tag", "")), proto_get_int(r, "pid", 0), safe(proto_get_str(r, "mpi", "?")),
            json_is_true(json_object_get(r, "malleable")) ? "yes" : "no",

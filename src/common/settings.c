@@ -78,6 +78,15 @@ const struct setting_def ductile_setting_defs[] = {
      "For tests only: make one step of every resize fail on purpose (spawn: rank 0's spawn is refused; "
      "bgtransfer: the background transfer of constant data reports an error), to check that the job goes on at "
      "its old size with its data (docs/malleability.md)."},
+    {"DUCTILE_DEPARTURE", SETTING_ENUM, "auto", 0, 0, "auto,exit,park",
+     "What processes removed by a shrink do when they are a whole spawned group (docs/malleability.md): exit "
+     "(disconnect and end at once, giving back cores and memory), park (wait asleep until the job ends), or auto: "
+     "exit with MPICH, park with Open MPI 4 (its runtime hung or timed out in later spawns after spawned jobs "
+     "ended)."},
+    {"DUCTILE_TEST_BIGCOLL", SETTING_ENUM, "auto", 0, 0, "auto,int,c,w",
+     "For tests only: the form of the collective transfers (src/redist/bigcoll.c): auto picks the int "
+     "MPI_Alltoallv below 2 GiB, else the MPI-4 large-count calls where the MPI has them, else MPI_Alltoallw with "
+     "derived datatypes (w); int, c or w force one (c falls back to w without the large-count calls)."},
     {"DUCTILE_SPAWN_HOSTS", SETTING_STRING, "", 0, 0, NULL,
      "Default hosts for new processes, separated by ';' or ',' (e.g. 'node1;node2'). Empty: the launcher decides."},
     {"DUCTILE_SPAWN_COMMAND", SETTING_STRING, "", 0, 0, NULL,

@@ -354,7 +354,8 @@ void handle_request(int ci, struct proto_msg *m)
             d = d ? json_deep_copy(d) : json_object();
             jobs_event(j, proto_get_str(req, "kind", "event"), d, now);
             if (!strcmp(proto_get_str(req, "kind", ""), "resized"))
-                io_policy_resized(j, json_object_get(req, "details")), gpolicy_resized(j, json_object_get(req, "details"));
+                io_policy_resized(j, json_object_get(req, "details")), gpolicy_resized(j, json_object_get(req, "details")),
+                    jobs_note_departures(j, json_object_get(req, "details"));
             if (!strcmp(proto_get_str(req, "kind", ""), "resized")) fold_job_resized(j);
             slurm_event(j, proto_get_str(req, "kind", ""), json_object_get(req, "details"));
             if (!strcmp(proto_get_str(req, "kind", ""), "resized") &&

@@ -180,7 +180,7 @@ struct job *jobs_register(struct jobs *t, const json_t *req, double now, char *r
 void jobs_reconcile(struct jobs *t, struct job *j, double now)
 {
     if (j->pending > 0 && now - j->pending_since > JOBS_PENDING_TTL) j->pending = 0;
-    int target = finished(j) ? 0 : j->procs + j->pending;
+    int target = finished(j) ? 0 : j->procs + j->pending + j->parked;
     int cur = rm_alloc_total(t->rm, j->alloc);
     if (cur > target) {
         rm_release(t->rm, j->alloc, cur - target);
@@ -364,9 +364,22 @@ static json_t *summary_base(const struct jobs *t, const struct job *j, double no
                      "samples", (json_int_t)j->samples);
 }
 
+/* A "resized" event: a shrink's removed processes park (and keep their slots) unless they exited or stand by. */
+void jobs_note_departures(struct job *j, const json_t *d)
+{
+    if (strcmp(proto_get_str(d, "status", "ok"), "ok") != 0) return;
+    int from = (int)proto_get_int(d, "from", 0), to = (int)proto_get_int(d, "to", 0);
+    int ex = (int)proto_get_int(d, "exited", 0);
+    int gone = from - to - (int)proto_get_int(d, "standby", 0) - ex;
+    if (gone > 0) j->parked += gone;
+    if (ex > 0) j->exited += ex;
+}
+
 json_t *jobs_summary(const struct jobs *t, const struct job *j, double now)
 {
     json_t *o = summary_base(t, j, now);
+    if (o) json_object_set_new(o, "parked", json_integer(j->parked)); /* removed processes holding slots */
+    if (o) json_object_set_new(o, "exited", json_integer(j->exited)); /* removed processes that ended at once */
     if (o && j->uid >= 0) json_object_set_new(o, "uid", json_integer(j->uid));
     if (o) json_object_set_new(o, "start", json_real(j->start > 0 ? j->start : j->registered));
     return o;

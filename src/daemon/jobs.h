@@ -37,6 +37,8 @@ struct job {
                        * as it last reported them (reserved: slots ductiled holds for it) */
     int *alloc;       /* slots per rm host */
     int pending;      /* granted slots not yet filled by new processes */
+    int parked;       /* removed processes still alive until the job ends (they hold slots; exited ones do not) */
+    int exited;       /* removed processes that ended at once (their slots were given back) */
     double pending_since;
     int io_held;
     double period;
@@ -66,6 +68,7 @@ struct job *jobs_get(struct jobs *t, int id);
 struct job *jobs_register(struct jobs *t, const json_t *req, double now, char *reason, size_t rlen);
 /* Append a validated "sample"; reconciles the slots with the job's size. */
 void jobs_sample(struct jobs *t, struct job *j, const json_t *req, double now);
+void jobs_note_departures(struct job *j, const json_t *d);
 void jobs_event(struct job *j, const char *kind, json_t *details, double now); /* steals details */
 void jobs_exit(struct jobs *t, struct job *j, int status, double now);
 void jobs_lost_connection(struct jobs *t, struct job *j, double now);

@@ -439,6 +439,7 @@ static void after_resize(struct placement *p, const json_t *d)
             p->nleave = 0;
             return;
         }
+        int all_exited = json_integer_value(json_object_get(d, "exited")) >= p->nleave;
         char *gone = calloc((size_t)p->n, 1);
         if (!gone) return;
         for (int k = 0; k < p->nleave; k++)
@@ -446,7 +447,9 @@ static void after_resize(struct placement *p, const json_t *d)
         int w = 0;
         for (int r = 0; r < p->n; r++) {
             if (gone[r]) {
-                if (p->host[r] >= 0) p->parked[p->host[r]]++, S.shrunk[p->host[r]] = 1;
+                /* the removed processes park, unless the job says they exited at
+                 * once (a whole spawned group: "exited" in the resized event) */
+                if (p->host[r] >= 0) p->parked[p->host[r]] += !all_exited, S.shrunk[p->host[r]] = 1;
             } else {
                 p->host[w++] = p->host[r];
             }

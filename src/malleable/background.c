@@ -183,6 +183,7 @@ void pending_cancel(const char *why)
         if (clean) nb_finish(0);
         free_prepared(PEND.prep);
         add_inter(PEND.inter);
+        departure_group_forget();
         MPI_Comm *c[] = {&PEND.nw, &PEND.np, &PEND.nx};
         for (int i = 0; i < 3; i++)
             if (*c[i] != MPI_COMM_NULL) PMPI_Comm_free(c[i]);

@@ -1,8 +1,90 @@
 /* departure.c -- MPI_Finalize for the engine: removed processes park
  * (asleep, bounded) until the process responsible for them releases them;
  * the responsible processes release theirs, disconnect the parent/child
- * intercommunicators and free what the engine kept. */
+ * intercommunicators and free what the engine kept.
+ *
+ * Processes released on shrink (issue 10, item 6).  MPI_Finalize is
+ * collective over all connected processes (MPI 4.1, 11.10.4); processes are
+ * independent once every communicator between them is freed or
+ * disconnected.  So a spawned group whose every process leaves, in the world
+ * it joined (no resize since), disconnects: both sides free the world's
+ * communicators and MPI_Comm_disconnect the two intercommunicators of its
+ * spawn (all parents <-> group, parents' rank 0 <-> group); the group's
+ * processes then end at MPI_Finalize at once, giving back their cores and
+ * memory.  (Open MPI 4.1.4 hangs in MPI_Comm_disconnect of an
+ * intracommunicator spanning two jobs: intracommunicators are freed, only
+ * the intercommunicators disconnected.)  The processes mpiexec started
+ * cannot: MPI_COMM_WORLD cannot be disconnected, so their MPI_Finalize waits
+ * for the whole job; they park asleep (30 ms naps between MPI_Iprobe), as do
+ * spawned processes whose group does not leave whole.  Not under
+ * MPI_THREAD_MULTIPLE (old worlds are freed only at MPI_Finalize there) nor
+ * with DUCTILE_PERSISTENT (standby).  DUCTILE_DEPARTURE=auto (default) exits
+ * with MPICH and parks with Open MPI 4, whose runtime hung in PMIx_Lookup /
+ * PMIx_Init at a later spawn after spawned jobs had ended (2 runs of 20+
+ * spawn-and-exit cycles, at cycles 8 and 22); exit / park force one.  A communicator the program itself
+ * derived from the world keeps the group connected: then the group's
+ * MPI_Finalize waits like a parked process. */
 #include "engine.h"
+
+int departing_exit;
+MPI_Comm departure_inter0_pending = MPI_COMM_NULL;
+
+void departure_group_joined(int valid, int ns, int nnew, MPI_Comm inter, MPI_Comm inter0)
+{
+    M.g_valid = valid;
+    M.g_ns = ns;
+    M.g_nnew = nnew;
+    M.g_inter = inter;
+    M.g_inter0 = inter0;
+    departure_inter0_pending = MPI_COMM_NULL;
+}
+
+void departure_group_forget(void)
+{
+    M.g_valid = 0;
+    departure_inter0_pending = MPI_COMM_NULL;
+}
+
+/* Do the leaving processes make up exactly the newest spawned group, in the
+ * world it joined?  The same answer on every process (from shared state);
+ * forgets the group (any resize changes the world). */
+static int exit_allowed(void)
+{
+    const char *v = getenv("DUCTILE_DEPARTURE"); /* validated by src/common/settings.c */
+    if (v && !strcmp(v, "exit")) return 1;
+    if (v && !strcmp(v, "park")) return 0;
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
+    return 0; /* Open MPI 4.1.4: later spawns hung in PMIx (2 of 2 runs of 20+ spawn-and-exit cycles) */
+#else
+    return 1;
+#endif
+}
+
+int departure_group_exits(int ns, const char *leaving, int merge_method, int standby)
+{
+    int ok = exit_allowed() && !standby && M.g_valid && merge_method && ns == M.g_ns + M.g_nnew &&
+             ductile_rt.thread_level != MPI_THREAD_MULTIPLE;
+    for (int r = 0; r < ns && ok; r++)
+        if (!!leaving[r] != (r >= M.g_ns)) ok = 0;
+    M.g_valid = 0;
+    return ok;
+}
+
+static void drop_inter(MPI_Comm *c)
+{
+    if (*c == MPI_COMM_NULL) return;
+    for (int i = 0; i < M.ninters; i++)
+        if (M.inters[i] == *c) M.inters[i] = MPI_COMM_NULL;
+    PMPI_Comm_disconnect(c);
+    *c = MPI_COMM_NULL;
+}
+
+/* Collective over the group and the rest (after both freed the old world). */
+void departure_group_disconnect(void)
+{
+    drop_inter(&M.g_inter);
+    drop_inter(&M.g_inter0);
+}
 
 int ductile_malleable_finalize_begin(void)
 {

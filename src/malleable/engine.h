@@ -119,6 +119,11 @@ struct engine_state {
     /* where this removed process waits for its release */
     MPI_Comm park_comm;
     int park_releaser;
+    /* the newest spawned group (departure.c): the world size before it, its size, and the two
+     * intercommunicators between it and the rest (inter: all parents; inter0: the parents' rank 0) */
+    int g_valid, g_ns, g_nnew;
+    MPI_Comm g_inter, g_inter0;
+    int exited;   /* this removed process disconnected from the rest: it ends at MPI_Finalize at once */
     /* reconfiguration records (complete on the world's rank 0) */
     struct report_reconfig *hist;
     int nhist, caphist, next_id;
@@ -234,6 +239,7 @@ struct pending_resize {
     int *o2c, *n2c;
     char *leaving; /* shrink */
     int standby, my_new, new0;
+    int exiting; /* shrink: the leaving processes are the whole newest spawned group: they exit */
     char list[RESIZE_LIST_MAX];
     struct redist_layout L;
     struct xfer_times xt; /* the background start */
@@ -266,6 +272,13 @@ void note_transfer(struct report_reconfig *r, const struct xfer_times *xt);
 void send_history(int to, MPI_Comm comm);
 void recv_history(int from, MPI_Comm comm);
 void gather_departed(MPI_Comm comm, int root, const char *leaving, int iteration);
+extern int departing_exit; /* set around gather_departed: the leaving processes exit (report: "exited") */
+/* departure.c: processes released on shrink (exit instead of parking) */
+void departure_group_joined(int valid, int ns, int nnew, MPI_Comm inter, MPI_Comm inter0);
+void departure_group_forget(void);
+int departure_group_exits(int ns, const char *leaving, int merge_method, int standby);
+void departure_group_disconnect(void);
+extern MPI_Comm departure_inter0_pending; /* rank 0: inter0 of the expansion in progress */
 void fill_record(struct report_reconfig *r, int id, int it, int from, int to, int method, int redist, int nb);
 void record_problem(struct report_reconfig *r, const char *status, const char *reason);
 /* world.c */

@@ -35,6 +35,7 @@ static void join_parents(MPI_Comm parent)
     PMPI_Comm_free(&m0);
     add_inter(parent);
     add_inter(inter);
+    departure_group_joined(h.method != METHOD_BASELINE && !h.persistent, h.ns, h.nnew, inter, parent);
     snprintf(ductile_rt.job_id, sizeof ductile_rt.job_id, "%s", h.job_id);
     ductile_rt.job_pid = (long)h.job_pid;
     M.iteration = h.iteration;

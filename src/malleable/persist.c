@@ -17,7 +17,9 @@
 #include "pmpi_exports.h"
 #include "../common/clock.h"
 #include "../common/mpierror.h"
+#include "../redist/chunk.h"
 #include "../redist/plan.h"
+#include "../redist/bigcoll.h"
 
 #if HAVE_PMPI_Alltoallv_init
 #define A2AV_INIT PMPI_Alltoallv_init
@@ -56,7 +58,8 @@ struct prepared {
     /* col: one request; p2p: one per message */
     MPI_Request *reqs;
     int nreq;
-    int *counts;       /* col: the four count/displacement arrays (must live as long as the request) */
+    struct a2a_args a2a; /* col: the Alltoallv arguments (must live as long as the request) */
+    int col;
     int64_t self_from, self_to, self_bytes; /* p2p: the local part */
     /* rma-* */
     MPI_Win win;
@@ -101,7 +104,7 @@ static void prepared_free(struct prepared *p)
         if (p->reqs[i] != MPI_REQUEST_NULL) PMPI_Request_free(&p->reqs[i]);
     if (p->win != MPI_WIN_NULL) PMPI_Win_free(&p->win); /* collective over comm */
     free(p->reqs);
-    free(p->counts);
+    if (p->col) a2a_free(&p->a2a);
     free(p->tr);
     free(p->targets);
     free(p);
@@ -109,59 +112,70 @@ static void prepared_free(struct prepared *p)
 
 /* ------------------------------------------------------------------ set-up */
 
+static int setup_p2p(struct prepared *p, const struct redist_layout *L, const int64_t *sc, const int64_t *sd,
+                     const int64_t *rc, const int64_t *rd, char *err, size_t errlen);
+
+/* Persistent Alltoallv of any size (src/redist/bigcoll.c); where this MPI
+ * has no persistent form for the counts needed, persistent p2p. */
 static int setup_col(struct prepared *p, const struct redist_layout *L, const int64_t *sc, const int64_t *sd,
                      const int64_t *rc, const int64_t *rd, char *err, size_t errlen)
 {
-#ifdef A2AV_INIT
-    int n = L->comm_size;
-    p->counts = malloc(4 * (size_t)n * sizeof(int));
-    p->reqs = malloc(sizeof *p->reqs);
-    if (!p->counts || !p->reqs) { snprintf(err, errlen, "out of memory"); return -1; }
-    int *a = p->counts;
-    for (int i = 0; i < n; i++) {
-        a[i] = (int)(sc[i] * (int64_t)p->rowbytes);
-        a[n + i] = (int)(sd[i] * (int64_t)p->rowbytes);
-        a[2 * n + i] = (int)(rc[i] * (int64_t)p->rowbytes);
-        a[3 * n + i] = (int)(rd[i] * (int64_t)p->rowbytes);
+    int v[2] = {a2a_prepare(&p->a2a, L->comm_size, sc, sd, rc, rd, p->rowbytes, p->src, p->dst, a2a_forced_kind(),
+                            err, errlen) == 0, 0};
+    int mine = v[0];
+    v[1] = v[0] ? a2a_have_init(p->a2a.kind) : 1;
+    /* the same choice on every process: the form depends on my counts only */
+    int r = PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MIN, L->comm);
+    if (r != MPI_SUCCESS || !v[0] || !v[1]) {
+        if (mine) a2a_free(&p->a2a);
+        if (r != MPI_SUCCESS) return fail(r, "agreeing on the persistent form", err, errlen);
+        if (!v[0]) {
+            if (mine) snprintf(err, errlen, "preparing the collective failed on another process");
+            return -1;
+        }
+        return setup_p2p(p, L, sc, sd, rc, rd, err, errlen);
     }
-    static char dummy;
+    p->col = 1;
+    p->reqs = malloc(sizeof *p->reqs);
+    if (!p->reqs) { snprintf(err, errlen, "out of memory"); return -1; }
     p->reqs[0] = MPI_REQUEST_NULL;
     p->nreq = 1;
-    int r = A2AV_INIT(p->src ? p->src : &dummy, a, a + n, MPI_BYTE, p->dst ? p->dst : &dummy, a + 2 * n, a + 3 * n,
-                      MPI_BYTE, L->comm, MPI_INFO_NULL, &p->reqs[0]);
+    r = a2a_init(&p->a2a, L->comm, &p->reqs[0]);
     if (r != MPI_SUCCESS) { p->reqs[0] = MPI_REQUEST_NULL; return fail(r, "MPI_Alltoallv_init", err, errlen); }
     return 0;
-#else
-    (void)p; (void)L; (void)sc; (void)sd; (void)rc; (void)rd;
-    snprintf(err, errlen, "this MPI has no persistent MPI_Alltoallv");
-    return -1;
-#endif
 }
 
 static int setup_p2p(struct prepared *p, const struct redist_layout *L, const int64_t *sc, const int64_t *sd,
                      const int64_t *rc, const int64_t *rd, char *err, size_t errlen)
 {
     int n = L->comm_size, me = p->me;
-    p->reqs = malloc(2 * (size_t)n * sizeof *p->reqs);
+    int64_t rb = (int64_t)p->rowbytes;
+    size_t nreq = 0; /* one message per piece below 1 GiB (src/redist/chunk.h) */
+    for (int i = 0; i < n; i++)
+        if (i != me) nreq += (size_t)chunk_count(sc[i] * rb, CHUNK_MAX) + (size_t)chunk_count(rc[i] * rb, CHUNK_MAX);
+    p->reqs = malloc((nreq ? nreq : 1) * sizeof *p->reqs);
     if (!p->reqs) { snprintf(err, errlen, "out of memory"); return -1; }
     int r = MPI_SUCCESS;
-    for (int i = 0; i < n && r == MPI_SUCCESS; i++) {
-        if (i == me || !rc[i]) continue;
-        r = PMPI_Recv_init((char *)p->dst + rd[i] * (int64_t)p->rowbytes, (int)(rc[i] * (int64_t)p->rowbytes),
-                           MPI_BYTE, i, PERSIST_TAG, L->comm, &p->reqs[p->nreq]);
-        if (r == MPI_SUCCESS) p->nreq++;
-    }
-    for (int i = 0; i < n && r == MPI_SUCCESS; i++) {
-        if (i == me || !sc[i]) continue;
-        r = PMPI_Send_init((const char *)p->src + sd[i] * (int64_t)p->rowbytes, (int)(sc[i] * (int64_t)p->rowbytes),
-                           MPI_BYTE, i, PERSIST_TAG, L->comm, &p->reqs[p->nreq]);
-        if (r == MPI_SUCCESS) p->nreq++;
-    }
+    for (int dir = 0; dir < 2; dir++) /* receives first, then sends */
+        for (int i = 0; i < n && r == MPI_SUCCESS; i++) {
+            int64_t bytes = dir ? sc[i] * rb : rc[i] * rb, off = dir ? sd[i] * rb : rd[i] * rb;
+            if (i == me || !bytes) continue;
+            for (int64_t k = 0, np = chunk_count(bytes, CHUNK_MAX); k < np && r == MPI_SUCCESS; k++) {
+                int64_t o = 0;
+                int len = 0;
+                chunk_piece(bytes, CHUNK_MAX, k, &o, &len);
+                r = dir ? PMPI_Send_init((const char *)p->src + off + o, len, MPI_BYTE, i, PERSIST_TAG, L->comm,
+                                         &p->reqs[p->nreq])
+                        : PMPI_Recv_init((char *)p->dst + off + o, len, MPI_BYTE, i, PERSIST_TAG, L->comm,
+                                         &p->reqs[p->nreq]);
+                if (r == MPI_SUCCESS) p->nreq++;
+            }
+        }
     if (r != MPI_SUCCESS) return fail(r, "MPI_Send_init / MPI_Recv_init", err, errlen);
     if (me >= 0 && sc[me]) {
-        p->self_from = sd[me] * (int64_t)p->rowbytes;
-        p->self_to = rd[me] * (int64_t)p->rowbytes;
-        p->self_bytes = sc[me] * (int64_t)p->rowbytes;
+        p->self_from = sd[me] * rb;
+        p->self_to = rd[me] * rb;
+        p->self_bytes = sc[me] * rb;
     }
     return 0;
 }
@@ -242,12 +256,6 @@ static struct prepared *prepare(const struct redist_layout *L, int method, int s
     }
     for (size_t i = 0; i < n && rc == 0; i++) {
         if (i != (size_t)p->me) p->moved += (uint64_t)c[i] * rowbytes;
-        /* the persistent forms take int byte counts */
-        if ((c[i] + c[n + i]) > (int64_t)INT_MAX / (int64_t)(rowbytes ? rowbytes : 1) ||
-            (c[2 * n + i] + c[3 * n + i]) > (int64_t)INT_MAX / (int64_t)(rowbytes ? rowbytes : 1)) {
-            snprintf(err, errlen, "a block of more than %d bytes: too large for a persistent transfer", INT_MAX);
-            rc = -1;
-        }
     }
     if (rc == 0) {
         if (method == REDIST_RMA_LOCK || method == REDIST_RMA_LOCKALL || method == REDIST_RMA_FENCE) {
@@ -256,7 +264,7 @@ static struct prepared *prepare(const struct redist_layout *L, int method, int s
                 if (i != (size_t)p->me) rd += (uint64_t)c[2 * n + i] * rowbytes;
             p->moved = rd;
             rc = setup_rma(p, L, err, errlen);
-        } else if (method == REDIST_COL && persist_have_alltoallv_init()) {
+        } else if (method == REDIST_COL) {
             rc = setup_col(p, L, c, c + n, c + 2 * n, c + 3 * n, err, errlen);
         } else {
             rc = setup_p2p(p, L, c, c + n, c + 2 * n, c + 3 * n, err, errlen);
@@ -286,7 +294,13 @@ static int run_rma(struct prepared *p, char *err, size_t errlen)
         int64_t bytes = t->count * (int64_t)p->rowbytes, off = t->src_offset * (int64_t)p->rowbytes;
         char *to = (char *)p->dst + t->dst_offset * (int64_t)p->rowbytes;
         if (t->src == p->me) memcpy(to, (const char *)p->src + off, (size_t)bytes);
-        else if (bytes) r = PMPI_Get(to, (int)bytes, MPI_BYTE, t->src, (MPI_Aint)off, (int)bytes, MPI_BYTE, p->win);
+        else /* pieces below 1 GiB (src/redist/chunk.h) */
+            for (int64_t j = 0, np = chunk_count(bytes, CHUNK_MAX); j < np && r == MPI_SUCCESS; j++) {
+                int64_t o = 0;
+                int len = 0;
+                chunk_piece(bytes, CHUNK_MAX, j, &o, &len);
+                r = PMPI_Get(to + o, len, MPI_BYTE, t->src, (MPI_Aint)(off + o), len, MPI_BYTE, p->win);
+            }
     }
     if (r != MPI_SUCCESS) fail(r, "MPI_Get", err, errlen);
     int r2 = MPI_SUCCESS;
@@ -327,7 +341,7 @@ static int run(struct prepared *p, char *err, size_t errlen)
 {
     if (p->shm) return run_shm(p, err, errlen);
     if (p->win != MPI_WIN_NULL) return run_rma(p, err, errlen);
-    int r = p->nreq == 0 ? MPI_SUCCESS : p->nreq == 1 && p->counts ? PMPI_Start(&p->reqs[0])
+    int r = p->nreq == 0 ? MPI_SUCCESS : p->nreq == 1 && p->col ? PMPI_Start(&p->reqs[0])
                                                                     : PMPI_Startall(p->nreq, p->reqs);
     if (r != MPI_SUCCESS) return fail(r, "MPI_Start", err, errlen);
     if (p->self_bytes) memcpy((char *)p->dst + p->self_to, (const char *)p->src + p->self_from, (size_t)p->self_bytes);

@@ -8,8 +8,11 @@
  *
  *   method       set-up (once)                         each use
  *   col          MPI_Alltoallv_init (MPIX_ in Open      MPI_Start + MPI_Wait
- *                MPI 4.1), counts kept alive
- *   p2p          MPI_Send_init / MPI_Recv_init          MPI_Startall + MPI_Waitall + local copy
+ *                MPI 4.1), counts kept alive; over
+ *                2 GiB MPI_Alltoallv_init_c or
+ *                (P)MPIX_Alltoallw_init (bigcoll.h)
+ *   p2p          MPI_Send_init / MPI_Recv_init (one     MPI_Startall + MPI_Waitall + local copy
+ *                per piece below 1 GiB)
  *   rma-fence    MPI_Win_create over the old block,     fence, MPI_Get..., fence
  *                the drain's read list
  *   rma-lock     same window and list                   lock (shared) per source, gets, unlocks, barrier

@@ -156,6 +156,7 @@ void gather_departed(MPI_Comm comm, int root, const char *leaving, int iteration
         if (!mine) abort();
         ductile_report_snapshot(me, ductile_ticks(), &mine->who, mine->fns);
         mine->left_at_iteration = iteration;
+        mine->exited = departing_exit;
     }
     int *counts = NULL, *displs = NULL, k = 0;
     if (me == root) {

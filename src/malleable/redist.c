@@ -2,8 +2,9 @@
  * COL (Alltoallv), P2P (Isend/Irecv + local copy), NB (Ialltoallv), and the
  * dispatch to RMA-Lock / RMA-Lockall (src/rma/xfer.c).
  * Counts are computed in rows by src/redist/plan.c and scaled to bytes here;
- * where they do not fit an int the large-count MPI_Alltoallv_c is used, or,
- * without it, a contiguous datatype of one row. */
+ * where they do not fit an int, the collectives go through
+ * src/redist/bigcoll.c (MPI_Alltoallv_c, or MPI_Alltoallw with derived
+ * datatypes) and P2P sends pieces below 1 GiB (src/redist/chunk.h). */
 #include "config.h"
 
 #include "redist.h"
@@ -13,9 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../redist/bigcoll.h"
 #include "persist.h"
 #include "pmpi_exports.h"
 #include "../common/mpierror.h"
+#include "../redist/chunk.h"
 #include "../redist/plan.h"
 #include "../rma/xfer.h"
 
@@ -30,12 +33,11 @@ double redist_take_setup_s(void)
 }
 
 #define REDIST_TAG 0x5d17
-#define P2P_CHUNK ((int64_t)1 << 30)
+#define P2P_CHUNK CHUNK_MAX
 
 struct redist_pending {
     MPI_Request req;
-    MPI_Datatype unit;
-    void *arrays;
+    struct a2a_args args; /* must live until the request completes */
 };
 
 struct counts {
@@ -63,16 +65,6 @@ static int make_counts(const struct redist_layout *L, int64_t nrows, struct coun
     return 0;
 }
 
-/* Do all byte counts and displacements fit an int? */
-static int fits_int(const struct counts *c, int n, size_t rowbytes)
-{
-    for (int i = 0; i < n; i++) {
-        if ((c->sc[i] + c->sd[i]) > (int64_t)INT_MAX / (int64_t)(rowbytes ? rowbytes : 1)) return 0;
-        if ((c->rc[i] + c->rd[i]) > (int64_t)INT_MAX / (int64_t)(rowbytes ? rowbytes : 1)) return 0;
-    }
-    return 1;
-}
-
 static uint64_t sent_elsewhere(const struct redist_layout *L, const struct counts *c, size_t rowbytes)
 {
     uint64_t s = 0;
@@ -83,87 +75,20 @@ static uint64_t sent_elsewhere(const struct redist_layout *L, const struct count
     return s;
 }
 
-/* Alltoallv (blocking, or started nonblocking when req != NULL). */
+/* Alltoallv of any size (src/redist/bigcoll.c), blocking, or started
+ * nonblocking when req != NULL (the arguments then live in *args_out). */
 static int do_alltoallv(const struct redist_layout *L, const struct counts *c, size_t rowbytes, const void *src,
-                        void *dst, MPI_Request *req, MPI_Datatype *unit_out, void **arrays_out, char *err,
-                        size_t errlen)
+                        void *dst, MPI_Request *req, struct a2a_args *args_out, char *err, size_t errlen)
 {
-    int n = L->comm_size, rc = MPI_SUCCESS;
-    (void)unit_out;
-    static char dummy;
-    const void *s = src ? src : &dummy;
-    void *d = dst ? dst : &dummy;
-    if (fits_int(c, n, rowbytes)) {
-        int *a = malloc(4 * (size_t)n * sizeof(int));
-        if (!a) { snprintf(err, errlen, "out of memory"); return -1; }
-        for (int i = 0; i < n; i++) {
-            a[i] = (int)(c->sc[i] * (int64_t)rowbytes);
-            a[n + i] = (int)(c->sd[i] * (int64_t)rowbytes);
-            a[2 * n + i] = (int)(c->rc[i] * (int64_t)rowbytes);
-            a[3 * n + i] = (int)(c->rd[i] * (int64_t)rowbytes);
-        }
-        if (req) {
-            rc = PMPI_Ialltoallv(s, a, a + n, MPI_BYTE, d, a + 2 * n, a + 3 * n, MPI_BYTE, L->comm, req);
-            *arrays_out = a;
-        } else {
-            rc = PMPI_Alltoallv(s, a, a + n, MPI_BYTE, d, a + 2 * n, a + 3 * n, MPI_BYTE, L->comm);
-            free(a);
-        }
-    } else {
-#if HAVE_PMPI_Alltoallv_c && HAVE_PMPI_Ialltoallv_c
-        char *blk = malloc(2 * (size_t)n * (sizeof(MPI_Count) + sizeof(MPI_Aint)));
-        if (!blk) { snprintf(err, errlen, "out of memory"); return -1; }
-        MPI_Count *cnt = (MPI_Count *)(void *)blk;
-        MPI_Aint *dsp = (MPI_Aint *)(void *)(blk + 2 * (size_t)n * sizeof(MPI_Count));
-        for (int i = 0; i < n; i++) {
-            cnt[i] = (MPI_Count)(c->sc[i] * (int64_t)rowbytes);
-            dsp[i] = (MPI_Aint)(c->sd[i] * (int64_t)rowbytes);
-            cnt[n + i] = (MPI_Count)(c->rc[i] * (int64_t)rowbytes);
-            dsp[n + i] = (MPI_Aint)(c->rd[i] * (int64_t)rowbytes);
-        }
-        if (req) {
-            rc = PMPI_Ialltoallv_c(s, cnt, dsp, MPI_BYTE, d, cnt + n, dsp + n, MPI_BYTE, L->comm, req);
-            *arrays_out = blk;
-        } else {
-            rc = PMPI_Alltoallv_c(s, cnt, dsp, MPI_BYTE, d, cnt + n, dsp + n, MPI_BYTE, L->comm);
-            free(blk);
-        }
-#else
-        /* rows as the unit */
-        if (rowbytes > (size_t)INT_MAX) {
-            snprintf(err, errlen, "a row of %zu bytes is too large for this MPI (no MPI_Alltoallv_c)", rowbytes);
-            return -1;
-        }
-        for (int i = 0; i < n; i++)
-            if (c->sc[i] + c->sd[i] > INT_MAX || c->rc[i] + c->rd[i] > INT_MAX) {
-                snprintf(err, errlen, "more than %d rows per process: too large for this MPI (no MPI_Alltoallv_c)",
-                         INT_MAX);
-                return -1;
-            }
-        int *a = malloc(4 * (size_t)n * sizeof(int));
-        if (!a) { snprintf(err, errlen, "out of memory"); return -1; }
-        for (int i = 0; i < n; i++) {
-            a[i] = (int)c->sc[i];
-            a[n + i] = (int)c->sd[i];
-            a[2 * n + i] = (int)c->rc[i];
-            a[3 * n + i] = (int)c->rd[i];
-        }
-        MPI_Datatype unit;
-        PMPI_Type_contiguous((int)rowbytes, MPI_BYTE, &unit);
-        PMPI_Type_commit(&unit);
-        if (req) {
-            rc = PMPI_Ialltoallv(s, a, a + n, unit, d, a + 2 * n, a + 3 * n, unit, L->comm, req);
-            *arrays_out = a;
-            *unit_out = unit;
-        } else {
-            rc = PMPI_Alltoallv(s, a, a + n, unit, d, a + 2 * n, a + 3 * n, unit, L->comm);
-            PMPI_Type_free(&unit);
-            free(a);
-        }
-#endif
-    }
+    struct a2a_args a;
+    if (a2a_prepare(&a, L->comm_size, c->sc, c->sd, c->rc, c->rd, rowbytes, src, dst, a2a_forced_kind(), err,
+                    errlen) != 0)
+        return -1;
+    int rc = a2a_run(&a, L->comm, req);
+    if (req && rc == MPI_SUCCESS) *args_out = a;
+    else a2a_free(&a);
     if (rc != MPI_SUCCESS) {
-        ductile_mpi_failed(rc, "MPI_Alltoallv", err, errlen);
+        ductile_mpi_failed(rc, req ? "MPI_Ialltoallv" : "MPI_Alltoallv", err, errlen);
         return -1;
     }
     return 0;
@@ -258,11 +183,11 @@ int redist_move(const struct redist_layout *L, int method, int64_t nrows, size_t
         size_t bytes = (size_t)(c.rc[me] * (int64_t)rowbytes);
         void *tmp = malloc(bytes ? bytes : 1);
         if (!tmp) { free(c.sc); snprintf(err, errlen, "out of memory"); return -1; }
-        rc = do_alltoallv(L, &c, rowbytes, src, tmp, NULL, NULL, NULL, err, errlen);
+        rc = do_alltoallv(L, &c, rowbytes, src, tmp, NULL, NULL, err, errlen);
         if (rc == 0) memcpy(dst, tmp, bytes);
         free(tmp);
     } else {
-        rc = do_alltoallv(L, &c, rowbytes, src, dst, NULL, NULL, NULL, err, errlen);
+        rc = do_alltoallv(L, &c, rowbytes, src, dst, NULL, NULL, err, errlen);
     }
     free(c.sc);
     return rc;
@@ -277,8 +202,7 @@ int redist_start(const struct redist_layout *L, int64_t nrows, size_t rowbytes, 
     if (moved) *moved = sent_elsewhere(L, &c, rowbytes);
     struct redist_pending *p = calloc(1, sizeof *p);
     if (!p) { free(c.sc); snprintf(err, errlen, "out of memory"); return -1; }
-    p->unit = MPI_DATATYPE_NULL;
-    int rc = do_alltoallv(L, &c, rowbytes, src, dst, &p->req, &p->unit, &p->arrays, err, errlen);
+    int rc = do_alltoallv(L, &c, rowbytes, src, dst, &p->req, &p->args, err, errlen);
     free(c.sc);
     if (rc != 0) { free(p); return -1; }
     *out = p;
@@ -287,8 +211,7 @@ int redist_start(const struct redist_layout *L, int64_t nrows, size_t rowbytes, 
 
 static void pending_free(struct redist_pending *p)
 {
-    if (p->unit != MPI_DATATYPE_NULL) PMPI_Type_free(&p->unit);
-    free(p->arrays);
+    a2a_free(&p->args);
     free(p);
 }
 

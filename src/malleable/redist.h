@@ -5,7 +5,8 @@
  * overlap of a rank's old and new block), RMA-Lock / RMA-Lockall
  * (src/rma/xfer.c), all blocking; and a nonblocking
  * MPI_Ialltoallv started now and completed later.  The plan comes from
- * src/redist/plan.c. */
+ * src/redist/plan.c.  Blocks of any size: the collectives go through
+ * src/redist/bigcoll.c, messages and reads are cut below 1 GiB. */
 #ifndef DUCTILE_REDIST_H
 #define DUCTILE_REDIST_H
 

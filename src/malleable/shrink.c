@@ -47,7 +47,9 @@ void shrink(const struct decision *d, const char *list, double t_begin)
                      "standing by (%s)", !api ? "the program does not call EMPI_Get_iteration()"
                                               : "they are not the highest ranks");
     }
+    int exiting = departure_group_exits(ns, leaving, d->method == METHOD_MERGE, standby); /* departure.c */
     memset(&PEND, 0, sizeof PEND);
+    PEND.exiting = exiting;
     PEND.d = *d;
     PEND.t_begin = t_begin;
     PEND.rec = rec;
@@ -103,11 +105,13 @@ void shrink_commit(int iteration)
         if (me == 0) send_history(new0, P);
         if (me == new0) recv_history(0, P);
     }
+    departing_exit = PEND.exiting;
     if (!standby) gather_departed(P, new0, leaving, iteration);
+    departing_exit = 0;
     double tm = ductile_now();
     MPI_Comm S = MPI_COMM_NULL;
     PMPI_Comm_split(P, leaving[me] ? MPI_UNDEFINED : 0, me, &S);
-    M.zombies += ns - nd;
+    if (!PEND.exiting) M.zombies += ns - nd; /* exited processes hold no slot */
     if (standby) { /* the old world W and its transfers stay alive on all its members */
         SB.active = 1;
         SB.world = ductile_world;
@@ -121,6 +125,12 @@ void shrink_commit(int iteration)
     if (leaving[me] && standby) {
         SB.waiting = 1;
         standby_wait(); /* returns taken back into W, or removed */
+    } else if (leaving[me] && PEND.exiting) {
+        /* the whole newest group leaves: disconnect from the rest, end at MPI_Finalize (departure.c) */
+        leave_world();
+        PMPI_Comm_free(&P);
+        departure_group_disconnect();
+        M.exited = 1;
     } else if (leaving[me]) {
         leave_world();
         M.park_comm = P; /* wait here for the release from new0 */
@@ -132,6 +142,9 @@ void shrink_commit(int iteration)
         set_world(nw, np);
         if (standby) {
             /* P is W's private communicator: kept by the pool */
+        } else if (PEND.exiting) {
+            PMPI_Comm_free(&P); /* nobody to release: the group that left ends on its own */
+            departure_group_disconnect();
         } else if (me == new0) {
             int *lv = malloc((size_t)(ns - nd) * sizeof(int)), k = 0;
             if (!lv) abort();
@@ -146,6 +159,7 @@ void shrink_commit(int iteration)
             rec.merge_s = ductile_now() - tm;
             note_transfer(&rec, &xt);
             rec.standby = standby ? ns - nd : 0;
+            rec.exited = PEND.exiting ? ns - nd : 0;
             rec.total_s = record_total(&rec, ductile_now() - PEND.t_begin);
             add_record(&rec);
             ductile_log(1, "shrank %d -> %d in %.3f s (transfer %.4f)%s", ns, nd, rec.total_s, xt.transfer_s,

@@ -246,6 +246,7 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
         }
         PMPI_Intercomm_merge(inter0, 0, &m0); /* rank 0 here, the children 1.. */
         add_inter(inter0);
+        departure_inter0_pending = inter0;
     }
     MPI_Comm inter = MPI_COMM_NULL, merged = MPI_COMM_NULL;
     PMPI_Intercomm_create(P, 0, me == 0 ? m0 : MPI_COMM_NULL, 1, TAG_ICREATE, &inter);
@@ -335,6 +336,7 @@ void expand_commit(int iteration)
     PEND.prep = NULL;
     PEND.active = 0;
     add_inter(PEND.inter);
+    departure_group_joined(!baseline && !M.persistent, ns, PEND.nnew, PEND.inter, departure_inter0_pending);
     if (baseline) {
         /* all old processes leave; the new rank 0 (merged rank ns) releases them at its MPI_Finalize */
         M.zombies += ns;

@@ -225,8 +225,9 @@ json_t *report_build_json(const struct report_input *in)
         add_totals(&all, &tot);
         json_array_append_new(
             departed,
-            json_pack("{s:i, s:s, s:i, s:i, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:o}", "rank", d->who.rank,
+            json_pack("{s:i, s:s, s:i, s:i, s:s, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:o}", "rank", d->who.rank,
                       "host", d->who.host, "pid", d->who.pid, "left_at_iteration", d->left_at_iteration,
+                      "end", d->exited ? "exited" : "parked",
                       "wall_time_s", d->who.wall_s, "mpi_time_s", tot.mpi_s, "compute_time_s", tot.compute_s,
                       "comm_time_s", tot.comm_s, "io_time_s", tot.io_s, "calls", (json_int_t)tot.calls,
                       "bytes_sent", (json_int_t)tot.bytes_sent, "bytes_recv", (json_int_t)tot.bytes_recv,
@@ -285,6 +286,7 @@ json_t *report_build_json(const struct report_input *in)
         json_object_set_new(json_object_get(rj, "times_s"), "prepare", json_real(r->prepare_s));
         json_object_set_new(rj, "persistent", r->persistent[0] ? json_string(r->persistent) : json_null());
         json_object_set_new(rj, "standby_processes", json_integer(r->standby));
+        json_object_set_new(rj, "exited_processes", json_integer(r->exited));
         json_object_set_new(rj, "shared_memory", json_boolean(r->shared_memory));
         json_array_append_new(reconf, rj);
     }

@@ -28,6 +28,7 @@ struct report_rank {
 struct report_departed {
     struct report_rank who;     /* rank: its rank in the world it left; wall_s: from MPI_Init to leaving */
     int32_t left_at_iteration;
+    int32_t exited; /* 1: ended at once (its group disconnected); 0: parked until the job's end */
     struct report_fn fns[DUCTILE_FN_COUNT];
 };
 
@@ -64,6 +65,7 @@ struct report_reconfig {
     char persistent[16];  /* "" (off), "prepared" (set up now), "reused" (every array reused a prepared transfer) */
     double prepare_s;     /* set-up of prepared transfers (max over processes; not part of transfer_s) */
     int32_t standby;      /* processes taken back from standby instead of spawned (expand) or put on standby (shrink) */
+    int32_t exited;       /* shrink: removed processes that ended at once (the rest of the removed ones park) */
     int32_t shared_memory; /* 1: arrays moved by direct copies from shared blocks (DUCTILE_RMA_MEMORY=shared) */
 };
 

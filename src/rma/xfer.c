@@ -13,9 +13,11 @@
 #include "window.h"
 #include "../common/clock.h"
 #include "../common/mpierror.h"
+#include "../redist/bigcoll.h"
+#include "../redist/chunk.h"
 #include "../redist/plan.h"
 
-#define CHUNK ((int64_t)1 << 30)
+#define CHUNK CHUNK_MAX /* pieces below INT_MAX (src/redist/chunk.h) */
 
 /* Open MPI 4.1.4's osc/ucx (the only component that spans spawned processes
  * there) crashes now and then in MPI_Rget on a dynamic window
@@ -263,8 +265,8 @@ struct bg_group {
     struct item *items;
     int n, cap;
     double setup_s;
-    /* COL: the Alltoallv arguments of each item (bytes, int) */
-    int **a2a;
+    /* COL: the Alltoallv arguments of each item (any size, src/redist/bigcoll.c) */
+    struct a2a_args *a2a;
     /* WD */
     int state; /* 0 local reads / collectives, 1 barrier posted, 2 done */
     MPI_Request *reqs;
@@ -318,7 +320,7 @@ int bg_add(struct bg_group *g, int64_t nrows, size_t rowbytes, const void *src, 
         struct item *a = realloc(g->items, (size_t)nc * sizeof *a);
         if (!a) { snprintf(err, errlen, "out of memory"); return -1; }
         g->items = a;
-        int **b = realloc(g->a2a, (size_t)nc * sizeof *b);
+        struct a2a_args *b = realloc(g->a2a, (size_t)nc * sizeof *b);
         if (!b) { snprintf(err, errlen, "out of memory"); return -1; }
         g->a2a = b;
         g->cap = nc;
@@ -330,15 +332,13 @@ int bg_add(struct bg_group *g, int64_t nrows, size_t rowbytes, const void *src, 
     it->src = src;
     it->dst = dst;
     it->win = MPI_WIN_NULL;
-    g->a2a[g->n] = NULL;
+    memset(&g->a2a[g->n], 0, sizeof g->a2a[g->n]);
     g->n++;
     if (moved) *moved = 0;
     if (g->method == BG_METHOD_COL) {
         int cs = g->L.comm_size;
         int64_t *c = calloc(4 * (size_t)cs, sizeof *c);
-        int *a = calloc(4 * (size_t)cs, sizeof *a);
-        if (!c || !a) { free(c); free(a); snprintf(err, errlen, "out of memory"); return -1; }
-        g->a2a[g->n - 1] = a;
+        if (!c) { snprintf(err, errlen, "out of memory"); return -1; }
         if (plan_alltoallv_arrays(nrows, g->L.ns, g->L.nd, g->L.my_old, g->L.my_new, g->o2c, g->n2c, cs, c, c + cs,
                                   c + 2 * cs, c + 3 * cs) != 0) {
             free(c);
@@ -346,15 +346,12 @@ int bg_add(struct bg_group *g, int64_t nrows, size_t rowbytes, const void *src, 
             return -1;
         }
         int me = comm_rank(&g->L);
-        for (int i = 0; i < 4 * cs; i++) {
-            int64_t b = c[i] * (int64_t)rowbytes;
-            if (b > 2147483647) { free(c); snprintf(err, errlen, "background COL: a block exceeds 2 GiB"); return -1; }
-            a[i] = (int)b;
-        }
         for (int i = 0; i < cs; i++)
-            if (i != me && moved) *moved += (uint64_t)a[i];
+            if (i != me && moved) *moved += (uint64_t)(c[i] * (int64_t)rowbytes);
+        int rc = a2a_prepare(&g->a2a[g->n - 1], cs, c, c + cs, c + 2 * cs, c + 3 * cs, rowbytes, src, dst,
+                             a2a_forced_kind(), err, errlen);
         free(c);
-        return 0;
+        return rc;
     }
     if (item_setup(&g->L, it, g->w, g->create, &g->setup_s, err, errlen) != 0) return -1;
     int me = comm_rank(&g->L);
@@ -365,11 +362,7 @@ int bg_add(struct bg_group *g, int64_t nrows, size_t rowbytes, const void *src, 
 
 static int col_blocking(struct bg_group *g, int i)
 {
-    static char dummy;
-    int cs = g->L.comm_size, *a = g->a2a[i];
-    struct item *it = &g->items[i];
-    return PMPI_Alltoallv(it->src ? it->src : &dummy, a, a + cs, MPI_BYTE, it->dst ? it->dst : &dummy, a + 2 * cs,
-                          a + 3 * cs, MPI_BYTE, g->L.comm);
+    return a2a_run(&g->a2a[i], g->L.comm, NULL);
 }
 
 static void *bg_thread(void *arg)
@@ -409,13 +402,8 @@ int bg_launch(struct bg_group *g, char *err, size_t errlen)
     g->reqs = calloc((size_t)(nreq ? nreq : 1), sizeof *g->reqs);
     if (!g->reqs) { snprintf(err, errlen, "out of memory"); return -1; }
     if (g->method == BG_METHOD_COL) {
-        static char dummy;
-        int cs = g->L.comm_size;
         for (int i = 0; i < g->n; i++) {
-            int *a = g->a2a[i];
-            struct item *it = &g->items[i];
-            int rc = PMPI_Ialltoallv(it->src ? it->src : &dummy, a, a + cs, MPI_BYTE, it->dst ? it->dst : &dummy,
-                                     a + 2 * cs, a + 3 * cs, MPI_BYTE, g->L.comm, &g->reqs[g->nreq++]);
+            int rc = a2a_run(&g->a2a[i], g->L.comm, &g->reqs[g->nreq++]);
             if (rc != MPI_SUCCESS) { ductile_mpi_failed(rc, "MPI_Ialltoallv", err, errlen); return -1; }
         }
         return 0;
@@ -468,7 +456,7 @@ void bg_release(struct bg_group *g)
     if (g->th_started) pthread_join(g->th, NULL);
     for (int i = 0; i < g->n; i++) {
         item_cleanup(&g->items[i], g->w);
-        free(g->a2a[i]);
+        a2a_free(&g->a2a[i]);
     }
     if (g->e.n) {
         char err[64];
