@@ -59,7 +59,6 @@
 #define TAG_HISTORY 0x5d19
 #define TAG_ICREATE 0x5d1a
 #define TAG_STANDBY 0x5d1c
-#define TAG_STANDBY_GONE 0x5d1d
 #define TXN_WHY_MAX 256 /* a failure's reason, as in the record (report_reconfig.reason) */
 #define BCAST_CHUNK ((int64_t)1 << 30)
 
@@ -71,7 +70,7 @@ struct decision {
     int32_t op, nd, method, redist, nb, listlen, sched_next, iteration, id;
     int32_t auto_choice;  /* DUCTILE_REDIST=auto: redist and nb come from the cost model (src/rma/cost.c) */
     int32_t pool;         /* DUCTILE_PERSISTENT: expand by taking the standby processes back (no spawn) */
-    int32_t release_pool; /* a standby process asked to be released: the pool is released first */
+    int32_t release_pool; /* the pool waited DUCTILE_LEAVE_TIMEOUT: it is released first */
     char why[224];        /* its reason, for the record */
 };
 
@@ -147,6 +146,7 @@ struct standby_pool {
     MPI_Comm world, priv, xfer; /* W's virtual world, private and transfer communicators */
     int nbig, nsmall;
     int left_at;                /* the iteration of the shrink that formed the pool */
+    double formed_at;           /* when (ductile_now): the pool is released DUCTILE_LEAVE_TIMEOUT later */
 };
 extern struct standby_pool SB;
 
@@ -313,7 +313,7 @@ void shrink_abort(const char *why);
 /* standby.c */
 int pool_join(const struct decision *d, struct xfer_times *xt, char *why, size_t len);
 int pool_barrier(char *why, size_t len);
-int pool_release_asked(void);
+int pool_expired(void);
 void pool_dissolve(int left_at);
 void pool_send(int op, const struct decision *d);
 void pool_release(void);

@@ -212,8 +212,8 @@ int ductile_malleable_control_point(int iteration)
     char list[RESIZE_LIST_MAX] = "";
     if (ductile_rt.rank == 0) {
         decide(iteration, &d, list);
-        /* a standby process asked to be released (standby.c): the pool goes first, no wake-up */
-        if (SB.active && ductile_world != SB.world && pool_release_asked()) {
+        /* the standby processes waited DUCTILE_LEAVE_TIMEOUT (standby.c): the pool goes first, no wake-up */
+        if (SB.active && ductile_world != SB.world && pool_expired()) {
             d.release_pool = 1;
             d.pool = 0;
         }

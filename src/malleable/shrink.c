@@ -151,6 +151,7 @@ void shrink_commit(int iteration)
         SB.nbig = ns;
         SB.nsmall = nd;
         SB.left_at = iteration;
+        SB.formed_at = ductile_now();
         M.xfer = MPI_COMM_NULL;
     }
     if (leaving[me] && standby) {

@@ -1,10 +1,10 @@
 /* standby.c -- the standby pool (DUCTILE_PERSISTENT): processes removed by
  * a shrink wait inside the control point with their old world kept, and an
  * expansion back to that size wakes them (no spawn); any other resize
- * releases them.  A standby process that waited DUCTILE_LEAVE_TIMEOUT asks
- * W's rank 0 to be released (the next control point releases the whole
- * pool) instead of leaving on its own, so that nobody is left waiting for
- * it in a collective call; the wake-up itself is a bounded wait. */
+ * releases them.  After DUCTILE_LEAVE_TIMEOUT W's rank 0 releases the pool
+ * at its next control point (pool_expired) while the standby processes wait
+ * for that release instead of leaving on their own, so that nobody is left
+ * waiting for them in a collective call; the wake-up is a bounded wait. */
 #include "engine.h"
 
 struct standby_pool SB = {.world = MPI_COMM_NULL, .priv = MPI_COMM_NULL, .xfer = MPI_COMM_NULL};
@@ -165,26 +165,20 @@ int pool_barrier(char *why, size_t len)
     return 0;
 }
 
-/* W's rank 0, at a control point while the pool waits: 1 when a standby
- * process asked to be released (its DUCTILE_LEAVE_TIMEOUT passed).  Local. */
-int pool_release_asked(void)
+/* W's rank 0, at a control point while the pool waits: 1 once the standby
+ * processes have waited DUCTILE_LEAVE_TIMEOUT (they then wait for their
+ * release, see standby_wait).  Local; no message, so nothing is left
+ * unmatched on W's communicators. */
+int pool_expired(void)
 {
-    int any = 0;
-    for (;;) {
-        int flag = 0, one = 0;
-        MPI_Status st;
-        if (PMPI_Iprobe(MPI_ANY_SOURCE, TAG_STANDBY_GONE, SB.priv, &flag, &st) != MPI_SUCCESS || !flag) break;
-        PMPI_Recv(&one, 1, MPI_INT, st.MPI_SOURCE, TAG_STANDBY_GONE, SB.priv, MPI_STATUS_IGNORE);
-        any = 1;
-    }
-    return any;
+    return ductile_now() > SB.formed_at + (double)ductile_rt.settings.leave_timeout;
 }
 
 /* A standby process, inside the control point of the shrink that removed
  * it: wait (asleep between probes) for W's rank 0 to take it back or to
- * release it.  After DUCTILE_LEAVE_TIMEOUT it asks W's rank 0 to release
- * it and goes on waiting for the answer (W's next control point, at the
- * latest its MPI_Finalize); only when W does not answer for another
+ * release it.  After DUCTILE_LEAVE_TIMEOUT W's rank 0 releases it at its
+ * next control point (at the latest at its MPI_Finalize): it goes on
+ * waiting for that; only when W does not answer for another
  * DUCTILE_LEAVE_TIMEOUT does it leave on its own (W is gone). */
 void standby_wait(void)
 {
@@ -216,13 +210,9 @@ void standby_wait(void)
             return;
         }
         if (flag == 0 && !asked && ductile_now() > deadline) {
-            /* ask to be released; W's rank 0 answers at its next control point */
-            static int one = 1;
-            MPI_Request rq;
-            if (PMPI_Isend(&one, 1, MPI_INT, 0, TAG_STANDBY_GONE, SB.priv, &rq) == MPI_SUCCESS)
-                PMPI_Request_free(&rq);
-            ductile_log(1, "standby process (pid %ld) not taken back within DUCTILE_LEAVE_TIMEOUT: asks to be "
-                        "released", (long)getpid());
+            /* W's rank 0 releases the pool at its first control point after the same time (pool_expired) */
+            ductile_log(1, "standby process (pid %ld) not taken back within DUCTILE_LEAVE_TIMEOUT: waits for its "
+                        "release", (long)getpid());
             asked = 1;
             deadline = ductile_now() + (double)ductile_rt.settings.leave_timeout;
         } else if (flag < 0 || ductile_now() > deadline) {

@@ -9,9 +9,9 @@
 # (alloc), a mismatched registration on a new process (register), an error of
 # the blocking transfer (transfer), on expansions (the new processes are told
 # to leave) and shrinks, blocking and with constant data in the background.
-# Also (issue 10, item 3): a standby process (DUCTILE_PERSISTENT) whose
-# DUCTILE_LEAVE_TIMEOUT passes asks to be released instead of leaving the
-# others blocked, and nobody aborts.
+# Also (issue 10, item 3): standby processes (DUCTILE_PERSISTENT) whose
+# DUCTILE_LEAVE_TIMEOUT passes are released by the kept world at its next
+# control point instead of leaving the others blocked, and nobody aborts.
 set -u
 . "$abs_top_srcdir/tests/malleable/common.sh"
 prog="$abs_top_builddir/tests/malleable/cjacobi"
@@ -72,9 +72,8 @@ RESIZE_APP_SPAWNED_VARIABLE=1 run "constant flag differs on the new process" 2 8
 RESIZE_APP_NO_GET_SHARED=1 run "new process without EMPI_Get_shared" 2 8 3 1 DUCTILE_SCHEDULE=2:+1
 
 # Item 3: standby processes with a tiny DUCTILE_LEAVE_TIMEOUT (1 s): the shrink
-# puts them on standby, they ask to be released after 1 s, the next control
-# point releases the pool; the later expansion spawns new processes.  Nobody
-# aborts or waits for ever.
+# puts them on standby, the first control point after 1 s releases the pool;
+# the later expansion spawns new processes.  Nobody aborts or waits for ever.
 APP_SLEEP_MS=100 run "standby timeout 4->2, then +2" 4 40 4 2 DUCTILE_PERSISTENT=1 DUCTILE_LEAVE_TIMEOUT=1 \
   DUCTILE_SCHEDULE=3:-2,30:+2 && {
   if grep -q "MPI_Abort\|aborting" "$tmp/err"; then echo "FAIL: standby timeout: a process aborted"; fail=1; fi
