@@ -153,20 +153,23 @@ int wait_bounded(MPI_Request *rq, double limit_s)
 }
 
 /* Old processes of a pending expansion: tell the spawned ones to switch
- * (status 1) at `iteration` or to leave (0).  Collective over the merged
- * communicator (the spawned processes wait in pending_wait_go). */
-void pending_go(int status, int iteration)
+ * (status 1) at `iteration` or to leave (0), over the merged communicator
+ * (they wait in ductile_malleable_get_shared).  0, or -1 when they do not
+ * answer within NB_WAIT_LIMIT_S: no abort, the caller rolls back. */
+
+
+int pending_go(int status, int iteration)
 {
     struct go_msg g = {status, iteration, request_queue_position(&M.q), M.next_id, (int64_t)getpid(), ""};
     gethostname(g.host, sizeof g.host - 1);
     MPI_Request rq;
     if (PMPI_Ibcast(&g, (int)sizeof g, MPI_BYTE, 0, PEND.merged, &rq) != MPI_SUCCESS ||
         wait_bounded(&rq, NB_WAIT_LIMIT_S) != 0) {
-        fprintf(stderr, "ductile: error: rank %d: the spawned processes of resize %d did not answer within %.0f s; "
-                        "the job cannot continue\n", ductile_rt.rank, PEND.d.id, NB_WAIT_LIMIT_S);
-        fflush(stderr);
-        PMPI_Abort(MPI_COMM_WORLD, 3);
+        fprintf(stderr, "ductile: warning: rank %d: the spawned processes of resize %d did not answer within %.0f s\n",
+                ductile_rt.rank, PEND.d.id, NB_WAIT_LIMIT_S);
+        return -1; /* the request stays with the MPI (it cannot be cancelled); the caller rolls back */
     }
+    return 0;
 }
 
 /* A pending resize that will not happen (old processes, collectively): the
@@ -174,41 +177,16 @@ void pending_go(int status, int iteration)
  * leave, the world keeps its size and data; the record says why. */
 void pending_cancel(const char *why)
 {
-    int me = ductile_rt.rank;
     /* a failed transfer may still hold requests on the new buffers: they are left alone (leaked) */
     int clean = nb_wait_local(1) == 0;
     if (!clean) nb_abandon();
     if (PEND.expand) {
-        pending_go(0, M.iteration);
+        (void)pending_go(0, M.iteration); /* the spawned processes leave (join.c, join_abort) */
         if (clean) nb_finish(0);
-        free_prepared(PEND.prep);
-        add_inter(PEND.inter);
-        departure_group_forget();
-        MPI_Comm *c[] = {&PEND.nw, &PEND.np, &PEND.nx};
-        for (int i = 0; i < 3; i++)
-            if (*c[i] != MPI_COMM_NULL) PMPI_Comm_free(c[i]);
-        if (me == 0) {
-            /* the spawned processes park until this process's MPI_Finalize releases them */
-            int *lv = malloc((size_t)PEND.nnew * sizeof(int));
-            if (!lv) abort();
-            for (int i = 0; i < PEND.nnew; i++) lv[i] = PEND.ns + i;
-            add_duty(PEND.merged, lv, PEND.nnew);
-            free(lv);
-            M.zombies += PEND.nnew;
-        } else {
-            PMPI_Comm_free(&PEND.merged);
-        }
+        expand_abort(why);
     } else {
         if (clean) nb_finish(0);
-        free(PEND.leaving);
+        shrink_abort(why);
     }
-    free(PEND.o2c);
-    free(PEND.n2c);
-    PEND.active = 0;
     request_queue_set_busy(&M.q, 0);
-    if (me == 0) {
-        struct report_reconfig rec = PEND.rec;
-        rec.total_s = ductile_now() - PEND.t_begin;
-        record_problem(&rec, "failed", why);
-    }
 }

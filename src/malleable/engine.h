@@ -5,7 +5,8 @@
  *   policy.c      pure checks of a request (unit-tested: tests/unit/test_policy.c)
  *   records.c     reconfiguration records, history hand-over, departed counters
  *   world.c       world swap, removed processes' own world, transfer communicators
- *   transfer.c    moving the registered items (all methods), buffers prepared aside
+ *   transaction.c agreement, new blocks staged until the commit or dropped at a rollback
+ *   transfer.c    moving the registered items (all methods), new blocks allocated first
  *   background.c  constant data moved in the background, the pending resize
  *   spawn.c       expansion: spawn, connect, merge, commit
  *   shrink.c      shrink: leaving ranks' data, split, commit
@@ -58,6 +59,7 @@
 #define TAG_HISTORY 0x5d19
 #define TAG_ICREATE 0x5d1a
 #define TAG_STANDBY 0x5d1c
+#define TXN_WHY_MAX 256 /* a failure's reason, as in the record (report_reconfig.reason) */
 #define BCAST_CHUNK ((int64_t)1 << 30)
 
 enum { OP_NONE = 0, OP_RESIZE = 1 };
@@ -68,6 +70,7 @@ struct decision {
     int32_t op, nd, method, redist, nb, listlen, sched_next, iteration, id;
     int32_t auto_choice;  /* DUCTILE_REDIST=auto: redist and nb come from the cost model (src/rma/cost.c) */
     int32_t pool;         /* DUCTILE_PERSISTENT: expand by taking the standby processes back (no spawn) */
+    int32_t release_pool; /* the pool waited DUCTILE_LEAVE_TIMEOUT: it is released first */
     char why[224];        /* its reason, for the record */
 };
 
@@ -76,6 +79,8 @@ struct join_header {
     int32_t status; /* 1 join, 0 cancelled (the spawn failed on the parents' side) */
     int32_t method, redist, nb, ns, nd, nnew, iteration, sched_next, nitems, id, nhist, zombies, prepare, persistent;
     int64_t job_pid;
+    int64_t releaser_pid;  /* the parents' rank 0: releases the new processes after a rollback */
+    char releaser_host[64];
     double spawn_s, begin_epoch, start_s;
     char job_id[64];
 };
@@ -146,6 +151,7 @@ struct standby_pool {
     MPI_Comm world, priv, xfer; /* W's virtual world, private and transfer communicators */
     int nbig, nsmall;
     int left_at;                /* the iteration of the shrink that formed the pool */
+    double formed_at;           /* when (ductile_now): the pool is released DUCTILE_LEAVE_TIMEOUT later */
 };
 extern struct standby_pool SB;
 
@@ -296,8 +302,7 @@ int test_fail(const char *step);
 int bg_wanted(int nb);
 int transfer_items(const struct redist_layout *L, int has_new, int method, int nb, int phase, int id, int iteration,
                    void **prep, int warm, struct xfer_times *t, char *err, size_t errlen);
-void fatal_transfer(const char *what, MPI_Comm comm);
-void **prepare_buffers(int ns, int nd, int me, int nb);
+void **prepare_buffers(int ns, int nd, int my_old, int my_new, int nb, int touch, char *why, size_t len);
 void free_prepared(void **prep);
 /* background.c */
 int nb_test_local(void);
@@ -306,22 +311,45 @@ void nb_finish(int adopt);
 void nb_abandon(void);
 void nb_note(struct report_reconfig *r, int iteration);
 int wait_bounded(MPI_Request *rq, double limit_s);
-void pending_go(int status, int iteration);
+int pending_go(int status, int iteration);
 void pending_cancel(const char *why);
 /* resize.c */
 void note_choice(struct report_reconfig *r, const struct decision *d);
 /* spawn.c */
 void expand(const struct decision *d, const char *hosts, double t_begin, double begin_epoch);
 void expand_commit(int iteration);
+void expand_abort(const char *why);
 /* shrink.c */
 void shrink(const struct decision *d, const char *list, double t_begin);
 void shrink_commit(int iteration);
+void shrink_abort(const char *why);
 /* standby.c */
-void pool_join(const struct decision *d, struct xfer_times *xt);
+int pool_join(const struct decision *d, struct xfer_times *xt, char *why, size_t len);
+int pool_barrier(char *why, size_t len);
+int pool_expired(void);
 void pool_dissolve(int left_at);
 void pool_send(int op, const struct decision *d);
 void pool_release(void);
 void pool_wake(const struct decision *d, double t_begin);
 void standby_wait(void);
+
+/* transaction.c */
+/* A new block written by the transfer, adopted by the item only at the commit. */
+struct staged {
+    int item;
+    void *dst;
+    int from_spare, shared, persist, rma_lock, ns, nd, has_old;
+};
+struct stage_list {
+    struct staged *s;
+    int n, cap;
+};
+extern struct stage_list STAGE;
+/* Collective over c: 1 when every process passes ok = 1; else 0, and why
+ * (on every process) is the reason of the first process that failed. */
+int txn_agree(MPI_Comm c, int ok, char *why, size_t len);
+void stage_add(int item, void *dst, int from_spare, int shared, int persist, int rma_lock, int ns, int nd, int has_old);
+void stage_commit(void);
+void stage_abort(void);
 
 #endif

@@ -168,6 +168,55 @@ static void join_cancelled(int64_t releaser_pid, const char *releaser_host)
     _exit(0);
 }
 
+/* The preparation of a new process: its registrations match the running
+ * processes' and it has a buffer for each of its new blocks.  0, or -1 with
+ * why set. */
+static int join_prepare(int child, char *why, size_t len)
+{
+    const struct join_header *h = &M.jh;
+    int last = child == h->nnew - 1;
+    char err[320];
+    if (h->nitems && last && test_fail("register")) {
+        snprintf(why, len, "rank %d (new): registered item 0 differs from the running processes' (injected: "
+                 "DUCTILE_TEST_FAIL=register)", ductile_rt.rank);
+        return -1;
+    }
+    if (h->nitems && check_descs(err, sizeof err) != 0) {
+        snprintf(why, len, "rank %d (new): %.220s", ductile_rt.rank, err);
+        return -1;
+    }
+    if (last && test_fail("alloc")) {
+        snprintf(why, len, "rank %d (new): out of memory for its new blocks (injected: DUCTILE_TEST_FAIL=alloc)",
+                 ductile_rt.rank);
+        return -1;
+    }
+    int my_new = h->method == METHOD_BASELINE ? child : h->ns + child;
+    for (int i = 0; i < reg_count(); i++) {
+        struct reg_item *it = reg_at(i);
+        if (it->d.kind != REG_DISTRIBUTED) continue;
+        plan_block nb = plan_block_of(it->d.nrows, h->nd, my_new);
+        if (nb.count && !it->addr) {
+            snprintf(why, len, "rank %d (new): '%s' has no buffer for its %lld rows", ductile_rt.rank, it->d.name,
+                     (long long)nb.count);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* A new process whose resize was rolled back: the parents' rank 0 releases it
+ * at the job's end (join_cancelled does not return). */
+static void join_abort(int *o2c, int *n2c, const char *why)
+{
+    ductile_log(1, "resize rolled back: %s", why);
+    free(o2c);
+    free(n2c);
+    stage_abort();
+    free(M.jdesc);
+    M.jdesc = NULL;
+    join_cancelled(M.jh.releaser_pid, M.jh.releaser_host);
+}
+
 int ductile_malleable_get_shared(int *iteration)
 {
     if (!M.join_pending) {
@@ -190,42 +239,64 @@ int ductile_malleable_get_shared(int *iteration)
     for (int j = 0; j < h->nd; j++) n2c[j] = baseline ? h->ns + j : j;
     struct redist_layout L = {M.xfer != MPI_COMM_NULL ? M.xfer : merged, h->ns + h->nnew, h->ns, h->nd, -1,
                               baseline ? child : me, o2c, n2c};
-    char err[512];
-    if (h->nitems && check_descs(err, sizeof err) != 0) {
-        fprintf(stderr, "ductile: error: rank %d: %s; aborting\n", ductile_rt.rank, err);
-        fflush(stderr);
-        PMPI_Abort(merged, 3);
-    }
+    char why[TXN_WHY_MAX] = "";
+    /* agree on the preparation with the parents (spawn.c, expand) */
+    int okp = join_prepare(child, why, sizeof why) == 0;
+    if (!txn_agree(merged, okp, why, sizeof why)) join_abort(o2c, n2c, why);
     int bg = h->nitems && bg_wanted(h->nb), start_it = h->iteration;
+    int ok = 1;
     if (bg) {
         /* constant data arrives in the background while the old processes go on at
          * the old size; wait here (asleep between tests) for the switch */
-        if (transfer_items(&L, 1, h->redist, h->nb, XF_BG, h->id, h->iteration, NULL, h->prepare, &xb, err,
-                           sizeof err) != 0)
-            fatal_transfer(err, merged);
+        int okb = transfer_items(&L, 1, h->redist, h->nb, XF_BG, h->id, h->iteration, NULL, h->prepare, &xb, why,
+                                 sizeof why) == 0;
+        if (!txn_agree(merged, okb, why, sizeof why)) {
+            nb_abandon();
+            join_abort(o2c, n2c, why);
+        }
         struct go_msg g;
         memset(&g, 0, sizeof g);
         MPI_Request rq;
         if (PMPI_Ibcast(&g, (int)sizeof g, MPI_BYTE, 0, merged, &rq) != MPI_SUCCESS ||
             wait_bounded(&rq, (double)ductile_rt.settings.leave_timeout + NB_WAIT_LIMIT_S) != 0) {
-            fprintf(stderr, "ductile: error: spawned rank %d: the running processes did not switch to the new size "
-                            "in time; the job cannot continue\n", ductile_rt.rank);
-            fflush(stderr);
-            PMPI_Abort(merged, 3);
+            /* no answer from the parents: this process leaves (no abort: the parents may go on) */
+            nb_abandon();
+            join_abort(o2c, n2c, "the running processes did not switch to the new size in time");
         }
-        if (g.status != 1) join_cancelled(g.pid, g.host); /* leaving: the new buffers go with the process */
-        if (nb_wait_local(1) != 0) fatal_transfer(NB.why, merged); /* the parents saw it complete */
-        nb_finish(1);
+        if (g.status != 1) {
+            nb_abandon(); /* leaving: the new buffers go with the process */
+            join_abort(o2c, n2c, "the resize was cancelled");
+        }
+        if (nb_wait_local(1) != 0) {
+            ok = 0;
+            snprintf(why, sizeof why, "%s", NB.why);
+        }
         h->iteration = g.iteration;
         M.iteration = g.iteration;
         request_queue_set_position(&M.q, g.sched_next);
         if (g.next_id > M.next_id) M.next_id = g.next_id;
     }
+    if (h->nitems) {
+        char err[TXN_WHY_MAX] = "";
+        if (transfer_items(&L, 1, h->redist, CONST_BLOCKING, bg ? XF_REST : XF_ALL, h->id, h->iteration, NULL,
+                           h->prepare, &xt, err, sizeof err) != 0 && ok) {
+            ok = 0;
+            snprintf(why, sizeof why, "%s", err);
+        }
+    }
+    /* agree on the transfer with the parents (spawn.c, expand_commit) */
+    if (!txn_agree(merged, ok, why, sizeof why)) {
+        if (h->nitems) rma_win_transfer_done(0);
+        if (bg) {
+            if (NB.failed) nb_abandon();
+            else nb_finish(0);
+        }
+        join_abort(o2c, n2c, why);
+    }
+    if (bg) nb_finish(1);
+    stage_commit();
     if (baseline && me == h->ns) recv_history(0, merged);
     if (h->nitems) {
-        if (transfer_items(&L, 1, h->redist, CONST_BLOCKING, bg ? XF_REST : XF_ALL, h->id, h->iteration, NULL,
-                           h->prepare, &xt, err, sizeof err) != 0)
-            fatal_transfer(err, merged);
         xt.transfer_s += xb.transfer_s;
         xt.window_s += xb.window_s;
         xt.bytes += xb.bytes;

@@ -161,8 +161,12 @@ int ductile_malleable_control_point(int iteration)
     /* a spawned process at its first control point without EMPI_Get_shared: the
      * parents are waiting in the transfer; receive the data first */
     if (M.join_pending) {
+        /* this control point is, for this process, the end of the one where the world grew
+         * (the others are already past it, maybe in the program's own collective calls):
+         * receive the data and return, without a decision of its own */
         ductile_malleable_get_shared(NULL);
-        iteration = M.jh.iteration + 1; /* the world's control point this one meets (EMPI_Get_iteration) */
+        M.iteration = M.jh.iteration; /* EMPI_Get_iteration: the resize's control point */
+        return 1;
     }
     M.iteration = iteration;
     free_buried();
@@ -200,12 +204,20 @@ int ductile_malleable_control_point(int iteration)
     }
     struct decision d;
     char list[RESIZE_LIST_MAX] = "";
-    if (ductile_rt.rank == 0) decide(iteration, &d, list);
+    if (ductile_rt.rank == 0) {
+        decide(iteration, &d, list);
+        /* the standby processes waited DUCTILE_LEAVE_TIMEOUT (standby.c): the pool goes first, no wake-up */
+        if (SB.active && ductile_world != SB.world && pool_expired()) {
+            d.release_pool = 1;
+            d.pool = 0;
+        }
+    }
     PMPI_Bcast(&d, (int)sizeof d, MPI_BYTE, 0, P);
     if (ductile_rt.rank != 0) {
         request_queue_set_position(&M.q, d.sched_next);
         if (d.id >= M.next_id) M.next_id = d.id + 1;
     }
+    if (d.release_pool && SB.active && ductile_world != SB.world) pool_release();
     if (d.op != OP_RESIZE) {
         if (ductile_rt.rank == 0) request_queue_set_busy(&M.q, 0); /* a request taken and refused */
         return 0;

@@ -1,6 +1,9 @@
-/* shrink.c -- shrinking by the Merge method: the leaving ranks' data moves
- * first, then the staying ranks split off the new world; the leaving ones
- * park (departure.c) or stand by (standby.c). */
+/* shrink.c -- shrinking by the Merge method, a transaction
+ * (transaction.c): the staying ranks prepare their new blocks, everybody
+ * agrees, the leaving ranks' data moves, everybody agrees again; then the
+ * staying ranks split off the new world and the leaving ones park
+ * (departure.c) or stand by (standby.c), or, after a failed agreement, the
+ * world keeps its size, buffers and data (shrink_abort). */
 #include "engine.h"
 
 /* Shrink by the Merge method: the leaving ranks' data moves first, then the
@@ -62,11 +65,22 @@ void shrink(const struct decision *d, const char *list, double t_begin)
     PEND.my_new = my_new;
     PEND.new0 = new0;
     PEND.L = (struct redist_layout){M.persistent ? world_xfer() : P, ns, ns, nd, me, my_new, o2c, n2c};
+    /* prepare: the staying ranks' new blocks, then agree */
+    char why[TXN_WHY_MAX] = "";
+    PEND.prep = prepare_buffers(ns, nd, me, my_new, bg_wanted(d->nb) ? d->nb : 0, ductile_rt.settings.redist_prepare,
+                                why, sizeof why);
+    if (!txn_agree(P, PEND.prep != NULL, why, sizeof why)) {
+        shrink_abort(why);
+        return;
+    }
     if (bg_wanted(d->nb)) {
-        char err[512];
-        if (transfer_items(&PEND.L, 0, d->redist, d->nb, XF_BG, d->id, d->iteration, NULL, 0, &PEND.xt, err,
-                           sizeof err) != 0)
-            fatal_transfer(err, P);
+        int okb = transfer_items(&PEND.L, 0, d->redist, d->nb, XF_BG, d->id, d->iteration, NULL, 0, &PEND.xt, why,
+                                 sizeof why) == 0;
+        if (!txn_agree(P, okb, why, sizeof why)) {
+            nb_abandon(); /* started requests of the others may never complete: left alone */
+            shrink_abort(why);
+            return;
+        }
         PEND.bg = 1;
         PEND.active = 1;
         return;
@@ -83,16 +97,37 @@ void shrink_commit(int iteration)
     int ns = PEND.ns, nd = PEND.nd, me = ductile_rt.rank, new0 = PEND.new0, standby = PEND.standby;
     char *leaving = PEND.leaving;
     struct report_reconfig rec = PEND.rec;
+    int ok = 1;
+    char why[TXN_WHY_MAX] = "";
+    if (PEND.bg && nb_wait_local(0) != 0) {
+        ok = 0;
+        snprintf(why, sizeof why, "%s", NB.why);
+    }
+    struct xfer_times xt;
+    char err[TXN_WHY_MAX] = "";
+    if (transfer_items(&PEND.L, 0, d->redist, CONST_BLOCKING, PEND.bg ? XF_REST : XF_ALL, d->id, iteration, PEND.prep,
+                       0, &xt, err, sizeof err) != 0 && ok) {
+        ok = 0;
+        snprintf(why, sizeof why, "%s", err);
+    }
+    /* agree: every process of the old world completed its part */
+    if (!txn_agree(P, ok, why, sizeof why)) {
+        rma_win_transfer_done(1); /* the world stays: so does its window */
+        if (PEND.bg) {
+            if (NB.failed) nb_abandon();
+            else nb_finish(0);
+        }
+        shrink_abort(why);
+        return;
+    }
+    /* commit */
     if (PEND.bg) {
-        if (nb_wait_local(0) != 0) fatal_transfer(NB.why, P); /* every process reported completion */
         nb_finish(1);
         if (me == new0) nb_note(&rec, iteration);
     }
-    struct xfer_times xt;
-    char err[512];
-    if (transfer_items(&PEND.L, 0, d->redist, CONST_BLOCKING, PEND.bg ? XF_REST : XF_ALL, d->id, iteration, NULL, 0,
-                       &xt, err, sizeof err) != 0)
-        fatal_transfer(err, P);
+    stage_commit();
+    free_prepared(PEND.prep);
+    PEND.prep = NULL;
     xt.transfer_s += PEND.xt.transfer_s;
     xt.window_s += PEND.xt.window_s;
     xt.bytes += PEND.xt.bytes;
@@ -120,6 +155,7 @@ void shrink_commit(int iteration)
         SB.nbig = ns;
         SB.nsmall = nd;
         SB.left_at = iteration;
+        SB.formed_at = ductile_now();
         M.xfer = MPI_COMM_NULL;
     }
     if (leaving[me] && standby) {
@@ -170,4 +206,25 @@ void shrink_commit(int iteration)
     free(PEND.n2c);
     free(PEND.o2c);
     PEND.leaving = NULL;
+}
+
+/* Roll back a shrink (every process of the old world, after a failed
+ * agreement): the new blocks go, nobody leaves, the world keeps its size,
+ * buffers and data; the record says why. */
+void shrink_abort(const char *why)
+{
+    stage_abort();
+    free_prepared(PEND.prep);
+    PEND.prep = NULL;
+    free(PEND.leaving);
+    free(PEND.o2c);
+    free(PEND.n2c);
+    PEND.leaving = NULL;
+    PEND.o2c = PEND.n2c = NULL;
+    PEND.active = 0;
+    if (ductile_rt.rank == 0) {
+        struct report_reconfig rec = PEND.rec;
+        rec.total_s = ductile_now() - PEND.t_begin;
+        record_problem(&rec, "failed", why);
+    }
 }

@@ -1,7 +1,9 @@
 /* spawn.c -- expansion (Merge: ND-NS new processes; Baseline: ND new
- * processes, the old ones leave): rank 0 spawns alone, the others connect,
- * old and new processes merge; then the data moves and the world switches
- * (expand_commit). */
+ * processes, the old ones leave), a transaction (transaction.c): prepare
+ * (new blocks allocated while rank 0 spawns alone), connect and merge, agree
+ * on the preparation with the new processes, transfer, agree on the
+ * transfer, then commit (expand_commit: the world switches) or roll back
+ * (expand_abort: the new processes leave, the old world goes on). */
 #include "engine.h"
 
 /* ------------------------------------------------------------------ spawning */
@@ -154,12 +156,13 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
      * MPI_Intercomm_create. */
     MPI_Comm inter0 = MPI_COMM_NULL;
     double spawn_s = 0;
-    /* DUCTILE_REDIST_PREPARE: allocate and touch the new blocks now, while
-     * rank 0 spawns (the others would only wait), instead of page-faulting
-     * them inside the transfer */
-    void **prep = NULL;
+    /* prepare: allocate the new blocks now, while rank 0 spawns (the others
+     * would only wait); DUCTILE_REDIST_PREPARE also touches them, instead of
+     * page-faulting them inside the transfer */
     int prepare = !baseline && ductile_rt.settings.redist_prepare && reg_count() > 0;
-    if (prepare) prep = prepare_buffers(ns, nd, me, d->nb);
+    char prep_why[TXN_WHY_MAX] = "";
+    void **prep = prepare_buffers(ns, nd, me, baseline ? -1 : me, bg_wanted(d->nb) ? d->nb : 0, prepare, prep_why,
+                                  sizeof prep_why);
     if (me == 0 && test_fail("spawn")) {
         ok = 0;
         snprintf(why, sizeof why, "MPI_Comm_spawn refused (injected: DUCTILE_TEST_FAIL=spawn)");
@@ -213,6 +216,8 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     h.prepare = prepare;
     h.persistent = M.persistent;
     h.job_pid = ductile_rt.job_pid;
+    h.releaser_pid = (int64_t)getpid(); /* rank 0 releases the new processes if the resize is rolled back */
+    gethostname(h.releaser_host, sizeof h.releaser_host - 1);
     h.spawn_s = spawn_s;
     h.begin_epoch = begin_epoch;
     h.start_s = rec.start_s;
@@ -288,12 +293,21 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     PEND.nnew = nnew;
     PEND.L = (struct redist_layout){nx != MPI_COMM_NULL ? nx : merged, ns + nnew, ns, nd, me, baseline ? -1 : me,
                                     o2c, n2c};
+    /* agree on the preparation (the new processes: their registrations, their buffers) */
+    if (!txn_agree(merged, prep != NULL, prep_why, sizeof prep_why)) {
+        expand_abort(prep_why);
+        return;
+    }
     if (h.nitems && bg_wanted(d->nb)) {
         /* constant data starts moving; the world stays at the old size until it has arrived */
-        char err[512];
-        if (transfer_items(&PEND.L, 1, d->redist, d->nb, XF_BG, d->id, d->iteration, NULL, h.prepare, &PEND.xt, err,
-                           sizeof err) != 0)
-            fatal_transfer(err, merged);
+        char err[TXN_WHY_MAX] = "";
+        int okb = transfer_items(&PEND.L, 1, d->redist, d->nb, XF_BG, d->id, d->iteration, NULL, h.prepare, &PEND.xt,
+                                 err, sizeof err) == 0;
+        if (!txn_agree(merged, okb, err, sizeof err)) {
+            nb_abandon(); /* started requests of the others may never complete: left alone */
+            expand_abort(err);
+            return;
+        }
         PEND.bg = 1;
         PEND.active = 1;
         return;
@@ -309,21 +323,49 @@ void expand_commit(int iteration)
     int ns = PEND.ns, nd = PEND.nd, me = ductile_rt.rank, baseline = d->method == METHOD_BASELINE;
     MPI_Comm merged = PEND.merged;
     struct report_reconfig rec = PEND.rec;
+    int ok = 1;
+    char why[TXN_WHY_MAX] = "";
     if (PEND.bg) {
-        pending_go(1, iteration);
-        if (nb_wait_local(0) != 0) fatal_transfer(NB.why, merged); /* every process reported completion */
-        nb_finish(1);
-        if (me == 0) nb_note(&rec, iteration);
+        if (pending_go(1, iteration) != 0) {
+            /* the new processes do not answer: nothing collective with them is possible any more */
+            nb_abandon();
+            expand_abort("the spawned processes did not answer the switch within the time limit");
+            return;
+        }
+        if (nb_wait_local(0) != 0) {
+            ok = 0;
+            snprintf(why, sizeof why, "%s", NB.why);
+        }
     }
-    if (baseline) gather_departed(ductile_rt.private_comm, 0, NULL, iteration); /* all old processes leave */
-    if (baseline && me == 0) send_history(ns, merged);
     struct xfer_times xt;
     memset(&xt, 0, sizeof xt);
     if (PEND.nitems) {
-        char err[512];
+        char err[TXN_WHY_MAX] = "";
         if (transfer_items(&PEND.L, 1, d->redist, CONST_BLOCKING, PEND.bg ? XF_REST : XF_ALL, d->id, iteration,
-                           PEND.prep, PEND.warm, &xt, err, sizeof err) != 0)
-            fatal_transfer(err, merged);
+                           PEND.prep, PEND.warm, &xt, err, sizeof err) != 0 && ok) {
+            ok = 0;
+            snprintf(why, sizeof why, "%s", err);
+        }
+    }
+    /* agree: every process of the merged communicator completed its part */
+    if (!txn_agree(merged, ok, why, sizeof why)) {
+        if (PEND.nitems) rma_win_transfer_done(0); /* the window over the merged communicator goes */
+        if (PEND.bg) {
+            if (NB.failed) nb_abandon(); /* its requests may still be pending: left alone */
+            else nb_finish(0);
+        }
+        expand_abort(why);
+        return;
+    }
+    /* commit */
+    if (PEND.bg) {
+        nb_finish(1);
+        if (me == 0) nb_note(&rec, iteration);
+    }
+    stage_commit();
+    if (baseline) gather_departed(ductile_rt.private_comm, 0, NULL, iteration); /* all old processes leave */
+    if (baseline && me == 0) send_history(ns, merged);
+    if (PEND.nitems) {
         xt.transfer_s += PEND.xt.transfer_s; /* the background start */
         xt.window_s += PEND.xt.window_s;
         xt.bytes += PEND.xt.bytes;
@@ -360,5 +402,42 @@ void expand_commit(int iteration)
             ductile_log(1, "expanded %d -> %d in %.3f s (spawn %.3f, merge %.3f, transfer %.4f)", ns, nd,
                         rec.total_s, rec.spawn_s, rec.merge_s, xt.transfer_s);
         }
+    }
+}
+
+/* Roll back an expansion (old processes, after a failed agreement or when
+ * the new ones do not answer): the new blocks go, the old world goes on, and
+ * the new processes leave (join.c's join_abort) and park until this world's
+ * rank 0 releases them at its MPI_Finalize (departure.c), like processes
+ * removed by a shrink.  No collective call. */
+void expand_abort(const char *why)
+{
+    int me = ductile_rt.rank;
+    stage_abort();
+    free_prepared(PEND.prep);
+    PEND.prep = NULL;
+    add_inter(PEND.inter);
+    departure_group_forget(); /* the spawned group never joined the world */
+    MPI_Comm *c[] = {&PEND.nw, &PEND.np, &PEND.nx};
+    for (int i = 0; i < 3; i++)
+        if (*c[i] != MPI_COMM_NULL) PMPI_Comm_free(c[i]);
+    if (me == 0) {
+        int *lv = malloc((size_t)(PEND.nnew ? PEND.nnew : 1) * sizeof(int));
+        if (!lv) abort();
+        for (int i = 0; i < PEND.nnew; i++) lv[i] = PEND.ns + i; /* merged ranks of the new processes */
+        add_duty(PEND.merged, lv, PEND.nnew);
+        free(lv);
+        M.zombies += PEND.nnew;
+    } else {
+        PMPI_Comm_free(&PEND.merged);
+    }
+    free(PEND.o2c);
+    free(PEND.n2c);
+    PEND.o2c = PEND.n2c = NULL;
+    PEND.active = 0;
+    if (me == 0) {
+        struct report_reconfig rec = PEND.rec;
+        rec.total_s = ductile_now() - PEND.t_begin;
+        record_problem(&rec, "failed", why);
     }
 }

@@ -1,7 +1,10 @@
 /* standby.c -- the standby pool (DUCTILE_PERSISTENT): processes removed by
  * a shrink wait inside the control point with their old world kept, and an
  * expansion back to that size wakes them (no spawn); any other resize
- * releases them. */
+ * releases them.  After DUCTILE_LEAVE_TIMEOUT W's rank 0 releases the pool
+ * at its next control point (pool_expired) while the standby processes wait
+ * for that release instead of leaving on their own, so that nobody is left
+ * waiting for them in a collective call; the wake-up is a bounded wait. */
 #include "engine.h"
 
 struct standby_pool SB = {.world = MPI_COMM_NULL, .priv = MPI_COMM_NULL, .xfer = MPI_COMM_NULL};
@@ -17,7 +20,7 @@ struct standby_msg {
 /* Every member of the kept world W: W becomes the world again, and the
  * registered data moves from its first nsmall ranks to all nbig over W's
  * transfer communicator, reusing the transfers prepared for this pair. */
-void pool_join(const struct decision *d, struct xfer_times *xt)
+int pool_join(const struct decision *d, struct xfer_times *xt, char *why, size_t len)
 {
     int me = -1, nbig = SB.nbig, nsmall = SB.nsmall;
     PMPI_Comm_rank(SB.priv, &me);
@@ -27,12 +30,18 @@ void pool_join(const struct decision *d, struct xfer_times *xt)
         if (!ident) abort();
         for (int i = 0; i < nbig; i++) ident[i] = i;
         struct redist_layout L = {SB.xfer, nbig, nsmall, nbig, me < nsmall ? me : -1, me, ident, ident};
-        char err[512];
-        if (transfer_items(&L, 1, d->redist, CONST_BLOCKING, XF_ALL, d->id, d->iteration, NULL, 0, xt, err, sizeof err) != 0)
-            fatal_transfer(err, SB.priv);
-        reduce_times(xt, 0, SB.priv);
-        rma_win_transfer_done(1); /* W is the world again: its window (if any) serves it */
+        int ok = transfer_items(&L, 1, d->redist, CONST_BLOCKING, XF_ALL, d->id, d->iteration, NULL, 0, xt, why,
+                                len) == 0;
         free(ident);
+        rma_win_transfer_done(1); /* W is the world again, or stays kept: its window (if any) serves it */
+        if (!txn_agree(SB.priv, ok, why, len)) {
+            /* rolled back: the small world goes on, the standby processes become removed ones */
+            stage_abort();
+            pool_dissolve(SB.left_at);
+            return -1;
+        }
+        stage_commit();
+        reduce_times(xt, 0, SB.priv);
     }
     MPI_Comm oldp = ductile_rt.private_comm;
     set_world(SB.world, SB.priv); /* frees the small world's communicator (not W's) */
@@ -42,6 +51,7 @@ void pool_join(const struct decision *d, struct xfer_times *xt)
     M.iteration = d->iteration;
     SB.active = 0; /* used up; the next eligible shrink of W forms the pool again */
     SB.waiting = 0;
+    return 0;
 }
 
 /* Every member of W: the standby processes become ordinary removed
@@ -114,10 +124,24 @@ void pool_wake(const struct decision *d, double t_begin)
     double tw = ductile_now();
     pool_send(STANDBY_WAKE, d);
     drop_world_xfer(); /* the small world's own transfers (collective over it) */
-    PMPI_Barrier(SB.priv); /* with the standby processes: the wake-up */
+    char why[TXN_WHY_MAX] = "";
+    if (pool_barrier(why, sizeof why) != 0) { /* with the standby processes: the wake-up, bounded */
+        SB.active = SB.waiting = 0; /* W is not usable any more: left alone */
+        if (ductile_rt.rank == 0) {
+            rec.total_s = ductile_now() - t_begin;
+            record_problem(&rec, "failed", why);
+        }
+        return;
+    }
     double wake_s = ductile_now() - tw;
     struct xfer_times xt;
-    pool_join(d, &xt);
+    if (pool_join(d, &xt, why, sizeof why) != 0) {
+        if (ductile_rt.rank == 0) {
+            rec.total_s = ductile_now() - t_begin;
+            record_problem(&rec, "failed", why);
+        }
+        return;
+    }
     if (ductile_rt.rank == 0) {
         rec.merge_s = wake_s;
         note_transfer(&rec, &xt);
@@ -129,12 +153,37 @@ void pool_wake(const struct decision *d, double t_begin)
     }
 }
 
+/* The wake-up: a barrier over W, bounded.  0, or -1 with why set. */
+int pool_barrier(char *why, size_t len)
+{
+    MPI_Request rq;
+    if (PMPI_Ibarrier(SB.priv, &rq) != MPI_SUCCESS || wait_bounded(&rq, NB_WAIT_LIMIT_S) != 0) {
+        snprintf(why, len, "rank %d: the wake-up of the standby processes did not complete within %.0f s",
+                 ductile_rt.rank, NB_WAIT_LIMIT_S);
+        return -1;
+    }
+    return 0;
+}
+
+/* W's rank 0, at a control point while the pool waits: 1 once the standby
+ * processes have waited DUCTILE_LEAVE_TIMEOUT (they then wait for their
+ * release, see standby_wait).  Local; no message, so nothing is left
+ * unmatched on W's communicators. */
+int pool_expired(void)
+{
+    return ductile_now() > SB.formed_at + (double)ductile_rt.settings.leave_timeout;
+}
+
 /* A standby process, inside the control point of the shrink that removed
  * it: wait (asleep between probes) for W's rank 0 to take it back or to
- * release it.  Bounded by DUCTILE_LEAVE_TIMEOUT. */
+ * release it.  After DUCTILE_LEAVE_TIMEOUT W's rank 0 releases it at its
+ * next control point (at the latest at its MPI_Finalize): it goes on
+ * waiting for that; only when W does not answer for another
+ * DUCTILE_LEAVE_TIMEOUT does it leave on its own (W is gone). */
 void standby_wait(void)
 {
     double deadline = ductile_now() + (double)ductile_rt.settings.leave_timeout;
+    int asked = 0;
     struct timespec nap = {0, 2 * 1000 * 1000};
     for (;;) {
         int flag = 0;
@@ -146,18 +195,29 @@ void standby_wait(void)
                 struct xfer_times xt;
                 request_queue_set_position(&M.q, m.d.sched_next);
                 if (m.d.id >= M.next_id) M.next_id = m.d.id + 1;
-                PMPI_Barrier(SB.priv); /* the wake-up (pool_wake) */
-                pool_join(&m.d, &xt);
-                ductile_log(1, "taken back from standby as rank %d of %d at iteration %d", ductile_rt.rank,
-                            ductile_rt.size, m.d.iteration);
+                char why[TXN_WHY_MAX] = "";
+                if (pool_barrier(why, sizeof why) != 0) { /* the wake-up (pool_wake), bounded */
+                    fprintf(stderr, "ductile: warning: standby process (pid %ld): %s; leaving\n", (long)getpid(), why);
+                    SB.active = SB.waiting = 0;
+                    leave_world();
+                } else if (pool_join(&m.d, &xt, why, sizeof why) == 0) {
+                    ductile_log(1, "taken back from standby as rank %d of %d at iteration %d", ductile_rt.rank,
+                                ductile_rt.size, m.d.iteration);
+                }
             } else {
                 pool_dissolve(m.left_at);
             }
             return;
         }
-        if (flag < 0 || ductile_now() > deadline) {
+        if (flag == 0 && !asked && ductile_now() > deadline) {
+            /* W's rank 0 releases the pool at its first control point after the same time (pool_expired) */
+            ductile_log(1, "standby process (pid %ld) not taken back within DUCTILE_LEAVE_TIMEOUT: waits for its "
+                        "release", (long)getpid());
+            asked = 1;
+            deadline = ductile_now() + (double)ductile_rt.settings.leave_timeout;
+        } else if (flag < 0 || ductile_now() > deadline) {
             fprintf(stderr, "ductile: warning: standby process (pid %ld) %s; leaving\n", (long)getpid(),
-                    flag < 0 ? "lost its world" : "was not taken back within DUCTILE_LEAVE_TIMEOUT");
+                    flag < 0 ? "lost its world" : "was not released by its world within DUCTILE_LEAVE_TIMEOUT");
             SB.active = SB.waiting = 0;
             leave_world();
             return;

@@ -1,13 +1,17 @@
 /* transfer.c -- moving the registered items of a resize (distributed
- * arrays by the chosen method, replicated items and scalars by broadcast),
- * the new blocks prepared aside, and the failure injection of the tests
- * (DUCTILE_TEST_FAIL). */
+ * arrays by the chosen method, replicated items and scalars by broadcast)
+ * into new blocks kept aside until the commit (transaction.c), the new
+ * blocks allocated before any transfer starts, and the failure injection of
+ * the tests (DUCTILE_TEST_FAIL). */
 #include "engine.h"
 
 /* DUCTILE_TEST_FAIL=STEP (for tests only, docs/malleability.md): make one
  * step of a resize fail on purpose -- "spawn" (rank 0's spawn is refused),
- * "bgtransfer" (the background transfer of constant data reports an error on
- * the world's last rank).  Read once. */
+ * "alloc" (the last new process cannot allocate its blocks; in a shrink the
+ * last staying process), "register" (the last new process registered an
+ * item that differs), "transfer" (the blocking transfer reports an error on
+ * the transfer communicator's last process), "bgtransfer" (the background
+ * transfer of constant data reports an error on the world's last rank). */
 int test_fail(const char *step)
 {
     const char *f = getenv("DUCTILE_TEST_FAIL");
@@ -176,24 +180,10 @@ int transfer_items(const struct redist_layout *L, int has_new, int method, int n
                 return -1;
             }
             t->bytes += moved;
-            if (L->my_new >= 0 && dst != it->addr) {
-                if (persist_shared_owner(it->addr, NULL) != MPI_COMM_NULL) {
-                    /* a shared block: freed with its window */
-                } else if (it->owned && it->addr) {
-                    if (persist && L->my_old >= 0 && !shared) {
-                        reg_drop_spare(it); /* at most one spare per item */
-                        it->spare = it->addr;
-                        it->spare_size = L->ns;
-                    } else if (DEFER_RMA_FREE && !persist && !redist_rma_create &&
-                               (method == REDIST_RMA_LOCK || method == REDIST_RMA_LOCKALL)) {
-                        bury(it->addr); /* freed at the next control point (see DEFER_RMA_FREE) */
-                    } else {
-                        free_block(it->addr);
-                    }
-                }
-                it->addr = dst;
-                it->owned = !shared; /* shared blocks are never free()d */
-            }
+            /* the new block is adopted only at the commit, after every process agreed (transaction.c) */
+            if (L->my_new >= 0 && dst != it->addr)
+                stage_add(i, dst, 0, shared, persist, method == REDIST_RMA_LOCK || method == REDIST_RMA_LOCKALL, L->ns,
+                          L->nd, L->my_old >= 0);
         } else if (REG_KIND_IS_DATA(it->d.kind)) {
             /* general data (issue 14): N-D blocks, sparse, custom, patches move themselves (src/data/) */
             uint64_t moved = 0;
@@ -224,30 +214,54 @@ int transfer_items(const struct redist_layout *L, int has_new, int method, int n
     }
     t->window_s = redist_take_setup_s() + (any_const ? bg_setup_s(NB.bg) : 0);
     t->transfer_s = ductile_now() - t0 - t->plan_s - t->window_s - t->prepare_s;
+    if (phase != XF_BG && test_fail("transfer")) {
+        int me = -1;
+        PMPI_Comm_rank(L->comm, &me);
+        if (me == L->comm_size - 1) {
+            snprintf(err, errlen, "rank %d: the transfer of the registered data failed (injected: "
+                     "DUCTILE_TEST_FAIL=transfer)", ductile_rt.rank);
+            return -1;
+        }
+    }
     return 0;
 }
 
-void fatal_transfer(const char *what, MPI_Comm comm)
+/* The prepare step of an old process that has a new block (my_new >= 0):
+ * new buffers for the distributed items whose block changes (NULL entries
+ * elsewhere; constant items that move in the background get theirs when
+ * that starts), touched when `touch` (DUCTILE_REDIST_PREPARE).  Allocated
+ * before any transfer, so that running out of memory is a reported failure
+ * of the resize, agreed by all, instead of a process missing from a
+ * collective.  Persistent mode keeps its own buffers (spares, shared blocks):
+ * nothing here.  Returns NULL with why set on failure. */
+void **prepare_buffers(int ns, int nd, int my_old, int my_new, int nb, int touch, char *why, size_t len)
 {
-    fprintf(stderr, "ductile: error: rank %d: redistribution failed: %s; aborting (the data is inconsistent)\n",
-            ductile_rt.rank, what);
-    fflush(stderr);
-    PMPI_Abort(comm, 3);
-}
-
-/* New buffers of this (old) process's new blocks, touched, for the
- * distributed items whose block changes (NULL entries elsewhere). */
-void **prepare_buffers(int ns, int nd, int me, int nb)
-{
-    void **prep = calloc((size_t)reg_count(), sizeof *prep);
-    for (int i = 0; prep && i < reg_count(); i++) {
+    void **prep = calloc((size_t)(reg_count() ? reg_count() : 1), sizeof *prep);
+    if (!prep) {
+        snprintf(why, len, "rank %d: out of memory", ductile_rt.rank);
+        return NULL;
+    }
+    if (M.persistent || my_new < 0) return prep;
+    if (test_fail("alloc") && my_new == nd - 1 && nd < ns) { /* a shrink: the last staying process */
+        snprintf(why, len, "rank %d: out of memory for its new blocks (injected: DUCTILE_TEST_FAIL=alloc)",
+                 ductile_rt.rank);
+        free(prep);
+        return NULL;
+    }
+    for (int i = 0; i < reg_count(); i++) {
         struct reg_item *it = reg_at(i);
         if (it->d.kind != REG_DISTRIBUTED || (nb && it->d.constant)) continue;
-        plan_block ob = plan_block_of(it->d.nrows, ns, me), nbk = plan_block_of(it->d.nrows, nd, me);
+        plan_block ob = plan_block_of(it->d.nrows, ns, my_old), nbk = plan_block_of(it->d.nrows, nd, my_new);
         if (ob.count == nbk.count && ob.displ == nbk.displ) continue;
         size_t bytes = (size_t)nbk.count * reg_unit_bytes(it);
         prep[i] = malloc(bytes ? bytes : 1);
-        if (prep[i]) memset(prep[i], 0, bytes);
+        if (!prep[i]) {
+            snprintf(why, len, "rank %d: out of memory for the new block of '%s' (%zu bytes)", ductile_rt.rank,
+                     it->d.name, bytes);
+            free_prepared(prep);
+            return NULL;
+        }
+        if (touch) memset(prep[i], 0, bytes);
     }
     return prep;
 }

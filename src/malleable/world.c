@@ -52,23 +52,42 @@ MPI_Comm world_xfer(void)
 
 /* Free the prepared transfers and shared blocks over x (collective over x),
  * first copying the registered arrays that live in x's shared blocks
- * (DUCTILE_RMA_MEMORY=shared) into ordinary memory. */
+ * (DUCTILE_RMA_MEMORY=shared) into ordinary memory.  When a process cannot
+ * allocate a copy, every process of x keeps its shared blocks and prepared
+ * transfers (agreed over x): the arrays stay valid, the memory is not given
+ * back until MPI_Finalize; nobody aborts. */
 void release_transfers(MPI_Comm x)
 {
-    for (int i = 0; i < reg_count(); i++) {
+    int n = reg_count(), ok = 1;
+    void **copy = calloc((size_t)(n ? n : 1), sizeof *copy);
+    if (!copy) ok = 0;
+    for (int i = 0; ok && i < n; i++) {
         struct reg_item *it = reg_at(i);
         size_t bytes = 0;
         if (it->d.kind != REG_DISTRIBUTED || persist_shared_owner(it->addr, &bytes) != x) continue;
-        void *copy = malloc(bytes ? bytes : 1);
-        if (!copy) {
-            fprintf(stderr, "ductile: error: out of memory copying '%s' out of shared memory\n", it->d.name);
-            PMPI_Abort(MPI_COMM_WORLD, 3);
+        copy[i] = malloc(bytes ? bytes : 1);
+        if (!copy[i]) {
+            fprintf(stderr, "ductile: warning: rank %d: out of memory copying '%s' out of shared memory; the shared "
+                    "blocks stay allocated\n", ductile_rt.rank, it->d.name);
+            ok = 0;
         }
-        memcpy(copy, it->addr, bytes);
-        it->addr = copy;
-        it->owned = 1;
     }
-    persist_release(x);
+    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, x);
+    for (int i = 0; copy && i < n; i++) {
+        if (!copy[i]) continue;
+        if (ok) {
+            struct reg_item *it = reg_at(i);
+            size_t bytes = 0;
+            persist_shared_owner(it->addr, &bytes);
+            memcpy(copy[i], it->addr, bytes);
+            it->addr = copy[i];
+            it->owned = 1;
+        } else {
+            free(copy[i]);
+        }
+    }
+    free(copy);
+    if (ok) persist_release(x);
 }
 
 /* The world ends for this process: its prepared transfers and transfer

@@ -13,7 +13,11 @@
  *        transfer is pending an old process must still see its old block
  *        untouched, and after it every process its new block.
  *        RESIZE_APP_NO_ITERATION=1 -- do not call EMPI_Get_iteration after
- *        control points (then removed processes cannot stand by). */
+ *        control points (then removed processes cannot stand by).
+ *        RESIZE_APP_NO_GET_SHARED=1 -- spawned processes do not call
+ *        EMPI_Get_shared: their data arrives at their first control point.
+ *        RESIZE_APP_SPAWNED_VARIABLE=1 -- spawned processes register the
+ *        constant array as EMPI_VARIABLE (a mismatch the resize must refuse). */
 #include <mpi.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -168,15 +172,18 @@ int main(int argc, char **argv)
     const char *cr = getenv("RESIZE_APP_CONST");
     c_rows = cr ? atol(cr) : 0;
     double *ca = NULL; /* malloc'ed by the app: stays the app's to free, even after a resize */
+    int type, it = 0, status = EMPI_ACTIVE;
+    EMPI_Get_type(&type);
     if (c_rows > 0) {
         EMPI_Get_wsize64(rank, size, c_rows, &d, &c);
         ca = malloc((size_t)(c ? c : 1) * C_W * sizeof(double));
-        if (EMPI_Register_array("const", ca, MPI_DOUBLE, c_rows, C_W, EMPI_DISJOINT, EMPI_CONSTANT) != 0) return 1;
+        int cflag = type == EMPI_SPAWNED && getenv("RESIZE_APP_SPAWNED_VARIABLE") ? EMPI_VARIABLE : EMPI_CONSTANT;
+        if (EMPI_Register_array("const", ca, MPI_DOUBLE, c_rows, C_W, EMPI_DISJOINT, cflag) != 0) return 1;
     }
 
-    int type, it = 0, status = EMPI_ACTIVE;
-    EMPI_Get_type(&type);
-    if (type == EMPI_SPAWNED) {
+    if (type == EMPI_SPAWNED && getenv("RESIZE_APP_NO_GET_SHARED")) {
+        crank = rank, csize = size; /* the data arrives at the first control point (EMPI_Monitor_end) */
+    } else if (type == EMPI_SPAWNED) {
         EMPI_Get_shared(&it);
         check(it - 1); /* the data of the iteration at which we were spawned */
         if (!ductile_constant_pending()) crank = rank, csize = size;

@@ -1,0 +1,80 @@
+/* transaction.c -- a resize as a transaction: prepare (new blocks allocated
+ * aside, registrations checked), spawn or connect, transfer into the new
+ * blocks, agree (every process of the transfer communicator says whether its
+ * part succeeded), then commit (the new blocks are adopted everywhere) or
+ * roll back (they are dropped: every process keeps its old size, buffers and
+ * data; the first failing process's reason goes to all, for the record).
+ * Until the commit nothing the program sees has changed. */
+#include "engine.h"
+
+struct stage_list STAGE;
+
+int txn_agree(MPI_Comm c, int ok, char *why, size_t len)
+{
+    int me = 0, all = ok ? 1 : 0;
+    PMPI_Comm_rank(c, &me);
+    /* one allreduce in the common case: MIN of the flag; MIN of the failing ranks only when needed */
+    if (PMPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, c) != MPI_SUCCESS) {
+        snprintf(why, len, "rank %d: the agreement on the transfer's outcome failed (an MPI error)", ductile_rt.rank);
+        return 0;
+    }
+    if (all) return 1;
+    int first = ok ? INT_MAX : me;
+    PMPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, c);
+    char msg[TXN_WHY_MAX];
+    snprintf(msg, sizeof msg, "%s", me == first ? why : "");
+    if (first != INT_MAX) PMPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, first, c);
+    snprintf(why, len, "%s", msg[0] ? msg : "a process of the resize failed");
+    return 0;
+}
+
+void stage_add(int item, void *dst, int from_spare, int shared, int persist, int rma_lock, int ns, int nd, int has_old)
+{
+    STAGE.s = grow(STAGE.s, &STAGE.cap, STAGE.n + 1, sizeof *STAGE.s);
+    STAGE.s[STAGE.n++] = (struct staged){item, dst, from_spare, shared, persist, rma_lock, ns, nd, has_old};
+}
+
+void stage_commit(void)
+{
+    for (int k = 0; k < STAGE.n; k++) {
+        struct staged *e = &STAGE.s[k];
+        struct reg_item *it = reg_at(e->item);
+        if (!it) continue;
+        if (persist_shared_owner(it->addr, NULL) != MPI_COMM_NULL) {
+            /* a shared block: freed with its window */
+        } else if (it->owned && it->addr) {
+            if (e->persist && e->has_old && !e->shared) {
+                reg_drop_spare(it); /* at most one spare per item */
+                it->spare = it->addr;
+                it->spare_size = e->ns;
+            } else if (DEFER_RMA_FREE && !e->persist && !redist_rma_create && e->rma_lock) {
+                bury(it->addr); /* freed at the next control point (see DEFER_RMA_FREE) */
+            } else {
+                free_block(it->addr);
+            }
+        }
+        it->addr = e->dst;
+        it->owned = !e->shared; /* shared blocks are never free()d */
+    }
+    STAGE.n = 0;
+}
+
+void stage_abort(void)
+{
+    for (int k = 0; k < STAGE.n; k++) {
+        struct staged *e = &STAGE.s[k];
+        struct reg_item *it = reg_at(e->item);
+        if (e->shared) continue; /* belongs to its shared window */
+        if (it && e->persist) {
+            /* persistent mode: the block stays the item's spare for this layout (prepared transfers may name it) */
+            reg_drop_spare(it);
+            it->spare = e->dst;
+            it->spare_size = e->nd;
+        } else if (e->rma_lock && DEFER_RMA_FREE) {
+            bury(e->dst); /* one-sided reads may still be in flight in the transport */
+        } else {
+            free(e->dst);
+        }
+    }
+    STAGE.n = 0;
+}
