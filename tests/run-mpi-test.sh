@@ -131,6 +131,18 @@ run() {
         env "${unset_args[@]}" TMPDIR="$tmp/scratch" "$@" "$prog_abs" ${extra[@]+"${extra[@]}"} \
         >"$tmp/$label.out" 2>"$tmp/$label.err" </dev/null
     rc=$?
+    # LeakSanitizer's own tracer sometimes crashes at exit (google/sanitizers#1353:
+    # "Tracer caught signal 11", no leak report): a defect of the tool, not of
+    # the program; such a run is repeated once, any other failure is not
+    if [ $rc -ne 0 ] && grep -q "LeakSanitizer has encountered a fatal error" "$tmp/$label.err" &&
+        grep -q "^Tracer caught signal" "$tmp/$label.err"; then
+        echo "note: $label run: LeakSanitizer's tracer crashed at exit; running it again once"
+        # shellcheck disable=SC2086
+        timeout -k 10 "$timeout_s" $mpiexec_cmd -n "$nprocs" \
+            env "${unset_args[@]}" TMPDIR="$tmp/scratch" "$@" "$prog_abs" ${extra[@]+"${extra[@]}"} \
+            >"$tmp/$label.out" 2>"$tmp/$label.err" </dev/null
+        rc=$?
+    fi
     if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
         fail "$label run timed out after ${timeout_s}s"
     elif [ $rc -ne 0 ]; then

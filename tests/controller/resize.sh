@@ -24,6 +24,7 @@ wait_until 10 '[ "$(ctl --json list | jget "d[\"slots\"][\"free\"]")" = 4 ]' && 
 
 ctl resize "$ja" 3 > /dev/null && wait_until 40 '[ "$(job_field '"$ja"' "d[\"procs\"]")" = 3 ]' && ok "resize job $ja to 3" || bad "resize to 3"
 ctl resize "$ja" 2 > /dev/null && wait_until 40 '[ "$(job_field '"$ja"' "d[\"procs\"]")" = 2 ]' && ok "resize job $ja to 2" || bad "resize to 2"
+wait_until 20 '[ "$(ctl --json list | jget "d[\"slots\"][\"free\"]")" = 4 ]' && ok "slots back to 4 free after the resize to 2" || bad "slots after resize to 2: $(ctl --json list | jget 'd["slots"]')"
 ctl resize "$ja" 2 | grep -q "already" && ok "resize to the current size is a no-op" || bad "resize no-op"
 
 # delayed expansion of the other job, at an iteration well ahead
