@@ -2,9 +2,11 @@
 # Two malleable jobs driven by ductilectl: an expansion and a shrink of each,
 # one of them delayed to a given iteration; verified by the jobs' own data
 # checks (FINAL ... failures=0), by their size changes, and by the monitoring
-# stream and slot accounting in ductiled.
+# stream and slot accounting in ductiled.  Processes a shrink removes may
+# park (Open MPI 4: DUCTILE_DEPARTURE=auto) and then keep their slots until
+# the job ends: the slot checks count them (the daemon's "parked" field).
 . "$abs_top_srcdir/tests/controller/common.sh"
-start_daemon --slots 8
+start_daemon --slots 10
 start_job a 2 20000 30 0 "$T/stop-a"
 start_job b 2 20000 30 0 "$T/stop-b"
 wait_until 40 '[ "$(ctl --json list | jget "len(d[\"jobs\"])")" = 2 ]' && ok "two jobs registered" || { bad "jobs did not register"; exit 1; }
@@ -13,18 +15,21 @@ jb=$((3 - ja))
 # which daemon job is which test job: match by the order of their logs is not
 # reliable, so each step below watches both logs
 sizeline() { grep -h "size $1 -> $2" "$T/a.log" "$T/b.log" 2>/dev/null | head -1; }
+# slots_free N: free slots are N minus the processes parked so far
+parked() { ctl --json list | jget 'sum(j.get("parked", 0) for j in d["jobs"])'; }
+slots_free() { [ "$(ctl --json list | jget 'd["slots"]["free"]')" = "$(( $1 - $(parked) ))" ]; }
 
 ctl expand "$ja" 1 && ok "expand job $ja by 1 queued" || bad "expand $ja"
 wait_until 40 '[ "$(job_field '"$ja"' "d[\"procs\"]")" = 3 ]' && ok "monitoring stream shows job $ja at 3 processes" || bad "job $ja not at 3"
 [ -n "$(sizeline 2 3)" ] && ok "job saw its expansion: $(sizeline 2 3)" || bad "no size change 2 -> 3 in the job's output"
-[ "$(ctl --json list | jget 'd["slots"]["free"]')" = 3 ] && ok "slots: 3 free of 8 after the expansion" || bad "slots after expansion: $(ctl --json list | jget 'd["slots"]')"
+slots_free 5 && ok "slots: 5 free of 10 after the expansion" || bad "slots after expansion: $(ctl --json list | jget 'd["slots"]')"
 ctl shrink "$ja" 1 && ok "shrink job $ja by 1 queued" || bad "shrink $ja"
 wait_until 40 '[ "$(job_field '"$ja"' "d[\"procs\"]")" = 2 ]' && ok "job $ja back to 2 processes" || bad "job $ja not back at 2"
-wait_until 10 '[ "$(ctl --json list | jget "d[\"slots\"][\"free\"]")" = 4 ]' && ok "the shrink gave its slot back" || bad "slot not returned after shrink"
+wait_until 10 'slots_free 6' && ok "the shrink gave its slot back or kept it parked ($(parked) parked)" || bad "slot neither returned nor parked after shrink: $(ctl --json list | jget 'd["slots"]'), $(parked) parked"
 
 ctl resize "$ja" 3 > /dev/null && wait_until 40 '[ "$(job_field '"$ja"' "d[\"procs\"]")" = 3 ]' && ok "resize job $ja to 3" || bad "resize to 3"
 ctl resize "$ja" 2 > /dev/null && wait_until 40 '[ "$(job_field '"$ja"' "d[\"procs\"]")" = 2 ]' && ok "resize job $ja to 2" || bad "resize to 2"
-wait_until 20 '[ "$(ctl --json list | jget "d[\"slots\"][\"free\"]")" = 4 ]' && ok "slots back to 4 free after the resize to 2" || bad "slots after resize to 2: $(ctl --json list | jget 'd["slots"]')"
+wait_until 20 'slots_free 6' && ok "slots back to 6 free after the resize to 2, less $(parked) parked" || bad "slots after resize to 2: $(ctl --json list | jget 'd["slots"]'), $(parked) parked"
 ctl resize "$ja" 2 | grep -q "already" && ok "resize to the current size is a no-op" || bad "resize no-op"
 
 # delayed expansion of the other job, at an iteration well ahead
@@ -50,5 +55,5 @@ wait "$PID_a"; ra=$?
 wait "$PID_b"; rb=$?
 [ $ra -eq 0 ] && grep -q "FINAL size=2 .*failures=0" "$T/a.log" && ok "job a: data checks passed" || bad "job a failed (rc $ra)"
 [ $rb -eq 0 ] && grep -q "FINAL size=2 .*failures=0" "$T/b.log" && ok "job b: data checks passed" || bad "job b failed (rc $rb)"
-wait_until 10 '[ "$(ctl --json list | jget "d[\"slots\"][\"free\"]")" = 8 ]' && ok "all slots free at the end" || bad "slots leaked"
+wait_until 10 '[ "$(ctl --json list | jget "d[\"slots\"][\"free\"]")" = 10 ]' && ok "all slots free at the end (parked ones too)" || bad "slots leaked"
 exit $fail
