@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -86,6 +87,12 @@ int ductile_runtime_init(int *argc, char ***argv, int required, int *provided, i
         int r = launcher_rank();
         if (r <= 0) fprintf(stderr, "ductile: error: %s\n", err);
         fflush(stderr);
+        if (r > 0) {
+            /* let rank 0 print and end first: a launcher that kills the job at the first exit
+             * (Open MPI 5's prterun) would otherwise drop its message */
+            struct timespec ts = {1, 0};
+            nanosleep(&ts, NULL);
+        }
         exit(2);
     }
     ductile_worldid_mpi_env(); /* before PMPI_Init (src/wrap/worldid.c) */
