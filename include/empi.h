@@ -282,9 +282,15 @@ int EMPI_Get_sparse_rows(const char *id, int64_t *row0, int64_t *rows, int64_t *
  * my data.  Then every process of the new world gets unpack(user, r,
  * old_size, buf, bytes) for each old rank r = 0..old_size-1 in order (bytes
  * may be 0); the first one (r = 0) is the moment to drop the old data, which
- * was packed already.  If any size/pack fails anywhere, no unpack happens
- * anywhere and the resize fails with the data as it was.  The callbacks run
- * inside EMPI_Monitor_end (EMPI_Get_shared in spawned processes). */
+ * was packed already.  size and pack must only read the data: the resize may
+ * still be rolled back after them (a failure of another item or process).
+ * The unpacks run only once the whole resize has committed everywhere; if
+ * it is rolled back (any size/pack failing anywhere included), no unpack
+ * happens anywhere and the data stays as it was.  An unpack that fails
+ * comes after the commit: it is reported on stderr and the later old ranks
+ * are not unpacked on that process.  The callbacks run inside
+ * EMPI_Monitor_end (EMPI_Get_shared in spawned processes) and must not
+ * communicate. */
 typedef int64_t (*EMPI_Custom_size_fn)(void *user, int new_rank, int new_size);
 typedef int (*EMPI_Custom_pack_fn)(void *user, int new_rank, int new_size, void *buf, int64_t bytes);
 typedef int (*EMPI_Custom_unpack_fn)(void *user, int old_rank, int old_size, const void *buf, int64_t bytes);

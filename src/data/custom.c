@@ -2,11 +2,13 @@
  * describe (linked lists, particles) move through the program's callbacks at
  * the control point.  Every process with an old rank asks size() and pack()
  * for each new rank in order; the packed bytes move in one MPI_Alltoallv over
- * the transfer communicator; then every process with a new rank gets one
- * unpack() per old rank, in old-rank order (empty ones included).  A pack or
- * unpack error on any process fails the transfer on all of them (agreed with
- * one MPI_Allreduce before any unpack): nothing is unpacked anywhere, the
- * program's data stays as it was. */
+ * the transfer communicator and are kept aside.  A size or pack error on any
+ * process fails the transfer on all of them (agreed with one MPI_Allreduce).
+ * Only when the whole resize commits (every item, every process) does every
+ * process with a new rank get one unpack() per old rank, in old-rank order
+ * (empty ones included: custom_commit); a rollback (custom_abort) drops the
+ * bytes and calls nothing, so the program's data stays as it was -- provided
+ * its size() and pack() only read it (docs/data.md). */
 #include "config.h"
 
 #include <stdio.h>
@@ -29,6 +31,7 @@ int custom_register(const char *id, EMPI_Custom_size_fn size, EMPI_Custom_pack_f
     s->pack = pack;
     s->unpack = unpack;
     s->user = user;
+    memset(&s->next, 0, sizeof s->next);
     if (reg_add(id, user, MPI_BYTE, REG_CUSTOM, 0, 0, 0, 0, err, errlen) != 0) {
         free(s);
         return -1;
@@ -44,8 +47,10 @@ int custom_move(struct reg_item *it, const struct redist_layout *L, uint64_t *mo
     struct custom_state *s = it->ext;
     int n = L->comm_size, me = -1, bad = 0, rc = -1;
     PMPI_Comm_rank(L->comm, &me);
+    custom_abort(it); /* nothing should be staged; if it were, it is not this resize's */
     int64_t *a = calloc(4 * (size_t)n, sizeof *a);
     char *sb = NULL, *rb = NULL;
+    int64_t *ol = NULL;
     if (!a) { snprintf(err, errlen, "'%s': out of memory", it->d.name); return -1; }
     int64_t *sc = a, *sd = a + n, *rcn = a + 2 * n, *rd = a + 3 * n, stot = 0, rtot = 0;
     if (L->my_old >= 0)
@@ -73,7 +78,8 @@ int custom_move(struct reg_item *it, const struct redist_layout *L, uint64_t *mo
     }
     sb = malloc(stot ? (size_t)stot : 1);
     rb = malloc(rtot ? (size_t)rtot : 1);
-    if (!sb || !rb) {
+    ol = malloc(2 * (size_t)(L->ns ? L->ns : 1) * sizeof *ol); /* where each old rank's bytes start, and how many */
+    if (!sb || !rb || !ol) {
         bad = 1;
         memset(sc, 0, (size_t)n * sizeof *sc); /* still take part in the exchange, with nothing */
         memset(rcn, 0, (size_t)n * sizeof *rcn);
@@ -93,16 +99,21 @@ int custom_move(struct reg_item *it, const struct redist_layout *L, uint64_t *mo
                      it->d.name, bad ? "this" : "another");
         goto out;
     }
-    if (L->my_new >= 0)
+    if (L->my_new >= 0) {
+        /* staged: unpacked at the commit (custom_commit), dropped on a rollback */
         for (int r = 0; r < L->ns; r++) {
             int c = L->old_to_comm[r];
-            if (c < 0) continue;
-            if (s->unpack(s->user, r, L->ns, rb + rd[c], rcn[c]) != 0) {
-                /* after the first unpack the program's data is its own business: report it */
-                snprintf(err, errlen, "'%s': the unpack callback failed for old rank %d", it->d.name, r);
-                goto out;
-            }
+            ol[r] = c < 0 ? 0 : rd[c];
+            ol[L->ns + r] = c < 0 ? -1 : rcn[c];
         }
+        s->next.buf = rb;
+        s->next.off = ol;
+        s->next.len = ol + L->ns;
+        s->next.ns = L->ns;
+        s->next.set = 1;
+        rb = NULL;
+        ol = NULL;
+    }
     for (int c = 0; c < n; c++)
         if (c != me) *moved += (uint64_t)sc[c];
     rc = 0;
@@ -110,7 +121,38 @@ out:
     free(a);
     free(sb);
     free(rb);
+    free(ol);
     return rc;
 }
 
-void custom_free(struct reg_item *it) { free(it->ext); }
+void custom_commit(struct reg_item *it)
+{
+    struct custom_state *s = it->ext;
+    if (!s || !s->next.set) return;
+    for (int r = 0; r < s->next.ns; r++) {
+        if (s->next.len[r] < 0) continue;
+        if (s->unpack(s->user, r, s->next.ns, s->next.buf + s->next.off[r], s->next.len[r]) != 0) {
+            /* the resize is agreed and done everywhere: what the callbacks left is the program's */
+            fprintf(stderr, "ductile: error: '%s': the unpack callback failed for old rank %d of %d at the commit "
+                            "of a resize; the remaining old ranks are not unpacked on this process\n",
+                    it->d.name, r, s->next.ns);
+            break;
+        }
+    }
+    custom_abort(it); /* frees the bytes */
+}
+
+void custom_abort(struct reg_item *it)
+{
+    struct custom_state *s = it->ext;
+    if (!s || !s->next.set) return;
+    free(s->next.buf);
+    free(s->next.off);
+    memset(&s->next, 0, sizeof s->next);
+}
+
+void custom_free(struct reg_item *it)
+{
+    custom_abort(it);
+    free(it->ext);
+}

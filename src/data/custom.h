@@ -11,6 +11,11 @@ struct custom_state {
     EMPI_Custom_pack_fn pack;
     EMPI_Custom_unpack_fn unpack;
     void *user;
+    struct {                /* a resize's received bytes, unpacked only at its commit (custom_commit) */
+        int set, ns;        /* ns: the old size (one unpack per old rank) */
+        char *buf;
+        int64_t *off, *len; /* per old rank; len -1: no unpack for that rank */
+    } next;
 };
 
 int custom_register(const char *id, EMPI_Custom_size_fn size, EMPI_Custom_pack_fn pack, EMPI_Custom_unpack_fn unpack,

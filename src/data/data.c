@@ -24,6 +24,30 @@ int data_move(struct reg_item *it, const struct redist_layout *L, uint64_t *move
     }
 }
 
+void data_commit(struct reg_item *it)
+{
+    if (!it->ext) return;
+    switch (it->d.kind) {
+    case REG_NDBLOCK: ndblock_commit(it); break;
+    case REG_SPARSE: sparse_commit(it); break;
+    case REG_CUSTOM: custom_commit(it); break;
+    case REG_PATCHES: patches_commit(it); break;
+    default: break;
+    }
+}
+
+void data_abort(struct reg_item *it)
+{
+    if (!it->ext) return;
+    switch (it->d.kind) {
+    case REG_NDBLOCK: ndblock_abort(it); break;
+    case REG_SPARSE: sparse_abort(it); break;
+    case REG_CUSTOM: custom_abort(it); break;
+    case REG_PATCHES: patches_abort(it); break;
+    default: break;
+    }
+}
+
 void data_world_changed(void)
 {
     for (int i = 0; i < reg_count(); i++)
@@ -52,6 +76,8 @@ static int hook_move(struct reg_item *it, const struct redist_layout *L, uint64_
 DUCTILE_REGISTER(data_register)
 {
     h->data_move = hook_move;
+    h->data_commit = data_commit;
+    h->data_abort = data_abort;
     h->data_world_changed = data_world_changed;
     h->data_ext_free = data_ext_free;
 }

@@ -5,9 +5,11 @@
  * reg_item.ext and moves itself at a resize over the transfer layout of the
  * resize engine (struct redist_layout: every old and new process), with its
  * own collective calls; the engine calls data_move() for these items in
- * registration order, like the other kinds.  The new buffers are adopted only
- * when the item's transfer succeeded: a failure leaves the old ones intact.
- * Nothing here runs on the per-call path. */
+ * registration order, like the other kinds.  A resize is a transaction
+ * (src/malleable/transaction.c): data_move() builds the item's new state aside
+ * (new buffers, new layout) and keeps the old one intact and current;
+ * data_commit() adopts it once every process agreed, data_abort() drops it
+ * when the resize is rolled back.  Nothing here runs on the per-call path. */
 #ifndef DUCTILE_DATA_H
 #define DUCTILE_DATA_H
 
@@ -23,9 +25,18 @@
  * other processes.  Returns 0, or -1 with a message (old buffers intact). */
 int data_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen);
 
+/* The resize committed: the item adopts the new state its data_move staged
+ * (its old buffers are freed; custom data: the unpack callbacks run now).
+ * Nothing staged: nothing happens. */
+void data_commit(struct reg_item *it);
+/* The resize was rolled back (or the move failed half-way): the staged state
+ * is dropped, the item keeps its old buffers, layout and data. */
+void data_abort(struct reg_item *it);
+
 /* After the world changed (or, in a spawned process, after its data
- * arrived): collective over the new world; N-D blocks get their Cartesian
- * communicator and their halos filled. */
+ * arrived): collective over the new world; N-D blocks whose layout a commit
+ * changed (or not created yet) get their Cartesian communicator and their
+ * halos filled; the others keep theirs (after a rolled-back resize: all). */
 void data_world_changed(void);
 
 /* Free an item's kind state (reg_item.ext), if any. */
@@ -38,15 +49,24 @@ int data_int_count(int64_t bytes);
 int data_alltoallv_bytes(const void *sbuf, const int64_t *scounts, const int64_t *sdispls, void *rbuf,
                          const int64_t *rcounts, const int64_t *rdispls, MPI_Comm comm, char *err, size_t errlen);
 
-/* The kinds (called by data_move / data_world_changed / data_ext_free). */
+/* The kinds (called by data_move / data_commit / data_abort / data_world_changed / data_ext_free).
+ * A *_move stages the new state in the kind's ext; *_free frees a staged one too. */
 int ndblock_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen);
+void ndblock_commit(struct reg_item *it);
+void ndblock_abort(struct reg_item *it);
 void ndblock_world_changed(struct reg_item *it);
 void ndblock_free(struct reg_item *it);
 int sparse_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen);
+void sparse_commit(struct reg_item *it);
+void sparse_abort(struct reg_item *it);
 void sparse_free(struct reg_item *it);
 int custom_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen);
+void custom_commit(struct reg_item *it);
+void custom_abort(struct reg_item *it);
 void custom_free(struct reg_item *it);
 int patches_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen);
+void patches_commit(struct reg_item *it);
+void patches_abort(struct reg_item *it);
 void patches_free(struct reg_item *it);
 
 #endif

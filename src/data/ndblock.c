@@ -3,11 +3,15 @@
  * MPI_Cart_create (no reorder: rank = row-major grid coordinates) would make
  * it, each block stored with halo cells around its interior.  At a resize
  * every non-empty intersection of an old interior block with a new one moves
- * once, packed, in one MPI_Alltoallv over the transfer communicator; the new
- * local arrays are Ductile's.  When the new world is in place
- * (data_world_changed) each item gets a Cartesian communicator of it and its
- * halos are filled from the neighbours' interiors (dimension by dimension,
- * over full extents, so edges and corners are filled too). */
+ * once, packed, in one MPI_Alltoallv over the transfer communicator, into a
+ * new local array kept aside (the old one stays the item's) until the resize
+ * commits (ndblock_commit; ndblock_abort drops it); the new local arrays are
+ * Ductile's.  When the new world is in place (data_world_changed, after the
+ * commit) each item whose layout the commit changed gets a Cartesian
+ * communicator of it and its halos are filled from the neighbours' interiors
+ * (dimension by dimension, over full extents, so edges and corners are
+ * filled too); after a rolled-back resize nothing changes, the communicator
+ * included. */
 #include "config.h"
 
 #include <stdio.h>
@@ -30,6 +34,11 @@ struct nd_state {
     int nprocs, rank;      /* the layout the local array has */
     MPI_Comm cart, fill;   /* Cartesian communicator of the world, and Ductile's duplicate for halo fills */
     int warned;
+    int stale;             /* the layout changed (or no communicator yet): data_world_changed makes a new one */
+    struct {               /* a resize's new array and layout, until its commit */
+        int set, nprocs, rank;
+        void *addr;
+    } next;
 };
 
 static void geom_of(const struct nd_state *s, int P, int rank, struct nd_geom *o)
@@ -149,6 +158,7 @@ int ndblock_register(const char *id, MPI_Datatype type, int ndims, const int gsi
     st.nprocs = ductile_rt.size > 0 ? ductile_rt.size : 1;
     st.rank = ductile_rt.rank;
     st.cart = st.fill = MPI_COMM_NULL;
+    st.stale = 1;
     struct nd_geom g;
     geom_of(&st, st.nprocs, st.rank, &g);
     MPI_Aint lb, ext;
@@ -185,6 +195,7 @@ int ndblock_move(struct reg_item *it, const struct redist_layout *L, uint64_t *m
     size_t ext = (size_t)it->d.extent;
     int n = L->comm_size, me = -1;
     PMPI_Comm_rank(L->comm, &me);
+    ndblock_abort(it); /* nothing should be staged; if it were, it is not this resize's */
     struct nd_geom og, ng, x;
     int64_t *a = calloc(4 * (size_t)n, sizeof *a);
     if (!a) { snprintf(err, errlen, "'%s': out of memory", it->d.name); return -1; }
@@ -245,14 +256,11 @@ int ndblock_move(struct reg_item *it, const struct redist_layout *L, uint64_t *m
             to_local(s, &ng, lo, hi, llo, lhi);
             box_copy(na, ng.lsz, llo, lhi, ext, rb + rd[c], 1);
         }
-        if (it->owned && it->addr) {
-            if (reg_is_tracked(it->addr)) reg_untrack_free(it->addr);
-            else free(it->addr);
-        }
-        it->addr = na;
-        it->owned = 1;
-        s->nprocs = L->nd;
-        s->rank = L->my_new;
+        /* staged: adopted at the commit (ndblock_commit), dropped on a rollback */
+        s->next.addr = na;
+        s->next.nprocs = L->nd;
+        s->next.rank = L->my_new;
+        s->next.set = 1;
     }
     for (int c = 0; c < n; c++)
         if (c != me) *moved += (uint64_t)sc[c];
@@ -291,10 +299,35 @@ static void fill_dim(struct reg_item *it, const struct nd_geom *g, int d)
     free(rbuf);
 }
 
+void ndblock_commit(struct reg_item *it)
+{
+    struct nd_state *s = it->ext;
+    if (!s || !s->next.set) return;
+    if (it->owned && it->addr) {
+        if (reg_is_tracked(it->addr)) reg_untrack_free(it->addr);
+        else free(it->addr);
+    }
+    it->addr = s->next.addr;
+    it->owned = 1;
+    s->nprocs = s->next.nprocs;
+    s->rank = s->next.rank;
+    s->stale = 1; /* the communicator and halos follow in data_world_changed, with the new world */
+    memset(&s->next, 0, sizeof s->next);
+}
+
+void ndblock_abort(struct reg_item *it)
+{
+    struct nd_state *s = it->ext;
+    if (!s || !s->next.set) return;
+    free(s->next.addr);
+    memset(&s->next, 0, sizeof s->next);
+}
+
 void ndblock_world_changed(struct reg_item *it)
 {
     struct nd_state *s = it->ext;
-    if (!s) return;
+    if (!s || !s->stale) return; /* no committed change since its communicator was made */
+    s->stale = 0;
     if (s->cart != MPI_COMM_NULL) PMPI_Comm_free(&s->cart);
     if (s->fill != MPI_COMM_NULL) PMPI_Comm_free(&s->fill);
     struct nd_geom g;
@@ -329,5 +362,6 @@ void ndblock_free(struct reg_item *it)
         if (s->cart != MPI_COMM_NULL) PMPI_Comm_free(&s->cart);
         if (s->fill != MPI_COMM_NULL) PMPI_Comm_free(&s->fill);
     }
+    free(s->next.addr);
     free(s);
 }

@@ -17,7 +17,9 @@
  * the new processes' placement is computed from what the old ones hold
  * (a process that stays keeps what it can); every process computes the same
  * placement from the same global information (old rank 0 broadcasts the
- * old owner map at a resize, for the spawned processes). */
+ * old owner map at a resize, for the spawned processes).  The result is kept
+ * aside (the old storage stays the item's): EMPI_Repartition adopts it at
+ * once, a resize at its commit (patches_commit; patches_abort drops it). */
 #include "config.h"
 
 #include <stdio.h>
@@ -42,6 +44,12 @@ struct pt_state {
     EMPI_Patch *mine;                  /* LAYOUT_PATCHES: my patches, in id order */
     int nmine;
     EMPI_Patch_stats st;
+    struct {                           /* a repartition's result, until its commit */
+        int set, nprocs, rank, nmine;
+        int *owner;
+        EMPI_Patch *mine;
+        EMPI_Patch_stats st;
+    } next;
 };
 
 struct box { int lo[3], hi[3]; };
@@ -199,6 +207,35 @@ static MPI_Datatype subarray(const int sz[3], const struct box *b, const int lo[
     return t;
 }
 
+/* A repartition's result (repartition) becomes the state: the old storage is freed. */
+static void adopt_next(struct pt_state *s)
+{
+    if (!s->next.set) return;
+    free(s->block); /* the blocks layout's (or a spawned process's empty) block; NULL on patches */
+    s->block = NULL;
+    for (int i = 0; i < s->nmine; i++) free(s->mine[i].addr);
+    free(s->mine);
+    free(s->owner);
+    s->mine = s->next.mine;
+    s->nmine = s->next.nmine;
+    s->owner = s->next.owner;
+    s->layout = LAYOUT_PATCHES;
+    s->nprocs = s->next.nprocs;
+    s->rank = s->next.rank;
+    s->st = s->next.st;
+    memset(&s->next, 0, sizeof s->next);
+}
+
+/* A repartition's result is dropped: the state stays as it was. */
+static void drop_next(struct pt_state *s)
+{
+    if (!s->next.set) return;
+    for (int i = 0; i < s->next.nmine; i++) free(s->next.mine[i].addr);
+    free(s->next.mine);
+    free(s->next.owner);
+    memset(&s->next, 0, sizeof s->next);
+}
+
 static int repartition(struct pt_state *s, int layout, const int *owner, const struct xlayout *X, size_t ext,
                        char *err, size_t errlen)
 {
@@ -254,10 +291,11 @@ static int repartition(struct pt_state *s, int layout, const int *owner, const s
     const double alpha = 3e-6, gamma = 4e9;
     double c_patch = alpha * (double)maxm, c_rank = alpha * (double)maxp + 2.0 * (double)maxb / gamma;
     int scheme = s->scheme;
-    s->st.reason[0] = '\0';
+    EMPI_Patch_stats st;
+    memset(&st, 0, sizeof st);
     if (scheme != EMPI_COMM_PER_PATCH && scheme != EMPI_COMM_PER_RANK) {
         scheme = c_rank < c_patch ? EMPI_COMM_PER_RANK : EMPI_COMM_PER_PATCH;
-        snprintf(s->st.reason, sizeof s->st.reason,
+        snprintf(st.reason, sizeof st.reason,
                  "cost estimate: per-patch %.3g s (%lld messages), per-rank %.3g s (%lld buffers, %lld bytes packed)",
                  c_patch, (long long)maxm, c_rank, (long long)maxp, (long long)maxb);
     }
@@ -376,28 +414,23 @@ static int repartition(struct pt_state *s, int layout, const int *owner, const s
     int anybad = !ok;
     PMPI_Allreduce(MPI_IN_PLACE, &anybad, 1, MPI_INT, MPI_MAX, X->comm);
     if (anybad) { snprintf(err, errlen, "patch transfer failed (%s)", ok ? "on another process" : "here"); goto out; }
-    /* adopt: free the old storage */
-    if (s->layout == LAYOUT_BLOCKS) free(s->block);
-    s->block = NULL;
-    for (int i = 0; i < s->nmine; i++) free(s->mine[i].addr);
-    free(s->mine);
-    s->mine = nm;
-    s->nmine = nnm;
+    /* staged: adopted by patches_commit (the old storage stays the item's until then) */
+    st.patches = nnm;
+    for (int i = 0; i < nnm; i++) st.elements += (int64_t)nm[i].size[0] * nm[i].size[1] * nm[i].size[2];
+    st.bytes_sent = sent;
+    st.bytes_copied = copied;
+    st.messages = nmsg;
+    st.scheme = scheme;
+    st.time_s = PMPI_Wtime() - t0;
+    s->next.mine = nm;
+    s->next.nmine = nnm;
+    s->next.owner = assign;
+    s->next.nprocs = X->nd;
+    s->next.rank = X->my_new;
+    s->next.st = st;
+    s->next.set = 1;
     nm = NULL;
-    free(s->owner);
-    s->owner = assign;
     assign = NULL;
-    s->layout = LAYOUT_PATCHES;
-    s->nprocs = X->nd;
-    s->rank = X->my_new;
-    s->st.patches = s->nmine;
-    s->st.elements = 0;
-    for (int i = 0; i < s->nmine; i++) s->st.elements += (int64_t)s->mine[i].size[0] * s->mine[i].size[1] * s->mine[i].size[2];
-    s->st.bytes_sent = sent;
-    s->st.bytes_copied = copied;
-    s->st.messages = nmsg;
-    s->st.scheme = scheme;
-    s->st.time_s = PMPI_Wtime() - t0;
     rc = 0;
 out:
     if (nm) {
@@ -481,7 +514,9 @@ int patches_repartition_now(const char *id, char *err, size_t errlen)
     MPI_Comm c;
     PMPI_Comm_dup(ductile_world, &c);
     struct xlayout X = {c, P, P, ductile_rt.rank, ductile_rt.rank, ductile_rt.rank, map, map};
+    drop_next(s);
     int rc = repartition(s, s->layout, s->owner, &X, ext, err, errlen);
+    if (rc == 0) adopt_next(s); /* not a resize: the repartition's own agreement decided */
     PMPI_Comm_free(&c);
     free(map);
     return rc;
@@ -503,15 +538,15 @@ int patches_move(struct reg_item *it, const struct redist_layout *L, uint64_t *m
         return -1;
     }
     struct xlayout X = {L->comm, L->ns, L->nd, L->my_old, L->my_new, me, L->old_to_comm, L->new_to_comm};
-    if (L->my_old < 0) { /* a spawned process holds nothing of the old layout */
-        free(s->block);
-        s->block = NULL;
-    }
+    drop_next(s); /* nothing should be staged; if it were, it is not this resize's */
     int rc = repartition(s, lay[0], lay + 1, &X, (size_t)it->d.extent, err, errlen);
     free(lay);
-    if (rc == 0) *moved = (uint64_t)s->st.bytes_sent;
+    if (rc == 0) *moved = (uint64_t)s->next.st.bytes_sent;
     return rc;
 }
+
+void patches_commit(struct reg_item *it) { if (it->ext) adopt_next(it->ext); }
+void patches_abort(struct reg_item *it) { if (it->ext) drop_next(it->ext); }
 
 int patches_get(const char *id, int *n, EMPI_Patch **patches)
 {
@@ -551,6 +586,7 @@ int patches_stats(const char *id, EMPI_Patch_stats *st)
 void patches_free(struct reg_item *it)
 {
     struct pt_state *s = it->ext;
+    drop_next(s);
     free(s->block);
     for (int i = 0; i < s->nmine; i++) free(s->mine[i].addr);
     free(s->mine);

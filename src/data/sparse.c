@@ -8,7 +8,10 @@
  * that start in the k-th chunk of ceil(nnz/P) non-zeros).  One Allgather of
  * the old ranges, one Allreduce of the new row counts, one Alltoall of the
  * counts and three Alltoallv (row lengths, column indices, values) over the
- * transfer communicator; non-zero counts are 64-bit throughout. */
+ * transfer communicator; non-zero counts are 64-bit throughout.  The new
+ * arrays (row pointers, columns, values) and row range are kept aside until
+ * the resize commits (sparse_commit); a rollback (sparse_abort) frees them
+ * and the item keeps its old arrays, range and distribution. */
 #include "config.h"
 
 #include <stdio.h>
@@ -99,6 +102,7 @@ int sparse_move(struct reg_item *it, const struct redist_layout *L, uint64_t *mo
     struct sp_state *s = it->ext;
     int n = L->comm_size, me = -1;
     PMPI_Comm_rank(L->comm, &me);
+    sparse_abort(it); /* nothing should be staged; if it were, it is not this resize's */
     size_t ext = (size_t)it->d.extent, iw = s->wide ? 8 : 4;
     int rc = -1;
     int64_t mine[3] = {-1, 0, 0}; /* old rank, first row, rows; */
@@ -251,25 +255,17 @@ int sparse_move(struct reg_item *it, const struct redist_layout *L, uint64_t *mo
         }
         memcpy(ncol, rb[1], (size_t)nz * iw);
         memcpy(nval, rb[2], (size_t)nz * ext);
-        /* adopt */
-        if (it->owned) free_if_owned(it->addr);
-        free_if_owned(it->sp_row);
-        free_if_owned(it->sp_col);
-        it->sp_row = nrow;
-        it->sp_col = ncol;
-        it->addr = nval;
-        it->owned = 1;
-        s->row0 = r0;
-        s->rows = nr;
-        s->nnz = nz;
-        free(s->vcounts);
-        s->vcounts = newrows;
-        s->nv = L->nd;
+        /* staged: adopted at the commit (sparse_commit), dropped on a rollback */
+        s->next.row = nrow;
+        s->next.col = ncol;
+        s->next.val = nval;
+        s->next.row0 = r0;
+        s->next.rows = nr;
+        s->next.nnz = nz;
+        s->next.vcounts = newrows;
+        s->next.nv = L->nd;
+        s->next.set = 1;
         newrows = NULL;
-        it->rows.row0 = r0;
-        it->rows.rows = nr;
-        it->rows.vrows = s->balance == EMPI_NNZ ? s->vcounts : NULL; /* borrowed */
-        it->rows.nv = s->balance == EMPI_NNZ ? s->nv : 0;
         nrow = ncol = nval = NULL;
     }
     rc = 0;
@@ -285,9 +281,45 @@ out:
     return rc;
 }
 
+void sparse_commit(struct reg_item *it)
+{
+    struct sp_state *s = it->ext;
+    if (!s || !s->next.set) return;
+    if (it->owned) free_if_owned(it->addr);
+    free_if_owned(it->sp_row);
+    free_if_owned(it->sp_col);
+    it->sp_row = s->next.row;
+    it->sp_col = s->next.col;
+    it->addr = s->next.val;
+    it->owned = 1;
+    s->row0 = s->next.row0;
+    s->rows = s->next.rows;
+    s->nnz = s->next.nnz;
+    free(s->vcounts);
+    s->vcounts = s->next.vcounts;
+    s->nv = s->next.nv;
+    it->rows.row0 = s->row0;
+    it->rows.rows = s->rows;
+    it->rows.vrows = s->balance == EMPI_NNZ ? s->vcounts : NULL; /* borrowed */
+    it->rows.nv = s->balance == EMPI_NNZ ? s->nv : 0;
+    memset(&s->next, 0, sizeof s->next);
+}
+
+void sparse_abort(struct reg_item *it)
+{
+    struct sp_state *s = it->ext;
+    if (!s || !s->next.set) return;
+    free_if_owned(s->next.row);
+    free_if_owned(s->next.col);
+    free_if_owned(s->next.val);
+    free(s->next.vcounts);
+    memset(&s->next, 0, sizeof s->next);
+}
+
 void sparse_free(struct reg_item *it)
 {
     struct sp_state *s = it->ext;
+    sparse_abort(it);
     free(s->vcounts);
     free(s);
 }

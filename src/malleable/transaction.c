@@ -4,7 +4,10 @@
  * part succeeded), then commit (the new blocks are adopted everywhere) or
  * roll back (they are dropped: every process keeps its old size, buffers and
  * data; the first failing process's reason goes to all, for the record).
- * Until the commit nothing the program sees has changed. */
+ * Until the commit nothing the program sees has changed.  The general data
+ * kinds (src/data: N-D blocks, sparse, custom, patches) stage their new state
+ * in their own item state during the transfer; they adopt or drop it here,
+ * through the hook table (data_commit, data_abort), after the row blocks. */
 #include "engine.h"
 
 struct stage_list STAGE;
@@ -57,6 +60,8 @@ void stage_commit(void)
         it->owned = !e->shared; /* shared blocks are never free()d */
     }
     STAGE.n = 0;
+    for (int i = 0; i < reg_count(); i++)
+        if (REG_KIND_IS_DATA(reg_at(i)->d.kind)) DUCTILE_HOOK_VOID(data_commit, (reg_at(i)));
 }
 
 void stage_abort(void)
@@ -77,4 +82,7 @@ void stage_abort(void)
         }
     }
     STAGE.n = 0;
+    /* every general data item, not only those that moved: a move that failed half-way drops its part here */
+    for (int i = 0; i < reg_count(); i++)
+        if (REG_KIND_IS_DATA(reg_at(i)->d.kind)) DUCTILE_HOOK_VOID(data_abort, (reg_at(i)));
 }

@@ -185,7 +185,8 @@ int transfer_items(const struct redist_layout *L, int has_new, int method, int n
                 stage_add(i, dst, 0, shared, persist, method == REDIST_RMA_LOCK || method == REDIST_RMA_LOCKALL, L->ns,
                           L->nd, L->my_old >= 0);
         } else if (REG_KIND_IS_DATA(it->d.kind)) {
-            /* general data (issue 14): N-D blocks, sparse, custom, patches move themselves (src/data/) */
+            /* general data (issue 14): N-D blocks, sparse, custom, patches move themselves (src/data/),
+             * their new state staged until the commit like the blocks above (transaction.c) */
             uint64_t moved = 0;
             if (DUCTILE_HOOK(data_move, (it, L, &moved, err, errlen)) != 0) return -1;
             t->bytes += moved;
