@@ -1,5 +1,4 @@
-/* data.c -- dispatch of the general data kinds (see data.h) and the helpers
- * they share. */
+/* data.c -- dispatch of the general data kinds (see data.h). */
 #include "config.h"
 
 #include "data.h"
@@ -68,8 +67,10 @@ void data_ext_free(struct reg_item *it)
 }
 
 /* The engine (src/malleable) reaches this folder through the hook table only. */
-static int hook_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen)
+static int hook_move(struct reg_item *it, const struct redist_layout *L, int method, uint64_t *moved, char *err,
+                     size_t errlen)
 {
+    data_exchange_method(method); /* the resize's method: collective or point-to-point exchanges (exchange.c) */
     return data_move(it, L, moved, err, errlen);
 }
 
@@ -80,53 +81,4 @@ DUCTILE_REGISTER(data_register)
     h->data_abort = data_abort;
     h->data_world_changed = data_world_changed;
     h->data_ext_free = data_ext_free;
-}
-
-int data_int_count(int64_t bytes) { return bytes < 0 || bytes > INT_MAX ? -1 : (int)bytes; }
-
-int data_alltoallv_bytes(const void *sbuf, const int64_t *scounts, const int64_t *sdispls, void *rbuf,
-                         const int64_t *rcounts, const int64_t *rdispls, MPI_Comm comm, char *err, size_t errlen)
-{
-    int n = 0, rc, fits = 1;
-    PMPI_Comm_size(comm, &n);
-    for (int c = 0; c < n; c++)
-        if (data_int_count(scounts[c]) < 0 || data_int_count(sdispls[c]) < 0 || data_int_count(rcounts[c]) < 0 ||
-            data_int_count(rdispls[c]) < 0)
-            fits = 0;
-    if (fits) {
-        int *a = malloc(4 * (size_t)n * sizeof(int));
-        if (!a) { snprintf(err, errlen, "out of memory"); return MPI_ERR_NO_MEM; }
-        for (int c = 0; c < n; c++) {
-            a[c] = (int)scounts[c];
-            a[n + c] = (int)sdispls[c];
-            a[2 * n + c] = (int)rcounts[c];
-            a[3 * n + c] = (int)rdispls[c];
-        }
-        rc = PMPI_Alltoallv(sbuf, a, a + n, MPI_BYTE, rbuf, a + 2 * n, a + 3 * n, MPI_BYTE, comm);
-        free(a);
-    } else {
-#if HAVE_PMPI_Alltoallv_c
-        MPI_Count *a = malloc(2 * (size_t)n * sizeof *a);
-        MPI_Aint *d = malloc(2 * (size_t)n * sizeof *d);
-        if (!a || !d) { free(a); free(d); snprintf(err, errlen, "out of memory"); return MPI_ERR_NO_MEM; }
-        for (int c = 0; c < n; c++) {
-            a[c] = scounts[c];
-            d[c] = (MPI_Aint)sdispls[c];
-            a[n + c] = rcounts[c];
-            d[n + c] = (MPI_Aint)rdispls[c];
-        }
-        rc = PMPI_Alltoallv_c(sbuf, a, d, MPI_BYTE, rbuf, a + n, d + n, MPI_BYTE, comm);
-        free(a);
-        free(d);
-#else
-        snprintf(err, errlen, "more than 2 GiB between two processes: too large for this MPI (no MPI_Alltoallv_c)");
-        return MPI_ERR_COUNT;
-#endif
-    }
-    if (rc != MPI_SUCCESS) {
-        char m[256];
-        ductile_mpi_error_text(rc, m, sizeof m);
-        snprintf(err, errlen, "MPI_Alltoallv failed: %s", m);
-    }
-    return rc;
 }

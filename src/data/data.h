@@ -44,8 +44,15 @@ void data_ext_free(struct reg_item *it);
 
 /* Shared by the kinds: bytes (64-bit) to an MPI count, or -1 if too large. */
 int data_int_count(int64_t bytes);
-/* An Alltoallv of bytes over comm with 64-bit counts/displacements (the
- * large-count variant where the MPI has it).  Returns an MPI error code. */
+/* The exchange every kind's move uses (exchange.c): an all-to-all of bytes
+ * over comm with 64-bit counts and displacements.  With the method
+ * REDIST_COL (and by default) one MPI_Alltoallv (MPI_Alltoallv_c past
+ * 2 GiB where the MPI has it); with any other method (REDIST_P2P, and the
+ * one-sided ones: the counts are known on both sides already, so a window
+ * would add only its set-up) nonblocking sends and receives in chunks of at
+ * most 1 GiB, which also carries pairs over 2 GiB without MPI_Alltoallv_c.
+ * Returns an MPI error code, with a message in err. */
+void data_exchange_method(int method);
 int data_alltoallv_bytes(const void *sbuf, const int64_t *scounts, const int64_t *sdispls, void *rbuf,
                          const int64_t *rcounts, const int64_t *rdispls, MPI_Comm comm, char *err, size_t errlen);
 

@@ -188,7 +188,7 @@ int transfer_items(const struct redist_layout *L, int has_new, int method, int n
             /* general data (issue 14): N-D blocks, sparse, custom, patches move themselves (src/data/),
              * their new state staged until the commit like the blocks above (transaction.c) */
             uint64_t moved = 0;
-            if (DUCTILE_HOOK(data_move, (it, L, &moved, err, errlen)) != 0) return -1;
+            if (DUCTILE_HOOK(data_move, (it, L, method, &moved, err, errlen)) != 0) return -1;
             t->bytes += moved;
         } else if ((it->d.kind == REG_REPLICATED || it->d.kind == REG_SCALAR) && has_new) {
             int64_t bytes = (int64_t)reg_unit_bytes(it);

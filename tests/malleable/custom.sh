@@ -15,15 +15,18 @@ timeout $t $MPIEXEC -n 2 "$prog" 3000 16 > ref 2>&1 || { echo "FAIL: static run"
 ref=$(grep -o "particles 3000 hash [0-9a-f]*" ref)
 [ -n "$ref" ] || { echo "FAIL: static run: no hash"; cat ref; exit 1; }
 echo "static on 2: $ref"
-for c in "3 6 2 3:+3,9:-4 merge" "2 5 1 4:+3,10:-4 merge" "3 5 2 4:+2,10:-3 baseline"; do
+# the sixth word: the redistribution method (col: MPI_Alltoallv; p2p:
+# nonblocking point-to-point, src/data/exchange.c)
+for c in "3 6 2 3:+3,9:-4 merge col" "2 5 1 4:+3,10:-4 merge col" "3 5 2 4:+2,10:-3 baseline col" \
+         "2 5 1 4:+3,10:-4 merge p2p"; do
   set -- $c
-  DUCTILE_RESIZE_METHOD=$5 DUCTILE_SCHEDULE="$4" timeout $t $MPIEXEC -n $1 "$prog" 3000 16 > out 2> err
+  DUCTILE_REDIST=$6 DUCTILE_RESIZE_METHOD=$5 DUCTILE_SCHEDULE="$4" timeout $t $MPIEXEC -n $1 "$prog" 3000 16 > out 2> err
   rc=$?
   got=$(grep -o "particles 3000 hash [0-9a-f]* on $3 processes" out | cut -d" " -f1-4)
   if [ $rc -ne 0 ] || [ "$got" != "$ref" ] || grep -q "FAIL\| BAD" out; then
-    echo "FAIL: $1->$2->$3 $5: rc $rc, got '$got' (expected '$ref')"; cat out; tail -15 err; fail=1
+    echo "FAIL: $1->$2->$3 $5 $6: rc $rc, got '$got' (expected '$ref')"; cat out; tail -15 err; fail=1
   else
-    echo "ok: $1->$2->$3 $5: $(grep -o 'particles.*' out)"
+    echo "ok: $1->$2->$3 $5 $6: $(grep -o 'particles.*' out)"
   fi
 done
 exit $fail

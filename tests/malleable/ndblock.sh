@@ -44,4 +44,6 @@ DUCTILE_SCHEDULE="3:+2,8:-3" check "3-D 3->5->2" 3 2 "$ref3" 3 12 12
 DUCTILE_SCHEDULE="3:+2,8:-2" check "3-D 4->6->4" 4 4 "$ref3" 3 12 12
 DUCTILE_SCHEDULE="3:-2,8:-1" check "3-D 8->6->5" 8 5 "$ref3" 3 12 12
 DUCTILE_SCHEDULE="3:-1,8:-3" check "3-D 5->4->1" 5 1 "$ref3" 3 12 12
+# the same exchanges point-to-point (src/data/exchange.c)
+DUCTILE_REDIST=p2p DUCTILE_SCHEDULE="3:+5,8:-6" check "3-D 2->7->1 p2p" 2 1 "$ref3" 3 12 12
 exit $fail

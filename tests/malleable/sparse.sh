@@ -17,15 +17,18 @@ timeout $t $MPIEXEC -n 2 "$prog" 600 14 rows > ref 2>&1 || { echo "FAIL: static 
 ref=$(grep -o "x hash [0-9a-f]* residual [^ ]* on 2 processes" ref | cut -d" " -f3-5)
 [ -n "$ref" ] || { echo "FAIL: static run: no hash"; cat ref; exit 1; }
 echo "static on 2: $(grep -o 'x hash.*' ref)"
-for c in "flex merge" "rows merge" "nnz merge" "nnz baseline"; do
+# the third word: the redistribution method (col: MPI_Alltoallv; p2p and the
+# one-sided ones: nonblocking point-to-point, src/data/exchange.c)
+for c in "flex merge col" "rows merge col" "nnz merge col" "nnz baseline col" "nnz merge p2p" "flex merge rma-lock" \
+         "rows baseline p2p"; do
   set -- $c
-  DUCTILE_RESIZE_METHOD=$2 DUCTILE_SCHEDULE="3:+3,8:-2" timeout $t $MPIEXEC -n 2 "$prog" 600 14 $1 > out 2> err
+  DUCTILE_REDIST=$3 DUCTILE_RESIZE_METHOD=$2 DUCTILE_SCHEDULE="3:+3,8:-2" timeout $t $MPIEXEC -n 2 "$prog" 600 14 $1 > out 2> err
   rc=$?
   got=$(grep -o "x hash [0-9a-f]* residual [^ ]* on 3 processes" out | cut -d" " -f3-5)
   if [ $rc -ne 0 ] || [ "$got" != "$ref" ] || grep -q "FAIL\| BAD" out; then
-    echo "FAIL: $1 $2 2->5->3: rc $rc, got '$got' (expected '$ref')"; cat out; tail -15 err; fail=1
+    echo "FAIL: $1 $2 $3 2->5->3: rc $rc, got '$got' (expected '$ref')"; cat out; tail -15 err; fail=1
   else
-    echo "ok: $1 $2 2->5->3: $(grep -o 'x hash.*' out)"
+    echo "ok: $1 $2 $3 2->5->3: $(grep -o 'x hash.*' out)"
   fi
 done
 exit $fail
