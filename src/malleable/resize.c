@@ -232,6 +232,7 @@ int ductile_malleable_control_point(int iteration)
     }
     double t0 = ductile_now(), e0 = epoch();
     int ns = ductile_rt.size;
+    MPI_Comm w0 = ductile_world; /* a committed resize gives a new world; a rolled-back one keeps this one */
     ductile_log(1, "resize %d -> %d at iteration %d (%s%s)", ns, d.nd, iteration,
                 d.method == METHOD_BASELINE ? "baseline" : "merge", d.pool ? ", standby processes" : "");
     ductile_files_detach(); /* file hook: world files closed on the old world (src/wrap/filekeep.c) */
@@ -247,7 +248,7 @@ int ductile_malleable_control_point(int iteration)
     else if (!M.persistent) ductile_files_reattach(); /* file hook: reopened on the new world */
     M.last_cp = ductile_now(); /* the next iteration time excludes the resize */
     request_queue_set_busy(&M.q, 0);
-    return 1;
+    return M.removed || ductile_world != w0; /* 0: rolled back, nothing changed for the program */
 }
 
 int ductile_request_resize(int delta_or_target, int is_target, int at_iteration, const char *hosts, char *err,
