@@ -319,6 +319,7 @@ void record_problem(struct report_reconfig *r, const char *status, const char *r
 /* world.c */
 void set_world(MPI_Comm world, MPI_Comm priv);
 void new_world_from(MPI_Comm base, MPI_Comm *w, MPI_Comm *p);
+void new_world_adopt(MPI_Comm base, MPI_Comm *w, MPI_Comm *p);
 void leave_world(void);
 MPI_Comm world_xfer(void);
 void release_transfers(MPI_Comm x);

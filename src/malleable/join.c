@@ -70,7 +70,7 @@ static void join_parents(MPI_Comm parent)
         /* the history comes at the switch (EMPI_Get_shared), when the old processes leave */
     } else {
         MPI_Comm nw, np, oldp = ductile_rt.private_comm;
-        new_world_from(merged, &nw, &np);
+        new_world_adopt(merged, &nw, &np); /* merged becomes the private communicator */
         if (h.persistent) { /* the new world's transfer communicator (the parents make it at the same point) */
             PMPI_Comm_dup(np, &M.xfer);
             PMPI_Comm_set_errhandler(M.xfer, MPI_ERRORS_RETURN);
@@ -170,7 +170,7 @@ static void join_cancelled(int64_t releaser_pid, const char *releaser_host)
     if (M.xfer != MPI_COMM_NULL) PMPI_Comm_free(&M.xfer);
     MPI_Comm oldp = ductile_rt.private_comm;
     leave_world(); /* frees the merged world */
-    if (oldp != MPI_COMM_NULL) PMPI_Comm_free(&oldp);
+    if (oldp != MPI_COMM_NULL && oldp != M.join_comm) PMPI_Comm_free(&oldp); /* else merged itself: kept to park */
     M.park_comm = M.join_comm; /* merged: the parents' rank 0 is its rank 0 */
     M.join_comm = MPI_COMM_NULL;
     M.park_releaser = 0;
@@ -349,9 +349,7 @@ int ductile_malleable_get_shared(int *iteration)
         } else {
             add_keep(merged);
         }
-    } else {
-        PMPI_Comm_free(&merged);
-    }
+    } /* Merge: merged is the world's private communicator now (new_world_adopt) */
     M.join_comm = MPI_COMM_NULL;
     free(M.jdesc);
     M.jdesc = NULL;

@@ -143,10 +143,11 @@ void shrink_commit(int iteration)
     xt.bytes += PEND.xt.bytes;
     PEND.active = 0;
     reduce_times(&xt, new0, P);
+    step_mark(&tmark, "times reduced");
     /* the world changes: its window is freed (src/rma/window.c); the standby pool keeps it for W's return */
     rma_win_transfer_done(standby);
     if (!standby) drop_world_xfer(); /* collective over the old world */
-    step_mark(&tmark, "times reduced");
+    step_mark(&tmark, "window, transfers");
     if (new0 != 0) {
         if (me == 0) send_history(new0, P);
         if (me == new0) recv_history(0, P);
@@ -186,8 +187,7 @@ void shrink_commit(int iteration)
         M.park_releaser = new0;
     } else {
         MPI_Comm nw, np;
-        new_world_from(S, &nw, &np);
-        PMPI_Comm_free(&S);
+        new_world_adopt(S, &nw, &np); /* S becomes the private communicator */
         set_world(nw, np);
         step_mark(&tmark, "new world");
         if (standby) {

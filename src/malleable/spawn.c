@@ -346,7 +346,7 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     MPI_Comm merged = connect_group(&h, &inter);
     step_mark(&tmark, "merged");
     MPI_Comm nw = MPI_COMM_NULL, np = MPI_COMM_NULL, nx = MPI_COMM_NULL;
-    if (!baseline) new_world_from(merged, &nw, &np);
+    if (!baseline) new_world_adopt(merged, &nw, &np); /* merged becomes the new world's private communicator */
     if (!baseline && M.persistent) { /* the new world's transfer communicator: its prepared transfers live there */
         PMPI_Comm_dup(np, &nx);
         PMPI_Comm_set_errhandler(nx, MPI_ERRORS_RETURN);
@@ -479,9 +479,8 @@ void expand_commit(int iteration)
         MPI_Comm oldp = ductile_rt.private_comm;
         drop_world_xfer(); /* the old world's prepared transfers (collective over it) */
         M.xfer = PEND.nx;
-        set_world(PEND.nw, PEND.np);
+        set_world(PEND.nw, PEND.np); /* PEND.np is merged (new_world_adopt) */
         PMPI_Comm_free(&oldp);
-        PMPI_Comm_free(&merged);
         if (ductile_rt.rank == 0) {
             note_transfer(&rec, &xt);
             rec.total_s = record_total(&rec, ductile_now() - PEND.t_begin);
@@ -505,6 +504,7 @@ void expand_abort(const char *why)
     PEND.prep = NULL;
     add_inter(PEND.inter);
     departure_group_forget(); /* the spawned group never joined the world */
+    if (PEND.np == PEND.merged) PEND.np = MPI_COMM_NULL; /* one communicator (new_world_adopt): handled below */
     MPI_Comm *c[] = {&PEND.nw, &PEND.np, &PEND.nx};
     for (int i = 0; i < 3; i++)
         if (*c[i] != MPI_COMM_NULL) PMPI_Comm_free(c[i]);
