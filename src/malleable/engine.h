@@ -55,6 +55,24 @@
 #include "policy.h"
 #include "../core/hooks.h"
 
+/* How an expansion starts and connects its new processes, chosen at compile
+ * time by the MPI's identity (spawn.c, join.c):
+ *   collective (MPICH): every parent calls MPI_Comm_spawn over the private
+ *     communicator (root 0) and one MPI_Intercomm_merge joins the two jobs;
+ *     MPICH reports a failed spawn on every rank;
+ *   from rank 0 (Open MPI): rank 0 spawns alone over MPI_COMM_SELF, merges
+ *     with its children, and the other parents join through
+ *     MPI_Intercomm_create and a second merge: Open MPI 4.1 leaves the
+ *     non-root ranks of a failed collective spawn waiting forever.
+ * -DSPAWN_COLLECTIVE=0/1 forces one. */
+#ifndef SPAWN_COLLECTIVE
+#ifdef MPICH_VERSION
+#define SPAWN_COLLECTIVE 1
+#else
+#define SPAWN_COLLECTIVE 0
+#endif
+#endif
+
 #define TAG_RELEASE 0x5d18
 #define TAG_HISTORY 0x5d19
 #define TAG_ICREATE 0x5d1a
@@ -265,6 +283,17 @@ struct go_msg {
  * but those (at the control point where the background part is complete). */
 enum { XF_ALL = 0, XF_BG = 1, XF_REST = 2 };
 
+/* DUCTILE_VERBOSE=3: how long each step of a resize took on this process
+ * (since the previous mark), for tuning the engine against the raw MPI path
+ * (bench/redistribute --vs-raw).  Not on the per-call path. */
+static inline void step_mark(double *t, const char *what)
+{
+    if (ductile_rt.settings.verbose < 3) return;
+    double n = ductile_now();
+    ductile_log(3, "resize step %-22s %.4f s", what, n - *t);
+    *t = n;
+}
+
 /* records.c */
 double epoch(void);
 void *grow(void *arr, int *cap, int need, size_t elem);
@@ -290,6 +319,7 @@ void record_problem(struct report_reconfig *r, const char *status, const char *r
 /* world.c */
 void set_world(MPI_Comm world, MPI_Comm priv);
 void new_world_from(MPI_Comm base, MPI_Comm *w, MPI_Comm *p);
+void new_world_adopt(MPI_Comm base, MPI_Comm *w, MPI_Comm *p);
 void leave_world(void);
 MPI_Comm world_xfer(void);
 void release_transfers(MPI_Comm x);

@@ -5,17 +5,30 @@
 
 /* ------------------------------------------------------------------ init / join */
 
+static void join_cancelled(int64_t releaser_pid, const char *releaser_host);
+
 static void join_parents(MPI_Comm parent)
 {
+    double tmark = ductile_rt.start_sec; /* right after PMPI_Init (src/wrap/runtime.c) */
+    step_mark(&tmark, "MPI_Init to join");
     PMPI_Comm_set_errhandler(parent, MPI_ERRORS_RETURN);
     struct join_header h;
     memset(&h, 0, sizeof h);
     int rc = PMPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, parent);
-    if (rc != MPI_SUCCESS || !h.status) {
-        /* the parents gave up on this expansion: leave quietly */
+    if (rc != MPI_SUCCESS) {
+        /* the parents are unreachable: leave quietly */
         PMPI_Comm_disconnect(&parent);
         PMPI_Finalize();
         _exit(0);
+    }
+    if (!h.status) {
+        /* the parents gave up on this expansion (spawn.c, spawn_cancel): park until released */
+        MPI_Comm m = MPI_COMM_NULL;
+        PMPI_Intercomm_merge(parent, 1, &m);
+        add_inter(parent);
+        M.jh = h;
+        M.join_comm = m;
+        join_cancelled(h.releaser_pid, h.releaser_host); /* does not return */
     }
     M.spawned = 1;
     M.jh = h;
@@ -24,18 +37,28 @@ static void join_parents(MPI_Comm parent)
         if (!M.jdesc) abort();
         PMPI_Bcast(M.jdesc, h.nitems * (int)sizeof *M.jdesc, MPI_BYTE, 0, parent);
     }
+    step_mark(&tmark, "header received");
     double tm = ductile_now();
+    MPI_Comm inter, merged;
+#if SPAWN_COLLECTIVE
+    /* all parents spawned us (spawn.c, spawn_group): one merge */
+    inter = parent;
+    PMPI_Intercomm_merge(inter, 1, &merged);
+    add_inter(inter);
+    departure_group_joined(h.method != METHOD_BASELINE && !h.persistent, h.ns, h.nnew, inter, MPI_COMM_NULL);
+#else
     /* the parents' rank 0 spawned us alone: merge with it, then meet all parents */
-    MPI_Comm m0, inter, merged;
+    MPI_Comm m0;
     PMPI_Intercomm_merge(parent, 1, &m0);
     PMPI_Intercomm_create(MPI_COMM_WORLD, 0, m0, 0, TAG_ICREATE, &inter);
     PMPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
     PMPI_Intercomm_merge(inter, 1, &merged);
-    PMPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
     PMPI_Comm_free(&m0);
     add_inter(parent);
     add_inter(inter);
     departure_group_joined(h.method != METHOD_BASELINE && !h.persistent, h.ns, h.nnew, inter, parent);
+#endif
+    PMPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
     snprintf(ductile_rt.job_id, sizeof ductile_rt.job_id, "%s", h.job_id);
     ductile_rt.job_pid = (long)h.job_pid;
     M.iteration = h.iteration;
@@ -47,7 +70,7 @@ static void join_parents(MPI_Comm parent)
         /* the history comes at the switch (EMPI_Get_shared), when the old processes leave */
     } else {
         MPI_Comm nw, np, oldp = ductile_rt.private_comm;
-        new_world_from(merged, &nw, &np);
+        new_world_adopt(merged, &nw, &np); /* merged becomes the private communicator */
         if (h.persistent) { /* the new world's transfer communicator (the parents make it at the same point) */
             PMPI_Comm_dup(np, &M.xfer);
             PMPI_Comm_set_errhandler(M.xfer, MPI_ERRORS_RETURN);
@@ -56,6 +79,7 @@ static void join_parents(MPI_Comm parent)
         PMPI_Comm_free(&oldp);
     }
     M.join_merge_s = ductile_now() - tm;
+    step_mark(&tmark, "joined");
     M.join_comm = merged;
     M.join_pending = 1;
     if (!h.nitems) ductile_malleable_get_shared(NULL);
@@ -146,7 +170,7 @@ static void join_cancelled(int64_t releaser_pid, const char *releaser_host)
     if (M.xfer != MPI_COMM_NULL) PMPI_Comm_free(&M.xfer);
     MPI_Comm oldp = ductile_rt.private_comm;
     leave_world(); /* frees the merged world */
-    if (oldp != MPI_COMM_NULL) PMPI_Comm_free(&oldp);
+    if (oldp != MPI_COMM_NULL && oldp != M.join_comm) PMPI_Comm_free(&oldp); /* else merged itself: kept to park */
     M.park_comm = M.join_comm; /* merged: the parents' rank 0 is its rank 0 */
     M.join_comm = MPI_COMM_NULL;
     M.park_releaser = 0;
@@ -325,9 +349,7 @@ int ductile_malleable_get_shared(int *iteration)
         } else {
             add_keep(merged);
         }
-    } else {
-        PMPI_Comm_free(&merged);
-    }
+    } /* Merge: merged is the world's private communicator now (new_world_adopt) */
     M.join_comm = MPI_COMM_NULL;
     free(M.jdesc);
     M.jdesc = NULL;

@@ -6,6 +6,8 @@
  * world keeps its size, buffers and data (shrink_abort). */
 #include "engine.h"
 
+static double tmark; /* step_mark (DUCTILE_VERBOSE=3) */
+
 /* Shrink by the Merge method: the leaving ranks' data moves first, then the
  * staying ranks form the new world.  Collective over the old world. */
 void shrink(const struct decision *d, const char *list, double t_begin)
@@ -16,6 +18,8 @@ void shrink(const struct decision *d, const char *list, double t_begin)
     fill_record(&rec, d->id, d->iteration, ns, nd, d->method, d->redist, d->nb);
     note_choice(&rec, d);
     rec.start_s = ductile_elapsed() - (ductile_now() - t_begin);
+    tmark = t_begin;
+    step_mark(&tmark, "decided");
     char *leaving = calloc((size_t)ns, 1);
     int *n2c = malloc((size_t)nd * sizeof(int)), *o2c = malloc((size_t)ns * sizeof(int));
     if (!leaving || !n2c || !o2c) abort();
@@ -50,6 +54,7 @@ void shrink(const struct decision *d, const char *list, double t_begin)
                      "standing by (%s)", !api ? "the program does not call EMPI_Get_iteration()"
                                               : "they are not the highest ranks");
     }
+    step_mark(&tmark, "standby agreed");
     int exiting = departure_group_exits(ns, leaving, d->method == METHOD_MERGE, standby); /* departure.c */
     memset(&PEND, 0, sizeof PEND);
     PEND.exiting = exiting;
@@ -69,10 +74,12 @@ void shrink(const struct decision *d, const char *list, double t_begin)
     char why[TXN_WHY_MAX] = "";
     PEND.prep = prepare_buffers(ns, nd, me, my_new, bg_wanted(d->nb) ? d->nb : 0, ductile_rt.settings.redist_prepare,
                                 why, sizeof why);
+    step_mark(&tmark, "new blocks prepared");
     if (!txn_agree(P, PEND.prep != NULL, why, sizeof why)) {
         shrink_abort(why);
         return;
     }
+    step_mark(&tmark, "preparation agreed");
     if (bg_wanted(d->nb)) {
         int okb = transfer_items(&PEND.L, 0, d->redist, d->nb, XF_BG, d->id, d->iteration, NULL, 0, &PEND.xt, why,
                                  sizeof why) == 0;
@@ -110,6 +117,7 @@ void shrink_commit(int iteration)
         ok = 0;
         snprintf(why, sizeof why, "%s", err);
     }
+    step_mark(&tmark, "transferred");
     /* agree: every process of the old world completed its part */
     if (!txn_agree(P, ok, why, sizeof why)) {
         rma_win_transfer_done(1); /* the world stays: so does its window */
@@ -125,17 +133,21 @@ void shrink_commit(int iteration)
         nb_finish(1);
         if (me == new0) nb_note(&rec, iteration);
     }
+    step_mark(&tmark, "transfer agreed");
     stage_commit();
     free_prepared(PEND.prep);
     PEND.prep = NULL;
+    step_mark(&tmark, "committed");
     xt.transfer_s += PEND.xt.transfer_s;
     xt.window_s += PEND.xt.window_s;
     xt.bytes += PEND.xt.bytes;
     PEND.active = 0;
     reduce_times(&xt, new0, P);
+    step_mark(&tmark, "times reduced");
     /* the world changes: its window is freed (src/rma/window.c); the standby pool keeps it for W's return */
     rma_win_transfer_done(standby);
     if (!standby) drop_world_xfer(); /* collective over the old world */
+    step_mark(&tmark, "window, transfers");
     if (new0 != 0) {
         if (me == 0) send_history(new0, P);
         if (me == new0) recv_history(0, P);
@@ -143,9 +155,11 @@ void shrink_commit(int iteration)
     departing_exit = PEND.exiting;
     if (!standby) gather_departed(P, new0, leaving, iteration);
     departing_exit = 0;
+    step_mark(&tmark, "history, departures");
     double tm = ductile_now();
     MPI_Comm S = MPI_COMM_NULL;
     PMPI_Comm_split(P, leaving[me] ? MPI_UNDEFINED : 0, me, &S);
+    step_mark(&tmark, "split");
     if (!PEND.exiting) M.zombies += ns - nd; /* exited processes hold no slot */
     if (standby) { /* the old world W and its transfers stay alive on all its members */
         SB.active = 1;
@@ -173,9 +187,9 @@ void shrink_commit(int iteration)
         M.park_releaser = new0;
     } else {
         MPI_Comm nw, np;
-        new_world_from(S, &nw, &np);
-        PMPI_Comm_free(&S);
+        new_world_adopt(S, &nw, &np); /* S becomes the private communicator */
         set_world(nw, np);
+        step_mark(&tmark, "new world");
         if (standby) {
             /* P is W's private communicator: kept by the pool */
         } else if (PEND.exiting) {

@@ -1,9 +1,11 @@
 /* spawn.c -- expansion (Merge: ND-NS new processes; Baseline: ND new
  * processes, the old ones leave), a transaction (transaction.c): prepare
- * (new blocks allocated while rank 0 spawns alone), connect and merge, agree
- * on the preparation with the new processes, transfer, agree on the
- * transfer, then commit (expand_commit: the world switches) or roll back
- * (expand_abort: the new processes leave, the old world goes on). */
+ * (what can fail is checked, new blocks allocated), spawn (collectively with
+ * MPICH, from rank 0 alone with Open MPI: SPAWN_COLLECTIVE in engine.h),
+ * connect and merge, agree on the preparation with the new processes,
+ * transfer, agree on the transfer, then commit (expand_commit: the world
+ * switches) or roll back (expand_abort, or spawn_cancel before the merge: the
+ * new processes park, the old world goes on). */
 #include "engine.h"
 
 /* ------------------------------------------------------------------ spawning */
@@ -123,6 +125,138 @@ static int precheck_spawn(const char *cmd, const char *hosts, int ns, int nnew, 
     return 0;
 }
 
+/* Start the nnew processes (cmd and args matter on rank 0 only).  Returns
+ * 1 when they all started, the same answer on every parent; *inter is the
+ * intercommunicator to them on every parent (SPAWN_COLLECTIVE) or on rank 0
+ * only (the other path), MPI_COMM_NULL where there is none; why (rank 0)
+ * names a failure. */
+static int spawn_group(const char *cmd, char **args, int nnew, const char *hosts, MPI_Comm *inter, double *spawn_s,
+                       char *why, size_t len)
+{
+    MPI_Comm P = ductile_rt.private_comm;
+    int me = ductile_rt.rank, ok = 1;
+    *inter = MPI_COMM_NULL;
+#if SPAWN_COLLECTIVE
+    MPI_Comm over = P;
+#else
+    MPI_Comm over = M.self;
+    if (me == 0) {
+#endif
+    MPI_Info info = me == 0 ? spawn_info(hosts) : MPI_INFO_NULL;
+    int *errcodes = calloc((size_t)nnew, sizeof *errcodes);
+    double ts = ductile_now();
+    if (me == 0) ductile_log(1, "spawning %d process%s of %s", nnew, nnew == 1 ? "" : "es", cmd);
+    int rc = ductile_spawn_marked(cmd, args, nnew, info, over, inter, errcodes); /* marker hook (src/wrap/worldid.c) */
+    *spawn_s = ductile_now() - ts;
+    if (info != MPI_INFO_NULL) PMPI_Info_free(&info);
+    if (rc != MPI_SUCCESS) *inter = MPI_COMM_NULL; /* not a usable handle after a failed spawn */
+    ok = rc == MPI_SUCCESS && *inter != MPI_COMM_NULL;
+    if (rc != MPI_SUCCESS) {
+        char m[400];
+        ductile_mpi_error_text(rc, m, sizeof m);
+        snprintf(why, len, "MPI_Comm_spawn of %d process%s of %.200s failed: %.250s", nnew, nnew == 1 ? "" : "es",
+                 cmd, m);
+    } else {
+        for (int i = 0; me == 0 && i < nnew && errcodes; i++) /* the codes are the root's */
+            if (errcodes[i] != MPI_SUCCESS) {
+                char m[400];
+                ductile_mpi_error_text(errcodes[i], m, sizeof m);
+                snprintf(why, len, "MPI_Comm_spawn: process %d of %d did not start: %.300s", i, nnew, m);
+                ok = 0;
+                break;
+            }
+    }
+    free(errcodes);
+#if SPAWN_COLLECTIVE
+    if (ok && me == 0 && test_fail("spawn")) {
+        /* injected after the spawn: the new processes run and must be sent away (spawn_cancel) */
+        ok = 0;
+        snprintf(why, len, "MPI_Comm_spawn refused (injected: DUCTILE_TEST_FAIL=spawn, after the processes started)");
+    }
+    /* one answer for all: the outcome, and whether every parent holds the intercommunicator */
+    int v[2] = {ok, *inter != MPI_COMM_NULL};
+    PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MIN, P);
+    if (!v[1] && *inter != MPI_COMM_NULL) {
+        /* the MPI answered differently on different parents (not seen with MPICH): nothing
+         * collective with the children is possible; the handle goes */
+        fprintf(stderr, "ductile: warning: rank %d: MPI_Comm_spawn succeeded here but not on every process\n", me);
+        PMPI_Comm_free(inter);
+    }
+    if (!v[0] && !why[0]) snprintf(why, len, "MPI_Comm_spawn of %d process%s failed on another process", nnew,
+                                   nnew == 1 ? "" : "es");
+    return v[0];
+#else
+    }
+    PMPI_Bcast(&ok, 1, MPI_INT, 0, P);
+    return ok;
+#endif
+}
+
+/* The spawn or a check after it failed while the new processes run: they
+ * are told (join.c, join_parents) and park, like the new processes of a
+ * rolled-back expansion, until rank 0 releases them at its MPI_Finalize
+ * (with MPICH, spawned processes that end while their parents run get the
+ * whole job killed by the launcher).  Collective over *inter. */
+static void spawn_cancel(const struct join_header *h, MPI_Comm *inter)
+{
+    if (*inter == MPI_COMM_NULL) return;
+    PMPI_Comm_set_errhandler(*inter, MPI_ERRORS_RETURN);
+    PMPI_Bcast((void *)h, (int)sizeof *h, MPI_BYTE, ductile_rt.rank == 0 ? MPI_ROOT : MPI_PROC_NULL, *inter);
+    MPI_Comm m = MPI_COMM_NULL;
+    int nparents = 0;
+    PMPI_Comm_size(*inter, &nparents);
+    if (PMPI_Intercomm_merge(*inter, 0, &m) == MPI_SUCCESS && ductile_rt.rank == 0) {
+        int *lv = malloc((size_t)(h->nnew ? h->nnew : 1) * sizeof(int));
+        if (!lv) abort();
+        for (int i = 0; i < h->nnew; i++) lv[i] = nparents + i; /* the new processes in m */
+        add_duty(m, lv, h->nnew);
+        free(lv);
+        M.zombies += h->nnew;
+    } else if (m != MPI_COMM_NULL) {
+        PMPI_Comm_free(&m);
+    }
+    add_inter(*inter); /* disconnected at MPI_Finalize (departure.c) */
+    *inter = MPI_COMM_NULL;
+}
+
+/* The header and the registrations to the new processes, then the merged
+ * communicator (the parents first, the new processes after them).  *inter
+ * becomes the intercommunicator between all parents and the new processes;
+ * the one from rank 0 alone (other path) goes to departure.c. */
+static MPI_Comm connect_group(const struct join_header *h, MPI_Comm *inter)
+{
+    int me = ductile_rt.rank;
+    MPI_Comm merged = MPI_COMM_NULL;
+    if (*inter != MPI_COMM_NULL) {
+        int root = me == 0 ? MPI_ROOT : MPI_PROC_NULL;
+        PMPI_Comm_set_errhandler(*inter, MPI_ERRORS_RETURN);
+        PMPI_Bcast((void *)h, (int)sizeof *h, MPI_BYTE, root, *inter);
+        if (h->nitems) {
+            struct reg_desc *ds = calloc((size_t)h->nitems, sizeof *ds);
+            if (!ds) abort();
+            for (int i = 0; i < h->nitems; i++) ds[i] = reg_at(i)->d;
+            PMPI_Bcast(me == 0 ? ds : NULL, me == 0 ? h->nitems * (int)sizeof *ds : 0, MPI_BYTE, root, *inter);
+            free(ds);
+        }
+    }
+#if SPAWN_COLLECTIVE
+    PMPI_Intercomm_merge(*inter, 0, &merged);
+#else
+    MPI_Comm m0 = MPI_COMM_NULL, inter0 = *inter;
+    if (me == 0) {
+        PMPI_Intercomm_merge(inter0, 0, &m0); /* rank 0 here, the children 1.. */
+        add_inter(inter0);
+        departure_inter0_pending = inter0;
+    }
+    PMPI_Intercomm_create(ductile_rt.private_comm, 0, me == 0 ? m0 : MPI_COMM_NULL, 1, TAG_ICREATE, inter);
+    PMPI_Comm_set_errhandler(*inter, MPI_ERRORS_RETURN);
+    PMPI_Intercomm_merge(*inter, 0, &merged);
+    if (m0 != MPI_COMM_NULL) PMPI_Comm_free(&m0);
+#endif
+    PMPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
+    return merged;
+}
+
 /* Expansion (Merge: ND-NS new processes; Baseline: ND new processes, the old
  * ones leave).  Collective over the old world. */
 void expand(const struct decision *d, const char *hosts, double t_begin, double begin_epoch)
@@ -131,7 +265,6 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
         pool_wake(d, t_begin);
         return;
     }
-    MPI_Comm P = ductile_rt.private_comm;
     int ns = ductile_rt.size, nd = d->nd, me = ductile_rt.rank;
     int baseline = d->method == METHOD_BASELINE;
     int nnew = baseline ? nd : nd - ns;
@@ -139,65 +272,42 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     fill_record(&rec, d->id, d->iteration, ns, nd, d->method, d->redist, d->nb);
     note_choice(&rec, d);
     rec.start_s = ductile_elapsed() - (ductile_now() - t_begin);
+    double tmark = t_begin;
+    step_mark(&tmark, "decided");
 
     char cmd[4096], why[512] = "";
     char **args = NULL;
     int ok = spawn_command(cmd, sizeof cmd, &args) == 0;
     if (!ok) snprintf(why, sizeof why, "cannot determine the program to spawn");
-    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, P);
+    /* what can be known to fail is refused before anything starts (rank 0) */
+    if (ok && me == 0 && !SPAWN_COLLECTIVE && test_fail("spawn")) {
+        ok = 0;
+        snprintf(why, sizeof why, "MPI_Comm_spawn refused (injected: DUCTILE_TEST_FAIL=spawn)");
+    } else if (ok && me == 0 && precheck_spawn(cmd, hosts, ns, nnew, why, sizeof why) != 0) {
+        ok = 0;
+    }
+    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ductile_rt.private_comm);
     if (!ok) {
         free(args);
-        if (me == 0) record_problem(&rec, "failed", why[0] ? why : "cannot determine the program to spawn");
+        if (me == 0) {
+            rec.total_s = ductile_now() - t_begin;
+            record_problem(&rec, "failed", why[0] ? why : "cannot determine the program to spawn");
+        }
         return;
     }
-    /* Rank 0 spawns alone (over MPI_COMM_SELF): with Open MPI, a failed
-     * collective spawn leaves the non-root ranks waiting forever.  The other
-     * parents learn the outcome from a broadcast and join through
-     * MPI_Intercomm_create. */
-    MPI_Comm inter0 = MPI_COMM_NULL;
-    double spawn_s = 0;
-    /* prepare: allocate the new blocks now, while rank 0 spawns (the others
-     * would only wait); DUCTILE_REDIST_PREPARE also touches them, instead of
-     * page-faulting them inside the transfer */
+    step_mark(&tmark, "checked");
+    /* prepare: allocate the new blocks now, before the spawn; DUCTILE_REDIST_PREPARE
+     * also touches them, instead of page-faulting them inside the transfer */
     int prepare = !baseline && ductile_rt.settings.redist_prepare && reg_count() > 0;
     char prep_why[TXN_WHY_MAX] = "";
     void **prep = prepare_buffers(ns, nd, me, baseline ? -1 : me, bg_wanted(d->nb) ? d->nb : 0, prepare, prep_why,
                                   sizeof prep_why);
-    if (me == 0 && test_fail("spawn")) {
-        ok = 0;
-        snprintf(why, sizeof why, "MPI_Comm_spawn refused (injected: DUCTILE_TEST_FAIL=spawn)");
-    } else if (me == 0 && precheck_spawn(cmd, hosts, ns, nnew, why, sizeof why) != 0) {
-        ok = 0;
-    } else if (me == 0) {
-        MPI_Info info = spawn_info(hosts);
-        int *errcodes = calloc((size_t)nnew, sizeof *errcodes);
-        double ts = ductile_now();
-        ductile_log(1, "spawning %d process%s of %s", nnew, nnew == 1 ? "" : "es", cmd);
-        int rc = ductile_spawn_marked(cmd, args, nnew, info, M.self, &inter0, errcodes); /* marker hook (src/wrap/worldid.c) */
-        spawn_s = ductile_now() - ts;
-        if (info != MPI_INFO_NULL) PMPI_Info_free(&info);
-        if (rc != MPI_SUCCESS) inter0 = MPI_COMM_NULL; /* not a usable handle after a failed spawn */
-        ok = rc == MPI_SUCCESS && inter0 != MPI_COMM_NULL;
-        if (rc != MPI_SUCCESS) {
-            char m[400];
-            ductile_mpi_error_text(rc, m, sizeof m);
-            snprintf(why, sizeof why, "MPI_Comm_spawn of %d process%s of %.200s failed: %.250s", nnew,
-                     nnew == 1 ? "" : "es", cmd, m);
-        } else {
-            for (int i = 0; i < nnew && errcodes; i++)
-                if (errcodes[i] != MPI_SUCCESS) {
-                    char m[400];
-                    ductile_mpi_error_text(errcodes[i], m, sizeof m);
-                    snprintf(why, sizeof why, "MPI_Comm_spawn: process %d of %d did not start: %.300s", i, nnew, m);
-                    ok = 0;
-                    break;
-                }
-        }
-        free(errcodes);
-    }
+    step_mark(&tmark, "new blocks prepared");
+    MPI_Comm inter = MPI_COMM_NULL;
+    double spawn_s = 0;
+    int okall = spawn_group(cmd, args, nnew, hosts, &inter, &spawn_s, why, sizeof why);
     free(args);
-    int okall = ok;
-    PMPI_Bcast(&okall, 1, MPI_INT, 0, P);
+    step_mark(&tmark, "spawned");
     struct join_header h;
     memset(&h, 0, sizeof h);
     h.status = okall;
@@ -224,13 +334,8 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     snprintf(h.job_id, sizeof h.job_id, "%s", ductile_rt.job_id);
     if (!okall) {
         free_prepared(prep);
+        spawn_cancel(&h, &inter); /* the new processes (if running) park */
         if (me == 0) {
-            if (inter0 != MPI_COMM_NULL) {
-                /* the children are running: tell them to leave */
-                PMPI_Comm_set_errhandler(inter0, MPI_ERRORS_RETURN);
-                PMPI_Bcast(&h, (int)sizeof h, MPI_BYTE, MPI_ROOT, inter0);
-                PMPI_Comm_disconnect(&inter0);
-            }
             rec.spawn_s = spawn_s;
             rec.total_s = ductile_now() - t_begin;
             record_problem(&rec, "failed", why);
@@ -238,34 +343,16 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
         return;
     }
     double tm = ductile_now();
-    MPI_Comm m0 = MPI_COMM_NULL;
-    if (me == 0) {
-        PMPI_Comm_set_errhandler(inter0, MPI_ERRORS_RETURN);
-        PMPI_Bcast(&h, (int)sizeof h, MPI_BYTE, MPI_ROOT, inter0);
-        if (h.nitems) {
-            struct reg_desc *ds = calloc((size_t)h.nitems, sizeof *ds);
-            if (!ds) abort();
-            for (int i = 0; i < h.nitems; i++) ds[i] = reg_at(i)->d;
-            PMPI_Bcast(ds, h.nitems * (int)sizeof *ds, MPI_BYTE, MPI_ROOT, inter0);
-            free(ds);
-        }
-        PMPI_Intercomm_merge(inter0, 0, &m0); /* rank 0 here, the children 1.. */
-        add_inter(inter0);
-        departure_inter0_pending = inter0;
-    }
-    MPI_Comm inter = MPI_COMM_NULL, merged = MPI_COMM_NULL;
-    PMPI_Intercomm_create(P, 0, me == 0 ? m0 : MPI_COMM_NULL, 1, TAG_ICREATE, &inter);
-    PMPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
-    PMPI_Intercomm_merge(inter, 0, &merged);
-    PMPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
-    if (m0 != MPI_COMM_NULL) PMPI_Comm_free(&m0);
+    MPI_Comm merged = connect_group(&h, &inter);
+    step_mark(&tmark, "merged");
     MPI_Comm nw = MPI_COMM_NULL, np = MPI_COMM_NULL, nx = MPI_COMM_NULL;
-    if (!baseline) new_world_from(merged, &nw, &np);
+    if (!baseline) new_world_adopt(merged, &nw, &np); /* merged becomes the new world's private communicator */
     if (!baseline && M.persistent) { /* the new world's transfer communicator: its prepared transfers live there */
         PMPI_Comm_dup(np, &nx);
         PMPI_Comm_set_errhandler(nx, MPI_ERRORS_RETURN);
     }
     double merge_s = ductile_now() - tm;
+    step_mark(&tmark, "new world made");
 
     int *o2c = malloc((size_t)ns * sizeof(int)), *n2c = malloc((size_t)nd * sizeof(int));
     if (!o2c || !n2c) abort();
@@ -392,9 +479,8 @@ void expand_commit(int iteration)
         MPI_Comm oldp = ductile_rt.private_comm;
         drop_world_xfer(); /* the old world's prepared transfers (collective over it) */
         M.xfer = PEND.nx;
-        set_world(PEND.nw, PEND.np);
+        set_world(PEND.nw, PEND.np); /* PEND.np is merged (new_world_adopt) */
         PMPI_Comm_free(&oldp);
-        PMPI_Comm_free(&merged);
         if (ductile_rt.rank == 0) {
             note_transfer(&rec, &xt);
             rec.total_s = record_total(&rec, ductile_now() - PEND.t_begin);
@@ -418,6 +504,7 @@ void expand_abort(const char *why)
     PEND.prep = NULL;
     add_inter(PEND.inter);
     departure_group_forget(); /* the spawned group never joined the world */
+    if (PEND.np == PEND.merged) PEND.np = MPI_COMM_NULL; /* one communicator (new_world_adopt): handled below */
     MPI_Comm *c[] = {&PEND.nw, &PEND.np, &PEND.nx};
     for (int i = 0; i < 3; i++)
         if (*c[i] != MPI_COMM_NULL) PMPI_Comm_free(c[i]);

@@ -30,6 +30,19 @@ void new_world_from(MPI_Comm base, MPI_Comm *w, MPI_Comm *p)
     PMPI_Comm_set_errhandler(*p, MPI_ERRORS_RETURN);
 }
 
+/* The same from a communicator made for the new world alone (the merge of
+ * an expansion, the split of a shrink): it becomes the private communicator
+ * itself, one duplicate fewer (each costs a collective round across the
+ * world). */
+void new_world_adopt(MPI_Comm base, MPI_Comm *w, MPI_Comm *p)
+{
+    PMPI_Comm_dup(base, w);
+    PMPI_Comm_set_name(*w, "MPI_COMM_WORLD");
+    *p = base;
+    PMPI_Comm_set_name(*p, "ductile-private");
+    PMPI_Comm_set_errhandler(*p, MPI_ERRORS_RETURN);
+}
+
 /* A removed process: a world of its own, so that stray calls do not hang. */
 void leave_world(void)
 {

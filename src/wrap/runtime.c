@@ -100,7 +100,10 @@ int ductile_runtime_init(int *argc, char ***argv, int required, int *provided, i
     int rc = with_thread ? PMPI_Init_thread(argc, argv, required, provided) : PMPI_Init(argc, argv);
     if (rc != MPI_SUCCESS) return rc;
 
-    ductile_clock_calibrate();
+    /* a process Ductile spawned calibrates its clock (a 5 ms busy loop) after it has
+     * joined its parents (engine_init below): they wait for it (issue 10, item 7) */
+    int joins = ductile_spawned_by_ductile();
+    if (!joins) ductile_clock_calibrate();
     ductile_rt.start_ticks = t_before;
     ductile_rt.calib_ticks = ductile_ticks();
     ductile_rt.start_sec = ductile_now();
@@ -132,6 +135,7 @@ int ductile_runtime_init(int *argc, char ***argv, int required, int *provided, i
     DUCTILE_HOOK_VOID(fold_init, ((int)hdr[1])); /* process folding (src/fold/): before a spawned process joins its parents */
     /* malleability: request queue; a spawned process joins its parents here */
     DUCTILE_HOOK_VOID(engine_init, ());
+    if (joins) ductile_clock_calibrate();
     DUCTILE_HOOK_VOID(ctl_start, ((int)hdr[1]));
     DUCTILE_HOOK_VOID(io_init, ()); /* MPI-IO accounting and phases (src/io/) */
 

@@ -1,6 +1,6 @@
 /* worldid.c -- the program's world stays the program's (docs/virtual-world.md):
  *
- * - Ductile's children carry a marker: Ductile spawns "env _DUCTILE_SPAWNED=job
+ * - Ductile's children carry a marker: Ductile spawns "ductile-spawn-env (or env) _DUCTILE_SPAWNED=job
  *   PROGRAM ARGS", so only they join Ductile's world in MPI_Init; a process the
  *   program spawned itself sees its parent as without Ductile, and a process
  *   Ductile spawned sees MPI_COMM_NULL from MPI_Comm_get_parent, like one
@@ -20,6 +20,7 @@
 
 #include "worldid.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,8 +58,30 @@ void ductile_worldid_mpi_env(void)
 #endif
 }
 
+/* The marker program: ductile-spawn-env (src/wrap/spawn_env.c, static: the
+ * LD_PRELOAD of libductile.so is not loaded into it), beside this library in
+ * the build tree or where it is installed; else env(1). */
 static const char *env_path(void)
 {
+    static char helper[4096];
+    static int found = -1;
+    if (found < 0) {
+        found = 0;
+        Dl_info di;
+        if (dladdr((void *)env_path, &di) && di.dli_fname) { /* build tree: src/.libs/libductile.so */
+            const char *slash = strrchr(di.dli_fname, '/');
+            if (slash && snprintf(helper, sizeof helper, "%.*s/../ductile-spawn-env", (int)(slash - di.dli_fname),
+                                  di.dli_fname) < (int)sizeof helper && access(helper, X_OK) == 0)
+                found = 1;
+        }
+#ifdef DUCTILE_SPAWN_HELPER
+        if (!found && access(DUCTILE_SPAWN_HELPER, X_OK) == 0) {
+            snprintf(helper, sizeof helper, "%s", DUCTILE_SPAWN_HELPER);
+            found = 1;
+        }
+#endif
+    }
+    if (found) return helper;
     static const char *const cand[] = {"/usr/bin/env", "/bin/env", NULL};
     for (int i = 0; cand[i]; i++)
         if (access(cand[i], X_OK) == 0) return cand[i];

@@ -18,7 +18,10 @@ S=${TEST_TIME_SCALE:-2}
 # wait_left N: until N LEFT lines are in $tmp/out (bounded); prints their pids
 wait_left() {
   k=0
-  while [ "$(grep -c '^LEFT' "$tmp/out" 2>/dev/null)" -lt "$1" ] && [ $k -lt $((100 * S)) ]; do sleep 0.2; k=$((k+1)); done
+  # (the background job may not have created $tmp/out yet: no file counts as 0 lines)
+  while n=$(grep -c '^LEFT' "$tmp/out" 2>/dev/null); [ "${n:-0}" -lt "$1" ] && [ $k -lt $((100 * S)) ]; do
+    sleep 0.2; k=$((k+1))
+  done
   grep '^LEFT' "$tmp/out" | sed 's/^LEFT pid=\([0-9]*\).*/\1/'
 }
 
