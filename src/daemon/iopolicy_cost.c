@@ -19,13 +19,14 @@ double ioc_simulate(const struct ioc_job *j, int n, int exclusive, const struct 
 {
     if (n < 0 || n > IOC_MAX_JOBS || !p || p->horizon <= 0) return -1;
     for (int i = 0; i < n; i++)
-        if (!(j[i].next >= 0) || !(j[i].compute >= 0) || !(j[i].length > 0) || !(j[i].share > 0) || j[i].share > 1)
+        if (!(j[i].next >= 0) || !(j[i].compute >= 0) || !(j[i].length > 0) || !(j[i].share > 0) || j[i].share > 1 ||
+            !(j[i].tail >= 0))
             return -1;
     /* per job: 0 computing until at[i], 1 waiting for the device (exclusive), 2 in its phase */
     int st[IOC_MAX_JOBS], order = 0, ord[IOC_MAX_JOBS];
     double at[IOC_MAX_JOBS], left[IOC_MAX_JOBS], began[IOC_MAX_JOBS];
     for (int i = 0; i < n; i++) st[i] = 0, at[i] = j[i].next, left[i] = 0, began[i] = 0, ord[i] = 0;
-    double now = 0, total = 0;
+    double now = 0, total = 0, free_at = 0; /* exclusive: the token is free again at free_at */
     int holder = -1;
     for (int step = 0; step < IOC_STEPS; step++) {
         /* phases that are due start (or queue) */
@@ -36,7 +37,7 @@ double ioc_simulate(const struct ioc_job *j, int n, int exclusive, const struct 
                 left[i] = j[i].length + (exclusive ? p->grant : 0);
                 ord[i] = order++;
             }
-        if (exclusive && holder < 0) {
+        if (exclusive && holder < 0 && now >= free_at - 1e-12) {
             int best = -1; /* first come, first served */
             for (int i = 0; i < n; i++)
                 if (st[i] == 1 && (best < 0 || ord[i] < ord[best])) best = i;
@@ -57,6 +58,7 @@ double ioc_simulate(const struct ioc_job *j, int n, int exclusive, const struct 
                 busy = 1;
             } else if (st[i] == 1) {
                 busy = 1;
+                if (holder < 0 && free_at - now < dt) dt = free_at - now;
             } else if (at[i] < p->horizon && at[i] - now < dt) {
                 dt = at[i] - now;
             }
@@ -71,7 +73,7 @@ double ioc_simulate(const struct ioc_job *j, int n, int exclusive, const struct 
                     total += now - began[i];
                     st[i] = 0;
                     at[i] = now + j[i].compute;
-                    if (holder == i) holder = -1;
+                    if (holder == i) holder = -1, free_at = now + j[i].tail;
                 }
             }
     }
@@ -125,7 +127,7 @@ static double with_alt(const struct ioc_job *j, int n, const struct ioc_alt *a, 
     return t < 0 ? -1 : t + a->cost;
 }
 
-void ioc_choose(const struct ioc_job *j, int n, const struct ioc_alt *shift, const struct ioc_alt *couple,
+void ioc_choose(const struct ioc_job *j, int n, const struct ioc_alt *shift, const struct ioc_alt *couple, int current,
                 const struct ioc_params *p, struct ioc_choice *c)
 {
     memset(c, 0, sizeof *c);
@@ -148,6 +150,11 @@ void ioc_choose(const struct ioc_job *j, int n, const struct ioc_alt *shift, con
         if (BETTER(m, c->mode) && (best == c->mode || c->t[m] < c->t[best])) best = m;
     /* resizes run under exclusive I/O, which must not be worse than none */
     if (best >= IOC_SHIFT && c->t[IOC_EXCLUSIVE] <= c->t[IOC_NONE]) c->mode = best;
+    /* hysteresis: none and exclusive are states; leaving the current one takes the margin */
+    int kept = 0;
+    if ((current == IOC_NONE || current == IOC_EXCLUSIVE) && c->mode != current && c->valid[current] &&
+        !BETTER(c->mode, current))
+        c->mode = current, kept = 1;
 #undef BETTER
     int n_ = snprintf(c->why, sizeof c->why, "%s: predicted I/O time over %.0f s: none %.2f s, exclusive %.2f s",
                       ioc_mode_name(c->mode), p->horizon, c->t[IOC_NONE], c->t[IOC_EXCLUSIVE]);
@@ -157,5 +164,6 @@ void ioc_choose(const struct ioc_job *j, int n, const struct ioc_alt *shift, con
                            c->t[m]);
     if (n_ > 0 && (size_t)n_ < sizeof c->why)
         snprintf(c->why + n_, sizeof c->why - (size_t)n_, "%s",
-                 c->mode == IOC_NONE ? "; no mode gains the margin" : "; cheapest by the margin");
+                 kept ? "; kept: no other mode gains the margin over it"
+                 : c->mode == IOC_NONE ? "; no mode gains the margin" : "; cheapest by the margin");
 }

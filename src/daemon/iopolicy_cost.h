@@ -9,7 +9,8 @@
  *   (a) no coordination: overlapping phases share the device's bandwidth
  *       (each job's rate scaled down so that the shares sum to at most 1);
  *   (b) exclusive I/O: phases served one at a time, first come first served
- *       (a phase that finds the device taken waits);
+ *       (a phase that finds the device taken waits, also for the tail during
+ *       which the holder keeps the token after its phase);
  *   (c) Phase Shifting: (b) with one job's next phase moved earlier, plus
  *       the cost of its two resizes; Period Coupling: (b) with one job's
  *       compute time between phases changed by a permanent resize, plus its
@@ -27,6 +28,8 @@ struct ioc_job {
     double compute; /* seconds between the end of a phase and the start of the next */
     double length;  /* seconds a phase takes alone on the device */
     double share;   /* fraction of the device's bandwidth a phase uses alone (0, 1] */
+    double tail;    /* exclusive I/O: seconds the job keeps the token after its phase ends
+                     * (until it sees the phase has ended: its phase gap) */
 };
 
 enum { IOC_NONE, IOC_EXCLUSIVE, IOC_SHIFT, IOC_COUPLE, IOC_MODES };
@@ -65,8 +68,10 @@ double ioc_simulate(const struct ioc_job *j, int n, int exclusive, const struct 
  * this over (e - s). */
 double ioc_alone(double s, double e, const double *os, const double *oe, int n);
 
-/* Predict every mode (shift / couple only when given) and choose. */
-void ioc_choose(const struct ioc_job *j, int n, const struct ioc_alt *shift, const struct ioc_alt *couple,
+/* Predict every mode (shift / couple only when given) and choose.  `current`
+ * (IOC_NONE or IOC_EXCLUSIVE; -1: none yet) is kept unless another mode beats
+ * it by the margin (hysteresis). */
+void ioc_choose(const struct ioc_job *j, int n, const struct ioc_alt *shift, const struct ioc_alt *couple, int current,
                 const struct ioc_params *p, struct ioc_choice *c);
 
 #endif
