@@ -23,6 +23,7 @@ static int io_mode = -1;
 static const struct ioc_params io_cost_prm = {.horizon = 20, .margin = 0.1, .min_gain = 0.1, .grant = 0.01};
 
 #define PROFILE_PHASES 4 /* recent phases at the current size a profile averages */
+#define IO_AUTO_PLANS 16 /* plans evaluated per decision (pairs whose phases interfere) */
 
 /* Job x's measured profile; 0 while its prediction is not valid. */
 static int profile(const struct ioj *x, double now, struct ioc_job *c, double *share, double *period)
@@ -122,9 +123,10 @@ void io_auto_phase(struct job *j, double now)
     double bt[2] = {INFINITY, INFINITY};
     struct iop_params ip = io_prm;
     ip.max_procs = rm_total(&rm);
+    int evaluated = 0; /* each plan costs three simulations: a bounded number per decision */
     for (int a = 0; a < n; a++)
         for (int b = a + 1; b < n; b++)
-            for (int kind = 0; kind < 2; kind++) {
+            for (int kind = 0; kind < 2 && evaluated < IO_AUTO_PLANS; kind++) {
                 struct iop_plan pl;
                 long long ca = io_cur_iter(js[a], xs[a], -1), cb = io_cur_iter(js[b], xs[b], -1);
                 int ok = kind == 0 ? iop_phase_shift(&xs[a]->m, ca, &xs[b]->m, cb, &ip, &pl)
@@ -141,6 +143,7 @@ void io_auto_phase(struct job *j, double now)
                     v.compute = cj[k].compute * t1 / t0;
                 }
                 struct ioc_choice tc;
+                evaluated++;
                 ioc_choose(cj, n, kind == 0 ? &v : NULL, kind == 1 ? &v : NULL, -1, &prm, &tc);
                 double tv = tc.t[kind == 0 ? IOC_SHIFT : IOC_COUPLE];
                 if (tv >= 0 && tv < bt[kind]) bt[kind] = tv, alt[kind] = v, best[kind] = pl;
