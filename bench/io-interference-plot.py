@@ -3,11 +3,14 @@
 
 usage: io-interference-plot.py OUT_DIR
 
-Reads OUT_DIR/CASE-MODE.job{1,2}.json (Ductile reports) and .out (the jobs'
-final lines); prints the table, writes OUT_DIR/io-interference.csv and, if
-matplotlib is available, OUT_DIR/io-interference-CASE.png (per mode: each
-job's processes over time above, its I/O phases below, like Fig. 13 of the
-CLARISSE/FlexMPI paper).  matplotlib: /work/main/.deps-local/venv/bin/pip
+Reads OUT_DIR/CASE-MODE.jobN.json (Ductile reports), .out (the jobs' final
+lines) and CASE-MODE.daemon.log (mode policy: ductiled's I/O decisions);
+prints the table per job and the summary per case (I/O time of all jobs in
+each mode, and what the policy chose), writes OUT_DIR/io-interference.csv
+and, if matplotlib is available, OUT_DIR/io-interference-CASE.png (per mode:
+each job's processes over time above, its I/O phases below, like Fig. 13 of
+the CLARISSE/FlexMPI paper; one time origin per run: the start of its first
+job).  matplotlib: /work/main/.deps-local/venv/bin/pip
 install matplotlib (or any python3 with `pip install matplotlib`).
 """
 import csv
@@ -17,13 +20,13 @@ import os
 import re
 import sys
 
-MODES = ["none", "exclusive", "phase-shift", "period-coupling"]
+MODES = ["none", "exclusive", "phase-shift", "period-coupling", "policy"]
 
 
 def load_runs(out):
     runs = {}
-    for p in sorted(glob.glob(os.path.join(out, "*.job[12].json"))):
-        m = re.match(r"(.+)-(none|exclusive|phase-shift|period-coupling)\.job([12])\.json$", os.path.basename(p))
+    for p in sorted(glob.glob(os.path.join(out, "*.job*.json"))):
+        m = re.match(r"(.+)-(none|exclusive|phase-shift|period-coupling|policy)\.job([0-9]+)\.json$", os.path.basename(p))
         if not m:
             continue
         case, mode, job = m.group(1), m.group(2), int(m.group(3))
@@ -43,7 +46,8 @@ def load_runs(out):
         runs.setdefault((case, mode), {})[job] = {
             "phases": ph, "t0": t0, "procs0": procs0, "recs": recs,
             "total": float(tot.group(1)) if tot else float("nan"),
-            "io": sum(p["duration_s"] for p in ph), "delay": sum(p.get("delay_s", 0) for p in ph),
+            # I/O time: each phase's duration (which starts after its token wait) plus that wait
+            "io": sum(p["duration_s"] + p.get("delay_s", 0) for p in ph), "delay": sum(p.get("delay_s", 0) for p in ph),
         }
     return runs
 
@@ -82,9 +86,40 @@ def table(runs, out):
             b = runs.get((case, "none"))
             if r and b and mode != "none":
                 io, bio = sum(x["io"] for x in r.values()), sum(x["io"] for x in b.values())
-                print("case %s, %s: I/O time of both jobs %.2f s vs %.2f s uncoordinated: %.1f%% less" % (
+                print("case %s, %s: I/O time of all jobs %.2f s vs %.2f s uncoordinated: %.1f%% less" % (
                     case, mode, io, bio, (1 - io / bio) * 100 if bio else 0))
+    # markdown summary (docs/policies.md): total I/O time per mode, and the policy's choices
+    print()
+    print("| case | " + " | ".join(MODES) + " | policy chose |")
+    print("|---|" + "---|" * (len(MODES) + 1))
+    for case in sorted({c for c, _ in runs}):
+        b = runs.get((case, "none"))
+        bio = sum(x["io"] for x in b.values()) if b else 0
+        cells = []
+        for mode in MODES:
+            r = runs.get((case, mode))
+            if not r:
+                cells.append("-")
+                continue
+            io = sum(x["io"] for x in r.values())
+            rs = sum(len(x["recs"]) for x in r.values())
+            cells.append("%.2f s%s%s" % (io, " (%+.0f %%)" % ((io / bio - 1) * 100) if bio and mode != "none" else "",
+                                          ", %d resizes" % rs if rs else ""))
+        print("| %s | %s | %s |" % (case, " | ".join(cells), policy_choices(out, case)))
     print("CSV: %s" % os.path.join(out, "io-interference.csv"))
+
+
+def policy_choices(out, case):
+    """the modes ductiled's --io-policy auto chose in this case's policy run, in order"""
+    seq = []
+    try:
+        for line in open(os.path.join(out, "%s-policy.daemon.log" % case)):
+            m = re.search(r"I/O decision \(after a phase of job \d+\): ([a-z-]+):", line)
+            if m and (not seq or seq[-1] != m.group(1)):
+                seq.append(m.group(1))
+    except OSError:
+        return "-"
+    return " -> ".join(seq) if seq else "exclusive (no prediction yet)"
 
 
 def plot(runs, out):
@@ -96,34 +131,38 @@ def plot(runs, out):
         print("no matplotlib: no timeline plot.  Install it with "
               "/work/main/.deps-local/venv/bin/pip install matplotlib and run this script with that venv's python3")
         return
-    colors = {1: "tab:blue", 2: "tab:orange"}
+    colors = {1: "tab:blue", 2: "tab:orange", 3: "tab:green", 4: "tab:red"}
     for case in sorted({c for c, _ in runs}):
         modes = [m for m in MODES if (case, m) in runs]
         fig, axes = plt.subplots(2 * len(modes), 1, figsize=(11, 2.6 * len(modes)), sharex=True,
                                  gridspec_kw={"height_ratios": [2, 1] * len(modes)})
-        t00 = min(x["t0"] for m in modes for x in runs[(case, m)].values())
         for i, mode in enumerate(modes):
             up, lo = axes[2 * i], axes[2 * i + 1]
+            # one time origin per run: the start of its first job (process lines and I/O phases alike)
+            t00 = min(x["t0"] for x in runs[(case, mode)].values())
             for job, x in sorted(runs[(case, mode)].items()):
-                ts, ps = [0.0], [x["procs0"]]
+                ts, ps = [x["t0"] - t00], [x["procs0"]]
                 for r in x["recs"]:
                     t = x["t0"] - t00 + r["start_s"] + r["times_s"]["total"]
                     ts.append(t); ps.append(ps[-1]); ts.append(t); ps.append(r["to"])
                 end = max([p["end_epoch"] for p in x["phases"]] + [x["t0"]]) - t00
                 ts.append(end); ps.append(ps[-1])
-                up.plot(ts, ps, color=colors[job], label="job %d" % job)
+                up.plot(ts, ps, color=colors.get(job, "black"), label="job %d" % job)
                 bars = [(p["start_epoch"] - t00, p["duration_s"]) for p in x["phases"]]
-                lo.broken_barh(bars, (job - 0.4, 0.8), color=colors[job])
-                dl = [(p["start_epoch"] - t00, p.get("delay_s", 0)) for p in x["phases"] if p.get("delay_s", 0) > 0]
+                lo.broken_barh(bars, (job - 0.4, 0.8), color=colors.get(job, "black"))
+                # a reported phase starts after its token wait: the wait is drawn before it
+                dl = [(p["start_epoch"] - p.get("delay_s", 0) - t00, p.get("delay_s", 0)) for p in x["phases"]
+                      if p.get("delay_s", 0) > 0]
                 if dl:
                     lo.broken_barh(dl, (job - 0.4, 0.8), color="lightgray", hatch="//")
             up.set_ylabel("processes")
             up.set_title("case %s, %s" % (case, mode), fontsize=10)
             up.legend(loc="upper right", fontsize=8)
             up.set_ylim(0, 4)
-            lo.set_yticks([1, 2])
-            lo.set_yticklabels(["job 1 I/O", "job 2 I/O"], fontsize=8)
-        axes[-1].set_xlabel("time (s); gray: waiting for the I/O token")
+            njobs = sorted(runs[(case, mode)])
+            lo.set_yticks(njobs)
+            lo.set_yticklabels(["job %d I/O" % k for k in njobs], fontsize=8)
+        axes[-1].set_xlabel("time since the run's first job started (s); gray: waiting for the I/O token")
         fig.tight_layout()
         path = os.path.join(out, "io-interference-%s.png" % case)
         fig.savefig(path, dpi=90)

@@ -81,7 +81,8 @@ static void usage(FILE *f)
             "  --state FILE        state file (default: next to the default socket, ductiled.state)\n"
             "  --no-state          keep no state file\n"
             "  --io-policy P       I/O interference controller: none (default), phase-shift (Algorithm 3)\n"
-            "                      or period-coupling (Algorithm 4, then phase shifts); docs/io.md\n"
+            "                      or period-coupling (Algorithm 4, then phase shifts); docs/io.md; auto:\n"
+            "                      predicted I/O time decides none/exclusive/shift/coupling (docs/policies.md)\n"
             "  --io-uncertainty S  seconds added to each predicted I/O phase (default 0.2)\n"
             "  --io-overhead S     seconds one reconfiguration is assumed to cost (default 0.3)\n"
             "  --io-lease S        the exclusive-I/O token is taken back from a job that holds it longer\n"
@@ -155,8 +156,9 @@ int main(int argc, char **argv)
             if (!strcmp(optarg, "none")) io_policy = IOPOL_NONE;
             else if (!strcmp(optarg, "phase-shift")) io_policy = IOPOL_SHIFT;
             else if (!strcmp(optarg, "period-coupling")) io_policy = IOPOL_COUPLE;
+            else if (!strcmp(optarg, "auto")) io_policy = IOPOL_AUTO;
             else {
-                fprintf(stderr, "ductiled: --io-policy wants none, phase-shift or period-coupling, not '%s'\n", optarg);
+                fprintf(stderr, "ductiled: --io-policy wants none, phase-shift, period-coupling or auto, not '%s'\n", optarg);
                 return 2;
             }
             break;

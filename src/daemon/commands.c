@@ -333,8 +333,7 @@ void handle_request(int ci, struct proto_msg *m)
             /* MPI-IO (src/io/): the exclusive-I/O token and the I/O phases */
             const char *kind = proto_get_str(req, "kind", "");
             if (!strcmp(kind, "io_request")) {
-                int g = iotoken_request(&iotok, jid, now);
-                if (g) io_grant(g);
+                io_request(jid, now);
             } else if (!strcmp(kind, "io_release")) {
                 io_leave(jid);
             } else if (!strcmp(kind, "io_phase")) {

@@ -115,10 +115,11 @@ void handle_reply(int ci, struct proto_msg *m);
 void revoke_job(struct job *j, const char *what, int command, const char *reason);
 
 /* ---- MPI-IO (iopolicy.c) */
-enum { IOPOL_NONE, IOPOL_SHIFT, IOPOL_COUPLE };
+enum { IOPOL_NONE, IOPOL_SHIFT, IOPOL_COUPLE, IOPOL_AUTO };
 extern int io_policy;
 extern struct iop_params io_prm;
 extern struct iotoken iotok;
+void io_request(int jid, double now); /* the job asks for the I/O token */
 void io_grant(int jid);
 void io_leave(int jid);
 void io_policy_sample(struct job *j, const json_t *req);

@@ -24,6 +24,8 @@ void gpolicy_resized(struct job *j, const json_t *details);
 void gpolicy_forget(int jid);
 void gpolicy_done(struct job *j, int ok, const char *reason); /* a resize the policy sent was answered */
 void gpolicy_tick(double now);
+/* May job j be taken to `procs` processes (malleable, within its --min/--max)?  1, or 0 and why. */
+int gpolicy_may_resize(const struct job *j, int procs, char *why, size_t wl);
 
 /* ---- intake.c */
 extern char intake_launcher[1024]; /* "mpiexec ..." (split at spaces); -n SIZE is appended */

@@ -11,8 +11,22 @@
 #include <string.h>
 
 #include "daemon.h"
+#include "iopolicy_int.h"
 
 struct iotoken iotok;
+
+/* Job jid asks for the token.  Under --io-policy auto with a prediction that
+ * serialising does not pay, every request is granted at once (no
+ * coordination); the job's release then leaves the token untouched. */
+void io_request(int jid, double now)
+{
+    if (io_policy == IOPOL_AUTO && !io_serialise) {
+        io_grant(jid);
+        return;
+    }
+    int g = iotoken_request(&iotok, jid, now);
+    if (g) io_grant(g);
+}
 
 /* Tell job jid it holds the I/O token (a request the job acknowledges). */
 void io_grant(int jid)
@@ -28,11 +42,20 @@ void io_grant(int jid)
     json_t *a = json_pack("{s:i, s:s}", "job", jid, "action", "grant");
     queue_out(j->conn, proto_request(next_job_req++, "io", a));
     json_decref(a);
+    for (int i = 0; i < IOJ_MAX; i++)
+        if (ioj[i].used && ioj[i].m.id == jid) ioj[i].granted_at = wall();
     if (verbose) logmsg("I/O token granted to job %d", jid);
 }
 
 void io_leave(int jid)
 {
+    /* how long a job keeps a grant: --io-policy auto predicts with it */
+    for (int i = 0; i < IOJ_MAX && jid; i++)
+        if (ioj[i].used && ioj[i].m.id == jid && ioj[i].granted_at > 0) {
+            double h = wall() - ioj[i].granted_at;
+            ioj[i].hold = ioj[i].hold > 0 ? 0.5 * ioj[i].hold + 0.5 * h : h;
+            ioj[i].granted_at = 0;
+        }
     int next = iotoken_release(&iotok, jid, wall());
     if (next) io_grant(next);
 }
@@ -57,14 +80,7 @@ void io_check_lease(double now)
 
 int io_policy = IOPOL_NONE;
 struct iop_params io_prm = {.uncertainty = 0.2, .overhead = 0.3, .similar = 0.25, .max_procs = 0};
-#define IOJ_MAX 64
-static struct ioj {
-    int used;
-    struct iop_job m;
-    int shrink_pending, shrink_n; /* phase shift: the -P to send once the +P is done */
-    long long shrink_at;
-    int busy;                     /* a plan is in progress: no new plan */
-} ioj[IOJ_MAX];
+struct ioj ioj[IOJ_MAX];
 
 static struct ioj *ioj_get(struct job *j)
 {
@@ -103,7 +119,7 @@ void io_policy_refused(struct job *j, const char *cmd, const char *reason)
 
 /* A resize ductiled decides itself: slots from the resource manager, then
  * forwarded like a ductilectl command (nobody waits for the reply). */
-static int io_resize(struct job *j, int delta, long long at, char *why, size_t wl)
+int io_resize(struct job *j, int delta, long long at, char *why, size_t wl)
 {
     struct forward *f = new_forward();
     if (!f) {
@@ -145,7 +161,7 @@ static int io_resize(struct job *j, int delta, long long at, char *why, size_t w
     return 0;
 }
 
-static void io_plan_event(struct job *j, const struct iop_plan *pl, const char *status)
+void io_plan_event(struct job *j, const struct iop_plan *pl, const char *status)
 {
     jobs_event(j, "io_plan", json_pack("{s:s, s:s, s:i, s:i, s:I, s:I, s:f, s:f, s:f, s:f, s:s}", "strategy",
                                        pl->kind == 2 ? "period-coupling" : "phase-shift", "status", status, "delta",
@@ -174,7 +190,7 @@ void io_policy_sample(struct job *j, const json_t *req)
  * iterations.  Planning +P at the iteration after this one makes it happen
  * at the planned iteration instead of at some later control point. */
 #define IO_LEAD 1.0
-static long long io_cur_iter(const struct job *j, const struct ioj *x, long long known)
+long long io_cur_iter(const struct job *j, const struct ioj *x, long long known)
 {
     long long c = j->iteration > known ? j->iteration : known;
     double t = iop_iter_time(&x->m, x->m.procs);
@@ -182,14 +198,33 @@ static long long io_cur_iter(const struct job *j, const struct ioj *x, long long
     return c;
 }
 
+void io_plan_sent(struct job *k, struct ioj *xk, const struct iop_plan *pl)
+{
+    xk->busy = 1;
+    if (pl->kind == 1) {
+        xk->shrink_pending = 1;
+        xk->shrink_n = pl->delta;
+        xk->shrink_at = pl->iter2;
+        k->io_shrink_n = pl->delta;
+        k->io_shrink_from = k->procs;
+        k->io_shrink_at = pl->iter2;
+    }
+    io_plan_event(k, pl, "planned");
+}
+
 void io_policy_phase(struct job *j, const json_t *d, double now)
 {
-    (void)now;
     struct ioj *x = ioj_get(j);
     if (!x || !d) return;
+    if (x->m.nph == IOP_PHASES) memmove(x->delay, x->delay + 1, (IOP_PHASES - 1) * sizeof x->delay[0]);
+    x->delay[x->m.nph == IOP_PHASES ? IOP_PHASES - 1 : x->m.nph] = proto_get_num(d, "delay_s", 0);
     iop_add_phase(&x->m, proto_get_num(d, "start", 0), proto_get_num(d, "duration_s", 0),
                   proto_get_int(d, "iteration", -1), (int)proto_get_int(d, "procs", j->procs));
     if (io_policy == IOPOL_NONE) return;
+    if (io_policy == IOPOL_AUTO) {
+        io_auto_phase(j, now);
+        return;
+    }
     /* the decision is taken after a job's I/O phase (the paper's CLARISSE control point) */
     for (int i = 0; i < IOJ_MAX; i++) {
         if (!ioj[i].used || ioj[i].m.id == j->id) continue;
@@ -211,21 +246,13 @@ void io_policy_phase(struct job *j, const json_t *d, double now)
         struct job *k = jobs_get(&jobs, pl.job);
         struct ioj *xk = pl.job == j->id ? x : &ioj[i];
         char why[256];
-        if (io_resize(k, pl.delta, pl.iter1, why, sizeof why) != 0) {
+        /* a job that is not malleable, or at its --max, is not resized */
+        if (!gpolicy_may_resize(k, pl.new_procs, why, sizeof why) || io_resize(k, pl.delta, pl.iter1, why, sizeof why) != 0) {
             snprintf(pl.why + strlen(pl.why), sizeof pl.why - strlen(pl.why), "; refused: %.80s", why);
             io_plan_event(k, &pl, "cancelled");
             continue;
         }
-        xk->busy = 1;
-        if (pl.kind == 1) {
-            xk->shrink_pending = 1;
-            xk->shrink_n = pl.delta;
-            xk->shrink_at = pl.iter2;
-            k->io_shrink_n = pl.delta;
-            k->io_shrink_from = k->procs;
-            k->io_shrink_at = pl.iter2;
-        }
-        io_plan_event(k, &pl, "planned");
+        io_plan_sent(k, xk, &pl);
         return;
     }
 }

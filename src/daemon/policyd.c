@@ -33,7 +33,8 @@ static int ngp;
 int gpolicy_option(const char *text, char *err, size_t errlen)
 {
     if (policy_parse(text, &gpolicy, err, errlen) != 0) return -1;
-    if ((gpolicy & POL_IO) && io_policy == IOPOL_NONE) io_policy = IOPOL_SHIFT; /* io: with the interference controller */
+    /* io: with the interference controller that acts only where it predicts a gain */
+    if ((gpolicy & POL_IO) && io_policy == IOPOL_NONE) io_policy = IOPOL_AUTO;
     return 0;
 }
 
@@ -90,6 +91,24 @@ void gpolicy_forget(int jid)
             gp[i] = gp[--ngp];
             return;
         }
+}
+
+int gpolicy_may_resize(const struct job *j, int procs, char *why, size_t wl)
+{
+    struct gpjob *g = gp_get(j->id, 0);
+    if (!j->malleable || (g && !g->control_point)) {
+        snprintf(why, wl, "job %d is not malleable (no control points)", j->id);
+        return 0;
+    }
+    if (g && g->max > 0 && procs > g->max) {
+        snprintf(why, wl, "job %d: %d processes is above its --max %d", j->id, procs, g->max);
+        return 0;
+    }
+    if (g && procs < (g->min > 0 ? g->min : 1)) {
+        snprintf(why, wl, "job %d: %d processes is below its --min %d", j->id, procs, g->min);
+        return 0;
+    }
+    return 1;
 }
 
 void gpolicy_registered(struct job *j, const json_t *req)

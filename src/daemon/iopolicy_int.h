@@ -1,0 +1,35 @@
+/* iopolicy_int.h -- what iopolicy.c (the I/O token and the interference
+ * controller) shares with iopolicy_auto.c (--io-policy auto: the
+ * coordination that the cost predictor of iopolicy_cost.c says pays). */
+#ifndef DUCTILE_IOPOLICY_INT_H
+#define DUCTILE_IOPOLICY_INT_H
+
+#include "daemon.h"
+
+#define IOJ_MAX 64
+struct ioj {
+    int used;
+    struct iop_job m;
+    double delay[IOP_PHASES];     /* token wait at the start of each kept phase (same ring as m) */
+    int shrink_pending, shrink_n; /* phase shift: the -P to send once the +P is done */
+    long long shrink_at;
+    int busy;                     /* a plan is in progress: no new plan */
+    double hold;                  /* mean seconds the job kept an I/O grant (its phase + the gap
+                                   * until it saw the phase end); 0 unknown */
+    double granted_at;            /* its last grant (0: none outstanding) */
+};
+extern struct ioj ioj[IOJ_MAX];
+
+/* A resize ductiled decides itself (slots from the resource manager). 0, or -1 and why. */
+int io_resize(struct job *j, int delta, long long at, char *why, size_t wl);
+void io_plan_event(struct job *j, const struct iop_plan *pl, const char *status);
+/* The iteration job j will have passed when a command sent now reaches it. */
+long long io_cur_iter(const struct job *j, const struct ioj *x, long long known);
+/* A plan was sent: remember its second half (phase shift). */
+void io_plan_sent(struct job *k, struct ioj *xk, const struct iop_plan *pl);
+
+/* iopolicy_auto.c: after a job's I/O phase, predict and choose (j reported it) */
+extern int io_serialise;          /* the token serialises I/O phases (exclusive I/O) */
+void io_auto_phase(struct job *j, double now);
+
+#endif
