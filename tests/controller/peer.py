@@ -212,7 +212,7 @@ def _wait_cmd(s, f, cmd, seconds):
 
 def _phase(f, j, start, it, rid):
     _send(f, {"v": 1, "id": rid, "cmd": "sample", "job": j, "t": 1.0 + start, "iteration": it + 5, "procs": 2,
-              "iters": 100, "interval_s": 10.0, "io_s": 0.0})
+              "iters": 100, "interval_s": 10.0, "io_s": 0.0, "control_point": True})
     _send(f, {"v": 1, "id": rid + 1, "cmd": "event", "job": j, "kind": "io_phase",
               "details": {"start": start, "duration_s": 2.0, "iteration": it, "procs": 2}})
 
