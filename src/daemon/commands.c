@@ -28,6 +28,51 @@ struct forward *new_forward(void)
     return NULL;
 }
 
+/* A resize ductiled decides itself (I/O policy, global policy): slots from the
+ * resource manager, then forwarded like a ductilectl command; nobody waits for
+ * the reply (cli: -1 I/O policy, -2 global policy, for finish_forward). */
+int forward_own_resize(struct job *j, int delta, long long at, int cli, char *why, size_t wl)
+{
+    struct forward *f = new_forward();
+    if (!f) {
+        snprintf(why, wl, "too many commands in flight");
+        return -1;
+    }
+    json_t *args = json_object();
+    if (at >= 0) json_object_set_new(args, "at_iteration", json_integer(at));
+    int reserved = 0;
+    if (delta > 0) {
+        int *where = calloc((size_t)delta, sizeof(int));
+        if (!where || rm_grant(&rm, j->alloc, delta, NULL, where, why, wl) != 0) {
+            free(where);
+            json_decref(args);
+            f->used = 0;
+            return -1;
+        }
+        if (from_hostfile) {
+            json_t *h = json_array();
+            for (int k = 0; k < delta; k++) json_array_append_new(h, json_string(rm.hosts[where[k]].name));
+            json_object_set_new(args, "hosts", h);
+        }
+        free(where);
+        reserved = delta;
+        j->pending += delta;
+        j->pending_since = wall();
+    }
+    json_object_set_new(args, "n", json_integer(delta > 0 ? delta : -delta));
+    json_object_set_new(args, "job", json_integer(j->id));
+    f->job_req = next_job_req++;
+    f->job = j->id;
+    f->cli = cli;
+    f->deadline = net_now() + FORWARD_TIMEOUT;
+    f->reserved = reserved;
+    snprintf(f->cmd, sizeof f->cmd, "%s", delta > 0 ? "expand" : "shrink");
+    queue_out(j->conn, proto_request(f->job_req, f->cmd, args));
+    json_decref(args);
+    state_dirty = 1;
+    return 0;
+}
+
 /* Send `cmd` to job j on behalf of connection ci's request id. */
 void forward(int ci, long long id, struct job *j, const char *cmd, json_t *args, int reserved)
 {

@@ -106,6 +106,7 @@ extern struct forward fwds[MAX_FORWARDS];
 extern long long next_job_req;
 extern int draining, shutdown_requested; /* drain: no new jobs; shutdown: leave the loop */
 struct forward *new_forward(void);
+int forward_own_resize(struct job *j, int delta, long long at, int cli, char *why, size_t wl);
 void forward(int ci, long long id, struct job *j, const char *cmd, json_t *args, int reserved);
 void finish_forward(struct forward *f, int ok, json_t *result, const char *code, const char *reason);
 void handle_request(int ci, struct proto_msg *m);
