@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "../src/daemon/daemon.h"
+#include "../src/daemon/fold.h"
 #include "../src/daemon/slurm.h"
 
 static volatile sig_atomic_t stop;
@@ -93,6 +94,9 @@ static void usage(FILE *f)
             "  --launcher CMD      how submitted jobs are started (default 'mpiexec'; -n SIZE COMMAND is\n"
             "                      appended, all run under ductile-run)\n"
             "  --job-logs DIR      output of submitted jobs (default: next to the state file)\n"
+            "  --fold-to-admit     when a submitted job cannot start for lack of free cores, fold running\n"
+            "                      jobs to half their cores per host (at least 1) and unfold them when no\n"
+            "                      job waits any more (docs/folding.md)\n"
             "  -v, --verbose       log every connection and message error\n"
             "  -V, --version       print the version\n"
             "  -h, --help          this help\n"
@@ -120,6 +124,7 @@ int main(int argc, char **argv)
                                          {"launcher", required_argument, 0, 'l'}, {"job-logs", required_argument, 0, 'J'},
                                          {"slurm", no_argument, 0, 'B'}, {"slurm-job", required_argument, 0, 'K'},
                                          {"slurm-sync", required_argument, 0, 'Y'},
+                                         {"fold-to-admit", no_argument, 0, 'F'},
                                          {0, 0, 0, 0}};
     int o;
     while ((o = getopt_long(argc, argv, "vhV", opts, NULL)) != -1) {
@@ -195,6 +200,7 @@ int main(int argc, char **argv)
             break;
         }
         case 'l': snprintf(intake_launcher, sizeof intake_launcher, "%s", optarg); break;
+        case 'F': fold_to_admit = 1; break;
         case 'J': snprintf(intake_logdir, sizeof intake_logdir, "%s", optarg); break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("ductiled (Ductile) %s, protocol %d\n", PACKAGE_VERSION, PROTO_VERSION); return 0;

@@ -17,7 +17,9 @@ struct fold {
     int job;     /* 0: free entry */
     int cores;   /* per host */
     int *procs;  /* processes per rm host when folded (rm.nhosts) */
+    int admit;   /* folded by --fold-to-admit (to start queue entry q<admit>) */
 };
+int fold_to_admit;
 static struct fold folds[FOLD_MAX];
 
 static struct fold *find(int jid)
@@ -200,4 +202,63 @@ void fold_status(const struct job *j, json_t *o)
 {
     json_object_set_new(o, "cores", json_integer(fold_cores_held(j)));
     json_object_set_new(o, "fold_cores_per_host", json_integer(fold_cores_per_host(j)));
+}
+
+/* ---- --fold-to-admit: fold running jobs so that a queued job starts */
+
+/* Half the most processes the job has on one host, at least 1. */
+static int half_cores(const struct job *j)
+{
+    int most = 0;
+    for (int i = 0; i < rm.nhosts; i++)
+        if (j->alloc[i] > most) most = j->alloc[i];
+    return most / 2 > 1 ? most / 2 : 1;
+}
+
+int fold_admit(int need, int qid, double now)
+{
+    int freen = rm_free_slots(&rm), can = 0;
+    if (!fold_to_admit || freen >= need) return 0;
+    for (int k = 0; k < jobs.n; k++) {
+        struct job *j = jobs.v[k];
+        if (j->state == JOB_RUNNING && j->conn >= 0 && !find(j->id)) can += fold_freed(j, half_cores(j));
+    }
+    if (freen + can < need) return 0; /* folding every job would not be enough: fold none */
+    int folded = 0;
+    for (int k = 0; k < jobs.n && freen < need; k++) {
+        struct job *j = jobs.v[k];
+        if (j->state != JOB_RUNNING || j->conn < 0 || find(j->id)) continue;
+        int cores = half_cores(j), gain = fold_freed(j, cores);
+        if (gain <= 0) continue;
+        char reason[300], why[300];
+        snprintf(reason, sizeof reason,
+                 "queue entry q%d needs %d free slot(s), %d free: job %d folded to %d core(s) per host frees %d", qid, need,
+                 freen, j->id, cores, gain);
+        if (fold_job(j, cores, -1, 0, why, sizeof why) != 0) continue;
+        struct fold *f = find(j->id);
+        if (f) f->admit = qid;
+        jobs_event(j, "fold_to_admit", json_pack("{s:s, s:i, s:i, s:s}", "action", "fold", "queue_id", qid,
+                                                 "cores_per_host", cores, "reason", reason), now);
+        logmsg("fold-to-admit: %s", reason);
+        freen = rm_free_slots(&rm);
+        folded = 1;
+    }
+    return folded;
+}
+
+void fold_admit_release(int waiting, double now)
+{
+    if (waiting) return; /* a job still waits: the cores stay with the queue */
+    for (int i = 0; i < FOLD_MAX; i++) {
+        if (!folds[i].job || !folds[i].admit) continue;
+        struct job *j = jobs_get(&jobs, folds[i].job);
+        if (!j || j->state != JOB_RUNNING || j->conn < 0) continue; /* fold_after_sample forgets ended jobs */
+        int qid = folds[i].admit, freen = rm_free_slots(&rm);
+        char why[300], reason[300];
+        if (unfold_job(j, -1, 0, why, sizeof why) != 0) continue; /* not enough free yet: later */
+        snprintf(reason, sizeof reason, "no job waits and %d slot(s) were free: job %d (folded for q%d) unfolded to %d core(s)",
+                 freen, j->id, qid, fold_cores_held(j));
+        jobs_event(j, "fold_to_admit", json_pack("{s:s, s:i, s:s}", "action", "unfold", "queue_id", qid, "reason", reason), now);
+        logmsg("fold-to-admit: %s", reason);
+    }
 }

@@ -37,6 +37,14 @@ void fold_request(int ci, long long id, const char *cmd, const json_t *req); /* 
 void fold_after_sample(struct job *j);   /* the sample's reconcile gave the slots back: fold them again */
 void fold_job_resized(struct job *j);    /* a resize ends the fold in the job */
 void fold_reply(struct job *j, const char *cmd, int ok); /* the job refused: undo the accounting */
+/* --fold-to-admit (docs/folding.md): 1 when on */
+extern int fold_to_admit;
+/* The first waiting queue entry q<qid> needs `need` free slots: fold running,
+ * not yet folded jobs to half their cores per host (at least 1) when that
+ * frees enough, each decision a "fold_to_admit" event.  1 if any was folded. */
+int fold_admit(int need, int qid, double now);
+/* Unfold the jobs folded to admit others when no entry waits and the slots are free. */
+void fold_admit_release(int waiting, double now);
 void fold_status(const struct job *j, json_t *status);   /* "cores", "fold" in status and list */
 
 #endif

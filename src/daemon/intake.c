@@ -10,7 +10,9 @@
  * held for it until it registers (then the job's own allocation counts) or,
  * for a program that never registers (not run under Ductile), until it
  * exits: such jobs take part at a fixed size.  Children are reaped without
- * blocking (waitpid WNOHANG) in the daemon's loop. */
+ * blocking (waitpid WNOHANG) in the daemon's loop.  With --fold-to-admit,
+ * running jobs are folded to make room for the first waiting job and
+ * unfolded when none waits (fold.c). */
 #include "config.h"
 
 #include <errno.h>
@@ -25,6 +27,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "fold.h"
 
 #define INTAKE_MAX 1024      /* entries kept (waiting, running and the most recent finished) */
 #define INTAKE_MAX_DONE 256
@@ -291,6 +294,7 @@ void intake_tick(double now)
         int freen = rm_free_slots(&rm), size = 0;
         if (freen >= h->n) size = h->n;
         else if (gpolicy && freen >= h->min) size = freen;
+        if (!size && fold_admit(gpolicy ? h->min : h->n, h->qid, now)) continue; /* --fold-to-admit (fold.c) */
         if (!size) break;
         if (start(h, size, now) != 0) {
             h->state = Q_FAILED;
@@ -298,5 +302,6 @@ void intake_tick(double now)
             h->status = -1;
         }
     }
+    fold_admit_release(head() != NULL, now);
     prune();
 }
