@@ -246,9 +246,10 @@ int fold_admit(int need, int qid, double now)
     return folded;
 }
 
-void fold_admit_release(int waiting, double now)
+void fold_admit_release(int need, double now)
 {
-    if (waiting) return; /* a job still waits: the cores stay with the queue */
+    int freen0 = rm_free_slots(&rm);
+    if (need > 0 && freen0 >= need) return; /* the first waiting entry can start with them: keep them for it */
     for (int i = 0; i < FOLD_MAX; i++) {
         if (!folds[i].job || !folds[i].admit) continue;
         struct job *j = jobs_get(&jobs, folds[i].job);
@@ -256,8 +257,13 @@ void fold_admit_release(int waiting, double now)
         int qid = folds[i].admit, freen = rm_free_slots(&rm);
         char why[300], reason[300];
         if (unfold_job(j, -1, 0, why, sizeof why) != 0) continue; /* not enough free yet: later */
-        snprintf(reason, sizeof reason, "no job waits and %d slot(s) were free: job %d (folded for q%d) unfolded to %d core(s)",
-                 freen, j->id, qid, fold_cores_held(j));
+        if (need > 0)
+            snprintf(reason, sizeof reason,
+                     "the first waiting entry needs %d slot(s), %d free would stay idle: job %d (folded for q%d) "
+                     "unfolded to %d core(s)", need, freen, j->id, qid, fold_cores_held(j));
+        else
+            snprintf(reason, sizeof reason, "no job waits and %d slot(s) were free: job %d (folded for q%d) unfolded to %d core(s)",
+                     freen, j->id, qid, fold_cores_held(j));
         jobs_event(j, "fold_to_admit", json_pack("{s:s, s:i, s:s}", "action", "unfold", "queue_id", qid, "reason", reason), now);
         logmsg("fold-to-admit: %s", reason);
     }

@@ -43,8 +43,10 @@ extern int fold_to_admit;
  * not yet folded jobs to half their cores per host (at least 1) when that
  * frees enough, each decision a "fold_to_admit" event.  1 if any was folded. */
 int fold_admit(int need, int qid, double now);
-/* Unfold the jobs folded to admit others when no entry waits and the slots are free. */
-void fold_admit_release(int waiting, double now);
+/* Unfold the jobs folded to admit others when their cores would otherwise
+ * stay idle: no entry waits (need 0), or the first waiting one needs `need`
+ * slots and fewer are free (no fold admitted it); only where the slots are free. */
+void fold_admit_release(int need, double now);
 void fold_status(const struct job *j, json_t *status);   /* "cores", "fold" in status and list */
 
 #endif

@@ -302,6 +302,7 @@ void intake_tick(double now)
             h->status = -1;
         }
     }
-    fold_admit_release(head() != NULL, now);
+    struct qjob *w = head();
+    fold_admit_release(w ? (gpolicy ? w->min : w->n) : 0, now);
     prune();
 }
