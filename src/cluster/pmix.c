@@ -118,3 +118,25 @@ json_t *ductile_pmix_facts(char *why, size_t len)
     /* h stays open: the MPI may use the same library */
     return o;
 }
+
+int ductile_pmix_job_string(const char *key, char *out, size_t len)
+{
+    char why[200];
+    if (len == 0 || !getenv("PMIX_NAMESPACE")) return -1;
+    void *h = load(why, sizeof why);
+    if (!h) return -1;
+    x_proc_t me;
+    memset(&me, 0, sizeof me);
+    if (px.init(&me, NULL, 0) != X_SUCCESS) return -1;
+    x_proc_t job = me;
+    job.rank = X_RANK_WILDCARD;
+    x_value_t *v = get(&job, key);
+    int rc = -1;
+    if (v && v->type == X_STRING && v->data.string) {
+        snprintf(out, len, "%s", v->data.string);
+        rc = 0;
+    }
+    put(v);
+    px.fin(NULL, 0); /* the MPI holds its own reference: the connection stays */
+    return rc;
+}

@@ -14,4 +14,8 @@
  * MPI_Init (the MPI has connected to the server); bounded by the server. */
 json_t *ductile_pmix_facts(char *why, size_t len);
 
+/* A job-level string fact of this process's job (e.g. "pmix.mapby") into
+ * out: 0, or -1 when there is no PMIx server, no libpmix or no such string. */
+int ductile_pmix_job_string(const char *key, char *out, size_t len);
+
 #endif

@@ -64,7 +64,8 @@ const struct setting_def ductile_setting_defs[] = {
     {"DUCTILE_RMA_OSC", SETTING_STRING, "auto", 0, 0, NULL,
      "Open MPI only: one-sided component set as OMPI_MCA_osc before MPI_Init when an rma-* or auto method is "
      "selected and OMPI_MCA_osc is unset ('auto': ucx, the only component of Open MPI 4.1 that creates windows "
-     "spanning spawned processes, plus sm with DUCTILE_RMA_MEMORY=shared; 'keep': do not touch OMPI_MCA_osc)."},
+     "spanning spawned processes, plus sm with DUCTILE_RMA_MEMORY=shared; with Open MPI 5 'auto' is 'keep', its "
+     "own choice spans them; 'keep': do not touch OMPI_MCA_osc)."},
     {"DUCTILE_REDIST_PREPARE", SETTING_INT, "1", 0, 1, NULL,
      "1: prepare an expansion's data transfer while the new processes start (old ranks allocate and touch their "
      "new buffers during the spawn; one small exchange opens the connections after the merge). 0: do not."},

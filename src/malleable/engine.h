@@ -57,16 +57,20 @@
 
 /* How an expansion starts and connects its new processes, chosen at compile
  * time by the MPI's identity (spawn.c, join.c):
- *   collective (MPICH): every parent calls MPI_Comm_spawn over the private
- *     communicator (root 0) and one MPI_Intercomm_merge joins the two jobs;
- *     MPICH reports a failed spawn on every rank;
- *   from rank 0 (Open MPI): rank 0 spawns alone over MPI_COMM_SELF, merges
+ *   collective (MPICH, Open MPI 5): every parent calls MPI_Comm_spawn over
+ *     the private communicator (root 0) and one MPI_Intercomm_merge joins the
+ *     two jobs; both report a failed spawn on every rank.  Open MPI 5 needs
+ *     it: after the rank-0 path the parents other than rank 0 lack the new
+ *     processes' locality (only a spawn or connect/accept computes it, open-mpi/ompi
+ *     PR 13059), coll/han's first collective on the merged communicator
+ *     splits it differently on different processes and hangs;
+ *   from rank 0 (Open MPI 4.1): rank 0 spawns alone over MPI_COMM_SELF, merges
  *     with its children, and the other parents join through
  *     MPI_Intercomm_create and a second merge: Open MPI 4.1 leaves the
  *     non-root ranks of a failed collective spawn waiting forever.
  * -DSPAWN_COLLECTIVE=0/1 forces one. */
 #ifndef SPAWN_COLLECTIVE
-#ifdef MPICH_VERSION
+#if defined(MPICH_VERSION) || (defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5)
 #define SPAWN_COLLECTIVE 1
 #else
 #define SPAWN_COLLECTIVE 0
@@ -294,6 +298,9 @@ static inline void step_mark(double *t, const char *what)
     *t = n;
 }
 
+/* spawn_ompi5.c: Open MPI 5 (PRRTE); 0 and nothing with other MPIs */
+int ompi5_may_oversubscribe(void);
+void ompi5_spawn_info(MPI_Info info);
 /* records.c */
 double epoch(void);
 void *grow(void *arr, int *cap, int need, size_t elem);

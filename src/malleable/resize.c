@@ -31,8 +31,13 @@ int ductile_malleable_settings(const struct ductile_settings *s, char *err, size
     /* rma-* (src/rma/): Open MPI 4.1's default one-sided components cannot create a window over a
      * communicator that spans spawned processes (MPI_ERR_WIN); osc/ucx can.  Set before PMPI_Init. */
     const char *rd = s->redist ? s->redist : "";
-    if ((strncmp(rd, "rma-", 4) == 0 || strcmp(rd, "auto") == 0) && s->rma_osc && strcmp(s->rma_osc, "keep") != 0 &&
-        !getenv("OMPI_MCA_osc"))
+    int osc_keep = !s->rma_osc || strcmp(s->rma_osc, "keep") == 0;
+#if OMPI_MAJOR_VERSION >= 5
+    /* Open MPI 5: its own choice (osc/rdma over btl/sm or tcp) spans spawned processes, and osc/ucx
+     * refuses every window without pml/ucx (MPI_ERR_WIN): 'auto' keeps OMPI_MCA_osc as it is */
+    if (s->rma_osc && (strcmp(s->rma_osc, "auto") == 0 || !*s->rma_osc)) osc_keep = 1;
+#endif
+    if ((strncmp(rd, "rma-", 4) == 0 || strcmp(rd, "auto") == 0) && !osc_keep && !getenv("OMPI_MCA_osc"))
         setenv("OMPI_MCA_osc",
                strcmp(s->rma_osc, "auto") != 0 && *s->rma_osc ? s->rma_osc
                /* shared blocks (DUCTILE_RMA_MEMORY=shared) need osc/sm; ucx spans spawned processes */

@@ -45,10 +45,7 @@ static int spawn_command(char *cmd, size_t len, char ***args_out)
 static MPI_Info spawn_info(const char *hosts)
 {
     MPI_Info info = MPI_INFO_NULL;
-    int need = (hosts && *hosts);
-#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5
-    need = 1;
-#endif
+    int need = (hosts && *hosts) || ompi5_may_oversubscribe(); /* Open MPI 5: map-by (spawn_ompi5.c) */
     if (!need) return MPI_INFO_NULL;
     PMPI_Info_create(&info);
     if (hosts && *hosts) {
@@ -61,9 +58,7 @@ static MPI_Info spawn_info(const char *hosts)
         PMPI_Info_set(info, "hosts", h);
 #endif
     }
-#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5
-    PMPI_Info_set(info, "map-by", ":OVERSUBSCRIBE");
-#endif
+    ompi5_spawn_info(info);
     return info;
 }
 
@@ -111,7 +106,7 @@ static int precheck_spawn(const char *cmd, const char *hosts, int ns, int nnew, 
 #ifdef OMPI_MAJOR_VERSION
     /* Open MPI: without --oversubscribe the job may not exceed its slots */
     const char *ov = getenv("OMPI_MCA_rmaps_base_oversubscribe");
-    if (!(ov && strcmp(ov, "1") == 0) && !(hosts && *hosts)) {
+    if (!(ov && strcmp(ov, "1") == 0) && !ompi5_may_oversubscribe() && !(hosts && *hosts)) {
         int *usize = NULL, flag = 0;
         PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &usize, &flag);
         int live = ns + M.zombies;
