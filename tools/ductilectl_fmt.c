@@ -189,6 +189,8 @@ void print_timeline(json_t *hist, int width)
     double v[200] = {0}, mx = 0;
     char mark[201];
     int cols = n < (size_t)width ? (int)n : width;
+    if (cols > 200) cols = 200;
+    if (cols < 1) return;
     for (int c = 0; c < cols; c++) {
         size_t a = (size_t)c * n / (size_t)cols, b = (size_t)(c + 1) * n / (size_t)cols;
         double iv = 0, it = 0;
@@ -201,11 +203,15 @@ void print_timeline(json_t *hist, int width)
             if (k > 0 && proto_get_int(x, "procs", 0) != proto_get_int(json_array_get(hist, k - 1), "procs", 0)) mark[c] = 'R';
         }
         v[c] = it > 0 ? iv / it : 0;
+        if (!(v[c] > 0)) v[c] = 0; /* a sample whose I/O time exceeds its interval, or NaN from the daemon */
         if (v[c] > mx) mx = v[c];
     }
     mark[cols] = '\0';
     printf("  whole run, iteration time (max %.4f s), iterations %lld..%lld:\n  ", mx,
            proto_get_int(json_array_get(hist, 0), "iteration", 0), proto_get_int(json_array_get(hist, n - 1), "iteration", 0));
-    for (int c = 0; c < cols; c++) fputs(mx > 0 ? lv[(int)(v[c] / mx * 7.999)] : "_", stdout);
+    for (int c = 0; c < cols; c++) {
+        double r = mx > 0 ? v[c] / mx : 0;
+        fputs(lv[r >= 1 ? 7 : r > 0 ? (int)(r * 7.999) : 0], stdout);
+    }
     printf("\n  %s\n  (R: resize, I: I/O phase)\n", mark);
 }

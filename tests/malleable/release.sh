@@ -56,6 +56,7 @@ fi
 
 # 2. native processes parked
 rep="$tmp/r2.json"
+rm -f "$tmp/out" # the background job truncates it only once it starts: case 1's LEFT lines must not count
 env DUCTILE_REPORT="$rep" DUCTILE_SCHEDULE="1:-2" timeout $((60 * S)) $MPIEXEC -n 4 "$CYC" 60 250 \
   > "$tmp/out" 2> "$tmp/err" &
 job=$!
