@@ -28,8 +28,9 @@
 #    IOB_DEVICE_MBPS * 0.4 MiB there (IOJ_CKPT_BYTES: 400 ms at the limit);
 #    all of it is removed on every exit;
 #  - emulated (the fallback): a lock file (IOJ_DEVICE): a checkpoint holds
-#    it for 16 x 25 ms, simultaneous ones take turns.  Case C: two identical 1-process jobs (same period,
-# phases at the same time).  Case D: job 1 on 2 processes (period ~3.4 s,
+#    it for 16 x 25 ms, simultaneous ones take turns.
+# Case C: two identical 1-process jobs (same period, phases at the same
+# time).  Case D: job 1 on 2 processes (period ~3.4 s,
 # 600 iterations), job 2 on 1 process (period ~6.4 s, 300 iterations).
 # Case E: three 1-process jobs, two like C's and a third with a checkpoint
 # every 40 iterations (period ~4.4 s, 200 iterations).  Case N: C's jobs
