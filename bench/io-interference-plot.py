@@ -4,7 +4,8 @@
 usage: io-interference-plot.py OUT_DIR
 
 Reads OUT_DIR/CASE-MODE.jobN.json (Ductile reports), .out (the jobs' final
-lines) and CASE-MODE.daemon.log (mode policy: ductiled's I/O decisions);
+lines), CASE-MODE.daemon.log (mode policy: ductiled's I/O decisions) and
+device.txt (which storage device the bench used: real or emulated, and why);
 prints the table per job and the summary per case (I/O time of all jobs in
 each mode, and what the policy chose), writes OUT_DIR/io-interference.csv
 and, if matplotlib is available, OUT_DIR/io-interference-CASE.png (per mode:
@@ -122,6 +123,14 @@ def policy_choices(out, case):
     return " -> ".join(seq) if seq else "exclusive (no prediction yet)"
 
 
+def device(out):
+    """the bench's device line(s): real (and its probe) or emulated, and why"""
+    try:
+        return [l.strip() for l in open(os.path.join(out, "device.txt")) if l.strip()]
+    except OSError:
+        return []
+
+
 def plot(runs, out):
     try:
         import matplotlib
@@ -163,7 +172,11 @@ def plot(runs, out):
             lo.set_yticks(njobs)
             lo.set_yticklabels(["job %d I/O" % k for k in njobs], fontsize=8)
         axes[-1].set_xlabel("time since the run's first job started (s); gray: waiting for the I/O token")
-        fig.tight_layout()
+        dev = device(out)
+        if dev:
+            kind = "real device" if "real device" in dev[0] else "emulated device"
+            fig.suptitle("case %s, %s" % (case, kind), fontsize=10)
+        fig.tight_layout(rect=(0, 0, 1, 0.985) if dev else None)
         path = os.path.join(out, "io-interference-%s.png" % case)
         fig.savefig(path, dpi=90)
         print("timeline: %s" % path)
@@ -177,6 +190,8 @@ def main():
     if not runs:
         print("no results in", sys.argv[1])
         return 1
+    for line in device(sys.argv[1]):
+        print(line)
     table(runs, sys.argv[1])
     plot(runs, sys.argv[1])
     return 0

@@ -16,6 +16,13 @@
  *     during each pause, so that two jobs checkpointing at the same time
  *     share its "bandwidth" and each phase takes longer (I/O interference,
  *     like two jobs on one parallel file system).
+ *   - IOJ_CKPT_BYTES=N (bench/io-interference on a real device): each
+ *     checkpoint also writes N bytes (the processes' shares by rows, in
+ *     chunks of 512 KiB or, with IO_MS > 0, one chunk per 25 ms of IO_MS),
+ *     so that a bandwidth-limited file system, not a sleep, makes it slow;
+ *     with IO_MS 0 there is no pause at all.  Every process of the job
+ *     (spawned ones too: they inherit the launcher's environment, like
+ *     Ductile's own settings) must see the same N.
  *
  * usage: io_jacobi DIM ITERATIONS IO_EVERY ITER_MS IO_MS FILE [GO_FILE]
  *   checkpoint after iterations IO_EVERY-1, 2 IO_EVERY-1, ...; rank 0 of the
@@ -87,7 +94,10 @@ int main(int argc, char **argv)
     EMPI_Get_wsize(rank, size, dim, &desp, &count, vcounts, displs);
     double t0 = epoch(), io_total = 0;
     int nchunks = io_ms > 0 ? (int)ceil(io_ms / 25.0) : 1, dev = -1;
-    const char *devname = getenv("IOJ_DEVICE");
+    const char *devname = getenv("IOJ_DEVICE"), *cbytes = getenv("IOJ_CKPT_BYTES");
+    long long ckpt_bytes = cbytes && *cbytes ? atoll(cbytes) : 0;
+    if (ckpt_bytes > 0 && io_ms <= 0) nchunks = (int)((ckpt_bytes + 524287) / 524288);
+    double *cbuf = NULL;
     if (devname && *devname && rank == 0) dev = open(devname, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     for (; it < itmax; it++) {
         EMPI_Monitor_init();
@@ -111,6 +121,13 @@ int main(int argc, char **argv)
                               MPI_INFO_NULL);
             for (int c = 0; c < nchunks; c++) {
                 MPI_File_write_at_all(fh, 0, x_old + desp, count, MPI_DOUBLE, MPI_STATUS_IGNORE);
+                if (ckpt_bytes > 0) { /* after the vector: this process's rows of chunk c, in doubles */
+                    MPI_Offset chunk = ckpt_bytes / (MPI_Offset)sizeof(double) / nchunks, lo = chunk * desp / dim,
+                               hi = chunk * (desp + count) / dim; /* the view starts at double desp */
+                    if (!cbuf) cbuf = calloc((size_t)chunk + 1, sizeof(double));
+                    MPI_File_write_at_all(fh, dim - desp + chunk * c + lo, cbuf, (int)(hi - lo), MPI_DOUBLE,
+                                          MPI_STATUS_IGNORE);
+                }
                 if (dev < 0) {
                     sleep_ms(io_ms / nchunks); /* slow storage */
                 } else if (rank == 0) {        /* slow storage shared with other jobs */
@@ -140,6 +157,7 @@ int main(int argc, char **argv)
                    size, epoch() - t0, io_total, sum);
     }
     if (dev >= 0) close(dev);
+    free(cbuf);
     free(vcounts);
     free(displs);
     free(x_new);
