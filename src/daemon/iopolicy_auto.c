@@ -26,7 +26,8 @@ static const struct ioc_params io_cost_prm = {.horizon = 20, .margin = 0.1, .min
 #define IO_AUTO_PLANS 16 /* plans evaluated per decision (pairs whose phases interfere) */
 
 /* Job x's measured profile; 0 while its prediction is not valid. */
-static int profile(const struct ioj *x, double now, struct ioc_job *c, double *share, double *period)
+static int profile(const struct ioj *x, const struct job *o, double now, struct ioc_job *c, double *share,
+                   double *period)
 {
     struct iop_pred p;
     iop_predict(&x->m, &p);
@@ -70,6 +71,15 @@ static int profile(const struct ioj *x, double now, struct ioc_job *c, double *s
     if (next < -100 * p.period) return 0; /* a stale profile: the job has not reported phases for long */
     while (next < -p.period) next += p.period;
     c->next = next;
+    /* its end, from the control point's iteration and maxiter: phases after it are not counted
+     * (a serialisation that pays over ten phases may not pay over the two left) */
+    c->end = 0;
+    double it = iop_iter_time(&x->m, x->m.procs);
+    if (o->maxiter > 0 && o->iteration >= 0 && it > 0) {
+        double end = (double)(o->maxiter - o->iteration) * it;
+        if (end <= next) return 0; /* no phase left: nothing to coordinate with it */
+        c->end = end;
+    }
     return 1;
 }
 
@@ -84,6 +94,8 @@ static void decision_event(struct job *j, const struct ioc_choice *c, const stru
                                             js[i]->procs, "period_s", period[i], "length_s", cj[i].length, "compute_s",
                                             cj[i].compute, "share", share[i], "token_tail_s", cj[i].tail, "next_s",
                                             cj[i].next));
+    for (int i = 0; i < n; i++)
+        if (cj[i].end > 0) json_object_set_new(json_array_get(ja, (size_t)i), "end_s", json_real(cj[i].end));
     jobs_event(j, "io_decision", json_pack("{s:s, s:o, s:f, s:f, s:o, s:s, s:s}", "mode", ioc_mode_name(c->mode),
                                            "predicted_s", pred, "horizon_s", prm->horizon, "margin", prm->margin,
                                            "jobs", ja, "plan", plan ? plan : "", "why", c->why),
@@ -104,7 +116,7 @@ void io_auto_phase(struct job *j, double now)
         struct job *o = jobs_get(&jobs, ioj[i].m.id);
         if (!o || o->state != JOB_RUNNING || o->conn < 0) continue;
         if (ioj[i].busy) return; /* a plan in progress: its effect is not measured yet */
-        if (!profile(&ioj[i], t, &cj[n], &share[n], &period[n])) continue;
+        if (!profile(&ioj[i], o, t, &cj[n], &share[n], &period[n])) continue;
         xs[n] = &ioj[i];
         js[n++] = o;
     }
@@ -113,7 +125,10 @@ void io_auto_phase(struct job *j, double now)
     double t0 = cj[0].next;
     for (int i = 1; i < n; i++)
         if (cj[i].next < t0) t0 = cj[i].next;
-    for (int i = 0; i < n; i++) cj[i].next -= t0;
+    for (int i = 0; i < n; i++) {
+        cj[i].next -= t0;
+        if (cj[i].end > 0) cj[i].end -= t0; /* > next >= 0 */
+    }
     struct ioc_params prm = io_cost_prm;
     for (int i = 0; i < n; i++)
         if (3 * period[i] > prm.horizon) prm.horizon = 3 * period[i];

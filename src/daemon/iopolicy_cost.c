@@ -25,13 +25,17 @@ double ioc_simulate(const struct ioc_job *j, int n, int exclusive, const struct 
     /* per job: 0 computing until at[i], 1 waiting for the device (exclusive), 2 in its phase */
     int st[IOC_MAX_JOBS], order = 0, ord[IOC_MAX_JOBS];
     double at[IOC_MAX_JOBS], left[IOC_MAX_JOBS], began[IOC_MAX_JOBS];
-    for (int i = 0; i < n; i++) st[i] = 0, at[i] = j[i].next, left[i] = 0, began[i] = 0, ord[i] = 0;
+    double lim[IOC_MAX_JOBS]; /* no phase starts at or after it: the horizon, or the job's end */
+    for (int i = 0; i < n; i++) {
+        st[i] = 0, at[i] = j[i].next, left[i] = 0, began[i] = 0, ord[i] = 0;
+        lim[i] = j[i].end > 0 && j[i].end < p->horizon ? j[i].end : p->horizon;
+    }
     double now = 0, total = 0, free_at = 0; /* exclusive: the token is free again at free_at */
     int holder = -1;
     for (int step = 0; step < IOC_STEPS; step++) {
         /* phases that are due start (or queue) */
         for (int i = 0; i < n; i++)
-            if (st[i] == 0 && at[i] <= now + 1e-12 && at[i] < p->horizon) {
+            if (st[i] == 0 && at[i] <= now + 1e-12 && at[i] < lim[i]) {
                 st[i] = exclusive ? 1 : 2;
                 began[i] = now;
                 left[i] = j[i].length + (exclusive ? p->grant : 0);
@@ -59,7 +63,7 @@ double ioc_simulate(const struct ioc_job *j, int n, int exclusive, const struct 
             } else if (st[i] == 1) {
                 busy = 1;
                 if (holder < 0 && free_at - now < dt) dt = free_at - now;
-            } else if (at[i] < p->horizon && at[i] - now < dt) {
+            } else if (at[i] < lim[i] && at[i] - now < dt) {
                 dt = at[i] - now;
             }
         }

@@ -30,6 +30,8 @@ struct ioc_job {
     double share;   /* fraction of the device's bandwidth a phase uses alone (0, 1] */
     double tail;    /* exclusive I/O: seconds the job keeps the token after its phase ends
                      * (until it sees the phase has ended: its phase gap) */
+    double end;     /* seconds from now after which it starts no phase (it will have ended);
+                     * <= 0: unknown (phases until the horizon) */
 };
 
 enum { IOC_NONE, IOC_EXCLUSIVE, IOC_SHIFT, IOC_COUPLE, IOC_MODES };
@@ -58,8 +60,9 @@ struct ioc_choice {
 
 const char *ioc_mode_name(int mode);
 
-/* Total I/O seconds of the phases that start before p->horizon, simulated
- * until they end; `exclusive` serialises them.  <0 on bad input. */
+/* Total I/O seconds of the phases that start before p->horizon (and before
+ * each job's end), simulated until they end; `exclusive` serialises them.
+ * <0 on bad input. */
 double ioc_simulate(const struct ioc_job *j, int n, int exclusive, const struct ioc_params *p);
 
 /* Device seconds of a phase that ran from s to e (after its token wait)

@@ -287,6 +287,8 @@ void jobs_sample(struct jobs *t, struct job *j, const json_t *req, double now)
         j->procs = procs;
     }
     j->iteration = proto_get_int(req, "iteration", j->iteration);
+    j->maxiter = proto_get_int(req, "maxiter", j->maxiter);
+    if (j->maxiter < 0) j->maxiter = 0;
     json_t *arrays = json_object_get(req, "arrays");
     if (arrays) {
         json_decref(j->arrays);

@@ -43,6 +43,7 @@ struct job {
     int io_held;
     double period;
     long long iteration, samples;
+    long long maxiter; /* the last sample's maxiter (EMPI_Monitor_end's itmax; 0 unknown) */
     int conn;         /* daemon connection index, -1 when not connected */
     /* I/O policy: the -P of a Phase Shift still to send after its +P
      * (kept in the state file, so that a restarted daemon still sends it) */

@@ -19,7 +19,7 @@ static const struct ioc_params P = {.horizon = 18, .margin = 0.1, .min_gain = 0.
 static void test_same_period(void **state)
 {
     (void)state;
-    struct ioc_job j[2] = {{0, 5.6, 0.4, 1, 0}, {0, 5.6, 0.4, 1, 0}};
+    struct ioc_job j[2] = {{0, 5.6, 0.4, 1, 0, 0}, {0, 5.6, 0.4, 1, 0, 0}};
     /* shared: every phase of both takes 0.8 s, they stay in step: phases at 0, 6.4, 12.8 */
     assert_float_equal(ioc_simulate(j, 2, 0, &P), 6 * 0.8, 1e-6);
     /* exclusive: the first collision costs the second job a 0.4 s wait; after it the phases
@@ -38,14 +38,14 @@ static void test_same_period(void **state)
 static void test_token_tail(void **state)
 {
     (void)state;
-    struct ioc_job j[2] = {{0, 5.6, 0.4, 1, 1.0}, {0, 5.6, 0.4, 1, 1.0}};
+    struct ioc_job j[2] = {{0, 5.6, 0.4, 1, 1.0, 0}, {0, 5.6, 0.4, 1, 1.0, 0}};
     /* A: 0, 6.0, 12.0; B: 0 (starts at 1.4, ends 1.8), 7.4, 13.4 (each just as the token is free) */
     assert_float_equal(ioc_simulate(j, 2, 1, &P), 3 * 0.4 + 1.8 + 2 * 0.4, 1e-6);
     assert_float_equal(ioc_simulate(j, 2, 0, &P), 6 * 0.8, 1e-6); /* no token, no tail */
     /* shorter periods: the tail makes every collision cost more than sharing */
     struct ioc_params p = P;
     p.horizon = 1;
-    struct ioc_job k[2] = {{0, 5.6, 0.4, 1, 1.0}, {0.1, 5.6, 0.4, 1, 1.0}};
+    struct ioc_job k[2] = {{0, 5.6, 0.4, 1, 1.0, 0}, {0.1, 5.6, 0.4, 1, 1.0, 0}};
     assert_float_equal(ioc_simulate(k, 2, 0, &p), 0.7 + 0.7, 1e-6);
     assert_float_equal(ioc_simulate(k, 2, 1, &p), 0.4 + 1.7, 1e-6);
     struct ioc_choice c;
@@ -58,7 +58,7 @@ static void test_token_tail(void **state)
 static void test_shift_pays_or_not(void **state)
 {
     (void)state;
-    struct ioc_job j[2] = {{0.5, 5.6, 0.4, 1, 0}, {0.5, 5.6, 0.4, 1, 0}};
+    struct ioc_job j[2] = {{0.5, 5.6, 0.4, 1, 0, 0}, {0.5, 5.6, 0.4, 1, 0, 0}};
     struct ioc_alt sh = {.job = 0, .shift = 0.5, .cost = 0.02};
     struct ioc_choice c;
     ioc_choose(j, 2, &sh, NULL, -1, &P, &c);
@@ -77,7 +77,7 @@ static void test_shift_pays_or_not(void **state)
 static void test_small_shares_no_coordination(void **state)
 {
     (void)state;
-    struct ioc_job j[2] = {{0, 5.6, 0.4, 0.4, 0}, {0, 5.6, 0.4, 0.4, 0}};
+    struct ioc_job j[2] = {{0, 5.6, 0.4, 0.4, 0, 0}, {0, 5.6, 0.4, 0.4, 0, 0}};
     assert_float_equal(ioc_simulate(j, 2, 0, &P), 6 * 0.4, 1e-6);
     assert_float_equal(ioc_simulate(j, 2, 1, &P), 6 * 0.4 + 0.4, 1e-6);
     struct ioc_choice c;
@@ -95,7 +95,7 @@ static void test_hysteresis(void **state)
     struct ioc_params p = P;
     p.horizon = 1;
     /* exclusive 0.4 + 0.8 + 0.02 grant vs shared 0.75 + 0.75 (start 0.1 apart: 1.5): */
-    struct ioc_job j[2] = {{0, 20, 0.4, 1, 0}, {0.1, 20, 0.4, 1, 0}};
+    struct ioc_job j[2] = {{0, 20, 0.4, 1, 0, 0}, {0.1, 20, 0.4, 1, 0, 0}};
     p.grant = 0.01;
     struct ioc_choice c;
     ioc_choose(j, 2, NULL, NULL, -1, &p, &c);
@@ -116,7 +116,7 @@ static void test_long_blocks_short(void **state)
     (void)state;
     struct ioc_params p = P;
     p.horizon = 1;
-    struct ioc_job j[2] = {{0, 100, 4, 1, 0}, {0.1, 100, 0.4, 1, 0}};
+    struct ioc_job j[2] = {{0, 100, 4, 1, 0, 0}, {0.1, 100, 0.4, 1, 0, 0}};
     /* shared: the short one ends at 0.1 + 0.8, the long one at 4.4 */
     assert_float_equal(ioc_simulate(j, 2, 0, &p), 0.8 + 4.4, 1e-6);
     /* exclusive: the short one waits 3.9 s */
@@ -132,7 +132,7 @@ static void test_three_jobs(void **state)
     (void)state;
     struct ioc_params p = P;
     p.horizon = 1;
-    struct ioc_job j[3] = {{0, 20, 0.4, 1, 0}, {0, 20, 0.4, 1, 0}, {0, 20, 0.4, 1, 0}};
+    struct ioc_job j[3] = {{0, 20, 0.4, 1, 0, 0}, {0, 20, 0.4, 1, 0, 0}, {0, 20, 0.4, 1, 0, 0}};
     assert_float_equal(ioc_simulate(j, 3, 0, &p), 3 * 1.2, 1e-6);
     assert_float_equal(ioc_simulate(j, 3, 1, &p), 0.4 + 0.8 + 1.2, 1e-6);
     p.grant = 0.01; /* a grant's round trip lengthens each phase */
@@ -145,7 +145,7 @@ static void test_coupling(void **state)
     (void)state;
     struct ioc_params p = P;
     p.horizon = 30;
-    struct ioc_job j[2] = {{0, 3.0, 0.4, 1, 0}, {0, 6.0, 0.4, 1, 0}};
+    struct ioc_job j[2] = {{0, 3.0, 0.4, 1, 0, 0}, {0, 6.0, 0.4, 1, 0, 0}};
     double ex = ioc_simulate(j, 2, 1, &p);
     assert_true(ex > 0);
     /* the job with the longer period sped up to a multiple: pays only if cheap */
@@ -170,10 +170,31 @@ static void test_alone(void **state)
     assert_float_equal(ioc_alone(1, 1, os, oe, 2), 0, 1e-9);
 }
 
+/* the jobs' ends (from maxiter): with the token tail, serialising pays over three phases each
+ * (test_token_tail) but not over the one phase each has left */
+static void test_job_end(void **state)
+{
+    (void)state;
+    struct ioc_job j[2] = {{0, 5.6, 0.4, 1, 1.0, 1.0}, {0, 5.6, 0.4, 1, 1.0, 1.0}};
+    assert_float_equal(ioc_simulate(j, 2, 0, &P), 2 * 0.8, 1e-6); /* one phase each, shared */
+    assert_float_equal(ioc_simulate(j, 2, 1, &P), 0.4 + 1.8, 1e-6); /* B waits for A and its tail */
+    struct ioc_choice c;
+    ioc_choose(j, 2, NULL, NULL, -1, &P, &c);
+    assert_int_equal(c.mode, IOC_NONE);
+    /* one job ends after its next phase, the other runs on: only their first phases meet */
+    j[1].end = 0;
+    assert_float_equal(ioc_simulate(j, 2, 0, &P), 0.8 + 0.8 + 2 * 0.4, 1e-6);
+    /* ends before the horizon (18) but after each job's third phase: as test_token_tail */
+    j[0].end = j[1].end = 14;
+    assert_float_equal(ioc_simulate(j, 2, 1, &P), 3 * 0.4 + 1.8 + 2 * 0.4, 1e-6);
+    ioc_choose(j, 2, NULL, NULL, -1, &P, &c);
+    assert_int_equal(c.mode, IOC_EXCLUSIVE);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
-    struct ioc_job j[1] = {{0, 1, 0, 1, 0}};
+    struct ioc_job j[1] = {{0, 1, 0, 1, 0, 0}};
     assert_true(ioc_simulate(j, 1, 0, &P) < 0); /* zero length */
     j[0].length = 1;
     j[0].share = 2;
@@ -201,6 +222,7 @@ int main(void)
         cmocka_unit_test(test_three_jobs),      cmocka_unit_test(test_coupling),
         cmocka_unit_test(test_alone),           cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_token_tail),      cmocka_unit_test(test_hysteresis),
+        cmocka_unit_test(test_job_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
