@@ -60,10 +60,13 @@
  *   collective (MPICH): every parent calls MPI_Comm_spawn over the private
  *     communicator (root 0) and one MPI_Intercomm_merge joins the two jobs;
  *     MPICH reports a failed spawn on every rank;
- *   from rank 0 (Open MPI): rank 0 spawns alone over MPI_COMM_SELF, merges
- *     with its children, and the other parents join through
- *     MPI_Intercomm_create and a second merge: Open MPI 4.1 leaves the
- *     non-root ranks of a failed collective spawn waiting forever.
+ *   from rank 0 (Open MPI): rank 0 opens a port and spawns alone over
+ *     MPI_COMM_SELF; all parents MPI_Comm_accept (root 0) the children's
+ *     MPI_Comm_connect on that port, then one merge.  Open MPI 4.1 leaves the
+ *     non-root ranks of a failed collective spawn waiting forever: its root
+ *     returns before the connect/accept stage, whose first step is a
+ *     broadcast from the root (ompi/mpi/c/comm_spawn.c, ompi/dpm/dpm.c);
+ *     seen with a refused host.
  * -DSPAWN_COLLECTIVE=0/1 forces one. */
 #ifndef SPAWN_COLLECTIVE
 #ifdef MPICH_VERSION
@@ -73,9 +76,10 @@
 #endif
 #endif
 
+void join_failed(const char *what, int rc); /* join.c: the job ends (MPI cannot go on) */
+
 #define TAG_RELEASE 0x5d18
 #define TAG_HISTORY 0x5d19
-#define TAG_ICREATE 0x5d1a
 #define TAG_STANDBY 0x5d1c
 #define TXN_WHY_MAX 256 /* a failure's reason, as in the record (report_reconfig.reason) */
 #define BCAST_CHUNK ((int64_t)1 << 30)

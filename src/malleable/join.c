@@ -5,6 +5,19 @@
 
 /* ------------------------------------------------------------------ init / join */
 
+/* The parents and the new processes could not be joined after the spawn
+ * succeeded (both sides committed to it): MPI cannot go on with half a
+ * connection, so the job ends with the cause rather than hang. */
+void join_failed(const char *what, int rc)
+{
+    char m[400];
+    ductile_mpi_error_text(rc, m, sizeof m);
+    fprintf(stderr, "ductile: rank %d (%s): %s failed while joining the spawned processes: %s; ending the job\n",
+            ductile_rt.rank, M.spawned ? "new" : "running", what, m);
+    PMPI_Abort(MPI_COMM_WORLD, 3);
+    _exit(3);
+}
+
 static void join_cancelled(int64_t releaser_pid, const char *releaser_host);
 
 static void join_parents(MPI_Comm parent)
@@ -47,13 +60,21 @@ static void join_parents(MPI_Comm parent)
     add_inter(inter);
     departure_group_joined(h.method != METHOD_BASELINE && !h.persistent, h.ns, h.nnew, inter, MPI_COMM_NULL);
 #else
-    /* the parents' rank 0 spawned us alone: merge with it, then meet all parents */
-    MPI_Comm m0;
-    PMPI_Intercomm_merge(parent, 1, &m0);
-    PMPI_Intercomm_create(MPI_COMM_WORLD, 0, m0, 0, TAG_ICREATE, &inter);
+    /* the parents' rank 0 spawned us alone: all parents accept us on its port (spawn.c,
+     * connect_group), then one merge.  Nothing can fail on the parents' side between the
+     * header (status 1) and their MPI_Comm_accept; a process of either side that dies makes
+     * Open MPI's runtime end the job. */
+    char port[MPI_MAX_PORT_NAME];
+    memset(port, 0, sizeof port);
+    int rp = PMPI_Bcast(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, parent);
+    if (rp != MPI_SUCCESS) join_failed("MPI_Bcast of the port name", rp);
+    port[MPI_MAX_PORT_NAME - 1] = '\0';
+    inter = MPI_COMM_NULL;
+    rp = PMPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
+    if (rp != MPI_SUCCESS) join_failed("MPI_Comm_connect", rp);
     PMPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
-    PMPI_Intercomm_merge(inter, 1, &merged);
-    PMPI_Comm_free(&m0);
+    rp = PMPI_Intercomm_merge(inter, 1, &merged);
+    if (rp != MPI_SUCCESS) join_failed("MPI_Intercomm_merge", rp);
     add_inter(parent);
     add_inter(inter);
     departure_group_joined(h.method != METHOD_BASELINE && !h.persistent, h.ns, h.nnew, inter, parent);

@@ -125,6 +125,29 @@ static int precheck_spawn(const char *cmd, const char *hosts, int ns, int nnew, 
     return 0;
 }
 
+#if !SPAWN_COLLECTIVE
+/* rank 0: the port the spawned processes connect to (connect_group, join.c's join_parents) */
+static char spawn_port[MPI_MAX_PORT_NAME];
+
+/* Opened with the checks, before anything starts: its failure is a refused spawn. */
+static int open_spawn_port(char *why, size_t len)
+{
+    int rc = PMPI_Open_port(MPI_INFO_NULL, spawn_port);
+    if (rc == MPI_SUCCESS) return 0;
+    char m[400];
+    ductile_mpi_error_text(rc, m, sizeof m);
+    snprintf(why, len, "MPI_Open_port failed: %.300s", m);
+    spawn_port[0] = '\0';
+    return -1;
+}
+
+static void close_spawn_port(void)
+{
+    if (ductile_rt.rank == 0 && spawn_port[0]) PMPI_Close_port(spawn_port);
+    spawn_port[0] = '\0';
+}
+#endif
+
 /* Start the nnew processes (cmd and args matter on rank 0 only).  Returns
  * 1 when they all started, the same answer on every parent; *inter is the
  * intercommunicator to them on every parent (SPAWN_COLLECTIVE) or on rank 0
@@ -242,16 +265,22 @@ static MPI_Comm connect_group(const struct join_header *h, MPI_Comm *inter)
 #if SPAWN_COLLECTIVE
     PMPI_Intercomm_merge(*inter, 0, &merged);
 #else
-    MPI_Comm m0 = MPI_COMM_NULL, inter0 = *inter;
+    /* rank 0 spawned alone: one MPI_Comm_accept (all parents, root 0) meets the
+     * children's MPI_Comm_connect (all of them, root 0) on a port rank 0 opened
+     * and sent them with the header; then one merge (join.c, join_parents) */
+    MPI_Comm inter0 = *inter;
     if (me == 0) {
-        PMPI_Intercomm_merge(inter0, 0, &m0); /* rank 0 here, the children 1.. */
+        PMPI_Bcast(spawn_port, MPI_MAX_PORT_NAME, MPI_CHAR, MPI_ROOT, inter0);
         add_inter(inter0);
         departure_inter0_pending = inter0;
     }
-    PMPI_Intercomm_create(ductile_rt.private_comm, 0, me == 0 ? m0 : MPI_COMM_NULL, 1, TAG_ICREATE, inter);
+    *inter = MPI_COMM_NULL;
+    int rc = PMPI_Comm_accept(spawn_port, MPI_INFO_NULL, 0, ductile_rt.private_comm, inter);
+    close_spawn_port();
+    if (rc != MPI_SUCCESS) join_failed("MPI_Comm_accept", rc);
     PMPI_Comm_set_errhandler(*inter, MPI_ERRORS_RETURN);
-    PMPI_Intercomm_merge(*inter, 0, &merged);
-    if (m0 != MPI_COMM_NULL) PMPI_Comm_free(&m0);
+    rc = PMPI_Intercomm_merge(*inter, 0, &merged);
+    if (rc != MPI_SUCCESS) join_failed("MPI_Intercomm_merge", rc);
 #endif
     PMPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
     return merged;
@@ -286,9 +315,15 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     } else if (ok && me == 0 && precheck_spawn(cmd, hosts, ns, nnew, why, sizeof why) != 0) {
         ok = 0;
     }
+#if !SPAWN_COLLECTIVE
+    if (ok && me == 0 && open_spawn_port(why, sizeof why) != 0) ok = 0;
+#endif
     PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ductile_rt.private_comm);
     if (!ok) {
         free(args);
+#if !SPAWN_COLLECTIVE
+        close_spawn_port();
+#endif
         if (me == 0) {
             rec.total_s = ductile_now() - t_begin;
             record_problem(&rec, "failed", why[0] ? why : "cannot determine the program to spawn");
@@ -333,6 +368,9 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     h.start_s = rec.start_s;
     snprintf(h.job_id, sizeof h.job_id, "%s", ductile_rt.job_id);
     if (!okall) {
+#if !SPAWN_COLLECTIVE
+        close_spawn_port();
+#endif
         free_prepared(prep);
         spawn_cancel(&h, &inter); /* the new processes (if running) park */
         if (me == 0) {
