@@ -7,6 +7,7 @@
  * switches) or roll back (expand_abort, or spawn_cancel before the merge: the
  * new processes park, the old world goes on). */
 #include "engine.h"
+#include <pthread.h>
 
 /* ------------------------------------------------------------------ spawning */
 
@@ -286,6 +287,38 @@ static MPI_Comm connect_group(const struct join_header *h, MPI_Comm *inter)
     return merged;
 }
 
+/* The preparation of the new blocks (transfer.c, prepare_buffers), in a
+ * thread of its own while the spawn and the merge run when it touches them
+ * (DUCTILE_REDIST_PREPARE): first-touching hundreds of MiB takes as long as
+ * the spawn, which mostly waits.  The thread calls no MPI function and
+ * writes only its own blocks; its outcome is agreed after the merge. */
+struct prep_job {
+    int ns, nd, me, my_new, nb, touch, threaded;
+    pthread_t th;
+    void **prep;
+    char why[TXN_WHY_MAX];
+};
+
+static void *prep_run(void *arg)
+{
+    struct prep_job *j = arg;
+    j->prep = prepare_buffers(j->ns, j->nd, j->me, j->my_new, j->nb, j->touch, j->why, sizeof j->why);
+    return NULL;
+}
+
+static void prep_start(struct prep_job *j)
+{
+    j->threaded = j->touch && pthread_create(&j->th, NULL, prep_run, j) == 0;
+    if (!j->threaded) prep_run(j);
+}
+
+static void **prep_finish(struct prep_job *j)
+{
+    if (j->threaded) pthread_join(j->th, NULL);
+    j->threaded = 0;
+    return j->prep;
+}
+
 /* Expansion (Merge: ND-NS new processes; Baseline: ND new processes, the old
  * ones leave).  Collective over the old world. */
 void expand(const struct decision *d, const char *hosts, double t_begin, double begin_epoch)
@@ -331,13 +364,12 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
         return;
     }
     step_mark(&tmark, "checked");
-    /* prepare: allocate the new blocks now, before the spawn; DUCTILE_REDIST_PREPARE
-     * also touches them, instead of page-faulting them inside the transfer */
+    /* prepare: allocate the new blocks now, during the spawn and the merge (prep_start);
+     * DUCTILE_REDIST_PREPARE also touches them, instead of page-faulting them inside
+     * the transfer */
     int prepare = !baseline && ductile_rt.settings.redist_prepare && reg_count() > 0;
-    char prep_why[TXN_WHY_MAX] = "";
-    void **prep = prepare_buffers(ns, nd, me, baseline ? -1 : me, bg_wanted(d->nb) ? d->nb : 0, prepare, prep_why,
-                                  sizeof prep_why);
-    step_mark(&tmark, "new blocks prepared");
+    struct prep_job pj = {ns, nd, me, baseline ? -1 : me, bg_wanted(d->nb) ? d->nb : 0, prepare, 0, 0, NULL, ""};
+    prep_start(&pj);
     MPI_Comm inter = MPI_COMM_NULL;
     double spawn_s = 0;
     int okall = spawn_group(cmd, args, nnew, hosts, &inter, &spawn_s, why, sizeof why);
@@ -371,7 +403,7 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
 #if !SPAWN_COLLECTIVE
         close_spawn_port();
 #endif
-        free_prepared(prep);
+        free_prepared(prep_finish(&pj));
         spawn_cancel(&h, &inter); /* the new processes (if running) park */
         if (me == 0) {
             rec.spawn_s = spawn_s;
@@ -391,6 +423,10 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     }
     double merge_s = ductile_now() - tm;
     step_mark(&tmark, "new world made");
+    char prep_why[TXN_WHY_MAX];
+    void **prep = prep_finish(&pj);
+    snprintf(prep_why, sizeof prep_why, "%s", pj.why);
+    step_mark(&tmark, "new blocks prepared");
 
     int *o2c = malloc((size_t)ns * sizeof(int)), *n2c = malloc((size_t)nd * sizeof(int));
     if (!o2c || !n2c) abort();
