@@ -77,6 +77,7 @@
 #endif
 
 void join_failed(const char *what, int rc); /* join.c: the job ends (MPI cannot go on) */
+void join_world(MPI_Comm inter, int high, MPI_Comm merged, MPI_Comm *w, MPI_Comm *p); /* join.c */
 
 #define TAG_RELEASE 0x5d18
 #define TAG_HISTORY 0x5d19

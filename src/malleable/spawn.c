@@ -416,7 +416,7 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     MPI_Comm merged = connect_group(&h, &inter);
     step_mark(&tmark, "merged");
     MPI_Comm nw = MPI_COMM_NULL, np = MPI_COMM_NULL, nx = MPI_COMM_NULL;
-    if (!baseline) new_world_adopt(merged, &nw, &np); /* merged becomes the new world's private communicator */
+    if (!baseline) join_world(inter, 0, merged, &nw, &np); /* merged becomes the new world's private communicator */
     if (!baseline && M.persistent) { /* the new world's transfer communicator: its prepared transfers live there */
         PMPI_Comm_dup(np, &nx);
         PMPI_Comm_set_errhandler(nx, MPI_ERRORS_RETURN);
@@ -459,6 +459,7 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
         expand_abort(prep_why);
         return;
     }
+    step_mark(&tmark, "preparation agreed");
     if (h.nitems && bg_wanted(d->nb)) {
         /* constant data starts moving; the world stays at the old size until it has arrived */
         char err[TXN_WHY_MAX] = "";
@@ -500,6 +501,7 @@ void expand_commit(int iteration)
     }
     struct xfer_times xt;
     memset(&xt, 0, sizeof xt);
+    double tmark = ductile_now();
     if (PEND.nitems) {
         char err[TXN_WHY_MAX] = "";
         if (transfer_items(&PEND.L, 1, d->redist, CONST_BLOCKING, PEND.bg ? XF_REST : XF_ALL, d->id, iteration,
@@ -508,6 +510,7 @@ void expand_commit(int iteration)
             snprintf(why, sizeof why, "%s", err);
         }
     }
+    step_mark(&tmark, "transferred");
     /* agree: every process of the merged communicator completed its part */
     if (!txn_agree(merged, ok, why, sizeof why)) {
         if (PEND.nitems) rma_win_transfer_done(0); /* the window over the merged communicator goes */
@@ -518,6 +521,7 @@ void expand_commit(int iteration)
         expand_abort(why);
         return;
     }
+    step_mark(&tmark, "transfer agreed");
     /* commit */
     if (PEND.bg) {
         nb_finish(1);
@@ -553,8 +557,9 @@ void expand_commit(int iteration)
         MPI_Comm oldp = ductile_rt.private_comm;
         drop_world_xfer(); /* the old world's prepared transfers (collective over it) */
         M.xfer = PEND.nx;
-        set_world(PEND.nw, PEND.np); /* PEND.np is merged (new_world_adopt) */
+        set_world(PEND.nw, PEND.np); /* PEND.np is merged (join_world) */
         PMPI_Comm_free(&oldp);
+        step_mark(&tmark, "committed");
         if (ductile_rt.rank == 0) {
             note_transfer(&rec, &xt);
             rec.total_s = record_total(&rec, ductile_now() - PEND.t_begin);
@@ -578,7 +583,7 @@ void expand_abort(const char *why)
     PEND.prep = NULL;
     add_inter(PEND.inter);
     departure_group_forget(); /* the spawned group never joined the world */
-    if (PEND.np == PEND.merged) PEND.np = MPI_COMM_NULL; /* one communicator (new_world_adopt): handled below */
+    if (PEND.np == PEND.merged) PEND.np = MPI_COMM_NULL; /* one communicator (join_world): handled below */
     MPI_Comm *c[] = {&PEND.nw, &PEND.np, &PEND.nx};
     for (int i = 0; i < 3; i++)
         if (*c[i] != MPI_COMM_NULL) PMPI_Comm_free(c[i]);
