@@ -368,11 +368,12 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
         return;
     }
     step_mark(&tmark, "checked");
-    /* prepare: allocate the new blocks now, during the spawn and the merge (prep_start);
-     * DUCTILE_REDIST_PREPARE also touches them, instead of page-faulting them inside
-     * the transfer */
+    /* prepare: allocate the new blocks now (Open MPI: during the spawn and the merge,
+     * prep_start); DUCTILE_REDIST_PREPARE also touches them, instead of page-faulting
+     * them inside the transfer */
     int prepare = !baseline && ductile_rt.settings.redist_prepare && reg_count() > 0;
-    struct prep_job pj = {ns, nd, me, baseline ? -1 : me, bg_wanted(d->nb) ? d->nb : 0, prepare, 0, 0, NULL, ""};
+    struct prep_job pj = {.ns = ns, .nd = nd, .me = me, .my_new = baseline ? -1 : me,
+                          .nb = bg_wanted(d->nb) ? d->nb : 0, .touch = prepare};
     prep_start(&pj);
     MPI_Comm inter = MPI_COMM_NULL;
     double spawn_s = 0;
