@@ -60,14 +60,17 @@
  *   collective (MPICH, Open MPI 5): every parent calls MPI_Comm_spawn over
  *     the private communicator (root 0) and one MPI_Intercomm_merge joins the
  *     two jobs; both report a failed spawn on every rank.  Open MPI 5 needs
- *     it: after the rank-0 path the parents other than rank 0 lack the new
+ *     it: after a rank-0 path the parents other than rank 0 lack the new
  *     processes' locality (only a spawn or connect/accept computes it, open-mpi/ompi
  *     PR 13059), coll/han's first collective on the merged communicator
  *     splits it differently on different processes and hangs;
- *   from rank 0 (Open MPI 4.1): rank 0 spawns alone over MPI_COMM_SELF, merges
- *     with its children, and the other parents join through
- *     MPI_Intercomm_create and a second merge: Open MPI 4.1 leaves the
- *     non-root ranks of a failed collective spawn waiting forever.
+ *   from rank 0 (Open MPI 4.1): rank 0 opens a port and spawns alone over
+ *     MPI_COMM_SELF; all parents MPI_Comm_accept (root 0) the children's
+ *     MPI_Comm_connect on that port, then one merge.  Open MPI 4.1 leaves the
+ *     non-root ranks of a failed collective spawn waiting forever: its root
+ *     returns before the connect/accept stage, whose first step is a
+ *     broadcast from the root (ompi/mpi/c/comm_spawn.c, ompi/dpm/dpm.c);
+ *     seen with a refused host.
  * -DSPAWN_COLLECTIVE=0/1 forces one. */
 #ifndef SPAWN_COLLECTIVE
 #if defined(MPICH_VERSION) || (defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5)
@@ -77,9 +80,11 @@
 #endif
 #endif
 
+void join_failed(const char *what, int rc); /* join.c: the job ends (MPI cannot go on) */
+void join_world(MPI_Comm inter, int high, MPI_Comm merged, MPI_Comm *w, MPI_Comm *p); /* join.c */
+
 #define TAG_RELEASE 0x5d18
 #define TAG_HISTORY 0x5d19
-#define TAG_ICREATE 0x5d1a
 #define TAG_STANDBY 0x5d1c
 #define TXN_WHY_MAX 256 /* a failure's reason, as in the record (report_reconfig.reason) */
 #define BCAST_CHUNK ((int64_t)1 << 30)
