@@ -7,7 +7,7 @@
  * switches) or roll back (expand_abort, or spawn_cancel before the merge: the
  * new processes park, the old world goes on). */
 #include "engine.h"
-#include <pthread.h>
+#include "prep_thread.h"
 
 /* ------------------------------------------------------------------ spawning */
 
@@ -280,42 +280,6 @@ static MPI_Comm connect_group(const struct join_header *h, MPI_Comm *inter)
 #endif
     PMPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
     return merged;
-}
-
-/* The preparation of the new blocks (transfer.c, prepare_buffers).  With
- * Open MPI (rank 0 spawns alone, 0.3 s here, mostly waiting) it runs in a
- * thread of its own during the spawn and the merge when it touches the
- * blocks (DUCTILE_REDIST_PREPARE): 2 -> 4 of 1 GiB took 1.35 s instead of
- * 1.64 s (medians of 10 alternated runs).  With MPICH the spawn is short
- * (0.1 s) and the thread slowed it and the merge down (0.88 s against
- * 0.76 s, 6 runs): there it runs before the spawn.  The thread calls no MPI
- * function and writes only its own blocks; its outcome is agreed after the
- * merge. */
-struct prep_job {
-    int ns, nd, me, my_new, nb, touch, threaded;
-    pthread_t th;
-    void **prep;
-    char why[TXN_WHY_MAX];
-};
-
-static void *prep_run(void *arg)
-{
-    struct prep_job *j = arg;
-    j->prep = prepare_buffers(j->ns, j->nd, j->me, j->my_new, j->nb, j->touch, j->why, sizeof j->why);
-    return NULL;
-}
-
-static void prep_start(struct prep_job *j)
-{
-    j->threaded = !SPAWN_COLLECTIVE && j->touch && pthread_create(&j->th, NULL, prep_run, j) == 0;
-    if (!j->threaded) prep_run(j);
-}
-
-static void **prep_finish(struct prep_job *j)
-{
-    if (j->threaded) pthread_join(j->th, NULL);
-    j->threaded = 0;
-    return j->prep;
 }
 
 /* Expansion (Merge: ND-NS new processes; Baseline: ND new processes, the old
