@@ -32,7 +32,7 @@ int ductile_malleable_settings(const struct ductile_settings *s, char *err, size
      * communicator that spans spawned processes (MPI_ERR_WIN); osc/ucx can.  Set before PMPI_Init. */
     const char *rd = s->redist ? s->redist : "";
     int osc_keep = !s->rma_osc || strcmp(s->rma_osc, "keep") == 0;
-#if OMPI_MAJOR_VERSION >= 5
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5
     /* Open MPI 5: its own choice (osc/rdma over btl/sm or tcp) spans spawned processes, and osc/ucx
      * refuses every window without pml/ucx (MPI_ERR_WIN): 'auto' keeps OMPI_MCA_osc as it is */
     if (s->rma_osc && (strcmp(s->rma_osc, "auto") == 0 || !*s->rma_osc)) osc_keep = 1;

@@ -243,7 +243,9 @@ void **prepare_buffers(int ns, int nd, int my_old, int my_new, int nb, int touch
         return NULL;
     }
     if (M.persistent || my_new < 0) return prep;
-    if (test_fail("alloc") && my_new == nd - 1 && nd < ns) { /* a shrink: the last staying process */
+    /* a shrink: the last staying process (the environment is read only there: an expansion
+     * prepares in a thread while the MPI spawns, prep_thread.c) */
+    if (nd < ns && my_new == nd - 1 && test_fail("alloc")) {
         snprintf(why, len, "rank %d: out of memory for its new blocks (injected: DUCTILE_TEST_FAIL=alloc)",
                  ductile_rt.rank);
         free(prep);
