@@ -389,6 +389,7 @@ struct stage_list {
 extern struct stage_list STAGE;
 /* Collective over c: 1 when every process passes ok = 1; else 0, and why
  * (on every process) is the reason of the first process that failed. */
+int polite_wait(MPI_Request *rq); /* a wait that sleeps between tests (transaction.c) */
 int txn_agree(MPI_Comm c, int ok, char *why, size_t len);
 void stage_add(int item, void *dst, int from_spare, int shared, int persist, int rma_lock, int ns, int nd, int has_old);
 void stage_commit(void);

@@ -67,7 +67,6 @@ const struct report_departed *ductile_malleable_departed(int *n)
     return M.dep;
 }
 
-/* Max of the times, sum of the bytes, at `root` of comm. */
 /* A record's total: rank 0's elapsed time, or the sum of its phases when that
  * is longer -- the phases are maxima over ranks (reduce_times), and the
  * slowest rank's transfer may outlast rank 0's view of the whole resize. */
@@ -77,26 +76,37 @@ double record_total(const struct report_reconfig *r, double elapsed_rank0)
     return phases > elapsed_rank0 ? phases : elapsed_rank0;
 }
 
+/* Max of the times, sum of the bytes, at `root` of comm. */
 void reduce_times(struct xfer_times *t, int root, MPI_Comm comm)
 {
-    double in[4] = {t->plan_s, t->transfer_s, t->window_s, t->prepare_s}, out[4] = {0, 0, 0, 0};
-    unsigned long long b = t->bytes, bsum = 0;
-    int n[3] = {t->n_prepared, t->n_reused, t->n_shared}, nmax[3] = {0, 0, 0};
-    PMPI_Reduce(in, out, 4, MPI_DOUBLE, MPI_MAX, root, comm);
-    PMPI_Reduce(&b, &bsum, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, root, comm);
-    PMPI_Reduce(n, nmax, 3, MPI_INT, MPI_MAX, root, comm);
-    int me = -1;
+    /* one gather (each collective costs milliseconds on an oversubscribed
+     * node), the maxima and the sum at the root */
+    enum { NV = 8 };
+    double in[NV] = {t->plan_s, t->transfer_s, t->window_s, t->prepare_s,
+                     (double)t->bytes, t->n_prepared, t->n_reused, t->n_shared};
+    int me = -1, n = 0;
     PMPI_Comm_rank(comm, &me);
-    if (me == root) {
-        t->plan_s = out[0];
-        t->transfer_s = out[1];
-        t->window_s = out[2];
-        t->prepare_s = out[3];
-        t->bytes = bsum;
-        t->n_prepared = nmax[0];
-        t->n_reused = nmax[1];
-        t->n_shared = nmax[2];
+    PMPI_Comm_size(comm, &n);
+    double *all = me == root ? malloc((size_t)n * NV * sizeof(double)) : NULL;
+    if (me == root && !all) n = 0; /* no memory: the root keeps its own times */
+    int rc = PMPI_Gather(in, NV, MPI_DOUBLE, all, NV, MPI_DOUBLE, root, comm);
+    if (me != root || rc != MPI_SUCCESS || !all) {
+        free(all);
+        return;
     }
+    double out[NV] = {0};
+    for (int r = 0; r < n; r++)
+        for (int k = 0; k < NV; k++)
+            out[k] = k == 4 ? out[k] + all[r * NV + k] : (all[r * NV + k] > out[k] ? all[r * NV + k] : out[k]);
+    free(all);
+    t->plan_s = out[0];
+    t->transfer_s = out[1];
+    t->window_s = out[2];
+    t->prepare_s = out[3];
+    t->bytes = (unsigned long long)out[4];
+    t->n_prepared = (int)out[5];
+    t->n_reused = (int)out[6];
+    t->n_shared = (int)out[7];
 }
 
 /* A record's times from the reduced transfer times (the world's new rank 0). */

@@ -206,7 +206,11 @@ static int spawn_group(const char *cmd, char **args, int nnew, const char *hosts
     return v[0];
 #else
     }
-    PMPI_Bcast(&ok, 1, MPI_INT, 0, P);
+    /* the other parents wait here while rank 0 spawns: asleep, leaving the
+     * cores to the spawn and the new processes' start */
+    MPI_Request rq;
+    if (PMPI_Ibcast(&ok, 1, MPI_INT, 0, P, &rq) == MPI_SUCCESS) polite_wait(&rq);
+    else PMPI_Bcast(&ok, 1, MPI_INT, 0, P);
     return ok;
 #endif
 }
