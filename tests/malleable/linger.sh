@@ -40,6 +40,9 @@ lrun() {
 lrun "rolled back (register, nb), 2->4" 2 2 DUCTILE_TEST_FAIL=register DUCTILE_REDIST_CONSTANT=nb DUCTILE_SCHEDULE=5:+2
 lrun "rolled back (register, blocking), 2->4" 2 2 DUCTILE_TEST_FAIL=register DUCTILE_SCHEDULE=5:+2
 lrun "rolled back (transfer), baseline 2->3" 2 2 DUCTILE_TEST_FAIL=transfer DUCTILE_RESIZE_METHOD=baseline DUCTILE_SCHEDULE=5:+1
+# the program ends while constant data still moves to the new processes: the resize is cancelled
+# at MPI_Finalize (background.c, pending_cancel)
+lrun "cancelled at the program's end (nb pending), 2->4" 2 2 DUCTILE_REDIST_CONSTANT=nb DUCTILE_SCHEDULE=$((its - 1)):+2
 if [ "$MPI_FAMILY" = mpich ]; then
   # all parents spawn (MPICH): the spawn is refused after the new processes started (spawn.c, spawn_cancel)
   lrun "cancelled after the spawn, 2->4" 2 2 DUCTILE_TEST_FAIL=spawn DUCTILE_SCHEDULE=5:+2
