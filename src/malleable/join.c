@@ -42,7 +42,7 @@ void join_failed(const char *what, int rc)
     _exit(3);
 }
 
-static void join_cancelled(void);
+static _Noreturn void join_cancelled(void);
 
 /* The end of a spawned process that leaves without running the program (its
  * expansion was cancelled or rolled back), after its MPI_Finalize: exit(),
@@ -56,7 +56,6 @@ static void join_cancelled(void);
  * parents is needed: a spawned process may end before them. */
 static _Noreturn void join_end(void)
 {
-    fflush(NULL);
     exit(0);
 }
 static double join_mark; /* DUCTILE_VERBOSE=3: when the join ended (the program's start in between) */
@@ -224,7 +223,7 @@ static int check_descs(char *err, size_t errlen)
 
 /* A spawned process whose parents cancelled the resize (the program ended
  * before the background transfer completed): leave quietly. */
-static void join_cancelled(void)
+static _Noreturn void join_cancelled(void)
 {
     ductile_log(1, "the resize that spawned this process was cancelled; leaving at the job's end");
     /* a removed process: parked (asleep) until the parents' rank 0 releases it at its MPI_Finalize,
