@@ -106,8 +106,6 @@ struct join_header {
     int32_t status; /* 1 join, 0 cancelled (the spawn failed on the parents' side) */
     int32_t method, redist, nb, ns, nd, nnew, iteration, sched_next, nitems, id, nhist, zombies, prepare, persistent;
     int64_t job_pid;
-    int64_t releaser_pid;  /* the parents' rank 0: releases the new processes after a rollback */
-    char releaser_host[64];
     double spawn_s, begin_epoch, start_s;
     char job_id[64];
 };

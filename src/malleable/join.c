@@ -42,7 +42,22 @@ void join_failed(const char *what, int rc)
     _exit(3);
 }
 
-static void join_cancelled(int64_t releaser_pid, const char *releaser_host);
+static _Noreturn void join_cancelled(void);
+
+/* The end of a spawned process that leaves without running the program (its
+ * expansion was cancelled or rolled back), after its MPI_Finalize: exit(),
+ * which runs the exit handlers, as at the end of any MPI program.  MPICH
+ * 5.0.2's MPI_Init registers one (atexit, seen with gdb); hydra's proxy takes
+ * a process that ends without it for a crashed one and SIGKILLs the
+ * processes it still runs -- here the parents still running after their
+ * MPI_Finalize: mpiexec then printed "BAD TERMINATION ... EXIT CODE: 9" and
+ * exited 9 (tests/malleable/linger.sh; a plain MPI program whose spawned
+ * processes _exit(0) after MPI_Finalize shows the same).  No wait for the
+ * parents is needed: a spawned process may end before them. */
+static _Noreturn void join_end(void)
+{
+    exit(0);
+}
 static double join_mark; /* DUCTILE_VERBOSE=3: when the join ended (the program's start in between) */
 
 static void join_parents(MPI_Comm parent)
@@ -54,10 +69,10 @@ static void join_parents(MPI_Comm parent)
     memset(&h, 0, sizeof h);
     int rc = PMPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, parent);
     if (rc != MPI_SUCCESS) {
-        /* the parents are unreachable: leave quietly */
+        /* the parents are unreachable: leave quietly (exit, not _exit: see join_end) */
         PMPI_Comm_disconnect(&parent);
         PMPI_Finalize();
-        _exit(0);
+        join_end();
     }
     if (!h.status) {
         /* the parents gave up on this expansion (spawn.c, spawn_cancel): park until released */
@@ -66,7 +81,7 @@ static void join_parents(MPI_Comm parent)
         add_inter(parent);
         M.jh = h;
         M.join_comm = m;
-        join_cancelled(h.releaser_pid, h.releaser_host); /* does not return */
+        join_cancelled(); /* does not return */
     }
     M.spawned = 1;
     M.jh = h;
@@ -208,12 +223,12 @@ static int check_descs(char *err, size_t errlen)
 
 /* A spawned process whose parents cancelled the resize (the program ended
  * before the background transfer completed): leave quietly. */
-static void join_cancelled(int64_t releaser_pid, const char *releaser_host)
+static _Noreturn void join_cancelled(void)
 {
     ductile_log(1, "the resize that spawned this process was cancelled; leaving at the job's end");
     /* a removed process: parked (asleep) until the parents' rank 0 releases it at its MPI_Finalize,
-     * as processes removed by a shrink (with MPICH, spawned processes that end while their parents
-     * run get the whole job killed by the launcher) */
+     * as processes removed by a shrink (it stays connected to the parents through the merged
+     * communicator rank 0 keeps until then); then it ends with exit (join_end) */
     if (M.xfer != MPI_COMM_NULL) PMPI_Comm_free(&M.xfer);
     MPI_Comm oldp = ductile_rt.private_comm;
     leave_world(); /* frees the merged world */
@@ -227,16 +242,7 @@ static void join_cancelled(int64_t releaser_pid, const char *releaser_host)
      * retired by leave_world: freed here, as in ductile_runtime_finalize */
     ductile_runtime_end_worlds();
     PMPI_Finalize();
-    fflush(NULL);
-    /* MPICH's launcher kills the parents when their spawned processes are all gone first:
-     * end after the releaser (on this host; bounded) */
-    char host[64] = "";
-    gethostname(host, sizeof host - 1);
-    struct timespec nap = {0, 10 * 1000 * 1000};
-    for (int i = 0; i < 1000 && releaser_pid > 0 && strcmp(host, releaser_host) == 0 &&
-                    kill((pid_t)releaser_pid, 0) == 0; i++)
-        nanosleep(&nap, NULL);
-    _exit(0);
+    join_end();
 }
 
 /* The preparation of a new process: its registrations match the running
@@ -285,7 +291,7 @@ static void join_abort(int *o2c, int *n2c, const char *why)
     stage_abort();
     free(M.jdesc);
     M.jdesc = NULL;
-    join_cancelled(M.jh.releaser_pid, M.jh.releaser_host);
+    join_cancelled();
 }
 
 int ductile_malleable_get_shared(int *iteration)

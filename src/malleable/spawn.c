@@ -361,8 +361,6 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     h.prepare = prepare;
     h.persistent = M.persistent;
     h.job_pid = ductile_rt.job_pid;
-    h.releaser_pid = (int64_t)getpid(); /* rank 0 releases the new processes if the resize is rolled back */
-    gethostname(h.releaser_host, sizeof h.releaser_host - 1);
     h.spawn_s = spawn_s;
     h.begin_epoch = begin_epoch;
     h.start_s = rec.start_s;

@@ -6,12 +6,15 @@
  * static run.  Each process also checks every element of its blocks against
  * the generator after every control point.  The checksum sums every
  * iteration's solution (a registered scalar, so it survives resizes).
- * usage: cjacobi DIM ITERATIONS */
+ * usage: cjacobi DIM ITERATIONS
+ * env:   CJACOBI_LINGER_MS=MS -- every process mpiexec started but rank 0
+ *        goes on MS ms after MPI_Finalize (tests/malleable/linger.sh). */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <empi.h>
+#include <unistd.h>
 
 #include "../../examples/jacobi_system.h"
 
@@ -87,6 +90,10 @@ int main(int argc, char **argv)
     free(displs);
     free(x_new);
     MPI_Finalize();
+    /* CJACOBI_LINGER_MS: every process mpiexec started but rank 0 goes on that long after
+     * MPI_Finalize (as a program that writes its output there would): tests/malleable/linger.sh */
+    const char *linger = getenv("CJACOBI_LINGER_MS");
+    if (linger && rank != 0 && type != EMPI_SPAWNED) usleep((useconds_t)atoi(linger) * 1000);
     free(A0);
     free(b0);
     return bad != 0;

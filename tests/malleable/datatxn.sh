@@ -38,14 +38,6 @@ drun() {
   env DUCTILE_REPORT="$rep" "$@" timeout $((t * 2)) $MPIEXEC -n "$np" "$prog" $its > "$tmp/out" 2> "$tmp/err"
   rc=$?
   got=$(hashes "$tmp/out")
-  # known limit (docs/malleability.md): with MPICH, after a rolled-back Baseline expansion, a
-  # parked new process can still be inside MPI_Finalize when the parents end, and mpiexec kills
-  # it (its "BAD TERMINATION" banner, exit status 0); everything else is checked as usual
-  if [ "$MPI_FAMILY" = mpich ] && [ $rc -eq 0 ] && [ -n "$cause" ] && [ "${name#*baseline}" != "$name" ] &&
-     grep -q "BAD TERMINATION" "$tmp/out"; then
-    echo "  note: $name: MPICH's mpiexec killed a parked process at the end (known limit)"
-    sed -i '/^=\{10,\}$/d; /^=   /d' "$tmp/out"
-  fi
   if [ $rc -ne 0 ] || [ "$got" != "$ref on $final" ] || grep -q "FAIL\| BAD" "$tmp/out"; then
     echo "FAIL: $name: rc $rc, '$got' (expected '$ref on $final')"; cat "$tmp/out"; tail -15 "$tmp/err"; fail=1; return 1
   fi

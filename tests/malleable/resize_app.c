@@ -17,7 +17,9 @@
  *        RESIZE_APP_NO_GET_SHARED=1 -- spawned processes do not call
  *        EMPI_Get_shared: their data arrives at their first control point.
  *        RESIZE_APP_SPAWNED_VARIABLE=1 -- spawned processes register the
- *        constant array as EMPI_VARIABLE (a mismatch the resize must refuse). */
+ *        constant array as EMPI_VARIABLE (a mismatch the resize must refuse).
+ *        RESIZE_APP_LINGER_MS=MS -- every process mpiexec started but rank 0
+ *        goes on MS ms after MPI_Finalize (tests/malleable/linger.sh). */
 #include <mpi.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -258,6 +260,12 @@ int main(int argc, char **argv)
     MPI_Finalize();
     clock_gettime(CLOCK_MONOTONIC, &w1);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+    const char *linger = getenv("RESIZE_APP_LINGER_MS");
+    if (linger && rank != 0 && type != EMPI_SPAWNED) {
+        long ms = atol(linger);
+        struct timespec lt = {ms / 1000, (ms % 1000) * 1000000L};
+        nanosleep(&lt, NULL);
+    }
     /* Buffers the app allocated itself stay its own (Ductile frees only what
      * it or EMPI_malloc allocated): free the originals. */
     free(m);

@@ -27,22 +27,12 @@ frun() {
   name=$1 np=$2 cause=$3; shift 3
   rep="$tmp/rep.json"; rm -f "$rep"
   # a failed background transfer's new buffers are abandoned on purpose (docs/malleability.md)
-  for attempt in 1 2; do
-    env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" DUCTILE_REPORT="$rep" "$@" \
-      timeout 240 $MPIEXEC -n "$np" "$prog" $dim $its > "$tmp/out" 2> "$tmp/err"
-    rc=$?
-    got=$(sed -n 's/.*checksum \([^ ]*\).*/\1/p' "$tmp/out")
-    # MPICH: after a rolled-back expansion, mpiexec can SIGKILL a process at the
-    # job's end (docs/malleability.md, known limits; rare, seen under heavy
-    # load): the same case runs once more on exactly that signature
-    if [ "$MPI_FAMILY" = mpich ] && [ $attempt = 1 ] && [ $rc -eq 9 ] && [ "$got" = "$ref" ] &&
-       grep -q "EXIT CODE: 9" "$tmp/out"; then
-      echo "  note: $name: MPICH's mpiexec killed a process at the job's end (known limit); running it once more"
-      continue
-    fi
-    break
-  done
-  if [ $rc -ne 0 ] || [ "$got" != "$ref" ] || ! grep -q "on $np processes, wrong elements 0" "$tmp/out"; then
+  env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" DUCTILE_REPORT="$rep" "$@" \
+    timeout 240 $MPIEXEC -n "$np" "$prog" $dim $its > "$tmp/out" 2> "$tmp/err"
+  rc=$?
+  got=$(sed -n 's/.*checksum \([^ ]*\).*/\1/p' "$tmp/out")
+  if [ $rc -ne 0 ] || [ "$got" != "$ref" ] || ! grep -q "on $np processes, wrong elements 0" "$tmp/out" ||
+     grep -q "BAD TERMINATION" "$tmp/out"; then
     echo "FAIL: $name: rc $rc, checksum '$got' (expected $ref)"; cat "$tmp/out"; tail -15 "$tmp/err"; fail=1; return 1
   fi
   if grep -q "MPI_Abort\|aborting" "$tmp/err"; then
