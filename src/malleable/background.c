@@ -156,12 +156,9 @@ int wait_bounded(MPI_Request *rq, double limit_s)
  * (status 1) at `iteration` or to leave (0), over the merged communicator
  * (they wait in ductile_malleable_get_shared).  0, or -1 when they do not
  * answer within NB_WAIT_LIMIT_S: no abort, the caller rolls back. */
-
-
 int pending_go(int status, int iteration)
 {
-    struct go_msg g = {status, iteration, request_queue_position(&M.q), M.next_id, (int64_t)getpid(), ""};
-    gethostname(g.host, sizeof g.host - 1);
+    struct go_msg g = {status, iteration, request_queue_position(&M.q), M.next_id};
     MPI_Request rq;
     if (PMPI_Ibcast(&g, (int)sizeof g, MPI_BYTE, 0, PEND.merged, &rq) != MPI_SUCCESS ||
         wait_bounded(&rq, NB_WAIT_LIMIT_S) != 0) {

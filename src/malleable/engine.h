@@ -281,8 +281,6 @@ extern struct pending_resize PEND;
 struct go_msg {
     int32_t status; /* 1 switch now, 0 cancelled: leave */
     int32_t iteration, sched_next, next_id;
-    int64_t pid; /* the parents' rank 0 (the releaser) */
-    char host[64];
 };
 
 /* Phases of transfer_items: everything blocking; only the constant
