@@ -13,6 +13,7 @@
 #include "../proto/net.h"
 #include "../proto/protocol.h"
 #include "daemon.h"
+#include "slurm_grow.h"
 #include "slurm_run.h"
 
 #define SLURM_OUT_MAX (256 * 1024)
@@ -37,10 +38,28 @@ static struct {
     struct rm *rm;
     int *shrunk;   /* per rm host: a shrink took processes from it (a candidate to give back) */
     int self;      /* rm host ductiled runs on (never given back), -1 unknown */
+    int grow;      /* --slurm-grow: ask Slurm for hosts when the allocation is full */
+    char frozen[200]; /* why Slurm will not change the job's node list any more ("": it will) */
     struct placement pl[MAX_PLACED];
 } S;
 
 int slurm_enabled(void) { return S.on; }
+
+int slurm_enable_grow(char *err, size_t errlen)
+{
+    S.grow = slurm_grow_hosts(S.rm, err, errlen) == 0; /* S.shrunk has room for RM_MAX_HOSTS */
+    return S.grow ? 0 : -1;
+}
+
+int slurm_make_room(const struct job *j, int n, char *reason, size_t rlen)
+{
+    if (!S.on || !S.grow || n < 1 || rm_free_slots(S.rm) >= n) return 0;
+    if (strcmp(j->mpi, "openmpi") != 0) return slurm_grow_room(S.rm, S.id, n, S.shrunk, reason, rlen);
+    snprintf(reason, rlen, "not enough free slots: %d requested, %d of %d free in %s; not asking Slurm for more: Open MPI's "
+             "mpiexec cannot start processes on a host added to its allocation after it started", n, rm_free_slots(S.rm),
+             rm_total(S.rm), S.rm->source);
+    return -1;
+}
 
 /* ------------------------------------------------------------ allocation */
 
@@ -127,7 +146,7 @@ int slurm_init(struct rm *rm, const char *jobid, double sync_period, char *err, 
     S.period = sync_period > 0 ? sync_period : 5.0;
     S.last = net_now();
     S.rm = rm;
-    S.shrunk = calloc((size_t)rm->nhosts, sizeof(int));
+    S.shrunk = calloc(RM_MAX_HOSTS, sizeof(int));
     if (!S.shrunk) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -333,6 +352,7 @@ static const char *host_state(int h)
     switch (S.rm->hosts[h].away) {
     case RM_RELEASED: return "released";
     case RM_LOST: return "lost";
+    case RM_OUTSIDE: return "outside";
     default: return "up";
     }
 }
@@ -393,13 +413,21 @@ static void give_back(void)
     int rc = slurm_run(argv, outbuf, sizeof outbuf);
     double dt = net_now() - t0;
     slurm_chomp(outbuf);
-    if (rc != 0) {
+    if (rc != 0 && strstr(outbuf, "DB index is being set")) {
+        /* Slurm 22.05 without accounting storage: after a job's first resize
+         * every further update of it is refused (tried again quietly) */
+        if (!S.frozen[0]) logmsg("slurm: giving back %s to Slurm job %s failed (%.300s); trying again at each check", names, S.id, outbuf);
+        snprintf(S.frozen, sizeof S.frozen, "Slurm refuses to change job %s's node list again (\"the DB index is being "
+                 "set\": a resized job without accounting storage)", S.id);
+    } else if (rc != 0) {
         logmsg("slurm: giving back %s to Slurm job %s failed (%.300s); they stay in ductiled's view", names, S.id, outbuf);
         S.last = 0; /* check against Slurm at the next tick */
     } else {
         for (int h = 0; h < nh; h++)
             if (go[h]) S.rm->hosts[h].away = RM_RELEASED;
         logmsg("slurm: gave %s back to Slurm (job %s keeps %s) in %.3f s", names, S.id, keep, dt);
+        slurm_resize_files_remove(S.id);
+        S.frozen[0] = '\0';
         state_dirty = 1;
     }
     free(go);
@@ -564,6 +592,7 @@ json_t *slurm_view(void)
     char why[160];
     for (int h = 0; h < S.rm->nhosts; h++) {
         const char *r = S.rm->hosts[h].away ? NULL : hold_reason(h, why, sizeof why);
+        if (!r && S.shrunk[h] && S.frozen[0] && !S.rm->hosts[h].away) r = S.frozen;
         json_t *o = json_pack("{s:s, s:i, s:s, s:i, s:i}", "name", S.rm->hosts[h].name, "cpus", S.rm->hosts[h].slots, "state",
                               host_state(h), "procs", procs_on(h), "parked", parked_on(h));
         if (r) json_object_set_new(o, "kept_because", json_string(r));
