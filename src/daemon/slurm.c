@@ -39,7 +39,8 @@ static struct {
     int *shrunk;   /* per rm host: a shrink took processes from it (a candidate to give back) */
     int self;      /* rm host ductiled runs on (never given back), -1 unknown */
     int grow;      /* --slurm-grow: ask Slurm for hosts when the allocation is full */
-    char frozen[200]; /* why Slurm will not change the job's node list any more ("": it will) */
+    char frozen[256]; /* why Slurm will not change the job's node list any more ("": it will) */
+    int noacct;       /* Slurm has no accounting storage: a resized job cannot change again */
     struct placement pl[MAX_PLACED];
 } S;
 
@@ -54,7 +55,11 @@ int slurm_enable_grow(char *err, size_t errlen)
 int slurm_make_room(const struct job *j, int n, char *reason, size_t rlen)
 {
     if (!S.on || !S.grow || n < 1 || rm_free_slots(S.rm) >= n) return 0;
-    if (strcmp(j->mpi, "openmpi") != 0) return slurm_grow_room(S.rm, S.id, n, S.shrunk, reason, rlen);
+    if (strcmp(j->mpi, "openmpi") != 0) {
+        int rc = slurm_grow_room(S.rm, S.id, n, S.shrunk, reason, rlen);
+        if (rc == 0 && S.noacct) slurm_freeze(S.id, S.frozen, sizeof S.frozen);
+        return rc;
+    }
     snprintf(reason, rlen, "not enough free slots: %d requested, %d of %d free in %s; not asking Slurm for more: Open MPI's "
              "mpiexec cannot start processes on a host added to its allocation after it started", n, rm_free_slots(S.rm),
              rm_total(S.rm), S.rm->source);
@@ -154,6 +159,7 @@ int slurm_init(struct rm *rm, const char *jobid, double sync_period, char *err, 
     char me[256] = "";
     gethostname(me, sizeof me - 1);
     S.self = rm_find(rm, me);
+    S.noacct = slurm_no_accounting();
     return 0;
 }
 
@@ -371,6 +377,7 @@ static const char *hold_reason(int h, char *buf, size_t len)
         snprintf(buf, len, "%d process(es) that left their world still run there (parked until they exit)", parked_on(h));
         return buf;
     }
+    if (S.frozen[0]) return S.frozen;
     for (int i = 0; i < MAX_PLACED; i++)
         if (S.pl[i].used && S.pl[i].openmpi)
             return "an Open MPI job runs: its mpiexec ends the whole job when a host of its daemons leaves the allocation";
@@ -413,12 +420,9 @@ static void give_back(void)
     int rc = slurm_run(argv, outbuf, sizeof outbuf);
     double dt = net_now() - t0;
     slurm_chomp(outbuf);
-    if (rc != 0 && strstr(outbuf, "DB index is being set")) {
-        /* Slurm 22.05 without accounting storage: after a job's first resize
-         * every further update of it is refused (tried again quietly) */
-        if (!S.frozen[0]) logmsg("slurm: giving back %s to Slurm job %s failed (%.300s); trying again at each check", names, S.id, outbuf);
-        snprintf(S.frozen, sizeof S.frozen, "Slurm refuses to change job %s's node list again (\"the DB index is being "
-                 "set\": a resized job without accounting storage)", S.id);
+    if (rc != 0 && strstr(outbuf, "DB index is being set")) { /* slurmctld waited 5 s for it already */
+        slurm_freeze(S.id, S.frozen, sizeof S.frozen);
+        logmsg("slurm: giving back %s failed (%.300s): %s; not trying again", names, outbuf, S.frozen);
     } else if (rc != 0) {
         logmsg("slurm: giving back %s to Slurm job %s failed (%.300s); they stay in ductiled's view", names, S.id, outbuf);
         S.last = 0; /* check against Slurm at the next tick */
@@ -427,7 +431,7 @@ static void give_back(void)
             if (go[h]) S.rm->hosts[h].away = RM_RELEASED;
         logmsg("slurm: gave %s back to Slurm (job %s keeps %s) in %.3f s", names, S.id, keep, dt);
         slurm_resize_files_remove(S.id);
-        S.frozen[0] = '\0';
+        if (S.noacct) slurm_freeze(S.id, S.frozen, sizeof S.frozen);
         state_dirty = 1;
     }
     free(go);
@@ -592,7 +596,6 @@ json_t *slurm_view(void)
     char why[160];
     for (int h = 0; h < S.rm->nhosts; h++) {
         const char *r = S.rm->hosts[h].away ? NULL : hold_reason(h, why, sizeof why);
-        if (!r && S.shrunk[h] && S.frozen[0] && !S.rm->hosts[h].away) r = S.frozen;
         json_t *o = json_pack("{s:s, s:i, s:s, s:i, s:i}", "name", S.rm->hosts[h].name, "cpus", S.rm->hosts[h].slots, "state",
                               host_state(h), "procs", procs_on(h), "parked", parked_on(h));
         if (r) json_object_set_new(o, "kept_because", json_string(r));

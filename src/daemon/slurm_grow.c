@@ -80,3 +80,16 @@ int slurm_grow_room(struct rm *rm, const char *jobid, int need, int *shrunk, cha
     state_dirty = 1;
     return 0;
 }
+
+int slurm_no_accounting(void)
+{
+    static char out[64 * 1024];
+    char *argv[] = {"scontrol", "show", "config", NULL};
+    return slurm_run(argv, out, sizeof out) == 0 && strstr(out, "accounting_storage/none") != NULL;
+}
+
+void slurm_freeze(const char *jobid, char *buf, size_t len)
+{
+    snprintf(buf, len, "Slurm refuses to change job %s's node list again: it was resized, and Slurm without accounting "
+             "storage then refuses every update of it (\"the DB index is being set\")", jobid);
+}

@@ -20,4 +20,11 @@ int slurm_grow_hosts(struct rm *rm, char *err, size_t len);
  * the allocation.  0, or -1 with Slurm's reason. */
 int slurm_grow_room(struct rm *rm, const char *jobid, int need, int *shrunk, char *reason, size_t rlen);
 
+/* Slurm has no accounting storage (scontrol show config): Slurm 22.05 then
+ * refuses every update of a job after its first resize ("the DB index is
+ * being set"), so a grown job cannot give hosts back.  1 / 0. */
+int slurm_no_accounting(void);
+/* The reason a resized job's node list cannot change again, into buf. */
+void slurm_freeze(const char *jobid, char *buf, size_t len);
+
 #endif
