@@ -53,7 +53,16 @@ int slurm_grow_room(struct rm *rm, const char *jobid, int need, int *shrunk, cha
     char why[512], added[1024] = "";
     size_t al = 0;
     double t0 = net_now();
-    int k = slurm_expand(jobid, miss, got, GROW_PIECES, why, sizeof why);
+    /* new hosts only: on a host of the job Slurm may give J2 CPUs the job
+     * already holds (seen here), and after the merge scontrol no longer
+     * tells which CPUs of it are the job's */
+    static char ex[8192];
+    size_t el = 0;
+    ex[0] = '\0';
+    for (int h = 0; h < rm->nhosts; h++)
+        if (!rm->hosts[h].away && el < sizeof ex - 1)
+            el += (size_t)snprintf(ex + el, sizeof ex - el, "%s%s", el ? "," : "", rm->hosts[h].name);
+    int k = slurm_expand(jobid, miss, ex, got, GROW_PIECES, why, sizeof why);
     if (k < 0) {
         snprintf(reason, rlen, "not enough free slots: %d requested, %d of %d free in %s, and Slurm added none: %s", need, fr,
                  rm_total(rm), rm->source, why);

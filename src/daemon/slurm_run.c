@@ -193,15 +193,18 @@ static void cancel(const char *id)
     slurm_run(argv, buf, sizeof buf);
 }
 
-int slurm_expand(const char *jobid, int ncpus, struct slurm_piece *got, int max, char *why, size_t len)
+int slurm_expand(const char *jobid, int ncpus, const char *exclude, struct slurm_piece *got, int max, char *why, size_t len)
 {
     static char out[64 * 1024], names[64 * 1024];
+    static char ex[8300];
     char dep[64], n[32], jname[64];
     snprintf(dep, sizeof dep, "--dependency=expand:%s", jobid);
     snprintf(n, sizeof n, "-n%d", ncpus);
     snprintf(jname, sizeof jname, "--job-name=ductile-grow-%s", jobid);
-    /* --immediate: no pending job is left behind when Slurm cannot grant it at once */
-    char *argv[] = {"salloc", "--no-shell", "--immediate=5", dep, n, jname, NULL};
+    snprintf(ex, sizeof ex, "--exclude=%s", exclude);
+    /* --immediate: no pending job is left behind when Slurm cannot grant it at
+     * once (a free allocation starts at once here); --exclude: new hosts only */
+    char *argv[] = {"salloc", "--no-shell", "--immediate=2", dep, n, jname, ex, NULL};
     int rc = slurm_run(argv, out, sizeof out);
     const char *g = strstr(out, "Granted job allocation ");
     char id[32] = "";
