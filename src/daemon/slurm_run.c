@@ -212,7 +212,8 @@ int slurm_expand(const char *jobid, int ncpus, const char *exclude, struct slurm
     if (rc != 0 || !id[0]) {
         slurm_chomp(out);
         const char *e = strstr(out, "error: ");
-        snprintf(why, len, "salloc --dependency=expand:%s -n%d: %.300s", jobid, ncpus, e ? e + 7 : out[0] ? out : "no answer");
+        snprintf(why, len, "salloc --dependency=expand:%s -n%d: %.300s%s", jobid, ncpus, e ? e + 7 : out[0] ? out : "no answer",
+                 strstr(out, "timed out") ? " (not granted within --immediate=2 s: no free host)" : "");
         if (id[0]) cancel(id);
         return -1;
     }
