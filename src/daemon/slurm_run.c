@@ -204,7 +204,7 @@ int slurm_expand(const char *jobid, int ncpus, const char *exclude, struct slurm
     snprintf(ex, sizeof ex, "--exclude=%s", exclude);
     /* --immediate: no pending job is left behind when Slurm cannot grant it at
      * once (a free allocation starts at once here); --exclude: new hosts only */
-    char *argv[] = {"salloc", "--no-shell", "--immediate=2", dep, n, jname, ex, NULL};
+    char *argv[] = {"salloc", "--no-shell", "--immediate=2", dep, n, jname, *exclude ? ex : NULL, NULL};
     int rc = slurm_run(argv, out, sizeof out);
     const char *g = strstr(out, "Granted job allocation ");
     char id[32] = "";
