@@ -424,8 +424,9 @@ static void give_back(void)
         slurm_freeze(S.id, S.frozen, sizeof S.frozen);
         logmsg("slurm: giving back %s failed (%.300s): %s; not trying again", names, outbuf, S.frozen);
     } else if (rc != 0) {
+        /* tried again at the next check (slurm_tick, every --slurm-sync s); not
+         * at once: that would ask Slurm at every turn of the poll loop */
         logmsg("slurm: giving back %s to Slurm job %s failed (%.300s); they stay in ductiled's view", names, S.id, outbuf);
-        S.last = 0; /* check against Slurm at the next tick */
     } else {
         for (int h = 0; h < nh; h++)
             if (go[h]) S.rm->hosts[h].away = RM_RELEASED;
