@@ -74,6 +74,9 @@ static void usage(FILE *f)
             "                      hosts a shrink empties are given back to Slurm (docs/cluster.md)\n"
             "  --slurm-job J       the same for Slurm job J\n"
             "  --slurm-sync SEC    how often to check the allocation against Slurm (default 5)\n"
+            "  --slurm-grow        with --slurm: an expansion the allocation cannot hold asks Slurm to add\n"
+            "                      hosts to the job (job expansion; needs SchedulerParameters=permit_job_expansion;\n"
+            "                      MPICH jobs only: docs/cluster.md)\n"
             "  --socket PATH       Unix-domain socket (default: $XDG_RUNTIME_DIR/ductile/ductiled.sock,\n"
             "                      or /tmp/ductile-UID/ductiled.sock); its directory is created mode 0700\n"
             "                      when missing, and must be yours and writable by nobody else\n"
@@ -109,7 +112,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-    int slots = 0, no_state = 0, use_slurm = 0;
+    int slots = 0, no_state = 0, use_slurm = 0, slurm_grow = 0;
     const char *slurm_job = NULL;
     double slurm_sync = 5.0;
     const char *hostfile = NULL, *sockpath = NULL, *tcp = NULL, *secret_file = NULL, *statefile = NULL;
@@ -123,7 +126,7 @@ int main(int argc, char **argv)
                                          {"policy", required_argument, 0, 'G'}, {"policy-params", required_argument, 0, 'g'},
                                          {"launcher", required_argument, 0, 'l'}, {"job-logs", required_argument, 0, 'J'},
                                          {"slurm", no_argument, 0, 'B'}, {"slurm-job", required_argument, 0, 'K'},
-                                         {"slurm-sync", required_argument, 0, 'Y'},
+                                         {"slurm-sync", required_argument, 0, 'Y'}, {"slurm-grow", no_argument, 0, 'E'},
                                          {"fold-to-admit", no_argument, 0, 'F'},
                                          {0, 0, 0, 0}};
     int o;
@@ -142,6 +145,7 @@ int main(int argc, char **argv)
         case 'H': hostfile = optarg; break;
         case 'B': use_slurm = 1; break;
         case 'K': use_slurm = 1, slurm_job = optarg; break;
+        case 'E': use_slurm = 1, slurm_grow = 1; break;
         case 'Y': {
             char *end;
             slurm_sync = strtod(optarg, &end);
@@ -228,7 +232,7 @@ int main(int argc, char **argv)
         have_secret = 1;
     }
     if (use_slurm) {
-        if (slurm_init(&rm, slurm_job, slurm_sync, err, sizeof err) != 0) {
+        if (slurm_init(&rm, slurm_job, slurm_sync, err, sizeof err) != 0 || (slurm_grow && slurm_enable_grow(err, sizeof err) != 0)) {
             fprintf(stderr, "ductiled: %s\n", err);
             return 1;
         }

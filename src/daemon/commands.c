@@ -43,7 +43,7 @@ int forward_own_resize(struct job *j, int delta, long long at, int cli, char *wh
     int reserved = 0;
     if (delta > 0) {
         int *where = calloc((size_t)delta, sizeof(int));
-        if (!where || rm_grant(&rm, j->alloc, delta, NULL, where, why, wl) != 0) {
+        if (!where || slurm_make_room(j, delta, why, wl) != 0 || rm_grant(&rm, j->alloc, delta, NULL, where, why, wl) != 0) {
             free(where);
             json_decref(args);
             f->used = 0;
@@ -222,8 +222,9 @@ static void do_resize(int ci, long long id, const char *cmd, const json_t *req)
             for (int k = 0; k < delta; k++) wanted[k] = json_string_value(json_array_get(hosts, (size_t)k));
         }
         int *where = calloc((size_t)delta, sizeof(int));
-        char reason[256];
-        if (!where || rm_grant(&rm, j->alloc, delta, wanted, where, reason, sizeof reason) != 0) {
+        char reason[768]; /* --slurm-grow: Slurm's answer to a growth beyond the allocation */
+        if (!where || (!wanted && slurm_make_room(j, delta, reason, sizeof reason) != 0) ||
+            rm_grant(&rm, j->alloc, delta, wanted, where, reason, sizeof reason) != 0) {
             reply_err(ci, id, PERR_NO_SLOTS, "job %d: expansion by %d refused: %s", j->id, delta, where ? reason : "out of memory");
             free(where);
             free(wanted);

@@ -146,9 +146,12 @@ int rm_grant(struct rm *rm, int *alloc, int n, const char *const *wanted, int *o
                 free(take);
                 return -1;
             }
-            if (rm->hosts[i].away) {
-                snprintf(reason, rlen, "host '%s' %s", wanted[k],
-                         rm->hosts[i].away == 1 ? "was given back to the resource manager" : "was lost");
+            if (rm->hosts[i].away) { /* slurm.h: 1 given back, 2 lost, 3 outside the allocation */
+                snprintf(reason, rlen, "host '%s' %s%s", wanted[k],
+                         rm->hosts[i].away == 1   ? "was given back to the resource manager"
+                         : rm->hosts[i].away == 3 ? "is not in "
+                                                  : "was lost",
+                         rm->hosts[i].away == 3 ? rm->source : "");
                 free(take);
                 return -1;
             }

@@ -13,6 +13,7 @@
 #include "../proto/net.h"
 #include "../proto/protocol.h"
 #include "daemon.h"
+#include "slurm_grow.h"
 #include "slurm_run.h"
 
 #define SLURM_OUT_MAX (256 * 1024)
@@ -37,10 +38,33 @@ static struct {
     struct rm *rm;
     int *shrunk;   /* per rm host: a shrink took processes from it (a candidate to give back) */
     int self;      /* rm host ductiled runs on (never given back), -1 unknown */
+    int grow;      /* --slurm-grow: ask Slurm for hosts when the allocation is full */
+    char frozen[256]; /* why Slurm will not change the job's node list any more ("": it will) */
+    int noacct;       /* Slurm has no accounting storage: a resized job cannot change again */
     struct placement pl[MAX_PLACED];
 } S;
 
 int slurm_enabled(void) { return S.on; }
+
+int slurm_enable_grow(char *err, size_t errlen)
+{
+    S.grow = slurm_grow_hosts(S.rm, err, errlen) == 0; /* S.shrunk has room for RM_MAX_HOSTS */
+    return S.grow ? 0 : -1;
+}
+
+int slurm_make_room(const struct job *j, int n, char *reason, size_t rlen)
+{
+    if (!S.on || !S.grow || n < 1 || rm_free_slots(S.rm) >= n) return 0;
+    if (strcmp(j->mpi, "openmpi") != 0) {
+        int rc = slurm_grow_room(S.rm, S.id, n, S.shrunk, reason, rlen);
+        if (rc == 0 && S.noacct) slurm_freeze(S.id, S.frozen, sizeof S.frozen);
+        return rc;
+    }
+    snprintf(reason, rlen, "not enough free slots: %d requested, %d of %d free in %s; not asking Slurm for more: Open MPI's "
+             "mpiexec cannot start processes on a host added to its allocation after it started", n, rm_free_slots(S.rm),
+             rm_total(S.rm), S.rm->source);
+    return -1;
+}
 
 /* ------------------------------------------------------------ allocation */
 
@@ -127,7 +151,7 @@ int slurm_init(struct rm *rm, const char *jobid, double sync_period, char *err, 
     S.period = sync_period > 0 ? sync_period : 5.0;
     S.last = net_now();
     S.rm = rm;
-    S.shrunk = calloc((size_t)rm->nhosts, sizeof(int));
+    S.shrunk = calloc(RM_MAX_HOSTS, sizeof(int));
     if (!S.shrunk) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -135,6 +159,7 @@ int slurm_init(struct rm *rm, const char *jobid, double sync_period, char *err, 
     char me[256] = "";
     gethostname(me, sizeof me - 1);
     S.self = rm_find(rm, me);
+    S.noacct = slurm_no_accounting();
     return 0;
 }
 
@@ -333,6 +358,7 @@ static const char *host_state(int h)
     switch (S.rm->hosts[h].away) {
     case RM_RELEASED: return "released";
     case RM_LOST: return "lost";
+    case RM_OUTSIDE: return "outside";
     default: return "up";
     }
 }
@@ -351,6 +377,7 @@ static const char *hold_reason(int h, char *buf, size_t len)
         snprintf(buf, len, "%d process(es) that left their world still run there (parked until they exit)", parked_on(h));
         return buf;
     }
+    if (S.frozen[0]) return S.frozen;
     for (int i = 0; i < MAX_PLACED; i++)
         if (S.pl[i].used && S.pl[i].openmpi)
             return "an Open MPI job runs: its mpiexec ends the whole job when a host of its daemons leaves the allocation";
@@ -393,13 +420,19 @@ static void give_back(void)
     int rc = slurm_run(argv, outbuf, sizeof outbuf);
     double dt = net_now() - t0;
     slurm_chomp(outbuf);
-    if (rc != 0) {
+    if (rc != 0 && strstr(outbuf, "DB index is being set")) { /* slurmctld waited 5 s for it already */
+        slurm_freeze(S.id, S.frozen, sizeof S.frozen);
+        logmsg("slurm: giving back %s failed (%.300s): %s; not trying again", names, outbuf, S.frozen);
+    } else if (rc != 0) {
+        /* tried again at the next check (slurm_tick, every --slurm-sync s); not
+         * at once: that would ask Slurm at every turn of the poll loop */
         logmsg("slurm: giving back %s to Slurm job %s failed (%.300s); they stay in ductiled's view", names, S.id, outbuf);
-        S.last = 0; /* check against Slurm at the next tick */
     } else {
         for (int h = 0; h < nh; h++)
             if (go[h]) S.rm->hosts[h].away = RM_RELEASED;
         logmsg("slurm: gave %s back to Slurm (job %s keeps %s) in %.3f s", names, S.id, keep, dt);
+        slurm_resize_files_remove(S.id);
+        if (S.noacct) slurm_freeze(S.id, S.frozen, sizeof S.frozen);
         state_dirty = 1;
     }
     free(go);

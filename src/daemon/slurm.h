@@ -15,14 +15,22 @@
 #include "jobs.h"
 #include "rm.h"
 
-/* Host states kept in rm_host.away. */
-enum { RM_UP = 0, RM_RELEASED = 1, RM_LOST = 2 };
+/* Host states kept in rm_host.away (RM_OUTSIDE: a node of the cluster not in
+ * the job, known under --slurm-grow). */
+enum { RM_UP = 0, RM_RELEASED = 1, RM_LOST = 2, RM_OUTSIDE = 3 };
 
 /* Build rm from the Slurm job `jobid` (NULL: $SLURM_JOB_ID): hosts and CPUs
  * from scontrol show job (falling back to SLURM_JOB_NODELIST and
  * SLURM_JOB_CPUS_PER_NODE).  0, or -1 with a message. */
 int slurm_init(struct rm *rm, const char *jobid, double sync_period, char *err, size_t errlen);
 int slurm_enabled(void);
+/* --slurm-grow (after slurm_init): expansions the allocation cannot hold
+ * ask Slurm for more hosts (slurm_grow.h).  0, or -1 with a message. */
+int slurm_enable_grow(char *err, size_t errlen);
+/* Before an expansion by n (no hosts named) is granted: under --slurm-grow,
+ * when the free slots do not suffice, grow the Slurm job.  0 (go on to
+ * rm_grant), or -1 with the reason to refuse. */
+int slurm_make_room(const struct job *j, int n, char *reason, size_t rlen);
 /* Periodic check against Slurm (called from the poll loop; runs scontrol at
  * most every sync_period seconds, bounded). */
 void slurm_tick(double now);

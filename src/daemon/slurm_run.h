@@ -19,4 +19,21 @@ int slurm_field(const char *line, const char *key, char *out, size_t len);
 /* SLURM_JOB_CPUS_PER_NODE: "2(x3),1" -> cpus[0..n).  The count, or -1. */
 int slurm_parse_cpus(const char *spec, int *cpus, int max);
 
+/* Hosts and CPUs Slurm added to a job. */
+struct slurm_piece {
+    char name[256];
+    int cpus;
+};
+/* Grow Slurm job `jobid` by ncpus CPUs on hosts not in `exclude` (the job's
+ * hosts; Slurm's job expansion, which needs
+ * SchedulerParameters=permit_job_expansion): salloc --no-shell --immediate
+ * --dependency=expand:J -n ncpus --exclude gets a job J2, whose hosts and
+ * CPUs go to got[], then scontrol update JobId=J2 NumNodes=0 hands them to J.
+ * Every step bounded (SLURM_WAIT); J2 is cancelled when a step fails.  The
+ * number of pieces, or -1 with Slurm's reason in why. */
+int slurm_expand(const char *jobid, int ncpus, const char *exclude, struct slurm_piece *got, int max, char *why, size_t len);
+/* Remove the slurm_job_J_resize.sh/.csh that scontrol update of a node list
+ * writes into its working directory (slurm_run runs it in P_tmpdir). */
+void slurm_resize_files_remove(const char *jobid);
+
 #endif

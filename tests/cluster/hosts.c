@@ -4,7 +4,14 @@
  *                        prints them and fails unless there are >= 2 hosts
  *   hosts spawn HOST     rank 0 spawns one child with the info key "host"
  *                        set to HOST; the child sends its host name back;
- *                        the parent fails unless it is HOST
+ *                        the parent fails unless it is HOST.  With
+ *                        HOSTS_WAIT_FILE=F rank 0 first waits (up to 60 s)
+ *                        until F exists (a host Slurm adds to the running
+ *                        job); with HOSTS_ADD_HOST=1 the info key "add-host"
+ *                        (Open MPI: a host outside mpiexec's allocation)
+ *                        with "map_by" slot and "bind_to" none (no
+ *                        topology of the new host yet when Open MPI 4.1
+ *                        maps the spawned job)
  *   hosts rawspawn LIST  a raw expansion for comparison with Ductile's
  *                        (tests/cluster/expand-bench.sh): all ranks spawn
  *                        one process per host in LIST (comma-separated, info
@@ -65,8 +72,24 @@ static int spawn(const char *argv0, const char *host)
     char *cargs[] = {"child", NULL};
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     my_host(mine);
+    const char *wait = getenv("HOSTS_WAIT_FILE");
+    if (wait && *wait) {
+        int there = 0;
+        if (rank == 0)
+            for (int i = 0; i < 600 && !(there = access(wait, F_OK) == 0); i++) usleep(100000);
+        MPI_Bcast(&there, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (!there) {
+            if (rank == 0) fprintf(stderr, "hosts: FAIL: %s did not appear within 60 s\n", wait);
+            return 1;
+        }
+    }
     MPI_Info_create(&info);
     MPI_Info_set(info, "host", host);
+    if (getenv("HOSTS_ADD_HOST") && atoi(getenv("HOSTS_ADD_HOST"))) {
+        MPI_Info_set(info, "add-host", host);
+        MPI_Info_set(info, "map_by", "slot"); /* Open MPI 4.1 spells these with _ */
+        MPI_Info_set(info, "bind_to", "none");
+    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int rc = MPI_Comm_spawn(argv0, cargs, 1, info, 0, MPI_COMM_WORLD, &child, &err);
     MPI_Info_free(&info);

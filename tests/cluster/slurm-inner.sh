@@ -14,6 +14,14 @@
 #         it back when Slurm agrees; dnode5 disappears (tools/cluster lose, by
 #         the outer test): ductiled marks it lost, its view matches Slurm's,
 #         the job goes on, requests for the lost host are refused.
+#   beyond (salloc -N1 -n2 -w dnode1; ductiled --slurm-grow): an MPICH job
+#         on dnode1 grows beyond the allocation onto dnode2, which Slurm adds
+#         to the job (data checked, new ranks on dnode2), then shrinks: Slurm
+#         will not change the resized job again, ductiled says why; with Open
+#         MPI the growth is refused with the reason; a job that is no MPI
+#         job (fakejob.py) grows onto a host Slurm adds, and is refused with
+#         Slurm's reason while the other hosts are taken.  The outer test
+#         checks that the added hosts are idle once the allocation ends.
 # Environment from slurm.sh: T (work directory), B (build tree), S (source
 # tree), PYTHON, MPIEXEC, MPI_FAMILY, scale.
 set -u
@@ -38,12 +46,14 @@ slurm_nodes() { scontrol show hostnames "$(scontrol show job "$SLURM_JOB_ID" -o 
 ductiled_up() { ctl --json slots | jget '" ".join(h["name"] for h in d["slurm"]["hosts"] if h["state"] == "up")'; }
 DP=
 start_daemon() {
-  "$B/tools/ductiled" --slurm --slurm-sync 0.5 --socket "$SOCK" --state "$T/d.$part.state" -v >> "$T/d.$part.log" 2>&1 &
+  "$B/tools/ductiled" --slurm ${GROW:+--slurm-grow} --slurm-sync 0.5 --socket "$SOCK" --state "$T/d.$part.state" -v >> "$T/d.$part.log" 2>&1 &
   DP=$!
   wait_until 10 '[ -S "$SOCK" ] && ctl list >/dev/null 2>&1' || bad "ductiled --slurm did not start: $(tail -3 "$T/d.$part.log")"
 }
 JOBPID=
+BUSY=
 cleanup() {
+  [ -n "$BUSY" ] && scancel "$BUSY" 2>/dev/null
   [ -n "$JOBPID" ] && kill "$JOBPID" 2>/dev/null
   [ -n "$DP" ] && kill "$DP" 2>/dev/null && wait "$DP" 2>/dev/null
 }
@@ -194,6 +204,70 @@ lost)
   touch "$T/stop.lost"
   wait "$JOBPID"; JOBPID=
   ;;
-*) echo "usage: slurm-inner.sh grow|lost"; exit 2 ;;
+beyond)
+  GROW=1 start_daemon
+  [ "$(view)" = "dnode1:up:0:0 dnode2:outside:0:0 dnode3:outside:0:0 dnode4:outside:0:0 dnode5:outside:0:0" ] &&
+    [ "$(ctl --json slots | jget 'd["total"]')" = 2 ] && ok "ductiled --slurm-grow: dnode1 (2 CPUs) in Slurm job $SLURM_JOB_ID, 4 hosts outside" ||
+    bad "allocation seen: $(view), total $(ctl --json slots | jget 'd["total"]')"
+  # shellcheck disable=SC2086
+  DUCTILE_CONTROLLER=unix:$SOCK DUCTILE_REPORT=$T/beyond.json timeout $((60 * scale)) $MPIEXEC -n 2 \
+    "$B/tests/controller/ctl_job" 1000000 30 0 "$T/stop.beyond" > "$T/beyond.log" 2>&1 &
+  JOBPID=$!
+  wait_until 30 '[ -n "$(jobid ctl_job)" ]' || bad "the MPI job did not register: $(tail -5 "$T/beyond.log")"
+  J=$(jobid ctl_job)
+  if [ "$MPI_FAMILY" = openmpi ]; then
+    ctl expand "$J" 2 > /dev/null 2> "$T/refused"
+    grep -q "0 of 2 free in Slurm job $SLURM_JOB_ID; not asking Slurm for more: Open MPI's mpiexec cannot start processes on a host added" "$T/refused" &&
+      [ "$(slurm_nodes)" = dnode1 ] && ok "Open MPI job: growth beyond the allocation refused: $(cat "$T/refused")" ||
+      bad "Open MPI growth: $(cat "$T/refused"), Slurm $(slurm_nodes)"
+    final=2
+  else
+    t0=$(date +%s.%N)
+    ctl expand "$J" 2 >/dev/null || bad "expand $J 2 refused"
+    wait_until 60 '[ "$(procs "$J")" = 4 ]' && t1=$(date +%s.%N) &&
+      [ "$(view)" = "dnode1:up:2:0 dnode2:up:2:0 dnode3:outside:0:0 dnode4:outside:0:0 dnode5:outside:0:0" ] &&
+      [ "$(slurm_nodes)" = "dnode1 dnode2" ] && ok "2 -> 4 beyond the allocation: Slurm added dnode2 to job $SLURM_JOB_ID ($(grep -o 'grew by .* in [0-9.]* s' "$T/d.$part.log" | head -1)), the new ranks run there; $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f s", b - a }') from the expand command to the job at 4" ||
+      bad "growth beyond the allocation: procs $(procs "$J"), $(view), Slurm $(slurm_nodes); $(grep slurm: "$T/d.$part.log" | tail -2)"
+    ctl shrink "$J" 2 >/dev/null || bad "shrink $J 2 refused"
+    wait_until 60 '[ "$(procs "$J")" = 2 ]' && wait_until 20 'reason dnode2 | grep -q "Slurm refuses to change job"' &&
+      [ "$(slurm_nodes)" = "dnode1 dnode2" ] && ok "4 -> 2: dnode2 stays in the grown job: $(reason dnode2)" ||
+      bad "after the shrink: procs $(procs "$J"), $(view), dnode2 kept because '$(reason dnode2)', Slurm $(slurm_nodes)"
+    final=2
+  fi
+  touch "$T/stop.beyond"
+  wait "$JOBPID"; rc=$?; JOBPID=
+  grep -q "FINAL size=$final .*failures=0" "$T/beyond.log" && [ $rc = 0 ] && ok "job data checked: $(grep FINAL "$T/beyond.log")" ||
+    bad "job failed (exit $rc): $(tail -5 "$T/beyond.log")"
+  if [ "$MPI_FAMILY" != openmpi ]; then
+    "$PYTHON" - "$T/beyond.json" <<'PY' && ok "report: resize 2 -> 4 -> 2, ranks 2 and 3 ran on dnode2" || bad "report after the growth"
+import json, sys
+r = json.load(open(sys.argv[1]))
+ok = [(x["from"], x["to"]) for x in r["reconfigurations"] if x["status"] == "ok"]
+gone = sorted((x["rank"], x.get("host")) for x in r.get("departed", []))
+if ok != [(2, 4), (4, 2)] or gone != [(2, "dnode2"), (3, "dnode2")]:
+    sys.exit("resizes %s, departed %s" % (ok, gone))
+PY
+  fi
+  # a job that is no MPI job: refused while the other hosts are taken, then grown
+  "$PYTHON" "$S/tests/cluster/fakejob.py" "$SOCK" "$T/stop.fakeb" $((60 * scale)) dnode1 0.2 > "$T/fakeb.log" 2>&1 &
+  JOBPID=$!
+  wait_until 10 '[ -n "$(jobid fakejob)" ]' || bad "fakejob did not register: $(cat "$T/fakeb.log")"
+  F=$(jobid fakejob)
+  BUSY=$(salloc --no-shell --immediate=10 -J ductile-test --exclusive -N3 -w 'dnode[3-5]' 2>&1 | sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p')
+  [ -n "$BUSY" ] || bad "could not take dnode3..dnode5 for the refusal"
+  free=$(ctl --json slots | jget 'd["free"]')
+  ctl expand "$F" 4 > /dev/null 2> "$T/refused"
+  grep -q "not enough free slots: 4 requested, $free of .* free in Slurm job $SLURM_JOB_ID, and Slurm added none: salloc --dependency=expand:$SLURM_JOB_ID" "$T/refused" &&
+    ok "refused while dnode3..dnode5 are taken (Slurm job $BUSY): $(cat "$T/refused")" || bad "refusal with the hosts taken: $(cat "$T/refused")"
+  scancel "$BUSY"; BUSY=
+  wait_until 10 '[ "$(sinfo -h -n dnode3 -o %t)" = idle ]' || bad "dnode3 not idle after scancel"
+  ctl expand "$F" 4 > /dev/null || bad "expand $F 4 refused: $(grep slurm: "$T/d.$part.log" | tail -1)"
+  wait_until 20 '[ "$(procs "$F")" = 5 ]' && slurm_nodes | grep -q dnode3 &&
+    ok "fakejob 1 -> 5: Slurm job now on $(slurm_nodes) ($(grep -o 'grew by .* in [0-9.]* s' "$T/d.$part.log" | tail -1))" ||
+    bad "fakejob growth: procs $(procs "$F"), $(view), Slurm $(slurm_nodes)"
+  touch "$T/stop.fakeb"
+  wait "$JOBPID"; JOBPID=
+  ;;
+*) echo "usage: slurm-inner.sh grow|lost|beyond"; exit 2 ;;
 esac
 exit $fail

@@ -8,6 +8,9 @@
 #         restart during a 2 -> 4 expansion, and a job whose departed
 #         processes exit gives its hosts back (Slurm: job on 1 host, the
 #         others idle);
+#   beyond: ductiled --slurm-grow: a job grows onto hosts Slurm adds to the
+#         allocation (MPICH; Open MPI: refused with the reason), a refusal
+#         when Slurm has no free host, the added hosts idle afterwards;
 #   lost: placement fills a host first, Slurm refuses a give-back, a host
 #         disappears (namespace removed) while a job runs.
 # The checks run inside the allocations (tests/cluster/slurm-inner.sh).
@@ -69,6 +72,13 @@ part() {
 }
 
 part grow -N4 -n4 -w 'dnode[1-4]'
+
+# beyond: ductiled --slurm-grow grows the job onto hosts Slurm adds
+if part beyond -N1 -n2 -w dnode1; then
+  st=$("$CLUSTER" exec dnode1 sinfo -h -N -n 'dnode[2-5]' -o '%N %t' | tr '\n' ' ')
+  [ "$st" = "dnode2 idle dnode3 idle dnode4 idle dnode5 idle " ] && echo "ok: the hosts Slurm added are idle once the allocation ended: $st" ||
+    { echo "FAIL: sinfo after the grown allocation: $st"; fail=1; }
+fi
 
 # lost: the inner part asks ($T/want-lose); dnode5 then disappears
 part lost -k -N3 -n6 -w dnode1,dnode2,dnode5 &
