@@ -111,34 +111,9 @@ int slurm_init(struct rm *rm, const char *jobid, double sync_period, char *err, 
     /* the environment's CPUs per node hold for the node list it names */
     if (env_id && !strcmp(env_id, jobid) && env_cpn && env_nl && !strcmp(env_nl, nodelist))
         ncpus = slurm_parse_cpus(env_cpn, cpus, RM_MAX_HOSTS);
-    int k = 0;
-    for (char *save = NULL, *h = strtok_r(names, "\n", &save); h; h = strtok_r(NULL, "\n", &save)) {
-        if (!proto_valid_hostname(h)) {
-            snprintf(err, errlen, "--slurm: Slurm host name '%.64s' is not valid", h);
-            rm_destroy(rm);
-            return -1;
-        }
-        if (rm->nhosts >= RM_MAX_HOSTS) break;
-        int c = ncpus > k ? cpus[k] : 1; /* no per-node count: spread below */
-        struct rm_host *nh = realloc(rm->hosts, (size_t)(rm->nhosts + 1) * sizeof *nh);
-        if (!nh) {
-            snprintf(err, errlen, "out of memory");
-            rm_destroy(rm);
-            return -1;
-        }
-        rm->hosts = nh;
-        memset(&nh[rm->nhosts], 0, sizeof *nh);
-        snprintf(nh[rm->nhosts].name, sizeof nh[rm->nhosts].name, "%s", h);
-        nh[rm->nhosts].slots = c;
-        rm->nhosts++;
-        k++;
-    }
-    if (ncpus < 0 && rm->nhosts > 0) { /* spread NumCPUs over the hosts */
-        long tot = strtol(numcpus, NULL, 10);
-        for (int i = 0; i < rm->nhosts; i++)
-            rm->hosts[i].slots = (int)(tot / rm->nhosts + (i < tot % rm->nhosts));
-        for (int i = 0; i < rm->nhosts; i++)
-            if (rm->hosts[i].slots < 1) rm->hosts[i].slots = 1;
+    if (slurm_fill_hosts(rm, names, ncpus >= 0 ? cpus : NULL, ncpus, strtol(numcpus, NULL, 10), err, errlen) != 0) {
+        rm_destroy(rm);
+        return -1;
     }
     if (rm->nhosts == 0) {
         snprintf(err, errlen, "--slurm: Slurm job %s lists no hosts", jobid);

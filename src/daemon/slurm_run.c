@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../proto/net.h"
+#include "../proto/protocol.h"
 #include "rm.h"
 
 /* Run argv with stdout+stderr into out (NUL-terminated); bounded by SLURM_WAIT.
@@ -155,6 +156,36 @@ int slurm_parse_cpus(const char *spec, int *cpus, int max)
     return n;
 }
 
+
+int slurm_fill_hosts(struct rm *rm, char *names, const int *cpus, int ncpus, long numcpus, char *err, size_t errlen)
+{
+    int k = 0;
+    for (char *save = NULL, *h = strtok_r(names, "\n", &save); h; h = strtok_r(NULL, "\n", &save)) {
+        if (!proto_valid_hostname(h)) {
+            snprintf(err, errlen, "--slurm: Slurm host name '%.64s' is not valid", h);
+            return -1;
+        }
+        if (rm->nhosts >= RM_MAX_HOSTS) break;
+        struct rm_host *nh = realloc(rm->hosts, (size_t)(rm->nhosts + 1) * sizeof *nh);
+        if (!nh) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        rm->hosts = nh;
+        memset(&nh[rm->nhosts], 0, sizeof *nh);
+        snprintf(nh[rm->nhosts].name, sizeof nh[rm->nhosts].name, "%s", h);
+        nh[rm->nhosts].slots = cpus && ncpus > k ? cpus[k] : 1; /* no per-node count: spread below */
+        rm->nhosts++;
+        k++;
+    }
+    if (!cpus && rm->nhosts > 0) { /* spread NumCPUs over the hosts */
+        for (int i = 0; i < rm->nhosts; i++)
+            rm->hosts[i].slots = (int)(numcpus / rm->nhosts + (i < numcpus % rm->nhosts));
+        for (int i = 0; i < rm->nhosts; i++)
+            if (rm->hosts[i].slots < 1) rm->hosts[i].slots = 1;
+    }
+    return 0;
+}
 
 void slurm_resize_files_remove(const char *jobid)
 {

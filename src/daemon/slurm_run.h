@@ -18,6 +18,11 @@ int slurm_hostnames(const char *list, char *buf, size_t len);
 int slurm_field(const char *line, const char *key, char *out, size_t len);
 /* SLURM_JOB_CPUS_PER_NODE: "2(x3),1" -> cpus[0..n).  The count, or -1. */
 int slurm_parse_cpus(const char *spec, int *cpus, int max);
+struct rm;
+/* rm's hosts from scontrol show hostnames' lines (names, modified), with
+ * cpus[k] CPUs for the k-th (ncpus of them), or numcpus spread over the
+ * hosts when cpus is NULL.  0, or -1 with err set. */
+int slurm_fill_hosts(struct rm *rm, char *names, const int *cpus, int ncpus, long numcpus, char *err, size_t errlen);
 
 /* Hosts and CPUs Slurm added to a job. */
 struct slurm_piece {
