@@ -4,6 +4,10 @@
  * go/cancel message to the spawned processes, cancellation. */
 #include "engine.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#endif
+
 /* ------------------------------------------------------------------ NB (background) transfer of constant data
  *
  * With DUCTILE_REDIST_CONSTANT=nb, distributed items registered as constant
@@ -110,6 +114,17 @@ void nb_finish(int adopt)
 
 /* A failed background transfer: forget it without touching its buffers,
  * requests or windows (MPI may still use them). */
+/* A process about to end: the new buffers stay with the MPI until the
+ * process exits (their requests may be pending), not a leak to report. */
+void nb_abandon_at_exit(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    for (int i = 0; i < NB.n; i++)
+        if (NB.e[i].dst) __lsan_ignore_object(NB.e[i].dst);
+#endif
+    nb_abandon();
+}
+
 void nb_abandon(void)
 {
     free(NB.e);

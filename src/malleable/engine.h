@@ -347,6 +347,7 @@ int nb_test_local(void);
 int nb_wait_local(int nap);
 void nb_finish(int adopt);
 void nb_abandon(void);
+void nb_abandon_at_exit(void); /* the same, in a process about to end */
 void nb_note(struct report_reconfig *r, int iteration);
 int wait_bounded(MPI_Request *rq, double limit_s);
 int pending_go(int status, int iteration);

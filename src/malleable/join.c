@@ -330,7 +330,7 @@ int ductile_malleable_get_shared(int *iteration)
         int okb = transfer_items(&L, 1, h->redist, h->nb, XF_BG, h->id, h->iteration, NULL, h->prepare, &xb, why,
                                  sizeof why) == 0;
         if (!txn_agree(merged, okb, why, sizeof why)) {
-            nb_abandon();
+            nb_abandon_at_exit();
             join_abort(o2c, n2c, why);
         }
         struct go_msg g;
@@ -339,11 +339,11 @@ int ductile_malleable_get_shared(int *iteration)
         if (PMPI_Ibcast(&g, (int)sizeof g, MPI_BYTE, 0, merged, &rq) != MPI_SUCCESS ||
             wait_bounded(&rq, (double)ductile_rt.settings.leave_timeout + NB_WAIT_LIMIT_S) != 0) {
             /* no answer from the parents: this process leaves (no abort: the parents may go on) */
-            nb_abandon();
+            nb_abandon_at_exit();
             join_abort(o2c, n2c, "the running processes did not switch to the new size in time");
         }
         if (g.status != 1) {
-            nb_abandon(); /* leaving: the new buffers go with the process */
+            nb_abandon_at_exit(); /* leaving: the new buffers go with the process */
             join_abort(o2c, n2c, "the resize was cancelled");
         }
         if (nb_wait_local(1) != 0) {
