@@ -8,12 +8,12 @@
 
 #include "../proto/protocol.h"
 
-static int add_host(struct rm *rm, const char *name, int slots)
+int rm_add_host(struct rm *rm, const char *name, int slots)
 {
     int i = rm_find(rm, name);
     if (i >= 0) {
         rm->hosts[i].slots += slots;
-        return 0;
+        return i;
     }
     if (rm->nhosts >= RM_MAX_HOSTS) return -1;
     struct rm_host *h = realloc(rm->hosts, (size_t)(rm->nhosts + 1) * sizeof *h);
@@ -22,14 +22,13 @@ static int add_host(struct rm *rm, const char *name, int slots)
     memset(&h[rm->nhosts], 0, sizeof *h);
     snprintf(h[rm->nhosts].name, sizeof h[rm->nhosts].name, "%s", name);
     h[rm->nhosts].slots = slots;
-    rm->nhosts++;
-    return 0;
+    return rm->nhosts++;
 }
 
 int rm_init_slots(struct rm *rm, const char *hostname, int n)
 {
     memset(rm, 0, sizeof *rm);
-    return add_host(rm, hostname, n);
+    return rm_add_host(rm, hostname, n) < 0 ? -1 : 0;
 }
 
 int rm_init_hostfile(struct rm *rm, const char *path, char *err, size_t errlen)
@@ -67,7 +66,7 @@ int rm_init_hostfile(struct rm *rm, const char *path, char *err, size_t errlen)
             slots = (int)v;
         }
         if (!proto_valid_hostname(host)) goto bad;
-        if (add_host(rm, host, slots) != 0) goto bad;
+        if (rm_add_host(rm, host, slots) < 0) goto bad;
         continue;
     bad:
         snprintf(err, errlen, "%s:%d: expected 'HOST [slots=N]' with a valid host name", path, lineno);

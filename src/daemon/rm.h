@@ -26,6 +26,9 @@ int rm_init_slots(struct rm *rm, const char *hostname, int n);
 /* Hostfile lines: "host", "host slots=N" or "host:N"; '#' starts a comment.
  * Host names must pass proto_valid_hostname.  0 / -1 with a message. */
 int rm_init_hostfile(struct rm *rm, const char *path, char *err, size_t errlen);
+/* A host with `slots` slots (added to its slots when rm has it already).
+ * Its index, or -1 (RM_MAX_HOSTS reached, out of memory). */
+int rm_add_host(struct rm *rm, const char *name, int slots);
 void rm_destroy(struct rm *rm);
 
 int rm_total(const struct rm *rm);

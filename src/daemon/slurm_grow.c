@@ -30,17 +30,12 @@ int slurm_grow_hosts(struct rm *rm, char *err, size_t len)
         int cpus;
         if (sscanf(l, "%255s %d", name, &cpus) != 2 || cpus < 1 || !proto_valid_hostname(name)) continue;
         if (rm_find(rm, name) >= 0 || rm->nhosts >= RM_MAX_HOSTS) continue; /* also: a node in two partitions */
-        struct rm_host *nh = realloc(rm->hosts, (size_t)(rm->nhosts + 1) * sizeof *nh);
-        if (!nh) {
+        int h = rm_add_host(rm, name, cpus);
+        if (h < 0) {
             snprintf(err, len, "out of memory");
             return -1;
         }
-        rm->hosts = nh;
-        memset(&nh[rm->nhosts], 0, sizeof *nh);
-        snprintf(nh[rm->nhosts].name, sizeof nh[rm->nhosts].name, "%s", name);
-        nh[rm->nhosts].slots = cpus;
-        nh[rm->nhosts].away = RM_OUTSIDE;
-        rm->nhosts++;
+        rm->hosts[h].away = RM_OUTSIDE;
     }
     return 0;
 }

@@ -166,16 +166,10 @@ int slurm_fill_hosts(struct rm *rm, char *names, const int *cpus, int ncpus, lon
             return -1;
         }
         if (rm->nhosts >= RM_MAX_HOSTS) break;
-        struct rm_host *nh = realloc(rm->hosts, (size_t)(rm->nhosts + 1) * sizeof *nh);
-        if (!nh) {
+        if (rm_add_host(rm, h, cpus && ncpus > k ? cpus[k] : 1) < 0) { /* no per-node count: spread below */
             snprintf(err, errlen, "out of memory");
             return -1;
         }
-        rm->hosts = nh;
-        memset(&nh[rm->nhosts], 0, sizeof *nh);
-        snprintf(nh[rm->nhosts].name, sizeof nh[rm->nhosts].name, "%s", h);
-        nh[rm->nhosts].slots = cpus && ncpus > k ? cpus[k] : 1; /* no per-node count: spread below */
-        rm->nhosts++;
         k++;
     }
     if (!cpus && rm->nhosts > 0) { /* spread NumCPUs over the hosts */
