@@ -204,7 +204,7 @@ void ductile_io_after(int fn, MPI_File fh, uint64_t t0, uint64_t sent, uint64_t 
     if (M.kind[fn] == K_NONE) return;
     double dt = ductile_ticks_to_sec(ductile_ticks() - t0);
     double now = now_epoch();
-    int closing = ends_with(ductile_fn_name[fn], "_close");
+    int closing = ends_with(ductile_fn_name[fn], "_close"), last_world_closed = 0;
     pthread_mutex_lock(&M.lock);
     struct open_slot *o = find_open(fh);
     if (o) {
@@ -223,7 +223,7 @@ void ductile_io_after(int fn, MPI_File fh, uint64_t t0, uint64_t sent, uint64_t 
             f->hist[b]++;
         }
         if (closing) {
-            if (o->world) M.nworld_open--;
+            if (o->world) last_world_closed = --M.nworld_open == 0;
             o->fh = 0;
             o->file = -1;
         }
@@ -237,6 +237,14 @@ void ductile_io_after(int fn, MPI_File fh, uint64_t t0, uint64_t sent, uint64_t 
         M.in_call = 0;
     }
     pthread_mutex_unlock(&M.lock);
+    /* a checkpoint's end (open, writes, close of the last file open on the world): the token
+     * goes back at once, not a phase gap later, once every rank is out of the close (the gate's
+     * broadcast already assumes every rank makes the same collective I/O calls on these files);
+     * the phase itself still ends by the gap, and a file opened in it asks again */
+    if (last_world_closed && ductile_iosched_enabled()) {
+        PMPI_Barrier(ductile_rt.private_comm);
+        if (ductile_rt.rank == 0) ductile_iosched_phase_closed();
+    }
 }
 
 double ductile_io_poll(void)
@@ -299,6 +307,9 @@ json_t *ductile_io_report(MPI_Comm comm)
     pthread_mutex_unlock(&M.lock);
     int *all = rank == 0 ? calloc((size_t)size * 2, sizeof(int)) : NULL;
     PMPI_Gather(counts, 2, MPI_INT, all, 2, MPI_INT, 0, comm);
+    /* each rank's phases start from its own MPI_Init: put them on rank 0's origin */
+    double *epochs = rank == 0 ? calloc((size_t)size, sizeof(double)) : NULL;
+    PMPI_Gather(&ductile_rt.start_epoch, 1, MPI_DOUBLE, epochs, 1, MPI_DOUBLE, 0, comm);
     int *fc = NULL, *fd = NULL, *pc = NULL, *pd = NULL;
     struct io_file_stats *files = NULL;
     struct io_phase *phases = NULL;
@@ -320,7 +331,11 @@ json_t *ductile_io_report(MPI_Comm comm)
     PMPI_Gatherv(M.files, counts[0] * (int)sizeof(struct io_file_stats), MPI_BYTE, files, fc, fd, MPI_BYTE, 0, comm);
     PMPI_Gatherv(M.phases, counts[1] * (int)sizeof(struct io_phase), MPI_BYTE, phases, pc, pd, MPI_BYTE, 0, comm);
     json_t *io = NULL;
-    if (rank == 0 && all && files && phases && (totf > 0 || totp > 0)) {
+    if (rank == 0 && all && epochs && files && phases && (totf > 0 || totp > 0)) {
+        for (int r = 1; r < size; r++) {
+            struct io_phase *p = &phases[pd[r] / (int)sizeof(struct io_phase)];
+            for (int k = 0; k < all[2 * r + 1]; k++) p[k].start_s += epochs[r] - epochs[0];
+        }
         io = json_object();
         json_object_set_new(io, "phase_gap_s", json_real(M.gap));
         json_object_set_new(io, "exclusive", json_boolean(ductile_iosched_enabled()));
@@ -393,7 +408,7 @@ json_t *ductile_io_report(MPI_Comm comm)
         json_object_set_new(io, "phases", pa);
         json_object_set_new(io, "ranks", ra);
     }
-    free(all), free(fc), free(fd), free(pc), free(pd), free(files), free(phases);
+    free(all), free(epochs), free(fc), free(fd), free(pc), free(pd), free(files), free(phases);
     return io;
 }
 
