@@ -10,7 +10,7 @@
 # usage: bench/io-interference.sh [BUILD_DIR [OUT_DIR]]
 #   BUILD_DIR: a configured and built tree (default: the current directory)
 #   OUT_DIR:   results (default: ./io-interference-results)
-#   IOB_CASES="C D E N" IOB_MODES="none exclusive phase-shift period-coupling policy"
+#   IOB_CASES="C D E N T" IOB_MODES="none exclusive phase-shift period-coupling policy"
 #   IOB_DEVICE=auto|real|emulated (default auto: real when it can be set up,
 #   else emulated; the bench says which and why), IOB_DEVICE_MBPS=20
 #
@@ -33,7 +33,8 @@
 # time).  Case D: job 1 on 2 processes (period ~3.4 s,
 # 600 iterations), job 2 on 1 process (period ~6.4 s, 300 iterations).
 # Case E: three 1-process jobs, two like C's and a third with a checkpoint
-# every 40 iterations (period ~4.4 s, 200 iterations).  Case N: C's jobs
+# every 40 iterations (period ~4.4 s, 200 iterations).  Case T: three jobs
+# like C's (same period, phases at the same time).  Case N: C's jobs
 # not malleable (DUCTILE_MIN_PROCS = DUCTILE_MAX_PROCS = their size: no
 # controller may resize them).  Mode `policy`: ductiled --io-policy auto
 # (the jobs ask for the token; ductiled predicts the I/O time of every mode
@@ -133,7 +134,7 @@ case $DEVMODE in
   emulated) say "emulated device (a lock file: a checkpoint holds it 16 x 25 ms, simultaneous ones take turns): IOB_DEVICE=emulated" ;;
   *) echo "bench/io-interference.sh: IOB_DEVICE must be auto, real or emulated, not '$DEVMODE'" >&2; exit 2 ;;
 esac
-CASES=${IOB_CASES:-C D E N}
+CASES=${IOB_CASES:-C D E N T}
 MODES=${IOB_MODES:-none exclusive phase-shift period-coupling policy}
 
 jobs_of() {  # PROCS,ITERATIONS,IO_EVERY of each job of a case
@@ -141,7 +142,8 @@ jobs_of() {  # PROCS,ITERATIONS,IO_EVERY of each job of a case
     C|N) echo "1,300,60 1,300,60" ;;
     D) echo "2,600,60 1,300,60" ;;
     E) echo "1,300,60 1,300,60 1,200,40" ;;
-    *) echo "bench/io-interference.sh: unknown case '$1' (C, D, E, N)" >&2; return 1 ;;
+    T) echo "1,300,60 1,300,60 1,300,60" ;;
+    *) echo "bench/io-interference.sh: unknown case '$1' (C, D, E, N, T)" >&2; return 1 ;;
   esac
 }
 
@@ -191,7 +193,7 @@ for c in $CASES; do
   jobs_of "$c" > /dev/null || exit 2
   for m in $MODES; do
     # same periods: not applicable (the paper's note)
-    { [ "$c" = C ] || [ "$c" = N ]; } && [ "$m" = period-coupling ] && continue
+    { [ "$c" = C ] || [ "$c" = N ] || [ "$c" = T ]; } && [ "$m" = period-coupling ] && continue
     run "$c" "$m"
   done
 done

@@ -100,8 +100,12 @@ static struct ioj *ioj_get(struct job *j)
 
 void io_policy_forget(int jid)
 {
-    for (int i = 0; i < IOJ_MAX; i++)
+    int left = 0;
+    for (int i = 0; i < IOJ_MAX; i++) {
         if (ioj[i].used && ioj[i].m.id == jid) ioj[i].used = 0;
+        left += ioj[i].used;
+    }
+    if (!left) io_auto_reset();
 }
 
 void io_policy_refused(struct job *j, const char *cmd, const char *reason)

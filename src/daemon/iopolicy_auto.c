@@ -18,8 +18,65 @@
 #include "iopolicy_cost.h"
 #include "iopolicy_int.h"
 
-int io_serialise = 0; /* no coordination until a prediction says it pays: never worse than none */
-static int io_mode = -1;
+/* Until two jobs have a profile the prior holds: first come, first served.  A job gives the
+ * token back when it closes the last file it had open on its world (a checkpoint's end), so
+ * serialising two phases that overlap costs the second the rest of the first instead of
+ * slowing both down: on a device whose bandwidth the phases share, never more I/O time in
+ * total, as long as no phase is more than twice as long as the other (docs/policies.md,
+ * "The prior").  A job that keeps the token after its phase, or phases of very different
+ * lengths, void it: then no coordination until the prediction says otherwise. */
+int io_serialise = 1;
+static int io_mode = IOC_EXCLUSIVE;
+static int io_prior = 1; /* the prior still holds (no prediction made yet) */
+
+#define PRIOR_TAIL 0.25  /* a tail over this fraction of its phase (+ 50 ms) voids the prior */
+#define PRIOR_RATIO 2.0  /* as do phases more than this many times as long as another job's */
+
+static void grant_all_waiting(void) /* no coordination: whoever waits for the token goes now */
+{
+    while (iotok.n > 0) {
+        int q = iotok.queue[0];
+        iotoken_release(&iotok, q, wall());
+        io_grant(q);
+    }
+}
+
+void io_auto_reset(void)
+{
+    io_prior = 1, io_serialise = 1, io_mode = IOC_EXCLUSIVE;
+}
+
+/* After a phase, while fewer than two jobs have a profile. */
+static void prior_check(struct job *j)
+{
+    double lmin = INFINITY, lmax = 0;
+    char why[256] = "";
+    for (int i = 0; i < IOJ_MAX && !why[0]; i++) {
+        if (!ioj[i].used || ioj[i].m.nph < 1) continue;
+        double len = ioj[i].m.dur[ioj[i].m.nph - 1];
+        if (len > lmax) lmax = len;
+        if (len < lmin) lmin = len;
+        if (ioj[i].hold > len + PRIOR_TAIL * len + 0.05)
+            snprintf(why, sizeof why, "job %d kept the I/O token %.2f s after a %.2f s phase (no file closed at its end)",
+                     ioj[i].m.id, ioj[i].hold - len, len);
+    }
+    if (!why[0] && lmin > 0 && lmax > PRIOR_RATIO * lmin)
+        snprintf(why, sizeof why, "phases of %.2f and %.2f s: serialising the short after the long may cost more than sharing",
+                 lmin, lmax);
+    if (!why[0]) {
+        if (io_prior == 1) { /* said once */
+            io_prior = 2;
+            jobs_event(j, "io_decision", json_pack("{s:s, s:b, s:s}", "mode", "exclusive", "prior", 1, "why",
+                                                   "prior: first come, first served until two jobs have a profile"),
+                       wall());
+        }
+        return;
+    }
+    io_prior = 0, io_serialise = 0, io_mode = IOC_NONE;
+    grant_all_waiting();
+    jobs_event(j, "io_decision", json_pack("{s:s, s:b, s:s}", "mode", "none", "prior", 1, "why", why), wall());
+    logmsg("I/O decision (after a phase of job %d): prior voided, no coordination: %s", j->id, why);
+}
 static const struct ioc_params io_cost_prm = {.horizon = 20, .margin = 0.1, .min_gain = 0.1, .grant = 0.01};
 
 #define PROFILE_PHASES 4 /* recent phases at the current size a profile averages */
@@ -120,7 +177,11 @@ void io_auto_phase(struct job *j, double now)
         xs[n] = &ioj[i];
         js[n++] = o;
     }
-    if (n < 2) return; /* nothing to coordinate (yet): the mode stays */
+    if (n < 2) { /* nothing to predict (yet): the mode stays, or the prior is voided */
+        if (io_prior) prior_check(j);
+        return;
+    }
+    io_prior = 0;
     /* the simulation starts at the earliest next phase */
     double t0 = cj[0].next;
     for (int i = 1; i < n; i++)
@@ -181,12 +242,7 @@ void io_auto_phase(struct job *j, double now)
         }
     }
     io_serialise = c.mode != IOC_NONE;
-    if (!io_serialise) /* no coordination: whoever waits for the token goes now */
-        while (iotok.n > 0) {
-            int q = iotok.queue[0];
-            iotoken_release(&iotok, q, t);
-            io_grant(q);
-        }
+    if (!io_serialise) grant_all_waiting();
     if (c.mode != io_mode || plan || verbose) decision_event(j, &c, &prm, js, cj, share, period, n, plan);
     io_mode = c.mode;
 }
