@@ -116,11 +116,15 @@ def policy_choices(out, case):
     try:
         for line in open(os.path.join(out, "%s-policy.daemon.log" % case)):
             m = re.search(r"I/O decision \(after a phase of job \d+\): ([a-z-]+):", line)
-            if m and (not seq or seq[-1] != m.group(1)):
-                seq.append(m.group(1))
+            mode = m.group(1) if m else None
+            if re.search(r"I/O decision .*: prior voided", line):
+                mode = "none (prior voided)"
+            if mode and (not seq or seq[-1] != mode):
+                seq.append(mode)
     except OSError:
         return "-"
-    return " -> ".join(seq) if seq else "exclusive (no prediction yet)"
+    # before its first prediction the policy serialises (its prior: docs/policies.md)
+    return " -> ".join(["exclusive (prior)"] + seq) if not seq or seq[0] != "exclusive" else " -> ".join(seq)
 
 
 def device(out):

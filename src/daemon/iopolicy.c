@@ -14,6 +14,7 @@
 #include "iopolicy_int.h"
 
 struct iotoken iotok;
+static struct ioj *ioj_get(struct job *j);
 
 /* Job jid asks for the token.  Under --io-policy auto with a prediction that
  * serialising does not pay, every request is granted at once (no
@@ -42,8 +43,8 @@ void io_grant(int jid)
     json_t *a = json_pack("{s:i, s:s}", "job", jid, "action", "grant");
     queue_out(j->conn, proto_request(next_job_req++, "io", a));
     json_decref(a);
-    for (int i = 0; i < IOJ_MAX; i++)
-        if (ioj[i].used && ioj[i].m.id == jid) ioj[i].granted_at = wall();
+    struct ioj *x = ioj_get(j); /* followed from its first grant: how long it keeps the token */
+    if (x) x->granted_at = wall();
     if (verbose) logmsg("I/O token granted to job %d", jid);
 }
 
@@ -58,6 +59,7 @@ void io_leave(int jid)
         }
     int next = iotoken_release(&iotok, jid, wall());
     if (next) io_grant(next);
+    if (io_policy == IOPOL_AUTO && jid) io_auto_released(jobs_get(&jobs, jid));
 }
 
 double io_lease = IO_LEASE_DEFAULT;

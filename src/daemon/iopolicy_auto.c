@@ -30,7 +30,8 @@ static int io_mode = IOC_EXCLUSIVE;
 static int io_prior = 1; /* the prior still holds (no prediction made yet) */
 
 #define PRIOR_TAIL 0.25  /* a tail over this fraction of its phase (+ 50 ms) voids the prior */
-#define PRIOR_RATIO 2.0  /* as do phases more than this many times as long as another job's */
+#define PRIOR_RATIO 2.0  /* as do phases more than this many times as long as another job's, */
+#define PRIOR_MIN_LOSS 0.2 /* the longer one over 0.2 s */
 
 static void grant_all_waiting(void) /* no coordination: whoever waits for the token goes now */
 {
@@ -46,9 +47,10 @@ void io_auto_reset(void)
     io_prior = 1, io_serialise = 1, io_mode = IOC_EXCLUSIVE;
 }
 
-/* After a phase, while fewer than two jobs have a profile. */
+/* After a phase, or a release, while fewer than two jobs have a profile. */
 static void prior_check(struct job *j)
 {
+    if (!j) return;
     double lmin = INFINITY, lmax = 0;
     char why[256] = "";
     for (int i = 0; i < IOJ_MAX && !why[0]; i++) {
@@ -60,7 +62,8 @@ static void prior_check(struct job *j)
             snprintf(why, sizeof why, "job %d kept the I/O token %.2f s after a %.2f s phase (no file closed at its end)",
                      ioj[i].m.id, ioj[i].hold - len, len);
     }
-    if (!why[0] && lmin > 0 && lmax > PRIOR_RATIO * lmin)
+    /* a short phase serialised after a long one loses at most the long one's length: not for ms */
+    if (!why[0] && lmin > 0 && lmax > PRIOR_RATIO * lmin && lmax > PRIOR_MIN_LOSS)
         snprintf(why, sizeof why, "phases of %.2f and %.2f s: serialising the short after the long may cost more than sharing",
                  lmin, lmax);
     if (!why[0]) {
@@ -140,6 +143,11 @@ static int profile(const struct ioj *x, const struct job *o, double now, struct 
     return 1;
 }
 
+void io_auto_released(struct job *j)
+{
+    if (io_prior) prior_check(j); /* a job's phase is reported before its release: its tail is known only now */
+}
+
 static void decision_event(struct job *j, const struct ioc_choice *c, const struct ioc_params *prm, struct job **js,
                            const struct ioc_job *cj, const double *share, const double *period, int n, const char *plan)
 {
@@ -181,6 +189,7 @@ void io_auto_phase(struct job *j, double now)
         if (io_prior) prior_check(j);
         return;
     }
+    int first = io_prior != 0; /* the first prediction, after the prior: said even if the mode stays */
     io_prior = 0;
     /* the simulation starts at the earliest next phase */
     double t0 = cj[0].next;
@@ -243,6 +252,6 @@ void io_auto_phase(struct job *j, double now)
     }
     io_serialise = c.mode != IOC_NONE;
     if (!io_serialise) grant_all_waiting();
-    if (c.mode != io_mode || plan || verbose) decision_event(j, &c, &prm, js, cj, share, period, n, plan);
+    if (c.mode != io_mode || plan || verbose || first) decision_event(j, &c, &prm, js, cj, share, period, n, plan);
     io_mode = c.mode;
 }

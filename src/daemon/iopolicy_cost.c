@@ -38,14 +38,19 @@ double ioc_simulate(const struct ioc_job *j, int n, int exclusive, const struct 
             if (st[i] == 0 && at[i] <= now + 1e-12 && at[i] < lim[i]) {
                 st[i] = exclusive ? 1 : 2;
                 began[i] = now;
-                left[i] = j[i].length + (exclusive ? p->grant : 0);
+                left[i] = j[i].length;
                 ord[i] = order++;
             }
         if (exclusive && holder < 0 && now >= free_at - 1e-12) {
             int best = -1; /* first come, first served */
             for (int i = 0; i < n; i++)
                 if (st[i] == 1 && (best < 0 || ord[i] < ord[best])) best = i;
-            if (best >= 0) holder = best, st[best] = 2;
+            if (best >= 0) {
+                holder = best, st[best] = 2;
+                /* one that waited is handed the token through ductiled: a round trip more than
+                 * asking for a free token, which every job does under --io-policy auto anyway */
+                if (now > began[best] + 1e-12) left[best] += p->grant;
+            }
         }
         /* rates: alone each phase progresses at 1 (its share of the device); together the
          * shares are scaled down to fit the device */
@@ -169,5 +174,6 @@ void ioc_choose(const struct ioc_job *j, int n, const struct ioc_alt *shift, con
     if (n_ > 0 && (size_t)n_ < sizeof c->why)
         snprintf(c->why + n_, sizeof c->why - (size_t)n_, "%s",
                  kept ? "; kept: no other mode gains the margin over it"
+                 : c->mode == IOC_NONE && current == IOC_EXCLUSIVE ? "; none beats exclusive by the margin"
                  : c->mode == IOC_NONE ? "; no mode gains the margin" : "; cheapest by the margin");
 }

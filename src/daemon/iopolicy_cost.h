@@ -48,7 +48,8 @@ struct ioc_params {
     double horizon;     /* seconds of phases to count (phases starting before it) */
     double margin;      /* relative gain a more involved mode must show (0.1: 10 %) */
     double min_gain;    /* and at least this many seconds */
-    double grant;       /* seconds a token grant adds to every phase under exclusive I/O */
+    double grant;       /* seconds a handover adds to a phase that waited for the token under
+                         * exclusive I/O (the release and the grant through ductiled) */
 };
 
 struct ioc_choice {

@@ -31,6 +31,8 @@ void io_plan_sent(struct job *k, struct ioj *xk, const struct iop_plan *pl);
 /* iopolicy_auto.c: after a job's I/O phase, predict and choose (j reported it) */
 extern int io_serialise;          /* the token serialises I/O phases (exclusive I/O) */
 void io_auto_phase(struct job *j, double now);
+/* Job j gave the token back (its hold time is measured): the prior is checked. */
+void io_auto_released(struct job *j);
 /* No job is followed any more: the prior holds again for the next ones. */
 void io_auto_reset(void);
 

@@ -11,7 +11,9 @@
  * 4*(K_r+448) bytes and reads 4*K_r.  Rank 0 prints one line per phase:
  * "phase N start S end E" (epoch seconds, earliest start and latest end over
  * the ranks), and "expect written W read R
- * phases N access_min A access_max B" at the end. */
+ * phases N access_min A access_max B" at the end.  With IO_PATTERN_KEEP=1
+ * the file is opened once before the first phase and closed after the last
+ * (a job whose phases end with no close). */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <stdio.h>
@@ -44,11 +46,13 @@ int main(int argc, char **argv)
     int *rd = malloc((size_t)K * sizeof(int));
     int errors = 0;
     double x = 1.0, *t0s = calloc((size_t)phases + 1, sizeof(double)), *t1s = calloc((size_t)phases + 1, sizeof(double));
+    const char *keep_env = getenv("IO_PATTERN_KEEP");
+    int keep = keep_env && atoi(keep_env) == 1;
+    MPI_File fh = MPI_FILE_NULL;
     for (int ph = 0; ph < phases; ph++) {
         for (int i = 0; i < K + 448; i++) buf[i] = ph * 1000000 + rank * 10000 + i;
         double t0 = now();
-        MPI_File fh;
-        if (MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh) != MPI_SUCCESS) {
+        if ((!keep || ph == 0) && MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh) != MPI_SUCCESS) {
             fprintf(stderr, "io_pattern: cannot open %s\n", path);
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
@@ -62,7 +66,7 @@ int main(int argc, char **argv)
         MPI_File_iwrite_at(fh, K + 320, buf + K + 320, 128, MPI_INT, &rq);
         MPI_Wait(&rq, MPI_STATUS_IGNORE);
         MPI_File_read_at_all(fh, 0, rd, K, MPI_INT, MPI_STATUS_IGNORE);
-        MPI_File_close(&fh);
+        if (!keep || ph == phases - 1) MPI_File_close(&fh);
         for (int i = 0; i < K; i++) errors += rd[i] != buf[i];
         double t1 = now();
         t0s[ph] = t0, t1s[ph] = t1;

@@ -94,13 +94,13 @@ static void test_hysteresis(void **state)
     (void)state;
     struct ioc_params p = P;
     p.horizon = 1;
-    /* exclusive 0.4 + 0.8 + 0.02 grant vs shared 0.75 + 0.75 (start 0.1 apart: 1.5): */
+    /* exclusive 0.4 + (0.3 wait + 0.01 handover + 0.4) vs shared 0.7 + 0.7 (start 0.1 apart): */
     struct ioc_job j[2] = {{0, 20, 0.4, 1, 0, 0}, {0.1, 20, 0.4, 1, 0, 0}};
     p.grant = 0.01;
     struct ioc_choice c;
     ioc_choose(j, 2, NULL, NULL, -1, &p, &c);
     assert_float_equal(c.t[IOC_NONE], 1.4, 1e-6);
-    assert_float_equal(c.t[IOC_EXCLUSIVE], 0.41 + 0.72, 1e-6);
+    assert_float_equal(c.t[IOC_EXCLUSIVE], 0.4 + 0.71, 1e-6);
     assert_int_equal(c.mode, IOC_EXCLUSIVE);
     p.margin = 0.25; /* a gain of 19 %: not enough to leave none, not enough to leave exclusive either */
     ioc_choose(j, 2, NULL, NULL, IOC_NONE, &p, &c);
@@ -135,8 +135,8 @@ static void test_three_jobs(void **state)
     struct ioc_job j[3] = {{0, 20, 0.4, 1, 0, 0}, {0, 20, 0.4, 1, 0, 0}, {0, 20, 0.4, 1, 0, 0}};
     assert_float_equal(ioc_simulate(j, 3, 0, &p), 3 * 1.2, 1e-6);
     assert_float_equal(ioc_simulate(j, 3, 1, &p), 0.4 + 0.8 + 1.2, 1e-6);
-    p.grant = 0.01; /* a grant's round trip lengthens each phase */
-    assert_float_equal(ioc_simulate(j, 3, 1, &p), 0.41 + 0.82 + 1.23, 1e-6);
+    p.grant = 0.01; /* a handover's round trip lengthens each phase that waited */
+    assert_float_equal(ioc_simulate(j, 3, 1, &p), 0.4 + 0.81 + 1.22, 1e-6);
 }
 
 /* Period Coupling: periods 3.4 and 6.4 s (bench case D) */
