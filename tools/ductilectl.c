@@ -464,8 +464,19 @@ int main(int argc, char **argv)
         printf("%lld free of %lld slots\n", proto_get_int(res, "free", 0), proto_get_int(res, "total", 0));
         size_t i;
         json_t *h;
-        json_array_foreach(json_object_get(res, "hosts"), i, h)
-            printf("  %-30s %lld used of %lld\n", safe(proto_get_str(h, "name", "")), proto_get_int(h, "used", 0), proto_get_int(h, "slots", 0));
+        json_array_foreach(json_object_get(res, "hosts"), i, h) {
+            const char *st = proto_get_str(h, "state", "up");
+            if (!strcmp(st, "up"))
+                printf("  %-30s %lld used of %lld\n", safe(proto_get_str(h, "name", "")), proto_get_int(h, "used", 0),
+                       proto_get_int(h, "slots", 0));
+            else /* not ours (any more): its slots are not in the totals */
+                printf("  %-30s %s (%lld slots)\n", safe(proto_get_str(h, "name", "")),
+                       !strcmp(st, "released") ? "given back to the batch system"
+                       : !strcmp(st, "lost")   ? "lost (its node went down)"
+                       : !strcmp(st, "outside") ? "outside the allocation (can be added by growth)"
+                                               : "not usable",
+                       proto_get_int(h, "slots", 0));
+        }
     } else if (!strcmp(cmd, "cost")) {
         printf("job %lld: %lld -> %lld processes: move %.0f bytes (%lld elements) at %.3g B/s (%s) = %.4f s, "
                "spawn %.3f s (%s); estimate %.4f s; %s\n",

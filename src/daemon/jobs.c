@@ -462,8 +462,9 @@ json_t *jobs_slots(const struct jobs *t)
 {
     json_t *hosts = json_array();
     for (int i = 0; i < t->rm->nhosts; i++)
-        json_array_append_new(hosts, json_pack("{s:s, s:i, s:i}", "name", t->rm->hosts[i].name, "slots",
-                                               t->rm->hosts[i].slots, "used", t->rm->hosts[i].used));
+        json_array_append_new(hosts, json_pack("{s:s, s:i, s:i, s:s}", "name", t->rm->hosts[i].name, "slots",
+                                               t->rm->hosts[i].slots, "used", t->rm->hosts[i].used, "state",
+                                               rm_host_state(t->rm, i)));
     return json_pack("{s:i, s:i, s:o}", "total", rm_total(t->rm), "free", rm_free_slots(t->rm), "hosts", hosts);
 }
 

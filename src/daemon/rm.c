@@ -111,6 +111,16 @@ int rm_find(const struct rm *rm, const char *name)
     return -1;
 }
 
+const char *rm_host_state(const struct rm *rm, int i)
+{
+    switch (i >= 0 && i < rm->nhosts ? rm->hosts[i].away : RM_UP) {
+    case RM_RELEASED: return "released";
+    case RM_LOST: return "lost";
+    case RM_OUTSIDE: return "outside";
+    default: return "up";
+    }
+}
+
 int *rm_alloc_new(const struct rm *rm) { return calloc((size_t)(rm->nhosts ? rm->nhosts : 1), sizeof(int)); }
 
 int rm_adopt(struct rm *rm, int *alloc, const char *name, int procs)
@@ -145,12 +155,12 @@ int rm_grant(struct rm *rm, int *alloc, int n, const char *const *wanted, int *o
                 free(take);
                 return -1;
             }
-            if (rm->hosts[i].away) { /* slurm.h: 1 given back, 2 lost, 3 outside the allocation */
+            if (rm->hosts[i].away) {
                 snprintf(reason, rlen, "host '%s' %s%s", wanted[k],
-                         rm->hosts[i].away == 1   ? "was given back to the resource manager"
-                         : rm->hosts[i].away == 3 ? "is not in "
-                                                  : "was lost",
-                         rm->hosts[i].away == 3 ? rm->source : "");
+                         rm->hosts[i].away == RM_RELEASED   ? "was given back to the resource manager"
+                         : rm->hosts[i].away == RM_OUTSIDE ? "is not in "
+                                                           : "was lost",
+                         rm->hosts[i].away == RM_OUTSIDE ? rm->source : "");
                 free(take);
                 return -1;
             }

@@ -9,10 +9,15 @@
 
 #define RM_MAX_HOSTS 1024
 
+/* Host states kept in rm_host.away: managed, given back to the batch system,
+ * lost (its node went down), or a node of the cluster outside the job (known
+ * under --slurm-grow). */
+enum { RM_UP = 0, RM_RELEASED = 1, RM_LOST = 2, RM_OUTSIDE = 3 };
+
 struct rm_host {
     char name[256];
     int slots, used;
-    int away; /* 0: managed; else not granted any more (slurm.h: given back, lost) */
+    int away; /* RM_UP, or why the host is not granted (any more) */
 };
 
 struct rm {
@@ -34,6 +39,8 @@ void rm_destroy(struct rm *rm);
 int rm_total(const struct rm *rm);
 int rm_free_slots(const struct rm *rm);
 int rm_find(const struct rm *rm, const char *name);
+/* "up", "released", "lost" or "outside" (host i's away state). */
+const char *rm_host_state(const struct rm *rm, int i);
 
 /* A job's allocation: alloc[i] processes on host i (array of rm->nhosts). */
 int *rm_alloc_new(const struct rm *rm);

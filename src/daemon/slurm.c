@@ -328,16 +328,6 @@ void slurm_choose_ranks(const struct job *j, int n, json_t *args)
 
 /* ------------------------------------------------------------ give back */
 
-static const char *host_state(int h)
-{
-    switch (S.rm->hosts[h].away) {
-    case RM_RELEASED: return "released";
-    case RM_LOST: return "lost";
-    case RM_OUTSIDE: return "outside";
-    default: return "up";
-    }
-}
-
 /* Why host h cannot be given back now (NULL: it can). */
 static const char *hold_reason(int h, char *buf, size_t len)
 {
@@ -573,7 +563,7 @@ json_t *slurm_view(void)
     for (int h = 0; h < S.rm->nhosts; h++) {
         const char *r = S.rm->hosts[h].away ? NULL : hold_reason(h, why, sizeof why);
         json_t *o = json_pack("{s:s, s:i, s:s, s:i, s:i}", "name", S.rm->hosts[h].name, "cpus", S.rm->hosts[h].slots, "state",
-                              host_state(h), "procs", procs_on(h), "parked", parked_on(h));
+                              rm_host_state(S.rm, h), "procs", procs_on(h), "parked", parked_on(h));
         if (r) json_object_set_new(o, "kept_because", json_string(r));
         json_array_append_new(a, o);
     }

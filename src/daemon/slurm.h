@@ -15,10 +15,6 @@
 #include "jobs.h"
 #include "rm.h"
 
-/* Host states kept in rm_host.away (RM_OUTSIDE: a node of the cluster not in
- * the job, known under --slurm-grow). */
-enum { RM_UP = 0, RM_RELEASED = 1, RM_LOST = 2, RM_OUTSIDE = 3 };
-
 /* Build rm from the Slurm job `jobid` (NULL: $SLURM_JOB_ID): hosts and CPUs
  * from scontrol show job (falling back to SLURM_JOB_NODELIST and
  * SLURM_JOB_CPUS_PER_NODE).  0, or -1 with a message. */

@@ -209,6 +209,9 @@ beyond)
   [ "$(view)" = "dnode1:up:0:0 dnode2:outside:0:0 dnode3:outside:0:0 dnode4:outside:0:0 dnode5:outside:0:0" ] &&
     [ "$(ctl --json slots | jget 'd["total"]')" = 2 ] && ok "ductiled --slurm-grow: dnode1 (2 CPUs) in Slurm job $SLURM_JOB_ID, 4 hosts outside" ||
     bad "allocation seen: $(view), total $(ctl --json slots | jget 'd["total"]')"
+  ctl slots > "$T/slots.txt" 2>&1
+  grep -q "^  dnode1 .* 0 used of 2$" "$T/slots.txt" && grep -q "^  dnode2 .*outside the allocation" "$T/slots.txt" &&
+    ok "ductilectl slots tells the allocation's host from those outside it" || bad "ductilectl slots: $(cat "$T/slots.txt")"
   # shellcheck disable=SC2086
   DUCTILE_CONTROLLER=unix:$SOCK DUCTILE_REPORT=$T/beyond.json timeout $((60 * scale)) $MPIEXEC -n 2 \
     "$B/tests/controller/ctl_job" 1000000 30 0 "$T/stop.beyond" > "$T/beyond.log" 2>&1 &

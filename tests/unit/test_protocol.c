@@ -348,6 +348,16 @@ static void test_rm(void **st)
     rm_release_all(&rm, a);
     rm_release_all(&rm, b);
     assert_int_equal(rm_free_slots(&rm), 5);
+    /* host states, as `ductilectl slots` shows them */
+    assert_string_equal(rm_host_state(&rm, 0), "up");
+    rm.hosts[0].away = RM_OUTSIDE;
+    assert_string_equal(rm_host_state(&rm, 0), "outside");
+    rm.hosts[0].away = RM_RELEASED;
+    assert_string_equal(rm_host_state(&rm, 0), "released");
+    rm.hosts[0].away = RM_LOST;
+    assert_string_equal(rm_host_state(&rm, 0), "lost");
+    assert_string_equal(rm_host_state(&rm, 99), "up");
+    rm.hosts[0].away = RM_UP;
     free(a);
     free(b);
     rm_destroy(&rm);
