@@ -29,10 +29,6 @@ int io_serialise = 1;
 static int io_mode = IOC_EXCLUSIVE;
 static int io_prior = 1; /* the prior still holds (no prediction made yet) */
 
-#define PRIOR_TAIL 0.25  /* a tail over this fraction of its phase (+ 50 ms) voids the prior */
-#define PRIOR_RATIO 2.0  /* as do phases more than this many times as long as another job's, */
-#define PRIOR_MIN_LOSS 0.2 /* the longer one over 0.2 s */
-
 static void grant_all_waiting(void) /* no coordination: whoever waits for the token goes now */
 {
     while (iotok.n > 0) {
@@ -51,22 +47,14 @@ void io_auto_reset(void)
 static void prior_check(struct job *j)
 {
     if (!j) return;
-    double lmin = INFINITY, lmax = 0;
-    char why[256] = "";
-    for (int i = 0; i < IOJ_MAX && !why[0]; i++) {
+    int id[IOJ_MAX], n = 0;
+    double len[IOJ_MAX], hold[IOJ_MAX];
+    for (int i = 0; i < IOJ_MAX; i++) {
         if (!ioj[i].used || ioj[i].m.nph < 1) continue;
-        double len = ioj[i].m.dur[ioj[i].m.nph - 1];
-        if (len > lmax) lmax = len;
-        if (len < lmin) lmin = len;
-        if (ioj[i].hold > len + PRIOR_TAIL * len + 0.05)
-            snprintf(why, sizeof why, "job %d kept the I/O token %.2f s after a %.2f s phase (no file closed at its end)",
-                     ioj[i].m.id, ioj[i].hold - len, len);
+        id[n] = ioj[i].m.id, len[n] = ioj[i].m.dur[ioj[i].m.nph - 1], hold[n++] = ioj[i].hold;
     }
-    /* a short phase serialised after a long one loses at most the long one's length: not for ms */
-    if (!why[0] && lmin > 0 && lmax > PRIOR_RATIO * lmin && lmax > PRIOR_MIN_LOSS)
-        snprintf(why, sizeof why, "phases of %.2f and %.2f s: serialising the short after the long may cost more than sharing",
-                 lmin, lmax);
-    if (!why[0]) {
+    char why[256] = "";
+    if (ioc_prior_holds(id, len, hold, n, why, sizeof why)) {
         if (io_prior == 1) { /* said once */
             io_prior = 2;
             jobs_event(j, "io_decision", json_pack("{s:s, s:b, s:s}", "mode", "exclusive", "prior", 1, "why",

@@ -21,6 +21,8 @@
 #ifndef DUCTILE_IOPOLICY_COST_H
 #define DUCTILE_IOPOLICY_COST_H
 
+#include <stddef.h>
+
 #define IOC_MAX_JOBS 64
 
 struct ioc_job {
@@ -71,6 +73,14 @@ double ioc_simulate(const struct ioc_job *j, int n, int exclusive, const struct 
  * integral of 1 / (1 + number of others running).  Its bandwidth share is
  * this over (e - s). */
 double ioc_alone(double s, double e, const double *os, const double *oe, int n);
+
+/* The prior, before any prediction (docs/policies.md "The prior"): first come,
+ * first served holds unless a job keeps the token after its phase (hold >
+ * 1.25 x its phase + 50 ms) or two jobs' phases differ by more than 2x with the
+ * longer over 0.2 s.  For each of n jobs: id, its last phase's length and how
+ * long it held its last grant (0: unknown).  1 when the prior holds; else 0
+ * and why (naming the job). */
+int ioc_prior_holds(const int *id, const double *len, const double *hold, int n, char *why, size_t wl);
 
 /* Predict every mode (shift / couple only when given) and choose.  `current`
  * (IOC_NONE or IOC_EXCLUSIVE; -1: none yet) is kept unless another mode beats

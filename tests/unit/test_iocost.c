@@ -139,6 +139,32 @@ static void test_three_jobs(void **state)
     assert_float_equal(ioc_simulate(j, 3, 1, &p), 0.4 + 0.81 + 1.22, 1e-6);
 }
 
+/* the prior: first come, first served, unless a job keeps the token or phases differ a lot */
+static void test_prior(void **state)
+{
+    (void)state;
+    char why[256] = "";
+    int id[3] = {1, 2, 3};
+    /* checkpoints of 0.4 s given back at their close (hold = the phase + a grant) */
+    double len[3] = {0.4, 0.41, 0.5}, hold[3] = {0.41, 0.42, 0};
+    assert_int_equal(ioc_prior_holds(id, len, hold, 3, why, sizeof why), 1);
+    assert_int_equal(ioc_prior_holds(id, len, hold, 0, why, sizeof why), 1);
+    /* job 2 keeps its file open: the token comes back a 1 s phase gap later */
+    hold[1] = 1.41;
+    assert_int_equal(ioc_prior_holds(id, len, hold, 3, why, sizeof why), 0);
+    assert_non_null(strstr(why, "job 2 kept the I/O token 1.00 s"));
+    /* the tail allowance: 25 % of the phase + 50 ms */
+    hold[1] = 0.41 * 1.25 + 0.049;
+    assert_int_equal(ioc_prior_holds(id, len, hold, 3, why, sizeof why), 1);
+    /* one phase more than twice another: serialising the short behind it may lose */
+    len[2] = 0.9;
+    assert_int_equal(ioc_prior_holds(id, len, hold, 3, why, sizeof why), 0);
+    assert_non_null(strstr(why, "phases of 0.40 and 0.90 s"));
+    /* ... but not for phases of a few ms (at most that much to lose per collision) */
+    double small[2] = {0.002, 0.07}, none[2] = {0, 0};
+    assert_int_equal(ioc_prior_holds(id, small, none, 2, why, sizeof why), 1);
+}
+
 /* Period Coupling: periods 3.4 and 6.4 s (bench case D) */
 static void test_coupling(void **state)
 {
@@ -219,7 +245,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_period),     cmocka_unit_test(test_shift_pays_or_not),
         cmocka_unit_test(test_small_shares_no_coordination), cmocka_unit_test(test_long_blocks_short),
-        cmocka_unit_test(test_three_jobs),      cmocka_unit_test(test_coupling),
+        cmocka_unit_test(test_three_jobs),
+        cmocka_unit_test(test_prior),      cmocka_unit_test(test_coupling),
         cmocka_unit_test(test_alone),           cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_token_tail),      cmocka_unit_test(test_hysteresis),
         cmocka_unit_test(test_job_end),
