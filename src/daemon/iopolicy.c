@@ -59,6 +59,11 @@ void io_leave(int jid)
         }
     int next = iotoken_release(&iotok, jid, wall());
     if (next) io_grant(next);
+}
+
+void io_released(int jid)
+{
+    io_leave(jid);
     if (io_policy == IOPOL_AUTO && jid) io_auto_released(jobs_get(&jobs, jid));
 }
 
