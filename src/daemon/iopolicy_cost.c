@@ -25,17 +25,23 @@ double ioc_simulate(const struct ioc_job *j, int n, int exclusive, const struct 
     /* per job: 0 computing until at[i], 1 waiting for the device (exclusive), 2 in its phase */
     int st[IOC_MAX_JOBS], order = 0, ord[IOC_MAX_JOBS];
     double at[IOC_MAX_JOBS], left[IOC_MAX_JOBS], began[IOC_MAX_JOBS];
-    double lim[IOC_MAX_JOBS]; /* no phase starts at or after it: the horizon, or the job's end */
+    /* the phases counted: those that would start before the horizon (or the job's end) if
+     * nothing delayed them -- the same phases in every mode: a phase that waits or shares
+     * still comes, even if that pushes it past the horizon */
+    long nph[IOC_MAX_JOBS];
     for (int i = 0; i < n; i++) {
         st[i] = 0, at[i] = j[i].next, left[i] = 0, began[i] = 0, ord[i] = 0;
-        lim[i] = j[i].end > 0 && j[i].end < p->horizon ? j[i].end : p->horizon;
+        double lim = j[i].end > 0 && j[i].end < p->horizon ? j[i].end : p->horizon;
+        nph[i] = 0;
+        for (double t = j[i].next; t < lim && nph[i] < IOC_STEPS; t += j[i].length + j[i].compute) nph[i]++;
     }
     double now = 0, total = 0, free_at = 0; /* exclusive: the token is free again at free_at */
     int holder = -1;
     for (int step = 0; step < IOC_STEPS; step++) {
         /* phases that are due start (or queue) */
         for (int i = 0; i < n; i++)
-            if (st[i] == 0 && at[i] <= now + 1e-12 && at[i] < lim[i]) {
+            if (st[i] == 0 && at[i] <= now + 1e-12 && nph[i] > 0) {
+                nph[i]--;
                 st[i] = exclusive ? 1 : 2;
                 began[i] = now;
                 left[i] = j[i].length;
@@ -68,7 +74,7 @@ double ioc_simulate(const struct ioc_job *j, int n, int exclusive, const struct 
             } else if (st[i] == 1) {
                 busy = 1;
                 if (holder < 0 && free_at - now < dt) dt = free_at - now;
-            } else if (at[i] < lim[i] && at[i] - now < dt) {
+            } else if (nph[i] > 0 && at[i] - now < dt) {
                 dt = at[i] - now;
             }
         }

@@ -63,9 +63,10 @@ struct ioc_choice {
 
 const char *ioc_mode_name(int mode);
 
-/* Total I/O seconds of the phases that start before p->horizon (and before
- * each job's end), simulated until they end; `exclusive` serialises them.
- * <0 on bad input. */
+/* Total I/O seconds of the phases that would start before p->horizon (and
+ * before each job's end) if nothing delayed them -- the same phases in every
+ * mode -- simulated until they end; `exclusive` serialises them.  <0 on bad
+ * input. */
 double ioc_simulate(const struct ioc_job *j, int n, int exclusive, const struct ioc_params *p);
 
 /* Device seconds of a phase that ran from s to e (after its token wait)

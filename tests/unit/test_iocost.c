@@ -139,6 +139,21 @@ static void test_three_jobs(void **state)
     assert_float_equal(ioc_simulate(j, 3, 1, &p), 0.4 + 0.81 + 1.22, 1e-6);
 }
 
+/* a phase that a wait or sharing pushes past the horizon still counts: both modes count the
+ * same phases (those that would start before the horizon undisturbed) */
+static void test_same_phases_counted(void **state)
+{
+    (void)state;
+    struct ioc_params p = P;
+    p.horizon = 1.0;
+    /* A: phases at 0.1 and 0.95 undisturbed; B: one phase at 0 */
+    struct ioc_job j[2] = {{0.1, 0.45, 0.4, 1, 0, 0}, {0, 100, 0.4, 1, 0, 0}};
+    /* shared: B ends at 0.7, A at 0.8; A's second phase comes at 1.25, alone: 0.7 + 0.7 + 0.4 */
+    assert_float_equal(ioc_simulate(j, 2, 0, &p), 1.8, 1e-6);
+    /* exclusive: B 0.4, A waits 0.3 and writes 0.4, its second phase at 1.25: 0.4 + 0.7 + 0.4 */
+    assert_float_equal(ioc_simulate(j, 2, 1, &p), 1.5, 1e-6);
+}
+
 /* the prior: first come, first served, unless a job keeps the token or phases differ a lot */
 static void test_prior(void **state)
 {
@@ -246,7 +261,8 @@ int main(void)
         cmocka_unit_test(test_same_period),     cmocka_unit_test(test_shift_pays_or_not),
         cmocka_unit_test(test_small_shares_no_coordination), cmocka_unit_test(test_long_blocks_short),
         cmocka_unit_test(test_three_jobs),
-        cmocka_unit_test(test_prior),      cmocka_unit_test(test_coupling),
+        cmocka_unit_test(test_prior),
+        cmocka_unit_test(test_same_phases_counted),      cmocka_unit_test(test_coupling),
         cmocka_unit_test(test_alone),           cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_token_tail),      cmocka_unit_test(test_hysteresis),
         cmocka_unit_test(test_job_end),
