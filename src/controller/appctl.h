@@ -42,6 +42,6 @@ struct io_phase;
 void ductile_appctl_io_phase(const struct io_phase *p, double start_epoch);
 long long ductile_appctl_iteration(void);
 int ductile_appctl_io_acquire(double *waited);
-void ductile_appctl_io_release(void);
+void ductile_appctl_io_release(double kept);
 
 #endif

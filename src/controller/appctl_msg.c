@@ -394,8 +394,8 @@ int ductile_appctl_io_acquire(double *waited)
     return g;
 }
 
-void ductile_appctl_io_release(void)
+void ductile_appctl_io_release(double kept)
 {
     if (!appctl.enabled) return;
-    urgent_push(json_pack("{s:s, s:{}}", "kind", "io_release", "details"));
+    urgent_push(json_pack("{s:s, s:{s:f}}", "kind", "io_release", "details", "kept_s", kept));
 }

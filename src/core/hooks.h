@@ -67,7 +67,7 @@ struct ductile_hooks {
     void (*io_phase)(const struct io_phase *p, double start_epoch);
     long long (*ctl_iteration)(void);
     int (*io_acquire)(double *waited);
-    void (*io_release)(void);
+    void (*io_release)(double kept); /* seconds the token was kept after the phase's last I/O call */
 
     /* ---- general data kinds (src/data: N-D blocks, sparse, custom, patches) <- src/malleable */
     /* move one such registered item at a resize (transfer.c) by the resize's method (REDIST_*); 0 or -1 with err */

@@ -381,7 +381,7 @@ void handle_request(int ci, struct proto_msg *m)
             if (!strcmp(kind, "io_request")) {
                 io_request(jid, now);
             } else if (!strcmp(kind, "io_release")) {
-                io_released(jid);
+                io_released(jid, proto_get_num(json_object_get(req, "details"), "kept_s", -1));
             } else if (!strcmp(kind, "io_phase")) {
                 json_t *d = json_object_get(req, "details");
                 jobs_event(j, "io_phase", d ? json_deep_copy(d) : json_object(), now);

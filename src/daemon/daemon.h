@@ -123,7 +123,9 @@ extern struct iotoken iotok;
 void io_request(int jid, double now); /* the job asks for the I/O token */
 void io_grant(int jid);
 void io_leave(int jid);    /* gives the token back or leaves the queue (also on exit, revocation) */
-void io_released(int jid); /* the job gave it back after its phase (io_release): the prior learns its tail */
+/* The job gave it back after its phase (io_release), `kept` seconds after the phase's last I/O
+ * call (<0 unknown): the prior learns its tail. */
+void io_released(int jid, double kept);
 void io_policy_sample(struct job *j, const json_t *req);
 void io_policy_phase(struct job *j, const json_t *d, double now);
 void io_policy_resized(struct job *j, const json_t *d);

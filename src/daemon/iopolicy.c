@@ -61,8 +61,10 @@ void io_leave(int jid)
     if (next) io_grant(next);
 }
 
-void io_released(int jid)
+void io_released(int jid, double kept)
 {
+    for (int i = 0; i < IOJ_MAX && jid; i++)
+        if (ioj[i].used && ioj[i].m.id == jid) ioj[i].kept = kept >= 0 && kept < 1e6 ? kept : -1;
     io_leave(jid);
     if (io_policy == IOPOL_AUTO && jid) io_auto_released(jobs_get(&jobs, jid));
 }
@@ -97,6 +99,7 @@ static struct ioj *ioj_get(struct job *j)
     for (int i = 0; i < IOJ_MAX; i++)
         if (!ioj[i].used) {
             memset(&ioj[i], 0, sizeof ioj[i]);
+            ioj[i].kept = -1;
             ioj[i].used = 1;
             iop_job_init(&ioj[i].m, j->id, j->procs);
             return &ioj[i];

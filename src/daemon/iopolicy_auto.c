@@ -48,13 +48,14 @@ static void prior_check(struct job *j)
 {
     if (!j) return;
     int id[IOJ_MAX], n = 0;
-    double len[IOJ_MAX], hold[IOJ_MAX];
+    double len[IOJ_MAX], tail[IOJ_MAX];
     for (int i = 0; i < IOJ_MAX; i++) {
         if (!ioj[i].used || ioj[i].m.nph < 1) continue;
-        id[n] = ioj[i].m.id, len[n] = ioj[i].m.dur[ioj[i].m.nph - 1], hold[n++] = ioj[i].hold;
+        /* the job measures how long after its phase's last I/O call it gave the token back */
+        id[n] = ioj[i].m.id, len[n] = ioj[i].m.dur[ioj[i].m.nph - 1], tail[n++] = ioj[i].kept > 0 ? ioj[i].kept : 0;
     }
     char why[256] = "";
-    if (ioc_prior_holds(id, len, hold, n, why, sizeof why)) {
+    if (ioc_prior_holds(id, len, tail, n, why, sizeof why)) {
         if (io_prior == 1) { /* said once */
             io_prior = 2;
             jobs_event(j, "io_decision", json_pack("{s:s, s:b, s:s}", "mode", "exclusive", "prior", 1, "why",

@@ -188,16 +188,16 @@ void ioc_choose(const struct ioc_job *j, int n, const struct ioc_alt *shift, con
 #define PRIOR_RATIO 2.0    /* as do phases more than this many times as long as another job's, */
 #define PRIOR_MIN_LOSS 0.2 /* the longer one over 0.2 s */
 
-int ioc_prior_holds(const int *id, const double *len, const double *hold, int n, char *why, size_t wl)
+int ioc_prior_holds(const int *id, const double *len, const double *tail, int n, char *why, size_t wl)
 {
     double lmin = INFINITY, lmax = 0;
     for (int i = 0; i < n; i++) {
         if (!(len[i] >= 0)) continue;
         if (len[i] > lmax) lmax = len[i];
         if (len[i] < lmin) lmin = len[i];
-        if (hold[i] > len[i] + PRIOR_TAIL * len[i] + 0.05) {
+        if (tail[i] > PRIOR_TAIL * len[i] + 0.05) {
             snprintf(why, wl, "job %d kept the I/O token %.2f s after a %.2f s phase (no file closed at its end)", id[i],
-                     hold[i] - len[i], len[i]);
+                     tail[i], len[i]);
             return 0;
         }
     }

@@ -76,12 +76,13 @@ double ioc_simulate(const struct ioc_job *j, int n, int exclusive, const struct 
 double ioc_alone(double s, double e, const double *os, const double *oe, int n);
 
 /* The prior, before any prediction (docs/policies.md "The prior"): first come,
- * first served holds unless a job keeps the token after its phase (hold >
- * 1.25 x its phase + 50 ms) or two jobs' phases differ by more than 2x with the
- * longer over 0.2 s.  For each of n jobs: id, its last phase's length and how
- * long it held its last grant (0: unknown).  1 when the prior holds; else 0
- * and why (naming the job). */
-int ioc_prior_holds(const int *id, const double *len, const double *hold, int n, char *why, size_t wl);
+ * first served holds unless a job keeps the token after its phase (more than
+ * 25 % of the phase + 50 ms after its last I/O call) or two jobs' phases differ
+ * by more than 2x with the longer over 0.2 s.  For each of n jobs: id, its last
+ * phase's length and how long it kept the token after it (0: given back at the
+ * phase's end, or unknown).  1 when the prior holds; else 0 and why (naming the
+ * job). */
+int ioc_prior_holds(const int *id, const double *len, const double *tail, int n, char *why, size_t wl);
 
 /* Predict every mode (shift / couple only when given) and choose.  `current`
  * (IOC_NONE or IOC_EXCLUSIVE; -1: none yet) is kept unless another mode beats

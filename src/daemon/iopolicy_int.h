@@ -17,6 +17,8 @@ struct ioj {
     double hold;                  /* mean seconds the job kept an I/O grant (its phase + the gap
                                    * until it saw the phase end); 0 unknown */
     double granted_at;            /* its last grant (0: none outstanding) */
+    double kept;                  /* seconds it kept the token after its last phase's last I/O
+                                   * call, as the job measured it (<0 unknown) */
 };
 extern struct ioj ioj[IOJ_MAX];
 

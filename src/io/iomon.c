@@ -126,7 +126,8 @@ static void close_phase(void)
     if (ductile_rt.rank == 0) {
         struct io_phase p = M.cur;
         DUCTILE_HOOK_VOID(io_phase, (&p, M.cur_start));
-        ductile_iosched_phase_closed();
+        double kept = now_epoch() - M.last_end;
+        ductile_iosched_phase_closed(kept > 0 ? kept : 0);
     }
 }
 
@@ -243,7 +244,7 @@ void ductile_io_after(int fn, MPI_File fh, uint64_t t0, uint64_t sent, uint64_t 
      * the phase itself still ends by the gap, and a file opened in it asks again */
     if (last_world_closed && ductile_iosched_enabled()) {
         PMPI_Barrier(ductile_rt.private_comm);
-        if (ductile_rt.rank == 0) ductile_iosched_phase_closed();
+        if (ductile_rt.rank == 0) ductile_iosched_phase_closed(0);
     }
 }
 

@@ -28,7 +28,7 @@ double ductile_iosched_gate(void)
     return waited;
 }
 
-void ductile_iosched_phase_closed(void)
+void ductile_iosched_phase_closed(double kept)
 {
-    if (__atomic_exchange_n(&held, 0, __ATOMIC_ACQ_REL)) DUCTILE_HOOK_VOID(io_release, ());
+    if (__atomic_exchange_n(&held, 0, __ATOMIC_ACQ_REL)) DUCTILE_HOOK_VOID(io_release, (kept));
 }

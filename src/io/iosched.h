@@ -13,7 +13,9 @@ int ductile_iosched_enabled(void);
 /* Collective over the private communicator (every rank calls it at the same
  * collective I/O call).  Returns the seconds the job waited for the token. */
 double ductile_iosched_gate(void);
-/* Rank 0: its I/O phase was closed (iomon.c): give the token back. */
-void ductile_iosched_phase_closed(void);
+/* Rank 0: its I/O phase ended (iomon.c: the close of its last file open on
+ * the world, or the phase gap): give the token back, telling ductiled how
+ * many seconds after the phase's last I/O call (0 at the close). */
+void ductile_iosched_phase_closed(double kept);
 
 #endif

@@ -160,20 +160,20 @@ static void test_prior(void **state)
     (void)state;
     char why[256] = "";
     int id[3] = {1, 2, 3};
-    /* checkpoints of 0.4 s given back at their close (hold = the phase + a grant) */
-    double len[3] = {0.4, 0.41, 0.5}, hold[3] = {0.41, 0.42, 0};
-    assert_int_equal(ioc_prior_holds(id, len, hold, 3, why, sizeof why), 1);
-    assert_int_equal(ioc_prior_holds(id, len, hold, 0, why, sizeof why), 1);
-    /* job 2 keeps its file open: the token comes back a 1 s phase gap later */
-    hold[1] = 1.41;
-    assert_int_equal(ioc_prior_holds(id, len, hold, 3, why, sizeof why), 0);
-    assert_non_null(strstr(why, "job 2 kept the I/O token 1.00 s"));
+    /* checkpoints of 0.4 s given back at their close (no tail; 0 also when not known yet) */
+    double len[3] = {0.4, 0.41, 0.5}, tail[3] = {0, 0.001, 0};
+    assert_int_equal(ioc_prior_holds(id, len, tail, 3, why, sizeof why), 1);
+    assert_int_equal(ioc_prior_holds(id, len, tail, 0, why, sizeof why), 1);
+    /* job 2 keeps its file open: the token comes back a 1 s phase gap after the phase */
+    tail[1] = 1.0;
+    assert_int_equal(ioc_prior_holds(id, len, tail, 3, why, sizeof why), 0);
+    assert_non_null(strstr(why, "job 2 kept the I/O token 1.00 s after a 0.41 s phase"));
     /* the tail allowance: 25 % of the phase + 50 ms */
-    hold[1] = 0.41 * 1.25 + 0.049;
-    assert_int_equal(ioc_prior_holds(id, len, hold, 3, why, sizeof why), 1);
+    tail[1] = 0.41 * 0.25 + 0.049;
+    assert_int_equal(ioc_prior_holds(id, len, tail, 3, why, sizeof why), 1);
     /* one phase more than twice another: serialising the short behind it may lose */
     len[2] = 0.9;
-    assert_int_equal(ioc_prior_holds(id, len, hold, 3, why, sizeof why), 0);
+    assert_int_equal(ioc_prior_holds(id, len, tail, 3, why, sizeof why), 0);
     assert_non_null(strstr(why, "phases of 0.40 and 0.90 s"));
     /* ... but not for phases of a few ms (at most that much to lose per collision) */
     double small[2] = {0.002, 0.07}, none[2] = {0, 0};
