@@ -43,30 +43,23 @@ void io_grant(int jid)
     json_t *a = json_pack("{s:i, s:s}", "job", jid, "action", "grant");
     queue_out(j->conn, proto_request(next_job_req++, "io", a));
     json_decref(a);
-    struct ioj *x = ioj_get(j); /* followed from its first grant: how long it keeps the token */
-    if (x) x->granted_at = wall();
     if (verbose) logmsg("I/O token granted to job %d", jid);
 }
 
 void io_leave(int jid)
 {
-    /* how long a job keeps a grant: --io-policy auto predicts with it */
-    for (int i = 0; i < IOJ_MAX && jid; i++)
-        if (ioj[i].used && ioj[i].m.id == jid && ioj[i].granted_at > 0) {
-            double h = wall() - ioj[i].granted_at;
-            ioj[i].hold = ioj[i].hold > 0 ? 0.5 * ioj[i].hold + 0.5 * h : h;
-            ioj[i].granted_at = 0;
-        }
     int next = iotoken_release(&iotok, jid, wall());
     if (next) io_grant(next);
 }
 
 void io_released(int jid, double kept)
 {
-    for (int i = 0; i < IOJ_MAX && jid; i++)
-        if (ioj[i].used && ioj[i].m.id == jid) ioj[i].kept = kept >= 0 && kept < 1e6 ? kept : -1;
+    /* how long after its phase the job kept the token: --io-policy auto predicts with it */
+    struct job *j = jid ? jobs_get(&jobs, jid) : NULL;
+    struct ioj *x = j ? ioj_get(j) : NULL;
+    if (x && kept >= 0 && kept < 1e6) x->kept = x->kept >= 0 ? 0.5 * x->kept + 0.5 * kept : kept;
     io_leave(jid);
-    if (io_policy == IOPOL_AUTO && jid) io_auto_released(jobs_get(&jobs, jid));
+    if (io_policy == IOPOL_AUTO && j) io_auto_released(j);
 }
 
 double io_lease = IO_LEASE_DEFAULT;

@@ -51,7 +51,6 @@ static void prior_check(struct job *j)
     double len[IOJ_MAX], tail[IOJ_MAX];
     for (int i = 0; i < IOJ_MAX; i++) {
         if (!ioj[i].used || ioj[i].m.nph < 1) continue;
-        /* the job measures how long after its phase's last I/O call it gave the token back */
         id[n] = ioj[i].m.id, len[n] = ioj[i].m.dur[ioj[i].m.nph - 1], tail[n++] = ioj[i].kept > 0 ? ioj[i].kept : 0;
     }
     char why[256] = "";
@@ -108,7 +107,7 @@ static int profile(const struct ioj *x, const struct job *o, double now, struct 
      * next phase's wait */
     double cmp = p.period - (dur + wait) / np;
     c->compute = cmp > 0 ? cmp : 0;
-    c->tail = x->hold > dur / np ? x->hold - dur / np : 0;
+    c->tail = x->kept > 0 ? x->kept : 0;
     /* a phase alone is taken to use the whole device (the emulated device, a saturated disk);
      * the share it got is reported */
     c->share = 1;

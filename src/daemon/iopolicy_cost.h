@@ -31,7 +31,8 @@ struct ioc_job {
     double length;  /* seconds a phase takes alone on the device */
     double share;   /* fraction of the device's bandwidth a phase uses alone (0, 1] */
     double tail;    /* exclusive I/O: seconds the job keeps the token after its phase ends
-                     * (until it sees the phase has ended: its phase gap) */
+                     * (0 when it gives it back at a close, else until it sees the phase has
+                     * ended: its phase gap) */
     double end;     /* seconds from now after which it starts no phase (it will have ended);
                      * <= 0: unknown (phases until the horizon) */
 };

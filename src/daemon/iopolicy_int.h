@@ -14,11 +14,9 @@ struct ioj {
     int shrink_pending, shrink_n; /* phase shift: the -P to send once the +P is done */
     long long shrink_at;
     int busy;                     /* a plan is in progress: no new plan */
-    double hold;                  /* mean seconds the job kept an I/O grant (its phase + the gap
-                                   * until it saw the phase end); 0 unknown */
-    double granted_at;            /* its last grant (0: none outstanding) */
-    double kept;                  /* seconds it kept the token after its last phase's last I/O
-                                   * call, as the job measured it (<0 unknown) */
+    double kept;                  /* mean seconds it kept the I/O token after a phase's last I/O
+                                   * call, as the job measures it (io_release; <0 unknown): 0
+                                   * when it gives it back at a close, else its phase gap */
 };
 extern struct ioj ioj[IOJ_MAX];
 
@@ -33,7 +31,7 @@ void io_plan_sent(struct job *k, struct ioj *xk, const struct iop_plan *pl);
 /* iopolicy_auto.c: after a job's I/O phase, predict and choose (j reported it) */
 extern int io_serialise;          /* the token serialises I/O phases (exclusive I/O) */
 void io_auto_phase(struct job *j, double now);
-/* Job j gave the token back (its hold time is measured): the prior is checked. */
+/* Job j gave the token back after a phase (its tail is known): the prior is checked. */
 void io_auto_released(struct job *j);
 /* No job is followed any more: the prior holds again for the next ones. */
 void io_auto_reset(void);

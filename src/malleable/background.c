@@ -112,8 +112,6 @@ void nb_finish(int adopt)
     NB.active = 0;
 }
 
-/* A failed background transfer: forget it without touching its buffers,
- * requests or windows (MPI may still use them). */
 /* A process about to end: the new buffers stay with the MPI until the
  * process exits (their requests may be pending), not a leak to report. */
 void nb_abandon_at_exit(void)
@@ -125,6 +123,8 @@ void nb_abandon_at_exit(void)
     nb_abandon();
 }
 
+/* A failed background transfer: forget it without touching its buffers,
+ * requests or windows (MPI may still use them). */
 void nb_abandon(void)
 {
     free(NB.e);
