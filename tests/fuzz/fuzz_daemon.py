@@ -73,6 +73,8 @@ def valid_msg(rid, job, tag, pid):
         if k == "io_phase":
             m["details"] = {"start": time.time() - rnd.random() * 50, "duration_s": rnd.random() * 3,
                             "iteration": rnd.randint(0, 1000), "procs": rnd.randint(1, 6)}
+        elif k == "io_release":  # the tail the job measured: hostile values too
+            m["details"] = {"kept_s": rnd.choice([0, 0.3, 1.0, -1, 1e300, -1e300, 2**70, "x", None, [], {}])}
         elif k == "queue":
             m["details"] = {"queued": [{"id": rnd.choice([1, 2, -1, 2**40]), "op": rnd.choice(["expand", "shrink", "resize", "x"]),
                                         rnd.choice(["n", "to"]): rnd.choice([1, 0, 70000]), "at_iteration": rnd.randint(-2, 100),
