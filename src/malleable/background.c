@@ -112,13 +112,16 @@ void nb_finish(int adopt)
     NB.active = 0;
 }
 
-/* A process about to end: the new buffers stay with the MPI until the
- * process exits (their requests may be pending), not a leak to report. */
+/* A process about to end: the new buffers and the pending transfers'
+ * state stay with the MPI until the process exits (their requests may be
+ * pending), not a leak to report. */
 void nb_abandon_at_exit(void)
 {
 #if defined(__SANITIZE_ADDRESS__)
-    for (int i = 0; i < NB.n; i++)
+    for (int i = 0; i < NB.n; i++) {
         if (NB.e[i].dst) __lsan_ignore_object(NB.e[i].dst);
+        if (NB.e[i].p) __lsan_ignore_object(NB.e[i].p); /* and what it points to (the collective's arguments) */
+    }
 #endif
     nb_abandon();
 }
