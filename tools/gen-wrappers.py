@@ -3,8 +3,8 @@
 machine-readable API (the `pympistandard` package, PyPI, MIT licence).
 
 Writes three files (all marked as generated; `make regen` re-runs this):
-  src/wrap/functions.gen.h   enum of wrapped functions + table declarations
-  src/wrap/functions.gen.c   names, categories, iteration-detector flags
+  src/core/functions.gen.h   enum of wrapped functions + table declarations
+  src/core/functions.gen.c   names, categories, iteration-detector flags
   src/wrap/wrappers.gen.c    one MPI_Xxx wrapper per standard C procedure
 
 Each wrapper (1) replaces an input MPI_COMM_WORLD by Ductile's virtual world,
@@ -44,10 +44,10 @@ HANDWRITTEN = [
     "MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Abort",
     "MPI_Comm_get_attr", "MPI_Attr_get", "MPI_Comm_set_errhandler",
     "MPI_Pcontrol", "MPI_Start", "MPI_Startall", "MPI_Request_free",
-    # in src/wrap/worldid.c (Ductile's children, the program's keyvals)
+    # in src/world/worldid.c (Ductile's children, the program's keyvals)
     "MPI_Comm_get_parent", "MPI_Comm_create_keyval", "MPI_Comm_free_keyval", "MPI_Keyval_create",
     "MPI_Keyval_free", "MPI_Comm_set_info", "MPI_Comm_get_info",
-    # in src/wrap/filekeep.c (files survive a resize)
+    # in src/world/filekeep.c (files survive a resize)
     "MPI_File_open", "MPI_File_close",
 ]
 # Calls whose number per iteration varies (polling): kept out of the
@@ -280,7 +280,6 @@ P2P_OTHER = re.compile(r"^MPI_(Probe|Iprobe|Mprobe|Improbe|Wait\w*|Test\w*|Cance
 PERSISTENT = re.compile(r"^MPI_\w+_init$")
 NOT_PERSISTENT = {"MPI_Init", "MPI_Session_init", "MPI_T_init_thread"}
 
-
 def classify(name, big):
     """Return (category, rule-or-None, persistent?) for a procedure name."""
     base = name[len("MPI_"):]
@@ -373,7 +372,7 @@ def render_wrapper(name, expr, big, fid):
                   else "    ductile_fold_check(%s);") % fid)
     for c in subst:
         lines.append("    %s = DUCTILE_COMM_IN(%s);" % (c, c))
-    # a file moved by a resize: the program's handle -> the MPI's (src/wrap/filekeep.c)
+    # a file moved by a resize: the program's handle -> the MPI's (src/world/filekeep.c)
     for f in [p.name for p in params if p._parseset["kind"] == "FILE" and p.pointer_level == 0
               and p._parseset["param_direction"] == "in" and not re.search(r"_c2f|_toint", name)]:
         lines.append("    %s = DUCTILE_FILE_IN(%s);" % (f, f))
@@ -551,8 +550,8 @@ def generate():
     tables = "\n".join(c) + "\n"
 
     w = [hdr, "/* The generated PMPI wrappers: world substitution, timing, bytes. */",
-         '#include "config.h"', '#include "hotpath.h"', '#include "bytes.h"',
-         '#include "pmpi_exports.h"', '#include "filekeep.h"', '#include "../core/hooks.h"', "",
+         '#include "config.h"', '#include "../core/hotpath.h"', '#include "bytes.h"',
+         '#include "pmpi_exports.h"', '#include "../world/filekeep.h"', '#include "../core/hooks.h"', "",
          "/* Deprecated MPI functions are interposed like the others. */",
          '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"', "",
          "#define TS(t) ductile_type_size_fast(t)", ""]
@@ -561,7 +560,8 @@ def generate():
             continue
         w.append(render_wrapper(name, expr, big, fid_of(name)))
     wrappers = "\n".join(w)
-    return {"functions.gen.h": header, "functions.gen.c": tables, "wrappers.gen.c": wrappers}
+    # paths relative to OUTDIR (src/wrap): the function table is the floor's (src/core)
+    return {"../core/functions.gen.h": header, "../core/functions.gen.c": tables, "wrappers.gen.c": wrappers}
 
 
 def write_or_check(files, outdir, check):
@@ -569,7 +569,7 @@ def write_or_check(files, outdir, check):
     check=True compare and report stale files.  Returns the exit status."""
     stale = False
     for fname, text in files.items():
-        path = os.path.join(outdir, fname)
+        path = os.path.normpath(os.path.join(outdir, fname))
         old = open(path).read() if os.path.exists(path) else None
         if check:
             if old != text:

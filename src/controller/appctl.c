@@ -27,7 +27,7 @@
 #include "../proto/protocol.h"
 #include "../proto/session.h"
 #include "../common/clock.h"
-#include "../wrap/runtime.h"
+#include "../core/state.h"
 #include "../io/iomon.h"
 #include "../core/hooks.h"
 #include "appctl_int.h"

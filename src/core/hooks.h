@@ -52,7 +52,7 @@ struct ductile_hooks {
     void (*report_write)(uint64_t t_end);
     void (*engine_finalize_end)(void);
 
-    /* ---- MPI-IO calls (generated MPI_File_* wrappers, src/wrap/filekeep.c) -> src/io */
+    /* ---- MPI-IO calls (generated MPI_File_* wrappers, src/world/filekeep.c) -> src/io */
     void (*io_before)(int fn, MPI_File fh, MPI_Comm comm);
     void (*io_after)(int fn, MPI_File fh, uint64_t t0, uint64_t sent, uint64_t recv);
     void (*io_opened)(MPI_Comm comm, const char *name, int amode, MPI_File fh);

@@ -12,7 +12,7 @@
 #include "ndblock.h"
 #include "patches.h"
 #include "sparse.h"
-#include "runtime.h"
+#include "../core/state.h"
 #include "../malleable/empi_int.h"
 #include "../malleable/registry.h"
 #include "../redist/plan.h"

@@ -20,8 +20,8 @@
 
 #include "data.h"
 #include "empi.h"
-#include "hotpath.h"
-#include "runtime.h"
+#include "../core/hotpath.h"
+#include "../core/state.h"
 #include "../redist/plan.h"
 
 struct nd_geom {

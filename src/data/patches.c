@@ -29,8 +29,8 @@
 #include "data.h"
 #include "empi.h"
 #include "patches.h"
-#include "hotpath.h"
-#include "runtime.h"
+#include "../core/hotpath.h"
+#include "../core/state.h"
 #include "../redist/plan.h"
 
 enum { LAYOUT_BLOCKS = 1, LAYOUT_PATCHES = 2 };

@@ -20,7 +20,7 @@
 
 #include "data.h"
 #include "empi.h"
-#include "runtime.h"
+#include "../core/state.h"
 #include "sparse.h"
 #include "../redist/plan.h"
 

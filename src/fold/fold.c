@@ -46,9 +46,9 @@
 
 #include "../common/clock.h"
 #include "../monitor/iteration.h"
-#include "../wrap/hotpath.h"
-#include "../wrap/runtime.h"
-#include "../wrap/worldid.h"
+#include "../core/hotpath.h"
+#include "../core/state.h"
+#include "../world/worldid.h"
 
 #define FOLD_TAG 32001       /* within the smallest MPI_TAG_UB the standard allows */
 #define FOLD_POLL_MS 50

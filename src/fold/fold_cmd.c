@@ -10,7 +10,7 @@
 #include <jansson.h>
 
 #include "fold.h"
-#include "../wrap/runtime.h"
+#include "../core/state.h"
 
 char *ductile_fold_command(const struct proto_msg *m)
 {

@@ -13,8 +13,8 @@
 
 #include "iosched.h"
 #include "../core/hooks.h"
-#include "../wrap/hotpath.h"
-#include "../wrap/runtime.h"
+#include "../core/hotpath.h"
+#include "../core/state.h"
 
 #define IO_MAXFILES 64
 #define IO_MAXOPEN 64

@@ -40,7 +40,7 @@ void ductile_io_opened(MPI_Comm comm, const char *name, int amode, MPI_File fh);
  * be called again (large when no phase is open). */
 double ductile_io_poll(void);
 
-/* A file moved to a new world by a resize (src/wrap/filekeep.c): its
+/* A file moved to a new world by a resize (src/world/filekeep.c): its
  * accounting goes on under the new handle (MPI_FILE_NULL: closed for good). */
 void ductile_io_rehandle(MPI_File old, MPI_File now);
 

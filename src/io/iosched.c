@@ -6,8 +6,8 @@
 #include <mpi.h>
 
 #include "../core/hooks.h"
-#include "../wrap/hotpath.h"
-#include "../wrap/runtime.h"
+#include "../core/hotpath.h"
+#include "../core/state.h"
 
 static int held; /* rank 0: the job holds the token (app thread and controller thread: atomics) */
 

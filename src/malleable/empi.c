@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "../core/hooks.h"
-#include "hotpath.h"
+#include "../core/hotpath.h"
 #include "registry.h"
 #include "resize.h"
-#include "runtime.h"
+#include "../core/state.h"
 #include "empi_int.h"
 #include "../core/hooks.h"
 #include "../redist/plan.h"

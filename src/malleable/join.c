@@ -240,7 +240,7 @@ static _Noreturn void join_cancelled(void)
     ductile_malleable_finalize_end();
     /* under MPI_THREAD_MULTIPLE the merged world (spanning the parents) was only
      * retired by leave_world: freed here, as in ductile_runtime_finalize */
-    ductile_runtime_end_worlds();
+    ductile_world_end();
     PMPI_Finalize();
     join_end();
 }

@@ -123,7 +123,7 @@ static void decide(int iteration, struct decision *d, char *list)
     struct resize_request r;
     /* MPI-IO (src/io/, docs/io.md): a resize waits while a file opened on the
      * virtual world is open; the request stays queued for a later control point. */
-    if (ductile_files_block_resize(M.method == METHOD_MERGE && !M.persistent) > 0) { /* file hook (src/wrap/filekeep.c) */
+    if (ductile_files_block_resize(M.method == METHOD_MERGE && !M.persistent) > 0) { /* file hook (src/world/filekeep.c) */
         d->sched_next = request_queue_position(&M.q);
         return;
     }
@@ -240,7 +240,7 @@ int ductile_malleable_control_point(int iteration)
     MPI_Comm w0 = ductile_world; /* a committed resize gives a new world; a rolled-back one keeps this one */
     ductile_log(1, "resize %d -> %d at iteration %d (%s%s)", ns, d.nd, iteration,
                 d.method == METHOD_BASELINE ? "baseline" : "merge", d.pool ? ", standby processes" : "");
-    ductile_files_detach(); /* file hook: world files closed on the old world (src/wrap/filekeep.c) */
+    ductile_files_detach(); /* file hook: world files closed on the old world (src/world/filekeep.c) */
     if (d.nd > ns || d.method == METHOD_BASELINE) expand(&d, list, t0, e0);
     else shrink(&d, list, t0);
     if (PEND.active) {

@@ -165,7 +165,7 @@ static int spawn_group(const char *cmd, char **args, int nnew, const char *hosts
     int *errcodes = calloc((size_t)nnew, sizeof *errcodes);
     double ts = ductile_now();
     if (me == 0) ductile_log(1, "spawning %d process%s of %s", nnew, nnew == 1 ? "" : "es", cmd);
-    int rc = ductile_spawn_marked(cmd, args, nnew, info, over, inter, errcodes); /* marker hook (src/wrap/worldid.c) */
+    int rc = ductile_spawn_marked(cmd, args, nnew, info, over, inter, errcodes); /* marker hook (src/world/worldid.c) */
     *spawn_s = ductile_now() - ts;
     if (info != MPI_INFO_NULL) PMPI_Info_free(&info);
     if (rc != MPI_SUCCESS) *inter = MPI_COMM_NULL; /* not a usable handle after a failed spawn */

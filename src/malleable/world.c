@@ -9,7 +9,7 @@
 void set_world(MPI_Comm world, MPI_Comm priv)
 {
     MPI_Comm old_w = ductile_world, old_p = ductile_rt.private_comm;
-    ductile_world_carry(old_w, world); /* world identity hook (src/wrap/worldid.c): error handler, name, attributes */
+    ductile_world_carry(old_w, world); /* world identity hook (src/world/worldid.c): error handler, name, attributes */
     ductile_world = world;
     ductile_rt.private_comm = priv;
     if (old_w != MPI_COMM_WORLD && old_w != MPI_COMM_NULL && old_w != world && !(SB.active && old_w == SB.world))

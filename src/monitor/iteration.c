@@ -20,8 +20,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../wrap/hotpath.h"
-#include "../wrap/runtime.h"
+#include "../core/hotpath.h"
+#include "../core/state.h"
 #include "../core/hooks.h"
 
 #define MAX_FRAMES 8

@@ -16,8 +16,8 @@
 
 #include "iteration.h"
 #include "report_build.h"
-#include "../wrap/hotpath.h"
-#include "../wrap/runtime.h"
+#include "../core/hotpath.h"
+#include "../core/state.h"
 #include "../core/hooks.h"
 #include "../io/iomon.h"
 

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../wrap/functions.gen.h"
+#include "../core/functions.gen.h"
 
 struct report_fn {
     uint64_t calls;

@@ -2,7 +2,7 @@
 #include "config.h"
 
 #include "ductile.h"
-#include "runtime.h"
+#include "../core/state.h"
 #include "../core/hooks.h"
 
 const char *ductile_version(void) { return PACKAGE_VERSION; }

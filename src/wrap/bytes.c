@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hotpath.h"
+#include "../core/hotpath.h"
 #include "pmpi_exports.h"
 
 uint64_t ductile_type_size(MPI_Datatype t)

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hotpath.h"
+#include "../core/hotpath.h"
 
 /* Fortran INTEGER arrays are passed to C as int arrays. */
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "Ductile's Fortran bindings need sizeof(MPI_Fint) == sizeof(int)");

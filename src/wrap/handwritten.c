@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "bytes.h"
-#include "hotpath.h"
+#include "../core/hotpath.h"
 #include "pmpi_exports.h"
 #include "runtime.h"
 

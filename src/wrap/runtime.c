@@ -1,12 +1,12 @@
-/* runtime.c -- Ductile's process-wide state: MPI_Init-time set-up (settings,
- * virtual world, private communicator, clock) and MPI_Finalize-time
- * tear-down (report and summary, freeing Ductile's communicators). */
+/* runtime.c -- Ductile's life cycle: MPI_Init-time set-up of the process-wide
+ * state (src/core/state.h: settings, virtual world, private communicator,
+ * clock) and MPI_Finalize-time tear-down (report and summary, freeing
+ * Ductile's communicators), the modules reached through the hook table. */
 #include "config.h"
 
 #include "runtime.h"
 
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -14,36 +14,11 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "hotpath.h"
-#include "../core/hooks.h" /* the modules above src/wrap: engine, controller, I/O, monitor */
-#include "worldid.h"
+#include "../core/hotpath.h"
+#include "../core/hooks.h" /* the modules: engine, controller, I/O, monitor */
+#include "../world/worldid.h"
 
 extern char **environ;
-
-struct ductile_fn_stats ductile_stats[DUCTILE_FN_COUNT];
-MPI_Comm ductile_world = MPI_COMM_WORLD;
-int ductile_monitoring;
-int ductile_threaded;
-unsigned char ductile_iter_filter[DUCTILE_FN_COUNT];
-__thread int ductile_depth __attribute__((tls_model("initial-exec")));
-
-struct ductile_runtime ductile_rt = {.private_comm = MPI_COMM_NULL};
-
-void ductile_log(int level, const char *fmt, ...)
-{
-    if (ductile_rt.settings.verbose < level) return;
-    char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "ductile[%d]: %s\n", ductile_rt.rank, buf);
-}
-
-double ductile_elapsed(void)
-{
-    return ductile_ticks_to_sec(ductile_ticks() - ductile_rt.start_ticks);
-}
 
 /* Rank from the launcher's environment, before MPI is up (-1 if unknown). */
 static int launcher_rank(void)
@@ -75,7 +50,7 @@ int ductile_runtime_init(int *argc, char ***argv, int required, int *provided, i
 {
     char err[512];
     ductile_hooks_load(); /* the modules above src/wrap fill their slots of the hook table */
-    ductile_worldid_early_init(); /* was this process spawned by Ductile? (src/wrap/worldid.c) */
+    ductile_worldid_early_init(); /* was this process spawned by Ductile? (src/world/worldid.c) */
     /* The kill switch is read on its own, so that a bad value elsewhere cannot stop a disabled shim. */
     const char *disable = getenv("DUCTILE_DISABLE");
     if (disable && settings_parse_bool(disable) == 1) {
@@ -95,7 +70,7 @@ int ductile_runtime_init(int *argc, char ***argv, int required, int *provided, i
         }
         exit(2);
     }
-    ductile_worldid_mpi_env(); /* before PMPI_Init (src/wrap/worldid.c) */
+    ductile_worldid_mpi_env(); /* before PMPI_Init (src/world/worldid.c) */
     uint64_t t_before = ductile_ticks();
     int rc = with_thread ? PMPI_Init_thread(argc, argv, required, provided) : PMPI_Init(argc, argv);
     if (rc != MPI_SUCCESS) return rc;
@@ -154,15 +129,6 @@ int ductile_runtime_init(int *argc, char ***argv, int required, int *provided, i
     return rc;
 }
 
-void ductile_runtime_end_worlds(void)
-{
-    MPI_Comm world = ductile_world;
-    ductile_world = MPI_COMM_WORLD;
-    ductile_worldid_finalize(world); /* the program's attributes go back to the real world; old worlds freed */
-    if (ductile_rt.private_comm != MPI_COMM_NULL) PMPI_Comm_free(&ductile_rt.private_comm);
-    ductile_rt.active = 0;
-}
-
 int ductile_runtime_finalize(void)
 {
     if (!ductile_rt.active) return PMPI_Finalize();
@@ -180,7 +146,7 @@ int ductile_runtime_finalize(void)
     if (ductile_rt.settings.monitor && !removed) DUCTILE_HOOK_VOID(report_write, (t_fin));
     DUCTILE_HOOK_VOID(engine_finalize_end, ());
 
-    ductile_runtime_end_worlds();
+    ductile_world_end(); /* src/world/worldid.c */
     free(ductile_rt.cmdline);
     ductile_rt.cmdline = NULL;
     return PMPI_Finalize();

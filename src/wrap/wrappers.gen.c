@@ -4,10 +4,10 @@
 
 /* The generated PMPI wrappers: world substitution, timing, bytes. */
 #include "config.h"
-#include "hotpath.h"
+#include "../core/hotpath.h"
 #include "bytes.h"
 #include "pmpi_exports.h"
-#include "filekeep.h"
+#include "../world/filekeep.h"
 #include "../core/hooks.h"
 
 /* Deprecated MPI functions are interposed like the others. */

@@ -27,9 +27,9 @@
 #include <string.h>
 
 #include "filekeep.h"
-#include "hotpath.h"
+#include "../core/hotpath.h"
 #include "pmpi_exports.h"
-#include "runtime.h"
+#include "../core/state.h"
 #include "worldid.h"
 #include "../core/hooks.h"
 

@@ -1,5 +1,5 @@
 /* spawn_env.c -- ductile-spawn-env, the program Ductile's spawn runs to mark
- * the processes it starts (src/wrap/worldid.c, ductile_spawn_marked): it
+ * the processes it starts (src/world/worldid.c, ductile_spawn_marked): it
  * puts NAME=VALUE into the environment and executes PROGRAM ARGS, like
  * env(1).  It is linked statically, so the LD_PRELOAD that carries
  * libductile.so into the new processes is not loaded into it: through

@@ -1,7 +1,7 @@
 /* filekeep.h -- files opened on MPI_COMM_WORLD survive a resize: closed on
  * the old world and reopened on the new one with the same view, file
  * pointers, atomicity and error handler; the program keeps its handle
- * (src/wrap/filekeep.c, docs/virtual-world.md). */
+ * (src/world/filekeep.c, docs/virtual-world.md). */
 #ifndef DUCTILE_FILEKEEP_H
 #define DUCTILE_FILEKEEP_H
 

@@ -27,9 +27,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hotpath.h"
+#include "../core/hotpath.h"
 #include "pmpi_exports.h"
-#include "runtime.h"
+#include "../core/state.h"
 
 /* The environment entry Ductile's spawn sets (not DUCTILE_*: that prefix is
  * reserved for settings, and an unknown setting is an error). */
@@ -58,7 +58,7 @@ void ductile_worldid_mpi_env(void)
 #endif
 }
 
-/* The marker program: ductile-spawn-env (src/wrap/spawn_env.c, static: the
+/* The marker program: ductile-spawn-env (src/world/spawn_env.c, static: the
  * LD_PRELOAD of libductile.so is not loaded into it), beside this library in
  * the build tree or where it is installed; else env(1). */
 static const char *env_path(void)
@@ -416,7 +416,7 @@ static void free_retired(void)
     nretired = capretired = 0;
 }
 
-void ductile_worldid_finalize(MPI_Comm current)
+static void worldid_finalize(MPI_Comm current)
 {
     if (current != MPI_COMM_NULL && current != MPI_COMM_WORLD) {
         /* the MPI finalizes the program's world attributes as without Ductile */
@@ -425,4 +425,13 @@ void ductile_worldid_finalize(MPI_Comm current)
     }
     free_retired();
     if (world_hints != MPI_INFO_NULL) PMPI_Info_free(&world_hints);
+}
+
+void ductile_world_end(void)
+{
+    MPI_Comm world = ductile_world;
+    ductile_world = MPI_COMM_WORLD;
+    worldid_finalize(world); /* the program's attributes go back to the real world; old worlds freed */
+    if (ductile_rt.private_comm != MPI_COMM_NULL) PMPI_Comm_free(&ductile_rt.private_comm);
+    ductile_rt.active = 0;
 }

@@ -40,9 +40,13 @@ void ductile_world_retire(MPI_Comm old);
  * attributes from it without callbacks (they live on in the new world). */
 void ductile_world_strip(MPI_Comm old);
 
-/* MPI_Finalize: the program's attributes go back to the real
- * MPI_COMM_WORLD (where the MPI finalizes them as without Ductile), the
- * current world and every deferred old world are freed. */
-void ductile_worldid_finalize(MPI_Comm current);
+/* The end of Ductile's worlds, just before PMPI_Finalize: the program's world
+ * attributes go back to the real MPI_COMM_WORLD (where the MPI finalizes them
+ * as without Ductile), the virtual world, every old world kept for other
+ * threads and the private communicator are freed (a spawned process must not
+ * reach MPI_Finalize still connected to its parents: Open MPI kills it with
+ * SIGPIPE).  Used by MPI_Finalize (src/wrap/runtime.c) and by the spawned
+ * processes of a cancelled expansion (src/malleable/join.c). */
+void ductile_world_end(void);
 
 #endif
