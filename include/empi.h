@@ -223,6 +223,14 @@ int EMPI_Register_array(const char *id, void *addr, MPI_Datatype datatype, int64
  * gives it the others' iteration.  A program that never calls it keeps the
  * usual behaviour (removed processes leave). */
 void EMPI_Get_iteration(int *it);
+/* The number of rows the buffer registered for the distributed item `id`
+ * holds (its capacity), so that Ductile can refuse a resize that would give
+ * this process a larger block than the buffer holds, before anything moves
+ * (docs/malleability.md, "Buffers").  Call it after registering; it applies
+ * to the buffer registered then (a new registration forgets it).  Ductile
+ * knows the size of EMPI_malloc'ed buffers without it.  Returns 0, or -1
+ * with a message (unknown or non-distributed item, negative count). */
+int EMPI_Set_buffer_rows(const char *id, int64_t rows);
 /* A scalar (`count` elements of datatype, replicated; new processes get rank 0's value). */
 int EMPI_Register_scalar(const char *id, void *addr, MPI_Datatype datatype, int count);
 /* 64-bit EMPI_Get_wsize: my block of n rows. */

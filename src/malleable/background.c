@@ -92,7 +92,7 @@ void nb_finish(int adopt)
     for (int i = 0; i < NB.n; i++) {
         struct nb_entry *e = &NB.e[i];
         struct reg_item *it = reg_find(e->name);
-        if (!e->has_new) continue;
+        if (!e->has_new || e->in_place) continue; /* a spawned process's own buffer: filled in place */
         if (!it || !adopt) { free(e->dst); continue; } /* deregistered meanwhile, or cancelled */
         if (it->owned && it->addr && it->addr != e->dst) {
             if (reg_is_tracked(it->addr)) reg_untrack_free(it->addr);
@@ -119,7 +119,7 @@ void nb_abandon_at_exit(void)
 {
 #if defined(__SANITIZE_ADDRESS__)
     for (int i = 0; i < NB.n; i++) {
-        if (NB.e[i].dst) __lsan_ignore_object(NB.e[i].dst);
+        if (NB.e[i].dst && !NB.e[i].in_place) __lsan_ignore_object(NB.e[i].dst);
         if (NB.e[i].p) __lsan_ignore_object(NB.e[i].p); /* and what it points to (the collective's arguments) */
     }
 #endif

@@ -122,6 +122,22 @@ int EMPI_Register_array(const char *id, void *addr, MPI_Datatype datatype, int64
     return rc;
 }
 
+int EMPI_Set_buffer_rows(const char *id, int64_t rows)
+{
+    struct reg_item *it = reg_find(id);
+    const char *why = !it                             ? "no item of that name is registered"
+                      : it->d.kind != REG_DISTRIBUTED ? "not a distributed (EMPI_DISJOINT) item"
+                      : rows < 0                      ? "a negative row count"
+                                                      : NULL;
+    if (why) {
+        fprintf(stderr, "ductile: error: EMPI_Set_buffer_rows('%s', %lld): %s\n", id ? id : "", (long long)rows, why);
+        return -1;
+    }
+    it->decl_addr = it->addr;
+    it->decl_rows = rows;
+    return 0;
+}
+
 int EMPI_Register_scalar(const char *id, void *addr, MPI_Datatype datatype, int count)
 {
     char err[512];

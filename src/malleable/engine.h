@@ -236,6 +236,7 @@ struct nb_entry {
     struct redist_pending *p; /* NULL once complete */
     void *dst;                /* my new buffer (NULL: no new block here) */
     int has_new;
+    int in_place;             /* dst is the item's own buffer (a spawned process's): never freed or adopted */
 };
 struct nb_state {
     int active;

@@ -12,8 +12,13 @@
 static struct reg_item items[REG_MAX_ITEMS];
 static int nitems;
 
-/* Blocks handed out by EMPI_malloc (so that registering one transfers ownership). */
-static void **tracked;
+/* Blocks handed out by EMPI_malloc (so that registering one transfers ownership), with their
+ * sizes (so that a registered buffer's size is known: reg_buffer_bytes). */
+struct tracked_block {
+    void *p;
+    size_t size;
+};
+static struct tracked_block *tracked;
 static size_t ntracked, captracked;
 
 void *reg_malloc(size_t size, int zero)
@@ -22,26 +27,46 @@ void *reg_malloc(size_t size, int zero)
     if (!p) return NULL;
     if (ntracked == captracked) {
         size_t nc = captracked ? 2 * captracked : 16;
-        void **t = realloc(tracked, nc * sizeof *t);
+        struct tracked_block *t = realloc(tracked, nc * sizeof *t);
         if (!t) return p; /* untracked: still usable, only never freed by Ductile */
         tracked = t;
         captracked = nc;
     }
-    tracked[ntracked++] = p;
+    tracked[ntracked++] = (struct tracked_block){p, size};
     return p;
 }
 
 int reg_is_tracked(void *p)
 {
     for (size_t i = 0; i < ntracked; i++)
-        if (tracked[i] == p) return 1;
+        if (tracked[i].p == p) return 1;
+    return 0;
+}
+
+int reg_buffer_bytes(const struct reg_item *it, int64_t *bytes, const char **how)
+{
+    if (!it->addr) return 0;
+    if (it->decl_addr == it->addr && it->decl_rows >= 0) {
+        *bytes = it->decl_rows * (int64_t)reg_unit_bytes(it);
+        if (how) *how = "declared with EMPI_Set_buffer_rows";
+        return 1;
+    }
+    const char *a = it->addr;
+    for (size_t i = 0; i < ntracked; i++) {
+        const char *b = tracked[i].p;
+        if (a >= b && a < b + (tracked[i].size ? tracked[i].size : 1)) {
+            *bytes = (int64_t)(tracked[i].size - (size_t)(a - b));
+            if (how) *how = "from EMPI_malloc";
+            return 1;
+        }
+    }
     return 0;
 }
 
 void reg_untrack_free(void *p)
 {
     for (size_t i = 0; i < ntracked; i++)
-        if (tracked[i] == p) {
+        if (tracked[i].p == p) {
             tracked[i] = tracked[--ntracked];
             break;
         }
@@ -99,6 +124,8 @@ int reg_add(const char *name, void *addr, MPI_Datatype type, int kind, int const
     it->addr = addr;
     it->type = type;
     it->owned = addr && reg_is_tracked(addr);
+    it->decl_addr = NULL; /* a size declared for an earlier buffer (EMPI_Set_buffer_rows) does not apply */
+    it->decl_rows = -1;
     return 0;
 }
 

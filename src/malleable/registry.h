@@ -47,6 +47,8 @@ struct reg_item {
     } rows;
     void *spare;         /* DUCTILE_PERSISTENT: this process's block for a world of spare_size processes, */
     int spare_size;      /*   kept (owned) so that a +P/-P cycle finds the same buffers again */
+    void *decl_addr;     /* REG_DISTRIBUTED: the buffer whose rows the program declared (EMPI_Set_buffer_rows), */
+    int64_t decl_rows;   /*   and how many it holds (-1: none declared) */
 };
 
 /* Register (or re-register under the same name) an item.  Returns 0 or -1
@@ -66,6 +68,11 @@ size_t reg_unit_bytes(const struct reg_item *it);
 /* EMPI_malloc bookkeeping: remember / forget blocks allocated for the program. */
 void *reg_malloc(size_t size, int zero);
 int reg_is_tracked(void *p);
+/* The bytes an item's current buffer holds, when Ductile knows them: the rows
+ * the program declared for that buffer (EMPI_Set_buffer_rows), or the rest
+ * of the EMPI_malloc'ed block it lies in.  1 with *bytes (and *how, a phrase
+ * for messages), or 0: unknown (the program's own memory). */
+int reg_buffer_bytes(const struct reg_item *it, int64_t *bytes, const char **how);
 void reg_untrack_free(void *p);
 /* Forget all items (at MPI_Finalize; buffers are not freed). */
 void reg_clear(void);

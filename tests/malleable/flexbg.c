@@ -1,0 +1,88 @@
+/* flexbg.c -- a Jacobi written the way a FlexMPI user writes one, with its
+ * matrix and right-hand side registered EMPI_CONSTANT (so they may move in
+ * the background, DUCTILE_REDIST_CONSTANT=nb|wd|thread): every process,
+ * spawned ones included, allocates and registers its OWN buffers for its
+ * EMPI_Get_wsize block; a spawned process calls EMPI_Get_shared(&it) and
+ * then iterates on the buffers it registered, without EMPI_Get_addr
+ * (docs/malleability.md: "Spawned processes receive into the buffers they
+ * registered").  After every control point it takes the addresses again, as
+ * FlexMPI's examples do.  The checksum sums every iteration's solution (a
+ * registered scalar), so an iteration on an unfilled buffer shows.
+ * usage: flexbg DIM ITERATIONS [emalloc|malloc]
+ *   emalloc (default): the buffers come from EMPI_malloc; malloc: from malloc
+ * env:   FLEXBG_SMALL=1 -- a spawned process allocates its matrix one row short
+ *        (EMPI_malloc'ed: Ductile must refuse the resize, the job goes on)
+ *        FLEXBG_ROWS=1 -- declare the buffers' rows with EMPI_Set_buffer_rows
+ *        (with malloc: what makes a short buffer visible to Ductile) */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <empi.h>
+
+#include "../../examples/jacobi_system.h"
+
+int main(int argc, char **argv)
+{
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided); /* DUCTILE_REDIST_CONSTANT=thread needs it */
+    int rank, size, desp, count, type, status = EMPI_ACTIVE, it = 0;
+    MPI_Comm_rank(EMPI_COMM_WORLD, &rank);
+    MPI_Comm_size(EMPI_COMM_WORLD, &size);
+    int dim = argc > 1 ? atoi(argv[1]) : 200, itmax = argc > 2 ? atoi(argv[2]) : 100;
+    int use_emalloc = !(argc > 3 && strcmp(argv[3], "malloc") == 0);
+    EMPI_Get_type(&type);
+    EMPI_Get_wsize(rank, size, dim, &desp, &count, NULL, NULL);
+    int rows = count;
+    if (type == EMPI_SPAWNED && getenv("FLEXBG_SMALL") && rows > 0) rows--; /* one row short */
+    size_t abytes = (size_t)(rows ? rows : 1) * dim * sizeof(double), bbytes = (size_t)(rows ? rows : 1) * sizeof(double);
+    double *A = use_emalloc ? EMPI_malloc(abytes) : malloc(abytes);
+    double *b = use_emalloc ? EMPI_malloc(bbytes) : malloc(bbytes);
+    double *A0 = A, *b0 = b;
+    double *x_old = calloc((size_t)dim, sizeof(double)), *x_new = malloc((size_t)dim * sizeof(double));
+    double acc = 0;
+    EMPI_Register_array("matrix", A, MPI_DOUBLE, dim, dim, EMPI_DISJOINT, EMPI_CONSTANT);
+    EMPI_Register_array("b", b, MPI_DOUBLE, dim, 1, EMPI_DISJOINT, EMPI_CONSTANT);
+    EMPI_Register_vector("x_old", x_old, MPI_DOUBLE, dim, EMPI_SHARED);
+    EMPI_Register_scalar("acc", &acc, MPI_DOUBLE, 1);
+    if (getenv("FLEXBG_ROWS")) {
+        EMPI_Set_buffer_rows("matrix", rows);
+        EMPI_Set_buffer_rows("b", rows);
+    }
+    if (type == EMPI_SPAWNED) EMPI_Get_shared(&it); /* then straight on with A and b as registered */
+    else jacobi_generate(dim, desp, count, A, b);
+    MPI_Comm_rank(EMPI_COMM_WORLD, &rank);
+    MPI_Comm_size(EMPI_COMM_WORLD, &size);
+    int *vcounts = malloc((size_t)size * sizeof(int)), *displs = malloc((size_t)size * sizeof(int));
+    EMPI_Get_wsize(rank, size, dim, &desp, &count, vcounts, displs);
+    for (; it < itmax; it++) {
+        EMPI_Monitor_init();
+        for (int i = 0; i < count; i++) {
+            int g = desp + i;
+            double s = b[i];
+            for (int j = 0; j < dim; j++)
+                if (j != g) s -= A[(size_t)i * dim + j] * x_old[j];
+            x_new[g] = s / A[(size_t)i * dim + g];
+        }
+        MPI_Allgatherv(x_new + desp, count, MPI_DOUBLE, x_old, vcounts, displs, MPI_DOUBLE, EMPI_COMM_WORLD);
+        for (int j = 0; j < dim; j++) acc += x_old[j] * (j + 1) * (1.0 + it % 7);
+        EMPI_Monitor_end(&rank, &size, it, itmax, &count, &desp, &vcounts, &displs, NULL, argv + 1, argv[0]);
+        EMPI_Get_status(&status);
+        if (status == EMPI_REMOVED) break;
+        A = EMPI_Get_addr("matrix");
+        b = EMPI_Get_addr("b");
+        x_old = EMPI_Get_addr("x_old");
+    }
+    if (status != EMPI_REMOVED && rank == 0) printf("flexbg: %d iterations on %d processes, checksum %a\n", it, size, acc);
+    free(vcounts);
+    free(displs);
+    free(x_new);
+    MPI_Finalize();
+    free(x_old);
+    /* malloc'ed buffers stay the program's (EMPI_malloc'ed ones are Ductile's to free once replaced) */
+    if (!use_emalloc) {
+        free(A0);
+        free(b0);
+    }
+    return 0;
+}
