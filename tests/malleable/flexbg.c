@@ -13,11 +13,14 @@
  * env:   FLEXBG_SMALL=1 -- a spawned process allocates its matrix one row short
  *        (EMPI_malloc'ed: Ductile must refuse the resize, the job goes on)
  *        FLEXBG_ROWS=1 -- declare the buffers' rows with EMPI_Set_buffer_rows
- *        (with malloc: what makes a short buffer visible to Ductile) */
+ *        (with malloc: what makes a short buffer visible to Ductile)
+ *        FLEXBG_SLEEP_MS=MS -- sleep MS ms per iteration (time for a background
+ *        transfer to complete while the loop goes on, on a loaded machine) */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <empi.h>
 
 #include "../../examples/jacobi_system.h"
@@ -55,8 +58,11 @@ int main(int argc, char **argv)
     MPI_Comm_size(EMPI_COMM_WORLD, &size);
     int *vcounts = malloc((size_t)size * sizeof(int)), *displs = malloc((size_t)size * sizeof(int));
     EMPI_Get_wsize(rank, size, dim, &desp, &count, vcounts, displs);
+    const char *sl = getenv("FLEXBG_SLEEP_MS");
+    struct timespec nap = {0, (sl ? atol(sl) : 0) * 1000000L};
     for (; it < itmax; it++) {
         EMPI_Monitor_init();
+        if (nap.tv_nsec) nanosleep(&nap, NULL);
         for (int i = 0; i < count; i++) {
             int g = desp + i;
             double s = b[i];
