@@ -130,6 +130,7 @@ void nb_abandon_at_exit(void)
  * requests or windows (MPI may still use them). */
 void nb_abandon(void)
 {
+    NB.left_alone = 1; /* the buffers its requests name stay allocated (reg_thaw) */
     free(NB.e);
     NB.e = NULL;
     NB.n = NB.cap = 0;
@@ -203,5 +204,6 @@ void pending_cancel(const char *why)
         if (clean) nb_finish(0);
         shrink_abort(why);
     }
+    reg_thaw(clean); /* the registry changes again; what the program freed meanwhile goes, if safe */
     request_queue_set_busy(&M.q, 0);
 }

@@ -249,6 +249,7 @@ struct nb_state {
     struct bg_group *bg; /* WD / Threading (src/rma/xfer.c): all constant items of the resize */
     int col_instead;     /* one-sided method asked, constant data moved by the collective (RMA_BACKGROUND_UNSAFE) */
     int failed;          /* this process's part failed (why) */
+    int left_alone;      /* abandoned (nb_abandon): its buffers may still be in MPI's hands */
     char why[200];
 };
 extern struct nb_state NB;

@@ -49,6 +49,7 @@ struct reg_item {
     int spare_size;      /*   kept (owned) so that a +P/-P cycle finds the same buffers again */
     void *decl_addr;     /* REG_DISTRIBUTED: the buffer whose rows the program declared (EMPI_Set_buffer_rows), */
     int64_t decl_rows;   /*   and how many it holds (-1: none declared) */
+    int dropping;        /* freed by the program (EMPI_free) while a resize was pending: leaves at reg_thaw */
 };
 
 /* Register (or re-register under the same name) an item.  Returns 0 or -1
@@ -58,8 +59,24 @@ int reg_add(const char *name, void *addr, MPI_Datatype type, int kind, int const
 struct reg_item *reg_find(const char *name);
 int reg_count(void);
 struct reg_item *reg_at(int i);
-/* Remove an item (freeing its buffer if Ductile owns it). */
-void reg_remove(const char *name);
+/* Remove an item (freeing its buffer if Ductile owns it).  0, or -1 while
+ * the registry is frozen (nothing changes). */
+int reg_remove(const char *name);
+/* A resize is pending (its constant data moves in the background): the
+ * registry is frozen until reg_thaw -- its slots do not move (the pending
+ * resize indexes its new blocks by them) and no buffer a transfer may read is
+ * freed.  reg_add and reg_remove refuse (-1). */
+void reg_freeze(void);
+int reg_frozen(void);
+/* EMPI_free(addr, id) while frozen: the item named id leaves at reg_thaw, and
+ * addr, if it is a registered buffer, becomes Ductile's, freed then (or when
+ * the switch replaces it).  1: deferred (the caller frees nothing), 0: addr
+ * is no registered buffer (free it now). */
+int reg_free_later(void *addr, const char *id);
+/* The pending resize is over (switched or cancelled): items freed meanwhile
+ * leave, their memory is freed -- unless release = 0 (a failed transfer's
+ * requests may still use it: left alone). */
+void reg_thaw(int release);
 /* Free an item's spare block (DUCTILE_PERSISTENT), if any. */
 void reg_drop_spare(struct reg_item *it);
 /* Bytes of one row of a distributed item, or of a whole replicated item / scalar. */

@@ -201,6 +201,7 @@ int ductile_malleable_control_point(int iteration)
         ductile_files_detach(); /* file hook: world files closed on the old world */
         if (PEND.expand) expand_commit(iteration);
         else shrink_commit(iteration);
+        reg_thaw(!NB.left_alone); /* the registry changes again; what the program freed meanwhile goes */
         if (M.removed) ductile_files_left();                 /* file hook */
         else if (!M.persistent) ductile_files_reattach(); /* file hook: reopened on the new world */
         M.last_cp = ductile_now();
@@ -244,6 +245,9 @@ int ductile_malleable_control_point(int iteration)
     if (d.nd > ns || d.method == METHOD_BASELINE) expand(&d, list, t0, e0);
     else shrink(&d, list, t0);
     if (PEND.active) {
+        /* the registry keeps its slots and buffers until the switch (registry.h, reg_freeze) */
+        NB.left_alone = 0;
+        reg_freeze();
         /* background: the old size goes on (busy until the switch); its files are
          * reopened on the old world until then */
         ductile_files_reattach(); /* file hook */

@@ -15,13 +15,21 @@
  *        FLEXBG_ROWS=1 -- declare the buffers' rows with EMPI_Set_buffer_rows
  *        (with malloc: what makes a short buffer visible to Ductile)
  *        FLEXBG_SLEEP_MS=MS -- sleep MS ms per iteration (time for a background
- *        transfer to complete while the loop goes on, on a loaded machine) */
+ *        transfer to complete while the loop goes on, on a loaded machine)
+ *        FLEXBG_REGISTRY=1 -- the registry while a resize is pending: a constant
+ *        item "scratch" (EMPI_malloc'ed) is freed with EMPI_free at iteration 6,
+ *        the first one after a resize decided at 5 (its background transfer is
+ *        then still reading it: Ductile frees it once the transfer is over); at
+ *        that point an EMPI_Deregister_shared and a new registration must be
+ *        refused.  Spawned processes check the scratch rows they received, then
+ *        free it too.  Prints "registry: ..." lines (rank 0) and "FAIL" ones. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <empi.h>
+#include <ductile.h>
 
 #include "../../examples/jacobi_system.h"
 
@@ -48,6 +56,13 @@ int main(int argc, char **argv)
     EMPI_Register_array("b", b, MPI_DOUBLE, dim, 1, EMPI_DISJOINT, EMPI_CONSTANT);
     EMPI_Register_vector("x_old", x_old, MPI_DOUBLE, dim, EMPI_SHARED);
     EMPI_Register_scalar("acc", &acc, MPI_DOUBLE, 1);
+    /* FLEXBG_REGISTRY: a constant item the program frees while a resize moves it */
+    int registry = getenv("FLEXBG_REGISTRY") != NULL, bad = 0;
+    if (registry) {
+        double *S = EMPI_malloc((size_t)(count ? count : 1) * 4 * sizeof(double));
+        for (int i = 0; i < count * 4; i++) S[i] = (double)desp * 4 + i;
+        EMPI_Register_array("scratch", S, MPI_DOUBLE, dim, 4, EMPI_DISJOINT, EMPI_CONSTANT);
+    }
     if (getenv("FLEXBG_ROWS")) {
         EMPI_Set_buffer_rows("matrix", rows);
         EMPI_Set_buffer_rows("b", rows);
@@ -63,6 +78,23 @@ int main(int argc, char **argv)
     for (; it < itmax; it++) {
         EMPI_Monitor_init();
         if (nap.tv_nsec) nanosleep(&nap, NULL);
+        double *S = registry && it >= 6 ? EMPI_Get_addr("scratch") : NULL;
+        if (S) {
+            /* what a spawned process received must be the old processes' rows, read before the free */
+            for (int i = 0; type == EMPI_SPAWNED && i < count * 4; i++)
+                if (S[i] != (double)desp * 4 + i) bad++;
+            int pending = ductile_constant_pending();
+            EMPI_free(S, "scratch");
+            if (EMPI_Get_addr("scratch")) bad++; /* gone for the program at once */
+            if (pending) {
+                EMPI_Deregister_shared("b"); /* refused: "b" stays registered */
+                double late = 0;
+                int rc = EMPI_Register_array("late", &late, MPI_DOUBLE, 1, 1, EMPI_SHARED, EMPI_VARIABLE);
+                if (rank == 0)
+                    printf("registry: scratch freed while a resize was pending; 'b' %s; registering 'late' %s\n",
+                           EMPI_Get_addr("b") == b ? "still registered" : "GONE", rc == -1 ? "refused" : "ACCEPTED");
+            }
+        }
         for (int i = 0; i < count; i++) {
             int g = desp + i;
             double s = b[i];
@@ -79,13 +111,18 @@ int main(int argc, char **argv)
         b = EMPI_Get_addr("b");
         x_old = EMPI_Get_addr("x_old");
     }
+    if (bad) printf("FAIL: rank %d: %d wrong scratch elements or a freed item still visible\n", rank, bad);
     if (status != EMPI_REMOVED && rank == 0) printf("flexbg: %d iterations on %d processes, checksum %a\n", it, size, acc);
     free(vcounts);
     free(displs);
     free(x_new);
+    if (use_emalloc) { /* as FlexMPI's examples end (a resize may still be pending: its transfer waits) */
+        EMPI_free(A, "matrix");
+        EMPI_free(b, "b");
+    }
     MPI_Finalize();
     free(x_old);
-    /* malloc'ed buffers stay the program's (EMPI_malloc'ed ones are Ductile's to free once replaced) */
+    /* malloc'ed buffers stay the program's */
     if (!use_emalloc) {
         free(A0);
         free(b0);
