@@ -37,8 +37,14 @@ unsigned long long ductile_iterations(void);
  * size.  hosts: where new processes go ("a;b"), or, when removing, which
  * ranks leave ("3;5"); NULL or "" for the default (the launcher's placement;
  * the highest ranks leave).  Thread-safe and makes no MPI call: a controller
- * thread may call it.  Returns 0 when queued, or -1 with the reason in err
- * (e.g. another request is pending, a resize is in progress, bad list). */
+ * thread may call it.  Requests are taken by the world's rank 0: call it in
+ * the process that is rank 0 of EMPI_COMM_WORLD (MPI_COMM_WORLD) when it is
+ * called; on any other rank it is refused (-1, "requests are taken by the
+ * world's rank 0, and this process is rank N").  A request queued on rank 0
+ * is lost if that process leaves the world before the resize (a shrink that
+ * removes rank 0, or the Baseline method).  Returns 0 when queued, or -1 with
+ * the reason in err (e.g. another request is pending, a resize is in
+ * progress, bad list, not rank 0). */
 int ductile_request_resize(int delta_or_target, int is_target, int at_iteration, const char *hosts, char *err,
                            size_t errlen);
 

@@ -273,6 +273,14 @@ int ductile_request_resize(int delta_or_target, int is_target, int at_iteration,
         snprintf(err, errlen, "resize refused: this process has left the world");
         return -1;
     }
+    /* the world's rank 0 takes the requests at control points (decide): one queued anywhere else
+     * would never be seen, or fire whenever this process became rank 0 */
+    int rank = __atomic_load_n(&ductile_rt.rank, __ATOMIC_RELAXED);
+    if (rank != 0) {
+        snprintf(err, errlen, "resize refused: requests are taken by the world's rank 0, and this process is rank %d "
+                 "(call ductile_request_resize on rank 0)", rank);
+        return -1;
+    }
     return request_queue_submit(&M.q, delta_or_target, is_target ? RESIZE_TARGET : RESIZE_DELTA, at_iteration,
                                 hosts, err, errlen);
 }

@@ -95,6 +95,14 @@ for pair in $pairs; do
   [ $bufs = emalloc ] && bufs=malloc || bufs=emalloc
 done
 brun "nb baseline (malloc) 2->3" 2 malloc grow DUCTILE_REDIST_CONSTANT=nb DUCTILE_RESIZE_METHOD=baseline DUCTILE_SCHEDULE=5:+1
+# ductile_request_resize: rank 0's request is queued and fires at iteration 10,
+# rank 1's is refused (it would never have been seen, or fired later)
+brun "ductile_request_resize on ranks 0 and 1, nb col" 2 emalloc grow DUCTILE_REDIST_CONSTANT=nb FLEXBG_REQUEST=1
+if [ $fail = 0 ] && ! { grep -q "request: rank 0: queued" "$tmp/out" &&
+    grep -q "request: rank 1: refused: resize refused: requests are taken by the world's rank 0, and this process is rank 1" "$tmp/out" &&
+    $PYTHON -c "import json,sys; r=json.load(open(sys.argv[1]))['reconfigurations']; sys.exit(not (len(r)==1 and r[0]['iteration']==10 and r[0]['to']==3))" "$tmp/rep.json"; }; then
+  echo "FAIL: ductile_request_resize: expected rank 0 queued, rank 1 refused, one resize 2->3 at iteration 10"; cat "$tmp/out"; fail=1
+fi
 # decided at the last control point: still pending when the program frees its
 # EMPI_malloc'ed items (EMPI_free waits for the transfer) and calls MPI_Finalize (cancelled)
 brun "nb col, EMPI_free while pending, cancelled at MPI_Finalize" 2 emalloc cancelled DUCTILE_REDIST_CONSTANT=nb DUCTILE_SCHEDULE=$((its - 1)):+2

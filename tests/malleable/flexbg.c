@@ -22,7 +22,10 @@
  *        then still reading it: Ductile frees it once the transfer is over); at
  *        that point an EMPI_Deregister_shared and a new registration must be
  *        refused.  Spawned processes check the scratch rows they received, then
- *        free it too.  Prints "registry: ..." lines (rank 0) and "FAIL" ones. */
+ *        free it too.  Prints "registry: ..." lines (rank 0) and "FAIL" ones.
+ *        FLEXBG_REQUEST=1 -- at iteration 2 every rank asks for one more process
+ *        at iteration 10 with ductile_request_resize: rank 0's is queued, the
+ *        others' refused ("request: rank R: ..." lines). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +81,11 @@ int main(int argc, char **argv)
     for (; it < itmax; it++) {
         EMPI_Monitor_init();
         if (nap.tv_nsec) nanosleep(&nap, NULL);
+        if (it == 2 && getenv("FLEXBG_REQUEST")) {
+            char err[200] = "";
+            int rc = ductile_request_resize(1, 0, 10, NULL, err, sizeof err);
+            printf("request: rank %d: %s%s\n", rank, rc == 0 ? "queued" : "refused: ", err);
+        }
         double *S = registry && it >= 6 ? EMPI_Get_addr("scratch") : NULL;
         if (S) {
             /* what a spawned process received must be the old processes' rows, read before the free */
