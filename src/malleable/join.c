@@ -376,7 +376,7 @@ int ductile_malleable_get_shared(int *iteration)
         }
     }
     /* agree on the transfer with the parents (spawn.c, expand_commit) */
-    if (!txn_agree(merged, ok, why, sizeof why)) {
+    if (!txn_agree_commit(merged, ok, why, sizeof why)) {
         if (h->nitems) rma_win_transfer_done(0);
         if (bg) {
             if (NB.failed) nb_abandon();

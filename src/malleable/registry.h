@@ -21,6 +21,9 @@ enum reg_kind {
 };
 /* The kinds that move themselves through src/data/data.h (data_move). */
 #define REG_KIND_IS_DATA(k) ((k) == REG_SPARSE || (k) == REG_NDBLOCK || (k) == REG_CUSTOM || (k) == REG_PATCHES)
+/* The kinds whose commit runs the program's code, which can fail (custom data's unpack): staged
+ * and agreed on before the commit (src/malleable/transaction.c, txn_agree_commit). */
+#define REG_KIND_STAGES(k) ((k) == REG_CUSTOM)
 
 /* What must agree between the processes of a resize (sent to new processes). */
 struct reg_desc {
