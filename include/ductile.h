@@ -57,10 +57,13 @@ int ductile_control_point(int iteration);
 
 /* 1 while constant registered data (EMPI_CONSTANT) is still moving in the
  * background after a resize (DUCTILE_REDIST_CONSTANT=nb, wd or thread): the
- * constant items still have their old buffers (an old process its old block,
- * a spawned process its registered, not yet filled, buffer); 0 once every
- * process switched to the new buffers at a control point.  Local, no MPI
- * call.  See docs/malleability.md and docs/rma.md. */
+ * world keeps its size and an old process's constant items their old blocks
+ * (the spawned processes wait inside EMPI_Get_shared, which returns with
+ * their registered buffers filled); 0 once every process switched at a
+ * control point (or the resize was cancelled).  Meanwhile the registry does
+ * not change: registrations and EMPI_Deregister_shared are refused, EMPI_free
+ * of a registered item waits for the transfer.  Local, no MPI call.  See
+ * docs/malleability.md and docs/rma.md. */
 int ductile_constant_pending(void);
 
 /* ---- Controllers (ductiled, ductilectl; see docs/controller.md) ---- */

@@ -13,13 +13,16 @@
  * With DUCTILE_REDIST_CONSTANT=nb, distributed items registered as constant
  * (EMPI_CONSTANT) move with one MPI_Ialltoallv each, started at the resize
  * over a duplicate of the transfer communicator, into new buffers owned by
- * Ductile.  Until the transfer is complete the item keeps its old buffer
- * (old processes: their old block, untouched; spawned processes: the buffer
- * they registered, not yet filled).  Every later control point tests the
- * requests (MPI_Test, no waiting) and agrees on completion over the world
- * (one small MPI_Allreduce per control point, only while a transfer is
- * pending); then every process switches the item to its new buffer at the
- * same control point and frees the old one if Ductile owns it.  A resize
+ * Ductile on the old processes and into the buffers they registered on the
+ * spawned ones (nb_entry.in_place: they wait in EMPI_Get_shared until it is
+ * there).  Until the transfer is complete the item keeps its old buffer
+ * (old processes: their old block, untouched).  Every later control point
+ * tests the requests (MPI_Test, no waiting) and agrees on completion over the
+ * world (one small MPI_Allreduce per control point, only while a transfer is
+ * pending); then every old process switches the item to its new buffer at the
+ * same control point and frees the old one if Ductile owns it.  Meanwhile the
+ * registry is frozen (registry.h, reg_freeze; resize.c freezes it, the switch
+ * and pending_cancel thaw it).  A resize
  * decided while a transfer is pending completes it first (bounded wait);
  * processes that leave complete their part in MPI_Finalize, asleep between
  * tests. */
