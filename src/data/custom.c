@@ -155,12 +155,12 @@ int custom_stage(struct reg_item *it, char *why, size_t len)
     int64_t b = s->size(s->user, 0, 1);
     s->next.snap = b >= 0 ? malloc(b ? (size_t)b : 1) : NULL;
     if (!s->next.snap || s->pack(s->user, 0, 1, s->next.snap, b) != 0) {
-        free(s->next.snap);
-        s->next.snap = NULL;
         snprintf(why, len, "rank %d: '%s': %s before the unpacks", ductile_rt.rank, it->d.name,
                  b < 0 ? "the size callback failed for the snapshot of its data"
                  : s->next.snap ? "the pack callback failed for the snapshot of its data"
                                 : "out of memory for the snapshot of its data");
+        free(s->next.snap);
+        s->next.snap = NULL;
         return -1;
     }
     s->next.snap_len = b;
