@@ -60,6 +60,12 @@ module empi
        import :: c_int
        integer(c_int), value :: size
      end subroutine c_register_size
+     function c_set_buffer_rows(id, rows) bind(C, name='EMPI_Set_buffer_rows')
+       import :: c_char, c_int, c_int64_t
+       character(kind=c_char) :: id(*)
+       integer(c_int64_t), value :: rows
+       integer(c_int) :: c_set_buffer_rows
+     end function c_set_buffer_rows
      subroutine c_deregister(id) bind(C, name='EMPI_Deregister_shared')
        import :: c_char
        character(kind=c_char) :: id(*)
@@ -174,6 +180,12 @@ contains
     integer(c_int), intent(in) :: size
     call c_register_size(size)
   end subroutine EMPI_Register_size
+
+  integer(c_int) function EMPI_Set_buffer_rows(id, rows)
+    character(len=*), intent(in) :: id
+    integer(c_int64_t), intent(in) :: rows
+    EMPI_Set_buffer_rows = c_set_buffer_rows(cstr(id), rows)
+  end function EMPI_Set_buffer_rows
 
   subroutine EMPI_Deregister_shared(id)
     character(len=*), intent(in) :: id

@@ -25,9 +25,17 @@
  * other processes.  Returns 0, or -1 with a message (old buffers intact). */
 int data_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen);
 
+/* Every item moved and every process agreed: the steps of the commit that
+ * run the program's code and can fail, before a second agreement (custom
+ * data: a snapshot of this process's data by size/pack(user, 0, 1), then the
+ * unpack callbacks).  0, or -1 with why; data_unstage undoes it when the
+ * resize is rolled back after all (custom data: unpack(user, 0, 1) of the
+ * snapshot). */
+int data_stage(struct reg_item *it, char *why, size_t len);
+void data_unstage(struct reg_item *it);
 /* The resize committed: the item adopts the new state its data_move staged
- * (its old buffers are freed; custom data: the unpack callbacks run now).
- * Nothing staged: nothing happens. */
+ * (its old buffers are freed; custom data: staged already, its bytes and
+ * snapshot go).  Nothing staged: nothing happens. */
 void data_commit(struct reg_item *it);
 /* The resize was rolled back (or the move failed half-way): the staged state
  * is dropped, the item keeps its old buffers, layout and data. */
@@ -68,6 +76,8 @@ void sparse_commit(struct reg_item *it);
 void sparse_abort(struct reg_item *it);
 void sparse_free(struct reg_item *it);
 int custom_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen);
+int custom_stage(struct reg_item *it, char *why, size_t len);
+void custom_unstage(struct reg_item *it);
 void custom_commit(struct reg_item *it);
 void custom_abort(struct reg_item *it);
 void custom_free(struct reg_item *it);

@@ -13,13 +13,16 @@
  * With DUCTILE_REDIST_CONSTANT=nb, distributed items registered as constant
  * (EMPI_CONSTANT) move with one MPI_Ialltoallv each, started at the resize
  * over a duplicate of the transfer communicator, into new buffers owned by
- * Ductile.  Until the transfer is complete the item keeps its old buffer
- * (old processes: their old block, untouched; spawned processes: the buffer
- * they registered, not yet filled).  Every later control point tests the
- * requests (MPI_Test, no waiting) and agrees on completion over the world
- * (one small MPI_Allreduce per control point, only while a transfer is
- * pending); then every process switches the item to its new buffer at the
- * same control point and frees the old one if Ductile owns it.  A resize
+ * Ductile on the old processes and into the buffers they registered on the
+ * spawned ones (nb_entry.in_place: they wait in EMPI_Get_shared until it is
+ * there).  Until the transfer is complete the item keeps its old buffer
+ * (old processes: their old block, untouched).  Every later control point
+ * tests the requests (MPI_Test, no waiting) and agrees on completion over the
+ * world (one small MPI_Allreduce per control point, only while a transfer is
+ * pending); then every old process switches the item to its new buffer at the
+ * same control point and frees the old one if Ductile owns it.  Meanwhile the
+ * registry is frozen (registry.h, reg_freeze; resize.c freezes it, the switch
+ * and pending_cancel thaw it).  A resize
  * decided while a transfer is pending completes it first (bounded wait);
  * processes that leave complete their part in MPI_Finalize, asleep between
  * tests. */
@@ -92,7 +95,7 @@ void nb_finish(int adopt)
     for (int i = 0; i < NB.n; i++) {
         struct nb_entry *e = &NB.e[i];
         struct reg_item *it = reg_find(e->name);
-        if (!e->has_new) continue;
+        if (!e->has_new || e->in_place) continue; /* a spawned process's own buffer: filled in place */
         if (!it || !adopt) { free(e->dst); continue; } /* deregistered meanwhile, or cancelled */
         if (it->owned && it->addr && it->addr != e->dst) {
             if (reg_is_tracked(it->addr)) reg_untrack_free(it->addr);
@@ -119,7 +122,7 @@ void nb_abandon_at_exit(void)
 {
 #if defined(__SANITIZE_ADDRESS__)
     for (int i = 0; i < NB.n; i++) {
-        if (NB.e[i].dst) __lsan_ignore_object(NB.e[i].dst);
+        if (NB.e[i].dst && !NB.e[i].in_place) __lsan_ignore_object(NB.e[i].dst);
         if (NB.e[i].p) __lsan_ignore_object(NB.e[i].p); /* and what it points to (the collective's arguments) */
     }
 #endif
@@ -130,6 +133,7 @@ void nb_abandon_at_exit(void)
  * requests or windows (MPI may still use them). */
 void nb_abandon(void)
 {
+    NB.left_alone = 1; /* the buffers its requests name stay allocated (reg_thaw) */
     free(NB.e);
     NB.e = NULL;
     NB.n = NB.cap = 0;
@@ -203,5 +207,6 @@ void pending_cancel(const char *why)
         if (clean) nb_finish(0);
         shrink_abort(why);
     }
+    reg_thaw(clean); /* the registry changes again; what the program freed meanwhile goes, if safe */
     request_queue_set_busy(&M.q, 0);
 }

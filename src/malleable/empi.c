@@ -25,6 +25,7 @@ static void reg_or_die(const char *fn, const char *id, void *addr, MPI_Datatype 
     if (reg_add(id, addr, type, kind, constant, nrows, row_elems, elems, err, sizeof err) != 0) {
         fprintf(stderr, "ductile: error: %s: %s\n", fn, err);
         fflush(stderr);
+        if (reg_frozen()) return; /* a resize is pending: refused, nothing changed; the job goes on */
         PMPI_Abort(MPI_COMM_WORLD, 2);
     }
 }
@@ -122,6 +123,22 @@ int EMPI_Register_array(const char *id, void *addr, MPI_Datatype datatype, int64
     return rc;
 }
 
+int EMPI_Set_buffer_rows(const char *id, int64_t rows)
+{
+    struct reg_item *it = reg_find(id);
+    const char *why = !it                             ? "no item of that name is registered"
+                      : it->d.kind != REG_DISTRIBUTED ? "not a distributed (EMPI_DISJOINT) item"
+                      : rows < 0                      ? "a negative row count"
+                                                      : NULL;
+    if (why) {
+        fprintf(stderr, "ductile: error: EMPI_Set_buffer_rows('%s', %lld): %s\n", id ? id : "", (long long)rows, why);
+        return -1;
+    }
+    it->decl_addr = it->addr;
+    it->decl_rows = rows;
+    return 0;
+}
+
 int EMPI_Register_scalar(const char *id, void *addr, MPI_Datatype datatype, int count)
 {
     char err[512];
@@ -133,20 +150,35 @@ int EMPI_Register_scalar(const char *id, void *addr, MPI_Datatype datatype, int 
 void EMPI_Deregister_shared(char *id)
 {
     struct reg_item *it = reg_find(id);
-    if (!it) return;
+    if (!it || it->dropping) return;
+    if (reg_frozen()) {
+        /* the pending resize still moves it (and may be reading its buffer now) */
+        fprintf(stderr, "ductile: error: EMPI_Deregister_shared('%s'): refused while a resize is pending "
+                        "(ductile_constant_pending() returns 1): the item stays registered and its buffer must stay "
+                        "valid; deregister it after the control point that ends the resize, or free it with "
+                        "EMPI_free, which waits for the transfer\n", id);
+        return;
+    }
     it->owned = 0; /* the buffer stays with the program */
     reg_remove(id);
 }
 
-void *EMPI_Get_addr(char *id)
+/* An item the program can see: registered, and not freed (EMPI_free) while a resize was pending. */
+static struct reg_item *visible(const char *id)
 {
     struct reg_item *it = reg_find(id);
+    return it && !it->dropping ? it : NULL;
+}
+
+void *EMPI_Get_addr(char *id)
+{
+    struct reg_item *it = visible(id);
     return it ? it->addr : NULL;
 }
 
 void EMPI_Get_addr_sparse(char *id, void **addr_row, void **addr_col, void **addr_val)
 {
-    struct reg_item *it = reg_find(id);
+    struct reg_item *it = visible(id);
     if (addr_row) *addr_row = it ? it->sp_row : NULL;
     if (addr_col) *addr_col = it ? it->sp_col : NULL;
     if (addr_val) *addr_val = it ? it->addr : NULL;
@@ -363,6 +395,10 @@ void *EMPI_calloc(size_t nmemb, size_t size)
 
 void EMPI_free(void *addr, char *id)
 {
+    /* a resize is pending: its transfers may still read the item's buffers; the item leaves and
+     * the memory is freed at the control point that ends it (registry.c, reg_thaw) */
+    if (reg_frozen() && reg_free_later(addr, id)) return;
+    if (reg_frozen()) id = NULL; /* addr is no registered buffer: freed now; the item (if any) leaves later */
     struct reg_item *it = id ? reg_find(id) : NULL;
     if (it && it->addr == addr) {
         it->owned = 0;

@@ -236,6 +236,7 @@ struct nb_entry {
     struct redist_pending *p; /* NULL once complete */
     void *dst;                /* my new buffer (NULL: no new block here) */
     int has_new;
+    int in_place;             /* dst is the item's own buffer (a spawned process's): never freed or adopted */
 };
 struct nb_state {
     int active;
@@ -248,6 +249,7 @@ struct nb_state {
     struct bg_group *bg; /* WD / Threading (src/rma/xfer.c): all constant items of the resize */
     int col_instead;     /* one-sided method asked, constant data moved by the collective (RMA_BACKGROUND_UNSAFE) */
     int failed;          /* this process's part failed (why) */
+    int left_alone;      /* abandoned (nb_abandon): its buffers may still be in MPI's hands */
     char why[200];
 };
 extern struct nb_state NB;
@@ -388,6 +390,12 @@ extern struct stage_list STAGE;
  * (on every process) is the reason of the first process that failed. */
 int polite_wait(MPI_Request *rq); /* a wait that sleeps between tests (transaction.c) */
 int txn_agree(MPI_Comm c, int ok, char *why, size_t len);
+/* The agreement on a transfer, before its commit: txn_agree, then, when some
+ * item's commit runs the program's code (REG_KIND_STAGES: custom data's
+ * unpack), that code (data_stage) and a second txn_agree; if that one fails,
+ * every process undoes its stage (data_unstage) and 0 is returned as for any
+ * failed agreement (the caller rolls back). */
+int txn_agree_commit(MPI_Comm c, int ok, char *why, size_t len);
 void stage_add(int item, void *dst, int from_spare, int shared, int persist, int rma_lock, int ns, int nd, int has_old);
 void stage_commit(void);
 void stage_abort(void);

@@ -270,11 +270,23 @@ static int join_prepare(int child, char *why, size_t len)
     int my_new = h->method == METHOD_BASELINE ? child : h->ns + child;
     for (int i = 0; i < reg_count(); i++) {
         struct reg_item *it = reg_at(i);
-        if (it->d.kind != REG_DISTRIBUTED) continue;
-        plan_block nb = plan_block_of(it->d.nrows, h->nd, my_new);
-        if (nb.count && !it->addr) {
-            snprintf(why, len, "rank %d (new): '%s' has no buffer for its %lld rows", ductile_rt.rank, it->d.name,
-                     (long long)nb.count);
+        if (it->d.kind != REG_DISTRIBUTED && it->d.kind != REG_REPLICATED && it->d.kind != REG_SCALAR) continue;
+        /* the data arrives in the buffer the program registered: it must hold the block (or the
+         * whole replicated item), as far as Ductile knows its size (reg_buffer_bytes) */
+        int dist = it->d.kind == REG_DISTRIBUTED;
+        int64_t rows = dist ? plan_block_of(it->d.nrows, h->nd, my_new).count : 1;
+        int64_t need = rows * (int64_t)reg_unit_bytes(it), have = 0;
+        const char *how = "";
+        if (rows && need && !it->addr) {
+            snprintf(why, len, "rank %d (new): '%s' has no buffer for its %lld %s", ductile_rt.rank, it->d.name,
+                     (long long)(dist ? rows : it->d.elems), dist ? "rows" : "elements");
+            return -1;
+        }
+        if (need && reg_buffer_bytes(it, &have, &how) && have < need) {
+            snprintf(why, len, "rank %d (new): the buffer registered for '%s' holds %lld bytes (%s), its %s needs "
+                     "%lld (%lld %s)", ductile_rt.rank, it->d.name, (long long)have, how,
+                     dist ? "block" : "copy", (long long)need, (long long)(dist ? rows : it->d.elems),
+                     dist ? "rows" : "elements");
             return -1;
         }
     }
@@ -364,7 +376,7 @@ int ductile_malleable_get_shared(int *iteration)
         }
     }
     /* agree on the transfer with the parents (spawn.c, expand_commit) */
-    if (!txn_agree(merged, ok, why, sizeof why)) {
+    if (!txn_agree_commit(merged, ok, why, sizeof why)) {
         if (h->nitems) rma_win_transfer_done(0);
         if (bg) {
             if (NB.failed) nb_abandon();

@@ -201,6 +201,7 @@ int ductile_malleable_control_point(int iteration)
         ductile_files_detach(); /* file hook: world files closed on the old world */
         if (PEND.expand) expand_commit(iteration);
         else shrink_commit(iteration);
+        reg_thaw(!NB.left_alone); /* the registry changes again; what the program freed meanwhile goes */
         if (M.removed) ductile_files_left();                 /* file hook */
         else if (!M.persistent) ductile_files_reattach(); /* file hook: reopened on the new world */
         M.last_cp = ductile_now();
@@ -244,6 +245,9 @@ int ductile_malleable_control_point(int iteration)
     if (d.nd > ns || d.method == METHOD_BASELINE) expand(&d, list, t0, e0);
     else shrink(&d, list, t0);
     if (PEND.active) {
+        /* the registry keeps its slots and buffers until the switch (registry.h, reg_freeze) */
+        NB.left_alone = 0;
+        reg_freeze();
         /* background: the old size goes on (busy until the switch); its files are
          * reopened on the old world until then */
         ductile_files_reattach(); /* file hook */
@@ -267,6 +271,14 @@ int ductile_request_resize(int delta_or_target, int is_target, int at_iteration,
     }
     if (M.removed) {
         snprintf(err, errlen, "resize refused: this process has left the world");
+        return -1;
+    }
+    /* the world's rank 0 takes the requests at control points (decide): one queued anywhere else
+     * would never be seen, or fire whenever this process became rank 0 */
+    int rank = __atomic_load_n(&ductile_rt.rank, __ATOMIC_RELAXED);
+    if (rank != 0) {
+        snprintf(err, errlen, "resize refused: requests are taken by the world's rank 0, and this process is rank %d "
+                 "(call ductile_request_resize on rank 0)", rank);
         return -1;
     }
     return request_queue_submit(&M.q, delta_or_target, is_target ? RESIZE_TARGET : RESIZE_DELTA, at_iteration,

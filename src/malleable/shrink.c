@@ -119,7 +119,7 @@ void shrink_commit(int iteration)
     }
     step_mark(&tmark, "transferred");
     /* agree: every process of the old world completed its part */
-    if (!txn_agree(P, ok, why, sizeof why)) {
+    if (!txn_agree_commit(P, ok, why, sizeof why)) {
         rma_win_transfer_done(1); /* the world stays: so does its window */
         if (PEND.bg) {
             if (NB.failed) nb_abandon();

@@ -478,7 +478,7 @@ void expand_commit(int iteration)
     }
     step_mark(&tmark, "transferred");
     /* agree: every process of the merged communicator completed its part */
-    if (!txn_agree(merged, ok, why, sizeof why)) {
+    if (!txn_agree_commit(merged, ok, why, sizeof why)) {
         if (PEND.nitems) rma_win_transfer_done(0); /* the window over the merged communicator goes */
         if (PEND.bg) {
             if (NB.failed) nb_abandon(); /* its requests may still be pending: left alone */

@@ -59,6 +59,25 @@ int txn_agree(MPI_Comm c, int ok, char *why, size_t len)
     return 0;
 }
 
+int txn_agree_commit(MPI_Comm c, int ok, char *why, size_t len)
+{
+    if (!txn_agree(c, ok, why, len)) return 0;
+    int stages = 0; /* the same on every process: the registrations match */
+    for (int i = 0; i < reg_count(); i++) stages |= REG_KIND_STAGES(reg_at(i)->d.kind);
+    if (!stages) return 1;
+    /* the program's code at the commit (custom data's unpack): staged, then agreed on again */
+    int okc = 1;
+    char mine[TXN_WHY_MAX] = "";
+    for (int i = 0; i < reg_count() && okc; i++)
+        if (REG_KIND_STAGES(reg_at(i)->d.kind) && DUCTILE_HOOK(data_stage, (reg_at(i), mine, sizeof mine)) != 0)
+            okc = 0;
+    if (txn_agree(c, okc, mine, sizeof mine)) return 1;
+    for (int i = 0; i < reg_count(); i++)
+        if (REG_KIND_STAGES(reg_at(i)->d.kind)) DUCTILE_HOOK_VOID(data_unstage, (reg_at(i)));
+    snprintf(why, len, "%s", mine);
+    return 0;
+}
+
 void stage_add(int item, void *dst, int from_spare, int shared, int persist, int rma_lock, int ns, int nd, int has_old)
 {
     STAGE.s = grow(STAGE.s, &STAGE.cap, STAGE.n + 1, sizeof *STAGE.s);

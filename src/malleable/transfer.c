@@ -92,7 +92,11 @@ int transfer_items(const struct redist_layout *L, int has_new, int method, int n
             plan_block nbk = {0, 0};
             if (L->my_new >= 0) nbk = plan_block_of(it->d.nrows, L->nd, L->my_new);
             void *dst = NULL;
-            if (L->my_new >= 0) {
+            /* a spawned process receives into the buffer it registered (it waits in EMPI_Get_shared
+             * until the data is there; a rolled-back one leaves): docs/malleability.md, "Buffers" */
+            int in_place = L->my_new >= 0 && L->my_old < 0;
+            if (in_place) dst = it->addr;
+            else if (L->my_new >= 0) {
                 size_t nbytes = (size_t)nbk.count * rowb;
                 dst = malloc(nbytes ? nbytes : 1);
                 if (!dst) {
@@ -106,6 +110,7 @@ int transfer_items(const struct redist_layout *L, int has_new, int method, int n
             snprintf(e->name, sizeof e->name, "%s", it->d.name);
             e->dst = dst;
             e->has_new = L->my_new >= 0;
+            e->in_place = in_place;
             uint64_t moved = 0;
             if (NB.bg) {
                 if (bg_add(NB.bg, it->d.nrows, rowb, L->my_old >= 0 ? it->addr : NULL, dst, &moved, err, errlen) != 0)
