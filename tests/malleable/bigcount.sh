@@ -11,11 +11,12 @@
 # one-sided transfers are cut into pieces of half the limit on both sides,
 # and tests/long/big_app checks every row of the new blocks.  Every method:
 # col, p2p, rma-lock, rma-lockall, rma-fence, persistent col, col+nb and
-# rma-lockall+wd (background).  Then the general data kinds under the same
-# limit: tests/malleable/allkinds (N-D block, CSR matrix, custom data, patch
-# set) 2->4->3 with col and p2p gives the static run's hashes, and
-# bench/repartition's per-rank patch messages (cut into pieces) check every
-# element after 3->5->2.
+# rma-lockall+wd (background).  Then the general data kinds under a limit of
+# 100 bytes: tests/malleable/allkinds (N-D block, CSR matrix, custom data,
+# patch set; their exchanges, messages and halo faces in pieces of 50 bytes)
+# 2->4->3 with col and p2p gives the static run's hashes, and
+# bench/repartition's per-rank patch messages (in pieces) check every element
+# after 3->5->2.
 set -u
 . "$abs_top_srcdir/tests/malleable/common.sh"
 BIG="$abs_top_builddir/tests/long/big_app"
@@ -65,14 +66,14 @@ for dir in "1 1:+1 2" "2 1:-1 1"; do
     DUCTILE_REDIST_CONSTANT=wd
 done
 
-# the general data kinds under the same kind of limit (their exchanges are a few KB)
+# the general data kinds under a limit of 100 bytes (their exchanges and halo faces are a few hundred bytes)
 prog="$abs_top_builddir/tests/malleable/allkinds"
 hashes() { sed -n 's/^hashes \(.*\) on \([0-9]*\) processes.*/\1/p' "$1"; }
 timeout "$T" $MPIEXEC -n 2 "$prog" 12 > "$tmp/ref" 2> "$tmp/ref.err" || { echo "FAIL: allkinds static"; cat "$tmp/ref.err"; exit 1; }
 ref=$(hashes "$tmp/ref")
 [ -n "$ref" ] || { echo "FAIL: allkinds static: no hashes"; cat "$tmp/ref"; exit 1; }
 for m in col p2p; do
-  env DUCTILE_SCHEDULE=3:+2,7:-1 DUCTILE_TEST_INT_LIMIT=600 DUCTILE_REDIST=$m DUCTILE_REPORT=none \
+  env DUCTILE_SCHEDULE=3:+2,7:-1 DUCTILE_TEST_INT_LIMIT=100 DUCTILE_REDIST=$m DUCTILE_REPORT=none \
     timeout "$T" $MPIEXEC -n 2 "$prog" 12 > "$tmp/out" 2> "$tmp/err"
   rc=$?
   got=$(hashes "$tmp/out")
@@ -83,7 +84,7 @@ for m in col p2p; do
   fi
 done
 rp="$abs_top_builddir/bench/repartition"
-(cd "$tmp" && DUCTILE_TEST_INT_LIMIT=600 DUCTILE_SCHEDULE="2:+2,5:-3" DUCTILE_REPORT=none \
+(cd "$tmp" && DUCTILE_TEST_INT_LIMIT=100 DUCTILE_SCHEDULE="2:+2,5:-3" DUCTILE_REPORT=none \
   timeout "$T" $MPIEXEC -n 3 "$rp" --resize 8 3 30 7 greedy rank > out 2> err)
 rc=$?
 if [ $rc -ne 0 ] || ! grep -q "FINAL size=2 ok" "$tmp/out" || grep -q FAIL "$tmp/out"; then
