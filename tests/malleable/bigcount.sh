@@ -92,4 +92,24 @@ if [ $rc -ne 0 ] || ! grep -q "FINAL size=2 ok" "$tmp/out" || grep -q FAIL "$tmp
 else
   echo "ok: patches 3->5->2 per rank, messages in pieces"
 fi
+
+# sizes past INT_MAX from the control point: EMPI_Monitor_end64 exact, the int EMPI_Monitor_end MPI_UNDEFINED
+# with one error per process (5 GiB of 1-byte rows on 2 processes, allocated and never touched, no resize),
+# and both forms' per-rank arrays grown by resizes (1->3->2)
+m64="$abs_top_builddir/tests/malleable/monitor64"
+env DUCTILE_REPORT=none timeout "$T" $MPIEXEC -n 2 "$m64" $((5 << 30)) 4 > "$tmp/out" 2> "$tmp/err"
+rc=$?
+nerr=$(grep -o "does not fit an int: MPI_UNDEFINED returned instead" "$tmp/err" | wc -l)
+if [ $rc -ne 0 ] || ! grep -q "^M64 ok size=2 undefined=4$" "$tmp/out" || [ "$nerr" -ne 2 ]; then
+  echo "FAIL: EMPI_Monitor_end(64) past INT_MAX: rc $rc, $nerr errors"; cat "$tmp/out"; tail "$tmp/err"; fail=1
+else
+  echo "ok: EMPI_Monitor_end64 past INT_MAX exact; the int form: MPI_UNDEFINED and one error per process"
+fi
+env DUCTILE_REPORT=none DUCTILE_SCHEDULE=1:+2,2:-1 timeout "$T" $MPIEXEC -n 1 "$m64" 1000 5 > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ $rc -ne 0 ] || ! grep -q "^M64 ok size=2 undefined=0$" "$tmp/out" || grep -q "does not fit" "$tmp/err"; then
+  echo "FAIL: EMPI_Monitor_end(64) 1->3->2: rc $rc"; cat "$tmp/out"; tail "$tmp/err"; fail=1
+else
+  echo "ok: EMPI_Monitor_end64 and EMPI_Monitor_end 1->3->2, their arrays grown"
+fi
 exit $fail
