@@ -177,9 +177,21 @@ void ductile_empi_monitor_init0(void);
  * to the new size) describe the blocks of the first registered distributed
  * item.  maxiter (the iteration count the loop runs to) is sent to ductiled,
  * whose performance model takes the remaining work from it; fc, argv and
- * bin are accepted for compatibility and unused. */
+ * bin are accepted for compatibility and unused.  Any of count, disp,
+ * vcount, vdisp may be NULL.  A value that does not fit an int (an item of
+ * more than INT_MAX rows, registered with EMPI_Register_array or
+ * EMPI_Register_csr) is never truncated: it comes back as MPI_UNDEFINED
+ * (MPI's answer for a count an int cannot hold), with an error on stderr
+ * (once per process) naming the value and EMPI_Monitor_end64; so do such
+ * entries of EMPI_GLOBAL_vcounts / EMPI_GLOBAL_displs (without a message). */
 void EMPI_Monitor_end(int *rank, int *size, int iter, int maxiter, int *count, int *disp, int **vcount, int **vdisp,
                       int *fc, char *argv[], char *bin);
+/* EMPI_Monitor_end with 64-bit blocks (Ductile; the arguments in the same
+ * order): *count / *disp my block, *vcount / *vdisp (int64_t arrays the
+ * program allocated with malloc, realloc'ed to the new size, or NULL) every
+ * rank's.  For any item size. */
+void EMPI_Monitor_end64(int *rank, int *size, int iter, int maxiter, int64_t *count, int64_t *disp, int64_t **vcount,
+                        int64_t **vdisp, int *fc, char *argv[], char *bin);
 
 /* EMPI_ACTIVE or EMPI_REMOVED. */
 void EMPI_Get_status(int *status);
@@ -246,7 +258,8 @@ void EMPI_Get_iteration(int *it);
 int EMPI_Set_buffer_rows(const char *id, int64_t rows);
 /* A scalar (`count` elements of datatype, replicated; new processes get rank 0's value). */
 int EMPI_Register_scalar(const char *id, void *addr, MPI_Datatype datatype, int count);
-/* 64-bit EMPI_Get_wsize: my block of n rows. */
+/* 64-bit EMPI_Get_wsize: my block of n rows (EMPI_Monitor_end64 is the
+ * 64-bit control point). */
 void EMPI_Get_wsize64(int rank, int size, int64_t n, int64_t *desp, int64_t *count);
 
 /* ---- General data (docs/data.md) ---- */

@@ -89,6 +89,10 @@ const struct setting_def ductile_setting_defs[] = {
      "For tests only: the form of the collective transfers (src/redist/bigcoll.c): auto picks the int "
      "MPI_Alltoallv below 2 GiB, else the MPI-4 large-count calls where the MPI has them, else MPI_Alltoallw with "
      "derived datatypes (w); int, c or w force one (c falls back to w without the large-count calls)."},
+    {"DUCTILE_TEST_INT_LIMIT", SETTING_INT, "0", 0, 2147483647L, NULL,
+     "For tests only: treat byte counts and displacements above this many bytes as past an int's range (0: the "
+     "real limit, INT_MAX), so that small data takes the large-count paths of the transfers (src/redist/chunk.h: "
+     "the collectives' agreed form, messages and reads cut into pieces of half of it). Same value in every process."},
     {"DUCTILE_SPAWN_HOSTS", SETTING_STRING, "", 0, 0, NULL,
      "Default hosts for new processes, separated by ';' or ',' (e.g. 'node1;node2'). Empty: the launcher decides."},
     {"DUCTILE_SPAWN_COMMAND", SETTING_STRING, "", 0, 0, NULL,
@@ -219,6 +223,7 @@ static int apply(struct ductile_settings *out, const struct setting_def *d, cons
     else if (strcmp(n, "RMA_WINDOW") == 0) out->rma_window = value;
     else if (strcmp(n, "RMA_MEMORY") == 0) out->rma_memory = value;
     else if (strcmp(n, "RMA_OSC") == 0) out->rma_osc = value;
+    else if (strcmp(n, "TEST_INT_LIMIT") == 0) out->test_int_limit = iv;
     else if (strcmp(n, "SPAWN_HOSTS") == 0) out->spawn_hosts = value;
     else if (strcmp(n, "SPAWN_COMMAND") == 0) out->spawn_command = value;
     else if (strcmp(n, "LEAVE_TIMEOUT") == 0) out->leave_timeout = iv;

@@ -50,16 +50,24 @@ void data_world_changed(void);
 /* Free an item's kind state (reg_item.ext), if any. */
 void data_ext_free(struct reg_item *it);
 
-/* Shared by the kinds: bytes (64-bit) to an MPI count, or -1 if too large. */
-int data_int_count(int64_t bytes);
+/* Shared by the kinds: post the nonblocking receive (send = 0) or send
+ * (send = 1) of `bytes` bytes at buf with peer over comm, in messages of at
+ * most chunk_piece_max() bytes (below an int count; both sides cut a pair's
+ * bytes alike), into rq[*nrq...] (data_pieces(bytes) of them; *nrq
+ * advances by those posted).  Returns an MPI error code. */
+int data_post_bytes(void *buf, int64_t bytes, int peer, int tag, int send, MPI_Comm comm, MPI_Request *rq,
+                    int *nrq);
+int64_t data_pieces(int64_t bytes);
 /* The exchange every kind's move uses (exchange.c): an all-to-all of bytes
  * over comm with 64-bit counts and displacements.  With the method
- * REDIST_COL (and by default) one MPI_Alltoallv (MPI_Alltoallv_c past
- * 2 GiB where the MPI has it); with any other method (REDIST_P2P, and the
- * one-sided ones: the counts are known on both sides already, so a window
- * would add only its set-up) nonblocking sends and receives in chunks of at
- * most 1 GiB, which also carries pairs over 2 GiB without MPI_Alltoallv_c.
- * Returns an MPI error code, with a message in err. */
+ * REDIST_COL (and by default) one collective: MPI_Alltoallv, or past
+ * 2 GiB on any process MPI_Alltoallv_c (MPI-4) or MPI_Alltoallw with derived
+ * datatypes (Open MPI 4.1), the form agreed over comm (one MPI_Allreduce)
+ * since one process's counts do not tell another's; with any other method
+ * (REDIST_P2P, and the one-sided ones: the counts are known on both sides
+ * already, so a window would add only its set-up) nonblocking sends and
+ * receives in pieces of at most 1 GiB.  Returns an MPI error code, with a
+ * message in err. */
 void data_exchange_method(int method);
 int data_alltoallv_bytes(const void *sbuf, const int64_t *scounts, const int64_t *sdispls, void *rbuf,
                          const int64_t *rcounts, const int64_t *rdispls, MPI_Comm comm, char *err, size_t errlen);

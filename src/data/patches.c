@@ -362,13 +362,18 @@ static int repartition(struct pt_state *s, int layout, const int *owner, const s
             if (a == X->me) sb[b] += vol(&f[i].b) * (int64_t)ext;
             if (b == X->me) rb[a] += vol(&f[i].b) * (int64_t)ext;
         }
+        size_t need = 1; /* messages: pieces below an int count (data_post_bytes) */
+        for (int c = 0; c < n; c++) need += (size_t)(data_pieces(sb[c]) + data_pieces(rb[c]));
+        MPI_Request *grown = need > 2 * nf + 2 * (size_t)n + 1 ? realloc(rq, need * sizeof *rq) : rq;
+        if (grown) rq = grown;
+        ok &= grown != NULL;
         for (int c = 0; c < n && ok; c++) {
             if (rb[c]) {
                 bufs[n + c] = malloc((size_t)rb[c]);
-                ok &= bufs[n + c] && PMPI_Irecv(bufs[n + c], data_int_count(rb[c]), MPI_BYTE, c, 0, X->comm, &rq[nrq++]) == MPI_SUCCESS;
+                ok &= bufs[n + c] && data_post_bytes(bufs[n + c], rb[c], c, 0, 0, X->comm, rq, &nrq) == MPI_SUCCESS;
             }
         }
-        int64_t *fill = calloc((size_t)n, sizeof *fill);
+        int64_t *fill = calloc(n > 0 ? (size_t)n : 1, sizeof *fill);
         for (int c = 0; c < n && ok; c++) if (sb[c]) ok &= (bufs[c] = malloc((size_t)sb[c])) != NULL;
         for (size_t i = 0; ok && fill && i < nf; i++) {
             if (f[i].src != X->my_old) continue;
@@ -387,7 +392,7 @@ static int repartition(struct pt_state *s, int layout, const int *owner, const s
         }
         for (int c = 0; c < n && ok; c++)
             if (sb[c]) {
-                ok &= PMPI_Isend(bufs[c], data_int_count(sb[c]), MPI_BYTE, c, 0, X->comm, &rq[nrq++]) == MPI_SUCCESS;
+                ok &= data_post_bytes(bufs[c], sb[c], c, 0, 1, X->comm, rq, &nrq) == MPI_SUCCESS;
                 sent += sb[c];
                 nmsg++;
             }

@@ -4,6 +4,7 @@
 
 #include "empi.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,13 +232,83 @@ void EMPI_Register_size(int size)
     registered_size = size < 0 ? 0 : size;
 }
 
-void EMPI_Monitor_end(int *rank, int *size, int iter, int maxiter, int *count, int *disp, int **vcount, int **vdisp,
-                      int *fc, char *argv[], char *bin)
+/* Where a control point writes the blocks: FlexMPI's int outputs or the
+ * 64-bit ones (any may be NULL). */
+struct mon_out {
+    int *count, *disp, **vcount, **vdisp;
+    int64_t *count64, *disp64, **vcount64, **vdisp64;
+};
+
+/* A size for an int output: the value, or MPI_UNDEFINED (MPI's own answer
+ * for a count an int cannot hold, as MPI_Get_count) with an error on
+ * stderr, once per process, when it does not fit: never a truncated value. */
+static int int_size(int64_t v, const char *what, int k)
+{
+    static int told;
+    if (v >= 0 && v <= INT_MAX) return (int)v;
+    if (what && !told++) {
+        fprintf(stderr, "ductile: error: EMPI_Monitor_end: %s", what);
+        if (k >= 0) fprintf(stderr, "[%d]", k);
+        fprintf(stderr, " = %lld does not fit an int: MPI_UNDEFINED returned instead (for every such value); use "
+                        "EMPI_Monitor_end64 (include/empi.h)\n", (long long)v);
+        fflush(stderr);
+    }
+    return MPI_UNDEFINED;
+}
+
+/* A per-rank output array the program gave (NULL if none), grown to p
+ * entries after a resize (NULL, written nowhere, if that fails). */
+#define OUT_ARRAY(v, a, T)                                                                                            \
+    do {                                                                                                               \
+        v = (a) ? *(a) : NULL;                                                                                         \
+        if (v && changed) {                                                                                            \
+            T *grown_ = realloc(v, (size_t)p * sizeof(T));                                                             \
+            if (grown_) *(a) = grown_;                                                                                 \
+            v = grown_;                                                                                                \
+        }                                                                                                              \
+    } while (0)
+
+/* Every rank's block of the first item after a control point, into the
+ * per-rank outputs and FlexMPI's globals (whose entries past INT_MAX are
+ * MPI_UNDEFINED, without a message: the program may never read them). */
+static void every_block(int64_t n, const struct reg_item *sp, int p, int changed, const struct mon_out *o)
+{
+    int *vc, *vd;
+    int64_t *vc64, *vd64;
+    OUT_ARRAY(vc, o->vcount, int);
+    OUT_ARRAY(vd, o->vdisp, int);
+    OUT_ARRAY(vc64, o->vcount64, int64_t);
+    OUT_ARRAY(vd64, o->vdisp64, int64_t);
+    int *gc = NULL, *gd = NULL;
+    if (changed || !EMPI_GLOBAL_vcounts) {
+        gc = realloc(EMPI_GLOBAL_vcounts, (size_t)p * sizeof(int));
+        if (gc) EMPI_GLOBAL_vcounts = gc;
+        gd = gc ? realloc(EMPI_GLOBAL_displs, (size_t)p * sizeof(int)) : NULL;
+        if (gd) EMPI_GLOBAL_displs = gd;
+        if (!gd) gc = NULL;
+    }
+    /* balanced by non-zeros: the blocks are the matrix's */
+    int nnz = sp && sp->rows.vrows && sp->rows.nv == p;
+    int64_t d = 0;
+    for (int k = 0; k < p; k++) {
+        plan_block x = plan_block_of(n, p, k);
+        if (nnz) {
+            x.count = sp->rows.vrows[k];
+            x.displ = d;
+            d += x.count;
+        }
+        if (vc) vc[k] = int_size(x.count, "vcount", k);
+        if (vd) vd[k] = int_size(x.displ, "vdisp", k);
+        if (vc64) vc64[k] = x.count;
+        if (vd64) vd64[k] = x.displ;
+        if (gc) gc[k] = int_size(x.count, NULL, k);
+        if (gd) gd[k] = int_size(x.displ, NULL, k);
+    }
+}
+
+static void monitor_end(int *rank, int *size, int iter, int maxiter, const struct mon_out *o)
 {
     if (ductile_rt.rank == 0) DUCTILE_HOOK_VOID(on_maxiter, (maxiter)); /* remaining work for ductiled's model */
-    (void)fc;
-    (void)argv;
-    (void)bin;
     empi_layout_once();
     double t0 = PMPI_Wtime();
     int changed = ductile_malleable_control_point(iter);
@@ -268,35 +339,31 @@ void EMPI_Monitor_end(int *rank, int *size, int iter, int maxiter, int *count, i
         b.displ = sp->rows.row0;
         b.count = sp->rows.rows;
     }
-    if (count) *count = (int)b.count;
-    if (disp) *disp = (int)b.displ;
-    if (changed) {
-        if (vcount && *vcount) {
-            int *v = realloc(*vcount, (size_t)p * sizeof(int));
-            if (v) *vcount = v;
-        }
-        if (vdisp && *vdisp) {
-            int *v = realloc(*vdisp, (size_t)p * sizeof(int));
-            if (v) *vdisp = v;
-        }
-    }
-    EMPI_Get_wsize(r, p, (int)n, NULL, NULL, vcount ? *vcount : NULL, vdisp ? *vdisp : NULL);
-    if (sp && sp->rows.vrows && sp->rows.nv == p) {
-        /* balanced by non-zeros: the blocks are the matrix's */
-        int64_t d = 0;
-        for (int k = 0; k < p; k++) {
-            if (vcount && *vcount) (*vcount)[k] = (int)sp->rows.vrows[k];
-            if (vdisp && *vdisp) (*vdisp)[k] = (int)d;
-            d += sp->rows.vrows[k];
-        }
-    }
-    if (changed || !EMPI_GLOBAL_vcounts) {
-        int *vc = realloc(EMPI_GLOBAL_vcounts, (size_t)p * sizeof(int));
-        if (vc) EMPI_GLOBAL_vcounts = vc;
-        int *vd = vc ? realloc(EMPI_GLOBAL_displs, (size_t)p * sizeof(int)) : NULL;
-        if (vd) EMPI_GLOBAL_displs = vd;
-        if (vc && vd) EMPI_Get_wsize(r, p, (int)n, NULL, NULL, vc, vd);
-    }
+    if (o->count) *o->count = int_size(b.count, "count", -1);
+    if (o->disp) *o->disp = int_size(b.displ, "disp", -1);
+    if (o->count64) *o->count64 = b.count;
+    if (o->disp64) *o->disp64 = b.displ;
+    every_block(n, sp, p, changed, o);
+}
+
+void EMPI_Monitor_end(int *rank, int *size, int iter, int maxiter, int *count, int *disp, int **vcount, int **vdisp,
+                      int *fc, char *argv[], char *bin)
+{
+    (void)fc;
+    (void)argv;
+    (void)bin;
+    struct mon_out o = {count, disp, vcount, vdisp, NULL, NULL, NULL, NULL};
+    monitor_end(rank, size, iter, maxiter, &o);
+}
+
+void EMPI_Monitor_end64(int *rank, int *size, int iter, int maxiter, int64_t *count, int64_t *disp,
+                        int64_t **vcount, int64_t **vdisp, int *fc, char *argv[], char *bin)
+{
+    (void)fc;
+    (void)argv;
+    (void)bin;
+    struct mon_out o = {NULL, NULL, NULL, NULL, count, disp, vcount, vdisp};
+    monitor_end(rank, size, iter, maxiter, &o);
 }
 
 /* ---- FlexMPI calls without a Ductile counterpart: accepted, documented ---- */

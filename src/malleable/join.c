@@ -2,6 +2,7 @@
  * parents inside MPI_Init (ductile_malleable_init), checking the
  * registration and receiving the data in EMPI_Get_shared. */
 #include "engine.h"
+#include "../redist/chunk.h"
 
 /* ------------------------------------------------------------------ init / join */
 
@@ -170,6 +171,7 @@ void ductile_malleable_init(void)
     redist_rma_create = s->rma_window && strcmp(s->rma_window, "create") == 0;
     if (strcmp(rd, "rma-fence") == 0) M.redist = REDIST_RMA_FENCE;
     M.persistent = s->persistent && M.method == METHOD_MERGE;
+    chunk_set_int_limit(s->test_int_limit); /* 0: INT_MAX; the same in every process (src/redist/chunk.h) */
     M.rma_shared = M.persistent && s->rma_memory && strcmp(s->rma_memory, "shared") == 0;
     if (s->persistent && !M.persistent && ductile_rt.rank == 0)
         fprintf(stderr, "ductile: note: DUCTILE_PERSISTENT=1 does not apply to the baseline method (every resize "

@@ -4,7 +4,9 @@
  * Counts are computed in rows by src/redist/plan.c and scaled to bytes here;
  * where they do not fit an int, the collectives go through
  * src/redist/bigcoll.c (MPI_Alltoallv_c, or MPI_Alltoallw with derived
- * datatypes) and P2P sends pieces below 1 GiB (src/redist/chunk.h). */
+ * datatypes) and P2P sends pieces below 1 GiB (src/redist/chunk.h).  The
+ * collective's form is the same on every process: a function of the layout
+ * (a2a_layout_kind), never of one process's counts. */
 #include "config.h"
 
 #include "redist.h"
@@ -18,6 +20,7 @@
 #include "persist.h"
 #include "pmpi_exports.h"
 #include "../common/mpierror.h"
+#include "../core/state.h"
 #include "../redist/chunk.h"
 #include "../redist/plan.h"
 #include "../rma/xfer.h"
@@ -33,7 +36,6 @@ double redist_take_setup_s(void)
 }
 
 #define REDIST_TAG 0x5d17
-#define P2P_CHUNK CHUNK_MAX
 
 struct redist_pending {
     MPI_Request req;
@@ -76,13 +78,19 @@ static uint64_t sent_elsewhere(const struct redist_layout *L, const struct count
 }
 
 /* Alltoallv of any size (src/redist/bigcoll.c), blocking, or started
- * nonblocking when req != NULL (the arguments then live in *args_out). */
-static int do_alltoallv(const struct redist_layout *L, const struct counts *c, size_t rowbytes, const void *src,
-                        void *dst, MPI_Request *req, struct a2a_args *args_out, char *err, size_t errlen)
+ * nonblocking when req != NULL (the arguments then live in *args_out), in
+ * the form every process derives from the layout alike. */
+static int do_alltoallv(const struct redist_layout *L, int64_t nrows, const struct counts *c, size_t rowbytes,
+                        const void *src, void *dst, MPI_Request *req, struct a2a_args *args_out, char *err,
+                        size_t errlen)
 {
     struct a2a_args a;
-    if (a2a_prepare(&a, L->comm_size, c->sc, c->sd, c->rc, c->rd, rowbytes, src, dst, a2a_forced_kind(), err,
-                    errlen) != 0)
+    int kind = a2a_layout_kind(nrows, L->ns, L->nd, rowbytes);
+    if (kind != A2A_INT)
+        ductile_log(2, "%s of %lld rows of %zu bytes, %d -> %d: the %s form on every process",
+                    req ? "MPI_Ialltoallv" : "MPI_Alltoallv", (long long)nrows, rowbytes, L->ns, L->nd,
+                    a2a_kind_name(kind));
+    if (a2a_prepare(&a, kind, L->comm_size, c->sc, c->sd, c->rc, c->rd, rowbytes, src, dst, err, errlen) != 0)
         return -1;
     int rc = a2a_run(&a, L->comm, req);
     if (req && rc == MPI_SUCCESS) *args_out = a;
@@ -100,10 +108,11 @@ static int do_p2p(const struct redist_layout *L, const struct counts *c, size_t 
     int me = -1, n = L->comm_size;
     PMPI_Comm_rank(L->comm, &me);
     size_t nreq = 0;
+    const int64_t piece = chunk_piece_max(); /* the same on both sides of every message */
     for (int i = 0; i < n; i++) {
         if (i == me) continue;
-        nreq += (size_t)((c->sc[i] * (int64_t)rowbytes + P2P_CHUNK - 1) / P2P_CHUNK);
-        nreq += (size_t)((c->rc[i] * (int64_t)rowbytes + P2P_CHUNK - 1) / P2P_CHUNK);
+        nreq += (size_t)((c->sc[i] * (int64_t)rowbytes + piece - 1) / piece);
+        nreq += (size_t)((c->rc[i] * (int64_t)rowbytes + piece - 1) / piece);
     }
     MPI_Request *reqs = malloc((nreq ? nreq : 1) * sizeof *reqs);
     if (!reqs) { snprintf(err, errlen, "out of memory"); return -1; }
@@ -112,16 +121,16 @@ static int do_p2p(const struct redist_layout *L, const struct counts *c, size_t 
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
         if (i == me || !c->rc[i]) continue;
         int64_t bytes = c->rc[i] * (int64_t)rowbytes, off = c->rd[i] * (int64_t)rowbytes;
-        for (int64_t o = 0; o < bytes && rc == MPI_SUCCESS; o += P2P_CHUNK) {
-            int len = (int)(bytes - o < P2P_CHUNK ? bytes - o : P2P_CHUNK);
+        for (int64_t o = 0; o < bytes && rc == MPI_SUCCESS; o += piece) {
+            int len = (int)(bytes - o < piece ? bytes - o : piece);
             rc = PMPI_Irecv((char *)dst + off + o, len, MPI_BYTE, i, REDIST_TAG, L->comm, &reqs[k++]);
         }
     }
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
         if (i == me || !c->sc[i]) continue;
         int64_t bytes = c->sc[i] * (int64_t)rowbytes, off = c->sd[i] * (int64_t)rowbytes;
-        for (int64_t o = 0; o < bytes && rc == MPI_SUCCESS; o += P2P_CHUNK) {
-            int len = (int)(bytes - o < P2P_CHUNK ? bytes - o : P2P_CHUNK);
+        for (int64_t o = 0; o < bytes && rc == MPI_SUCCESS; o += piece) {
+            int len = (int)(bytes - o < piece ? bytes - o : piece);
             rc = PMPI_Isend((const char *)src + off + o, len, MPI_BYTE, i, REDIST_TAG, L->comm, &reqs[k++]);
         }
     }
@@ -183,11 +192,11 @@ int redist_move(const struct redist_layout *L, int method, int64_t nrows, size_t
         size_t bytes = (size_t)(c.rc[me] * (int64_t)rowbytes);
         void *tmp = malloc(bytes ? bytes : 1);
         if (!tmp) { free(c.sc); snprintf(err, errlen, "out of memory"); return -1; }
-        rc = do_alltoallv(L, &c, rowbytes, src, tmp, NULL, NULL, err, errlen);
+        rc = do_alltoallv(L, nrows, &c, rowbytes, src, tmp, NULL, NULL, err, errlen);
         if (rc == 0) memcpy(dst, tmp, bytes);
         free(tmp);
     } else {
-        rc = do_alltoallv(L, &c, rowbytes, src, dst, NULL, NULL, err, errlen);
+        rc = do_alltoallv(L, nrows, &c, rowbytes, src, dst, NULL, NULL, err, errlen);
     }
     free(c.sc);
     return rc;
@@ -202,7 +211,7 @@ int redist_start(const struct redist_layout *L, int64_t nrows, size_t rowbytes, 
     if (moved) *moved = sent_elsewhere(L, &c, rowbytes);
     struct redist_pending *p = calloc(1, sizeof *p);
     if (!p) { free(c.sc); snprintf(err, errlen, "out of memory"); return -1; }
-    int rc = do_alltoallv(L, &c, rowbytes, src, dst, &p->req, &p->args, err, errlen);
+    int rc = do_alltoallv(L, nrows, &c, rowbytes, src, dst, &p->req, &p->args, err, errlen);
     free(c.sc);
     if (rc != 0) { free(p); return -1; }
     *out = p;
