@@ -125,6 +125,7 @@ struct engine_state {
     int auto_redist;    /* DUCTILE_REDIST=auto (src/rma/cost.c) */
     double last_cp, t_it; /* rank 0: time of the last control point, seconds per iteration (smoothed) */
     int spawned, removed;
+    unsigned world_epoch; /* set_world calls: a control point that changed it changed this process's world */
     int iteration;
     int zombies; /* removed processes of this job still alive (they hold slots), standby ones included */
     int persistent; /* DUCTILE_PERSISTENT (src/malleable/persist.c) */
