@@ -73,11 +73,11 @@ int main(int argc, char **argv)
     int rank, size, it = 0, bad = 0, status = EMPI_ACTIVE;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    double acc = 0, t0 = 0;
+    double acc = 0, t0 = 0, *a = NULL; /* malloc'ed here: the program's to free, even after a resize */
     if (empi) {
         int desp, count, type;
         EMPI_Get_wsize(rank, size, 1000, &desp, &count, NULL, NULL);
-        double *a = malloc((size_t)(count ? count : 1) * sizeof(double));
+        a = malloc((size_t)(count ? count : 1) * sizeof(double));
         for (int i = 0; i < count; i++) a[i] = desp + i;
         EMPI_Register_array("a", a, MPI_DOUBLE, 1000, 1, EMPI_DISJOINT, EMPI_CONSTANT);
         EMPI_Register_scalar("acc", &acc, MPI_DOUBLE, 1);
@@ -99,9 +99,9 @@ int main(int argc, char **argv)
         EMPI_Monitor_end(&rank, &size, it, iters, &count, &desp, NULL, NULL, NULL, argv + 1, argv[0]);
         EMPI_Get_status(&status);
         if (status == EMPI_REMOVED) break;
-        const double *a = EMPI_Get_addr("a");
+        const double *cur = EMPI_Get_addr("a");
         for (int i = 0; i < count; i++)
-            if (a[i] != desp + i) bad++;
+            if (cur[i] != desp + i) bad++;
     }
     double t1 = now();
     if (status != EMPI_REMOVED) {
@@ -110,5 +110,6 @@ int main(int argc, char **argv)
             printf("loopfig: loop %d iterations %.6f seconds on %d processes\n", it - it0, t1 - t0, size);
     }
     MPI_Finalize();
+    free(a);
     return 0;
 }
