@@ -379,10 +379,11 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
         close_spawn_port();
 #endif
         free_prepared(prep_finish(&pj));
-        int gone = spawn_cancel(&h, &inter); /* the new processes (if running) end, or park */
+        int started = inter != MPI_COMM_NULL; /* the injected failure, an error code: they run */
+        int gone = spawn_cancel(&h, &inter);   /* the new processes (if running) end, or park */
         if (me == 0) {
             rec.spawn_s = spawn_s;
-            if (inter != MPI_COMM_NULL || gone) { /* they had started (the injected failure, an error code) */
+            if (started) {
                 rec.exited = gone ? nnew : 0;
                 rec.parked = gone ? 0 : nnew;
             }
@@ -548,16 +549,13 @@ void expand_commit(int iteration)
     }
 }
 
-/* Roll back an expansion (old processes, after a failed agreement or when
- * the new ones do not answer): the new blocks go, the old world goes on, and
- * the new processes leave (join.c's join_abort).  together: they are at the
- * matching point (an agreement, or the cancellation they received) and
- * nothing of the transfer is in flight: where the runtime allows it
- * (departure_rollback_exits) every communicator between the two groups is
- * freed and the intercommunicators disconnected, with them, and they end at
- * once, giving their slots back (issue 22, item 7); else they park until
- * this world's rank 0 releases them at its MPI_Finalize (departure.c), like
- * processes removed by a shrink, and no collective call is made here. */
+/* Roll back an expansion (old processes): the new blocks go, the old world
+ * goes on, the new processes leave (join.c's join_abort).  together: they
+ * are at the matching point and nothing is in flight; where the runtime
+ * allows it (departure_rollback_exits) both sides free every communicator
+ * between them and disconnect, and they end at once (issue 22, item 7);
+ * else they park until this world's rank 0 releases them at its
+ * MPI_Finalize (departure.c), and nothing collective is called here. */
 void expand_abort(const char *why, int together)
 {
     int me = ductile_rt.rank;

@@ -41,6 +41,7 @@ static int (*walk_stack)(void **frames, int size);
 /* detector.iterations as published for other threads (the controller) */
 static uint64_t published_iterations;
 static int frames_wanted = 3;
+static double obs_sec_per_tick; /* the calibration the detector's seconds are in */
 static int running;
 static void *head_site;  /* return address of the loop head's call */
 /* Fast mode: the head's return address occurs once per iteration, so after
@@ -99,6 +100,7 @@ void ductile_iteration_start(int enabled, int frames, int repeats, long max_call
     ductile_iter_site = NULL;
     __atomic_store_n(&published_iterations, 0, __ATOMIC_RELAXED);
     running = enabled;
+    obs_sec_per_tick = ductile_sec_per_tick;
     /* MPI_Init's end (this runs at its end, after a spawned process joined its parents) is the
      * previous call of the program's first MPI call: a loop whose head is the first timed call
      * gets a first iteration like any other's, as if the program had called MPI_Barrier here */
@@ -180,6 +182,11 @@ void ductile_iter_observe(int fn, void *return_address, uint64_t ticks)
 uint64_t ductile_iteration_count(void) { return __atomic_load_n(&published_iterations, __ATOMIC_RELAXED); }
 
 const iterdetect *ductile_iteration_detector(void) { return &detector; }
+
+double ductile_iteration_time_scale(void)
+{
+    return obs_sec_per_tick > 0 ? ductile_sec_per_tick / obs_sec_per_tick : 1.0;
+}
 
 int ductile_iteration_head_fn(void)
 {
