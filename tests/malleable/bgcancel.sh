@@ -9,7 +9,7 @@
 # the spawned ones in MPI_Finalize.
 #  1. Cancelled at the job's end (the issue's program: 5 iterations on 1
 #     process, the resize at the last control point, so it never completes;
-#     and other pairs): the run ends, with the static checksum and the
+#     and other pairs, a shrink too): the run ends, with the static checksum and the
 #     documented "the program ended (MPI_Finalize) before the background
 #     transfer completed".
 #  2. Cancelled mid-run (DUCTILE_TEST_FAIL=bgtransfer-first: the background
@@ -75,6 +75,7 @@ PY
 brun "rma-lockall+wd 1->2 cancelled at the end" 1 5 end DUCTILE_REDIST=rma-lockall DUCTILE_REDIST_CONSTANT=wd DUCTILE_SCHEDULE=4:+1
 brun "rma-lock+thread 2->5 cancelled at the end" 2 5 end DUCTILE_REDIST=rma-lock DUCTILE_REDIST_CONSTANT=thread DUCTILE_SCHEDULE=4:+3
 brun "rma-lock+wd, per-array windows, 1->4 cancelled at the end" 1 5 end DUCTILE_REDIST=rma-lock DUCTILE_REDIST_CONSTANT=wd DUCTILE_RMA_WINDOW=create DUCTILE_SCHEDULE=4:+3
+brun "rma-lockall+wd 2->1 cancelled at the end" 2 5 end DUCTILE_REDIST=rma-lockall DUCTILE_REDIST_CONSTANT=wd DUCTILE_SCHEDULE=4:-1
 # 2. failed mid-run, then another resize
 its=100 then="5:+2,25:+1"
 if [ "${BGCANCEL_FULL:-0}" = 1 ]; then
