@@ -49,6 +49,8 @@ HANDWRITTEN = [
     "MPI_Keyval_free", "MPI_Comm_set_info", "MPI_Comm_get_info",
     # in src/world/filekeep.c (files survive a resize)
     "MPI_File_open", "MPI_File_close",
+    # in src/wrap/sessions.c (MPI-4 Sessions programs: monitoring without MPI_Init)
+    "MPI_Session_init", "MPI_Session_finalize", "MPI_Comm_create_from_group",
 ]
 # Calls whose number per iteration varies (polling): kept out of the
 # iteration detector's symbol stream.

@@ -1187,20 +1187,6 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn,
 }
 #endif
 
-#if HAVE_PMPI_Comm_create_from_group
-int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newcomm)
-{
-    ductile_fold_check(DUCTILE_FN_MPI_Comm_create_from_group);
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_create_from_group);
-    int ret = PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
-    DUCTILE_STOP();
-    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_create_from_group, 0, 0);
-    return ret;
-}
-#endif
-
 #if HAVE_PMPI_Comm_create_group
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm)
 {
@@ -7923,20 +7909,6 @@ int MPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Coun
 }
 #endif
 
-#if HAVE_PMPI_Session_finalize
-int MPI_Session_finalize(MPI_Session* session)
-{
-    ductile_fold_check(DUCTILE_FN_MPI_Session_finalize);
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Session_finalize(session);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_finalize);
-    int ret = PMPI_Session_finalize(session);
-    DUCTILE_STOP();
-    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_finalize, 0, 0);
-    return ret;
-}
-#endif
-
 #if HAVE_PMPI_Session_flush_buffer
 int MPI_Session_flush_buffer(MPI_Session session)
 {
@@ -8031,20 +8003,6 @@ int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request)
     int ret = PMPI_Session_iflush_buffer(session, request);
     DUCTILE_STOP();
     DUCTILE_FINISH(DUCTILE_FN_MPI_Session_iflush_buffer, 0, 0);
-    return ret;
-}
-#endif
-
-#if HAVE_PMPI_Session_init
-int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session)
-{
-    ductile_fold_check(DUCTILE_FN_MPI_Session_init);
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Session_init(info, errhandler, session);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_init);
-    int ret = PMPI_Session_init(info, errhandler, session);
-    DUCTILE_STOP();
-    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_init, 0, 0);
     return ret;
 }
 #endif
