@@ -74,6 +74,7 @@ static int find_prog(MPI_File fh)
 /* A handle the program holds for another file (its handle was freed by a move). */
 static int stale(MPI_File fh)
 {
+    if (fh == MPI_FILE_NULL) return 0; /* an open that failed */
     for (int i = 0; i < nk; i++)
         if (K[i].prog == fh && K[i].cur != fh) return 1;
     return 0;
@@ -129,7 +130,8 @@ static int open_world(MPI_Comm comm, const char *name, int amode, MPI_Info info,
         shadow = *fh;
         *fh = again;
     }
-    if (ret == MPI_SUCCESS) remember(name, amode, info, *fh, shadow);
+    /* a failed open whose error handler returned can end in MPI_SUCCESS (MPICH) with no file */
+    if (ret == MPI_SUCCESS && *fh != MPI_FILE_NULL) remember(name, amode, info, *fh, shadow);
     return ret;
 }
 
