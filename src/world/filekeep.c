@@ -64,6 +64,14 @@ MPI_File ductile_file_current(MPI_File fh)
     return fh;
 }
 
+MPI_File ductile_file_program(MPI_File cur)
+{
+    if (!ductile_files_moved || cur == MPI_FILE_NULL) return cur;
+    for (int i = 0; i < nk; i++)
+        if (K[i].cur == cur && K[i].prog != MPI_FILE_NULL) return K[i].prog;
+    return cur;
+}
+
 static int find_prog(MPI_File fh)
 {
     for (int i = 0; i < nk; i++)
