@@ -14,6 +14,12 @@
  * virtual world, the program's MPI_File for a moved file) and the error
  * code, plus what Open MPI passes after them (its message and a NULL).
  *
+ * Fortran handlers (Open MPI's mpif.h, use mpi and use mpi_f08 bindings,
+ * src/wrap/fortran.c) go the same way: the trampoline converts the
+ * program's handle and the code to Fortran INTEGERs and calls the
+ * program's SUBROUTINE with them (a trampoline of their own: the MPI tells
+ * which kind of function stands behind it).
+ *
  * Window and session error handlers are left to the MPI: Ductile substitutes
  * no window or session handle, so the MPI already passes the program's.
  *
@@ -28,11 +34,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "errhandler.h"
 #include "../core/hotpath.h"
 #include "../core/state.h"
 #include "filekeep.h"
 #include "pmpi_exports.h"
 
+/* The program's function (C or Fortran: the trampoline the MPI was given says which). */
 typedef void (*program_fn)(void);
 
 struct handler {
@@ -75,8 +83,46 @@ static void not_found(const char *what)
             what);
 }
 
+/* The program's function behind the handler the MPI is invoking on `comm`
+ * (NULL: none, the message is printed), and the program's handle. */
+static program_fn comm_program(MPI_Comm *comm, MPI_Comm *prog)
+{
+    if (in_trampoline || !comm || *comm == MPI_COMM_NULL) return NULL;
+    in_trampoline = 1;
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    program_fn fn = NULL;
+    if (PMPI_Comm_get_errhandler(*comm, &eh) == MPI_SUCCESS && eh != MPI_ERRHANDLER_NULL) {
+        fn = find(eh);
+        PMPI_Errhandler_free(&eh);
+    }
+    in_trampoline = 0;
+    if (!fn) not_found("communicator");
+    *prog = *comm == ductile_world ? MPI_COMM_WORLD : *comm; /* MPI_COMM_WORLD for Ductile's current world */
+    return fn;
+}
+
+static program_fn file_program(MPI_File *fh, MPI_File *prog)
+{
+    if (in_trampoline || !fh) return NULL;
+    in_trampoline = 1;
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    program_fn fn = NULL;
+    /* MPI_FILE_NULL too: its handler is the default for MPI_File_open */
+    if (PMPI_File_get_errhandler(*fh, &eh) == MPI_SUCCESS && eh != MPI_ERRHANDLER_NULL) {
+        fn = find(eh);
+        PMPI_Errhandler_free(&eh);
+    }
+    in_trampoline = 0;
+    if (!fn) not_found("file");
+    *prog = ductile_file_program(*fh); /* the program's handle of a file a resize moved */
+    return fn;
+}
+
 typedef void comm_handler(MPI_Comm *, int *, ...);
 typedef void file_handler(MPI_File *, int *, ...);
+/* SUBROUTINE HANDLER(HANDLE, ERROR_CODE): two INTEGERs by reference (mpi_f08's
+ * TYPE(MPI_Comm) and TYPE(MPI_File) hold one INTEGER: the same in memory) */
+typedef void fortran_handler(MPI_Fint *, MPI_Fint *);
 
 /* Open MPI passes its message and a NULL after the error code (both its C
  * handlers and its removed MPI_Handler_function); MPICH passes nothing more. */
@@ -95,42 +141,34 @@ typedef void file_handler(MPI_File *, int *, ...);
 
 static void comm_trampoline(MPI_Comm *comm, int *code, ...)
 {
-    if (in_trampoline || !comm || *comm == MPI_COMM_NULL) return;
-    in_trampoline = 1;
-    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
-    program_fn fn = NULL;
-    if (PMPI_Comm_get_errhandler(*comm, &eh) == MPI_SUCCESS && eh != MPI_ERRHANDLER_NULL) {
-        fn = find(eh);
-        PMPI_Errhandler_free(&eh);
-    }
-    in_trampoline = 0;
-    if (!fn) {
-        not_found("communicator");
-        return;
-    }
-    /* the program's handle: MPI_COMM_WORLD for Ductile's current world */
-    MPI_Comm c = *comm == ductile_world ? MPI_COMM_WORLD : *comm;
-    CALL_PROGRAM((comm_handler *)fn, &c, code);
+    MPI_Comm c;
+    program_fn fn = comm_program(comm, &c);
+    if (fn) CALL_PROGRAM((comm_handler *)fn, &c, code);
 }
 
 static void file_trampoline(MPI_File *fh, int *code, ...)
 {
-    if (in_trampoline || !fh) return;
-    in_trampoline = 1;
-    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
-    program_fn fn = NULL;
-    /* MPI_FILE_NULL too: its handler is the default for MPI_File_open */
-    if (PMPI_File_get_errhandler(*fh, &eh) == MPI_SUCCESS && eh != MPI_ERRHANDLER_NULL) {
-        fn = find(eh);
-        PMPI_Errhandler_free(&eh);
-    }
-    in_trampoline = 0;
-    if (!fn) {
-        not_found("file");
-        return;
-    }
-    MPI_File f = ductile_file_program(*fh); /* the program's handle of a file a resize moved */
-    CALL_PROGRAM((file_handler *)fn, &f, code);
+    MPI_File f;
+    program_fn fn = file_program(fh, &f);
+    if (fn) CALL_PROGRAM((file_handler *)fn, &f, code);
+}
+
+static void comm_trampoline_fortran(MPI_Comm *comm, int *code, ...)
+{
+    MPI_Comm c;
+    program_fn fn = comm_program(comm, &c);
+    if (!fn) return;
+    MPI_Fint fc = PMPI_Comm_c2f(c), fcode = (MPI_Fint)*code;
+    ((fortran_handler *)fn)(&fc, &fcode);
+}
+
+static void file_trampoline_fortran(MPI_File *fh, int *code, ...)
+{
+    MPI_File f;
+    program_fn fn = file_program(fh, &f);
+    if (!fn) return;
+    MPI_Fint ff = PMPI_File_c2f(f), fcode = (MPI_Fint)*code;
+    ((fortran_handler *)fn)(&ff, &fcode);
 }
 
 /* PMPI create call with the trampoline; the program's function behind it.
@@ -144,7 +182,7 @@ static void file_trampoline(MPI_File *fh, int *code, ...)
             break;                                                                                                     \
         }                                                                                                              \
         ret = pmpi((trampoline), (errhandler));                                                                        \
-        if (ret == MPI_SUCCESS) remember(n_, *(errhandler), (program_fn)(program));                                    \
+        if (ret == MPI_SUCCESS) remember(n_, *(errhandler), (program_fn)(program));                                 \
         else free(n_);                                                                                                 \
     } while (0)
 
@@ -194,6 +232,23 @@ int MPI_Errhandler_create(comm_handler *function, MPI_Errhandler *errhandler)
     DUCTILE_BEGIN(DUCTILE_FN_MPI_Errhandler_create);
     CREATE(PMPI_Comm_create_errhandler, comm_trampoline, function, errhandler);
     DUCTILE_END(DUCTILE_FN_MPI_Errhandler_create, 0, 0);
+    return ret;
+}
+#endif
+
+#if HAVE_PMPI_Comm_create_errhandler && HAVE_PMPI_Comm_get_errhandler && HAVE_PMPI_File_create_errhandler &&          \
+    HAVE_PMPI_File_get_errhandler
+int ductile_errhandler_create_fortran(int fn_id, int file, void (*function)(void), MPI_Errhandler *errhandler)
+{
+    struct handler *n = ductile_rt.settings.disable ? NULL : malloc(sizeof *n);
+    if (!n) return MPI_ERR_NO_MEM; /* a Fortran function cannot be handed to the MPI's C interface */
+    int monitored = DUCTILE_SHOULD_MONITOR();
+    uint64_t t0 = monitored ? ductile_enter(fn_id, __builtin_return_address(0)) : 0;
+    int ret = file ? PMPI_File_create_errhandler(file_trampoline_fortran, errhandler)
+                   : PMPI_Comm_create_errhandler(comm_trampoline_fortran, errhandler);
+    if (monitored) ductile_leave(fn_id, t0, 0, 0);
+    if (ret == MPI_SUCCESS) remember(n, *errhandler, function);
+    else free(n);
     return ret;
 }
 #endif

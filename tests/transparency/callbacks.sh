@@ -5,7 +5,9 @@
 # file error handlers, raised by the program and by the library, and
 # attribute callbacks -- before any resize, after 2->3->1 and after 1->3->2
 # (the file opened on the world stays open across them); once without
-# Ductile's virtual world (DUCTILE_DISABLE=1), where the MPI alone calls them.
+# Ductile's virtual world (DUCTILE_DISABLE=1), where the MPI alone calls them;
+# and Fortran handlers (tests/transparency/callbacks_f.f90) where the MPI has
+# Fortran bindings.
 . "$abs_top_srcdir/tests/transparency/common.sh"
 mkdir -p "$T/d0" "$T/d1" "$T/d2" "$T/d3"
 # Open MPI 4.1 creates windows over a world with spawned processes only with
@@ -17,4 +19,10 @@ run "without Ductile" callbacks 2 2 DUCTILE_DISABLE=1 -- 2 "$T/d0"
 run "no resize" callbacks 2 2 -- 2 "$T/d1"
 run "2->3->1" callbacks 2 1 $osc DUCTILE_SCHEDULE=0:+1,1:-2 -- 3 "$T/d2"
 run "1->3->2 p2p" callbacks 1 2 $osc DUCTILE_REDIST=p2p DUCTILE_SCHEDULE=0:+2,1:-1 -- 3 "$T/d3"
+# Fortran handlers (built where the MPI has Fortran: Open MPI 4.1 here), preloaded
+if [ -x "$B/tests/transparency/callbacks_f" ]; then
+  mkdir -p "$T/f0" "$T/f1"
+  run "Fortran, without Ductile" callbacks_f 2 2 -- "$T/f0"
+  run "Fortran" callbacks_f 2 2 "LD_PRELOAD=$SANITIZER_PRELOAD${SANITIZER_PRELOAD:+:}$LIBDUCTILE" -- "$T/f1"
+fi
 exit $fail

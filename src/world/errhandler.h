@@ -1,0 +1,16 @@
+/* errhandler.h -- the program's error handlers see the program's handles
+ * (src/world/errhandler.c, docs/virtual-world.md, "Callbacks"): the C
+ * MPI_Comm_create_errhandler, MPI_File_create_errhandler and
+ * MPI_Errhandler_create are wrapped there; this is the Fortran bindings'
+ * way in (src/wrap/fortran.c). */
+#ifndef DUCTILE_ERRHANDLER_H
+#define DUCTILE_ERRHANDLER_H
+
+#include <mpi.h>
+
+/* A Fortran error handler (SUBROUTINE HANDLER(HANDLE, ERROR_CODE)) for
+ * communicators (file 0) or files (file 1), behind a trampoline that passes
+ * the program's handle; counted under `fn_id`.  Returns an MPI error code. */
+int ductile_errhandler_create_fortran(int fn_id, int file, void (*function)(void), MPI_Errhandler *errhandler);
+
+#endif
