@@ -11,8 +11,8 @@
 . "$abs_top_srcdir/tests/transparency/common.sh"
 mkdir -p "$T/d0" "$T/d1" "$T/d2" "$T/d3"
 # Open MPI 4.1 creates windows over a world with spawned processes only with
-# osc/ucx (its default components fail with MPI_ERR_WIN, without Ductile's
-# resizes too: docs/rma.md, "Known limits"); Open MPI 5 only without it
+# osc/ucx (its default components fail with MPI_ERR_WIN: docs/rma.md,
+# "Known limits"); Open MPI 5 only without it
 osc=CALLBACKS_OSC=default
 case "$($MPIEXEC --version 2>&1 | head -1)" in *"(OpenRTE) 4."*) osc=OMPI_MCA_osc=ucx ;; esac
 run "without Ductile" callbacks 2 2 DUCTILE_DISABLE=1 -- 2 "$T/d0"
