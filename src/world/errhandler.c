@@ -5,29 +5,29 @@
  * was raised on: Ductile's virtual world where the program said
  * MPI_COMM_WORLD, the MPI's current handle of a file that a resize moved
  * (src/world/filekeep.c).  So MPI_Comm_create_errhandler,
- * MPI_File_create_errhandler and the MPI-1 MPI_Errhandler_create give the MPI
- * a trampoline instead of the program's function, and remember which
- * function the new error handler stands for.  When the MPI calls the
- * trampoline, it asks the MPI for the error handler of the object it was
- * given (the one being invoked), finds the program's function behind it,
- * and calls it with the program's handle (MPI_COMM_WORLD for the current
- * virtual world, the program's MPI_File for a moved file) and the error
- * code, plus what Open MPI passes after them (its message and a NULL).
+ * MPI_File_create_errhandler and the MPI-1 MPI_Errhandler_create (and their
+ * Fortran bindings, src/wrap/fortran.c) give the MPI a trampoline instead of
+ * the program's function; the trampoline calls the program's function with
+ * the program's handle (MPI_COMM_WORLD for the current virtual world, the
+ * program's MPI_File for a moved file, a Fortran program's INTEGER handles)
+ * and the error code.  How the trampoline knows the program's function:
  *
- * Fortran handlers (Open MPI's mpif.h, use mpi and use mpi_f08 bindings,
- * src/wrap/fortran.c) go the same way: the trampoline converts the
- * program's handle and the code to Fortran INTEGERs and calls the
- * program's SUBROUTINE with them (a trampoline of their own: the MPI tells
- * which kind of function stands behind it).
+ * - MPICH 5 (PMPIX_Comm_create_errhandler_x and its file twin): the
+ *   handler's extra state, freed by the MPI's destructor call.
+ * - Otherwise (Open MPI): a list of (error handler, program function); the
+ *   trampoline asks the MPI which handler the object it was given has (the
+ *   one being invoked) and looks it up.  It passes on what Open MPI gives
+ *   after the code (its message and a NULL).  The list grows only when the
+ *   MPI hands out a handle it never handed out before, and is read without
+ *   a lock (entries published by an atomic exchange, never freed).  An
+ *   MPICH without handlers with extra state holds the object's lock while it
+ *   calls the handler, so under MPI_THREAD_MULTIPLE it gets the program's
+ *   function as it is.
  *
  * Window and session error handlers are left to the MPI: Ductile substitutes
  * no window or session handle, so the MPI already passes the program's.
- *
- * The list of handlers grows only when the MPI hands out an error-handler
- * handle it never handed out before (a reused handle takes its entry over);
- * it is read without a lock (entries are published by an atomic exchange and
- * never freed).  The trampolines run only when an error is raised: nothing
- * here is on the path of a wrapped call. */
+ * The trampolines run only when an error is raised: nothing here is on the
+ * path of a wrapped call. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -40,8 +40,37 @@
 #include "filekeep.h"
 #include "pmpi_exports.h"
 
-/* The program's function (C or Fortran: the trampoline the MPI was given says which). */
+#if defined(MPICH) && HAVE_PMPIX_Comm_create_errhandler_x && HAVE_PMPIX_File_create_errhandler_x
+#define EXTRA_STATE 1
+#else
+#define EXTRA_STATE 0
+#endif
+
+/* The program's function (C or Fortran: its trampoline says which). */
 typedef void (*program_fn)(void);
+typedef void comm_handler(MPI_Comm *, int *, ...);
+typedef void file_handler(MPI_File *, int *, ...);
+/* SUBROUTINE HANDLER(HANDLE, ERROR_CODE): two INTEGERs by reference (mpi_f08's
+ * TYPE(MPI_Comm) and TYPE(MPI_File) hold one INTEGER: the same in memory) */
+typedef void fortran_handler(MPI_Fint *, MPI_Fint *);
+
+/* Open MPI passes its message and a NULL after the error code (both its C
+ * handlers and its removed MPI_Handler_function); MPICH passes nothing more. */
+#ifdef OPEN_MPI
+#define CALL_PROGRAM(f, h, code)                                                                                       \
+    do {                                                                                                               \
+        va_list ap;                                                                                                    \
+        va_start(ap, code);                                                                                            \
+        void *a1_ = va_arg(ap, void *), *a2_ = va_arg(ap, void *);                                                     \
+        va_end(ap);                                                                                                    \
+        (f)((h), (code), a1_, a2_);                                                                                    \
+    } while (0)
+#else
+#define CALL_PROGRAM(f, h, code) (f)((h), (code))
+#endif
+
+#if !EXTRA_STATE
+/* ------------------------------------------------------------------ by lookup */
 
 struct handler {
     MPI_Errhandler eh;
@@ -118,27 +147,6 @@ static program_fn file_program(MPI_File *fh, MPI_File *prog)
     return fn;
 }
 
-typedef void comm_handler(MPI_Comm *, int *, ...);
-typedef void file_handler(MPI_File *, int *, ...);
-/* SUBROUTINE HANDLER(HANDLE, ERROR_CODE): two INTEGERs by reference (mpi_f08's
- * TYPE(MPI_Comm) and TYPE(MPI_File) hold one INTEGER: the same in memory) */
-typedef void fortran_handler(MPI_Fint *, MPI_Fint *);
-
-/* Open MPI passes its message and a NULL after the error code (both its C
- * handlers and its removed MPI_Handler_function); MPICH passes nothing more. */
-#ifdef OPEN_MPI
-#define CALL_PROGRAM(f, h, code)                                                                                       \
-    do {                                                                                                               \
-        va_list ap;                                                                                                    \
-        va_start(ap, code);                                                                                            \
-        void *a1_ = va_arg(ap, void *), *a2_ = va_arg(ap, void *);                                                     \
-        va_end(ap);                                                                                                    \
-        (f)((h), (code), a1_, a2_);                                                                                    \
-    } while (0)
-#else
-#define CALL_PROGRAM(f, h, code) (f)((h), (code))
-#endif
-
 static void comm_trampoline(MPI_Comm *comm, int *code, ...)
 {
     MPI_Comm c;
@@ -171,84 +179,116 @@ static void file_trampoline_fortran(MPI_File *fh, int *code, ...)
     ((fortran_handler *)fn)(&ff, &fcode);
 }
 
-/* PMPI create call with the trampoline; the program's function behind it.
- * Without memory for the entry, the program's function goes to the MPI
- * directly (the handler then sees the MPI's handles, as without this). */
-#define CREATE(pmpi, trampoline, program, errhandler)                                                                  \
+#endif /* !EXTRA_STATE */
+
+/* ------------------------------------------------------------------ creation */
+
+#define NOT_HANDLED DUCTILE_ERRHANDLER_NOT_HANDLED /* the program's function goes to the MPI as it is */
+
+#if EXTRA_STATE
+struct xrec {
+    program_fn fn;
+    int fortran;
+};
+
+static void xrec_free(void *extra) { free(extra); }
+
+static void comm_x(MPI_Comm comm, int code, void *extra)
+{
+    const struct xrec *r = extra;
+    MPI_Comm c = comm == ductile_world ? MPI_COMM_WORLD : comm; /* MPI_COMM_WORLD for Ductile's world */
+    if (r->fortran) {
+        MPI_Fint fc = PMPI_Comm_c2f(c), fcode = (MPI_Fint)code;
+        ((fortran_handler *)r->fn)(&fc, &fcode);
+        return;
+    }
+    ((comm_handler *)r->fn)(&c, &code);
+}
+
+static void file_x(MPI_File fh, int code, void *extra)
+{
+    const struct xrec *r = extra;
+    MPI_File f = ductile_file_program(fh); /* the program's handle of a file a resize moved */
+    if (r->fortran) {
+        MPI_Fint ff = PMPI_File_c2f(f), fcode = (MPI_Fint)code;
+        ((fortran_handler *)r->fn)(&ff, &fcode);
+        return;
+    }
+    ((file_handler *)r->fn)(&f, &code);
+}
+#endif
+
+/* A communicator (file 0) or file (file 1) error handler for the program's
+ * C or Fortran function `fn`: an MPI error code, or NOT_HANDLED. */
+static int create(int file, program_fn fn, int fortran, MPI_Errhandler *errhandler)
+{
+    if (ductile_rt.settings.disable) return NOT_HANDLED;
+#if EXTRA_STATE
+    struct xrec *r = malloc(sizeof *r);
+    if (!r) return NOT_HANDLED;
+    r->fn = fn;
+    r->fortran = fortran;
+    int ret = file ? PMPIX_File_create_errhandler_x(file_x, xrec_free, r, errhandler)
+                   : PMPIX_Comm_create_errhandler_x(comm_x, xrec_free, r, errhandler);
+    if (ret != MPI_SUCCESS) free(r);
+    return ret;
+#else
+#ifdef MPICH
+    /* an MPICH without handlers with extra state holds the object's lock
+     * while it calls the handler: the trampoline could not ask it which one */
+    if (ductile_rt.thread_level == MPI_THREAD_MULTIPLE) return NOT_HANDLED;
+#endif
+    struct handler *n = malloc(sizeof *n);
+    if (!n) return NOT_HANDLED;
+    int ret = file ? PMPI_File_create_errhandler(fortran ? file_trampoline_fortran : file_trampoline, errhandler)
+                   : PMPI_Comm_create_errhandler(fortran ? comm_trampoline_fortran : comm_trampoline, errhandler);
+    if (ret == MPI_SUCCESS) remember(n, *errhandler, fn);
+    else free(n);
+    return ret;
+#endif
+}
+
+/* The wrappers: counted and timed like the generated ones. */
+#define CREATE_WRAPPER(fn_id, file, program, pmpi_direct, errhandler)                                                  \
     do {                                                                                                               \
-        struct handler *n_ = ductile_rt.settings.disable ? NULL : malloc(sizeof *n_);                                \
-        if (!n_) {                                                                                                     \
-            ret = pmpi((program), (errhandler));                                                                       \
-            break;                                                                                                     \
-        }                                                                                                              \
-        ret = pmpi((trampoline), (errhandler));                                                                        \
-        if (ret == MPI_SUCCESS) remember(n_, *(errhandler), (program_fn)(program));                                 \
-        else free(n_);                                                                                                 \
+        int monitored_ = DUCTILE_SHOULD_MONITOR();                                                                     \
+        uint64_t t0_ = monitored_ ? ductile_enter((fn_id), __builtin_return_address(0)) : 0;                          \
+        ret = create((file), (program_fn)(program), 0, (errhandler));                                                  \
+        if (ret == NOT_HANDLED) ret = pmpi_direct((program), (errhandler));                                            \
+        if (monitored_) ductile_leave((fn_id), t0_, 0, 0);                                                             \
     } while (0)
 
-#if HAVE_PMPI_Comm_create_errhandler && HAVE_PMPI_Comm_get_errhandler
 int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler)
 {
     int ret;
-    if (!DUCTILE_SHOULD_MONITOR()) {
-        CREATE(PMPI_Comm_create_errhandler, comm_trampoline, comm_errhandler_fn, errhandler);
-        return ret;
-    }
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_create_errhandler);
-    CREATE(PMPI_Comm_create_errhandler, comm_trampoline, comm_errhandler_fn, errhandler);
-    DUCTILE_END(DUCTILE_FN_MPI_Comm_create_errhandler, 0, 0);
+    CREATE_WRAPPER(DUCTILE_FN_MPI_Comm_create_errhandler, 0, comm_errhandler_fn, PMPI_Comm_create_errhandler,
+                   errhandler);
     return ret;
 }
-#endif
 
-#if HAVE_PMPI_File_create_errhandler && HAVE_PMPI_File_get_errhandler
 int MPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler)
 {
     int ret;
-    if (!DUCTILE_SHOULD_MONITOR()) {
-        CREATE(PMPI_File_create_errhandler, file_trampoline, file_errhandler_fn, errhandler);
-        return ret;
-    }
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_create_errhandler);
-    CREATE(PMPI_File_create_errhandler, file_trampoline, file_errhandler_fn, errhandler);
-    DUCTILE_END(DUCTILE_FN_MPI_File_create_errhandler, 0, 0);
+    CREATE_WRAPPER(DUCTILE_FN_MPI_File_create_errhandler, 1, file_errhandler_fn, PMPI_File_create_errhandler,
+                   errhandler);
     return ret;
 }
-#endif
 
 /* MPI-1's MPI_Errhandler_create, removed in MPI-3.0 (no longer declared by
  * mpi.h; Open MPI's defines a macro in its place): the same as
  * MPI_Comm_create_errhandler. */
-#if HAVE_PMPI_Errhandler_create && HAVE_PMPI_Comm_create_errhandler && HAVE_PMPI_Comm_get_errhandler
+#if HAVE_PMPI_Errhandler_create
 #undef MPI_Errhandler_create
 int MPI_Errhandler_create(comm_handler *function, MPI_Errhandler *errhandler);
 int MPI_Errhandler_create(comm_handler *function, MPI_Errhandler *errhandler)
 {
     int ret;
-    if (!DUCTILE_SHOULD_MONITOR()) {
-        CREATE(PMPI_Comm_create_errhandler, comm_trampoline, function, errhandler);
-        return ret;
-    }
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Errhandler_create);
-    CREATE(PMPI_Comm_create_errhandler, comm_trampoline, function, errhandler);
-    DUCTILE_END(DUCTILE_FN_MPI_Errhandler_create, 0, 0);
+    CREATE_WRAPPER(DUCTILE_FN_MPI_Errhandler_create, 0, function, PMPI_Comm_create_errhandler, errhandler);
     return ret;
 }
 #endif
 
-#if HAVE_PMPI_Comm_create_errhandler && HAVE_PMPI_Comm_get_errhandler && HAVE_PMPI_File_create_errhandler &&          \
-    HAVE_PMPI_File_get_errhandler
-int ductile_errhandler_create_fortran(int fn_id, int file, void (*function)(void), MPI_Errhandler *errhandler)
+int ductile_errhandler_create_fortran(int file, void (*function)(void), MPI_Errhandler *errhandler)
 {
-    struct handler *n = ductile_rt.settings.disable ? NULL : malloc(sizeof *n);
-    if (!n) return MPI_ERR_NO_MEM; /* a Fortran function cannot be handed to the MPI's C interface */
-    int monitored = DUCTILE_SHOULD_MONITOR();
-    uint64_t t0 = monitored ? ductile_enter(fn_id, __builtin_return_address(0)) : 0;
-    int ret = file ? PMPI_File_create_errhandler(file_trampoline_fortran, errhandler)
-                   : PMPI_Comm_create_errhandler(comm_trampoline_fortran, errhandler);
-    if (monitored) ductile_leave(fn_id, t0, 0, 0);
-    if (ret == MPI_SUCCESS) remember(n, *errhandler, function);
-    else free(n);
-    return ret;
+    return create(file, function, 1, errhandler);
 }
-#endif

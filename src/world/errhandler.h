@@ -10,7 +10,11 @@
 
 /* A Fortran error handler (SUBROUTINE HANDLER(HANDLE, ERROR_CODE)) for
  * communicators (file 0) or files (file 1), behind a trampoline that passes
- * the program's handle; counted under `fn_id`.  Returns an MPI error code. */
-int ductile_errhandler_create_fortran(int fn_id, int file, void (*function)(void), MPI_Errhandler *errhandler);
+ * the program's handle.  Returns an MPI error code, or
+ * DUCTILE_ERRHANDLER_NOT_HANDLED: the library's own binding is to create it
+ * (Ductile disabled, no memory, or an MPI whose handlers cannot be
+ * trampolined under MPI_THREAD_MULTIPLE).  Not counted: the caller counts. */
+#define DUCTILE_ERRHANDLER_NOT_HANDLED (-1)
+int ductile_errhandler_create_fortran(int file, void (*function)(void), MPI_Errhandler *errhandler);
 
 #endif

@@ -16,7 +16,8 @@
  *     from and deleting on MPI_COMM_WORLD, window and datatype keyvals.
  *
  * Each check counts the callback's calls and compares the handle it got.
- * usage: callbacks ITERATIONS DIR   Rank 0 prints "RESULT size=S failures=F". */
+ * usage: callbacks ITERATIONS DIR [multiple]   (multiple: MPI_THREAD_MULTIPLE)
+ * Rank 0 prints "RESULT size=S failures=F". */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -271,7 +272,9 @@ static void check_all(int it)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    int provided = MPI_THREAD_SINGLE;
+    if (argc > 3 && strcmp(argv[3], "multiple") == 0) MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    else MPI_Init(&argc, &argv);
     if (argc < 3) return 2;
     int iters = atoi(argv[1]);
     char path[4096];

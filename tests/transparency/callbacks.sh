@@ -17,6 +17,8 @@ osc=CALLBACKS_OSC=default
 case "$($MPIEXEC --version 2>&1 | head -1)" in *"(OpenRTE) 4."*) osc=OMPI_MCA_osc=ucx ;; esac
 run "without Ductile" callbacks 2 2 DUCTILE_DISABLE=1 -- 2 "$T/d0"
 run "no resize" callbacks 2 2 -- 2 "$T/d1"
+mkdir -p "$T/d1m"
+run "no resize, MPI_THREAD_MULTIPLE" callbacks 2 2 -- 2 "$T/d1m" multiple
 run "2->3->1" callbacks 2 1 $osc DUCTILE_SCHEDULE=0:+1,1:-2 -- 3 "$T/d2"
 run "1->3->2 p2p" callbacks 1 2 $osc DUCTILE_REDIST=p2p DUCTILE_SCHEDULE=0:+2,1:-1 -- 3 "$T/d3"
 # Fortran handlers (built where the MPI has Fortran: Open MPI 4.1 here), preloaded
