@@ -201,6 +201,7 @@ int ductile_runtime_session_begin(void)
 {
     if (ductile_rt.active || by_session || life_over) return 0;
     if (settings_once()) return 0;
+    ductile_worldid_mpi_env(); /* before the MPI starts (src/world/worldid.c) */
     ductile_clock_calibrate();
     clock_start(ductile_ticks());
     read_cmdline();
