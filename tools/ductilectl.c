@@ -498,13 +498,18 @@ int main(int argc, char **argv)
         json_array_foreach(c, i, e) printf("%s %lld", i ? "," : ":", proto_get_int(e, "id", 0));
         printf("; %lld slot(s) still pending; I/O %s\n", proto_get_int(res, "pending_slots", 0),
                json_is_true(json_object_get(res, "io_held")) ? "held" : "free");
+    } else if (ductilectl_fold_is(cmd)) {
+        ductilectl_fold_print(cmd, job, res); /* not a queued command: no id to cancel */
     } else if (json_object_get(res, "note")) {
         printf("job %ld: %s\n", job, proto_get_str(res, "note", ""));
-    } else {
+    } else if (proto_get_int(res, "id", 0) > 0) {
         long long ati = proto_get_int(res, "at_iteration", -1);
         printf("job %ld: %s queued as command %lld; it takes effect at %s (ductilectl cancel %ld %lld cancels it)\n",
                job, cmd, proto_get_int(res, "id", 0), ati >= 0 ? "the requested iteration" : "the next control point",
                job, proto_get_int(res, "id", 0));
+    } else { /* every hint printed is a command that works: without an id there is nothing to cancel by id */
+        printf("job %ld: %s queued; it takes effect at %s\n", job, cmd,
+               proto_get_int(res, "at_iteration", -1) >= 0 ? "the requested iteration" : "the next control point");
     }
     json_decref(res);
     return EX_OK;

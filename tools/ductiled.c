@@ -389,13 +389,13 @@ int main(int argc, char **argv)
         intake_tick(wall());
         gpolicy_tick(wall());
         slurm_tick(now); /* --slurm: does Slurm still see the allocation as ductiled does? (bounded) */
-        if (state_dirty && now - last_save > 1.0) {
-            save_state();
+        if (state_dirty && now - last_save >= STATE_PERIOD) {
+            save_state_now();
             last_save = now;
         }
     }
     logmsg("stopping; state saved to %s", state_path[0] ? state_path : "(none)");
-    save_state();
+    save_state_now();
     for (int i = 0; i < MAX_CONNS; i++)
         if (conns[i].kind != C_FREE) {
             close(conns[i].fd);

@@ -373,8 +373,9 @@ void jobs_note_departures(struct job *j, const json_t *d)
     int from = (int)proto_get_int(d, "from", 0), to = (int)proto_get_int(d, "to", 0);
     int ex = (int)proto_get_int(d, "exited", 0);
     int gone = from - to - (int)proto_get_int(d, "standby", 0) - ex;
-    if (gone > 0) j->parked += gone;
-    if (ex > 0) j->exited += ex;
+    /* the edge (edge.c) checked from, to, standby and exited; the counts stay bounded */
+    if (gone > 0) j->parked = j->parked + gone > PROTO_MAX_PROCS ? PROTO_MAX_PROCS : j->parked + gone;
+    if (ex > 0) j->exited = j->exited + ex > PROTO_MAX_PROCS ? PROTO_MAX_PROCS : j->exited + ex;
 }
 
 json_t *jobs_summary(const struct jobs *t, const struct job *j, double now)

@@ -21,7 +21,7 @@ struct job {
     int id;
     char tag[64];
     long pid;
-    long long uid;    /* the job's user (-1 unknown) */
+    long long uid;    /* the job's owner: the Unix socket's peer uid, over TCP the uid it registered with (-1 unknown) */
     double start;     /* the job's start time, epoch seconds (0 unknown) */
     char binary[512];
     char mpi[65];
@@ -49,6 +49,11 @@ struct job {
      * (kept in the state file, so that a restarted daemon still sends it) */
     int io_shrink_n, io_shrink_from;
     long long io_shrink_at;
+    /* the edge (edge.c): the size the job's registration and resize events
+     * left it at (a "resized" event starts there), and the key that a
+     * take-over of its registration must show (64 hex digits, "" none) */
+    int ev_size;
+    char key[65];
 };
 
 struct jobs {

@@ -34,6 +34,11 @@ int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen)
                             j->io_held, "period", j->period, "iteration", (json_int_t)j->iteration, "samples",
                             (json_int_t)j->samples));
     }
+    for (int i = 0; i < t->n; i++) { /* the owner and the key a take-over must show (edge.c); the file is mode 0600 */
+        json_t *o = json_array_get(jobs, (size_t)i);
+        json_object_set_new(o, "uid", json_integer(t->v[i]->uid));
+        if (t->v[i]->key[0]) json_object_set_new(o, "key", json_string(t->v[i]->key));
+    }
     for (int i = 0; i < t->n; i++)
         if (t->v[i]->io_shrink_n > 0)
             json_object_set_new(json_array_get(jobs, (size_t)i), "io_shrink",
@@ -113,6 +118,11 @@ int jobs_load(struct jobs *t, const char *path, double now, char *err, size_t er
         snprintf(j->binary, sizeof j->binary, "%s", proto_get_str(o, "binary", ""));
         snprintf(j->mpi, sizeof j->mpi, "%s", proto_get_str(o, "mpi", ""));
         j->procs = (int)proto_get_int(o, "procs", 1);
+        if (j->procs < 1 || j->procs > PROTO_MAX_PROCS) j->procs = 1;
+        j->ev_size = j->procs;
+        j->uid = proto_get_int(o, "uid", -1);
+        const char *key = proto_get_str(o, "key", "");
+        if (strlen(key) == 64 && strspn(key, "0123456789abcdef") == 64) snprintf(j->key, sizeof j->key, "%s", key);
         j->malleable = json_is_true(json_object_get(o, "malleable"));
         j->exit_status = (int)proto_get_int(o, "exit_status", 0);
         j->registered = proto_get_num(o, "registered", now);
