@@ -343,15 +343,19 @@ def relay(listen_port_file, target_port, inject, seconds):
                         dst.sendall(line + b"\n")
                     except OSError:
                         return
-                    # after the handshake (hello + auth reply one way, auth the other) and one more message
-                    if not injected and lines["c2d"] >= 2 and lines["d2c"] >= 3:
+                    # right after the handshake: the auth reply passed to the client (toward it,
+                    # from this thread: it comes next), the auth passed to ductiled
+                    # (to-job: later, when the job runs registered: after 2 more replies)
+                    at = 4 if inject == "to-job" else 2
+                    if not injected and inject in ("to-client", "to-job") and name == "d2c" and lines["d2c"] == at:
                         injected = 1
-                        if inject == "to-client":
-                            c.sendall(b'{"v":1,"id":9999,"cmd":"io","job":1,"action":"hold"}\n')
-                            out("relay: injected io hold toward the client")
-                        else:
-                            d.sendall(b'{"v":1,"id":9999,"cmd":"drain","on":true,"user":0}\n')
-                            out("relay: injected drain toward ductiled")
+                        c.sendall(b'{"v":1,"id":9999,"cmd":"io","job":1,"action":"hold"}\n'
+                                  b'{"v":1,"id":2,"ok":true,"result":{"jobs":[],"slots":{}}}\n')
+                        out("relay: injected io hold (and a forged reply) toward the client")
+                    elif not injected and inject == "to-daemon" and name == "c2d" and lines["c2d"] == 1:
+                        injected = 1
+                        d.sendall(b'{"v":1,"id":9999,"cmd":"drain","on":true,"user":0}\n')
+                        out("relay: injected drain toward ductiled")
             try:
                 dst.shutdown(socket.SHUT_WR)
             except OSError:
@@ -369,6 +373,50 @@ def relay(listen_port_file, target_port, inject, seconds):
         d.close()
         if injected:
             break
+
+
+def inject_to_daemon(port, secret):
+    """After a genuine handshake: an unsealed message, a replayed one, an
+    altered one; each closes the connection, nothing of it is done."""
+    key = load_key(secret)
+
+    def closed(c):
+        try:
+            m = json.loads(c.readline(5))
+            more = c.readline(5)
+            return "reply %s then %r" % (m.get("error"), more)
+        except EOFError:
+            return "closed"
+        except (TimeoutError, AssertionError) as e:
+            return "open (%s)" % e
+
+    c = Conn(port, key)
+    out("sealed list: ok=%s" % c.call("list")["ok"])
+    c.send_raw(b'{"v":1,"id":77,"cmd":"drain","on":true,"user":0}\n')
+    try:
+        m = json.loads(c.readline(5))
+        out("injected drain: %s %s" % (m.get("error"), m.get("reason")))
+        c.readline(5)
+        out("injected drain: connection still open")
+    except EOFError:
+        out("injected drain: connection closed")
+    c = Conn(port, key)
+    line = seal(c.tx, c.ntx, json.dumps({"v": 1, "id": 5, "cmd": "list"}).encode()) + b"\n"
+    c.ntx += 1
+    c.send_raw(line)
+    m = json.loads(c.readline(5))
+    out("sealed list once: ok=%s" % m["ok"])
+    c.send_raw(line)  # the same bytes again: a replay
+    out("replayed: %s" % closed(c))
+    c = Conn(port, key)
+    line = seal(c.tx, c.ntx, json.dumps({"v": 1, "id": 6, "cmd": "drain", "on": False, "user": 0}).encode())
+    altered = line.replace(b'"on": false', b'"on": true ')  # changed on the way
+    assert altered != line
+    c.send_raw(altered + b"\n")
+    out("altered: %s" % closed(c))
+    c = Conn(port, key)
+    out("draining after all that: %s" % c.call("list")["result"]["draining"])
+    c.call("drain", on=False, user=0)
 
 
 def unauth_hold(port, n, seconds, result_file):
