@@ -49,7 +49,7 @@ struct field {
 #define USER {"user", F_INT, 0, 0, U32, NULL}
 
 static const struct field host_f = {NULL, F_HOST, 1, 0, 0, NULL};
-static const struct field hosts_f = {"hosts", F_ARRAY, 0, 0, PROTO_MAX_HOSTS, &host_f};
+#define HOSTS_F {"hosts", F_ARRAY, 0, 0, PROTO_MAX_HOSTS, &host_f}
 static const struct field hostcount_m[] = {{"name", F_HOST, 1, 0, 0, NULL}, {"procs", F_INT, 1, 1, PROCS, NULL}, END};
 static const struct field hostcount_f = {NULL, F_OBJECT, 1, 0, 0, hostcount_m};
 static const struct field array_m[] = {{"name", F_STR, 0, 0, 63, NULL}, {"elements", F_INT, 1, 0, BIG, NULL},
@@ -79,9 +79,9 @@ static const struct spec requests[] = {
     {"drain", {{"on", F_BOOL, 0, 0, 0, NULL}, USER, END}},
     {"shutdown", {USER, END}},
     {"status", {JOB, {"history", F_INT, 0, 0, 4096, NULL}, USER, END}},
-    {"expand", {JOB_OPT, {"n", F_INT, 1, 1, PROCS, NULL}, AT_ITER, hosts_f, USER, END}},
+    {"expand", {JOB_OPT, {"n", F_INT, 1, 1, PROCS, NULL}, AT_ITER, HOSTS_F, USER, END}},
     {"shrink", {JOB_OPT, {"n", F_INT, 1, 1, PROCS, NULL}, AT_ITER, {"ranks", F_RANKS, 0, 0, 0, NULL}, USER, END}},
-    {"resize", {JOB_OPT, {"to", F_INT, 1, 1, PROCS, NULL}, AT_ITER, hosts_f, USER, END}},
+    {"resize", {JOB_OPT, {"to", F_INT, 1, 1, PROCS, NULL}, AT_ITER, HOSTS_F, USER, END}},
     /* seconds: the longest an I/O hold may last (the job enforces it, docs/controller.md) */
     {"io", {JOB_OPT, {"action", F_ENUM, 1, 0, 0, "hold,release,grant"}, {"seconds", F_NUM, 0, 0.1, 86400, NULL}, USER, END}},
     {"period", {JOB_OPT, {"seconds", F_NUM, 1, 0.01, 3600, NULL}, USER, END}},
