@@ -302,6 +302,8 @@ int main(int argc, char **argv)
             return 1;
         }
     }
+    if (state_path[0] && state_writer_start(state_path) != 0)
+        logmsg("no writer thread for the state file: it is written by the loop");
     int lfd = net_listen(&ua, err, sizeof err);
     if (lfd < 0) {
         fprintf(stderr, "ductiled: %s\n", err);
@@ -389,8 +391,9 @@ int main(int argc, char **argv)
         intake_tick(wall());
         gpolicy_tick(wall());
         slurm_tick(now); /* --slurm: does Slurm still see the allocation as ductiled does? (bounded) */
-        if (state_dirty && now - last_save >= STATE_PERIOD) {
-            save_state_now();
+        if (state_dirty && (now - last_save >= STATE_PERIOD || (state_urgent && now - last_save >= STATE_URGENT_PERIOD))) {
+            if (state_path[0]) state_writer_submit(jobs_save_text(&jobs)); /* written by the writer thread */
+            state_dirty = state_urgent = 0;
             last_save = now;
         }
     }

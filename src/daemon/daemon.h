@@ -35,8 +35,11 @@
  * and the oldest unauthenticated one is dropped to make room. */
 #define UNIX_RESERVE 64
 #define MAX_UNAUTH (2 * NET_BACKLOG)
-/* The state file is written at most once per STATE_PERIOD seconds (and at exit). */
+/* The state file is written off the loop (state_writer.c): at most once per
+ * STATE_PERIOD seconds, after a registration, an exit or a crash at most
+ * once per STATE_URGENT_PERIOD, and at exit. */
 #define STATE_PERIOD 1.0
+#define STATE_URGENT_PERIOD 0.1
 /* Input per connection and poll round: a fast sender cannot starve the
  * others or make the daemon buffer without bound (the rest waits in the
  * kernel's socket buffer, which pushes back on the sender). */
@@ -91,12 +94,16 @@ extern struct auth_secret secret;
 extern int have_secret, from_hostfile, verbose;
 extern double io_lease;
 extern char state_path[4096];
-extern int state_dirty;
+extern int state_dirty, state_urgent;
 
 double wall(void); /* epoch seconds */
 void logmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void save_state(void);     /* marks the state dirty: the loop writes it (at most once per STATE_PERIOD) */
-void save_state_now(void); /* writes it (the loop, and at exit) */
+void save_state(void);     /* a registration, exit or crash: the loop has it written soon (STATE_URGENT_PERIOD) */
+void save_state_now(void); /* at exit: the writer's last text, then this state, written before returning */
+/* ---- the state file's writer thread (state_writer.c) */
+int state_writer_start(const char *path);
+void state_writer_submit(char *text); /* jobs_save_text's text, taken */
+void state_writer_stop(void);
 int add_conn(enum conn_kind k, int fd);
 void close_conn(int i, const char *why);
 /* Queue a line (malloc'ed, taken) for connection i. */

@@ -14,7 +14,7 @@
 
 #include "../proto/protocol.h"
 
-int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen)
+char *jobs_save_text(const struct jobs *t)
 {
     json_t *jobs = json_array();
     for (int i = 0; i < t->n; i++) {
@@ -45,6 +45,25 @@ int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen)
                                 json_pack("{s:i, s:i, s:I}", "n", t->v[i]->io_shrink_n, "from", t->v[i]->io_shrink_from,
                                           "at", (json_int_t)t->v[i]->io_shrink_at));
     json_t *root = json_pack("{s:i, s:i, s:o}", "version", 1, "next_id", t->next_id, "jobs", jobs);
+    char *text = root ? json_dumps(root, JSON_INDENT(1)) : NULL;
+    json_decref(root);
+    return text;
+}
+
+int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen)
+{
+    char *text = jobs_save_text(t);
+    if (!text) {
+        snprintf(err, errlen, "cannot write state file %s: out of memory", path);
+        return -1;
+    }
+    int rc = jobs_write_text(text, path, err, errlen);
+    free(text);
+    return rc;
+}
+
+int jobs_write_text(const char *text, const char *path, char *err, size_t errlen)
+{
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     /* a fresh temporary file (never through a link someone left there),
@@ -53,7 +72,13 @@ int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen)
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     int rc = -1;
     if (fd >= 0) {
-        rc = json_dumpfd(root, fd, JSON_INDENT(1)) == 0 && write(fd, "\n", 1) == 1 && fsync(fd) == 0 ? 0 : -1;
+        size_t n = strlen(text), off = 0;
+        while (off < n) {
+            ssize_t w = write(fd, text + off, n - off);
+            if (w <= 0) break;
+            off += (size_t)w;
+        }
+        rc = off == n && write(fd, "\n", 1) == 1 && fsync(fd) == 0 ? 0 : -1;
         if (close(fd) != 0) rc = -1;
         if (rc == 0 && rename(tmp, path) != 0) rc = -1;
         if (rc == 0) {
@@ -73,7 +98,6 @@ int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "cannot write state file %s: %s", path, strerror(errno));
         unlink(tmp);
     }
-    json_decref(root);
     return rc;
 }
 

@@ -25,7 +25,7 @@ struct jobs jobs;
 struct auth_secret secret;
 int have_secret, from_hostfile, verbose;
 char state_path[4096] = "";
-int state_dirty;
+int state_dirty, state_urgent;
 static unsigned conn_gen;
 
 double wall(void)
@@ -53,16 +53,17 @@ void logmsg(const char *fmt, ...)
     fprintf(stderr, "ductiled %s: %s\n", ts, msg);
 }
 
-/* The state file is written by the loop at most once per STATE_PERIOD
- * (ductiled.c), never in a request's handling: requests only mark it dirty. */
-void save_state(void) { state_dirty = 1; }
+/* The state file is written off the loop (state_writer.c), never in a
+ * request's handling: requests only mark it dirty (ductiled.c hands it over). */
+void save_state(void) { state_dirty = state_urgent = 1; }
 
 void save_state_now(void)
 {
+    state_writer_stop();
     if (!state_path[0]) return;
     char err[512];
     if (jobs_save(&jobs, state_path, err, sizeof err) != 0) logmsg("%s", err);
-    state_dirty = 0;
+    state_dirty = state_urgent = 0;
 }
 
 int add_conn(enum conn_kind k, int fd)
