@@ -381,9 +381,9 @@ void handle_request(int ci, struct proto_msg *m)
             reply_err(ci, id, PERR_UNKNOWN_JOB, "job %d is not registered on this connection", jid);
             return;
         }
-        if (!strcmp(cmd, "event")) { /* a resize starts at the job's known size; counts bounded (edge.c) */
+        if (!strcmp(cmd, "event") || !strcmp(cmd, "sample")) { /* sizes and counts checked (edge.c) */
             char why[300];
-            const char *code = edge_event(j, req, why, sizeof why);
+            const char *code = edge_event(j, cmd, req, why, sizeof why);
             if (code) {
                 if (verbose) logmsg("job %d: event refused: %s", jid, why);
                 reply_err(ci, id, code, "%s", why);

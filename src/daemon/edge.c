@@ -153,12 +153,24 @@ void edge_registered(int ci, struct job *j, const json_t *req)
 
 /* ------------------------------------------------------------ events */
 
-const char *edge_event(struct job *j, const json_t *req, char *why, size_t wl)
+const char *edge_event(struct job *j, const char *cmd, const json_t *req, char *why, size_t wl)
 {
+    if (!strcmp(cmd, "sample")) { /* the slots follow a sample's size: never more than all of them */
+        long long procs = proto_get_int(req, "procs", 1);
+        if (procs > rm_total(&rm)) {
+            snprintf(why, wl, "sample: %lld processes, more than ductiled's %d slots", procs, rm_total(&rm));
+            return PERR_BAD_ARGUMENT;
+        }
+        return NULL;
+    }
     const char *kind = proto_get_str(req, "kind", "");
     const json_t *d = json_object_get(req, "details");
     if (!strcmp(kind, "resized")) {
         long long from = proto_get_int(d, "from", 0), to = proto_get_int(d, "to", 0);
+        if (to > rm_total(&rm)) {
+            snprintf(why, wl, "resized: %lld processes, more than ductiled's %d slots", to, rm_total(&rm));
+            return PERR_BAD_ARGUMENT;
+        }
         long long sb = proto_get_int(d, "standby", 0), ex = proto_get_int(d, "exited", 0);
         long long moved = from > to ? from - to : to - from;
         if (from != j->ev_size) {

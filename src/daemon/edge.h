@@ -31,9 +31,10 @@ const char *edge_register(int ci, json_t *req, char *why, size_t wl);
  * registration) and the size its events start from. */
 void edge_registered(int ci, struct job *j, const json_t *req);
 
-/* An event of job j (validated by its schema): NULL when it may go on, or
- * an error code and the reason.  A "resized" one moves the job's known size. */
-const char *edge_event(struct job *j, const json_t *req, char *why, size_t wl);
+/* An event or a sample (`cmd`) of job j, validated by its schema: NULL when
+ * it may go on, or an error code and the reason.  A "resized" event moves
+ * the job's known size; no size beyond the resource manager's capacity. */
+const char *edge_event(struct job *j, const char *cmd, const json_t *req, char *why, size_t wl);
 /* What is kept of an event's details (a new reference, bounded). */
 json_t *edge_kept_details(const json_t *d);
 

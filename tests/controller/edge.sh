@@ -70,6 +70,9 @@ grep -q 'procs 5: no_slots .* 5 processes on host' "$T/hosts.out" && ok "more pr
 grep -q 'procs 2: bad_argument register: the hosts hold 1 processes, not the 2' "$T/hosts.out" && ok "hosts that do not add up refused" || bad "sum"
 grep -q 'null procs 5: no_slots' "$T/hosts.out" && ok "no hosts and more processes than the slots refused" || bad "no hosts"
 grep -q "within the slots: ok=True" "$T/hosts.out" && ok "a job within the slots registers" || bad "valid registration refused"
+grep -q "a sample of 4000 processes: bad_argument sample: 4000 processes, more than ductiled's 4 slots" "$T/hosts.out" &&
+  grep -q "resized to 4000: bad_argument" "$T/hosts.out" && ok "samples and resizes beyond the capacity refused" || bad "sizes beyond capacity"
+[ "$(ctl --json slots | jget 'd["hosts"][0]["used"]')" -le 4 ] && ok "the slots in use never exceed the host's 4" || bad "slots: $(ctl --json slots)"
 stop_daemon
 sanitizer_clean "--slots"
 

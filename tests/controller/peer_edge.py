@@ -189,6 +189,11 @@ def hosts_checked(path, slots):
     c = Conn(path)
     r = register(c, "fits", slots, hosts=[{"name": "localhost", "procs": slots}])
     out("register on localhost within the slots: ok=%s" % r["ok"])
+    j = r["result"]["job"]
+    r = c.call("sample", job=j, t=time.time(), iteration=1, procs=slots * 1000)
+    out("a sample of %d processes: %s %s" % (slots * 1000, r.get("error"), r.get("reason")))
+    r = resized(c, j, slots, slots * 1000)
+    out("resized to %d: %s" % (slots * 1000, r.get("error")))
 
 
 def flood(path, jobs, samples, hold):
