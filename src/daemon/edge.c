@@ -118,7 +118,9 @@ const char *edge_register(int ci, json_t *req, char *why, size_t wl)
     int want = (int)proto_get_int(req, "job", 0);
     /* one job per connection: a second job here would leave the first one
      * running without a connection, holding its slots */
-    if (c->job && want != c->job) {
+    const struct job *mine = c->job ? jobs_get(&jobs, c->job) : NULL;
+    if (c->job && (want != c->job || !mine || strcmp(mine->tag, proto_get_str(req, "tag", "")) != 0 ||
+                   mine->pid != proto_get_int(req, "pid", 0))) {
         snprintf(why, wl, "this connection registered job %d: one job per connection (a new job opens its own)", c->job);
         return PERR_BAD_REQUEST;
     }

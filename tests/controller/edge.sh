@@ -61,6 +61,7 @@ cat "$T/one.out"
 grep -q "second job on the same connection: bad_request this connection registered job 1: one job per connection" "$T/one.out" &&
   ok "a second register on a connection is refused" || bad "second register"
 grep -q "the same job again on its connection: True 1" "$T/one.out" && ok "the same job may register again on its connection" || bad "re-register"
+grep -q "another tag under the same id on the connection: bad_request" "$T/one.out" && ok "but not another one under its id" || bad "other tag"
 grep -q "running jobs: 1 tags \['first'\]" "$T/one.out" && ok "one job running (the refused second one never existed)" ||
   bad "ghost: $(grep 'running jobs' "$T/one.out")"
 peer hosts_checked "$SOCK" 4 > "$T/hosts.out" 2>&1

@@ -174,6 +174,8 @@ def one_job_per_connection(path):
     out("second job on the same connection:", r.get("error"), r.get("reason"))
     r = register(c, "first", 1, job=a)
     out("the same job again on its connection:", r["ok"], r.get("result", {}).get("job"))
+    r = register(c, "other", 1, job=a)
+    out("another tag under the same id on the connection:", r.get("error"))
     o = Conn(path)
     jobs = o.call("list")["result"]["jobs"]
     out("running jobs:", len([x for x in jobs if x["state"] == "running"]), "tags", sorted(x["tag"] for x in jobs))
