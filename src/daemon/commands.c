@@ -354,11 +354,7 @@ void handle_request(int ci, struct proto_msg *m)
         }
         j->conn = ci;
         c->job = j->id;
-        edge_registered(ci, j, req);
-        for (char *p = j->binary; *p; p++) /* shown by list and status, and logged: no control characters */
-            if ((unsigned char)*p < 32 || *p == 127) *p = '?';
-        for (char *p = j->mpi; *p; p++)
-            if ((unsigned char)*p < 32 || *p == 127) *p = '?';
+        edge_registered(ci, j, req); /* owner, key, known size; the program's name without control characters */
         slurm_registered(j, req);
         int resumed = proto_get_int(req, "job", 0) == j->id;
         logmsg("job %d %s: %s (tag %s, pid %ld), %d processes", j->id, resumed ? "re-registered" : "registered",

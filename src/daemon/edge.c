@@ -151,6 +151,10 @@ void edge_registered(int ci, struct job *j, const json_t *req)
     j->uid = conns[ci].tcp ? proto_get_int(req, "uid", -1) : conns[ci].uid;
     j->ev_size = j->procs;
     if (!j->key[0] && auth_nonce(j->key) != 0) j->key[0] = '\0';
+    for (char *p = j->binary; *p; p++) /* shown by list and status: no control characters */
+        if ((unsigned char)*p < 32 || *p == 127) *p = '?';
+    for (char *p = j->mpi; *p; p++)
+        if ((unsigned char)*p < 32 || *p == 127) *p = '?';
 }
 
 /* ------------------------------------------------------------ events */

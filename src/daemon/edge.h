@@ -28,7 +28,8 @@
  * and becomes a new job), else an error code (PERR_*) and the reason. */
 const char *edge_register(int ci, json_t *req, char *why, size_t wl);
 /* After jobs_register: the job's owner, key (a new one at the first
- * registration) and the size its events start from. */
+ * registration), the size its events start from, and its program name and
+ * MPI without control characters. */
 void edge_registered(int ci, struct job *j, const json_t *req);
 
 /* An event or a sample (`cmd`) of job j, validated by its schema: NULL when
