@@ -184,7 +184,9 @@ const char *edge_event(struct job *j, const char *cmd, const json_t *req, char *
                      j->id, j->ev_size);
             return PERR_BAD_ARGUMENT;
         }
-        if (sb + ex > moved || (to > from && ex > 0)) {
+        int baseline = !strcmp(proto_get_str(d, "method", "merge"), "baseline");
+        if (baseline) moved = from; /* every old process left the world */
+        if (sb + ex > moved || (to > from && ex > 0 && !baseline)) {
             snprintf(why, wl, "resized %lld -> %lld: %lld on standby and %lld exited do not fit", from, to, sb, ex);
             return PERR_BAD_ARGUMENT;
         }

@@ -124,7 +124,9 @@ static const struct spec events[] = {
                  {"duration_s", F_NUM, 0, 0, 1e9, NULL}, {"spawn_s", F_NUM, 0, 0, 1e9, NULL},
                  {"transfer_s", F_NUM, 0, 0, 1e9, NULL}, {"bytes_moved", F_INT, 0, 0, BIG, NULL},
                  {"standby", F_INT, 0, 0, PROCS, NULL}, {"exited", F_INT, 0, 0, PROCS, NULL},
-                 {"persistent", F_ENUM, 0, 0, 0, "prepared,reused"}, END}},
+                 {"persistent", F_ENUM, 0, 0, 0, "prepared,reused"},
+                 /* the queued command it ran, and the method (baseline: every old process left) */
+                 {"command", F_INT, 0, 1, I32, NULL}, {"method", F_ENUM, 0, 0, 0, "merge,baseline"}, END}},
     {"io_phase", {{"start", F_NUM, 0, 0, 1e12, NULL}, {"duration_s", F_NUM, 0, 0, 1e9, NULL},
                   {"io_s", F_NUM, 0, 0, 1e9, NULL}, {"delay_s", F_NUM, 0, 0, 1e9, NULL}, {"bytes", F_INT, 0, 0, BIG, NULL},
                   {"calls", F_INT, 0, 0, BIG, NULL}, {"iteration", F_INT, 0, -1, ITER, NULL},
@@ -134,6 +136,9 @@ static const struct spec events[] = {
     {"queue", {{"queued", F_ARRAY, 1, 0, 16, &queued_f}, END}},
     /* processes that had left the world ended: {"hosts": {HOST: n}} */
     {"exited", {{"hosts", F_HOSTMAP, 1, 0, PROTO_MAX_HOSTS, &exited_n}, END}},
+    /* the job's controller moves to a new rank 0; the job reconnects to a silent daemon */
+    {"handover", {{"pid", F_INT, 0, 1, I32, NULL}, {"reason", F_STR, 0, 0, 255, NULL}, END}},
+    {"reconnect", {{"reason", F_STR, 0, 0, 255, NULL}, {"waited_s", F_NUM, 0, 0, 1e9, NULL}, END}},
     {NULL, {END}},
 };
 

@@ -14,7 +14,7 @@
 #include <jansson.h>
 
 /* Event kinds and their details (schema.c lists their members). */
-#define SCHEMA_EVENT_KINDS "resized, io_phase, io_request, io_release, queue, exited"
+#define SCHEMA_EVENT_KINDS "resized, io_phase, io_request, io_release, queue, exited, handover, reconnect"
 
 /* Check request `root` (an object with "v", "id", "cmd") against the schema
  * of `cmd`, removing members it does not name.  0; -1 with the reason (a

@@ -32,7 +32,7 @@ PROCS_MAX = 65536
 CMDS = ["hello", "auth", "list", "slots", "events", "drain", "shutdown", "status", "expand", "shrink", "resize", "io",
         "period", "cancel", "revoke", "cost", "fold", "unfold", "register", "sample", "submit", "queue", "heartbeat",
         "exit", "event"]
-EVENTS = ["resized", "io_phase", "io_request", "io_release", "queue", "exited"]
+EVENTS = ["resized", "io_phase", "io_request", "io_release", "queue", "exited", "handover", "reconnect"]
 
 
 def alive():
@@ -228,6 +228,9 @@ class Peer:
                 d["standby"] = rnd.randint(0, gone - min(gone, d["exited"])) if rnd.random() < 0.9 else 7
             if rnd.random() < 0.2:
                 d["persistent"] = rnd.choice(["prepared", "reused", "junk"])
+            if rnd.random() < 0.3:
+                d["command"] = rnd.choice([1, 2, 0, -1])
+                d["method"] = rnd.choice(["merge", "baseline", "other"])
             m = self.req("event", job=self.job, kind=kind, details=d)
             if st == "ok":
                 self.waiting[m["id"]] = "resized:%s" % to
@@ -251,6 +254,10 @@ class Peer:
             d = {"hosts": {host(): n}} if rnd.random() < 0.9 else {"hosts": {"h%d" % i: 1 for i in range(rnd.randint(0, 1100))}}
             if isinstance(n, int) and 0 < n <= self.parked:
                 self.parked -= n
+        elif kind == "handover":
+            d = {"pid": rnd.choice([1, self.pid, 0]), "reason": rnd.choice(["rank 0 left", "\nforged"])}
+        elif kind == "reconnect":
+            d = {"reason": "no answer", "waited_s": rnd.choice([10.0, -1, 1e10])}
         else:
             d = {"anything": hostile()}
         return self.req("event", job=self.job, kind=kind, details=d)

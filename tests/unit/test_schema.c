@@ -81,6 +81,11 @@ static void test_events(void **st)
     refused(EV("exited", "{\"hosts\":{\"node1\":0}}"), "details.hosts.node1");
     refused(EV("exited", "{\"hosts\":{\"node1\":1e6}}"), "details.hosts.node1");
     refused(EV("custom", "{}"), "unknown kind 'custom'");
+    accepted(EV("resized", "{\"from\":4,\"to\":2,\"status\":\"ok\",\"command\":3,\"method\":\"baseline\",\"exited\":4}"));
+    refused(EV("resized", "{\"from\":4,\"to\":2,\"status\":\"ok\",\"method\":\"other\"}"), "details.method");
+    accepted(EV("handover", "{\"pid\":42,\"reason\":\"rank 0 left the world\"}"));
+    accepted(EV("reconnect", "{\"reason\":\"no answer\",\"waited_s\":10}"));
+    refused(EV("reconnect", "{\"waited_s\":-1}"), "details.waited_s");
     refused(EV("resized", "[1,2]"), "'details' must be an object");
 }
 
