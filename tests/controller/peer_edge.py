@@ -427,11 +427,12 @@ def inject_to_daemon(port, secret):
 
 
 def unauth_hold(port, n, seconds, result_file):
-    """Hold n unauthenticated TCP connections open for `seconds` (opening a
-    new one whenever the daemon drops one); report how many were dropped."""
+    """Hold n unauthenticated TCP connections open for `seconds`, or until
+    result_file.stop exists (opening a new one whenever the daemon drops
+    one); report how many are open, were opened and were dropped."""
     socks, dropped, opened = [], 0, 0
     end = time.time() + seconds
-    while time.time() < end:
+    while time.time() < end and not os.path.exists(result_file + ".stop"):
         while len(socks) < n:
             try:
                 socks.append(socket.create_connection(("127.0.0.1", int(port)), timeout=5))
