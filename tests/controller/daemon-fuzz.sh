@@ -22,7 +22,7 @@ sum=0
 for mode in $modes; do
   case $mode in
   plain) opts="--slots 8 --io-lease 2" ;;
-  slurm) opts="--slurm-job 4242 --slurm-sync 1" ;;
+  slurm) opts="--slurm-job 4242 --slurm-sync 1" ;; # most fake jobs report only what was ordered: hosts go back
   policy) opts="--slots 8 --policy fair --policy-params cooldown=1 --io-policy period-coupling" ;;
   io-auto) opts="--slots 8 --io-policy auto --io-lease 2" ;;
   fold-to-admit) opts="--slots 8 --fold-to-admit --job-logs $T" ;;
@@ -32,12 +32,14 @@ for mode in $modes; do
   # submitted jobs run `true` (nothing starts)
   start_daemon $opts --launcher true
   [ "$per" -gt 0 ] && mt=$per || mt=""
+  [ $mode = slurm ] && export FUZZ_TRUTHFUL=0.9 || export FUZZ_TRUTHFUL=0.2
   timeout $((secs + 120 * ${TEST_TIME_SCALE:-1})) "$PY" "$abs_top_srcdir/tests/fuzz/fuzz_daemon.py" "$SOCK" "$DPID" "$secs" \
     "${FUZZ_SEED:-}" $mt > "$T/fuzz-$mode.out" 2>&1; rc=$?
   n=$(sed -n 's/.*, \([0-9]*\) messages (executions).*/\1/p' "$T/fuzz-$mode.out")
   sum=$((sum + ${n:-0}))
   [ $rc -eq 0 ] && ok "$mode ($opts): $(tail -1 "$T/fuzz-$mode.out")" || bad "$mode: the fuzzer found a problem: $(cat "$T/fuzz-$mode.out")"
   grep -h "kinds sent" "$T/fuzz-$mode.out" | cut -c1-400
+  [ $mode = slurm ] && echo "  Slurm: $(grep -c 'gave .* back to Slurm' "$T/daemon.log") give-backs (scontrol update), $(grep -c 'slurm:' "$T/daemon.log") Slurm log lines"
   kill "$DPID"; wait "$DPID"; drc=$?
   DPID=""
   [ $drc -eq 0 ] && ok "$mode: ductiled stopped cleanly (exit 0)" || bad "$mode: ductiled exit $drc"

@@ -86,6 +86,9 @@ class Peer:
         self.job, self.key, self.size, self.parked, self.registered = 0, None, 1, 0, False
         self.tag, self.pid = "fz%d" % rnd.randint(0, 60), rnd.randint(1, 10 ** 6)
         self.answer = rnd.random() < 0.8
+        # a truthful job (FUZZ_TRUTHFUL: the share of them) reports only the resizes the daemon
+        # ordered, never as Open MPI: the Slurm placement stays known and hosts are given back
+        self.truthful = role == "job" and rnd.random() < float(os.environ.get("FUZZ_TRUTHFUL", "0"))
         self.waiting = {}  # request id -> what it was (register)
         self.asked = 0.0
 
@@ -187,6 +190,20 @@ class Peer:
         if k > 0.95:
             res["pad"] = "y" * rnd.randint(0, 60000)
         self.send({"v": 1, "id": rid, "ok": True, "result": res})
+        n = m.get("n") if isinstance(m.get("n"), int) else 0
+        if c in ("expand", "shrink") and 0 < n < 64 and k <= 0.85 and rnd.random() < 0.7:
+            # as a real job: the resize happens, its event and a sample follow (the Slurm placement, give-back)
+            frm, to = self.size, self.size + n if c == "expand" else self.size - n
+            if to >= 1:
+                ex = n if c == "shrink" and rnd.random() < 0.6 else 0
+                ev = self.req("event", job=self.job, kind="resized",
+                              details={"from": frm, "to": to, "op": c, "status": "ok", "exited": ex, "duration_s": 0.1})
+                by_event["resized"] = by_event.get("resized", 0) + 1
+                self.waiting[ev["id"]] = "resized:%d" % to
+                self.send(ev)
+                if c == "shrink":
+                    self.parked += n - ex
+                self.send(self.req("sample", job=self.job, t=time.time(), iteration=1, procs=to))
 
     # ---------------------------------------------------------------- messages
 
@@ -195,7 +212,7 @@ class Peer:
         hc = hostcounts(procs)
         m = self.req("register", tag=self.tag, pid=self.pid, binary=rnd.choice(["/bin/" + self.tag, "a\nb\x1b[31m", "x" * 4000]),
                      procs=procs, hosts=hc if rnd.random() < 0.9 else None, malleable=rnd.random() < 0.8,
-                     mpi=rnd.choice(["mpich", "openmpi", "fake"]), start=time.time() - 10, uid=rnd.choice([os.getuid(), None, 4242]),
+                     mpi=rnd.choice(["mpich", "fake"] if self.truthful else ["mpich", "fake", "fake", "openmpi"]), start=time.time() - 10, uid=rnd.choice([os.getuid(), None, 4242]),
                      min_procs=rnd.choice([None, 1, 2]), max_procs=rnd.choice([None, 8, 64]), job=job, key=key)
         if rnd.random() < 0.5:
             m["rank_hosts"] = [h["name"] for h in hc for _ in range(max(0, min(h["procs"], 64)))]
@@ -358,7 +375,8 @@ class Peer:
             if k < 0.35:
                 m = self.sample()
             elif k < 0.75:
-                m = self.event(rnd.choice(EVENTS + EVENTS + ["resized"] * 3 + ["custom", "io_nosuch"]))
+                kinds = [e for e in EVENTS if e != "resized"] if self.truthful else EVENTS + EVENTS + ["resized"] * 3
+                m = self.event(rnd.choice(kinds + ["custom", "io_nosuch"]))
             elif k < 0.8:
                 m = self.req("heartbeat", job=self.job)
             elif k < 0.86:  # act: on itself (allowed), on others, or on the daemon (refused)
