@@ -338,7 +338,7 @@ int main(int argc, char **argv)
            tcp ? tcp : "", rm_total(&rm), rm.nhosts, restored, state_path[0] ? state_path : "(no state file)");
     fflush(stderr);
 
-    double last_save = net_now();
+    double last_save = net_now(), save_cost = 0; /* save_cost: seconds the last serialisation took */
     struct pollfd pfd[MAX_CONNS];
     int idx[MAX_CONNS];
     while (!stop && !shutdown_requested) {
@@ -391,10 +391,13 @@ int main(int argc, char **argv)
         intake_tick(wall());
         gpolicy_tick(wall());
         slurm_tick(now); /* --slurm: does Slurm still see the allocation as ductiled does? (bounded) */
-        if (state_dirty && (now - last_save >= STATE_PERIOD || (state_urgent && now - last_save >= STATE_URGENT_PERIOD))) {
-            if (state_path[0]) state_writer_submit(jobs_save_text(&jobs)); /* written by the writer thread */
+        /* the loop serialises, the writer thread writes; never more than a fifth of the loop's time */
+        double gap = now - last_save, floor = 4 * save_cost;
+        if (state_dirty && gap >= floor && (gap >= STATE_PERIOD || (state_urgent && gap >= STATE_URGENT_PERIOD))) {
+            if (state_path[0]) state_writer_submit(jobs_save_text(&jobs));
             state_dirty = state_urgent = 0;
-            last_save = now;
+            last_save = net_now();
+            save_cost = last_save - now;
         }
     }
     logmsg("stopping; state saved to %s", state_path[0] ? state_path : "(none)");
