@@ -58,7 +58,11 @@ BASE_REPORT = {
         }},
     ],
     "iterations": {"detected": True, "count": 50, "period_calls": 3,
-                   "head": "MPI_Allreduce"},
+                   "head": "MPI_Allreduce",
+                   "timeline": {"iterations_per_bucket": 16,
+                                "columns": ["start_s", "first", "count", "mean_s", "min_s", "max_s"],
+                                "buckets": [[0.1, 0, 16, 0.01, 0.005, 0.02], [0.3, 16, 16, 0.01, 0.01, 0.01],
+                                            [0.5, 32, 16, 0.01, 0.01, 0.01], [0.7, 48, 2, 0.01, 0.01, 0.01]]}},
 }
 
 # deliberately in another order than the report, to show order does not matter
@@ -168,6 +172,14 @@ def checker_cases():
              want_text=["bytes_recv"])
     run_case("iterations object missing", mod(lambda rep: rep.pop("iterations")), E,
              want_rc=1, want_text=["'iterations' missing"])
+    run_case("timeline missing", mod(lambda rep: rep["iterations"].pop("timeline")), E,
+             want_rc=1, want_text=["timeline missing"])
+    run_case("timeline bucket not contiguous",
+             mod(lambda rep: rep["iterations"]["timeline"]["buckets"][2].__setitem__(1, 33)), E,
+             want_rc=1, want_text=["bucket 2"])
+    run_case("timeline short of the count",
+             mod(lambda rep: rep["iterations"]["timeline"]["buckets"].pop()), E,
+             want_rc=1, want_text=["holds 48 iterations"])
     run_case("--iterations count too low", BASE_REPORT, E, ["--iterations", "51", "60"],
              want_rc=1, want_text=["count=50 not in [51, 60]"])
     run_case("--iterations count too high", BASE_REPORT, E, ["--iterations", "10", "49"],
