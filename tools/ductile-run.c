@@ -50,16 +50,17 @@ static void usage(FILE *f)
             "  -h, --help            this help\n"
             "      --version         print the version and exit\n"
             "\n"
-            "Settings (environment variables; options above set some of them).  An unknown\n"
-            "DUCTILE_* variable or a bad value stops the job with a message naming it.\n");
+            "Settings (environment variables; the options above set some of them):\n");
     settings_print_help(f);
     fprintf(f,
+            "An unknown DUCTILE_* variable or a bad value stops the job with a message naming\n"
+            "it (libductile(7) and docs/*.md list the settings too).\n"
             "\n"
             "Examples:\n"
-            "  ductile-run -- mpiexec -n 4 ./app input.dat\n"
-            "  ductile-run -r run1.json -v -- mpiexec -n 2 ./jacobi\n"
-            "  ductile-run --html job.html -- mpiexec -n 4 ./app\n"
-            "  DUCTILE_ITER_FRAMES=1 ductile-run -- mpiexec -n 8 ./solver\n"
+            "  $ ductile-run -- mpiexec -n 4 ./app input.dat\n"
+            "  $ ductile-run -r run1.json -v -- mpiexec -n 2 ./jacobi\n"
+            "  $ ductile-run --html job.html -- mpiexec -n 4 ./app\n"
+            "  $ DUCTILE_ITER_FRAMES=1 ductile-run -- mpiexec -n 8 ./solver\n"
             "\n"
             "Open MPI as root needs --allow-run-as-root, and more ranks than cores --oversubscribe.\n");
 }

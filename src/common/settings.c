@@ -239,7 +239,7 @@ void settings_print_help(void *file)
         char head[512];
         if (*d->default_value) snprintf(head, sizeof head, "%s  (%s; default '%s')", d->name, range, d->default_value);
         else snprintf(head, sizeof head, "%s  (%s; no default)", d->name, range);
-        print_wrapped(f, head, 2, 8, 78);
+        print_wrapped(f, head, 2, 4 + (int)strlen(d->name), 78); /* wrapped under the "(" */
         print_wrapped(f, d->help, 6, 6, 78);
     }
 }
