@@ -29,7 +29,7 @@ echo "$demo" | grep -E '^(deb|pip|sdist) ' | while read -r line; do
   echo "$full" | grep -qx "$line" || { echo "FAIL: tools/setup-deps lacks the demo's '$line'"; exit 1; }
 done || fail=1
 grep -qE '^"\$top/tools/setup-deps"$' "$S/tools/test-all" || bad "tools/test-all does not run the full tools/setup-deps"
-grep -q 'tools/setup-deps" --demo$' "$S/tools/demo" || bad "tools/demo does not run tools/setup-deps --demo"
+grep -q 'tools/setup-deps" --demo --only debian$' "$S/tools/demo" && grep -q 'tools/setup-deps" --demo --only python ' "$S/tools/demo" || bad "tools/demo does not run tools/setup-deps --demo"
 # the demo builds only targets that exist (a dry run in this build tree)
 targets=$(echo "$demo" | sed -n 's/^build //p')
 ( cd "$abs_top_builddir" && make -n $targets > /dev/null 2>&1 ) || bad "make -n $(echo $targets): a demo target does not exist"
