@@ -147,17 +147,18 @@ const struct setting_def ductile_setting_defs[] = {
     {.name = "DUCTILE_WSIZE", .type = SETTING_ENUM, .default_value = "flexmpi", .choices = "flexmpi,first", FIELD(wsize),
      .help = "Block distribution of distributed items (EMPI_Get_wsize): flexmpi gives the rows % P extra rows to "
              "the last ranks, as FlexMPI; first gives them to the first ranks. Same value in every process."},
-    {.name = "DUCTILE_TEST_FAIL", .type = SETTING_ENUM, .default_value = "none", .choices = "none,spawn,alloc,register,transfer,bgtransfer",
+    {.name = "DUCTILE_TEST_FAIL", .type = SETTING_ENUM, .default_value = "none", .choices = "none,spawn,alloc,register,transfer,bgtransfer,bgtransfer-first",
      .help = "For tests only: one step of every resize fails on purpose (spawn: rank 0's spawn is refused; alloc: "
              "a process cannot allocate its new blocks; register: a new process's registration differs; transfer: "
              "the blocking transfer reports an error; bgtransfer: the background transfer of constant data "
-             "reports an error), to check that the job goes on at its old size with its data "
-             "(docs/malleability.md, \"Failures\")."},
+             "reports an error; bgtransfer-first: only that of the job's first resize), to check that the job "
+             "goes on at its old size with its data (docs/malleability.md, \"Failures\")."},
     {.name = "DUCTILE_DEPARTURE", .type = SETTING_ENUM, .default_value = "auto", .choices = "auto,exit,park",
-     .help = "What the processes a shrink removes do when they are a whole spawned group: exit (disconnect and "
+     .help = "What the processes a shrink removes do when they are a whole spawned group, and the new processes "
+             "of a rolled-back or cancelled expansion (docs/malleability.md, \"Failures\"): exit (disconnect and "
              "end at once, giving back cores and memory), park (wait asleep until the job ends), or auto: exit "
-             "with MPICH, park with Open MPI 4 (its runtime hung or timed out in later spawns after spawned jobs "
-             "ended)."},
+             "with MPICH and Open MPI 5, park with Open MPI 4 (its runtime hung or timed out in later spawns "
+             "after spawned jobs ended)."},
     {.name = "DUCTILE_TEST_BIGCOLL", .type = SETTING_ENUM, .default_value = "auto", .choices = "auto,int,c,w",
      .help = "For tests only: the form of the collective transfers (src/redist/bigcoll.c): auto picks the int "
              "MPI_Alltoallv below 2 GiB, else the MPI-4 large-count calls where the MPI has them, else "

@@ -160,7 +160,26 @@ static void decide(int iteration, struct decision *d, char *list)
     d->listlen = (int)strlen(list);
 }
 
+static int control_point(int iteration);
+
+/* A control point: the resize (if any), then, in a world that changed, the
+ * N-D blocks' Cartesian communicators and halos (src/data, through the hook
+ * table), collective over the new world: its old processes are here, spawned
+ * ones here or in EMPI_Get_shared, standby processes taken back here too
+ * (their world is the kept one again, the same handle: hence the epoch, not
+ * the handle, tells).  So EMPI_Monitor_end and ductile_control_point behave
+ * alike.  Returns 1 when this process's world changed (or it was removed). */
 int ductile_malleable_control_point(int iteration)
+{
+    unsigned e0 = M.world_epoch;
+    int changed = control_point(iteration);
+    if (M.removed) return changed;
+    if (M.world_epoch != e0) changed = 1;
+    if (changed) DUCTILE_HOOK_VOID(data_world_changed, ());
+    return changed;
+}
+
+static int control_point(int iteration)
 {
     if (!M.ready || M.removed || !ductile_rt.active) return 0;
     /* a spawned process at its first control point without EMPI_Get_shared: the
