@@ -1,8 +1,10 @@
 /* appctl.c -- the application controller thread on rank 0 (see appctl.h):
  * the decision to start it (probe), the thread's loop -- connect and
  * register, reconnect with backoff, read commands, send samples and events
- * with bounded socket I/O -- and start/stop in MPI_Init/MPI_Finalize.  The
- * thread never calls MPI.  What it sends and receives: appctl_msg.c. */
+ * with bounded socket I/O -- start/stop in MPI_Init/MPI_Finalize, and its
+ * move to a new rank 0 when rank 0 leaves the world (ctl_send/ctl_recv, on
+ * the application's thread inside a resize).  The thread never calls MPI.
+ * What it sends and receives: appctl_msg.c. */
 #include "config.h"
 
 #include "appctl.h"
@@ -126,6 +128,57 @@ static int connect_and_register(struct session *s)
     return 0;
 }
 
+static int moving(void)
+{
+    pthread_mutex_lock(&appctl.lock);
+    int m = appctl.moving;
+    pthread_mutex_unlock(&appctl.lock);
+    return m;
+}
+
+/* Rank 0 left the world and handed the controller over (ductile_appctl_send):
+ * what is still queued goes out, then a "handover" event tells ductiled that
+ * the job goes on and its new rank 0 will register (it keeps the job's slots
+ * meanwhile); the connection closes without an exit.  Waits at most about
+ * 1 s for the acknowledgement. */
+static void hand_over(struct session *s)
+{
+    if (s->fd < 0) return;
+    pthread_mutex_lock(&appctl.lock);
+    json_t *ev[APPCTL_MAX_URGENT + APPCTL_MAX_EVENTS];
+    int n = 0;
+    for (int i = 0; i < appctl.nurgent; i++) ev[n++] = appctl.urgent[i];
+    for (int i = 0; i < appctl.nevents; i++) ev[n++] = appctl.events[i];
+    appctl.nurgent = appctl.nevents = 0;
+    pthread_mutex_unlock(&appctl.lock);
+    int lost = 0;
+    for (int i = 0; i < n; i++) {
+        json_object_set_new(ev[i], "job", json_integer(appctl.job));
+        if (!lost && send_line(s, proto_request(s->next_id++, "event", ev[i])) != 0) lost = 1;
+        json_decref(ev[i]);
+    }
+    json_t *h = json_pack("{s:i, s:s, s:{s:I, s:s}}", "job", appctl.job, "kind", "handover", "details", "pid",
+                          (json_int_t)getpid(), "reason", "rank 0 left the world: the new rank 0 registers");
+    long long hid = s->next_id++;
+    if (!lost && h && send_line(s, proto_request(hid, "event", h)) == 0) {
+        char *l = NULL, err[128];
+        double end = net_now() + 1.0;
+        while (net_now() < end && net_read_line(s->fd, &s->lb, &l, 500, err, sizeof err) >= 0) {
+            struct proto_msg m;
+            const char *code;
+            char why[128];
+            int done = proto_parse(l, strlen(l), &m, &code, why, sizeof why) == PROTO_REPLY && m.id == hid;
+            if (m.root) proto_msg_free(&m);
+            free(l);
+            if (done) break;
+        }
+    }
+    json_decref(h);
+    ductile_log(1, "controller: handed over to the new rank 0 (job %d)", appctl.job);
+    session_close(s);
+    s->fd = -1;
+}
+
 static void *thread_main(void *arg)
 {
     (void)arg;
@@ -139,6 +192,10 @@ static void *thread_main(void *arg)
     unsigned queue_version = 0;
     int queue_sent = 0;      /* the queue of delayed commands was sent on this connection */
     while (!__atomic_load_n(&appctl.stop, __ATOMIC_ACQUIRE)) {
+        if (moving()) {
+            hand_over(&s);
+            break;
+        }
         if (s.fd < 0) {
             if (connect_and_register(&s) != 0) {
                 if (sleep_or_stop(backoff)) break;
@@ -171,6 +228,7 @@ static void *thread_main(void *arg)
             char b[64];
             (void)!read(appctl.wake[0], b, sizeof b);
         }
+        if (moving()) continue; /* handed over: said at the top of the loop */
         {   /* MPI-IO messages go out at once */
             pthread_mutex_lock(&appctl.lock);
             json_t *u[APPCTL_MAX_URGENT];
@@ -308,6 +366,32 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
+/* The thread for appctl.reg at appctl.addr: 0, or -1 (logged; no controller). */
+static int launch(void)
+{
+    if (pipe2(appctl.wake, O_CLOEXEC) != 0) {
+        json_decref(appctl.reg);
+        appctl.reg = NULL;
+        return -1;
+    }
+    /* the thread must not take signals meant for the application */
+    sigset_t all_sigs, old;
+    sigfillset(&all_sigs);
+    pthread_sigmask(SIG_BLOCK, &all_sigs, &old);
+    int rc = pthread_create(&appctl.th, NULL, thread_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        ductile_log(0, "controller: cannot start the controller thread: %s", strerror(rc));
+        close(appctl.wake[0]);
+        close(appctl.wake[1]);
+        json_decref(appctl.reg);
+        appctl.reg = NULL;
+        return -1;
+    }
+    appctl.enabled = 1;
+    return 0;
+}
+
 void ductile_appctl_start(int enabled)
 {
     if (!enabled) return;
@@ -365,27 +449,90 @@ void ductile_appctl_start(int enabled)
     const char *sec = ductile_rt.settings.controller_secret;
     snprintf(appctl.secret, sizeof appctl.secret, "%s", sec ? sec : "");
     appctl.period = ductile_rt.settings.controller_period / 1000.0;
-    if (pipe2(appctl.wake, O_CLOEXEC) != 0) {
+    if (launch() == 0) ductile_log(1, "controller thread started for %s", appctl.addr);
+}
+
+/* ------------------------------------------------------------ rank 0 moves */
+
+/* Old rank 0, inside the resize that removes it (records.c, send_history):
+ * from now on the thread takes no command, hands over to ductiled and ends;
+ * what the new rank 0 needs -- the registration (the job's identity: id,
+ * tag, the pid it registered with), the period, the I/O hold, the last
+ * control point -- goes to it as one JSON text (length 0: no controller). */
+void ductile_appctl_send(int to, MPI_Comm comm, int tag)
+{
+    char *blob = NULL;
+    if (appctl.enabled && appctl.reg) {
+        pthread_mutex_lock(&appctl.lock);
+        appctl.moving = 1;
+        json_t *st = json_pack("{s:O, s:i, s:f, s:b, s:I, s:I, s:I, s:s, s:s, s:I}", "reg", appctl.reg, "job", appctl.job,
+                               "period", appctl.period, "io_held", appctl.io_held, "cp_iteration",
+                               (json_int_t)__atomic_load_n(&appctl.cp_iteration, __ATOMIC_RELAXED), "cp_count",
+                               (json_int_t)__atomic_load_n(&appctl.cp_count, __ATOMIC_RELAXED), "cp_maxiter",
+                               (json_int_t)__atomic_load_n(&appctl.cp_maxiter, __ATOMIC_RELAXED), "addr", appctl.addr,
+                               "secret", appctl.secret, "from_pid", (json_int_t)getpid());
+        pthread_mutex_unlock(&appctl.lock);
+        blob = st ? json_dumps(st, JSON_COMPACT) : NULL;
+        json_decref(st);
+        (void)!write(appctl.wake[1], "m", 1);
+    }
+    int len = blob ? (int)strlen(blob) + 1 : 0;
+    PMPI_Send(&len, 1, MPI_INT, to, tag, comm);
+    if (len) PMPI_Send(blob, len, MPI_CHAR, to, tag, comm);
+    free(blob);
+}
+
+/* New rank 0 (records.c, recv_history): keep what the old one sent; the
+ * controller starts at this process's first record (appctl_takeover), when
+ * it is rank 0 of the new world. */
+void ductile_appctl_recv(int from, MPI_Comm comm, int tag)
+{
+    int len = 0;
+    PMPI_Recv(&len, 1, MPI_INT, from, tag, comm, MPI_STATUS_IGNORE);
+    if (len <= 0) return;
+    char *blob = malloc((size_t)len);
+    if (!blob) {
+        char c;
+        for (int i = 0; i < len; i++) PMPI_Recv(&c, 1, MPI_CHAR, from, tag, comm, MPI_STATUS_IGNORE);
+        return;
+    }
+    PMPI_Recv(blob, len, MPI_CHAR, from, tag, comm, MPI_STATUS_IGNORE);
+    json_error_t je;
+    json_t *st = json_loadb(blob, (size_t)len - 1, 0, &je);
+    free(blob);
+    if (!json_is_object(st) || !json_is_object(json_object_get(st, "reg"))) {
+        ductile_log(0, "controller: the hand-over from the old rank 0 is unreadable: the job has no controller now");
+        json_decref(st);
+        return;
+    }
+    json_decref(appctl.takeover);
+    appctl.takeover = st;
+}
+
+void appctl_takeover(void)
+{
+    json_t *st = appctl.takeover;
+    if (!st || appctl.enabled) return;
+    appctl.takeover = NULL;
+    appctl.reg = json_deep_copy(json_object_get(st, "reg"));
+    appctl.job = (int)proto_get_int(st, "job", 0);
+    appctl.period = proto_get_num(st, "period", ductile_rt.settings.controller_period / 1000.0);
+    appctl.io_held = json_is_true(json_object_get(st, "io_held"));
+    __atomic_store_n(&appctl.cp_iteration, proto_get_int(st, "cp_iteration", 0), __ATOMIC_RELAXED);
+    __atomic_store_n(&appctl.cp_count, proto_get_int(st, "cp_count", 0), __ATOMIC_RELAXED);
+    __atomic_store_n(&appctl.cp_maxiter, proto_get_int(st, "cp_maxiter", 0), __ATOMIC_RELAXED);
+    snprintf(appctl.addr, sizeof appctl.addr, "%s", proto_get_str(st, "addr", ""));
+    snprintf(appctl.secret, sizeof appctl.secret, "%s", proto_get_str(st, "secret", ""));
+    long long from = proto_get_int(st, "from_pid", 0);
+    json_decref(st);
+    if (!appctl.reg || !appctl.addr[0]) {
         json_decref(appctl.reg);
         appctl.reg = NULL;
         return;
     }
-    /* the thread must not take signals meant for the application */
-    sigset_t all_sigs, old;
-    sigfillset(&all_sigs);
-    pthread_sigmask(SIG_BLOCK, &all_sigs, &old);
-    int rc = pthread_create(&appctl.th, NULL, thread_main, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc != 0) {
-        ductile_log(0, "controller: cannot start the controller thread: %s", strerror(rc));
-        close(appctl.wake[0]);
-        close(appctl.wake[1]);
-        json_decref(appctl.reg);
-        appctl.reg = NULL;
-        return;
-    }
-    appctl.enabled = 1;
-    ductile_log(1, "controller thread started for %s", appctl.addr);
+    if (launch() == 0)
+        ductile_log(1, "controller: moved here from the old rank 0 (pid %lld): job %d goes on at %s", from, appctl.job,
+                    appctl.addr);
 }
 
 void ductile_appctl_stop(void)
@@ -403,6 +550,8 @@ void ductile_appctl_stop(void)
     appctl.reg = NULL;
     for (int i = 0; i < appctl.nevents; i++) json_decref(appctl.events[i]);
     appctl.nevents = 0;
+    for (int i = 0; i < appctl.nurgent; i++) json_decref(appctl.urgent[i]);
+    appctl.nurgent = 0;
     appctl.enabled = 0;
 }
 
@@ -416,6 +565,8 @@ DUCTILE_REGISTER(appctl_register)
     h->on_control_point = ductile_appctl_control_point;
     h->on_maxiter = ductile_appctl_maxiter;
     h->on_resize_recorded = ductile_appctl_resized;
+    h->ctl_send = ductile_appctl_send;
+    h->ctl_recv = ductile_appctl_recv;
     h->io_phase = ductile_appctl_io_phase;
     h->ctl_iteration = ductile_appctl_iteration;
     h->io_acquire = ductile_appctl_io_acquire;

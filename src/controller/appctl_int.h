@@ -39,6 +39,9 @@ struct appctl_state {
     json_t *urgent[APPCTL_MAX_URGENT];
     int nurgent;
     int connected, io_granted;
+    /* rank 0 leaves the world: its controller moves to the new rank 0 (appctl.c) */
+    int moving;        /* under lock: handed over; the thread says so to ductiled and ends (no exit) */
+    json_t *takeover;  /* the new rank 0: the state received, started at its first record */
 };
 extern struct appctl_state appctl;
 
@@ -59,5 +62,7 @@ char *appctl_handle_command(const struct proto_msg *m);
 /* Queue the registered distributed arrays for the next sample when their
  * number changed since *seen. */
 void appctl_registry_snapshot(int *seen);
+/* The new rank 0: start the controller handed over to it (appctl.c), if any. */
+void appctl_takeover(void);
 
 #endif

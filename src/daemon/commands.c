@@ -168,6 +168,29 @@ static void revoked(struct job *j, const json_t *res)
     state_dirty = 1;
 }
 
+/* A job's controller moves to its new rank 0 (event "handover"): this
+ * connection is no longer the job's (its close is no crash, an exit from it
+ * is refused); the job waits as disconnected, holding its slots, until the
+ * new rank 0 registers (else it is lost after RESTORE_GRACE); commands in
+ * flight are answered; the I/O token goes back (the new rank 0 asks again). */
+static void handed_over(int ci, struct job *j, const json_t *d, double now)
+{
+    conns[ci].job = 0;
+    j->conn = -1;
+    j->state = JOB_DISCONNECTED;
+    j->disconnected_at = now;
+    for (size_t f = 0; f < sizeof fwds / sizeof fwds[0]; f++)
+        if (fwds[f].used && fwds[f].job == j->id)
+            finish_forward(&fwds[f], 0, NULL, PERR_JOB_UNREACHABLE,
+                           "the job's rank 0 left the world and its controller is moving to the new rank 0; try again");
+    io_leave(j->id);
+    jobs_event(j, "handover", json_pack("{s:I, s:s}", "from_pid", (json_int_t)proto_get_int(d, "pid", 0), "reason",
+                                        proto_get_str(d, "reason", "")), now);
+    logmsg("job %d: rank 0 (pid %lld) left the world; its controller moves to the new rank 0 (waiting for it to register)",
+           j->id, proto_get_int(d, "pid", 0));
+    state_dirty = 1;
+}
+
 static struct job *need_job(int ci, long long id, const json_t *req, int running)
 {
     int jid = (int)proto_get_int(req, "job", 0);
@@ -388,6 +411,12 @@ void handle_request(int ci, struct proto_msg *m)
                 io_policy_phase(j, d, now);
                 state_dirty = 1;
             }
+        } else if (!strcmp(cmd, "event") && !strcmp(proto_get_str(req, "kind", ""), "handover")) {
+            /* the job's rank 0 left the world; its controller moves to the new rank 0,
+             * which registers as this job: the job keeps its slots meanwhile */
+            reply_ok(ci, id, json_object());
+            handed_over(ci, j, json_object_get(req, "details"), now);
+            return;
         } else if (!strcmp(cmd, "event") && !strcmp(proto_get_str(req, "kind", ""), "queue")) {
             /* the job's queue of delayed commands changed (status shows it) */
             if (jobs_queue_set(j, json_object_get(json_object_get(req, "details"), "queued")) != 0) {
