@@ -500,11 +500,15 @@ int main(int argc, char **argv)
                json_is_true(json_object_get(res, "io_held")) ? "held" : "free");
     } else if (json_object_get(res, "note")) {
         printf("job %ld: %s\n", job, proto_get_str(res, "note", ""));
-    } else {
+    } else if (ductilectl_fold_is(cmd)) {
+        ductilectl_fold_print(cmd, job, res); /* no command id: a fold is undone by unfold */
+    } else if (proto_get_int(res, "id", 0) > 0) {
         long long ati = proto_get_int(res, "at_iteration", -1);
         printf("job %ld: %s queued as command %lld; it takes effect at %s (ductilectl cancel %ld %lld cancels it)\n",
                job, cmd, proto_get_int(res, "id", 0), ati >= 0 ? "the requested iteration" : "the next control point",
                job, proto_get_int(res, "id", 0));
+    } else {
+        printf("job %ld: %s accepted\n", job, cmd);
     }
     json_decref(res);
     return EX_OK;

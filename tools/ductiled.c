@@ -101,6 +101,9 @@ static void usage(FILE *f)
             "  --fold-to-admit     when a submitted job cannot start for lack of free cores, fold running\n"
             "                      jobs to half their cores per host (at least 1); unfold them when their\n"
             "                      cores would idle (docs/folding.md; run such jobs unbound)\n"
+            "  --pending-ttl SEC   a resize sent to a job but not answered, or taken from its queue but not\n"
+            "                      reported, gives its reserved slots back after SEC seconds (default 120);\n"
+            "                      a command waiting in the job's queue keeps them as long as it waits\n"
             "  -v, --verbose       log every connection and message error\n"
             "  -V, --version       print the version\n"
             "  -h, --help          this help\n"
@@ -115,7 +118,7 @@ int main(int argc, char **argv)
 {
     int slots = 0, no_state = 0, use_slurm = 0, slurm_grow = 0;
     const char *slurm_job = NULL;
-    double slurm_sync = 5.0;
+    double slurm_sync = 5.0, pending_ttl = JOBS_PENDING_TTL;
     const char *hostfile = NULL, *sockpath = NULL, *tcp = NULL, *secret_file = NULL, *statefile = NULL;
     static const struct option opts[] = {{"slots", required_argument, 0, 's'},   {"hostfile", required_argument, 0, 'H'},
                                          {"socket", required_argument, 0, 'S'},  {"tcp", required_argument, 0, 't'},
@@ -128,7 +131,7 @@ int main(int argc, char **argv)
                                          {"launcher", required_argument, 0, 'l'}, {"job-logs", required_argument, 0, 'J'},
                                          {"slurm", no_argument, 0, 'B'}, {"slurm-job", required_argument, 0, 'K'},
                                          {"slurm-sync", required_argument, 0, 'Y'}, {"slurm-grow", no_argument, 0, 'E'},
-                                         {"fold-to-admit", no_argument, 0, 'F'},
+                                         {"fold-to-admit", no_argument, 0, 'F'}, {"pending-ttl", required_argument, 0, 'T'},
                                          {0, 0, 0, 0}};
     int o;
     while ((o = getopt_long(argc, argv, "vhV", opts, NULL)) != -1) {
@@ -206,6 +209,15 @@ int main(int argc, char **argv)
         }
         case 'l': snprintf(intake_launcher, sizeof intake_launcher, "%s", optarg); break;
         case 'F': fold_to_admit = 1; break;
+        case 'T': {
+            char *end;
+            pending_ttl = strtod(optarg, &end);
+            if (*end || !(pending_ttl >= 1 && pending_ttl <= 86400)) {
+                fprintf(stderr, "ductiled: --pending-ttl wants seconds from 1 to 86400, not '%s'\n", optarg);
+                return 2;
+            }
+            break;
+        }
         case 'J': snprintf(intake_logdir, sizeof intake_logdir, "%s", optarg); break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("ductiled (Ductile) %s, protocol %d\n", PACKAGE_VERSION, PROTO_VERSION); return 0;
@@ -251,6 +263,7 @@ int main(int argc, char **argv)
         rm_init_slots(&rm, hn, slots > 0 ? slots : 1);
     }
     jobs_init(&jobs, &rm);
+    jobs.pending_ttl = pending_ttl;
     iotoken_init(&iotok);
 
     struct net_addr ua;
@@ -385,6 +398,7 @@ int main(int argc, char **argv)
             if (fwds[f].used && now > fwds[f].deadline)
                 finish_forward(&fwds[f], 0, NULL, PERR_TIMEOUT, "no answer from the job within 10 s");
         if (jobs_expire(&jobs, wall(), RESTORE_GRACE)) state_dirty = 1;
+        if (jobs_cmds_expire(&jobs, wall())) state_dirty = 1; /* commands without news for --pending-ttl */
         io_check_lease(wall());
         intake_tick(wall());
         gpolicy_tick(wall());

@@ -28,57 +28,100 @@ struct forward *new_forward(void)
     return NULL;
 }
 
-/* A resize ductiled decides itself (I/O policy, global policy): slots from the
- * resource manager, then forwarded like a ductilectl command; nobody waits for
- * the reply (cli: -1 I/O policy, -2 global policy, for finish_forward). */
-int forward_own_resize(struct job *j, int delta, long long at, int cli, char *why, size_t wl)
+/* A ';'-separated list of a JSON array of strings or numbers (a command's hosts or ranks). */
+static void list_of(const json_t *arr, char *out, size_t len)
 {
-    struct forward *f = new_forward();
-    if (!f) {
-        snprintf(why, wl, "too many commands in flight");
+    size_t i, o = 0;
+    json_t *e;
+    out[0] = '\0';
+    json_array_foreach(arr, i, e) {
+        int n = json_is_string(e) ? snprintf(out + o, len - o, "%s%s", o ? ";" : "", json_string_value(e))
+                                  : snprintf(out + o, len - o, "%s%lld", o ? ";" : "", (long long)json_integer_value(e));
+        if (n < 0 || (size_t)n >= len - o) {
+            out[o] = '\0';
+            return;
+        }
+        o += (size_t)n;
+    }
+}
+
+/* Forward a resize of n processes ("expand" or "shrink") to job j for client
+ * ci's request id (ci -1: the I/O policy, -2: the global policy; nobody
+ * waits for the reply).  An expansion's slots are granted first (on the
+ * `wanted` hosts when given) and stay reserved for the command until the job
+ * reports it (jobs_queue.c); a shrink's ranks (given, or chosen under
+ * --slurm) go with it.  args (taken): at_iteration, ranks.  0, or -1 and why
+ * (nothing changed). */
+static int send_resize(int ci, long long id, struct job *j, const char *op, int n, json_t *args,
+                       const char *const *wanted, char *why, size_t wl)
+{
+    int expand = !strcmp(op, "expand");
+    int *where = expand ? calloc((size_t)n, sizeof(int)) : NULL;
+    if (j->ncmds >= 3 * JOBS_MAX_QUEUED || (expand && !where)) {
+        snprintf(why, wl, j->ncmds ? "too many commands on their way to the job; try again" : "out of memory");
+        free(where);
+        json_decref(args);
         return -1;
     }
-    json_t *args = json_object();
-    if (at >= 0) json_object_set_new(args, "at_iteration", json_integer(at));
-    int reserved = 0;
-    if (delta > 0) {
-        int *where = calloc((size_t)delta, sizeof(int));
-        if (!where || slurm_make_room(j, delta, why, wl) != 0 || rm_grant(&rm, j->alloc, delta, NULL, where, why, wl) != 0) {
+    if (expand) {
+        /* --slurm-grow: a growth beyond the allocation asks Slurm for hosts first */
+        if ((!wanted && slurm_make_room(j, n, why, wl) != 0) || rm_grant(&rm, j->alloc, n, wanted, where, why, wl) != 0) {
             free(where);
             json_decref(args);
-            f->used = 0;
             return -1;
         }
-        if (from_hostfile) {
+        if (from_hostfile || wanted || slurm_enabled()) { /* where the new processes go */
             json_t *h = json_array();
-            for (int k = 0; k < delta; k++) json_array_append_new(h, json_string(rm.hosts[where[k]].name));
+            for (int k = 0; k < n; k++) json_array_append_new(h, json_string(rm.hosts[where[k]].name));
             json_object_set_new(args, "hosts", h);
         }
-        free(where);
-        reserved = delta;
-        j->pending += delta;
-        j->pending_since = wall();
+    } else {
+        slurm_choose_ranks(j, n, args); /* --slurm: ranks that empty hosts, unless given */
     }
-    json_object_set_new(args, "n", json_integer(delta > 0 ? delta : -delta));
-    json_object_set_new(args, "job", json_integer(j->id));
+    char list[JOBS_LIST_MAX];
+    list_of(json_object_get(args, expand ? "hosts" : "ranks"), list, sizeof list);
+    json_object_set_new(args, "n", json_integer(n));
+    struct forward *f = new_forward();
+    if (!f) {
+        snprintf(why, wl, "too many commands in flight; try again");
+        free(where);
+        json_decref(args);
+        jobs_place(&jobs, j); /* the grant goes back */
+        return -1;
+    }
     f->job_req = next_job_req++;
     f->job = j->id;
-    f->cli = cli;
+    f->cli = ci;
+    f->cli_gen = ci >= 0 ? conns[ci].gen : 0;
+    f->cli_req = id;
     f->deadline = net_now() + FORWARD_TIMEOUT;
-    f->reserved = reserved;
-    snprintf(f->cmd, sizeof f->cmd, "%s", delta > 0 ? "expand" : "shrink");
-    queue_out(j->conn, proto_request(f->job_req, f->cmd, args));
+    snprintf(f->cmd, sizeof f->cmd, "%s", op);
+    jobs_cmd_sent(j, f->job_req, op, n, where, expand ? n : 0, list, ci == -1, wall());
+    jobs_place(&jobs, j);
+    free(where);
+    json_object_set_new(args, "job", json_integer(j->id));
+    queue_out(j->conn, proto_request(f->job_req, op, args));
     json_decref(args);
     state_dirty = 1;
+    if (verbose) logmsg("forwarded %s %d to job %d", op, n, j->id);
     return 0;
 }
 
-/* Send `cmd` to job j on behalf of connection ci's request id. */
-void forward(int ci, long long id, struct job *j, const char *cmd, json_t *args, int reserved)
+/* A resize ductiled decides itself (I/O policy, global policy): like a
+ * ductilectl command, nobody waits for the reply (cli: -1 I/O policy, -2
+ * global policy, for finish_forward). */
+int forward_own_resize(struct job *j, int delta, long long at, int cli, char *why, size_t wl)
+{
+    json_t *args = json_object();
+    if (at >= 0) json_object_set_new(args, "at_iteration", json_integer(at));
+    return send_resize(cli, 0, j, delta > 0 ? "expand" : "shrink", delta > 0 ? delta : -delta, args, NULL, why, wl);
+}
+
+/* Send `cmd` (not a resize) to job j on behalf of connection ci's request id. */
+void forward(int ci, long long id, struct job *j, const char *cmd, json_t *args)
 {
     struct forward *f = new_forward();
     if (!f) {
-        if (reserved) rm_release(&rm, j->alloc, reserved), j->pending -= reserved;
         if (ci >= 0) reply_err(ci, id, PERR_BUSY, "too many commands in flight; try again");
         json_decref(args);
         return;
@@ -89,7 +132,6 @@ void forward(int ci, long long id, struct job *j, const char *cmd, json_t *args,
     f->cli_gen = ci >= 0 ? conns[ci].gen : 0; /* ci -1: ductiled's own command */
     f->cli_req = id;
     f->deadline = net_now() + FORWARD_TIMEOUT;
-    f->reserved = reserved;
     snprintf(f->cmd, sizeof f->cmd, "%s", cmd);
     json_object_set_new(args, "job", json_integer(j->id));
     queue_out(j->conn, proto_request(f->job_req, cmd, args));
@@ -100,22 +142,19 @@ void forward(int ci, long long id, struct job *j, const char *cmd, json_t *args,
 void finish_forward(struct forward *f, int ok, json_t *result, const char *code, const char *reason)
 {
     struct job *j = jobs_get(&jobs, f->job);
-    if (!ok && f->reserved && j) {
-        j->pending -= f->reserved;
-        if (j->pending < 0) j->pending = 0;
-        jobs_reconcile(&jobs, j, wall());
-        state_dirty = 1;
-    }
+    /* a resize: queued with its id (its reservation stays), or refused (the reservation goes back) */
+    struct jcmd *qc = j ? jobs_cmd_answered(&jobs, j, f->job_req, ok, result, wall()) : NULL;
+    if (j) state_dirty = 1;
     if (!ok && f->cli == -1 && j && strcmp(f->cmd, "revoke") != 0) io_policy_refused(j, f->cmd, reason);
     if (f->cli == -2 && j) gpolicy_done(j, ok, reason); /* a resize of the global policy (policyd.c) */
     if (j) {
         json_t *d = json_pack("{s:s, s:b}", "command", f->cmd, "ok", ok);
         if (!ok) json_object_set_new(d, "reason", json_string(reason ? reason : ""));
-        if (ok && json_is_integer(json_object_get(result, "id"))) {
+        if (qc) {
             /* a delayed command the job queued: its id (ductilectl cancel JOB ID) */
-            json_object_set(d, "id", json_object_get(result, "id"));
-            json_object_set(d, "at_iteration", json_object_get(result, "at_iteration"));
-            jobs_queue_add(j, result, f->cmd, f->reserved, f->cli == -1);
+            json_object_set_new(d, "id", json_integer(qc->id));
+            json_object_set_new(d, "at_iteration", json_integer(qc->at));
+            json_object_set_new(d, "reserved", json_integer(qc->nres));
         }
         jobs_event(j, "command", d, wall());
     }
@@ -137,7 +176,7 @@ void revoke_job(struct job *j, const char *what, int command, const char *reason
     if (!j || j->conn < 0) return;
     json_t *a = json_pack("{s:s, s:s}", "what", what, "reason", reason);
     if (command > 0) json_object_set_new(a, "command", json_integer(command));
-    forward(-1, 0, j, "revoke", a, 0);
+    forward(-1, 0, j, "revoke", a);
 }
 
 /* The job's acknowledgement of a revoke: slots of cancelled expansions go
@@ -231,10 +270,10 @@ static void do_resize(int ci, long long id, const char *cmd, const json_t *req)
     json_t *args = json_object();
     json_t *at = json_object_get(req, "at_iteration");
     if (at) json_object_set(args, "at_iteration", at);
-    int reserved = 0;
+    char reason[768]; /* --slurm-grow: Slurm's answer to a growth beyond the allocation */
+    const char **wanted = NULL;
     if (delta > 0) {
         json_t *hosts = json_object_get(req, "hosts");
-        const char **wanted = NULL;
         if (hosts && json_array_size(hosts) > 0) {
             if ((int)json_array_size(hosts) != delta) {
                 reply_err(ci, id, PERR_BAD_ARGUMENT, "%d hosts given for %d new processes: give one per process", (int)json_array_size(hosts), delta);
@@ -242,32 +281,8 @@ static void do_resize(int ci, long long id, const char *cmd, const json_t *req)
                 return;
             }
             wanted = calloc((size_t)delta, sizeof *wanted);
-            for (int k = 0; k < delta; k++) wanted[k] = json_string_value(json_array_get(hosts, (size_t)k));
+            for (int k = 0; wanted && k < delta; k++) wanted[k] = json_string_value(json_array_get(hosts, (size_t)k));
         }
-        int *where = calloc((size_t)delta, sizeof(int));
-        char reason[768]; /* --slurm-grow: Slurm's answer to a growth beyond the allocation */
-        if (!where || (!wanted && slurm_make_room(j, delta, reason, sizeof reason) != 0) ||
-            rm_grant(&rm, j->alloc, delta, wanted, where, reason, sizeof reason) != 0) {
-            reply_err(ci, id, PERR_NO_SLOTS, "job %d: expansion by %d refused: %s", j->id, delta, where ? reason : "out of memory");
-            free(where);
-            free(wanted);
-            json_decref(args);
-            logmsg("refused to expand job %d by %d: %s", j->id, delta, reason);
-            return;
-        }
-        slurm_granted(j, where, delta); /* Slurm: where the new ranks will run */
-        reserved = delta;
-        j->pending += delta;
-        j->pending_since = wall();
-        if (from_hostfile || wanted || slurm_enabled()) {
-            json_t *h = json_array();
-            for (int k = 0; k < delta; k++) json_array_append_new(h, json_string(rm.hosts[where[k]].name));
-            json_object_set_new(args, "hosts", h);
-        }
-        free(where);
-        free(wanted);
-        json_object_set_new(args, "n", json_integer(delta));
-        forward(ci, id, j, "expand", args, reserved);
     } else {
         json_t *ranks = json_object_get(req, "ranks");
         if (ranks && json_array_size(ranks) > 0) {
@@ -287,11 +302,14 @@ static void do_resize(int ci, long long id, const char *cmd, const json_t *req)
             }
             json_object_set(args, "ranks", ranks);
         }
-        json_object_set_new(args, "n", json_integer(-delta));
-        slurm_choose_ranks(j, -delta, args); /* Slurm: ranks that empty hosts, unless given */
-        forward(ci, id, j, "shrink", args, 0);
     }
-    state_dirty = 1;
+    if (send_resize(ci, id, j, delta > 0 ? "expand" : "shrink", delta > 0 ? delta : -delta, args, wanted, reason,
+                    sizeof reason) != 0) {
+        reply_err(ci, id, delta > 0 ? PERR_NO_SLOTS : PERR_BUSY, "job %d: %s by %d refused: %s", j->id,
+                  delta > 0 ? "expansion" : "shrink", delta > 0 ? delta : -delta, reason);
+        logmsg("refused to %s job %d by %d: %s", delta > 0 ? "expand" : "shrink", j->id, delta > 0 ? delta : -delta, reason);
+    }
+    free(wanted);
 }
 
 void handle_request(int ci, struct proto_msg *m)
@@ -419,24 +437,26 @@ void handle_request(int ci, struct proto_msg *m)
             return;
         } else if (!strcmp(cmd, "event") && !strcmp(proto_get_str(req, "kind", ""), "queue")) {
             /* the job's queue of delayed commands changed (status shows it) */
-            if (jobs_queue_set(j, json_object_get(json_object_get(req, "details"), "queued")) != 0) {
+            if (jobs_queue_set(&jobs, j, json_object_get(json_object_get(req, "details"), "queued"), now) != 0) {
                 reply_err(ci, id, PERR_BAD_ARGUMENT, "malformed queue of delayed commands");
                 return;
             }
         } else if (!strcmp(cmd, "event")) {
             json_t *d = json_object_get(req, "details");
             d = d ? json_deep_copy(d) : json_object();
-            jobs_event(j, proto_get_str(req, "kind", "event"), d, now);
-            if (!strcmp(proto_get_str(req, "kind", ""), "resized"))
-                io_policy_resized(j, json_object_get(req, "details")), gpolicy_resized(j, json_object_get(req, "details")),
-                    jobs_note_departures(j, json_object_get(req, "details"));
-            if (!strcmp(proto_get_str(req, "kind", ""), "resized")) fold_job_resized(j);
-            slurm_event(j, proto_get_str(req, "kind", ""), json_object_get(req, "details"));
-            if (!strcmp(proto_get_str(req, "kind", ""), "resized") &&
-                strcmp(proto_get_str(json_object_get(req, "details"), "status", "ok"), "ok") != 0) {
-                j->pending = 0;
-                jobs_reconcile(&jobs, j, now);
+            const char *kind = proto_get_str(req, "kind", "event");
+            const json_t *det = json_object_get(req, "details");
+            jobs_event(j, kind, d, now);
+            /* the job's picture first (where its processes are, its command done), then who follows it */
+            if (!strcmp(kind, "resized")) {
+                jobs_resized(&jobs, j, det, now);
+                io_policy_resized(j, det);
+                gpolicy_resized(j, det);
+                fold_job_resized(j);
+            } else if (!strcmp(kind, "exited")) {
+                jobs_parked_exited(&jobs, j, det, now);
             }
+            slurm_event(j, kind, det);
             state_dirty = 1;
         }
         reply_ok(ci, id, json_object());
@@ -515,11 +535,8 @@ void handle_request(int ci, struct proto_msg *m)
         if (!j) return;
         int qid = (int)proto_get_int(req, "command", 0);
         if (qid > 0) {
-            size_t k;
-            json_t *e;
-            int known = 0;
-            json_array_foreach(j->queued, k, e) known |= proto_get_int(e, "id", 0) == qid;
-            if (!known) {
+            struct jcmd *qc = jobs_cmd_find(j, qid);
+            if (!qc || qc->state != CMD_QUEUED) {
                 reply_err(ci, id, PERR_BAD_ARGUMENT, "job %d has no queued command %d (ductilectl status %d lists them)",
                           j->id, qid, j->id);
                 return;
@@ -531,7 +548,7 @@ void handle_request(int ci, struct proto_msg *m)
         if (qid > 0) json_object_set_new(a, "command", json_integer(qid));
         if (qid > 0) logmsg("job %d: command %d %s", j->id, qid, why);
         else logmsg("job %d: every queued command, the I/O hold and the I/O token %s", j->id, why);
-        forward(ci, id, j, "revoke", a, 0);
+        forward(ci, id, j, "revoke", a);
         return;
     }
     if (!strcmp(cmd, "io") || !strcmp(cmd, "period")) {
@@ -546,7 +563,7 @@ void handle_request(int ci, struct proto_msg *m)
         json_object_del(args, "id");
         json_object_del(args, "cmd");
         if (!strcmp(cmd, "period")) j->period = proto_get_num(req, "seconds", j->period);
-        forward(ci, id, j, cmd, args, 0);
+        forward(ci, id, j, cmd, args);
         return;
     }
     if (!strcmp(cmd, "submit") || !strcmp(cmd, "queue")) {

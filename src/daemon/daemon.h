@@ -74,7 +74,6 @@ struct forward {
     unsigned cli_gen;
     long long cli_req;
     double deadline;
-    int reserved;       /* slots taken for an expansion, returned if the job refuses */
     char cmd[16];
 };
 
@@ -107,7 +106,7 @@ extern long long next_job_req;
 extern int draining, shutdown_requested; /* drain: no new jobs; shutdown: leave the loop */
 struct forward *new_forward(void);
 int forward_own_resize(struct job *j, int delta, long long at, int cli, char *why, size_t wl);
-void forward(int ci, long long id, struct job *j, const char *cmd, json_t *args, int reserved);
+void forward(int ci, long long id, struct job *j, const char *cmd, json_t *args); /* not a resize */
 void finish_forward(struct forward *f, int ok, json_t *result, const char *code, const char *reason);
 void handle_request(int ci, struct proto_msg *m);
 void handle_reply(int ci, struct proto_msg *m);

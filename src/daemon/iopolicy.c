@@ -263,7 +263,8 @@ void io_policy_registered(struct job *j)
     int n = j->io_shrink_n;
     j->io_shrink_n = 0;
     state_dirty = 1;
-    if (j->procs < j->io_shrink_from + n) {
+    /* the job's own word (its registration): its resize events may still be on their way */
+    if (j->reg_procs < j->io_shrink_from + n) {
         logmsg("I/O interference: job %d: the planned +%d did not happen: plan cancelled", j->id, n);
         return;
     }

@@ -17,19 +17,6 @@
 #include "slurm_run.h"
 
 #define SLURM_OUT_MAX (256 * 1024)
-#define MAX_PLACED 256
-
-/* where the processes of one ductile job run: host index (in rm) per rank */
-struct placement {
-    int job, used;
-    int n, *host;          /* rank -> rm host, n = the job's size as ductiled knows it */
-    int known;             /* 0: the job resized without ductiled (schedule): no give-back */
-    int npend, *pend;      /* hosts granted to an expansion not yet reported */
-    int nleave, *leave;    /* ranks ductiled chose for a shrink not yet reported */
-    int openmpi;           /* Open MPI's mpiexec dies when a host of its daemons goes */
-    int *parked;           /* per rm host: processes that left the world but still run */
-    json_t *pmix;          /* what PMIx told the job at start (src/cluster/pmix.c), or NULL */
-};
 
 static struct {
     int on;
@@ -41,7 +28,6 @@ static struct {
     int grow;      /* --slurm-grow: ask Slurm for hosts when the allocation is full */
     char frozen[256]; /* why Slurm will not change the job's node list any more ("": it will) */
     int noacct;       /* Slurm has no accounting storage: a resized job cannot change again */
-    struct placement pl[MAX_PLACED];
 } S;
 
 int slurm_enabled(void) { return S.on; }
@@ -140,50 +126,31 @@ int slurm_init(struct rm *rm, const char *jobid, double sync_period, char *err, 
 
 /* ------------------------------------------------------------ placement */
 
-static struct placement *place_of(int job, int create)
-{
-    struct placement *fr = NULL;
-    for (int i = 0; i < MAX_PLACED; i++) {
-        if (S.pl[i].used && S.pl[i].job == job) return &S.pl[i];
-        if (!S.pl[i].used && !fr) fr = &S.pl[i];
-    }
-    if (!create || !fr) return NULL;
-    memset(fr, 0, sizeof *fr);
-    fr->used = 1;
-    fr->job = job;
-    return fr;
-}
+/* Where each job's processes run is the job's own model (jobs_place.c):
+ * rank -> host from the registration, the hosts granted to its expansions,
+ * the ranks its shrinks removed; here only what Slurm needs of it. */
 
-static void place_free(struct placement *p)
-{
-    free(p->host);
-    free(p->pend);
-    free(p->leave);
-    free(p->parked);
-    json_decref(p->pmix);
-    memset(p, 0, sizeof *p);
-}
+static int live(const struct job *j) { return j->state == JOB_RUNNING || j->state == JOB_DISCONNECTED; }
 
 static int parked_on(int h)
 {
     int n = 0;
-    for (int i = 0; i < MAX_PLACED; i++)
-        if (S.pl[i].used && S.pl[i].parked) n += S.pl[i].parked[h];
+    for (int i = 0; i < jobs.n; i++)
+        if (live(jobs.v[i])) n += jobs.v[i]->parked_on[h];
     return n;
 }
 
 static int procs_on(int h)
 {
     int n = 0;
-    for (int i = 0; i < MAX_PLACED; i++)
-        if (S.pl[i].used)
-            for (int r = 0; r < S.pl[i].n; r++) n += S.pl[i].host[r] == h;
+    for (int i = 0; i < jobs.n; i++)
+        if (live(jobs.v[i])) n += jobs_procs_on(jobs.v[i], h);
     return n;
 }
 
 /* PMIx facts the job sent: logged; under --slurm, hosts PMIx names that are
  * not in the allocation are reported (ductiled's view and the MPI's differ) */
-static void pmix_facts(const struct job *j, const json_t *pm, struct placement *p)
+static void pmix_facts(const struct job *j, const json_t *pm)
 {
     if (!json_is_object(pm)) return;
     const char *nl = json_string_value(json_object_get(pm, "node_list"));
@@ -191,10 +158,7 @@ static void pmix_facts(const struct job *j, const json_t *pm, struct placement *
     logmsg("job %d: PMIx: namespace %.64s, job size %lld, universe size %lld, nodes %.200s", j->id,
            json_string_value(json_object_get(pm, "nspace")) ? json_string_value(json_object_get(pm, "nspace")) : "?", js, us,
            nl ? nl : "?");
-    if (!p) return;
-    json_decref(p->pmix);
-    p->pmix = json_deep_copy(pm);
-    if (!nl) return;
+    if (!S.on || !nl) return;
     char buf[8192];
     snprintf(buf, sizeof buf, "%s", nl);
     for (char *save = NULL, *h = strtok_r(buf, ",", &save); h; h = strtok_r(NULL, ",", &save))
@@ -204,126 +168,55 @@ static void pmix_facts(const struct job *j, const json_t *pm, struct placement *
 
 void slurm_registered(const struct job *j, const json_t *req)
 {
-    if (!S.on) {
-        pmix_facts(j, json_object_get(req, "pmix"), NULL);
-        return;
-    }
-    int resumed = proto_get_int(req, "job", 0) == j->id;
-    struct placement *p = place_of(j->id, 0);
-    if (p && resumed) return; /* the same job back on a new connection: nothing moved */
-    if (!p) p = place_of(j->id, 1);
-    if (!p) return;
-    free(p->host);
-    free(p->pend);
-    free(p->leave);
-    p->host = p->pend = p->leave = NULL;
-    p->npend = p->nleave = 0;
-    p->n = j->procs;
-    p->known = 1;
-    p->openmpi = !strcmp(j->mpi, "openmpi");
-    pmix_facts(j, json_object_get(req, "pmix"), p);
-    p->host = calloc((size_t)(p->n ? p->n : 1), sizeof(int));
-    if (!p->parked) p->parked = calloc((size_t)S.rm->nhosts, sizeof(int));
-    if (!p->host || !p->parked) {
-        p->known = 0;
-        return;
-    }
-    /* rank_hosts (one per rank) when the job sends it, else hosts {name,
-     * procs} taken as blocks of consecutive ranks (mpiexec's default) */
-    const json_t *rh = json_object_get(req, "rank_hosts");
-    if (json_is_array(rh) && (int)json_array_size(rh) == p->n) {
-        for (int r = 0; r < p->n; r++) {
-            const char *h = json_string_value(json_array_get(rh, (size_t)r));
-            p->host[r] = h ? rm_find(S.rm, h) : -1;
-            if (p->host[r] < 0) p->known = 0;
-        }
-    } else {
-        int r = 0;
-        size_t i;
-        json_t *e;
-        json_array_foreach(j->hosts, i, e) {
-            int h = rm_find(S.rm, json_string_value(json_object_get(e, "name")));
-            int c = (int)json_integer_value(json_object_get(e, "procs"));
-            if (h < 0) p->known = 0;
-            for (int k = 0; k < c && r < p->n; k++) p->host[r++] = h;
-        }
-        if (r != p->n) p->known = 0;
-    }
-    if (resumed) {
-        /* registered with an earlier ductiled: what it sends is its size at
-         * start, not where its processes run now */
-        p->known = 0;
-        logmsg("slurm: job %d came back from an earlier ductiled: where its processes run is not known; no host is given back for it", j->id);
-        return;
-    }
-    if (!p->known) logmsg("slurm: job %d: where its processes run is not known (hosts outside %s?): no host is given back for it", j->id, S.rm->source);
-}
-
-void slurm_granted(const struct job *j, const int *where, int n)
-{
-    struct placement *p = S.on ? place_of(j->id, 0) : NULL;
-    if (!p) return;
-    if (j->pending == 0) p->npend = 0; /* grants the job refused or let expire are gone */
-    int *np = realloc(p->pend, (size_t)(p->npend + n) * sizeof(int));
-    if (!np) {
-        p->known = 0;
-        return;
-    }
-    p->pend = np;
-    memcpy(p->pend + p->npend, where, (size_t)n * sizeof(int));
-    p->npend += n;
+    pmix_facts(j, json_object_get(req, "pmix"));
+    if (!S.on) return;
+    int unmanaged = 0;
+    for (int r = 0; r < j->procs; r++) unmanaged += j->rank_host[r] < 0;
+    if (j->guessed || unmanaged)
+        logmsg("slurm: job %d: where its processes run is not known (%s): no host is given back while it runs", j->id,
+               unmanaged ? "hosts outside the allocation" : "resizes ductiled did not place");
 }
 
 void slurm_choose_ranks(const struct job *j, int n, json_t *args)
 {
-    struct placement *p = S.on ? place_of(j->id, 0) : NULL;
-    if (!p || !p->known || n < 1 || n >= p->n) return;
-    const json_t *given = json_object_get(args, "ranks");
-    free(p->leave);
-    p->leave = calloc((size_t)n, sizeof(int));
-    p->nleave = 0;
-    if (!p->leave) return;
-    if (json_array_size(given) > 0) {
-        size_t i;
-        json_t *e;
-        json_array_foreach(given, i, e) if ((int)i < n) p->leave[p->nleave++] = (int)json_integer_value(e);
-        return;
-    }
+    if (!S.on || j->guessed || n < 1 || n >= j->procs || json_array_size(json_object_get(args, "ranks")) > 0) return;
     /* empty hosts: the host with the fewest of the job's processes first
      * (ties: the later host), never rank 0; within a host the highest ranks */
-    int nh = S.rm->nhosts;
-    int *cnt = calloc((size_t)nh, sizeof(int));
-    char *taken = calloc((size_t)p->n, 1);
-    if (!cnt || !taken) {
+    int nh = S.rm->nhosts, nleave = 0;
+    int *cnt = calloc((size_t)nh, sizeof(int)), *leave = calloc((size_t)n, sizeof(int));
+    char *taken = calloc((size_t)j->procs, 1);
+    if (!cnt || !taken || !leave) {
         free(cnt);
         free(taken);
+        free(leave);
         return;
     }
-    for (int r = 0; r < p->n; r++)
-        if (p->host[r] >= 0) cnt[p->host[r]]++;
-    while (p->nleave < n) {
+    for (int r = 0; r < j->procs; r++)
+        if (j->rank_host[r] >= 0) cnt[j->rank_host[r]]++;
+    while (nleave < n) {
         int best = -1;
         for (int h = 0; h < nh; h++) {
-            int avail = cnt[h] - (h == p->host[0]);
+            int avail = cnt[h] - (h == j->rank_host[0]);
             if (avail <= 0) continue;
             if (best < 0 || cnt[h] <= cnt[best]) best = h;
         }
         if (best < 0) break;
-        for (int r = p->n - 1; r > 0 && p->nleave < n; r--)
-            if (!taken[r] && p->host[r] == best) {
+        for (int r = j->procs - 1; r > 0 && nleave < n; r--)
+            if (!taken[r] && j->rank_host[r] == best) {
                 taken[r] = 1;
-                p->leave[p->nleave++] = r;
+                leave[nleave++] = r;
                 cnt[best]--;
                 break;
             }
     }
-    free(cnt);
-    free(taken);
-    if (p->nleave == n) {
+    if (nleave == n) {
         json_t *a = json_array();
-        for (int k = 0; k < n; k++) json_array_append_new(a, json_integer(p->leave[k]));
+        for (int k = 0; k < n; k++) json_array_append_new(a, json_integer(leave[k]));
         json_object_set_new(args, "ranks", a);
     }
+    free(cnt);
+    free(taken);
+    free(leave);
 }
 
 /* ------------------------------------------------------------ give back */
@@ -343,11 +236,15 @@ static const char *hold_reason(int h, char *buf, size_t len)
         return buf;
     }
     if (S.frozen[0]) return S.frozen;
-    for (int i = 0; i < MAX_PLACED; i++)
-        if (S.pl[i].used && S.pl[i].openmpi)
+    for (int i = 0; i < jobs.n; i++)
+        if (live(jobs.v[i]) && !strcmp(jobs.v[i]->mpi, "openmpi"))
             return "an Open MPI job runs: its mpiexec ends the whole job when a host of its daemons leaves the allocation";
-    for (int i = 0; i < MAX_PLACED; i++)
-        if (S.pl[i].used && !S.pl[i].known) return "a job's placement is not known (it resized without ductiled)";
+    for (int i = 0; i < jobs.n; i++) {
+        int unmanaged = 0;
+        for (int r = 0; r < jobs.v[i]->procs && jobs.v[i]->rank_host; r++) unmanaged += jobs.v[i]->rank_host[r] < 0;
+        if (live(jobs.v[i]) && (jobs.v[i]->guessed || unmanaged))
+            return "a job's placement is not known (it resized without ductiled, or runs outside the allocation)";
+    }
     int up = 0;
     for (int i = 0; i < S.rm->nhosts; i++) up += !S.rm->hosts[i].away;
     if (up <= 1) return "the job's last host";
@@ -403,106 +300,23 @@ static void give_back(void)
     free(go);
 }
 
-static void after_resize(struct placement *p, const json_t *d)
-{
-    const char *status = json_string_value(json_object_get(d, "status"));
-    int from = (int)json_integer_value(json_object_get(d, "from")), to = (int)json_integer_value(json_object_get(d, "to"));
-    if (status && strcmp(status, "ok") != 0) { /* failed: nothing moved */
-        if (p->nleave && to < from) p->nleave = 0;
-        /* the new processes of a failed expansion that park (Open MPI 4) still run on the hosts
-         * granted to it until the job ends (issue 22, item 7): those hosts are not given back */
-        long long pk = json_integer_value(json_object_get(d, "parked"));
-        for (int k = 0; p->parked && k < p->npend && k < pk; k++)
-            if (p->pend[k] >= 0 && p->pend[k] < S.rm->nhosts) p->parked[p->pend[k]]++;
-        if (p->npend && to > from) p->npend = 0;
-        return;
-    }
-    if (from != p->n) p->known = 0;
-    if (to > from) {
-        int add = to - from;
-        if (p->npend < add) {
-            p->known = 0; /* not ductiled's expansion (a schedule in the job) */
-            return;
-        }
-        int *nh = realloc(p->host, (size_t)to * sizeof(int));
-        if (!nh) {
-            p->known = 0;
-            return;
-        }
-        p->host = nh;
-        for (int k = 0; k < add; k++) {
-            p->host[from + k] = p->pend[k];
-        }
-        memmove(p->pend, p->pend + add, (size_t)(p->npend - add) * sizeof(int));
-        p->npend -= add;
-        p->n = to;
-    } else if (to < from) {
-        if (p->nleave != from - to || !p->known) {
-            p->known = 0;
-            p->nleave = 0;
-            return;
-        }
-        int all_exited = json_integer_value(json_object_get(d, "exited")) >= p->nleave;
-        char *gone = calloc((size_t)p->n, 1);
-        if (!gone) return;
-        for (int k = 0; k < p->nleave; k++)
-            if (p->leave[k] >= 0 && p->leave[k] < p->n) gone[p->leave[k]] = 1;
-        int w = 0;
-        for (int r = 0; r < p->n; r++) {
-            if (gone[r]) {
-                /* the removed processes park, unless the job says they exited at
-                 * once (a whole spawned group: "exited" in the resized event) */
-                if (p->host[r] >= 0) p->parked[p->host[r]] += !all_exited, S.shrunk[p->host[r]] = 1;
-            } else {
-                p->host[w++] = p->host[r];
-            }
-        }
-        free(gone);
-        p->n = w;
-        p->nleave = 0;
-    }
-}
-
 void slurm_event(struct job *j, const char *kind, const json_t *details)
 {
-    struct placement *p = S.on ? place_of(j->id, 0) : NULL;
-    if (!p) return;
-    if (!strcmp(kind, "resized")) {
-        after_resize(p, details);
-        if (p->known) { /* the job's slots are where its processes are */
-            for (int h = 0; h < S.rm->nhosts; h++) {
-                int want = 0;
-                for (int r = 0; r < p->n; r++) want += p->host[r] == h;
-                for (int k = 0; k < p->npend; k++) want += p->pend[k] == h;
-                S.rm->hosts[h].used += want - j->alloc[h];
-                if (S.rm->hosts[h].used < 0) S.rm->hosts[h].used = 0;
-                j->alloc[h] = want;
-            }
-        }
-    } else if (!strcmp(kind, "exited")) {
-        /* processes that had left the world exited: {"hosts": {"NAME": n}} */
-        const char *k;
-        json_t *v;
-        json_object_foreach((json_t *)json_object_get(details, "hosts"), k, v) {
-            int h = rm_find(S.rm, k);
-            long long n = json_integer_value(v);
-            if (h < 0 || n < 1 || !p->parked) continue;
-            p->parked[h] -= n > p->parked[h] ? p->parked[h] : (int)n;
-        }
-    } else {
-        return;
-    }
+    (void)details;
+    if (!S.on || (strcmp(kind, "resized") != 0 && strcmp(kind, "exited") != 0)) return;
+    /* hosts a shrink took processes from are candidates to give back (jobs_resized marks them) */
+    for (int h = 0; h < S.rm->nhosts; h++)
+        if (j->shrunk_on[h]) S.shrunk[h] = 1, j->shrunk_on[h] = 0;
     give_back();
 }
 
 void slurm_job_ended(const struct job *j)
 {
-    struct placement *p = S.on ? place_of(j->id, 0) : NULL;
-    if (!p) return;
+    if (!S.on) return;
+    (void)j;
     /* its processes (parked ones too) are gone with the job (mpiexec has
      * ended); the hosts its shrinks emptied stay in the allocation for the
      * next job (only a shrink gives a host back) */
-    place_free(p);
     for (int h = 0; h < S.rm->nhosts; h++) S.shrunk[h] = S.shrunk[h] && parked_on(h);
 }
 
@@ -573,11 +387,11 @@ json_t *slurm_view(void)
         json_array_append_new(a, o);
     }
     json_t *pj = json_object();
-    for (int i = 0; i < MAX_PLACED; i++)
-        if (S.pl[i].used && S.pl[i].pmix) {
+    for (int i = 0; i < jobs.n; i++)
+        if (live(jobs.v[i]) && jobs.v[i]->pmix) {
             char k[16];
-            snprintf(k, sizeof k, "%d", S.pl[i].job);
-            json_object_set(pj, k, S.pl[i].pmix);
+            snprintf(k, sizeof k, "%d", jobs.v[i]->id);
+            json_object_set(pj, k, jobs.v[i]->pmix);
         }
     return json_pack("{s:s, s:o, s:o}", "job", S.id, "hosts", a, "pmix", pj);
 }

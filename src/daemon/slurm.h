@@ -33,8 +33,6 @@ void slurm_tick(double now);
 
 /* Hooks from the requests (commands.c). */
 void slurm_registered(const struct job *j, const json_t *req);
-/* Called before the grant is added to j->pending. */
-void slurm_granted(const struct job *j, const int *where, int n);
 /* A shrink by n ductiled forwards: when the request names no ranks, choose
  * ranks that empty hosts (least-used host first) and put them in args. */
 void slurm_choose_ranks(const struct job *j, int n, json_t *args);
