@@ -162,6 +162,7 @@ void finish_forward(struct forward *f, int ok, json_t *result, const char *code,
         if (ok) {
             json_t *r = result ? json_deep_copy(result) : json_object();
             json_object_set_new(r, "job", json_integer(f->job));
+            if (j && (!strcmp(f->cmd, "fold") || !strcmp(f->cmd, "unfold"))) fold_reply_view(j, r);
             if (j) json_object_set_new(r, "pending_slots", json_integer(j->pending));
             reply_ok(f->cli, f->cli_req, r);
         } else {

@@ -158,6 +158,19 @@ void fold_status(const struct job *j, json_t *o)
     json_object_set_new(o, "fold_cores_per_host", json_integer(fold_cores_per_host(j)));
 }
 
+void fold_reply_view(const struct job *j, json_t *r)
+{
+    int hosts = 0, most = 0;
+    for (int i = 0; i < rm.nhosts; i++) {
+        int n = jobs_procs_on(j, i);
+        hosts += n > 0;
+        if (n > most) most = n;
+    }
+    json_object_set_new(r, "hosts", json_integer(hosts));
+    json_object_set_new(r, "host_ranks", json_integer(most));
+    json_object_set_new(r, "cores_held", json_integer(fold_cores_held(j)));
+}
+
 /* ---- --fold-to-admit: fold running jobs so that a queued job starts */
 
 /* Half the most processes the job has on one host, at least 1. */

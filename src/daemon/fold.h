@@ -47,6 +47,9 @@ int fold_admit(int need, int qid, double now);
  * stay idle: no entry waits (need 0), or the first waiting one needs `need`
  * slots and fewer are free (no fold admitted it); only where the slots are free. */
 void fold_admit_release(int need, double now);
-void fold_status(const struct job *j, json_t *status);   /* "cores", "fold" in status and list */
+void fold_status(const struct job *j, json_t *status);
+/* A fold's reply: the job's hosts and most ranks on one host as ductiled knows them now (the job's
+ * own figures are those of its last MPI call, stale right after a resize). */
+void fold_reply_view(const struct job *j, json_t *reply);   /* "cores", "fold" in status and list */
 
 #endif

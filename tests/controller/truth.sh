@@ -71,6 +71,9 @@ ctl shrink 1 1 --ranks 1 > /dev/null && size_is 2 40 || bad "shrink of rank 1"
 p=$((p + 1))
 wait_until 10 '[ "$(job_field 1 "d[\"parked\"]")" = '"$p"' ]' || bad "rank 1 did not park"
 truth "after rank 1 left (parked)" 2 "$p"
+ctl --json fold 1 1 > "$T/fold.json" 2>&1 && [ "$(jget 'd["host_ranks"], d["hosts"], d["cores_held"]' < "$T/fold.json")" = "2 1 $((1 + p))" ] \
+  && ok "fold's reply: host_ranks 2 on 1 host, $((1 + p)) slots held" || bad "fold's reply: $(cat "$T/fold.json")"
+ctl unfold 1 > /dev/null || bad "unfold"
 ctl fold 1 1 > "$T/fold" 2>&1 && ! grep -q "cancel" "$T/fold" && ok "fold: $(cat "$T/fold")" || bad "fold: $(cat "$T/fold")"
 wait_until 10 '[ "$(job_field 1 "d[\"fold_cores_per_host\"]")" = 1 ]' || bad "not folded"
 truth "folded to 1 core" 2 "$p"
