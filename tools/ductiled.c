@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../src/daemon/children.h"
 #include "../src/daemon/daemon.h"
 #include "../src/daemon/fold.h"
 #include "../src/daemon/slurm.h"
@@ -350,7 +351,7 @@ int main(int argc, char **argv)
     fflush(stderr);
 
     double last_save = net_now();
-    struct pollfd pfd[MAX_CONNS];
+    struct pollfd pfd[MAX_CONNS + CHILD_MAX];
     int idx[MAX_CONNS];
     while (!stop && !shutdown_requested) {
         int n = 0;
@@ -362,13 +363,17 @@ int main(int argc, char **argv)
             pfd[n].revents = 0;
             idx[n++] = i;
         }
+        /* Slurm's commands: their output is read here, never waited for (children.c) */
+        int nch = child_pollfds(pfd + n, CHILD_MAX);
         int backlog = 0;
         for (int i = 0; i < MAX_CONNS; i++) backlog |= conns[i].kind == C_PEER && conns[i].backlog;
-        int r = poll(pfd, (nfds_t)n, backlog ? 0 : 250);
+        double hint = child_wait_hint(net_now());
+        int r = poll(pfd, (nfds_t)(n + nch), backlog ? 0 : hint < 0.25 ? (int)(hint * 1000) + 1 : 250);
         if (r < 0 && errno != EINTR) {
             logmsg("poll: %s", strerror(errno));
             break;
         }
+        child_poll(pfd + n, r > 0 ? nch : 0, net_now()); /* reaps, kills at the deadline, runs the callbacks */
         for (int k = 0; r > 0 && k < n; k++) {
             int i = idx[k];
             if (!pfd[k].revents || conns[i].kind == C_FREE || conns[i].fd != pfd[k].fd) continue;

@@ -317,6 +317,14 @@ static void *thread_main(void *arg)
             pthread_mutex_unlock(&appctl.lock);
             if (ductile_now() - unanswered > limit) {
                 ductile_log(0, "controller: ductiled did not answer for %.0f s: connection taken for dead", limit);
+                /* said first: a daemon that was only busy reads it with the close, and keeps the
+                 * job's slots for its return instead of taking it for crashed */
+                char why[128];
+                snprintf(why, sizeof why, "no answer from ductiled for %.0f s: the job reconnects", limit);
+                json_t *ev = json_pack("{s:i, s:s, s:{s:s, s:f}}", "job", appctl.job, "kind", "reconnect", "details", "reason",
+                                       why, "waited_s", limit);
+                if (ev) send_line(&s, proto_request(s.next_id++, "event", ev));
+                json_decref(ev);
                 lost = 1;
             }
         }

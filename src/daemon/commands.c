@@ -45,13 +45,51 @@ static void list_of(const json_t *arr, char *out, size_t len)
     }
 }
 
+static int send_resize(int ci, long long id, struct job *j, const char *op, int n, json_t *args,
+                       const char *const *wanted, char *why, size_t wl);
+
+/* An expansion waiting for Slurm to grow the allocation (--slurm-grow). */
+struct grow_wait {
+    int cli, job, n;
+    unsigned gen;
+    long long cli_req;
+    json_t *args;
+};
+
+static void grown(void *arg, int ok, const char *reason)
+{
+    struct grow_wait *w = arg;
+    struct job *j = jobs_get(&jobs, w->job);
+    char why[1024];
+    snprintf(why, sizeof why, "%s", reason);
+    if (ok && j && j->state == JOB_RUNNING && j->conn >= 0) {
+        /* the client's connection may be gone: the expansion goes on, its reply is dropped (finish_forward) */
+        int cli = w->cli >= 0 && !(conns[w->cli].kind == C_PEER && conns[w->cli].gen == w->gen) ? -3 : w->cli;
+        json_t *args = w->args;
+        w->args = NULL;
+        if (send_resize(cli, w->cli_req, j, "expand", w->n, args, NULL, why, sizeof why) == 0) {
+            free(w);
+            return;
+        }
+    } else if (ok) {
+        snprintf(why, sizeof why, "the job is no longer running");
+    }
+    /* refused as if by the job: the client hears, a policy ends its plan */
+    struct forward f = {.used = 1, .job = w->job, .cli = w->cli, .cli_gen = w->gen, .cli_req = w->cli_req};
+    snprintf(f.cmd, sizeof f.cmd, "expand");
+    finish_forward(&f, 0, NULL, PERR_NO_SLOTS, why);
+    json_decref(w->args);
+    free(w);
+}
+
 /* Forward a resize of n processes ("expand" or "shrink") to job j for client
  * ci's request id (ci -1: the I/O policy, -2: the global policy; nobody
  * waits for the reply).  An expansion's slots are granted first (on the
  * `wanted` hosts when given) and stay reserved for the command until the job
  * reports it (jobs_queue.c); a shrink's ranks (given, or chosen under
- * --slurm) go with it.  args (taken): at_iteration, ranks.  0, or -1 and why
- * (nothing changed). */
+ * --slurm) go with it.  args (taken): at_iteration, ranks.  0 (sent, or
+ * waiting for Slurm to grow the allocation: the requester hears later), or
+ * -1 and why (nothing changed). */
 static int send_resize(int ci, long long id, struct job *j, const char *op, int n, json_t *args,
                        const char *const *wanted, char *why, size_t wl)
 {
@@ -64,8 +102,17 @@ static int send_resize(int ci, long long id, struct job *j, const char *op, int 
         return -1;
     }
     if (expand) {
-        /* --slurm-grow: a growth beyond the allocation asks Slurm for hosts first */
-        if ((!wanted && slurm_make_room(j, n, why, wl) != 0) || rm_grant(&rm, j->alloc, n, wanted, where, why, wl) != 0) {
+        /* --slurm-grow: a growth beyond the allocation asks Slurm for hosts first (without waiting) */
+        struct grow_wait *w = wanted ? NULL : calloc(1, sizeof *w);
+        int room = wanted ? 0 : w ? slurm_make_room(j, n, grown, w, why, wl) : (snprintf(why, wl, "out of memory"), -1);
+        if (room == 1) {
+            *w = (struct grow_wait){.cli = ci, .job = j->id, .n = n, .gen = ci >= 0 ? conns[ci].gen : 0, .cli_req = id, .args = args};
+            free(where);
+            logmsg("job %d: expansion by %d waits for Slurm to grow the allocation", j->id, n);
+            return 0;
+        }
+        free(w);
+        if (room != 0 || rm_grant(&rm, j->alloc, n, wanted, where, why, wl) != 0) {
             free(where);
             json_decref(args);
             return -1;
@@ -216,9 +263,7 @@ static void revoked(struct job *j, const json_t *res)
 static void handed_over(int ci, struct job *j, const json_t *d, double now)
 {
     conns[ci].job = 0;
-    j->conn = -1;
-    j->state = JOB_DISCONNECTED;
-    j->disconnected_at = now;
+    jobs_disconnected(&jobs, j, now, "its rank 0 left the world; the new rank 0 registers");
     for (size_t f = 0; f < sizeof fwds / sizeof fwds[0]; f++)
         if (fwds[f].used && fwds[f].job == j->id)
             finish_forward(&fwds[f], 0, NULL, PERR_JOB_UNREACHABLE,
@@ -436,6 +481,10 @@ void handle_request(int ci, struct proto_msg *m)
             reply_ok(ci, id, json_object());
             handed_over(ci, j, json_object_get(req, "details"), now);
             return;
+        } else if (!strcmp(cmd, "event") && !strcmp(proto_get_str(req, "kind", ""), "reconnect")) {
+            /* the job took this daemon for silent: it closes this connection and registers again */
+            c->parting = 1;
+            logmsg("job %d: %s", jid, proto_get_str(json_object_get(req, "details"), "reason", "reconnects"));
         } else if (!strcmp(cmd, "event") && !strcmp(proto_get_str(req, "kind", ""), "queue")) {
             /* the job's queue of delayed commands changed (status shows it) */
             if (jobs_queue_set(&jobs, j, json_object_get(json_object_get(req, "details"), "queued"), now) != 0) {

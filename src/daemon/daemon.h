@@ -61,6 +61,7 @@ struct conn {
     int job;           /* job id this connection registered, 0 if none */
     double opened;
     int closing;       /* close once the output is flushed */
+    int parting;       /* the job said it leaves this connection and comes back (event "reconnect"): no crash */
     unsigned gen;      /* generation, so that forwards to a reused slot are detected */
 };
 

@@ -305,6 +305,16 @@ void jobs_lost_connection(struct jobs *t, struct job *j, double now)
     prune(t, j);
 }
 
+void jobs_disconnected(struct jobs *t, struct job *j, double now, const char *why)
+{
+    (void)t;
+    j->conn = -1;
+    if (j->state != JOB_RUNNING) return;
+    j->state = JOB_DISCONNECTED;
+    j->disconnected_at = now;
+    jobs_event(j, "disconnected", json_pack("{s:s}", "reason", why), now);
+}
+
 int jobs_expire(struct jobs *t, double now, double grace)
 {
     int n = 0;

@@ -116,6 +116,9 @@ void jobs_sample(struct jobs *t, struct job *j, const json_t *req, double now);
 void jobs_event(struct job *j, const char *kind, json_t *details, double now); /* steals details */
 void jobs_exit(struct jobs *t, struct job *j, int status, double now);
 void jobs_lost_connection(struct jobs *t, struct job *j, double now);
+/* The job's connection ends but the job goes on and comes back (a new rank 0, a reconnection):
+ * disconnected, holding its slots, lost after the restore grace (jobs_expire). */
+void jobs_disconnected(struct jobs *t, struct job *j, double now, const char *why);
 /* Restored jobs that did not come back within `grace` seconds: lost, slots freed. */
 int jobs_expire(struct jobs *t, double now, double grace);
 /* ---- where the job's processes are and the slots they hold (jobs_place.c) */

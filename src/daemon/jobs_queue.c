@@ -75,9 +75,15 @@ struct jcmd *jobs_cmd_answered(struct jobs *t, struct job *j, long long fwd, int
         if (j->cmds[k].state == CMD_SENT && j->cmds[k].fwd == fwd) c = &j->cmds[k];
     if (!c) return NULL;
     long long id = proto_get_int(result, "id", 0);
-    if (!ok || id <= 0 || id > 2147483647LL || jobs_cmd_find(j, (int)id)) {
+    if (!ok) {
         jobs_cmd_drop(j, c);
         jobs_place(t, j);
+        return NULL;
+    }
+    if (id <= 0 || id > 2147483647LL || jobs_cmd_find(j, (int)id)) {
+        /* accepted without a queue id (a job that runs it at once): running until its "resized" event */
+        c->state = CMD_TAKEN;
+        c->since = now;
         return NULL;
     }
     c->id = (int)id;

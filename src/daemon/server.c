@@ -80,7 +80,14 @@ void close_conn(int i, const char *why)
     if (verbose || c->job) logmsg("connection %s closed%s%s", c->peer, why ? ": " : "", why ? why : "");
     if (c->job) {
         struct job *j = jobs_get(&jobs, c->job);
-        if (j && j->conn == i) {
+        if (j && j->conn == i && c->parting) {
+            /* it gave up on a silent daemon and reconnects: it keeps its slots meanwhile */
+            io_leave(j->id);
+            jobs_disconnected(&jobs, j, wall(), "the job took ductiled for silent and reconnects");
+            logmsg("job %d (%s) left its connection to reconnect: disconnected, its slots held for %.0f s", j->id, j->tag,
+                   RESTORE_GRACE);
+            save_state();
+        } else if (j && j->conn == i) {
             io_leave(j->id);
             io_policy_forget(j->id);
             int was_running = j->state == JOB_RUNNING;

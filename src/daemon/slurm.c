@@ -1,6 +1,9 @@
 /* slurm.c -- ductiled's resources from a Slurm allocation; see slurm.h and
- * docs/cluster.md.  Everything Slurm says comes from scontrol, run with
- * fork/exec and a bounded wait (SLURM_WAIT seconds, then SIGKILL). */
+ * docs/cluster.md.  Everything Slurm says comes from scontrol and sinfo: at
+ * start-up with a bounded wait (slurm_run), afterwards without waiting
+ * (children.c: the loop polls their output and reaps them; killed after
+ * SLURM_WAIT seconds): the periodic check and the give-back are chains of
+ * such commands, one of each at a time. */
 #include "config.h"
 
 #include "slurm.h"
@@ -13,6 +16,7 @@
 #include "../proto/net.h"
 #include "../proto/protocol.h"
 #include "daemon.h"
+#include "children.h"
 #include "slurm_grow.h"
 #include "slurm_run.h"
 
@@ -38,13 +42,25 @@ int slurm_enable_grow(char *err, size_t errlen)
     return S.grow ? 0 : -1;
 }
 
-int slurm_make_room(const struct job *j, int n, char *reason, size_t rlen)
+/* the caller's continuation, after what a growth means for give-backs */
+static struct {
+    slurm_grown_fn cont;
+    void *arg;
+} R;
+
+static void room_made(void *arg, int ok, const char *reason)
+{
+    (void)arg;
+    if (ok && S.noacct) slurm_freeze(S.id, S.frozen, sizeof S.frozen);
+    R.cont(R.arg, ok, reason);
+}
+
+int slurm_make_room(const struct job *j, int n, slurm_grown_fn cont, void *arg, char *reason, size_t rlen)
 {
     if (!S.on || !S.grow || n < 1 || rm_free_slots(S.rm) >= n) return 0;
     if (strcmp(j->mpi, "openmpi") != 0) {
-        int rc = slurm_grow_room(S.rm, S.id, n, S.shrunk, reason, rlen);
-        if (rc == 0 && S.noacct) slurm_freeze(S.id, S.frozen, sizeof S.frozen);
-        return rc;
+        R.cont = cont, R.arg = arg;
+        return slurm_grow_room(S.rm, S.id, n, S.shrunk, room_made, NULL, reason, rlen);
     }
     snprintf(reason, rlen, "not enough free slots: %d requested, %d of %d free in %s; not asking Slurm for more: Open MPI's "
              "mpiexec cannot start processes on a host added to its allocation after it started", n, rm_free_slots(S.rm),
@@ -251,23 +267,70 @@ static const char *hold_reason(int h, char *buf, size_t len)
     return NULL;
 }
 
+/* The give-back in flight (one at a time): scontrol update JobId=J
+ * NodeList=KEEP; the hosts going are "releasing" (nothing is granted on
+ * them) until Slurm answers; another request waits for the answer. */
+static struct {
+    int busy, again;
+    double t0;
+    char names[1024], keep[8192];
+} G;
+
+static void give_back(void);
+
+static void given_back(void *arg, int rc, char *out)
+{
+    (void)arg;
+    double dt = net_now() - G.t0;
+    slurm_chomp(out);
+    int nh = S.rm->nhosts;
+    if (rc == 0) {
+        for (int h = 0; h < nh; h++)
+            if (S.rm->hosts[h].away == RM_RELEASING) S.rm->hosts[h].away = RM_RELEASED, S.shrunk[h] = 0;
+        logmsg("slurm: gave %s back to Slurm (job %s keeps %s) in %.3f s", G.names, S.id, G.keep, dt);
+        slurm_resize_files_remove(S.id);
+        if (S.noacct) slurm_freeze(S.id, S.frozen, sizeof S.frozen);
+    } else {
+        for (int h = 0; h < nh; h++)
+            if (S.rm->hosts[h].away == RM_RELEASING) S.rm->hosts[h].away = RM_UP;
+        if (strstr(out, "DB index is being set")) { /* slurmctld waited 5 s for it already */
+            slurm_freeze(S.id, S.frozen, sizeof S.frozen);
+            logmsg("slurm: giving back %s failed (%.300s): %s; not trying again", G.names, out, S.frozen);
+        } else {
+            /* tried again at the next check (slurm_tick, every --slurm-sync s); not
+             * at once: that would ask Slurm at every turn of the poll loop */
+            logmsg("slurm: giving back %s to Slurm job %s failed (%.300s); they stay in ductiled's view", G.names, S.id, out);
+            G.again = 0;
+        }
+    }
+    state_dirty = 1;
+    G.busy = 0;
+    if (G.again) give_back();
+}
+
 static void give_back(void)
 {
+    if (G.busy) {
+        G.again = 1; /* after the answer to the one in flight */
+        return;
+    }
+    G.again = 0;
     int nh = S.rm->nhosts;
-    char keep[8192] = "", why[160], names[1024] = "";
+    char why[160];
     size_t kl = 0, nl = 0;
     int *go = calloc((size_t)nh, sizeof(int)), ngo = 0;
     if (!go) return;
+    G.keep[0] = G.names[0] = '\0';
     for (int h = 0; h < nh; h++) {
         if (S.rm->hosts[h].away) continue;
         if (S.shrunk[h] && !hold_reason(h, why, sizeof why)) {
             go[h] = 1;
             ngo++;
-            nl += (size_t)snprintf(names + nl, sizeof names - nl, "%s%s", nl ? "," : "", S.rm->hosts[h].name);
-            if (nl >= sizeof names) nl = sizeof names - 1;
+            nl += (size_t)snprintf(G.names + nl, sizeof G.names - nl, "%s%s", nl ? "," : "", S.rm->hosts[h].name);
+            if (nl >= sizeof G.names) nl = sizeof G.names - 1;
         } else {
-            kl += (size_t)snprintf(keep + kl, sizeof keep - kl, "%s%s", kl ? "," : "", S.rm->hosts[h].name);
-            if (kl >= sizeof keep) kl = sizeof keep - 1;
+            kl += (size_t)snprintf(G.keep + kl, sizeof G.keep - kl, "%s%s", kl ? "," : "", S.rm->hosts[h].name);
+            if (kl >= sizeof G.keep) kl = sizeof G.keep - 1;
         }
     }
     if (!ngo || !kl) {
@@ -276,27 +339,17 @@ static void give_back(void)
     }
     char arg1[64], arg2[8300];
     snprintf(arg1, sizeof arg1, "JobId=%s", S.id);
-    snprintf(arg2, sizeof arg2, "NodeList=%s", keep);
+    snprintf(arg2, sizeof arg2, "NodeList=%s", G.keep);
     char *argv[] = {"scontrol", "update", arg1, arg2, NULL};
-    double t0 = net_now();
-    int rc = slurm_run(argv, outbuf, sizeof outbuf);
-    double dt = net_now() - t0;
-    slurm_chomp(outbuf);
-    if (rc != 0 && strstr(outbuf, "DB index is being set")) { /* slurmctld waited 5 s for it already */
-        slurm_freeze(S.id, S.frozen, sizeof S.frozen);
-        logmsg("slurm: giving back %s failed (%.300s): %s; not trying again", names, outbuf, S.frozen);
-    } else if (rc != 0) {
-        /* tried again at the next check (slurm_tick, every --slurm-sync s); not
-         * at once: that would ask Slurm at every turn of the poll loop */
-        logmsg("slurm: giving back %s to Slurm job %s failed (%.300s); they stay in ductiled's view", names, S.id, outbuf);
-    } else {
-        for (int h = 0; h < nh; h++)
-            if (go[h]) S.rm->hosts[h].away = RM_RELEASED;
-        logmsg("slurm: gave %s back to Slurm (job %s keeps %s) in %.3f s", names, S.id, keep, dt);
-        slurm_resize_files_remove(S.id);
-        if (S.noacct) slurm_freeze(S.id, S.frozen, sizeof S.frozen);
-        state_dirty = 1;
+    G.t0 = net_now();
+    if (child_start(argv, NULL, SLURM_WAIT, given_back, NULL, why, sizeof why) != 0) {
+        logmsg("slurm: cannot give %s back now: %s", G.names, why);
+        free(go);
+        return;
     }
+    for (int h = 0; h < nh; h++)
+        if (go[h]) S.rm->hosts[h].away = RM_RELEASING; /* no process goes there while Slurm answers */
+    G.busy = 1;
     free(go);
 }
 
@@ -322,41 +375,77 @@ void slurm_job_ended(const struct job *j)
 
 /* ------------------------------------------------------------ sync */
 
-void slurm_tick(double now)
+/* The check in flight (one at a time): scontrol show job, then scontrol
+ * show hostnames of its node list, then sinfo of their states. */
+static struct {
+    int busy;
+    char nodelist[8192];
+    char *names; /* scontrol show hostnames' answer */
+} C;
+
+static void check_states(void *arg, int rc, char *out);
+static void check_names(void *arg, int rc, char *out);
+
+static void check_failed(const char *what, const char *out)
 {
-    if (!S.on || now - S.last < S.period) return;
-    S.last = now;
-    char *argv[] = {"scontrol", "show", "job", "-o", S.id, NULL};
-    char nodelist[8192] = "", state[64] = "";
-    if (slurm_run(argv, outbuf, sizeof outbuf) != 0) {
-        slurm_chomp(outbuf);
-        logmsg("slurm: cannot check Slurm job %s: %.300s", S.id, outbuf);
+    logmsg("slurm: cannot check Slurm job %s: %s: %.300s", S.id, what, out);
+    free(C.names);
+    C.names = NULL;
+    C.busy = 0;
+}
+
+static void check_job(void *arg, int rc, char *out)
+{
+    (void)arg;
+    char state[64] = "";
+    slurm_field(out, "NodeList", C.nodelist, sizeof C.nodelist);
+    slurm_field(out, "JobState", state, sizeof state);
+    if (rc != 0) {
+        slurm_chomp(out);
+        check_failed("scontrol show job", out);
         return;
     }
-    slurm_field(outbuf, "NodeList", nodelist, sizeof nodelist);
-    slurm_field(outbuf, "JobState", state, sizeof state);
-    static char names[SLURM_OUT_MAX];
-    names[0] = '\0';
     if (strcmp(state, "RUNNING") != 0) {
         for (int h = 0; h < S.rm->nhosts; h++)
-            if (!S.rm->hosts[h].away) S.rm->hosts[h].away = RM_LOST;
+            if (!S.rm->hosts[h].away || S.rm->hosts[h].away == RM_RELEASING) S.rm->hosts[h].away = RM_LOST;
         logmsg("slurm: Slurm job %s is %s: no hosts left to manage", S.id, state[0] ? state : "gone");
         S.period = 1e9;
         state_dirty = 1;
+        C.busy = 0;
         return;
     }
-    if (slurm_hostnames(nodelist, names, sizeof names) != 0) return;
+    char *argv[] = {"scontrol", "show", "hostnames", C.nodelist, NULL}, why[160];
+    if (child_start(argv, NULL, SLURM_WAIT, check_names, NULL, why, sizeof why) != 0) check_failed("scontrol show hostnames", why);
+}
+
+static void check_names(void *arg, int rc, char *out)
+{
+    (void)arg;
+    if (rc != 0) {
+        slurm_chomp(out);
+        check_failed("scontrol show hostnames", out);
+        return;
+    }
+    C.names = strdup(out);
     /* node states: a host Slurm marks down or not responding is lost */
-    char *sargv[] = {"sinfo", "-h", "-N", "-o", "%N %t", "-n", nodelist, NULL};
-    static char states[SLURM_OUT_MAX];
-    if (slurm_run(sargv, states, sizeof states) != 0) states[0] = '\0';
+    char *argv[] = {"sinfo", "-h", "-N", "-o", "%N %t", "-n", C.nodelist, NULL}, why[160];
+    if (!C.names || child_start(argv, NULL, SLURM_WAIT, check_states, NULL, why, sizeof why) != 0)
+        check_failed("sinfo", C.names ? why : "out of memory");
+}
+
+static void check_states(void *arg, int rc, char *states)
+{
+    (void)arg;
+    if (rc != 0) states[0] = '\0';
+    const char *names = C.names;
     for (int h = 0; h < S.rm->nhosts; h++) {
-        if (S.rm->hosts[h].away) continue;
+        if (S.rm->hosts[h].away && S.rm->hosts[h].away != RM_RELEASING) continue;
         const char *nm = S.rm->hosts[h].name;
         int in = 0;
         size_t l = strlen(nm);
         for (const char *q = names; (q = strstr(q, nm)) != NULL; q += l)
             if ((q == names || q[-1] == '\n') && (q[l] == '\n' || q[l] == '\0')) in = 1;
+        if (S.rm->hosts[h].away == RM_RELEASING) continue; /* Slurm's answer to the give-back decides */
         char st[32] = "";
         for (const char *q = states; (q = strstr(q, nm)) != NULL; q += l)
             if ((q == states || q[-1] == '\n') && q[l] == ' ') {
@@ -371,7 +460,22 @@ void slurm_tick(double now)
             state_dirty = 1;
         }
     }
+    free(C.names);
+    C.names = NULL;
+    C.busy = 0;
     give_back(); /* what a refused or failed give-back left behind */
+}
+
+void slurm_tick(double now)
+{
+    if (!S.on || C.busy || now - S.last < S.period) return;
+    S.last = now;
+    char *argv[] = {"scontrol", "show", "job", "-o", S.id, NULL}, why[160];
+    if (child_start(argv, NULL, SLURM_WAIT, check_job, NULL, why, sizeof why) != 0) {
+        logmsg("slurm: cannot check Slurm job %s now: %s", S.id, why);
+        return;
+    }
+    C.busy = 1;
 }
 
 json_t *slurm_view(void)

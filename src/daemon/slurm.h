@@ -4,7 +4,8 @@
  * and the shrinks ductiled orders), hosts given back to Slurm when a shrink
  * empties them (scontrol update JobId=J NodeList=...), and a periodic check
  * that ductiled's view matches Slurm's (hosts lost, the job ended).
- * Every scontrol call is a fork/exec with a bounded wait.  See docs/cluster.md. */
+ * After start-up every Slurm command runs without blocking the loop
+ * (children.h), killed after SLURM_WAIT seconds.  See docs/cluster.md. */
 #ifndef DUCTILE_SLURM_H
 #define DUCTILE_SLURM_H
 
@@ -14,6 +15,7 @@
 
 #include "jobs.h"
 #include "rm.h"
+#include "slurm_grow.h"
 
 /* Build rm from the Slurm job `jobid` (NULL: $SLURM_JOB_ID): hosts and CPUs
  * from scontrol show job (falling back to SLURM_JOB_NODELIST and
@@ -24,11 +26,12 @@ int slurm_enabled(void);
  * ask Slurm for more hosts (slurm_grow.h).  0, or -1 with a message. */
 int slurm_enable_grow(char *err, size_t errlen);
 /* Before an expansion by n (no hosts named) is granted: under --slurm-grow,
- * when the free slots do not suffice, grow the Slurm job.  0 (go on to
- * rm_grant), or -1 with the reason to refuse. */
-int slurm_make_room(const struct job *j, int n, char *reason, size_t rlen);
-/* Periodic check against Slurm (called from the poll loop; runs scontrol at
- * most every sync_period seconds, bounded). */
+ * when the free slots do not suffice, grow the Slurm job.  0: go on to
+ * rm_grant; 1: Slurm was asked (without waiting), cont(arg, ok, reason)
+ * runs when it answered; -1: refuse, with the reason. */
+int slurm_make_room(const struct job *j, int n, slurm_grown_fn cont, void *arg, char *reason, size_t rlen);
+/* Periodic check against Slurm (called from the poll loop at most every
+ * sync_period seconds; its commands run without waiting, one check at a time). */
 void slurm_tick(double now);
 
 /* Hooks from the requests (commands.c). */

@@ -33,8 +33,8 @@ sys.exit(0 if all(v == pend for v in vals) else 1)
 EOF
 }
 agree 2 > "$T/agree" && ok "reserved: $(cat "$T/agree")" || bad "views disagree: $(cat "$T/agree")"
-sleep $((2 * TTL + 2))
-agree 2 > "$T/agree" && ok "still reserved after $((2 * TTL + 2)) s (--pending-ttl $TTL s): $(cat "$T/agree")" || bad "after $((2 * TTL + 2)) s: $(cat "$T/agree")"
+sleep $((TTL + 5))
+agree 2 > "$T/agree" && ok "still reserved after $((TTL + 5)) s (--pending-ttl $TTL s): $(cat "$T/agree")" || bad "after $((TTL + 5)) s: $(cat "$T/agree")"
 job_field 1 '[e["kind"] for e in d["events"]]' | grep -q reservation_expired && bad "the queued command's reservation expired"
 # a job that fits only on the reserved cores waits
 ctl submit -n 2 -- "$JOB" 20 20 > /dev/null || bad "submit"
