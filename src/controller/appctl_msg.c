@@ -319,6 +319,7 @@ void ductile_appctl_resized(const struct report_reconfig *r)
                           r->transfer_s, "bytes_moved", (json_int_t)r->bytes_moved);
     if (!d) return;
     if (r->command > 0) json_object_set_new(json_object_get(d, "details"), "command", json_integer(r->command));
+    json_object_set_new(json_object_get(d, "details"), "method", json_string(r->method)); /* baseline: every old process left */
     /* DUCTILE_PERSISTENT: processes put on standby (shrink) or taken back (expand) */
     json_t *det = json_object_get(d, "details");
     json_object_set_new(det, "standby", json_integer(r->standby));

@@ -243,11 +243,11 @@ static const char *hold_reason(int h, char *buf, size_t len)
     if (S.rm->hosts[h].away) return "not in the allocation";
     if (h == S.self) return "ductiled runs there";
     int used = S.rm->hosts[h].used, procs = procs_on(h);
-    if (used || procs) {
+    if (procs || (used && !parked_on(h))) {
         snprintf(buf, len, "%d process(es) of ductile jobs run there (%d slots in use)", procs, used);
         return buf;
     }
-    if (parked_on(h)) {
+    if (parked_on(h)) { /* they hold their slots there */
         snprintf(buf, len, "%d process(es) that left their world still run there (parked until they exit)", parked_on(h));
         return buf;
     }

@@ -7,7 +7,9 @@
 # still runs at its iteration and can be cancelled by its id after it, the
 # departed process (parked until the job ends) never sends `exit` for the
 # job, so the daemon never frees the running job's slots; the data is
-# checked after every resize (ctl_job) and the job exits cleanly.
+# checked after every resize (ctl_job) and the job exits cleanly.  Then a
+# job resized by the Baseline method (every process leaves, rank 0 too):
+# its controller moves to the new processes' rank 0 at each resize.
 . "$abs_top_srcdir/tests/controller/common.sh"
 start_daemon --slots 6
 start_job a 3 100000 20 0 "$T/stop-a"
@@ -54,4 +56,19 @@ wait "$PID_a"; ra=$?
 wait_until 10 '[ "$(job_field 1 "d[\"state\"]")" = exited ]' && ok "job exited" || bad "state at the end: $(job_field 1 'd["state"]')"
 [ "$(grep -c 'job 1 exited' "$T/daemon.log")" = 1 ] && ok "one exit" || bad "exits: $(grep 'exited' "$T/daemon.log")"
 wait_until 10 '[ "$(used)" = 0 ]' && ok "all slots free at the end" || bad "slots at the end: $(used) used"
+
+# the Baseline method: all old processes leave (they park until the job ends), rank 0 included
+DUCTILE_RESIZE_METHOD=baseline start_job b 2 100000 20 0 "$T/stop-b"
+wait_until 30 '[ "$(job_field 2 "d[\"state\"]")" = running ]' || { bad "job 2 did not register"; exit 1; }
+ctl expand 2 1 > /dev/null && wait_until 40 '[ "$(job_field 2 "d[\"procs\"]")" = 3 ]' && ok "baseline 2 -> 3" || bad "baseline expand"
+wait_until 20 '[ "$(job_field 2 "d[\"state\"]")" = running ]' || bad "job 2: $(job_field 2 'd["state"]')"
+[ "$(job_field 2 'd["parked"]')" = 2 ] && [ "$(used)" = 5 ] && ok "the 2 old processes park: 5 slots used" || bad "parked $(job_field 2 'd["parked"]'), $(used) used"
+ctl shrink 2 1 > /dev/null && wait_until 40 '[ "$(job_field 2 "d[\"procs\"]")" = 2 ]' && ok "baseline 3 -> 2" || bad "baseline shrink"
+wait_until 20 '[ "$(job_field 2 "d[\"state\"]")" = running ]' && ok "job 2 running after two moves of its rank 0" || bad "job 2: $(job_field 2 'd["state"]')"
+[ "$(grep -c 'job 2 re-registered' "$T/daemon.log")" = 2 ] && ok "its controller moved twice" || bad "moves: $(grep 'job 2' "$T/daemon.log")"
+touch "$T/stop-b"
+wait "$PID_b"; rb=$?
+[ $rb -eq 0 ] && grep -q "FINAL size=2 .*failures=0" "$T/b.log" && ok "job 2: data checks passed" || bad "job 2 failed (rc $rb)"
+wait_until 10 '[ "$(job_field 2 "d[\"state\"]")" = exited ]' && wait_until 10 '[ "$(used)" = 0 ]' && ok "job 2 exited, all slots free" \
+  || bad "job 2 at the end: $(job_field 2 'd["state"]'), $(used) used"
 exit $fail
