@@ -83,4 +83,5 @@ wait_until 10 '[ "$(job_field "$F" "d[\"procs\"]")" = 3 ]' && ok "fakejob at 3 p
 grep -q "Slurm job 42 grew by node2 (2 CPUs)" "$T/daemon.log" && ok "daemon: $(grep -o 'Slurm job 42 grew by .*' "$T/daemon.log")" || bad "no growth in the log"
 touch "$T/stop.fake"
 wait "$FPID"
+daemon_clean
 exit $fail

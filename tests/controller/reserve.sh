@@ -50,4 +50,5 @@ wait_until 60 '[ "$(ctl --json queue | jget "d[\"queue\"][0][\"state\"]")" = don
 touch "$T/stop-a"
 wait "$PID_a"; ra=$?
 [ $ra -eq 0 ] && grep -q "FINAL size=2 .*failures=0" "$T/a.log" && ok "job: data checks passed" || bad "job failed (rc $ra)"
+daemon_clean
 exit $fail

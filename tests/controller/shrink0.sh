@@ -71,4 +71,5 @@ wait "$PID_b"; rb=$?
 [ $rb -eq 0 ] && grep -q "FINAL size=2 .*failures=0" "$T/b.log" && ok "job 2: data checks passed" || bad "job 2 failed (rc $rb)"
 wait_until 10 '[ "$(job_field 2 "d[\"state\"]")" = exited ]' && wait_until 10 '[ "$(used)" = 0 ]' && ok "job 2 exited, all slots free" \
   || bad "job 2 at the end: $(job_field 2 'd["state"]'), $(used) used"
+daemon_clean
 exit $fail

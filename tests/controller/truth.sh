@@ -100,4 +100,5 @@ wait "$PID_a"; ra=$?
 [ $ra -eq 0 ] && grep -q "FINAL size=4 .*failures=0" "$T/a.log" && ok "job: data checks passed" || bad "job failed (rc $ra): $(tail -3 "$T/a.log")"
 wait_until 10 '[ "$(job_field 1 "d[\"state\"]")" = exited ]' || bad "job not exited"
 wait_until 10 '[ "$(ctl --json slots | jget "d[\"free\"]")" = 8 ]' && ok "all slots free at the end" || bad "slots at the end: $(ctl slots)"
+daemon_clean
 exit $fail
