@@ -114,13 +114,11 @@ static int connect_and_register(struct session *s)
         session_close(s);
         return -1;
     }
-    appctl.job = (int)proto_get_int(res, "job", 0);
     double p = proto_get_num(res, "period", 0);
-    if (p > 0) {
-        pthread_mutex_lock(&appctl.lock);
-        appctl.period = p;
-        pthread_mutex_unlock(&appctl.lock);
-    }
+    pthread_mutex_lock(&appctl.lock); /* the application's thread reads them at a hand-over (ductile_appctl_send) */
+    appctl.job = (int)proto_get_int(res, "job", 0);
+    if (p > 0) appctl.period = p;
+    pthread_mutex_unlock(&appctl.lock);
     ductile_log(1, "controller: %s as job %d at %s", json_is_true(json_object_get(res, "resumed")) ? "re-registered" : "registered",
                 appctl.job, appctl.addr);
     json_decref(res);

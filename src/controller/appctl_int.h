@@ -24,7 +24,7 @@ struct appctl_state {
     char secret[4096];
     double period;     /* seconds, atomic via lock */
     json_t *reg;       /* registration fields (built in MPI_Init) */
-    int job;           /* daemon's id for us */
+    int job;           /* daemon's id for us (written by the thread under lock) */
     long long cp_iteration, cp_count; /* atomic */
     long long cp_maxiter;              /* atomic: EMPI_Monitor_end's maxiter (0 unknown), for ductiled's model */
     int io_held;       /* under lock */
