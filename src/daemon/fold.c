@@ -1,21 +1,24 @@
-/* fold.c -- ductiled's side of process folding: the cores per host a job is
- * folded to live in the job's model (j->fold_cores, jobs_place.c: its
- * running processes hold at most that many slots per host); here the fold
- * and unfold requests, the API the policies call, and --fold-to-admit's
- * record of which job it folded for which queue entry (see fold.h). */
+/* fold.c -- ductiled's part for process folding (docs/folding.md): a
+ * folded job keeps its processes but holds fewer cores.  The cores per host
+ * a job is folded to live in the job's picture (j->fold_cores, jobs_place.c:
+ * its running processes hold at most that many slots per host); here
+ * `ductilectl fold/unfold`, the job's answers (a refused fold gives the
+ * cores back), the fold's end at a resize, the cores in status, and
+ * --fold-to-admit: when the first waiting job of the queue lacks cores, fold
+ * running jobs to half their cores per host (at least 1), each decision a
+ * "fold_to_admit" event; unfold them when their cores would otherwise idle
+ * (the core asks every part, core_admit). */
 #include "config.h"
-
-#include "fold.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon.h"
+#include "core.h"
 
 #define FOLD_MAX 256
 
-int fold_to_admit;
+static int fold_to_admit;
 /* jobs folded by --fold-to-admit, and the queue entry each was folded for */
 static struct {
     int job, qid;
@@ -49,21 +52,18 @@ static int held_at(const struct job *j, int cores)
     return n;
 }
 
-int fold_freed(const struct job *j, int cores)
+static int fold_freed(const struct job *j, int cores)
 {
     int n = rm_alloc_total(&rm, j->alloc) - held_at(j, cores);
     return n > 0 ? n : 0;
 }
 
-int fold_cores_held(const struct job *j) { return rm_alloc_total(&rm, j->alloc); }
+static int fold_cores_held(const struct job *j) { return rm_alloc_total(&rm, j->alloc); }
 
-int fold_cores_per_host(const struct job *j) { return j->fold_cores; }
-
-/* Send cmd to job j for client ci (forward), or for ductiled itself (ci < 0,
- * a policy: nobody waits for the reply, as iopolicy.c's resizes). */
+/* Send cmd to job j for client ci, or for ductiled itself (ci < 0: nobody waits). */
 static void send_cmd(int ci, long long id, struct job *j, const char *cmd, json_t *args)
 {
-    forward(ci >= 0 ? ci : -1, id, j, cmd, args);
+    core_send(ci, id, j, cmd, args);
 }
 
 static int usable(const struct job *j, char *reason, size_t rlen)
@@ -75,7 +75,7 @@ static int usable(const struct job *j, char *reason, size_t rlen)
     return 1;
 }
 
-int fold_job(struct job *j, int cores, int ci, long long id, char *reason, size_t rlen)
+static int fold_job(struct job *j, int cores, int ci, long long id, char *reason, size_t rlen)
 {
     if (!usable(j, reason, rlen)) return -1;
     if (cores < 1) {
@@ -92,7 +92,7 @@ int fold_job(struct job *j, int cores, int ci, long long id, char *reason, size_
     return 0;
 }
 
-int unfold_job(struct job *j, int ci, long long id, char *reason, size_t rlen)
+static int unfold_job(struct job *j, int ci, long long id, char *reason, size_t rlen)
 {
     if (!usable(j, reason, rlen)) return -1;
     if (j->fold_cores > 0) {
@@ -115,7 +115,7 @@ int unfold_job(struct job *j, int ci, long long id, char *reason, size_t rlen)
     return 0;
 }
 
-void fold_request(int ci, long long id, const char *cmd, const json_t *req)
+static void fold_request(int ci, long long id, const char *cmd, const json_t *req)
 {
     int jid = (int)proto_get_int(req, "job", 0);
     struct job *j = jobs_get(&jobs, jid);
@@ -123,7 +123,7 @@ void fold_request(int ci, long long id, const char *cmd, const json_t *req)
         reply_err(ci, id, PERR_UNKNOWN_JOB, "no job %d (ductilectl list shows the jobs)", jid);
         return;
     }
-    char reason[300];
+    char reason[600];
     int rc = !strcmp(cmd, "fold") ? fold_job(j, (int)proto_get_int(req, "cores", 0), ci, id, reason, sizeof reason)
                                   : unfold_job(j, ci, id, reason, sizeof reason);
     if (rc != 0) {
@@ -133,33 +133,31 @@ void fold_request(int ci, long long id, const char *cmd, const json_t *req)
     }
 }
 
-void fold_after_sample(struct job *j) { (void)j; /* the job's model keeps the fold (jobs_place) */ }
-
-void fold_job_resized(struct job *j)
+/* A committed resize ended the fold in the job (jobs_resized cleared fold_cores). */
+static void fold_event(struct job *j, const char *kind, const json_t *d, double now)
 {
-    /* a committed resize ended the fold in the job (jobs_resized cleared fold_cores) */
-    if (j->fold_cores || !admit_of(j->id)) return;
+    (void)d, (void)now;
+    if (strcmp(kind, "resized") != 0 || j->fold_cores || !admit_of(j->id)) return;
     admit_set(j->id, 0);
     logmsg("job %d resized: its fold ended", j->id);
 }
 
-void fold_reply(struct job *j, const char *cmd, int ok)
+/* The job's answer to fold or unfold: a refusal undoes the accounting; the
+ * client hears the job's hosts and most ranks on one host as ductiled knows
+ * them now (the job's own figures are those of its last MPI call, stale
+ * right after a resize). */
+static void fold_answered(struct job *j, const char *cmd, int ok, json_t *r, const char *reason)
 {
-    if (ok || !j || strcmp(cmd, "fold") != 0 || !j->fold_cores) return;
-    j->fold_cores = 0;
-    jobs_place(&jobs, j);
-    admit_set(j->id, 0);
-    logmsg("job %d refused to fold: its slots are counted again", j->id);
-}
-
-void fold_status(const struct job *j, json_t *o)
-{
-    json_object_set_new(o, "cores", json_integer(fold_cores_held(j)));
-    json_object_set_new(o, "fold_cores_per_host", json_integer(fold_cores_per_host(j)));
-}
-
-void fold_reply_view(const struct job *j, json_t *r)
-{
+    (void)reason;
+    if (strcmp(cmd, "fold") != 0 && strcmp(cmd, "unfold") != 0) return;
+    if (!ok && !strcmp(cmd, "fold") && j->fold_cores) {
+        j->fold_cores = 0;
+        jobs_place(&jobs, j);
+        admit_set(j->id, 0);
+        logmsg("job %d refused to fold: its slots are counted again", j->id);
+        return;
+    }
+    if (!r) return;
     int hosts = 0, most = 0;
     for (int i = 0; i < rm.nhosts; i++) {
         int n = jobs_procs_on(j, i);
@@ -169,6 +167,13 @@ void fold_reply_view(const struct job *j, json_t *r)
     json_object_set_new(r, "hosts", json_integer(hosts));
     json_object_set_new(r, "host_ranks", json_integer(most));
     json_object_set_new(r, "cores_held", json_integer(fold_cores_held(j)));
+}
+
+/* "cores" (held) and "fold_cores_per_host" (0: not folded) in status and list */
+static void fold_status(const struct job *j, json_t *o)
+{
+    json_object_set_new(o, "cores", json_integer(fold_cores_held(j)));
+    json_object_set_new(o, "fold_cores_per_host", json_integer(j->fold_cores));
 }
 
 /* ---- --fold-to-admit: fold running jobs so that a queued job starts */
@@ -182,7 +187,7 @@ static int half_cores(const struct job *j)
     return most / 2 > 1 ? most / 2 : 1;
 }
 
-int fold_admit(int need, int qid, double now)
+static int fold_admit(int need, int qid, double now)
 {
     int freen = rm_free_slots(&rm), can = 0;
     if (!fold_to_admit || freen >= need) return 0;
@@ -197,7 +202,7 @@ int fold_admit(int need, int qid, double now)
         if (j->state != JOB_RUNNING || j->conn < 0 || j->fold_cores) continue;
         int cores = half_cores(j), gain = fold_freed(j, cores);
         if (gain <= 0) continue;
-        char reason[300], why[300];
+        char reason[600], why[600];
         snprintf(reason, sizeof reason,
                  "queue entry q%d needs %d free slot(s), %d free: job %d folded to %d core(s) per host frees %d", qid, need,
                  freen, j->id, cores, gain);
@@ -212,7 +217,7 @@ int fold_admit(int need, int qid, double now)
     return folded;
 }
 
-void fold_admit_release(int need, double now)
+static void fold_admit_release(int need, double now)
 {
     int freen0 = rm_free_slots(&rm);
     if (need > 0 && freen0 >= need) return; /* the first waiting entry can start with them: keep them for it */
@@ -224,7 +229,7 @@ void fold_admit_release(int need, double now)
             continue;
         }
         int qid = admitted[i].qid, freen = rm_free_slots(&rm);
-        char why[300], reason[300];
+        char why[600], reason[600];
         if (unfold_job(j, -1, 0, why, sizeof why) != 0) continue; /* not enough free yet: later */
         if (need > 0)
             snprintf(reason, sizeof reason,
@@ -237,3 +242,28 @@ void fold_admit_release(int need, double now)
         logmsg("fold-to-admit: %s", reason);
     }
 }
+
+static int set_fold_to_admit(const char *arg, char *err, size_t errlen)
+{
+    (void)arg, (void)err, (void)errlen;
+    fold_to_admit = 1;
+    return 0;
+}
+
+static const struct dpart_option fold_options[] = {
+    {"fold-to-admit", NULL,
+     "when a submitted job cannot start for lack of free cores, fold running\njobs to half their cores per host (at least 1); "
+     "unfold them when their\ncores would idle (docs/folding.md; run such jobs unbound)",
+     set_fold_to_admit},
+    {NULL, NULL, NULL, NULL},
+};
+static const struct dpart_request fold_requests[] = {{"fold", fold_request}, {"unfold", fold_request}, {NULL, NULL}};
+static const struct dpart fold_part = {.name = "fold",
+                                       .options = fold_options,
+                                       .requests = fold_requests,
+                                       .event = fold_event,
+                                       .answered = fold_answered,
+                                       .admit = fold_admit,
+                                       .admit_release = fold_admit_release,
+                                       .status = fold_status};
+DUCTILED_PART(fold_part);

@@ -154,6 +154,8 @@ struct job *jobs_register(struct jobs *t, const json_t *req, double now, char *r
     snprintf(j->mpi, sizeof j->mpi, "%s", proto_get_str(req, "mpi", ""));
     int procs = (int)proto_get_int(req, "procs", 1);
     j->reg_procs = procs;
+    j->min_procs = (int)proto_get_int(req, "min_procs", 0);
+    j->max_procs = (int)proto_get_int(req, "max_procs", 0);
     j->malleable = json_is_true(json_object_get(req, "malleable"));
     if (json_object_get(req, "pmix")) {
         json_decref(j->pmix);
@@ -315,7 +317,7 @@ void jobs_disconnected(struct jobs *t, struct job *j, double now, const char *wh
     jobs_event(j, "disconnected", json_pack("{s:s}", "reason", why), now);
 }
 
-int jobs_expire(struct jobs *t, double now, double grace)
+int jobs_expire(struct jobs *t, double now, double grace, void (*left)(struct job *j))
 {
     int n = 0;
     for (int i = 0; i < t->n; i++) {
@@ -323,7 +325,8 @@ int jobs_expire(struct jobs *t, double now, double grace)
         if (j->state == JOB_DISCONNECTED && now - j->disconnected_at > grace) {
             j->state = JOB_LOST;
             jobs_place(t, j);
-            jobs_event(j, "lost", json_pack("{s:s}", "reason", "did not reconnect after the daemon restarted"), now);
+            jobs_event(j, "lost", json_pack("{s:s}", "reason", "did not come back in time"), now);
+            if (left) left(j);
             n++;
         }
     }

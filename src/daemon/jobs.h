@@ -76,6 +76,7 @@ struct job {
     int ncmds;
     int size_seen, size_seen_n; /* samples reporting a size no resize event explained */
     int reg_procs;    /* the size the job stated at its last registration */
+    int min_procs, max_procs; /* bounds for the policies (registration, or the queue that started it; 0 none) */
     json_t *pmix;     /* what PMIx told the job at start (registration), or NULL */
     /* drawn from the above by jobs_place */
     int *alloc;       /* slots per rm host */
@@ -119,8 +120,9 @@ void jobs_lost_connection(struct jobs *t, struct job *j, double now);
 /* The job's connection ends but the job goes on and comes back (a new rank 0, a reconnection):
  * disconnected, holding its slots, lost after the restore grace (jobs_expire). */
 void jobs_disconnected(struct jobs *t, struct job *j, double now, const char *why);
-/* Restored jobs that did not come back within `grace` seconds: lost, slots freed. */
-int jobs_expire(struct jobs *t, double now, double grace);
+/* Restored or disconnected jobs that did not come back within `grace`
+ * seconds: lost, slots freed, left(j) called for each (NULL: none). */
+int jobs_expire(struct jobs *t, double now, double grace, void (*left)(struct job *j));
 /* ---- where the job's processes are and the slots they hold (jobs_place.c) */
 /* Bring the job's slots in the resource manager to what its model says:
  * per host its running processes (at most fold_cores of them when folded),

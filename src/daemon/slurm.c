@@ -1,12 +1,17 @@
-/* slurm.c -- ductiled's resources from a Slurm allocation; see slurm.h and
- * docs/cluster.md.  Everything Slurm says comes from scontrol and sinfo: at
+/* slurm.c -- ductiled's part for the resources of a Slurm allocation
+ * (ductiled --slurm, docs/cluster.md): the job's hosts and CPUs from Slurm's
+ * environment and scontrol (the resource manager's hosts), shrinks that
+ * empty hosts (the ranks it chooses when none are named), hosts given back
+ * to Slurm when a shrink emptied them and nothing runs there any more
+ * (scontrol update JobId=J NodeList=...), a periodic check that ductiled's
+ * view matches Slurm's (hosts lost, the job ended), and --slurm-grow's
+ * growth beyond the allocation (slurm_grow.c).  Where each job's processes
+ * run is the job's own picture (jobs_place.c).  Everything Slurm says comes from scontrol and sinfo: at
  * start-up with a bounded wait (slurm_run), afterwards without waiting
  * (children.c: the loop polls their output and reaps them; killed after
  * SLURM_WAIT seconds): the periodic check and the give-back are chains of
  * such commands, one of each at a time. */
 #include "config.h"
-
-#include "slurm.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +20,8 @@
 
 #include "../proto/net.h"
 #include "../proto/protocol.h"
-#include "daemon.h"
 #include "children.h"
+#include "core.h"
 #include "slurm_grow.h"
 #include "slurm_run.h"
 
@@ -34,9 +39,7 @@ static struct {
     int noacct;       /* Slurm has no accounting storage: a resized job cannot change again */
 } S;
 
-int slurm_enabled(void) { return S.on; }
-
-int slurm_enable_grow(char *err, size_t errlen)
+static int slurm_enable_grow(char *err, size_t errlen)
 {
     S.grow = slurm_grow_hosts(S.rm, err, errlen) == 0; /* S.shrunk has room for RM_MAX_HOSTS */
     return S.grow ? 0 : -1;
@@ -44,7 +47,7 @@ int slurm_enable_grow(char *err, size_t errlen)
 
 /* the caller's continuation, after what a growth means for give-backs */
 static struct {
-    slurm_grown_fn cont;
+    core_room_fn cont;
     void *arg;
 } R;
 
@@ -55,7 +58,7 @@ static void room_made(void *arg, int ok, const char *reason)
     R.cont(R.arg, ok, reason);
 }
 
-int slurm_make_room(const struct job *j, int n, slurm_grown_fn cont, void *arg, char *reason, size_t rlen)
+static int slurm_make_room(const struct job *j, int n, core_room_fn cont, void *arg, char *reason, size_t rlen)
 {
     if (!S.on || !S.grow || n < 1 || rm_free_slots(S.rm) >= n) return 0;
     if (strcmp(j->mpi, "openmpi") != 0) {
@@ -72,7 +75,7 @@ int slurm_make_room(const struct job *j, int n, slurm_grown_fn cont, void *arg, 
 
 static char outbuf[SLURM_OUT_MAX];
 
-int slurm_init(struct rm *rm, const char *jobid, double sync_period, char *err, size_t errlen)
+static int slurm_init(struct rm *rm, const char *jobid, double sync_period, char *err, size_t errlen)
 {
     memset(rm, 0, sizeof *rm);
     if (!jobid || !*jobid) jobid = getenv("SLURM_JOB_ID");
@@ -182,7 +185,7 @@ static void pmix_facts(const struct job *j, const json_t *pm)
             logmsg("job %d: PMIx names host %.64s, which is not in %s", j->id, h, S.rm->source);
 }
 
-void slurm_registered(const struct job *j, const json_t *req)
+static void slurm_registered(struct job *j, const json_t *req)
 {
     pmix_facts(j, json_object_get(req, "pmix"));
     if (!S.on) return;
@@ -193,7 +196,7 @@ void slurm_registered(const struct job *j, const json_t *req)
                unmanaged ? "hosts outside the allocation" : "resizes ductiled did not place");
 }
 
-void slurm_choose_ranks(const struct job *j, int n, json_t *args)
+static void slurm_choose_ranks(const struct job *j, int n, json_t *args)
 {
     if (!S.on || j->guessed || n < 1 || n >= j->procs || json_array_size(json_object_get(args, "ranks")) > 0) return;
     /* empty hosts: the host with the fewest of the job's processes first
@@ -353,9 +356,9 @@ static void give_back(void)
     free(go);
 }
 
-void slurm_event(struct job *j, const char *kind, const json_t *details)
+static void slurm_event(struct job *j, const char *kind, const json_t *details, double now)
 {
-    (void)details;
+    (void)details, (void)now;
     if (!S.on || (strcmp(kind, "resized") != 0 && strcmp(kind, "exited") != 0)) return;
     /* hosts a shrink took processes from are candidates to give back (jobs_resized marks them) */
     for (int h = 0; h < S.rm->nhosts; h++)
@@ -363,10 +366,9 @@ void slurm_event(struct job *j, const char *kind, const json_t *details)
     give_back();
 }
 
-void slurm_job_ended(const struct job *j)
+static void slurm_left(struct job *j)
 {
-    if (!S.on) return;
-    (void)j;
+    if (!S.on || j->state == JOB_RUNNING || j->state == JOB_DISCONNECTED) return;
     /* its processes (parked ones too) are gone with the job (mpiexec has
      * ended); the hosts its shrinks emptied stay in the allocation for the
      * next job (only a shrink gives a host back) */
@@ -466,8 +468,10 @@ static void check_states(void *arg, int rc, char *states)
     give_back(); /* what a refused or failed give-back left behind */
 }
 
-void slurm_tick(double now)
+static void slurm_tick(double wall_now)
 {
+    (void)wall_now;
+    double now = net_now();
     if (!S.on || C.busy || now - S.last < S.period) return;
     S.last = now;
     char *argv[] = {"scontrol", "show", "job", "-o", S.id, NULL}, why[160];
@@ -478,9 +482,10 @@ void slurm_tick(double now)
     C.busy = 1;
 }
 
-json_t *slurm_view(void)
+/* {job, hosts: [{name, cpus, state, procs, parked, kept_because?}], pmix} in the slots view */
+static void slurm_slots(json_t *sv)
 {
-    if (!S.on) return NULL;
+    if (!S.on) return;
     json_t *a = json_array();
     char why[160];
     for (int h = 0; h < S.rm->nhosts; h++) {
@@ -497,5 +502,62 @@ json_t *slurm_view(void)
             snprintf(k, sizeof k, "%d", jobs.v[i]->id);
             json_object_set(pj, k, jobs.v[i]->pmix);
         }
-    return json_pack("{s:s, s:o, s:o}", "job", S.id, "hosts", a, "pmix", pj);
+    json_object_set_new(sv, "slurm", json_pack("{s:s, s:o, s:o}", "job", S.id, "hosts", a, "pmix", pj));
 }
+
+/* ------------------------------------------------------------ the part */
+
+static struct {
+    int use, grow;
+    const char *job;
+    double sync;
+} O = {.sync = 5.0};
+
+static int set_slurm(const char *arg, char *err, size_t errlen) { (void)arg, (void)err, (void)errlen; O.use = 1; return 0; }
+static int set_grow(const char *arg, char *err, size_t errlen) { (void)arg, (void)err, (void)errlen; O.use = O.grow = 1; return 0; }
+static int set_job(const char *arg, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    O.use = 1, O.job = arg;
+    return 0;
+}
+static int set_sync(const char *arg, char *err, size_t errlen)
+{
+    char *end;
+    O.sync = strtod(arg, &end);
+    if (*end || !(O.sync >= 0.1 && O.sync <= 3600)) {
+        snprintf(err, errlen, "--slurm-sync wants seconds from 0.1 to 3600, not '%s'", arg);
+        return -1;
+    }
+    return 0;
+}
+
+/* chosen by --slurm, --slurm-job or --slurm-grow: the resource manager is the allocation's */
+static int slurm_resources(struct rm *rm, char *err, size_t errlen)
+{
+    if (!O.use) return 0;
+    if (slurm_init(rm, O.job, O.sync, err, errlen) != 0 || (O.grow && slurm_enable_grow(err, errlen) != 0)) return -1;
+    core_hosts_named = 1; /* an expansion tells the job where its new processes go */
+    return 1;
+}
+
+static const struct dpart_option slurm_options[] = {
+    {"slurm", NULL, "manage the hosts and CPUs of the Slurm job ductiled runs in ($SLURM_JOB_ID);\nhosts a shrink empties are "
+     "given back to Slurm (docs/cluster.md)", set_slurm},
+    {"slurm-job", "J", "the same for Slurm job J", set_job},
+    {"slurm-sync", "SEC", "how often to check the allocation against Slurm (default 5)", set_sync},
+    {"slurm-grow", NULL, "with --slurm: an expansion the allocation cannot hold asks Slurm to add\nhosts to the job (job "
+     "expansion; needs SchedulerParameters=permit_job_expansion;\nMPICH jobs only: docs/cluster.md)", set_grow},
+    {NULL, NULL, NULL, NULL},
+};
+static const struct dpart slurm_part = {.name = "slurm",
+                                        .options = slurm_options,
+                                        .resources = slurm_resources,
+                                        .registered = slurm_registered,
+                                        .event = slurm_event,
+                                        .left = slurm_left,
+                                        .tick = slurm_tick,
+                                        .make_room = slurm_make_room,
+                                        .choose_ranks = slurm_choose_ranks,
+                                        .slots = slurm_slots};
+DUCTILED_PART(slurm_part);

@@ -11,9 +11,7 @@
 
 #include "../proto/net.h"
 #include "../proto/protocol.h"
-#include "daemon.h"
 #include "children.h"
-#include "slurm.h"
 #include "slurm_run.h"
 
 #define GROW_PIECES 256
@@ -67,7 +65,7 @@ static struct {
     char *save;     /* strtok_r's place in it */
     int first;      /* no token taken yet */
     int per;        /* CPUs per host of the group being resolved */
-    slurm_grown_fn cont;
+    core_room_fn cont;
     void *arg;
 } W;
 
@@ -213,7 +211,7 @@ static void grow_granted(void *arg, int rc, char *out)
     if (child_start(argv, NULL, SLURM_WAIT, grow_shown, NULL, why, sizeof why) != 0) grow_end(0, why);
 }
 
-int slurm_grow_room(struct rm *rm, const char *jobid, int need, int *shrunk, slurm_grown_fn cont, void *arg,
+int slurm_grow_room(struct rm *rm, const char *jobid, int need, int *shrunk, core_room_fn cont, void *arg,
                     char *reason, size_t rlen)
 {
     int fr = rm_free_slots(rm), miss = need - fr;

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "core.h"
 #include "rm.h"
 
 /* Add every node sinfo lists that rm does not hold yet, as away = RM_OUTSIDE
@@ -20,8 +21,7 @@ int slurm_grow_hosts(struct rm *rm, char *err, size_t len);
  * allocation.  0: rm has room already (nothing asked); 1: asked, without
  * waiting: cont(arg, ok, reason) runs when Slurm has answered (ok 0: the
  * reason to refuse); -1: cannot ask now (one growth at a time), reason set. */
-typedef void (*slurm_grown_fn)(void *arg, int ok, const char *reason);
-int slurm_grow_room(struct rm *rm, const char *jobid, int need, int *shrunk, slurm_grown_fn cont, void *arg,
+int slurm_grow_room(struct rm *rm, const char *jobid, int need, int *shrunk, core_room_fn cont, void *arg,
                     char *reason, size_t rlen);
 
 /* Slurm has no accounting storage (scontrol show config): Slurm 22.05 then
