@@ -33,6 +33,7 @@
 #include "../io/iomon.h"
 #include "../core/hooks.h"
 #include "appctl_int.h"
+#include "../malleable/resize.h"
 #include "../cluster/pmix.h"
 
 #define IO_TIMEOUT_MS 2000
@@ -344,6 +345,10 @@ static void *thread_main(void *arg)
             s.fd = -1;
         }
     }
+    /* a process that left the world (it handed the controller over, and may
+     * reach MPI_Finalize before the thread saw it): the hand-over, never an
+     * exit for a job that goes on without it */
+    if (moving() || !ductile_malleable_active()) hand_over(&s);
     /* stop: say goodbye if connected (bounded) */
     if (s.fd >= 0) {
         appctl_take_snap(&cur);
