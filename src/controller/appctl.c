@@ -83,13 +83,7 @@ static int sleep_or_stop(double sec)
     return __atomic_load_n(&appctl.stop, __ATOMIC_ACQUIRE);
 }
 
-static int send_line(struct session *s, char *line)
-{
-    if (!line) return 0;
-    int rc = net_send_all(s->fd, line, strlen(line), IO_TIMEOUT_MS);
-    free(line);
-    return rc;
-}
+static int send_line(struct session *s, char *line) { return session_send(s, line, IO_TIMEOUT_MS); }
 
 static long long next_id = 1;
 
@@ -105,6 +99,7 @@ static int connect_and_register(struct session *s)
     }
     json_t *reg = json_deep_copy(appctl.reg);
     if (appctl.job > 0) json_object_set_new(reg, "job", json_integer(appctl.job));
+    if (appctl.job > 0 && appctl.key[0]) json_object_set_new(reg, "key", json_string(appctl.key)); /* proves it is this job */
     json_object_set_new(reg, "procs", json_integer(__atomic_load_n(&ductile_rt.size, __ATOMIC_RELAXED)));
     json_t *res = NULL;
     char code[64], reason[512];
@@ -118,6 +113,8 @@ static int connect_and_register(struct session *s)
     double p = proto_get_num(res, "period", 0);
     pthread_mutex_lock(&appctl.lock); /* the application's thread reads them at a hand-over (ductile_appctl_send) */
     appctl.job = (int)proto_get_int(res, "job", 0);
+    const char *key = proto_get_str(res, "key", "");
+    if (strlen(key) == 64) snprintf(appctl.key, sizeof appctl.key, "%s", key);
     if (p > 0) appctl.period = p;
     pthread_mutex_unlock(&appctl.lock);
     ductile_log(1, "controller: %s as job %d at %s", json_is_true(json_object_get(res, "resumed")) ? "re-registered" : "registered",
@@ -197,6 +194,10 @@ static void *thread_main(void *arg)
         }
         if (s.fd < 0) {
             if (connect_and_register(&s) != 0) {
+                pthread_mutex_lock(&appctl.lock);
+                appctl.tried = 1; /* a phase waiting for the first attempt stops waiting (io_acquire) */
+                pthread_cond_broadcast(&appctl.cond);
+                pthread_mutex_unlock(&appctl.lock);
                 if (sleep_or_stop(backoff)) break;
                 backoff = backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : backoff * 2;
                 continue;
@@ -257,6 +258,13 @@ static void *thread_main(void *arg)
                 char *line = NULL;
                 long len = linebuf_next(&s.lb, &line);
                 if (!line) break;
+                if (session_unseal(&s, line, &len) != 0) {
+                    /* altered or injected on the way (seal.h): nothing more is believed on this connection */
+                    ductile_log(0, "controller: a message from ductiled failed its MAC check: connection dropped");
+                    free(line);
+                    lost = 1;
+                    break;
+                }
                 struct proto_msg m;
                 const char *code;
                 char reason[300];
@@ -362,7 +370,7 @@ static void *thread_main(void *arg)
             /* wait briefly for the ack so the exit is not lost in a reset */
             char *l = NULL, err[128];
             double end = net_now() + 1.0;
-            while (net_now() < end && net_read_line(s.fd, &s.lb, &l, 500, err, sizeof err) >= 0) {
+            while (net_now() < end && session_read_line(&s, &l, 500, err, sizeof err) >= 0) {
                 struct proto_msg m;
                 const char *code;
                 char why[128];
@@ -482,6 +490,7 @@ void ductile_appctl_send(int to, MPI_Comm comm, int tag)
                                (json_int_t)__atomic_load_n(&appctl.cp_count, __ATOMIC_RELAXED), "cp_maxiter",
                                (json_int_t)__atomic_load_n(&appctl.cp_maxiter, __ATOMIC_RELAXED), "addr", appctl.addr,
                                "secret", appctl.secret, "from_pid", (json_int_t)getpid());
+        if (st && appctl.key[0]) json_object_set_new(st, "key", json_string(appctl.key)); /* the new rank 0 shows it */
         pthread_mutex_unlock(&appctl.lock);
         blob = st ? json_dumps(st, JSON_COMPACT) : NULL;
         json_decref(st);
@@ -534,6 +543,8 @@ void appctl_takeover(void)
     __atomic_store_n(&appctl.cp_maxiter, proto_get_int(st, "cp_maxiter", 0), __ATOMIC_RELAXED);
     snprintf(appctl.addr, sizeof appctl.addr, "%s", proto_get_str(st, "addr", ""));
     snprintf(appctl.secret, sizeof appctl.secret, "%s", proto_get_str(st, "secret", ""));
+    const char *key = proto_get_str(st, "key", "");
+    if (strlen(key) == 64) snprintf(appctl.key, sizeof appctl.key, "%s", key); /* the job's own credentials */
     long long from = proto_get_int(st, "from_pid", 0);
     json_decref(st);
     if (!appctl.reg || !appctl.addr[0]) {

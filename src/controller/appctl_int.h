@@ -25,9 +25,11 @@ struct appctl_state {
     double period;     /* seconds, atomic via lock */
     json_t *reg;       /* registration fields (built in MPI_Init) */
     int job;           /* daemon's id for us (written by the thread under lock) */
+    char key[65];      /* the key ductiled gave at registration (under lock): a re-registration shows it */
     long long cp_iteration, cp_count; /* atomic */
     long long cp_maxiter;              /* atomic: EMPI_Monitor_end's maxiter (0 unknown), for ductiled's model */
     int io_held;       /* under lock */
+    double io_hold_until; /* under lock: ductile_now() when the hold ends by itself (DUCTILE_IO_HOLD_MAX) */
     pthread_mutex_t lock;
     pthread_cond_t cond;
     json_t *events[APPCTL_MAX_EVENTS];
@@ -42,6 +44,7 @@ struct appctl_state {
     /* rank 0 leaves the world: its controller moves to the new rank 0 (appctl.c) */
     int moving;        /* under lock: handed over; the thread says so to ductiled and ends (no exit) */
     json_t *takeover;  /* the new rank 0: the state received, started at its first record */
+    int tried;         /* under lock: a connection attempt has ended (io_acquire waits for the first one only) */
 };
 extern struct appctl_state appctl;
 

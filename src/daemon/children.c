@@ -77,7 +77,7 @@ int child_start(char *const argv[], const char *dir, double timeout, child_done_
         int nul = open("/dev/null", O_RDONLY);
         if (nul >= 0) dup2(nul, 0);
         signal(SIGPIPE, SIG_DFL);
-        if (chdir(dir ? dir : P_tmpdir) != 0 && chdir("/") != 0) _exit(126);
+        if (chdir(dir ? dir : "/") != 0 && chdir("/") != 0) _exit(126);
         execvp(argv[0], argv);
         dprintf(1, "cannot run %s: %s", argv[0], strerror(errno));
         _exit(127);

@@ -20,7 +20,7 @@
  * valid during the call only). */
 typedef void (*child_done_fn)(void *arg, int rc, char *out);
 
-/* Run argv (PATH searched) in `dir` (NULL: P_tmpdir), stdin /dev/null,
+/* Run argv (PATH searched) in `dir` (NULL: "/"; Slurm's: slurm_workdir()), stdin /dev/null,
  * stdout+stderr to the pipe, killed after `timeout` seconds.  0, or -1 when
  * it cannot start (too many children, no pipe or fork: why).  `done` is
  * always called later from child_poll, never from here. */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../proto/schema.h"
 #include "daemon.h"
 
 struct forward fwds[MAX_FORWARDS];
@@ -259,6 +260,15 @@ void handle_reply(int ci, struct proto_msg *m)
         if (!fwds[f].used || fwds[f].job_req != m->id) continue;
         struct job *j = jobs_get(&jobs, fwds[f].job);
         if (!j || j->conn != ci) continue;
+        char why[300];
+        if (m->ok && !json_object_get(m->root, "result")) json_object_set_new(m->root, "result", json_object());
+        if (m->ok && schema_check_result(fwds[f].cmd, json_object_get(m->root, "result"), why, sizeof why) != 0) {
+            /* what the job answered is checked like any message (schema.c) */
+            logmsg("job %d: malformed reply to %s: %s", j->id, fwds[f].cmd, why);
+            m->ok = 0;
+            json_object_set_new(m->root, "error", json_string(PERR_BAD_REQUEST));
+            json_object_set_new(m->root, "reason", json_string(why));
+        }
         json_t *result = m->ok ? json_object_get(m->root, "result") : NULL;
         json_t *r = m->ok ? (result ? json_deep_copy(result) : json_object()) : NULL;
         if (m->ok && !strcmp(fwds[f].cmd, "io")) j->io_held = json_is_true(json_object_get(r, "io_held"));

@@ -10,12 +10,18 @@
 #include <string.h>
 
 #include "daemon.h"
+#include "edge.h"
 
-void job_register(int ci, long long id, const json_t *req)
+void job_register(int ci, long long id, json_t *req)
 {
     struct conn *c = &conns[ci];
     double now = wall();
-    char reason[256];
+    char reason[300];
+    const char *code = edge_register(ci, req, reason, sizeof reason); /* one job per connection, hosts, owner, key */
+    if (code) {
+        reply_err(ci, id, code, "%s", reason);
+        return;
+    }
     struct job *prev = jobs_get(&jobs, (int)proto_get_int(req, "job", 0));
     if (draining && !(prev && !strcmp(prev->tag, proto_get_str(req, "tag", "")) && prev->pid == proto_get_int(req, "pid", 0))) {
         reply_err(ci, id, PERR_NOT_ALLOWED, "ductiled is draining: it takes no new jobs");
@@ -33,16 +39,14 @@ void job_register(int ci, long long id, const json_t *req)
         j->conn = -1;
         close_conn(o, "replaced by a new connection of the same job");
     }
-    if (c->job && c->job != j->id) {
-        struct job *old = jobs_get(&jobs, c->job);
-        if (old && old->conn == ci) old->conn = -1;
-    }
     j->conn = ci;
     c->job = j->id;
+    edge_registered(ci, j, req); /* owner, key, known size; the program's name without control characters */
     int resumed = proto_get_int(req, "job", 0) == j->id;
     logmsg("job %d %s: %s (tag %s, pid %ld), %d processes", j->id, resumed ? "re-registered" : "registered", j->binary,
            j->tag, j->pid, j->procs);
     json_t *r = json_pack("{s:i, s:b}", "job", j->id, "resumed", resumed);
+    if (j->key[0]) json_object_set_new(r, "key", json_string(j->key)); /* a take-over must show it */
     if (j->period > 0) json_object_set_new(r, "period", json_real(j->period));
     if (j->io_held) json_object_set_new(r, "io_held", json_true());
     reply_ok(ci, id, r);
@@ -77,7 +81,7 @@ static void handed_over(int ci, struct job *j, const json_t *d, double now)
 static void job_event(struct job *j, const char *kind, const json_t *det, double now)
 {
     if (strncmp(kind, "io_", 3) != 0 || !strcmp(kind, "io_phase")) /* token requests are not history */
-        jobs_event(j, kind, det ? json_deep_copy(det) : json_object(), now);
+        jobs_event(j, kind, edge_kept_details(det), now); /* bounded (edge.c) */
     if (!strcmp(kind, "resized")) jobs_resized(&jobs, j, det, now);
     else if (!strcmp(kind, "exited")) jobs_parked_exited(&jobs, j, det, now);
     core_on_event(j, kind, det, now);
@@ -93,6 +97,15 @@ void job_message(int ci, long long id, const char *cmd, const json_t *req)
     if (!j || c->job != jid || j->conn != ci) {
         reply_err(ci, id, PERR_UNKNOWN_JOB, "job %d is not registered on this connection", jid);
         return;
+    }
+    if (!strcmp(cmd, "event") || !strcmp(cmd, "sample")) { /* sizes and counts checked (edge.c) */
+        char why[300];
+        const char *code = edge_event(j, cmd, req, why, sizeof why);
+        if (code) {
+            if (verbose) logmsg("job %d: event refused: %s", jid, why);
+            reply_err(ci, id, code, "%s", why);
+            return;
+        }
     }
     j->last_seen = now;
     const char *kind = proto_get_str(req, "kind", "event");

@@ -73,7 +73,9 @@ void jobs_place(struct jobs *t, struct job *j)
         return;
     }
     int pend = 0, parked = 0;
+    if (j->exited > PROTO_MAX_PROCS) j->exited = PROTO_MAX_PROCS; /* counts stay bounded, whatever events come */
     for (int h = 0; h < nh; h++) {
+        if (j->parked_on[h] > PROTO_MAX_PROCS) j->parked_on[h] = PROTO_MAX_PROCS;
         int run = jobs_procs_on(j, h), res = jobs_reserved_on(j, h);
         if (j->fold_cores > 0 && run > j->fold_cores) run = j->fold_cores; /* folded: fewer cores */
         int want = run + j->parked_on[h] + res;

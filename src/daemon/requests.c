@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "daemon.h"
+#include "edge.h"
 
 int draining, shutdown_requested;
 
@@ -123,10 +124,15 @@ void handle_request(int ci, struct proto_msg *m)
             c->closing = 1;
             return;
         }
-        c->nonce[0] = '\0'; /* one answer per challenge */
         c->authed = 1;
         if (verbose) logmsg("%s authenticated", c->peer);
         reply_ok(ci, id, json_pack("{s:s}", "mac", mac));
+        /* from now on every message each way carries a MAC (seal.h) */
+        if (seal_start(&c->seal, &secret, 1, c->nonce, nc) != 0) {
+            logmsg("cannot derive the stream keys for %s: connection closed", c->peer);
+            c->closing = 1;
+        }
+        c->nonce[0] = '\0'; /* one answer per challenge */
         return;
     }
     if (strcmp(cmd, "auth") == 0) {
@@ -136,6 +142,15 @@ void handle_request(int ci, struct proto_msg *m)
     if (strcmp(cmd, "hello") == 0) {
         reply_err(ci, id, PERR_BAD_REQUEST, "hello is sent by the server");
         return;
+    }
+    {   /* who may do what (edge.c): a job on itself, an operator on its jobs */
+        char why[300];
+        const char *code = edge_authority(ci, cmd, req, why, sizeof why);
+        if (code) {
+            logmsg("refused '%s' from %s: %s", cmd, c->peer, why);
+            reply_err(ci, id, code, "%s", why);
+            return;
+        }
     }
     if (!strcmp(cmd, "register")) {
         job_register(ci, id, req);
@@ -239,12 +254,17 @@ void handle_request(int ci, struct proto_msg *m)
             reply_err(ci, id, PERR_BAD_ARGUMENT, "%s: missing 'job'", cmd);
             return;
         }
+        if (!strcmp(cmd, "io") && !strcmp(proto_get_str(req, "action", ""), "grant")) {
+            reply_err(ci, id, PERR_NOT_ALLOWED, "io: the exclusive-I/O token is ductiled's to grant (hold or release)");
+            return;
+        }
         struct job *j = need_job(ci, id, req, 1);
         if (!j) return;
         json_t *args = json_deep_copy(req);
         json_object_del(args, "v");
         json_object_del(args, "id");
         json_object_del(args, "cmd");
+        json_object_del(args, "user");
         if (!strcmp(cmd, "period")) j->period = proto_get_num(req, "seconds", j->period);
         core_send(ci, id, j, cmd, args);
         return;

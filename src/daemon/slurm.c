@@ -345,7 +345,7 @@ static void give_back(void)
     snprintf(arg2, sizeof arg2, "NodeList=%s", G.keep);
     char *argv[] = {"scontrol", "update", arg1, arg2, NULL};
     G.t0 = net_now();
-    if (child_start(argv, NULL, SLURM_WAIT, given_back, NULL, why, sizeof why) != 0) {
+    if (child_start(argv, slurm_workdir(), SLURM_WAIT, given_back, NULL, why, sizeof why) != 0) {
         logmsg("slurm: cannot give %s back now: %s", G.names, why);
         free(go);
         return;
@@ -417,7 +417,7 @@ static void check_job(void *arg, int rc, char *out)
         return;
     }
     char *argv[] = {"scontrol", "show", "hostnames", C.nodelist, NULL}, why[160];
-    if (child_start(argv, NULL, SLURM_WAIT, check_names, NULL, why, sizeof why) != 0) check_failed("scontrol show hostnames", why);
+    if (child_start(argv, slurm_workdir(), SLURM_WAIT, check_names, NULL, why, sizeof why) != 0) check_failed("scontrol show hostnames", why);
 }
 
 static void check_names(void *arg, int rc, char *out)
@@ -431,7 +431,7 @@ static void check_names(void *arg, int rc, char *out)
     C.names = strdup(out);
     /* node states: a host Slurm marks down or not responding is lost */
     char *argv[] = {"sinfo", "-h", "-N", "-o", "%N %t", "-n", C.nodelist, NULL}, why[160];
-    if (!C.names || child_start(argv, NULL, SLURM_WAIT, check_states, NULL, why, sizeof why) != 0)
+    if (!C.names || child_start(argv, slurm_workdir(), SLURM_WAIT, check_states, NULL, why, sizeof why) != 0)
         check_failed("sinfo", C.names ? why : "out of memory");
 }
 
@@ -475,7 +475,7 @@ static void slurm_tick(double wall_now)
     if (!S.on || C.busy || now - S.last < S.period) return;
     S.last = now;
     char *argv[] = {"scontrol", "show", "job", "-o", S.id, NULL}, why[160];
-    if (child_start(argv, NULL, SLURM_WAIT, check_job, NULL, why, sizeof why) != 0) {
+    if (child_start(argv, slurm_workdir(), SLURM_WAIT, check_job, NULL, why, sizeof why) != 0) {
         logmsg("slurm: cannot check Slurm job %s now: %s", S.id, why);
         return;
     }

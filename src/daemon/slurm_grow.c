@@ -79,7 +79,7 @@ static void grow_end(int ok, const char *why)
                  W.need, W.free0, rm_total(W.rm), W.rm->source, why);
         if (W.j2[0]) {
             char e[128], *argv[] = {"scancel", W.j2, NULL};
-            child_start(argv, NULL, SLURM_WAIT, scancelled, NULL, e, sizeof e);
+            child_start(argv, slurm_workdir(), SLURM_WAIT, scancelled, NULL, e, sizeof e);
         }
     }
     free(W.groups);
@@ -158,7 +158,7 @@ static void grow_next_group(void)
             return;
         }
         char *argv[] = {"scontrol", "show", "hostnames", t + 6, NULL};
-        if (child_start(argv, NULL, SLURM_WAIT, grow_names, NULL, why, sizeof why) != 0) grow_end(0, why);
+        if (child_start(argv, slurm_workdir(), SLURM_WAIT, grow_names, NULL, why, sizeof why) != 0) grow_end(0, why);
         return;
     }
     if (W.k == 0) {
@@ -169,7 +169,7 @@ static void grow_next_group(void)
     char a1[64];
     snprintf(a1, sizeof a1, "JobId=%s", W.j2);
     char *argv[] = {"scontrol", "update", a1, "NumNodes=0", NULL};
-    if (child_start(argv, NULL, SLURM_WAIT, grow_added, NULL, why, sizeof why) != 0) grow_end(0, why);
+    if (child_start(argv, slurm_workdir(), SLURM_WAIT, grow_added, NULL, why, sizeof why) != 0) grow_end(0, why);
 }
 
 static void grow_shown(void *arg, int rc, char *out)
@@ -208,7 +208,7 @@ static void grow_granted(void *arg, int rc, char *out)
         return;
     }
     char *argv[] = {"scontrol", "show", "job", "-d", "-o", W.j2, NULL}, why[512];
-    if (child_start(argv, NULL, SLURM_WAIT, grow_shown, NULL, why, sizeof why) != 0) grow_end(0, why);
+    if (child_start(argv, slurm_workdir(), SLURM_WAIT, grow_shown, NULL, why, sizeof why) != 0) grow_end(0, why);
 }
 
 int slurm_grow_room(struct rm *rm, const char *jobid, int need, int *shrunk, core_room_fn cont, void *arg,
@@ -245,7 +245,7 @@ int slurm_grow_room(struct rm *rm, const char *jobid, int need, int *shrunk, cor
      * once (a free allocation starts at once here); --exclude: new hosts only */
     char *argv[] = {"salloc", "--no-shell", "--immediate=2", dep, n, jname, any ? ex : NULL, NULL};
     char why[256];
-    if (child_start(argv, NULL, SLURM_WAIT, grow_granted, NULL, why, sizeof why) != 0) {
+    if (child_start(argv, slurm_workdir(), SLURM_WAIT, grow_granted, NULL, why, sizeof why) != 0) {
         snprintf(reason, rlen, "not enough free slots: %d requested, %d free, and Slurm cannot be asked now: %s", need, fr, why);
         return -1;
     }

@@ -8,11 +8,16 @@
 
 #define SLURM_WAIT 10.0
 
-/* Run argv (PATH searched) in P_tmpdir with stdout+stderr into out
+/* Run argv (PATH searched) in a private directory (mkdtemp, mode 0700,
+ * removed at exit) with stdout+stderr into out
  * (NUL-terminated), bounded by SLURM_WAIT.  The exit status, or -1 with out
  * holding the reason. */
 int slurm_run(char *const argv[], char *out, size_t outlen);
 void slurm_chomp(char *s);
+/* The private working directory of Slurm's commands (scontrol update of a
+ * node list writes slurm_job_J_resize.* there): made once (mkdtemp, mode
+ * 0700), removed at exit; "/" when it cannot be made. */
+const char *slurm_workdir(void);
 /* scontrol show hostnames LIST -> one name per line in buf; 0 or -1 (buf: why). */
 int slurm_hostnames(const char *list, char *buf, size_t len);
 /* The value of KEY=... in scontrol's one-line output; 0 or -1 (not there). */
@@ -28,7 +33,7 @@ int slurm_fill_hosts(struct rm *rm, char *names, const int *cpus, int ncpus, lon
 /* "0-1,4" -> 3 (scontrol's CPU_IDs); -1 when malformed. */
 int slurm_count_ids(const char *ids);
 /* Remove the slurm_job_J_resize.sh/.csh that scontrol update of a node list
- * writes into its working directory (slurm_run runs it in P_tmpdir). */
+ * writes into its working directory (slurm_run's private directory). */
 void slurm_resize_files_remove(const char *jobid);
 
 #endif
