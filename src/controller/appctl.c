@@ -100,7 +100,14 @@ static int connect_and_register(struct session *s)
     json_t *reg = json_deep_copy(appctl.reg);
     if (appctl.job > 0) json_object_set_new(reg, "job", json_integer(appctl.job));
     if (appctl.job > 0 && appctl.key[0]) json_object_set_new(reg, "key", json_string(appctl.key)); /* proves it is this job */
-    json_object_set_new(reg, "procs", json_integer(__atomic_load_n(&ductile_rt.size, __ATOMIC_RELAXED)));
+    int size = __atomic_load_n(&ductile_rt.size, __ATOMIC_RELAXED);
+    if (appctl.job > 0 && size != proto_get_int(reg, "procs", 0)) {
+        /* the job back after a resize (or on a new rank 0): the hosts of MPI_Init's
+         * world are no longer its own; ductiled keeps where its processes run */
+        json_object_del(reg, "hosts");
+        json_object_del(reg, "rank_hosts");
+    }
+    json_object_set_new(reg, "procs", json_integer(size));
     json_t *res = NULL;
     char code[64], reason[512];
     int r = session_call(s, "register", reg, IO_TIMEOUT_MS, &res, code, sizeof code, reason, sizeof reason);

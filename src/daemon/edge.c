@@ -128,8 +128,6 @@ const char *edge_register(int ci, json_t *req, char *why, size_t wl)
         snprintf(why, wl, "register: uid %lld is not the uid of this connection (%lld)", uid, c->uid);
         return PERR_NOT_ALLOWED;
     }
-    const char *code = check_hosts(req, why, wl);
-    if (code) return code;
     struct job *j = want > 0 ? jobs_get(&jobs, want) : NULL;
     if (j && c->job != want) {
         /* taking over a registration: the job's key (from its first
@@ -140,9 +138,21 @@ const char *edge_register(int ci, json_t *req, char *why, size_t wl)
             logmsg("job %d: a registration from %s names it without its %s: registered as a new job", j->id, c->peer,
                    owner ? "key" : "owner's uid");
             json_object_del(req, "job");
+            j = NULL;
         }
     }
-    return NULL;
+    if (j && !json_object_get(req, "hosts") && !json_object_get(req, "rank_hosts")) {
+        /* the job itself back (its key shown) after a resize, a hand-over to a
+         * new rank 0 or a restart: ductiled's picture of where its processes
+         * run stands (jobs_place.c); only its size is checked */
+        long long procs = proto_get_int(req, "procs", 1);
+        if (procs > rm_total(&rm)) {
+            snprintf(why, wl, "register: %lld processes, more than ductiled's %d slots", procs, rm_total(&rm));
+            return PERR_NO_SLOTS;
+        }
+        return NULL;
+    }
+    return check_hosts(req, why, wl);
 }
 
 void edge_registered(int ci, struct job *j, const json_t *req)

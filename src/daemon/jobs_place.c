@@ -181,6 +181,7 @@ static void resync(struct jobs *t, struct job *j, int procs, double now, const c
     else j->exited += j->procs - procs; /* the highest ranks left; their slots are freed */
     j->guessed = 1;
     j->procs = procs;
+    j->ev_size = procs; /* a resize event now starts here (edge.c) */
 }
 
 void jobs_resized(struct jobs *t, struct job *j, const json_t *d, double now)
