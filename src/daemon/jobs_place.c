@@ -190,9 +190,15 @@ void jobs_resized(struct jobs *t, struct job *j, const json_t *d, double now)
     int standby = (int)proto_get_int(d, "standby", 0), exited = (int)proto_get_int(d, "exited", 0);
     long long cid = proto_get_int(d, "command", 0);
     struct jcmd *c = cid > 0 ? jobs_cmd_find(j, (int)cid) : NULL;
-    if (!c && !json_object_get(d, "command")) /* a job that does not name it: the oldest taken command */
+    if (!c && !json_object_get(d, "command")) { /* a job that does not name it: the oldest taken command, */
         for (int k = 0; k < j->ncmds && !c; k++)
             if (j->cmds[k].state == CMD_TAKEN) c = &j->cmds[k];
+        /* else the oldest one of this resize's direction and count (a job that says neither) */
+        const char *op = to > from ? "expand" : "shrink";
+        int n = to > from ? to - from : from - to;
+        for (int k = 0; k < j->ncmds && !c && from != to; k++)
+            if (!strcmp(j->cmds[k].op, op) && j->cmds[k].n == n) c = &j->cmds[k];
+    }
     int ok = !strcmp(proto_get_str(d, "status", "ok"), "ok");
     if (!ok && to > from) {
         /* a failed expansion's new processes ended, or parked on the hosts granted to it: they
