@@ -67,6 +67,7 @@ struct conn {
     char *out;
     size_t outlen;
     int job;           /* job id this connection registered, 0 if none */
+    int handed;        /* the job this connection handed over to a new rank 0 (event "handover"): it acts on nothing */
     double opened;
     int closing;       /* close once the output is flushed */
     int parting;       /* the job said it leaves this connection and comes back (event "reconnect"): no crash */

@@ -244,6 +244,10 @@ const char *edge_authority(int ci, const char *cmd, const json_t *req, char *why
     for (size_t k = 0; k < sizeof daemon_wide / sizeof daemon_wide[0]; k++) wide |= !strcmp(cmd, daemon_wide[k]);
     if (!on_job && !wide) return NULL; /* views, registration and the job's own messages */
     int jid = (int)proto_get_int(req, "job", 0);
+    if (!c->job && c->handed) { /* the old rank 0 of a job whose controller moved: nothing to act on */
+        snprintf(why, wl, "%s: this connection handed job %d over to its new rank 0: it acts on no job", cmd, c->handed);
+        return PERR_NOT_ALLOWED;
+    }
     if (c->job) { /* a job's connection acts only on its own job */
         if (wide || (jid && jid != c->job)) {
             snprintf(why, wl, "%s: the connection of job %d acts only on job %d", cmd, c->job, c->job);

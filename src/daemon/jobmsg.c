@@ -63,6 +63,7 @@ void job_register(int ci, long long id, json_t *req)
 static void handed_over(int ci, struct job *j, const json_t *d, double now)
 {
     conns[ci].job = 0;
+    conns[ci].handed = j->id; /* no operator's powers for the old rank 0's connection (edge.c) */
     jobs_disconnected(&jobs, j, now, "its rank 0 left the world; the new rank 0 registers");
     for (size_t f = 0; f < MAX_FORWARDS; f++)
         if (fwds[f].used && fwds[f].job == j->id)
