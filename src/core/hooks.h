@@ -62,6 +62,11 @@ struct ductile_hooks {
     void (*on_control_point)(int iteration);          /* world rank 0, every control point */
     void (*on_resize_recorded)(const struct report_reconfig *r); /* world rank 0: a record (ok, failed, refused) */
     void (*on_maxiter)(int maxiter);                  /* world rank 0: EMPI_Monitor_end's maxiter (docs/policies.md) */
+    /* rank 0 leaves the world (a shrink that names it, a Baseline resize): the old rank 0 hands its
+     * controller (registration, I/O state) to the process that becomes rank 0, point to point on comm
+     * with this tag (src/malleable/records.c, both sides call); the new one starts it at its first record */
+    void (*ctl_send)(int to, MPI_Comm comm, int tag);
+    void (*ctl_recv)(int from, MPI_Comm comm, int tag);
 
     /* ---- I/O phases and the exclusive-I/O token: src/io -> the controller */
     void (*io_phase)(const struct io_phase *p, double start_epoch);

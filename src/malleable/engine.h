@@ -86,6 +86,7 @@ void join_world(MPI_Comm inter, int high, MPI_Comm merged, MPI_Comm *w, MPI_Comm
 #define TAG_RELEASE 0x5d18
 #define TAG_HISTORY 0x5d19
 #define TAG_STANDBY 0x5d1c
+#define TAG_CONTROLLER 0x5d1d /* the controller's hand-over to a new rank 0 (records.c) */
 #define TXN_WHY_MAX 256 /* a failure's reason, as in the record (report_reconfig.reason) */
 #define BCAST_CHUNK ((int64_t)1 << 30)
 
@@ -98,13 +99,15 @@ struct decision {
     int32_t auto_choice;  /* DUCTILE_REDIST=auto: redist and nb come from the cost model (src/rma/cost.c) */
     int32_t pool;         /* DUCTILE_PERSISTENT: expand by taking the standby processes back (no spawn) */
     int32_t release_pool; /* the pool waited DUCTILE_LEAVE_TIMEOUT: it is released first */
-    char why[224];        /* its reason, for the record */
+    int32_t command;      /* the queue id of the request (ductiled's command id; 0: DUCTILE_SCHEDULE) */
+    char why[220];        /* its reason, for the record */
 };
 
 /* Sent by the parents to the spawned processes over the intercommunicator. */
 struct join_header {
     int32_t status; /* 1 join, 0 cancelled (the spawn failed on the parents' side) */
     int32_t method, redist, nb, ns, nd, nnew, iteration, sched_next, nitems, id, nhist, zombies, prepare, persistent;
+    int32_t command; /* the request's queue id (the record's "command") */
     int64_t job_pid;
     double spawn_s, begin_epoch, start_s;
     char job_id[64];
@@ -127,6 +130,7 @@ struct engine_state {
     int spawned, removed;
     unsigned world_epoch; /* set_world calls: a control point that changed it changed this process's world */
     int iteration;
+    int command; /* the queue id of the request being executed (records; 0: none or DUCTILE_SCHEDULE) */
     int zombies; /* removed processes of this job still alive (they hold slots), standby ones included */
     int persistent; /* DUCTILE_PERSISTENT (src/malleable/persist.c) */
     int rma_shared; /* DUCTILE_RMA_MEMORY=shared: new blocks of rma-* transfers in shared windows */

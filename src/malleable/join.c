@@ -427,6 +427,7 @@ int ductile_malleable_get_shared(int *iteration)
             add_duty(merged, lv, h->ns);
             free(lv);
             struct report_reconfig rec;
+            M.command = h->command;
             fill_record(&rec, h->id, start_it, h->ns, h->nd, h->method, h->redist, h->nb);
             rec.start_s = h->start_s;
             rec.spawn_s = h->spawn_s;

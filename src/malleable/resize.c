@@ -130,6 +130,7 @@ static void decide(int iteration, struct decision *d, char *list)
     int got = request_queue_take(&M.q, iteration, &r);
     d->sched_next = request_queue_position(&M.q);
     if (!got) return;
+    M.command = d->command = r.source == REQUEST_FROM_CONTROLLER ? r.id : 0; /* the records name the command */
     int ns = ductile_rt.size;
     int nd = r.kind == RESIZE_TARGET ? r.value : ns + r.value;
     struct report_reconfig rec;
@@ -242,6 +243,7 @@ static int control_point(int iteration)
         request_queue_set_position(&M.q, d.sched_next);
         if (d.id >= M.next_id) M.next_id = d.id + 1;
     }
+    M.command = d.command;
     if (d.release_pool && SB.active && ductile_world != SB.world) pool_release();
     if (d.op != OP_RESIZE) {
         if (ductile_rt.rank == 0) request_queue_set_busy(&M.q, 0); /* a request taken and refused */

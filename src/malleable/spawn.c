@@ -365,6 +365,7 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     h.sched_next = d->sched_next;
     h.nitems = reg_count();
     h.id = d->id;
+    h.command = d->command;
     h.nhist = M.nhist;
     h.zombies = M.zombies;
     h.prepare = prepare;
