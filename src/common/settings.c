@@ -75,11 +75,21 @@ const struct setting_def ductile_setting_defs[] = {
      "are prepared once (MPI_Alltoallv_init, persistent send/receive, one-sided windows) and reused. The program "
      "must read the iteration with EMPI_Get_iteration() after each control point, or its removed processes leave "
      "as usual."},
-    {"DUCTILE_TEST_FAIL", SETTING_ENUM, "none", 0, 0, "none,spawn,alloc,register,transfer,bgtransfer",
-     "For tests only: make one step of every resize fail on purpose (spawn: rank 0's spawn is refused; alloc: a "
-     "process cannot allocate its new blocks; register: a new process's registration differs; transfer: the "
-     "blocking transfer reports an error; bgtransfer: the background transfer of constant data reports an "
-     "error), to check that the job goes on at its old size with its data (docs/malleability.md)."},
+    {"DUCTILE_TEST_FAIL", SETTING_STRING, "none", 0, 0, NULL,
+     "For tests only: make a resize fail on purpose, to check that the job goes on at its old size with its data "
+     "(docs/malleability.md, \"Failures\"). A step of every resize: spawn (rank 0's spawn is refused), alloc (a "
+     "process cannot allocate its new blocks), register (a new process's registration differs), transfer (the "
+     "blocking transfer reports an error), bgtransfer (the background transfer of constant data reports an "
+     "error). Or counted: alloc:K@RANK (the K-th allocation of each resize fails on process RANK), mpi:K@RANK "
+     "(the K-th MPI call of each resize reports an error on RANK), count@RANK (RANK prints how many a resize "
+     "made). RANK: the old processes by rank, then the new ones."},
+    {"DUCTILE_TEST_DELAY", SETTING_STRING, "", 0, 0, NULL,
+     "For tests only: STEP:SECONDS@RANK makes process RANK of a resize sleep before STEP (agree, go, wake, "
+     "spawn, connect), so that only some processes reach a time limit (docs/malleability.md)."},
+    {"DUCTILE_RESIZE_TIMEOUT", SETTING_INT, "300", 1, 31536000L, NULL,
+     "Seconds every bounded wait inside a resize waits (the agreements, the spawn's outcome, the connection of "
+     "new processes, the switch of a background resize, the wake-up of standby processes) before it gives up; "
+     "then every process takes the same decision (docs/malleability.md, \"Failures\")."},
     {"DUCTILE_DEPARTURE", SETTING_ENUM, "auto", 0, 0, "auto,exit,park",
      "What processes removed by a shrink do when they are a whole spawned group (docs/malleability.md): exit "
      "(disconnect and end at once, giving back cores and memory), park (wait asleep until the job ends), or auto: "
@@ -222,6 +232,9 @@ static int apply(struct ductile_settings *out, const struct setting_def *d, cons
     else if (strcmp(n, "SPAWN_HOSTS") == 0) out->spawn_hosts = value;
     else if (strcmp(n, "SPAWN_COMMAND") == 0) out->spawn_command = value;
     else if (strcmp(n, "LEAVE_TIMEOUT") == 0) out->leave_timeout = iv;
+    else if (strcmp(n, "RESIZE_TIMEOUT") == 0) out->resize_timeout = iv;
+    else if (strcmp(n, "TEST_FAIL") == 0) out->test_fail = value;
+    else if (strcmp(n, "TEST_DELAY") == 0) out->test_delay = value;
     else if (strcmp(n, "CONTROLLER") == 0) out->controller = value;
     else if (strcmp(n, "CONTROLLER_SECRET") == 0) out->controller_secret = value;
     else if (strcmp(n, "CONTROLLER_PERIOD") == 0) out->controller_period = iv;
