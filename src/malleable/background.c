@@ -28,34 +28,60 @@ struct nb_state NB = {.comm = MPI_COMM_NULL};
 
 int ductile_constant_pending(void) { return NB.active; }
 
+/* A constant item's entry (its new buffer dst, owned by the entry from now
+ * on), or NULL when there is no memory for it. */
+struct nb_entry *nb_entry_add(const char *name, void *dst, int has_new)
+{
+    if (NB.n == NB.cap) {
+        int nc = NB.cap ? 2 * NB.cap : 8;
+        struct nb_entry *e = txn_realloc(NB.e, (size_t)nc * sizeof *e);
+        if (!e) return NULL;
+        NB.e = e;
+        NB.cap = nc;
+    }
+    struct nb_entry *e = &NB.e[NB.n++];
+    memset(e, 0, sizeof *e);
+    snprintf(e->name, sizeof e->name, "%s", name);
+    e->dst = dst;
+    e->has_new = has_new;
+    return e;
+}
+
+/* Test every request and the group of this process, failed ones too (the
+ * others complete theirs with them): 1 when all are complete, 0 not yet.
+ * A failure sets NB.failed and NB.why. */
+static int nb_progress(void)
+{
+    int all = 1;
+    for (int i = 0; i < NB.n; i++) {
+        if (!NB.e[i].p) continue;
+        int done = 0;
+        if (redist_test(NB.e[i].p, &done) != 0 && !NB.failed) {
+            snprintf(NB.why, sizeof NB.why, "rank %d: background transfer of '%s' failed", ductile_rt.rank,
+                     NB.e[i].name);
+            NB.failed = 1;
+        }
+        if (done) NB.e[i].p = NULL; /* freed by redist_test */
+        else all = 0;
+    }
+    if (NB.bg) {
+        int done = 0;
+        if (bg_test(NB.bg, &done) != 0 && !NB.failed) {
+            snprintf(NB.why, sizeof NB.why, "rank %d: background transfer of constant data failed", ductile_rt.rank);
+            NB.failed = 1;
+        }
+        if (!done) all = 0;
+    }
+    return all;
+}
+
 /* Test every request of this process: 1 when all are complete, 0 not yet,
  * -1 on an error (the reason in NB.why; the resize then fails, the world keeps
  * its size and data). */
 int nb_test_local(void)
 {
+    int all = nb_progress();
     if (NB.failed) return -1;
-    int all = 1;
-    for (int i = 0; i < NB.n; i++) {
-        if (!NB.e[i].p) continue;
-        int done = 0;
-        if (redist_test(NB.e[i].p, &done) != 0) {
-            snprintf(NB.why, sizeof NB.why, "rank %d: background transfer of '%s' failed", ductile_rt.rank,
-                     NB.e[i].name);
-            NB.failed = 1;
-            return -1;
-        }
-        if (done) NB.e[i].p = NULL;
-        else all = 0;
-    }
-    if (NB.bg) {
-        int done = 0;
-        if (bg_test(NB.bg, &done) != 0) {
-            snprintf(NB.why, sizeof NB.why, "rank %d: background transfer of constant data failed", ductile_rt.rank);
-            NB.failed = 1;
-            return -1;
-        }
-        if (!done) all = 0;
-    }
     if (all && ductile_rt.rank == ductile_rt.size - 1 && !M.spawned && test_fail("bgtransfer")) {
         snprintf(NB.why, sizeof NB.why, "rank %d: background transfer of constant data failed (injected: "
                  "DUCTILE_TEST_FAIL=bgtransfer)", ductile_rt.rank);
@@ -65,23 +91,35 @@ int nb_test_local(void)
     return all;
 }
 
-/* Complete this process's part, bounded; sleeping between tests when nap.
- * 0, or -1 (error or time limit; the reason in NB.why). */
+/* Complete this process's part, bounded (DUCTILE_RESIZE_TIMEOUT); sleeping
+ * between tests when nap.  0, or -1 (error or time limit; the reason in
+ * NB.why). */
 int nb_wait_local(int nap)
 {
-    double deadline = ductile_now() + NB_WAIT_LIMIT_S;
+    double limit = resize_timeout(), deadline = ductile_now() + limit;
     struct timespec ts = {0, (nap ? 20 : 1) * 1000 * 1000};
     int st;
     while ((st = nb_test_local()) == 0) {
         if (ductile_now() > deadline) {
             snprintf(NB.why, sizeof NB.why, "rank %d: background transfer of constant data not complete after %.0f s",
-                     ductile_rt.rank, NB_WAIT_LIMIT_S);
+                     ductile_rt.rank, limit);
             NB.failed = 1;
             return -1;
         }
         nanosleep(&ts, NULL);
     }
     return st < 0 ? -1 : 0;
+}
+
+int nb_drain(void)
+{
+    double deadline = ductile_now() + resize_timeout();
+    struct timespec ts = {0, 2 * 1000 * 1000};
+    while (!nb_progress()) {
+        if (ductile_now() > deadline) return -1;
+        nanosleep(&ts, NULL);
+    }
+    return 0;
 }
 
 /* All requests complete (every process saw it): adopt the new buffers and
@@ -110,6 +148,15 @@ void nb_finish(int adopt)
     NB.e = NULL;
     NB.n = NB.cap = 0;
     NB.active = 0;
+}
+
+/* A background start that will not be used (its agreement failed, or the
+ * resize was rolled back): what every process started completes (bounded),
+ * then the new buffers go; what does not complete in time is left alone. */
+void nb_cancel(void)
+{
+    if (nb_drain() == 0) nb_finish(0);
+    else nb_abandon();
 }
 
 /* A process about to end: the new buffers and the pending transfers'
@@ -173,15 +220,15 @@ int wait_bounded(MPI_Request *rq, double limit_s)
 /* Old processes of a pending expansion: tell the spawned ones to switch
  * (status 1) at `iteration` or to leave (0), over the merged communicator
  * (they wait in ductile_malleable_get_shared).  0, or -1 when they do not
- * answer within NB_WAIT_LIMIT_S: no abort, the caller rolls back. */
+ * answer within resize_timeout(): no abort, the caller rolls back. */
 int pending_go(int status, int iteration)
 {
     struct go_msg g = {status, iteration, request_queue_position(&M.q), M.next_id};
     MPI_Request rq;
     if (PMPI_Ibcast(&g, (int)sizeof g, MPI_BYTE, 0, PEND.merged, &rq) != MPI_SUCCESS ||
-        wait_bounded(&rq, NB_WAIT_LIMIT_S) != 0) {
+        wait_bounded(&rq, resize_timeout()) != 0) {
         fprintf(stderr, "ductile: warning: rank %d: the spawned processes of resize %d did not answer within %.0f s\n",
-                ductile_rt.rank, PEND.d.id, NB_WAIT_LIMIT_S);
+                ductile_rt.rank, PEND.d.id, resize_timeout());
         return -1; /* the request stays with the MPI (it cannot be cancelled); the caller rolls back */
     }
     return 0;
@@ -192,8 +239,9 @@ int pending_go(int status, int iteration)
  * leave, the world keeps its size and data; the record says why. */
 void pending_cancel(const char *why)
 {
-    /* a failed transfer may still hold requests on the new buffers: they are left alone (leaked) */
-    int clean = nb_wait_local(1) == 0;
+    /* what was started completes (failed parts too: every process started the same); a part that
+     * does not complete in time keeps its requests and buffers (left alone, leaked) */
+    int clean = nb_drain() == 0;
     if (!clean) nb_abandon();
     if (PEND.expand) {
         (void)pending_go(0, M.iteration); /* the spawned processes leave (join.c, join_abort) */

@@ -6,7 +6,8 @@
  *   records.c     reconfiguration records, history hand-over, departed counters
  *   world.c       world swap, removed processes' own world, transfer communicators
  *   transaction.c agreement, new blocks staged until the commit or dropped at a rollback
- *   transfer.c    moving the registered items (all methods), new blocks allocated first
+ *   transfer.c    moving the registered items (all methods), every failure taking part to the end
+ *   prep_thread.c the prepare step's new blocks (in a thread during Open MPI 4.1's spawn)
  *   background.c  constant data moved in the background, the pending resize
  *   spawn.c       expansion: spawn, connect, merge, commit
  *   shrink.c      shrink: leaving ranks' data, split, commit
@@ -39,6 +40,7 @@
 #include "pmpi_exports.h"
 #include "../common/clock.h"
 #include "../common/mpierror.h"
+#include "../common/txnfault.h"
 #include "registry.h"
 #include "redist.h"
 #include "../core/state.h"
@@ -229,7 +231,11 @@ static const char *const const_label[] = {"", "+nb", "+wd", "+thread"};
 static const char *const redist_label[] = {"col", "p2p", "rma-lock", "rma-lockall", "rma-fence"};
 
 
-#define NB_WAIT_LIMIT_S 300.0
+/* DUCTILE_RESIZE_TIMEOUT: the bound of every wait inside a resize (seconds). */
+static inline double resize_timeout(void)
+{
+    return (double)ductile_rt.settings.resize_timeout;
+}
 
 struct nb_entry {
     char name[REG_NAME_MAX];
@@ -283,7 +289,7 @@ struct go_msg {
     int32_t iteration, sched_next, next_id;
 };
 
-/* Phases of transfer_items: everything blocking; only the constant
+/* Phases of a transfer (struct transfer): everything blocking; only the constant
  * distributed items, started in the background with strategy nb; everything
  * but those (at the control point where the background part is complete). */
 enum { XF_ALL = 0, XF_BG = 1, XF_REST = 2 };
@@ -338,13 +344,36 @@ void free_buried(void);
 /* transfer.c */
 int test_fail(const char *step);
 int bg_wanted(int nb);
-int transfer_items(const struct redist_layout *L, int has_new, int method, int nb, int phase, int id, int iteration,
-                   void **prep, int warm, struct xfer_times *t, char *err, size_t errlen);
+/* One transfer of a resize: what moves, over which layout, how (filled by
+ * the caller), and how it went.  Collective over L->comm: every process
+ * calls it for the same phase, also one that already failed (ok = 0: it
+ * takes part with nothing to move, and its peers stop with it at the first
+ * checkpoint). */
+struct transfer {
+    const struct redist_layout *L; /* every old and new process of the transfer */
+    int has_new;                   /* processes without an old rank take part (replicated items, scalars) */
+    int method, nb;                /* REDIST_*; CONST_* (phase XF_BG only) */
+    int phase;                     /* XF_ALL, XF_BG, XF_REST */
+    int id, iteration;
+    void **prep;                   /* new blocks of the prepare step, taken by the items (NULL: none) */
+    int warm;                      /* open the connections first (DUCTILE_REDIST_PREPARE) */
+    int ok;                        /* in: 0 when this process already failed; out: this process's part went well */
+    struct xfer_times t;           /* out */
+    char err[TXN_WHY_MAX];         /* out: why this process failed ("" when it only stopped with the others) */
+    /* while it runs */
+    struct redist_layout LX;       /* L over NB.comm: the background part */
+    int bg, stopped;               /* constant items start in the background; every process stopped */
+};
+int transfer_run(struct transfer *x); /* 0, or -1 (x->ok = 0) */
+/* prep_thread.c */
 void **prepare_buffers(int ns, int nd, int my_old, int my_new, int nb, int touch, char *why, size_t len);
 void free_prepared(void **prep);
 /* background.c */
+struct nb_entry *nb_entry_add(const char *name, void *dst, int has_new); /* NULL: out of memory */
 int nb_test_local(void);
 int nb_wait_local(int nap);
+int nb_drain(void); /* complete what was started (bounded), failed or not: 0, or -1 when it did not complete */
+void nb_cancel(void); /* nb_drain, then the new buffers go (nb_finish(0)), or nb_abandon when it timed out */
 void nb_finish(int adopt);
 void nb_abandon(void);
 void nb_abandon_at_exit(void); /* the same, in a process about to end */
@@ -388,7 +417,7 @@ extern struct stage_list STAGE;
  * (on every process) is the reason of the first process that failed. */
 int polite_wait(MPI_Request *rq); /* a wait that sleeps between tests (transaction.c) */
 int txn_agree(MPI_Comm c, int ok, char *why, size_t len);
-void stage_add(int item, void *dst, int from_spare, int shared, int persist, int rma_lock, int ns, int nd, int has_old);
+int stage_add(int item, void *dst, int from_spare, int shared, int persist, int rma_lock, int ns, int nd, int has_old);
 void stage_commit(void);
 void stage_abort(void);
 

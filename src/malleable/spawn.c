@@ -31,7 +31,7 @@ static int spawn_command(char *cmd, size_t len, char ***args_out)
         nargs++;
         off += (int)strlen(ductile_rt.cmdline + off) + 1;
     }
-    char **args = calloc((size_t)(nargs > 0 ? nargs : 1), sizeof *args);
+    char **args = txn_calloc((size_t)(nargs > 0 ? nargs : 1), sizeof *args);
     if (!args) return -1;
     int k = 0, i = 0;
     for (int off = 0; ductile_rt.cmdline && off < ductile_rt.cmdline_len; i++) {
@@ -149,8 +149,8 @@ static void close_spawn_port(void)
  * intercommunicator to them on every parent (SPAWN_COLLECTIVE) or on rank 0
  * only (the other path), MPI_COMM_NULL where there is none; why (rank 0)
  * names a failure. */
-static int spawn_group(const char *cmd, char **args, int nnew, const char *hosts, MPI_Comm *inter, double *spawn_s,
-                       char *why, size_t len)
+static int spawn_group(const char *cmd, char **args, int nnew, const char *hosts, int *errcodes, MPI_Comm *inter,
+                       double *spawn_s, char *why, size_t len)
 {
     MPI_Comm P = ductile_rt.private_comm;
     int me = ductile_rt.rank, ok = 1;
@@ -162,9 +162,11 @@ static int spawn_group(const char *cmd, char **args, int nnew, const char *hosts
     if (me == 0) {
 #endif
     MPI_Info info = me == 0 ? spawn_info(hosts) : MPI_INFO_NULL;
-    int *errcodes = calloc((size_t)nnew, sizeof *errcodes);
+    /* errcodes: an array on every parent (MPICH broadcasts the root's codes to the parents that pass one:
+     * all or none must), allocated and agreed before the spawn */
     double ts = ductile_now();
     if (me == 0) ductile_log(1, "spawning %d process%s of %s", nnew, nnew == 1 ? "" : "es", cmd);
+    txn_delay("spawn");
     int rc = ductile_spawn_marked(cmd, args, nnew, info, over, inter, errcodes); /* marker hook (src/world/worldid.c) */
     *spawn_s = ductile_now() - ts;
     if (info != MPI_INFO_NULL) PMPI_Info_free(&info);
@@ -185,7 +187,6 @@ static int spawn_group(const char *cmd, char **args, int nnew, const char *hosts
                 break;
             }
     }
-    free(errcodes);
 #if SPAWN_COLLECTIVE
     if (ok && me == 0 && test_fail("spawn")) {
         /* injected after the spawn: the new processes run and must be sent away (spawn_cancel) */
@@ -242,25 +243,24 @@ static void spawn_cancel(const struct join_header *h, MPI_Comm *inter)
     *inter = MPI_COMM_NULL;
 }
 
-/* The header and the registrations to the new processes, then the merged
- * communicator (the parents first, the new processes after them).  *inter
- * becomes the intercommunicator between all parents and the new processes;
- * the one from rank 0 alone (other path) goes to departure.c. */
-static MPI_Comm connect_group(const struct join_header *h, MPI_Comm *inter)
+/* The header and the registrations (ds, rank 0) to the new processes, then
+ * the merged communicator (the parents first, the new processes after them).
+ * *inter becomes the intercommunicator between all parents and the new
+ * processes; the one from rank 0 alone (other path) goes to departure.c.
+ * *ok = 0 when an MPI call here reported an error (the preparation's
+ * agreement then rolls back). */
+static MPI_Comm connect_group(const struct join_header *h, const struct reg_desc *ds, MPI_Comm *inter, int *ok)
 {
     int me = ductile_rt.rank;
     MPI_Comm merged = MPI_COMM_NULL;
     if (*inter != MPI_COMM_NULL) {
         int root = me == 0 ? MPI_ROOT : MPI_PROC_NULL;
         PMPI_Comm_set_errhandler(*inter, MPI_ERRORS_RETURN);
-        PMPI_Bcast((void *)h, (int)sizeof *h, MPI_BYTE, root, *inter);
-        if (h->nitems) {
-            struct reg_desc *ds = calloc((size_t)h->nitems, sizeof *ds);
-            if (!ds) abort();
-            for (int i = 0; i < h->nitems; i++) ds[i] = reg_at(i)->d;
-            PMPI_Bcast(me == 0 ? ds : NULL, me == 0 ? h->nitems * (int)sizeof *ds : 0, MPI_BYTE, root, *inter);
-            free(ds);
-        }
+        if (txn_mpi(PMPI_Bcast((void *)h, (int)sizeof *h, MPI_BYTE, root, *inter)) != MPI_SUCCESS) *ok = 0;
+        if (h->nitems &&
+            txn_mpi(PMPI_Bcast(me == 0 ? (void *)ds : NULL, me == 0 ? h->nitems * (int)sizeof *ds : 0, MPI_BYTE, root,
+                               *inter)) != MPI_SUCCESS)
+            *ok = 0;
     }
 #if SPAWN_COLLECTIVE
     PMPI_Intercomm_merge(*inter, 0, &merged);
@@ -270,7 +270,7 @@ static MPI_Comm connect_group(const struct join_header *h, MPI_Comm *inter)
      * and sent them with the header; then one merge (join.c, join_parents) */
     MPI_Comm inter0 = *inter;
     if (me == 0) {
-        PMPI_Bcast(spawn_port, MPI_MAX_PORT_NAME, MPI_CHAR, MPI_ROOT, inter0);
+        if (txn_mpi(PMPI_Bcast(spawn_port, MPI_MAX_PORT_NAME, MPI_CHAR, MPI_ROOT, inter0)) != MPI_SUCCESS) *ok = 0;
         add_inter(inter0);
         departure_inter0_pending = inter0;
     }
@@ -307,7 +307,19 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     char cmd[4096], why[512] = "";
     char **args = NULL;
     int ok = spawn_command(cmd, sizeof cmd, &args) == 0;
-    if (!ok) snprintf(why, sizeof why, "cannot determine the program to spawn");
+    if (!ok) snprintf(why, sizeof why, "rank %d: cannot determine the program to spawn (or out of memory)", me);
+    /* rank 0: the registrations sent to the new processes */
+    struct reg_desc *ds = me == 0 && reg_count() ? txn_calloc((size_t)reg_count(), sizeof *ds) : NULL;
+    if (ok && me == 0 && reg_count() && !ds) {
+        ok = 0;
+        snprintf(why, sizeof why, "rank 0: out of memory");
+    }
+    for (int i = 0; ds && i < reg_count(); i++) ds[i] = reg_at(i)->d;
+    int *errcodes = txn_calloc((size_t)nnew, sizeof *errcodes); /* the spawn's error codes (spawn_group) */
+    if (ok && !errcodes) {
+        ok = 0;
+        snprintf(why, sizeof why, "rank %d: out of memory", me);
+    }
     /* what can be known to fail is refused before anything starts (rank 0) */
     if (ok && me == 0 && !SPAWN_COLLECTIVE && test_fail("spawn")) {
         ok = 0;
@@ -321,6 +333,8 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ductile_rt.private_comm);
     if (!ok) {
         free(args);
+        free(ds);
+        free(errcodes);
 #if !SPAWN_COLLECTIVE
         close_spawn_port();
 #endif
@@ -340,8 +354,9 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     prep_start(&pj);
     MPI_Comm inter = MPI_COMM_NULL;
     double spawn_s = 0;
-    int okall = spawn_group(cmd, args, nnew, hosts, &inter, &spawn_s, why, sizeof why);
+    int okall = spawn_group(cmd, args, nnew, hosts, errcodes, &inter, &spawn_s, why, sizeof why);
     free(args);
+    free(errcodes);
     step_mark(&tmark, "spawned");
     struct join_header h;
     memset(&h, 0, sizeof h);
@@ -370,6 +385,7 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
         close_spawn_port();
 #endif
         free_prepared(prep_finish(&pj));
+        free(ds);
         spawn_cancel(&h, &inter); /* the new processes (if running) park */
         if (me == 0) {
             rec.spawn_s = spawn_s;
@@ -379,7 +395,9 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
         return;
     }
     double tm = ductile_now();
-    MPI_Comm merged = connect_group(&h, &inter);
+    int okc = 1;
+    MPI_Comm merged = connect_group(&h, ds, &inter, &okc);
+    free(ds);
     step_mark(&tmark, "merged");
     MPI_Comm nw = MPI_COMM_NULL, np = MPI_COMM_NULL, nx = MPI_COMM_NULL;
     if (!baseline) join_world(inter, 0, merged, &nw, &np); /* merged becomes the new world's private communicator */
@@ -394,10 +412,12 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     snprintf(prep_why, sizeof prep_why, "%s", pj.why);
     step_mark(&tmark, "new blocks prepared");
 
-    int *o2c = malloc((size_t)ns * sizeof(int)), *n2c = malloc((size_t)nd * sizeof(int));
-    if (!o2c || !n2c) abort();
-    for (int i = 0; i < ns; i++) o2c[i] = i;
-    for (int j = 0; j < nd; j++) n2c[j] = baseline ? ns + j : j;
+    int *o2c = txn_malloc((size_t)ns * sizeof(int)), *n2c = txn_malloc((size_t)nd * sizeof(int));
+    if (!okc) snprintf(prep_why, sizeof prep_why, "rank %d: sending the registrations to the new processes failed",
+                       me);
+    if (!o2c || !n2c) snprintf(prep_why, sizeof prep_why, "rank %d: out of memory", me);
+    for (int i = 0; o2c && i < ns; i++) o2c[i] = i;
+    for (int j = 0; n2c && j < nd; j++) n2c[j] = baseline ? ns + j : j;
     memset(&PEND, 0, sizeof PEND);
     PEND.expand = 1;
     PEND.d = *d;
@@ -421,19 +441,20 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     PEND.L = (struct redist_layout){nx != MPI_COMM_NULL ? nx : merged, ns + nnew, ns, nd, me, baseline ? -1 : me,
                                     o2c, n2c};
     /* agree on the preparation (the new processes: their registrations, their buffers) */
-    if (!txn_agree(merged, prep != NULL, prep_why, sizeof prep_why)) {
+    if (!txn_agree(merged, prep && o2c && n2c && okc, prep_why, sizeof prep_why)) {
         expand_abort(prep_why);
         return;
     }
     step_mark(&tmark, "preparation agreed");
     if (h.nitems && bg_wanted(d->nb)) {
         /* constant data starts moving; the world stays at the old size until it has arrived */
-        char err[TXN_WHY_MAX] = "";
-        int okb = transfer_items(&PEND.L, 1, d->redist, d->nb, XF_BG, d->id, d->iteration, NULL, h.prepare, &PEND.xt,
-                                 err, sizeof err) == 0;
-        if (!txn_agree(merged, okb, err, sizeof err)) {
-            nb_abandon(); /* started requests of the others may never complete: left alone */
-            expand_abort(err);
+        struct transfer x = {.L = &PEND.L, .has_new = 1, .method = d->redist, .nb = d->nb, .phase = XF_BG,
+                             .id = d->id, .iteration = d->iteration, .warm = h.prepare, .ok = 1};
+        transfer_run(&x);
+        PEND.xt = x.t;
+        if (!txn_agree(merged, x.ok, x.err, sizeof x.err)) {
+            nb_cancel(); /* what was started completes (bounded), then goes */
+            expand_abort(x.err);
             return;
         }
         PEND.bg = 1;
@@ -465,25 +486,19 @@ void expand_commit(int iteration)
             snprintf(why, sizeof why, "%s", NB.why);
         }
     }
-    struct xfer_times xt;
-    memset(&xt, 0, sizeof xt);
+    struct transfer x = {.L = &PEND.L, .has_new = 1, .method = d->redist, .nb = CONST_BLOCKING,
+                         .phase = PEND.bg ? XF_REST : XF_ALL, .id = d->id, .iteration = iteration, .prep = PEND.prep,
+                         .warm = PEND.warm, .ok = ok};
     double tmark = ductile_now();
-    if (PEND.nitems) {
-        char err[TXN_WHY_MAX] = "";
-        if (transfer_items(&PEND.L, 1, d->redist, CONST_BLOCKING, PEND.bg ? XF_REST : XF_ALL, d->id, iteration,
-                           PEND.prep, PEND.warm, &xt, err, sizeof err) != 0 && ok) {
-            ok = 0;
-            snprintf(why, sizeof why, "%s", err);
-        }
-    }
+    if (PEND.nitems) transfer_run(&x);
+    if (ok && !x.ok) snprintf(why, sizeof why, "%s", x.err);
+    ok = x.ok;
+    struct xfer_times xt = x.t;
     step_mark(&tmark, "transferred");
     /* agree: every process of the merged communicator completed its part */
     if (!txn_agree(merged, ok, why, sizeof why)) {
         if (PEND.nitems) rma_win_transfer_done(0); /* the window over the merged communicator goes */
-        if (PEND.bg) {
-            if (NB.failed) nb_abandon(); /* its requests may still be pending: left alone */
-            else nb_finish(0);
-        }
+        if (PEND.bg) nb_cancel();
         expand_abort(why);
         return;
     }

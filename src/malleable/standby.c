@@ -26,12 +26,20 @@ int pool_join(const struct decision *d, struct xfer_times *xt, char *why, size_t
     PMPI_Comm_rank(SB.priv, &me);
     memset(xt, 0, sizeof *xt);
     if (reg_count() > 0) {
-        int *ident = malloc((size_t)nbig * sizeof(int));
-        if (!ident) abort();
-        for (int i = 0; i < nbig; i++) ident[i] = i;
+        int *ident = txn_malloc((size_t)nbig * sizeof(int));
+        for (int i = 0; ident && i < nbig; i++) ident[i] = i;
         struct redist_layout L = {SB.xfer, nbig, nsmall, nbig, me < nsmall ? me : -1, me, ident, ident};
-        int ok = transfer_items(&L, 1, d->redist, CONST_BLOCKING, XF_ALL, d->id, d->iteration, NULL, 0, xt, why,
-                                len) == 0;
+        struct transfer x = {.L = &L, .has_new = 1, .method = d->redist, .nb = CONST_BLOCKING, .phase = XF_ALL,
+                             .id = d->id, .iteration = d->iteration, .ok = 1};
+        int ok = 0;
+        if (txn_all_ok(SB.priv, ident != NULL)) { /* every process has its layout */
+            transfer_run(&x);
+            ok = x.ok;
+            snprintf(why, len, "%s", x.err);
+            *xt = x.t;
+        } else {
+            snprintf(why, len, "%s", ident ? "" : "out of memory");
+        }
         free(ident);
         rma_win_transfer_done(1); /* W is the world again, or stays kept: its window (if any) serves it */
         if (!txn_agree(SB.priv, ok, why, len)) {
@@ -157,9 +165,9 @@ void pool_wake(const struct decision *d, double t_begin)
 int pool_barrier(char *why, size_t len)
 {
     MPI_Request rq;
-    if (PMPI_Ibarrier(SB.priv, &rq) != MPI_SUCCESS || wait_bounded(&rq, NB_WAIT_LIMIT_S) != 0) {
+    if (PMPI_Ibarrier(SB.priv, &rq) != MPI_SUCCESS || wait_bounded(&rq, resize_timeout()) != 0) {
         snprintf(why, len, "rank %d: the wake-up of the standby processes did not complete within %.0f s",
-                 ductile_rt.rank, NB_WAIT_LIMIT_S);
+                 ductile_rt.rank, resize_timeout());
         return -1;
     }
     return 0;
@@ -193,6 +201,9 @@ void standby_wait(void)
             PMPI_Recv(&m, (int)sizeof m, MPI_BYTE, 0, TAG_STANDBY, SB.priv, MPI_STATUS_IGNORE);
             if (m.op == STANDBY_WAKE) {
                 struct xfer_times xt;
+                int me = -1;
+                PMPI_Comm_rank(SB.priv, &me);
+                txn_begin(m.d.id, me); /* a standby process counts after the small world's (txnfault.h) */
                 request_queue_set_position(&M.q, m.d.sched_next);
                 if (m.d.id >= M.next_id) M.next_id = m.d.id + 1;
                 char why[TXN_WHY_MAX] = "";
@@ -204,6 +215,7 @@ void standby_wait(void)
                     ductile_log(1, "taken back from standby as rank %d of %d at iteration %d", ductile_rt.rank,
                                 ductile_rt.size, m.d.iteration);
                 }
+                txn_end();
             } else {
                 pool_dissolve(m.left_at);
             }

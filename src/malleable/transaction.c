@@ -50,8 +50,10 @@ int txn_agree(MPI_Comm c, int ok, char *why, size_t len)
         return 0;
     }
     if (all) return 1;
-    int first = ok ? INT_MAX : me;
-    PMPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, c);
+    /* the reason of the first process that failed on its own (a non-empty why), else of the first that failed */
+    int v[2] = {!ok && why[0] ? me : INT_MAX, ok ? INT_MAX : me};
+    PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MIN, c);
+    int first = v[0] != INT_MAX ? v[0] : v[1];
     char msg[TXN_WHY_MAX];
     snprintf(msg, sizeof msg, "%s", me == first ? why : "");
     if (first != INT_MAX) PMPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, first, c);
@@ -59,10 +61,17 @@ int txn_agree(MPI_Comm c, int ok, char *why, size_t len)
     return 0;
 }
 
-void stage_add(int item, void *dst, int from_spare, int shared, int persist, int rma_lock, int ns, int nd, int has_old)
+int stage_add(int item, void *dst, int from_spare, int shared, int persist, int rma_lock, int ns, int nd, int has_old)
 {
-    STAGE.s = grow(STAGE.s, &STAGE.cap, STAGE.n + 1, sizeof *STAGE.s);
+    if (STAGE.n == STAGE.cap) {
+        int nc = STAGE.cap ? 2 * STAGE.cap : 8;
+        struct staged *a = txn_realloc(STAGE.s, (size_t)nc * sizeof *a);
+        if (!a) return -1;
+        STAGE.s = a;
+        STAGE.cap = nc;
+    }
     STAGE.s[STAGE.n++] = (struct staged){item, dst, from_spare, shared, persist, rma_lock, ns, nd, has_old};
+    return 0;
 }
 
 void stage_commit(void)
