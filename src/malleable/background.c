@@ -217,21 +217,58 @@ int wait_bounded(MPI_Request *rq, double limit_s)
     }
 }
 
-/* Old processes of a pending expansion: tell the spawned ones to switch
- * (status 1) at `iteration` or to leave (0), over the merged communicator
- * (they wait in ductile_malleable_get_shared).  0, or -1 when they do not
- * answer within resize_timeout(): no abort, the caller rolls back. */
+/* What the parents and the spawned processes of a pending expansion
+ * exchange at the switch or the cancellation, over the merged communicator
+ * (the spawned ones posted both at the start and wait, join.c): an
+ * allreduce that completes only when every process is there, then the word. */
+struct go_buf {
+    int here;
+    struct go_msg g;
+};
+
+/* Old processes of a pending expansion: the switch (status 1) at
+ * `iteration`, or the cancellation (0).  Bounded: each parent waits at most
+ * T for the allreduce; the parents then decide together (any_completed over
+ * the old world: if one of them saw it complete, every spawned process is
+ * there) and rank 0 gives the word to all.  1: switch now; 0: the spawned
+ * processes leave (join.c, join_abort), the caller rolls back. */
 int pending_go(int status, int iteration)
 {
-    struct go_msg g = {status, iteration, request_queue_position(&M.q), M.next_id};
-    MPI_Request rq;
-    if (PMPI_Ibcast(&g, (int)sizeof g, MPI_BYTE, 0, PEND.merged, &rq) != MPI_SUCCESS ||
-        wait_bounded(&rq, resize_timeout()) != 0) {
-        fprintf(stderr, "ductile: warning: rank %d: the spawned processes of resize %d did not answer within %.0f s\n",
-                ductile_rt.rank, PEND.d.id, resize_timeout());
-        return -1; /* the request stays with the MPI (it cannot be cancelled); the caller rolls back */
-    }
-    return 0;
+    txn_delay("go");
+    double T = resize_timeout();
+    static struct go_buf spare; /* without memory for a buffer of its own (its requests then go unchecked) */
+    struct go_buf *b = calloc(1, sizeof *b), *u = b ? b : &spare;
+    MPI_Request r[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    u->here = 1;
+    int posted = PMPI_Iallreduce(MPI_IN_PLACE, &u->here, 1, MPI_INT, MPI_MIN, PEND.merged, &r[0]) == MPI_SUCCESS;
+    int done = posted && status && wait_for(&r[0], T) == 1;
+    int go = status && any_completed(ductile_rt.private_comm, done);
+    u->g = (struct go_msg){go, iteration, request_queue_position(&M.q), M.next_id};
+    if (PMPI_Ibcast(&u->g, (int)sizeof u->g, MPI_BYTE, 0, PEND.merged, &r[1]) == MPI_SUCCESS) wait_for(&r[1], T);
+    if (b) settle(b, r, 2); /* requests of a spawned process that is not there yet keep b */
+    if (status && !go)
+        fprintf(stderr, "ductile: warning: rank %d: the spawned processes of resize %d were not there within %.0f s\n",
+                ductile_rt.rank, PEND.d.id, T);
+    return go;
+}
+
+/* A spawned process waiting for the switch (join.c): posts the allreduce and
+ * the word (pending_go), then waits, progressing its part of the background
+ * transfer, at most limit_s.  The word, or status -1 when none came. */
+struct go_msg pending_wait_go(MPI_Comm merged, double limit_s)
+{
+    struct go_buf *b = calloc(1, sizeof *b);
+    struct go_msg none = {-1, 0, 0, 0}, g = none;
+    if (!b) return none;
+    MPI_Request r[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    b->here = 1;
+    txn_delay("go");
+    if (PMPI_Iallreduce(MPI_IN_PLACE, &b->here, 1, MPI_INT, MPI_MIN, merged, &r[0]) == MPI_SUCCESS &&
+        PMPI_Ibcast(&b->g, (int)sizeof b->g, MPI_BYTE, 0, merged, &r[1]) == MPI_SUCCESS &&
+        wait_bounded(&r[1], limit_s) == 0)
+        g = b->g;
+    settle(b, r, 2);
+    return g;
 }
 
 /* A pending resize that will not happen (old processes, collectively): the

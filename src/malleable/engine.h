@@ -5,7 +5,8 @@
  *   policy.c      pure checks of a request (unit-tested: tests/unit/test_policy.c)
  *   records.c     reconfiguration records, history hand-over, departed counters
  *   world.c       world swap, removed processes' own world, transfer communicators
- *   transaction.c agreement, new blocks staged until the commit or dropped at a rollback
+ *   transaction.c new blocks staged until the commit or dropped at a rollback
+ *   agree.c       the agreement and every decision taken together, bounded
  *   transfer.c    moving the registered items (all methods), every failure taking part to the end
  *   prep_thread.c the prepare step's new blocks (in a thread during Open MPI 4.1's spawn)
  *   background.c  constant data moved in the background, the pending resize
@@ -88,6 +89,7 @@ void join_world(MPI_Comm inter, int high, MPI_Comm merged, MPI_Comm *w, MPI_Comm
 #define TAG_RELEASE 0x5d18
 #define TAG_HISTORY 0x5d19
 #define TAG_STANDBY 0x5d1c
+#define TAG_READY 0x5d1d /* Open MPI 4.1: the new processes are at their MPI_Comm_connect (spawn.c, join.c) */
 #define TXN_WHY_MAX 256 /* a failure's reason, as in the record (report_reconfig.reason) */
 #define BCAST_CHUNK ((int64_t)1 << 30)
 
@@ -183,7 +185,7 @@ struct standby_pool {
 extern struct standby_pool SB;
 
 /* Sent by the kept world's rank 0 to each standby process. */
-enum { STANDBY_WAKE = 1, STANDBY_RELEASE = 2 };
+enum { STANDBY_WAKE = 1, STANDBY_RELEASE = 2, STANDBY_GO = 3, STANDBY_ABANDON = 4 }; /* GO / ABANDON: after the wake-up */
 /* Old blocks of arrays moved by the one-sided methods over a dynamic window
  * with Open MPI 4.1's osc/ucx: freed at the next control point, not right
  * after the transfer.  Measured: freeing them at once crashed 3 runs in 5
@@ -305,6 +307,10 @@ static inline void step_mark(double *t, const char *what)
     *t = n;
 }
 
+/* spawn_check.c: the program to spawn, the spawn's info, rank 0's checks before anything starts */
+int spawn_command(char *cmd, size_t len, char ***args_out);
+MPI_Info spawn_info(const char *hosts);
+int precheck_spawn(const char *cmd, const char *hosts, int ns, int nnew, char *why, size_t len);
 /* spawn_ompi5.c: Open MPI 5 (PRRTE); 0 and nothing with other MPIs */
 int ompi5_may_oversubscribe(void);
 void ompi5_spawn_info(MPI_Info info);
@@ -380,6 +386,7 @@ void nb_abandon_at_exit(void); /* the same, in a process about to end */
 void nb_note(struct report_reconfig *r, int iteration);
 int wait_bounded(MPI_Request *rq, double limit_s);
 int pending_go(int status, int iteration);
+struct go_msg pending_wait_go(MPI_Comm merged, double limit_s);
 void pending_cancel(const char *why);
 /* resize.c */
 void note_choice(struct report_reconfig *r, const struct decision *d);
@@ -413,10 +420,23 @@ struct stage_list {
     int n, cap;
 };
 extern struct stage_list STAGE;
-/* Collective over c: 1 when every process passes ok = 1; else 0, and why
- * (on every process) is the reason of the first process that failed. */
-int polite_wait(MPI_Request *rq); /* a wait that sleeps between tests (transaction.c) */
+/* agree.c: decisions taken together, bounded by DUCTILE_RESIZE_TIMEOUT (T).
+ * txn_agree: collective over c; 1 when every process passes ok = 1 within T
+ * of rank 0's arrival; else 0 on every process, and why is the reason of the
+ * first process that failed on its own (a non-empty why), or the timeout. */
 int txn_agree(MPI_Comm c, int ok, char *why, size_t len);
+/* After a bounded wait on an operation that completes only once every
+ * process entered it (a barrier, an allreduce): collective over c (processes
+ * that all reach this point); 1 on every process when some process of c saw
+ * it complete (so everyone entered it), else 0. */
+int any_completed(MPI_Comm c, int completed);
+/* Wait for *rq at most limit_s, asleep between tests: 1 complete, 0 not yet (*rq still pending), -1 MPI error. */
+int wait_for(MPI_Request *rq, double limit_s);
+/* A buffer p used by the requests r[0..n): freed now if all are complete, else kept with the pending ones
+ * (late requests) until they complete. */
+void settle(void *p, MPI_Request *r, int n);
+void late_progress(void); /* requests of waits that gave up: test them (every control point) */
+void late_finish(void);   /* ... and at the end, bounded */
 int stage_add(int item, void *dst, int from_spare, int shared, int persist, int rma_lock, int ns, int nd, int has_old);
 void stage_commit(void);
 void stage_abort(void);

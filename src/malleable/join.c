@@ -59,6 +59,27 @@ static _Noreturn void join_end(void)
     exit(0);
 }
 static double join_mark; /* DUCTILE_VERBOSE=3: when the join ended (the program's start in between) */
+
+#if !SPAWN_COLLECTIVE
+/* Open MPI 4.1 (the parents' rank 0 spawned us alone): all of us are at the
+ * connect (a barrier of ours), the first says so to the parents' rank 0, and
+ * everyone waits for its decision, bounded (spawn.c, children_ready).
+ * 1: connect; 0: park. */
+static int ready_to_connect(MPI_Comm parent)
+{
+    double T = resize_timeout();
+    int one = 1;
+    PMPI_Barrier(MPI_COMM_WORLD); /* the spawned processes' own world */
+    if (ductile_rt.rank == 0) PMPI_Send(&one, 1, MPI_INT, 0, TAG_READY, parent);
+    int *go = calloc(1, sizeof *go);
+    MPI_Request rq = MPI_REQUEST_NULL;
+    int got = go && PMPI_Ibcast(go, 1, MPI_INT, 0, parent, &rq) == MPI_SUCCESS ? wait_for(&rq, 4 * T) : -1;
+    int ok = got == 1 && *go;
+    if (go) settle(go, &rq, 1);
+    if (!ok) ductile_log(1, "the parents did not accept the connection in time; this process parks");
+    return ok;
+}
+#endif
 /* The running processes' registrations (no allocation: a registry holds at most REG_MAX_ITEMS). */
 static struct reg_desc jdesc_store[REG_MAX_ITEMS];
 /* A failure while joining (an MPI error seen here): the preparation's agreement rolls back. */
@@ -118,14 +139,20 @@ static void join_parents(MPI_Comm parent)
     departure_group_joined(h.method != METHOD_BASELINE && !h.persistent, h.ns, h.nnew, inter, MPI_COMM_NULL);
 #else
     /* the parents' rank 0 spawned us alone: all parents accept us on its port (spawn.c,
-     * connect_group), then one merge.  Nothing can fail on the parents' side between the
-     * header (status 1) and their MPI_Comm_accept; a process of either side that dies makes
-     * Open MPI's runtime end the job. */
+     * connect_group), then one merge.  First, bounded, rank 0 hears that all of us are at
+     * the connect and decides whether the parents accept (spawn.c, children_ready); if
+     * not, we park until it releases us.  A process of either side that dies in the
+     * accept and connect makes Open MPI's runtime end the job. */
     char port[MPI_MAX_PORT_NAME];
     memset(port, 0, sizeof port);
     int rp = PMPI_Bcast(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, parent);
     if (rp != MPI_SUCCESS) join_failed("MPI_Bcast of the port name", rp);
     txn_delay("connect");
+    if (!ready_to_connect(parent)) {
+        M.join_comm = parent; /* where we park: the parents' rank 0 releases us over it */
+        txn_end();
+        join_cancelled(); /* does not return */
+    }
     port[MPI_MAX_PORT_NAME - 1] = '\0';
     inter = MPI_COMM_NULL;
     rp = PMPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
@@ -362,11 +389,9 @@ int ductile_malleable_get_shared(int *iteration)
             nb_cancel(); /* what every process started completes (bounded), then goes */
             join_abort(o2c, n2c, x.err);
         }
-        struct go_msg g;
-        memset(&g, 0, sizeof g);
-        MPI_Request rq;
-        if (PMPI_Ibcast(&g, (int)sizeof g, MPI_BYTE, 0, merged, &rq) != MPI_SUCCESS ||
-            wait_bounded(&rq, (double)ductile_rt.settings.leave_timeout + resize_timeout()) != 0) {
+        /* the parents' word (background.c, pending_go), bounded */
+        struct go_msg g = pending_wait_go(merged, (double)ductile_rt.settings.leave_timeout + 3 * resize_timeout());
+        if (g.status < 0) {
             /* no answer from the parents: this process leaves (no abort: the parents may go on) */
             nb_abandon_at_exit();
             join_abort(o2c, n2c, "the running processes did not switch to the new size in time");

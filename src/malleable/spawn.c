@@ -10,117 +10,6 @@
 #include "prep_thread.h"
 
 /* ------------------------------------------------------------------ spawning */
-
-/* The program to start and its arguments (argv[1..] of this process). */
-static int spawn_command(char *cmd, size_t len, char ***args_out)
-{
-    const char *sc = ductile_rt.settings.spawn_command;
-    if (sc && *sc) {
-        snprintf(cmd, len, "%s", sc);
-    } else {
-        ssize_t n = readlink("/proc/self/exe", cmd, len - 1);
-        if (n <= 0) {
-            if (!ductile_rt.cmdline) return -1;
-            snprintf(cmd, len, "%s", ductile_rt.cmdline);
-        } else {
-            cmd[n] = '\0';
-        }
-    }
-    int nargs = 0;
-    for (int off = 0; ductile_rt.cmdline && off < ductile_rt.cmdline_len;) {
-        nargs++;
-        off += (int)strlen(ductile_rt.cmdline + off) + 1;
-    }
-    char **args = txn_calloc((size_t)(nargs > 0 ? nargs : 1), sizeof *args);
-    if (!args) return -1;
-    int k = 0, i = 0;
-    for (int off = 0; ductile_rt.cmdline && off < ductile_rt.cmdline_len; i++) {
-        if (i > 0) args[k++] = ductile_rt.cmdline + off;
-        off += (int)strlen(ductile_rt.cmdline + off) + 1;
-    }
-    args[k] = NULL;
-    *args_out = args;
-    return 0;
-}
-
-static MPI_Info spawn_info(const char *hosts)
-{
-    MPI_Info info = MPI_INFO_NULL;
-    int need = (hosts && *hosts) || ompi5_may_oversubscribe(); /* Open MPI 5: map-by (spawn_ompi5.c) */
-    if (!need) return MPI_INFO_NULL;
-    PMPI_Info_create(&info);
-    if (hosts && *hosts) {
-        char h[RESIZE_LIST_MAX];
-        snprintf(h, sizeof h, "%s", hosts);
-        for (char *c = h; *c; c++)
-            if (*c == ';') *c = ',';
-        PMPI_Info_set(info, "host", h);
-#ifdef MPICH_VERSION
-        PMPI_Info_set(info, "hosts", h);
-#endif
-    }
-    ompi5_spawn_info(info);
-    return info;
-}
-
-/* Checks before MPI_Comm_spawn, on rank 0.  A spawn that fails is not
- * always harmless (with Open MPI 4.1 mpiexec then never exits, and a later
- * spawn kills the job), so what can be known to fail is refused here. */
-static int precheck_spawn(const char *cmd, const char *hosts, int ns, int nnew, char *why, size_t len)
-{
-    (void)ns;
-    (void)nnew;
-    struct stat st;
-    if (stat(cmd, &st) != 0) {
-        snprintf(why, len, "executable '%.300s' is not runnable: %s", cmd, strerror(errno));
-        return -1;
-    }
-    if (!S_ISREG(st.st_mode) || access(cmd, X_OK) != 0) {
-        snprintf(why, len, "executable '%.300s' is not runnable: %s", cmd,
-                 !S_ISREG(st.st_mode) ? "not a regular file" : strerror(errno));
-        return -1;
-    }
-    FILE *f = fopen(cmd, "rb");
-    unsigned char magic[4] = {0, 0, 0, 0};
-    size_t got = f ? fread(magic, 1, sizeof magic, f) : 0;
-    if (f) fclose(f);
-    if (!(got == 4 && memcmp(magic, "\x7f" "ELF", 4) == 0) && !(got >= 2 && magic[0] == '#' && magic[1] == '!')) {
-        snprintf(why, len, "executable '%.300s' is not runnable: neither an ELF binary nor a script", cmd);
-        return -1;
-    }
-    for (const char *p = hosts ? hosts : ""; *p;) {
-        const char *e = p;
-        while (*e && *e != ';' && *e != ',') e++;
-        char h[256];
-        snprintf(h, sizeof h, "%.*s", (int)(e - p), p);
-        struct addrinfo hints, *res = NULL;
-        memset(&hints, 0, sizeof hints);
-        hints.ai_family = AF_UNSPEC;
-        int rc = getaddrinfo(h, NULL, &hints, &res);
-        if (rc != 0) {
-            snprintf(why, len, "unknown host '%s': %s", h, gai_strerror(rc));
-            return -1;
-        }
-        freeaddrinfo(res);
-        p = *e ? e + 1 : e;
-    }
-#ifdef OMPI_MAJOR_VERSION
-    /* Open MPI: without --oversubscribe the job may not exceed its slots */
-    const char *ov = getenv("OMPI_MCA_rmaps_base_oversubscribe");
-    if (!(ov && strcmp(ov, "1") == 0) && !ompi5_may_oversubscribe() && !(hosts && *hosts)) {
-        int *usize = NULL, flag = 0;
-        PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &usize, &flag);
-        int live = ns + M.zombies;
-        if (flag && usize && *usize > 0 && live + nnew > *usize) {
-            snprintf(why, len, "more processes than slots: %d running + %d new > %d slots (mpiexec --oversubscribe allows it)",
-                     live, nnew, *usize);
-            return -1;
-        }
-    }
-#endif
-    return 0;
-}
-
 #if !SPAWN_COLLECTIVE
 /* rank 0: the port the spawned processes connect to (connect_group, join.c's join_parents) */
 static char spawn_port[MPI_MAX_PORT_NAME];
@@ -207,11 +96,27 @@ static int spawn_group(const char *cmd, char **args, int nnew, const char *hosts
     return v[0];
 #else
     }
-    /* the other parents wait here while rank 0 spawns: asleep, leaving the
-     * cores to the spawn and the new processes' start */
-    MPI_Request rq;
-    if (PMPI_Ibcast(&ok, 1, MPI_INT, 0, P, &rq) == MPI_SUCCESS) polite_wait(&rq);
-    else PMPI_Bcast(&ok, 1, MPI_INT, 0, P);
+    /* the other parents wait here while rank 0 spawns, asleep (the cores go to the spawn and the new
+     * processes' start), bounded: rank 0 takes a spawn longer than T as failed (its processes are sent
+     * away), the others give up at 2 T -- by then rank 0's spawn took more than T: the same decision */
+    double T = resize_timeout();
+    if (me == 0 && ok && *spawn_s > T) {
+        ok = 0;
+        snprintf(why, len, "MPI_Comm_spawn took %.1f s, more than DUCTILE_RESIZE_TIMEOUT (%.0f s)", *spawn_s, T);
+    }
+    int *b = malloc(sizeof *b);
+    int got = -1;
+    MPI_Request rq = MPI_REQUEST_NULL;
+    if (b) {
+        *b = ok;
+        got = PMPI_Ibcast(b, 1, MPI_INT, 0, P, &rq) == MPI_SUCCESS ? wait_for(&rq, me == 0 ? T : 2 * T) : -1;
+        if (got == 1) ok = *b;
+    }
+    if (me != 0 && got != 1) {
+        ok = 0;
+        snprintf(why, len, "rank %d: no outcome of rank 0's MPI_Comm_spawn within %.0f s", me, 2 * T);
+    }
+    if (b) settle(b, &rq, 1); /* rank 0's answer arriving later: b kept until then */
     return ok;
 #endif
 }
@@ -243,14 +148,55 @@ static void spawn_cancel(const struct join_header *h, MPI_Comm *inter)
     *inter = MPI_COMM_NULL;
 }
 
+#if !SPAWN_COLLECTIVE
+/* Before the accept (rank 0 spawned alone), bounded: the new processes tell
+ * rank 0 that all of them are at their MPI_Comm_connect (join.c); rank 0
+ * decides within T whether the parents accept (also no when more than 1.5 T
+ * passed since `since`, when the other parents began to wait: they give up
+ * at 2 T), and tells the parents and the new processes.  The accept then
+ * waits only for processes that are there.  0: they did not come in time:
+ * they park until rank 0 releases them (departure.c), the resize fails. */
+static int children_ready(MPI_Comm inter0, int nnew, double since)
+{
+    double T = resize_timeout();
+    int me = ductile_rt.rank;
+    int *b = calloc(2, sizeof *b); /* the decision, and the word of the new processes */
+    MPI_Request r[3] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    if (!b) return 0;
+    if (me == 0) {
+        int got = PMPI_Irecv(&b[1], 1, MPI_INT, 0, TAG_READY, inter0, &r[0]) == MPI_SUCCESS ? wait_for(&r[0], T) : -1;
+        b[0] = got == 1 && b[1] == 1 && ductile_now() - since <= 1.5 * T;
+    }
+    int go = PMPI_Ibcast(b, 1, MPI_INT, 0, ductile_rt.private_comm, &r[1]) == MPI_SUCCESS &&
+             wait_for(&r[1], me == 0 ? T : 2 * T) == 1 && b[0];
+    if (me == 0) { /* the new processes hear it too */
+        if (PMPI_Ibcast(b, 1, MPI_INT, MPI_ROOT, inter0, &r[2]) == MPI_SUCCESS) wait_for(&r[2], T);
+        if (!go) {
+            int *lv = malloc((size_t)(nnew ? nnew : 1) * sizeof *lv);
+            for (int i = 0; lv && i < nnew; i++) lv[i] = i; /* the new processes in inter0's remote group */
+            if (lv) add_duty(inter0, lv, nnew);
+            free(lv);
+            M.zombies += nnew;
+        }
+    }
+    settle(b, r, 3); /* requests still pending (a late word, a slow peer) keep b until they complete */
+    if (!go)
+        fprintf(stderr, "ductile: warning: rank %d: the new processes did not reach MPI_Comm_connect within %.0f s; "
+                        "the resize fails\n", me, T);
+    return go;
+}
+#endif
+
 /* The header and the registrations (ds, rank 0) to the new processes, then
  * the merged communicator (the parents first, the new processes after them).
  * *inter becomes the intercommunicator between all parents and the new
  * processes; the one from rank 0 alone (other path) goes to departure.c.
  * *ok = 0 when an MPI call here reported an error (the preparation's
  * agreement then rolls back). */
-static MPI_Comm connect_group(const struct join_header *h, const struct reg_desc *ds, MPI_Comm *inter, int *ok)
+static MPI_Comm connect_group(const struct join_header *h, const struct reg_desc *ds, MPI_Comm *inter, int *ok,
+                              double since)
 {
+    (void)since;
     int me = ductile_rt.rank;
     MPI_Comm merged = MPI_COMM_NULL;
     if (*inter != MPI_COMM_NULL) {
@@ -275,6 +221,10 @@ static MPI_Comm connect_group(const struct join_header *h, const struct reg_desc
         departure_inter0_pending = inter0;
     }
     *inter = MPI_COMM_NULL;
+    if (!children_ready(inter0, h->nnew, since)) { /* they park; the caller rolls back */
+        close_spawn_port();
+        return MPI_COMM_NULL;
+    }
     int rc = PMPI_Comm_accept(spawn_port, MPI_INFO_NULL, 0, ductile_rt.private_comm, inter);
     close_spawn_port();
     if (rc != MPI_SUCCESS) join_failed("MPI_Comm_accept", rc);
@@ -355,6 +305,7 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     MPI_Comm inter = MPI_COMM_NULL;
     double spawn_s = 0;
     int okall = spawn_group(cmd, args, nnew, hosts, errcodes, &inter, &spawn_s, why, sizeof why);
+    double since = ductile_now(); /* the other parents wait for rank 0's words from about now */
     free(args);
     free(errcodes);
     step_mark(&tmark, "spawned");
@@ -396,8 +347,19 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     }
     double tm = ductile_now();
     int okc = 1;
-    MPI_Comm merged = connect_group(&h, ds, &inter, &okc);
+    MPI_Comm merged = connect_group(&h, ds, &inter, &okc, since);
     free(ds);
+    if (merged == MPI_COMM_NULL) { /* the new processes did not connect in time (Open MPI 4.1): they park */
+        free_prepared(prep_finish(&pj));
+        if (me == 0) {
+            rec.spawn_s = spawn_s;
+            rec.total_s = ductile_now() - t_begin;
+            snprintf(why, sizeof why, "the new processes did not reach MPI_Comm_connect within %.0f s "
+                     "(DUCTILE_RESIZE_TIMEOUT)", resize_timeout());
+            record_problem(&rec, "failed", why);
+        }
+        return;
+    }
     step_mark(&tmark, "merged");
     MPI_Comm nw = MPI_COMM_NULL, np = MPI_COMM_NULL, nx = MPI_COMM_NULL;
     if (!baseline) join_world(inter, 0, merged, &nw, &np); /* merged becomes the new world's private communicator */
@@ -475,10 +437,12 @@ void expand_commit(int iteration)
     int ok = 1;
     char why[TXN_WHY_MAX] = "";
     if (PEND.bg) {
-        if (pending_go(1, iteration) != 0) {
-            /* the new processes do not answer: nothing collective with them is possible any more */
-            nb_abandon();
-            expand_abort("the spawned processes did not answer the switch within the time limit");
+        if (!pending_go(1, iteration)) {
+            /* the new processes were not there in time: they are told to leave (background.c) */
+            nb_cancel(); /* every part completed (the switch is decided only then): the new buffers go */
+            snprintf(why, sizeof why, "the spawned processes were not there at the switch within %.0f s "
+                     "(DUCTILE_RESIZE_TIMEOUT)", resize_timeout());
+            expand_abort(why);
             return;
         }
         if (nb_wait_local(0) != 0) {

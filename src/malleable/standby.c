@@ -161,16 +161,46 @@ void pool_wake(const struct decision *d, double t_begin)
     }
 }
 
-/* The wake-up: a barrier over W, bounded.  0, or -1 with why set. */
+/* The wake-up, the small world's side: a barrier over W, each waiting at
+ * most T; then the small world decides together (any_completed over its own
+ * communicator: one of them saw the barrier complete, so every standby
+ * process is there) and W's rank 0 tells the standby processes.  0, or -1
+ * with why set (the pool is abandoned). */
 int pool_barrier(char *why, size_t len)
 {
-    MPI_Request rq;
-    if (PMPI_Ibarrier(SB.priv, &rq) != MPI_SUCCESS || wait_bounded(&rq, resize_timeout()) != 0) {
-        snprintf(why, len, "rank %d: the wake-up of the standby processes did not complete within %.0f s",
-                 ductile_rt.rank, resize_timeout());
-        return -1;
+    txn_delay("wake");
+    double T = resize_timeout();
+    MPI_Request rq = MPI_REQUEST_NULL;
+    int done = PMPI_Ibarrier(SB.priv, &rq) == MPI_SUCCESS && wait_for(&rq, T) == 1;
+    int go = any_completed(ductile_rt.private_comm, done);
+    if (go && !done) wait_for(&rq, T); /* everyone is there: it completes */
+    settle(NULL, &rq, 1);
+    pool_send(go ? STANDBY_GO : STANDBY_ABANDON, NULL);
+    if (!go) snprintf(why, len, "the standby processes were not there at the wake-up within %.0f s "
+                      "(DUCTILE_RESIZE_TIMEOUT)", T);
+    return go ? 0 : -1;
+}
+
+/* The wake-up, a standby process's side: the barrier, then W's rank 0's word,
+ * both bounded (3 T).  0: taken back; -1: abandoned, why set. */
+static int standby_barrier(char *why, size_t len)
+{
+    txn_delay("wake");
+    double T = resize_timeout();
+    MPI_Request rq = MPI_REQUEST_NULL;
+    if (PMPI_Ibarrier(SB.priv, &rq) != MPI_SUCCESS || wait_for(&rq, 3 * T) != 1) settle(NULL, &rq, 1);
+    struct standby_msg m;
+    memset(&m, 0, sizeof m);
+    MPI_Request r2 = MPI_REQUEST_NULL;
+    int got = PMPI_Irecv(&m, (int)sizeof m, MPI_BYTE, 0, TAG_STANDBY, SB.priv, &r2) == MPI_SUCCESS &&
+              wait_for(&r2, 3 * T) == 1;
+    if (!got && r2 != MPI_REQUEST_NULL) { /* its word never came: the receive is withdrawn */
+        PMPI_Cancel(&r2);
+        PMPI_Wait(&r2, MPI_STATUS_IGNORE);
     }
-    return 0;
+    if (got && m.op == STANDBY_GO) return 0;
+    snprintf(why, len, "the wake-up %s", got ? "was abandoned by the kept world" : "got no word within the time limit");
+    return -1;
 }
 
 /* W's rank 0, at a control point while the pool waits: 1 once the standby
@@ -207,7 +237,7 @@ void standby_wait(void)
                 request_queue_set_position(&M.q, m.d.sched_next);
                 if (m.d.id >= M.next_id) M.next_id = m.d.id + 1;
                 char why[TXN_WHY_MAX] = "";
-                if (pool_barrier(why, sizeof why) != 0) { /* the wake-up (pool_wake), bounded */
+                if (standby_barrier(why, sizeof why) != 0) { /* the wake-up (pool_wake), bounded */
                     fprintf(stderr, "ductile: warning: standby process (pid %ld): %s; leaving\n", (long)getpid(), why);
                     SB.active = SB.waiting = 0;
                     leave_world();
