@@ -31,28 +31,26 @@ int wait_for(MPI_Request *rq, double limit_s)
     }
 }
 
-/* Requests a bounded wait gave up on, and the buffer they use (freed when
- * the last of them completes). */
+/* Requests a bounded wait gave up on, with the buffer they use (freed when
+ * the last of them completes) and their communicator: a communicator is not
+ * freed while one of them is pending (Open MPI 4.1 crashed progressing a
+ * collective of a freed communicator), but once they completed
+ * (comm_free_later). */
 struct late_buf {
     int refs;
     void *p;
 };
 struct late {
     MPI_Request rq;
+    MPI_Comm comm;
     struct late_buf *b;
 };
 static struct late *LATE;
 static int nlate, caplate;
+static MPI_Comm *DEFER; /* communicators to free once no late request uses them */
+static int ndefer, capdefer;
 
-static struct late_buf *late_buf_new(void *p)
-{
-    struct late_buf *b = malloc(sizeof *b);
-    if (b) *b = (struct late_buf){0, p};
-    return b;
-}
-
-/* *rq did not complete in time: it completes when the late process arrives. */
-static void late_add(MPI_Request *rq, struct late_buf *b)
+static void late_add(MPI_Request *rq, MPI_Comm comm, struct late_buf *b)
 {
     if (*rq == MPI_REQUEST_NULL) return;
     if (nlate == caplate) {
@@ -63,16 +61,50 @@ static void late_add(MPI_Request *rq, struct late_buf *b)
         caplate = nc;
     }
     if (b) b->refs++;
-    LATE[nlate++] = (struct late){*rq, b};
+    LATE[nlate++] = (struct late){*rq, comm, b};
     *rq = MPI_REQUEST_NULL;
 }
 
-static void late_release(struct late_buf *b)
+static int late_uses(MPI_Comm c)
 {
-    if (b && --b->refs == 0) {
-        free(b->p);
-        free(b);
+    for (int i = 0; i < nlate; i++)
+        if (LATE[i].comm == c) return 1;
+    return 0;
+}
+
+void settle(void *p, MPI_Request *r, const MPI_Comm *c, int n)
+{
+    int pending = 0;
+    for (int i = 0; i < n; i++) {
+        int done = 0;
+        if (r[i] != MPI_REQUEST_NULL && PMPI_Test(&r[i], &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) pending++;
     }
+    struct late_buf *b = pending && p ? malloc(sizeof *b) : NULL;
+    if (pending && p && !b) return; /* no memory to track them: the buffer stays with the MPI (leaked) */
+    if (b) *b = (struct late_buf){0, p};
+    for (int i = 0; i < n; i++) late_add(&r[i], c[i], b);
+    if (!pending) free(p);
+}
+
+void comm_free_later(MPI_Comm *c)
+{
+    if (*c == MPI_COMM_NULL) return;
+    if (!late_uses(*c)) {
+        PMPI_Comm_free(c);
+        return;
+    }
+    if (ndefer == capdefer) {
+        int nc = capdefer ? 2 * capdefer : 4;
+        MPI_Comm *d = realloc(DEFER, (size_t)nc * sizeof *d);
+        if (!d) { /* not tracked: kept until MPI_Finalize */
+            *c = MPI_COMM_NULL;
+            return;
+        }
+        DEFER = d;
+        capdefer = nc;
+    }
+    DEFER[ndefer++] = *c;
+    *c = MPI_COMM_NULL;
 }
 
 void late_progress(void)
@@ -81,20 +113,31 @@ void late_progress(void)
         int done = 0;
         if (PMPI_Test(&LATE[i].rq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) done = 1; /* in error: forgotten */
         if (done) {
-            late_release(LATE[i].b);
+            struct late_buf *b = LATE[i].b;
+            if (b && --b->refs == 0) {
+                free(b->p);
+                free(b);
+            }
             LATE[i] = LATE[--nlate];
         } else {
             i++;
         }
     }
+    for (int i = 0; i < ndefer;) {
+        if (late_uses(DEFER[i])) {
+            i++;
+            continue;
+        }
+        PMPI_Comm_free(&DEFER[i]);
+        DEFER[i] = DEFER[--ndefer];
+    }
 }
 
 /* At MPI_Finalize: the late processes are alive (a dead one ends the job):
  * they arrive, take their part and only then wait for their release, so
- * their requests complete here -- before the communicators they use are
- * freed (Open MPI 4.1 crashed in MPI_Finalize progressing a collective of a
- * freed communicator).  Bounded by DUCTILE_LEAVE_TIMEOUT, as a parked
- * process's wait for the job's end. */
+ * their requests complete here, before the communicators they use are
+ * freed.  Bounded by DUCTILE_LEAVE_TIMEOUT, as a parked process's wait for
+ * the job's end. */
 void late_finish(void)
 {
     double deadline = ductile_now() + (double)ductile_rt.settings.leave_timeout;
@@ -103,25 +146,14 @@ void late_finish(void)
     if (nlate)
         fprintf(stderr, "ductile: warning: rank %d: %d request%s of timed-out waits still pending at the end\n",
                 ductile_rt.rank, nlate, nlate == 1 ? "" : "s");
-    nlate = 0; /* left to the MPI */
+    nlate = 0; /* left to the MPI, with their communicators */
+    ndefer = 0;
 }
 
 /* ------------------------------------------------------------------ decisions */
 
 enum { DEC_TIMEOUT = -2, DEC_ERROR = -3, DEC_NO_ROOT = -4 };
 
-void settle(void *p, MPI_Request *r, int n)
-{
-    int pending = 0;
-    for (int i = 0; i < n; i++) {
-        int done = 0;
-        if (r[i] != MPI_REQUEST_NULL && PMPI_Test(&r[i], &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) pending++;
-    }
-    struct late_buf *b = pending ? late_buf_new(p) : NULL;
-    if (pending && !b) return; /* no memory to track them: the buffer stays with the MPI (leaked) */
-    for (int i = 0; i < n; i++) late_add(&r[i], b);
-    if (!pending) free(p);
-}
 
 /* The bounded decision over c (see the top): every process contributes v
  * (combined by op); dec[0] is the combined v[0], or 0 when rank 0 did not
@@ -159,7 +191,8 @@ static void decide(MPI_Comm c, const int v[3], MPI_Op op, int dec[2])
     }
     dec[0] = d[0];
     dec[1] = d[1];
-    settle(b, r, 2);
+    MPI_Comm cc[2] = {c, c};
+    settle(b, r, cc, 2);
 }
 
 int txn_agree(MPI_Comm c, int ok, char *why, size_t len)
@@ -180,7 +213,7 @@ int txn_agree(MPI_Comm c, int ok, char *why, size_t len)
         int got = PMPI_Ibcast(msg, TXN_WHY_MAX, MPI_CHAR, dec[1], c, &rq) == MPI_SUCCESS ? wait_for(&rq, 2 * T) : -1;
         if (got == 1) snprintf(why, len, "%s", msg[0] ? msg : "a process of the resize failed");
         else snprintf(why, len, "rank %d: the failure's reason did not arrive within %.0f s", ductile_rt.rank, 2 * T);
-        settle(msg, &rq, 1); /* the decision stands; only its reason may be missing here */
+        settle(msg, &rq, &c, 1); /* the decision stands; only its reason may be missing here */
     } else if (dec[1] == DEC_TIMEOUT) {
         snprintf(why, len, "a process did not reach the agreement within %.0f s (DUCTILE_RESIZE_TIMEOUT)", T);
     } else if (dec[1] == DEC_NO_ROOT) {

@@ -245,7 +245,8 @@ int pending_go(int status, int iteration)
     int go = status && any_completed(ductile_rt.private_comm, done);
     u->g = (struct go_msg){go, iteration, request_queue_position(&M.q), M.next_id};
     if (PMPI_Ibcast(&u->g, (int)sizeof u->g, MPI_BYTE, 0, PEND.merged, &r[1]) == MPI_SUCCESS) wait_for(&r[1], T);
-    if (b) settle(b, r, 2); /* requests of a spawned process that is not there yet keep b */
+    MPI_Comm cc[2] = {PEND.merged, PEND.merged};
+    if (b) settle(b, r, cc, 2); /* requests of a spawned process that is not there yet keep b */
     if (status && !go)
         fprintf(stderr, "ductile: warning: rank %d: the spawned processes of resize %d were not there within %.0f s\n",
                 ductile_rt.rank, PEND.d.id, T);
@@ -267,7 +268,8 @@ struct go_msg pending_wait_go(MPI_Comm merged, double limit_s)
         PMPI_Ibcast(&b->g, (int)sizeof b->g, MPI_BYTE, 0, merged, &r[1]) == MPI_SUCCESS &&
         wait_bounded(&r[1], limit_s) == 0)
         g = b->g;
-    settle(b, r, 2);
+    MPI_Comm cc[2] = {merged, merged};
+    settle(b, r, cc, 2);
     return g;
 }
 

@@ -62,8 +62,8 @@ static int exit_allowed(void)
 
 int departure_group_exits(int ns, const char *leaving, int merge_method, int standby)
 {
-    int ok = exit_allowed() && !standby && M.g_valid && merge_method && ns == M.g_ns + M.g_nnew &&
-             ductile_rt.thread_level != MPI_THREAD_MULTIPLE;
+    int ok = leaving && exit_allowed() && !standby && M.g_valid && merge_method && ns == M.g_ns + M.g_nnew &&
+             ductile_rt.thread_level != MPI_THREAD_MULTIPLE; /* no list: this process failed, the shrink rolls back */
     for (int r = 0; r < ns && ok; r++)
         if (!!leaving[r] != (r >= M.g_ns)) ok = 0;
     M.g_valid = 0;

@@ -434,7 +434,10 @@ int any_completed(MPI_Comm c, int completed);
 int wait_for(MPI_Request *rq, double limit_s);
 /* A buffer p used by the requests r[0..n): freed now if all are complete, else kept with the pending ones
  * (late requests) until they complete. */
-void settle(void *p, MPI_Request *r, int n);
+void settle(void *p, MPI_Request *r, const MPI_Comm *c, int n); /* c[i]: the communicator of r[i] */
+/* Free *c now, or once no late request uses it (Open MPI 4.1 crashed progressing a collective of a
+ * freed communicator); *c becomes MPI_COMM_NULL. */
+void comm_free_later(MPI_Comm *c);
 void late_progress(void); /* requests of waits that gave up: test them (every control point) */
 void late_finish(void);   /* ... and at the end, bounded */
 int stage_add(int item, void *dst, int from_spare, int shared, int persist, int rma_lock, int ns, int nd, int has_old);

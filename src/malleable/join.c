@@ -75,7 +75,7 @@ static int ready_to_connect(MPI_Comm parent)
     MPI_Request rq = MPI_REQUEST_NULL;
     int got = go && PMPI_Ibcast(go, 1, MPI_INT, 0, parent, &rq) == MPI_SUCCESS ? wait_for(&rq, 4 * T) : -1;
     int ok = got == 1 && *go;
-    if (go) settle(go, &rq, 1);
+    if (go) settle(go, &rq, &parent, 1);
     if (!ok) ductile_log(1, "the parents did not accept the connection in time; this process parks");
     return ok;
 }
@@ -182,7 +182,7 @@ static void join_parents(MPI_Comm parent)
             PMPI_Comm_set_errhandler(M.xfer, MPI_ERRORS_RETURN);
         }
         set_world(nw, np);
-        PMPI_Comm_free(&oldp);
+        comm_free_later(&oldp);
     }
     M.join_merge_s = ductile_now() - tm;
     step_mark(&tmark, "joined");

@@ -56,7 +56,7 @@ void shrink(const struct decision *d, const char *list, double t_begin)
                                               : "they are not the highest ranks");
     }
     step_mark(&tmark, "standby agreed");
-    int exiting = room && departure_group_exits(ns, leaving, d->method == METHOD_MERGE, standby); /* departure.c */
+    int exiting = departure_group_exits(ns, room ? leaving : NULL, d->method == METHOD_MERGE, standby); /* departure.c */
     memset(&PEND, 0, sizeof PEND);
     PEND.exiting = exiting;
     PEND.d = *d;
@@ -180,7 +180,7 @@ void shrink_commit(int iteration)
     } else if (leaving[me] && PEND.exiting) {
         /* the whole newest group leaves: disconnect from the rest, end at MPI_Finalize (departure.c) */
         leave_world();
-        PMPI_Comm_free(&P);
+        comm_free_later(&P);
         departure_group_disconnect();
         M.exited = 1;
     } else if (leaving[me]) {
@@ -195,7 +195,7 @@ void shrink_commit(int iteration)
         if (standby) {
             /* P is W's private communicator: kept by the pool */
         } else if (PEND.exiting) {
-            PMPI_Comm_free(&P); /* nobody to release: the group that left ends on its own */
+            comm_free_later(&P); /* nobody to release: the group that left ends on its own */
             departure_group_disconnect();
         } else if (me == new0) {
             int *lv = malloc((size_t)(ns - nd) * sizeof(int)), k = 0;
@@ -205,7 +205,7 @@ void shrink_commit(int iteration)
             add_duty(P, lv, k);
             free(lv);
         } else {
-            PMPI_Comm_free(&P);
+            comm_free_later(&P);
         }
         if (ductile_rt.rank == 0) {
             rec.merge_s = ductile_now() - tm;

@@ -116,7 +116,7 @@ static int spawn_group(const char *cmd, char **args, int nnew, const char *hosts
         ok = 0;
         snprintf(why, len, "rank %d: no outcome of rank 0's MPI_Comm_spawn within %.0f s", me, 2 * T);
     }
-    if (b) settle(b, &rq, 1); /* rank 0's answer arriving later: b kept until then */
+    if (b) settle(b, &rq, &P, 1); /* rank 0's answer arriving later: b kept until then */
     return ok;
 #endif
 }
@@ -179,7 +179,8 @@ static int children_ready(MPI_Comm inter0, int nnew, double since)
             M.zombies += nnew;
         }
     }
-    settle(b, r, 3); /* requests still pending (a late word, a slow peer) keep b until they complete */
+    MPI_Comm cc[3] = {inter0, ductile_rt.private_comm, inter0};
+    settle(b, r, cc, 3); /* requests still pending (a late word, a slow peer) keep b until they complete */
     if (!go)
         fprintf(stderr, "ductile: warning: rank %d: the new processes did not reach MPI_Comm_connect within %.0f s; "
                         "the resize fails\n", me, T);
@@ -494,7 +495,7 @@ void expand_commit(int iteration)
         M.zombies += ns;
         MPI_Comm oldp = ductile_rt.private_comm;
         leave_world();
-        PMPI_Comm_free(&oldp);
+        comm_free_later(&oldp);
         M.park_comm = merged;
         M.park_releaser = ns;
         if (me == 0) ductile_log(1, "baseline resize %d -> %d: old processes leave", ns, nd);
@@ -503,7 +504,7 @@ void expand_commit(int iteration)
         drop_world_xfer(); /* the old world's prepared transfers (collective over it) */
         M.xfer = PEND.nx;
         set_world(PEND.nw, PEND.np); /* PEND.np is merged (join_world) */
-        PMPI_Comm_free(&oldp);
+        comm_free_later(&oldp);
         step_mark(&tmark, "committed");
         if (ductile_rt.rank == 0) {
             note_transfer(&rec, &xt);
@@ -540,7 +541,7 @@ void expand_abort(const char *why)
         free(lv);
         M.zombies += PEND.nnew;
     } else {
-        PMPI_Comm_free(&PEND.merged);
+        comm_free_later(&PEND.merged); /* (requests of timed-out waits may still use it: agree.c) */
     }
     free(PEND.o2c);
     free(PEND.n2c);

@@ -53,7 +53,7 @@ int pool_join(const struct decision *d, struct xfer_times *xt, char *why, size_t
     }
     MPI_Comm oldp = ductile_rt.private_comm;
     set_world(SB.world, SB.priv); /* frees the small world's communicator (not W's) */
-    if (oldp != SB.priv) PMPI_Comm_free(&oldp);
+    if (oldp != SB.priv) comm_free_later(&oldp);
     M.xfer = SB.xfer;
     M.zombies -= nbig - nsmall;
     M.iteration = d->iteration;
@@ -93,7 +93,7 @@ void pool_dissolve(int left_at)
             add_duty(SB.priv, lv, nbig - nsmall);
             free(lv);
         } else {
-            PMPI_Comm_free(&SB.priv);
+            comm_free_later(&SB.priv);
         }
     }
     SB.world = SB.priv = SB.xfer = MPI_COMM_NULL;
@@ -174,7 +174,7 @@ int pool_barrier(char *why, size_t len)
     int done = PMPI_Ibarrier(SB.priv, &rq) == MPI_SUCCESS && wait_for(&rq, T) == 1;
     int go = any_completed(ductile_rt.private_comm, done);
     if (go && !done) wait_for(&rq, T); /* everyone is there: it completes */
-    settle(NULL, &rq, 1);
+    settle(NULL, &rq, &SB.priv, 1);
     pool_send(go ? STANDBY_GO : STANDBY_ABANDON, NULL);
     if (!go) snprintf(why, len, "the standby processes were not there at the wake-up within %.0f s "
                       "(DUCTILE_RESIZE_TIMEOUT)", T);
@@ -188,7 +188,7 @@ static int standby_barrier(char *why, size_t len)
     txn_delay("wake");
     double T = resize_timeout();
     MPI_Request rq = MPI_REQUEST_NULL;
-    if (PMPI_Ibarrier(SB.priv, &rq) != MPI_SUCCESS || wait_for(&rq, 3 * T) != 1) settle(NULL, &rq, 1);
+    if (PMPI_Ibarrier(SB.priv, &rq) != MPI_SUCCESS || wait_for(&rq, 3 * T) != 1) settle(NULL, &rq, &SB.priv, 1);
     struct standby_msg m;
     memset(&m, 0, sizeof m);
     MPI_Request r2 = MPI_REQUEST_NULL;

@@ -199,6 +199,26 @@ static void give_back(struct transfer *x, int i, struct reg_item *it, void *dst,
     else if (kind == DST_NEW) free(dst);
 }
 
+/* DUCTILE_PERSISTENT with DUCTILE_RMA_MEMORY=shared and an rma-* method:
+ * every process's new block from the shared block (comm, nd, i), created by
+ * the first such transfer (collective: every process, also one that
+ * failed).  1 when it applies (*dst: my segment; *ok = 0 when it could not
+ * be made). */
+static int shared_block(struct transfer *x, int i, size_t bytes, void **dst, int *ok, char *why, size_t len)
+{
+    const struct redist_layout *L = x->L;
+    int m = x->method;
+    if (!M.persistent || !M.rma_shared || !(m == REDIST_RMA_LOCK || m == REDIST_RMA_LOCKALL || m == REDIST_RMA_FENCE))
+        return 0;
+    int applies = 0;
+    double ts = ductile_now();
+    void *seg = persist_shared_block(L->comm, L->nd, i, L->my_new >= 0 ? bytes : 0, &applies, why, len);
+    x->t.prepare_s += ductile_now() - ts;
+    if (applies && !seg && L->my_new >= 0 && bytes) *ok = 0;
+    if (applies) *dst = L->my_new >= 0 ? seg : NULL;
+    return applies;
+}
+
 /* A distributed item (blocking): its new block, the move, the staging. */
 static int move_rows(struct transfer *x, int i, struct reg_item *it, char *why, size_t len)
 {
@@ -215,23 +235,9 @@ static int move_rows(struct transfer *x, int i, struct reg_item *it, char *why, 
     /* persistent mode: the same buffers come back at every +P/-P cycle (the old block
      * becomes the item's spare, and the spare of the right layout is the new block) */
     int persist = M.persistent;
-    /* DUCTILE_RMA_MEMORY=shared: every process's new block from the shared block (comm, nd, i),
-     * created by the first such transfer (collective: every process, also one that failed) */
-    int shared = 0;
-    if (persist && M.rma_shared &&
-        (method == REDIST_RMA_LOCK || method == REDIST_RMA_LOCKALL || method == REDIST_RMA_FENCE)) {
-        int applies = 0;
-        double ts = ductile_now();
-        void *seg = persist_shared_block(L->comm, L->nd, i, L->my_new >= 0 ? (size_t)nb.count * rowb : 0, &applies,
-                                         why, len);
-        t->prepare_s += ductile_now() - ts; /* set-up, not planning */
-        tp += ductile_now() - ts;
-        if (applies && !seg && L->my_new >= 0 && nb.count) ok = 0;
-        if (applies) {
-            shared = 1;
-            dst = L->my_new >= 0 ? seg : NULL;
-        }
-    }
+    double ts = ductile_now();
+    int shared = shared_block(x, i, (size_t)nb.count * rowb, &dst, &ok, why, len);
+    tp += ductile_now() - ts; /* set-up (prepare_s), not planning */
     if (ok && !shared) {
         dst = new_block(x, i, it, ob, nb, &kind);
         if (!dst && nb.count) {

@@ -301,6 +301,7 @@ struct bg_group {
     struct a2a_args *a2a;
     int failed; /* this process's part failed: reported at completion (the steps go on for the others) */
     int finished, result; /* bg_test saw the end (and its outcome) */
+    int launched;         /* past the launch's checkpoint (on every process, or on none) */
     /* WD */
     int state; /* 0 local reads / collectives, 1 barrier posted, 2 done */
     MPI_Request *reqs;
@@ -440,6 +441,7 @@ static int launch_thread(struct bg_group *g, int ok)
     int started = ok && pthread_create(&g->th, NULL, bg_thread, g) == 0;
     g->th_started = started;
     int all = txn_all_ok(g->L.comm, started);
+    g->launched = all;
     if (started) __atomic_store_n(&g->th_go, all ? 1 : -1, __ATOMIC_RELEASE);
     if (!all && started) {
         pthread_join(g->th, NULL);
@@ -462,6 +464,7 @@ int bg_launch(struct bg_group *g, int ok, char *err, size_t errlen)
     g->reqs = ok ? txn_calloc((size_t)(nreq ? nreq : 1), sizeof *g->reqs) : NULL;
     if (ok && !g->reqs) snprintf(err, errlen, "out of memory");
     if (!txn_all_ok(g->L.comm, g->reqs != NULL)) return MOVE_STOPPED;
+    g->launched = 1;
     if (g->method == BG_METHOD_COL) {
         for (int i = 0; i < g->n; i++) { /* all of them, also after a failed one */
             MPI_Request *rq = &g->reqs[g->nreq++];
@@ -499,12 +502,9 @@ int bg_test(struct bg_group *g, int *done)
 
 static int bg_step(struct bg_group *g, int *done)
 {
-    *done = 0;
+    *done = !g->launched; /* never launched (on any process): nothing to complete */
+    if (*done) return 0;
     if (g->strategy == BG_THREAD) {
-        if (!g->th_started) { /* not launched (the launch's checkpoint said stop) */
-            *done = 1;
-            return -1;
-        }
         if (__atomic_load_n(&g->th_done, __ATOMIC_ACQUIRE)) {
             pthread_join(g->th, NULL);
             g->th_started = 0;
