@@ -386,7 +386,8 @@ int ductile_malleable_get_shared(int *iteration)
         transfer_run(&x);
         xb = x.t;
         if (!txn_agree(merged, x.ok, x.err, sizeof x.err)) {
-            nb_cancel(); /* what every process started completes (bounded), then goes */
+            rma_win_transfer_done(0); /* the window over the merged group goes (with the parents, spawn.c) */
+            nb_cancel();              /* what every process started completes (bounded), then goes */
             join_abort(o2c, n2c, x.err);
         }
         /* the parents' word (background.c, pending_go), bounded */

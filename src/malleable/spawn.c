@@ -416,7 +416,8 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
         transfer_run(&x);
         PEND.xt = x.t;
         if (!txn_agree(merged, x.ok, x.err, sizeof x.err)) {
-            nb_cancel(); /* what was started completes (bounded), then goes */
+            rma_win_transfer_done(0); /* the window over the merged group goes (with the new processes, join.c) */
+            nb_cancel();              /* what was started completes (bounded), then goes */
             expand_abort(x.err);
             return;
         }

@@ -13,7 +13,8 @@
 # resize and says how many counted allocations and MPI calls it made there.
 #
 # make check runs a few k spread over each range; INJECT_FULL=1 (make
-# check-long: tests/long/inject_sweep.sh) runs every k, and more methods.
+# check-long: tests/long/inject_sweep.sh) runs every k, and more methods;
+# INJECT_ONLY=TEXT runs only the scenarios whose name contains TEXT.
 set -u
 . "$abs_top_srcdir/tests/malleable/common.sh"
 prog="$abs_top_builddir/tests/malleable/allkinds"
@@ -71,6 +72,7 @@ pick() {
 # scenario NAME NP NEWNP RANK VAR=value...: the counting run, then the sweeps over RANK
 scenario() {
   sname=$1 snp=$2 snew=$3 sr=$4; shift 4
+  case $sname in *"${INJECT_ONLY:-}"*) ;; *) return 0 ;; esac   # INJECT_ONLY=TEXT: the scenarios named so
   one "$sname (counting)" "$snp" "$snew" ok "count@$sr" "$@" || return 1
   counts=$(sed -n "s/^ductile: test: rank $sr: resize [0-9]* made \([0-9]*\) counted allocations and \([0-9]*\) counted MPI calls.*/\1 \2/p" "$tmp/err" | head -1)
   [ -n "$counts" ] || { echo "FAIL: $sname: no counts from rank $sr"; tail "$tmp/err"; fail=1; return 1; }
