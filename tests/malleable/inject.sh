@@ -12,7 +12,7 @@
 # process).  First a counting run (DUCTILE_TEST_FAIL=count@RANK) commits the
 # resize and says how many counted allocations and MPI calls it made there.
 #
-# make check runs a few k spread over each range; INJECT_FULL=1 (make
+# make check runs the first, the middle and the last k of each range; INJECT_FULL=1 (make
 # check-long: tests/long/inject_sweep.sh) runs every k, and more methods;
 # INJECT_ONLY=TEXT runs only the scenarios whose name contains TEXT.
 set -u
@@ -62,11 +62,11 @@ PY
   return 0
 }
 
-# the k to try in 1..N: all of them (full), else the first, the last and two between
+# the k to try in 1..N: all of them (full), else the first, the middle and the last
 pick() {
   n=$1
   if [ "$full" = 1 ]; then seq 1 "$n"; return; fi
-  printf '%s\n' 1 $(((n + 2) / 3)) $(((2 * n + 2) / 3)) "$n" | awk '$1 >= 1' | sort -nu
+  printf '%s\n' 1 $(((n + 1) / 2)) "$n" | awk '$1 >= 1' | sort -nu
 }
 
 # scenario NAME NP NEWNP RANK VAR=value...: the counting run, then the sweeps over RANK
