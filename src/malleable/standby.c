@@ -4,7 +4,9 @@
  * releases them.  After DUCTILE_LEAVE_TIMEOUT W's rank 0 releases the pool
  * at its next control point (pool_expired) while the standby processes wait
  * for that release instead of leaving on their own, so that nobody is left
- * waiting for them in a collective call; the wake-up is a bounded wait. */
+ * waiting for them in a collective call; the wake-up is a bounded wait whose
+ * outcome the small world decides together and tells the standby processes
+ * (pool_barrier, standby_barrier). */
 #include "engine.h"
 
 struct standby_pool SB = {.world = MPI_COMM_NULL, .priv = MPI_COMM_NULL, .xfer = MPI_COMM_NULL};
