@@ -22,14 +22,20 @@ its=6
 t=$((60 * ${TEST_TIME_SCALE:-2} / 2))
 full=${INJECT_FULL:-0}
 hashes() { sed -n 's/^hashes \(.*\) on \([0-9]*\) processes.*/\1 on \2/p' "$1"; }
-for np in 2 3; do
-  timeout $t $MPIEXEC -n $np "$prog" $its > "$tmp/ref$np" 2> "$tmp/ref.err" || { echo "FAIL: static run on $np"; cat "$tmp/ref$np" "$tmp/ref.err"; exit 1; }
-  grep -q "FAIL\| BAD" "$tmp/ref$np" && { echo "FAIL: static run on $np"; cat "$tmp/ref$np"; exit 1; }
-done
-ref=$(hashes "$tmp/ref2" | sed 's/ on .*//')
-[ -n "$ref" ] || { echo "FAIL: no hashes"; cat "$tmp/ref2"; exit 1; }
-[ "$(hashes "$tmp/ref3")" = "$ref on 3" ] || { echo "FAIL: the static runs on 2 and 3 differ"; cat "$tmp/ref2" "$tmp/ref3"; exit 1; }
-echo "static on 2 and 3: $ref"
+# the static runs' hashes for ITS iterations (on 2 and 3 processes: the same), in ref$ITS
+static_ref() {
+  for np in 2 3; do
+    timeout $t $MPIEXEC -n $np "$prog" $1 > "$tmp/ref$np" 2> "$tmp/ref.err" || { echo "FAIL: static run on $np"; cat "$tmp/ref$np" "$tmp/ref.err"; exit 1; }
+    grep -q "FAIL\| BAD" "$tmp/ref$np" && { echo "FAIL: static run on $np"; cat "$tmp/ref$np"; exit 1; }
+  done
+  r=$(hashes "$tmp/ref2" | sed 's/ on .*//')
+  [ -n "$r" ] || { echo "FAIL: no hashes"; cat "$tmp/ref2"; exit 1; }
+  [ "$(hashes "$tmp/ref3")" = "$r on 3" ] || { echo "FAIL: the static runs on 2 and 3 differ"; cat "$tmp/ref2" "$tmp/ref3"; exit 1; }
+  eval "ref$1=\$r"
+  echo "static, $1 iterations, on 2 and 3: $r"
+}
+static_ref 6
+static_ref 30
 
 # one NAME NP FINAL STATUS SPEC VAR=value...: a run with DUCTILE_TEST_FAIL=SPEC; it must end with the
 # static hashes on FINAL processes and one record of STATUS (ok / failed)
@@ -40,6 +46,7 @@ one() {
     timeout $((t * 2)) $MPIEXEC -n "$np" "$prog" $its > "$tmp/out" 2> "$tmp/err"
   rc=$?
   got=$(hashes "$tmp/out")
+  eval "ref=\$ref$its"
   if [ $rc -ne 0 ] || [ "$got" != "$ref on $final" ] || grep -q "FAIL\| BAD" "$tmp/out"; then
     echo "FAIL: $name, $spec: rc $rc, '$got' (expected '$ref on $final')"; cat "$tmp/out"; tail -20 "$tmp/err"
     fail=1; return 1
