@@ -61,6 +61,10 @@ int txn_fault_setup(const char *f, const char *d, char *err, size_t errlen)
         if (end == c + 1 || T.delay_s < 0 || T.delay_s > 3600 || parse_at(end, NULL, &T.delay_rank) != 0)
             goto bad_delay;
         snprintf(T.delay_step, sizeof T.delay_step, "%.*s", (int)(c - d), d);
+        static const char *const steps[] = {"agree", "go", "wake", "spawn", "connect", NULL};
+        int known = 0;
+        for (int i = 0; steps[i]; i++) known |= strcmp(T.delay_step, steps[i]) == 0;
+        if (!known) goto bad_delay;
     }
     return 0;
 bad_fail:
@@ -69,7 +73,9 @@ bad_fail:
              "bgtransfer, alloc:K@RANK, mpi:K@RANK or count@RANK (K >= 1)", f);
     return -1;
 bad_delay:
-    snprintf(err, errlen, "DUCTILE_TEST_DELAY='%s' is not valid: expected STEP:SECONDS@RANK (e.g. agree:3@1)", d);
+    T.delay_step[0] = '\0';
+    snprintf(err, errlen, "DUCTILE_TEST_DELAY='%s' is not valid: expected STEP:SECONDS@RANK with STEP one of agree, go, "
+             "wake, spawn, connect (e.g. agree:3@1)", d);
     return -1;
 }
 
