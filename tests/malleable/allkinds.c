@@ -22,7 +22,8 @@
  * snapshot, byte for byte ("FAIL: ... changed" otherwise); the program then
  * goes on with the same handles (b.comm included).  ALLKINDS_PACK_FAIL=1:
  * the custom pack callback of the last old rank fails (a failure after "u"
- * and "A" moved, before "grid").
+ * and "A" moved, before "grid").  ALLKINDS_SLEEP_MS=MS: each iteration sleeps
+ * MS milliseconds (a background transfer then has time to complete).
  *
  * usage: allkinds ITERS   (prints "hashes v H c H r H s N u H A H parts N H grid H on P processes") */
 #include <mpi.h>
@@ -31,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { GX = 24, GY = 29, NROWS = 150, NPART = 400, PX = 20, PY = 26, NV = 37, NC = 29, NR = 16 };
 static int rank_, size_;
@@ -335,6 +337,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(EMPI_COMM_WORLD, &size_);
     EMPI_Get_type(&type);
     int spawned = type == EMPI_SPAWNED;
+    const char *ms = getenv("ALLKINDS_SLEEP_MS");
+    struct timespec nap = {0, (ms ? atol(ms) % 1000 : 0) * 1000000L};
     /* v, c, r, s: buffers of this process's blocks (a spawned process's too: the new size) */
     struct rowkinds w;
     EMPI_Get_wsize(rank_, size_, NV, &w.vd, &w.vn, NULL, NULL);
@@ -436,6 +440,7 @@ int main(int argc, char **argv)
                     double *x = (double *)pa[k].addr + (size_t)i * pa[k].size[1] + j;
                     *x = *x * 0.9 + (double)((pa[k].lo[0] + i) * 3 + pa[k].lo[1] + j) / 8.0;
                 }
+        if (nap.tv_nsec) nanosleep(&nap, NULL);
         struct snap s;
         take(&s, &l);
         int oldsize = size_;

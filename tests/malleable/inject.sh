@@ -97,11 +97,11 @@ scenario() {
 scenario "expand 2->3, the new process" 2 3 2 DUCTILE_SCHEDULE=2:+1
 scenario "shrink 3->2, a staying process" 3 2 1 DUCTILE_SCHEDULE=2:-1
 scenario "baseline 2->3, rank 0" 2 3 0 DUCTILE_SCHEDULE=2:+1 DUCTILE_RESIZE_METHOD=baseline
-# a background transfer completes at a later control point (Wait Drains: a few, more under load): these
-# runs have enough iterations for it (a resize still pending at MPI_Finalize is cancelled: not this test's)
+# a background transfer completes at a later control point, once the new processes did their part: these
+# runs have 30 iterations of 100 ms (a resize still pending at MPI_Finalize is cancelled: not this test's)
 its=30
 scenario "expand 2->3, constant data in the background (nb), rank 1" 2 3 1 DUCTILE_SCHEDULE=2:+1 \
-  DUCTILE_REDIST_CONSTANT=nb
+  DUCTILE_REDIST_CONSTANT=nb ALLKINDS_SLEEP_MS=100
 its=6
 if [ "$full" = 1 ]; then
   scenario "expand 2->3, p2p, rank 0" 2 3 0 DUCTILE_SCHEDULE=2:+1 DUCTILE_REDIST=p2p
@@ -109,8 +109,8 @@ if [ "$full" = 1 ]; then
   scenario "shrink 3->2, the leaving process" 3 2 2 DUCTILE_SCHEDULE=2:-1
   its=30
   scenario "shrink 3->2, Wait Drains in the background, rank 0" 3 2 0 DUCTILE_SCHEDULE=2:-1 \
-    DUCTILE_REDIST_CONSTANT=wd
+    DUCTILE_REDIST_CONSTANT=wd ALLKINDS_SLEEP_MS=100
   scenario "expand 2->3, Wait Drains, rma-lock, the new process" 2 3 2 DUCTILE_SCHEDULE=2:+1 \
-    DUCTILE_REDIST_CONSTANT=wd DUCTILE_REDIST=rma-lock
+    DUCTILE_REDIST_CONSTANT=wd DUCTILE_REDIST=rma-lock ALLKINDS_SLEEP_MS=100
 fi
 exit $fail
