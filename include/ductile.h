@@ -37,13 +37,21 @@ unsigned long long ductile_iterations(void);
  * size.  hosts: where new processes go ("a;b"), or, when removing, which
  * ranks leave ("3;5"); NULL or "" for the default (the launcher's placement;
  * the highest ranks leave).  Thread-safe and makes no MPI call: a controller
- * thread may call it.  Returns 0 when queued, or -1 with the reason in err
- * (e.g. another request is pending, a resize is in progress, bad list). */
+ * thread may call it.  Requests are taken by the world's rank 0: call it in
+ * the process that is rank 0 of EMPI_COMM_WORLD (MPI_COMM_WORLD) when it is
+ * called; on any other rank it is refused (-1, "requests are taken by the
+ * world's rank 0, and this process is rank N").  A request queued on rank 0
+ * is lost if that process leaves the world before the resize (a shrink that
+ * removes rank 0, or the Baseline method).  Returns 0 when queued, or -1 with
+ * the reason in err (e.g. another request is pending, a resize is in
+ * progress, bad list, not rank 0). */
 int ductile_request_resize(int delta_or_target, int is_target, int at_iteration, const char *hosts, char *err,
                            size_t errlen);
 
 /* A control point for programs that do not use <empi.h>: collective over the
- * world; a due resize happens here.  Returns 1 if the world changed.  With
+ * world; a due resize happens here.  Returns 1 if the world changed (then
+ * N-D blocks, EMPI_Register_block, have their new communicator and halos, as
+ * after EMPI_Monitor_end).  With
  * DUCTILE_PERSISTENT=1 a removed process may wait here and come back at a
  * later expansion: read the iteration with EMPI_Get_iteration() (<empi.h>)
  * after this call (docs/rma.md). */
@@ -51,10 +59,13 @@ int ductile_control_point(int iteration);
 
 /* 1 while constant registered data (EMPI_CONSTANT) is still moving in the
  * background after a resize (DUCTILE_REDIST_CONSTANT=nb, wd or thread): the
- * constant items still have their old buffers (an old process its old block,
- * a spawned process its registered, not yet filled, buffer); 0 once every
- * process switched to the new buffers at a control point.  Local, no MPI
- * call.  See docs/malleability.md and docs/rma.md. */
+ * world keeps its size and an old process's constant items their old blocks
+ * (the spawned processes wait inside EMPI_Get_shared, which returns with
+ * their registered buffers filled); 0 once every process switched at a
+ * control point (or the resize was cancelled).  Meanwhile the registry does
+ * not change: registrations and EMPI_Deregister_shared are refused, EMPI_free
+ * of a registered item waits for the transfer.  Local, no MPI call.  See
+ * docs/malleability.md and docs/rma.md. */
 int ductile_constant_pending(void);
 
 /* ---- Controllers (ductiled, ductilectl; see docs/controller.md) ---- */

@@ -10,7 +10,10 @@
 ! passed as c_loc(...) (type(c_ptr)) and EMPI_Get_addr returns a type(c_ptr)
 ! for c_f_pointer; datatypes are mpi_f08's type(MPI_Datatype).
 ! EMPI_Monitor_end(rank, size, iter, maxiter, count, disp) returns the
-! blocks of the first distributed item (call EMPI_Get_wsize for everybody's).
+! blocks of the first distributed item (call EMPI_Get_wsize for everybody's);
+! EMPI_Monitor_end64 and EMPI_Get_wsize64 the same with integer(c_int64_t)
+! counts and displacements (EMPI_Monitor_end gives MPI_UNDEFINED for a value
+! past an int's range, include/empi.h).
 module empi
   use, intrinsic :: iso_c_binding
   use mpi_f08, only: MPI_Datatype
@@ -60,6 +63,12 @@ module empi
        import :: c_int
        integer(c_int), value :: size
      end subroutine c_register_size
+     function c_set_buffer_rows(id, rows) bind(C, name='EMPI_Set_buffer_rows')
+       import :: c_char, c_int, c_int64_t
+       character(kind=c_char) :: id(*)
+       integer(c_int64_t), value :: rows
+       integer(c_int) :: c_set_buffer_rows
+     end function c_set_buffer_rows
      subroutine c_deregister(id) bind(C, name='EMPI_Deregister_shared')
        import :: c_char
        character(kind=c_char) :: id(*)
@@ -80,6 +89,18 @@ module empi
        integer(c_int) :: rank, size, count, disp
        integer(c_int), value :: iter, maxiter
      end subroutine EMPI_Monitor_end
+     subroutine EMPI_Monitor_end64(rank, size, iter, maxiter, count, disp) bind(C, name='EMPI_F_Monitor_end64')
+       import :: c_int, c_int64_t
+       integer(c_int) :: rank, size
+       integer(c_int64_t) :: count, disp
+       integer(c_int), value :: iter, maxiter
+     end subroutine EMPI_Monitor_end64
+     subroutine EMPI_Get_wsize64(rank, size, n, desp, count) bind(C, name='EMPI_Get_wsize64')
+       import :: c_int, c_int64_t
+       integer(c_int), value :: rank, size
+       integer(c_int64_t), value :: n
+       integer(c_int64_t) :: desp, count
+     end subroutine EMPI_Get_wsize64
      subroutine EMPI_Get_status(status) bind(C, name='EMPI_Get_status')
        import :: c_int
        integer(c_int) :: status
@@ -174,6 +195,12 @@ contains
     integer(c_int), intent(in) :: size
     call c_register_size(size)
   end subroutine EMPI_Register_size
+
+  integer(c_int) function EMPI_Set_buffer_rows(id, rows)
+    character(len=*), intent(in) :: id
+    integer(c_int64_t), intent(in) :: rows
+    EMPI_Set_buffer_rows = c_set_buffer_rows(cstr(id), rows)
+  end function EMPI_Set_buffer_rows
 
   subroutine EMPI_Deregister_shared(id)
     character(len=*), intent(in) :: id

@@ -42,8 +42,15 @@
  * MPI_Type_get_extent).  After a resize, Ductile owns the new buffers of
  * distributed items: get them with EMPI_Get_addr(); the old pointer is no
  * longer the item's buffer (Ductile frees it only if Ductile or EMPI_malloc
- * allocated it).  A spawned process receives into the buffers it registered,
- * which must be sized for its block (EMPI_Get_wsize).
+ * allocated it).  A spawned process receives into the buffers it registered
+ * (also when constant data moves in the background): when EMPI_Get_shared
+ * returns they hold its data.  They must be sized for its block
+ * (EMPI_Get_wsize); where Ductile knows a buffer's size (EMPI_malloc'ed, or
+ * declared with EMPI_Set_buffer_rows) one too small fails the resize before
+ * anything moves.  While a resize is pending (ductile_constant_pending() in
+ * <ductile.h>) registrations and EMPI_Deregister_shared are refused, and
+ * EMPI_free of a registered item waits for its transfer
+ * (docs/malleability.md, "The registry while a resize is pending").
  */
 #ifndef DUCTILE_EMPI_H
 #define DUCTILE_EMPI_H
@@ -135,14 +142,17 @@ void EMPI_Register_vector(char *id, void *addr, MPI_Datatype datatype, int size,
  * arrays (Ductile's) and EMPI_Monitor_end's count / disp the new rows. */
 void EMPI_Register_sparse(char *id, void *addr_row, void *addr_col, void *addr_val, MPI_Datatype datatype, int size,
                           int nnz);
-/* Forget a registered item (its buffer is not freed). */
+/* Forget a registered item (its buffer is not freed).  Refused, with a
+ * message on stderr, while a resize is pending (the item stays registered). */
 void EMPI_Deregister_shared(char *id);
 /* The current buffer of a registered item (NULL if unknown). */
 void *EMPI_Get_addr(char *id);
 void EMPI_Get_addr_sparse(char *id, void **addr_row, void **addr_col, void **addr_val);
 /* In a spawned process: receive the registered data (call it after
  * registering everything, in the same order as the running processes) and
- * the iteration to continue from.  A no-op (*it untouched) in native ones. */
+ * the iteration to continue from.  It returns when every buffer the process
+ * registered holds its data (in every mode, background ones included).  A
+ * no-op (*it untouched) in native ones. */
 void EMPI_Get_shared(int *it);
 
 /* Start of an iteration (monitoring).  Both FlexMPI forms are accepted:
@@ -167,9 +177,21 @@ void ductile_empi_monitor_init0(void);
  * to the new size) describe the blocks of the first registered distributed
  * item.  maxiter (the iteration count the loop runs to) is sent to ductiled,
  * whose performance model takes the remaining work from it; fc, argv and
- * bin are accepted for compatibility and unused. */
+ * bin are accepted for compatibility and unused.  Any of count, disp,
+ * vcount, vdisp may be NULL.  A value that does not fit an int (an item of
+ * more than INT_MAX rows, registered with EMPI_Register_array or
+ * EMPI_Register_csr) is never truncated: it comes back as MPI_UNDEFINED
+ * (MPI's answer for a count an int cannot hold), with an error on stderr
+ * (once per process) naming the value and EMPI_Monitor_end64; so do such
+ * entries of EMPI_GLOBAL_vcounts / EMPI_GLOBAL_displs (without a message). */
 void EMPI_Monitor_end(int *rank, int *size, int iter, int maxiter, int *count, int *disp, int **vcount, int **vdisp,
                       int *fc, char *argv[], char *bin);
+/* EMPI_Monitor_end with 64-bit blocks (Ductile; the arguments in the same
+ * order): *count / *disp my block, *vcount / *vdisp (int64_t arrays the
+ * program allocated with malloc, realloc'ed to the new size, or NULL) every
+ * rank's.  For any item size. */
+void EMPI_Monitor_end64(int *rank, int *size, int iter, int maxiter, int64_t *count, int64_t *disp, int64_t **vcount,
+                        int64_t **vdisp, int *fc, char *argv[], char *bin);
 
 /* EMPI_ACTIVE or EMPI_REMOVED. */
 void EMPI_Get_status(int *status);
@@ -200,7 +222,10 @@ void EMPI_Get_aggregated_tcomm(double *tcomm);
 /* Memory for registered data: Ductile frees it when it replaces it after a resize. */
 void *EMPI_malloc(size_t size);
 void *EMPI_calloc(size_t nmemb, size_t size);
-/* Free memory and deregister `id` (id may be NULL). */
+/* Free memory and deregister `id` (id may be NULL).  While a resize is
+ * pending, an item or buffer its transfer may still use is gone for the
+ * program at once but freed (and deregistered) by Ductile only when the
+ * resize ends (docs/malleability.md). */
 void EMPI_free(void *addr, char *id);
 
 /* ---- Ductile extensions (what MaM has and FlexMPI lacks) ---- */
@@ -223,9 +248,18 @@ int EMPI_Register_array(const char *id, void *addr, MPI_Datatype datatype, int64
  * gives it the others' iteration.  A program that never calls it keeps the
  * usual behaviour (removed processes leave). */
 void EMPI_Get_iteration(int *it);
+/* The number of rows the buffer registered for the distributed item `id`
+ * holds (its capacity), so that Ductile can refuse a resize that would give
+ * this process a larger block than the buffer holds, before anything moves
+ * (docs/malleability.md, "Buffers").  Call it after registering; it applies
+ * to the buffer registered then (a new registration forgets it).  Ductile
+ * knows the size of EMPI_malloc'ed buffers without it.  Returns 0, or -1
+ * with a message (unknown or non-distributed item, negative count). */
+int EMPI_Set_buffer_rows(const char *id, int64_t rows);
 /* A scalar (`count` elements of datatype, replicated; new processes get rank 0's value). */
 int EMPI_Register_scalar(const char *id, void *addr, MPI_Datatype datatype, int count);
-/* 64-bit EMPI_Get_wsize: my block of n rows. */
+/* 64-bit EMPI_Get_wsize: my block of n rows (EMPI_Monitor_end64 is the
+ * 64-bit control point). */
 void EMPI_Get_wsize64(int rank, int size, int64_t n, int64_t *desp, int64_t *count);
 
 /* ---- General data (docs/data.md) ---- */
@@ -284,11 +318,14 @@ int EMPI_Get_sparse_rows(const char *id, int64_t *row0, int64_t *rows, int64_t *
  * may be 0); the first one (r = 0) is the moment to drop the old data, which
  * was packed already.  size and pack must only read the data: the resize may
  * still be rolled back after them (a failure of another item or process).
- * The unpacks run only once the whole resize has committed everywhere; if
- * it is rolled back (any size/pack failing anywhere included), no unpack
- * happens anywhere and the data stays as it was.  An unpack that fails
- * comes after the commit: it is reported on stderr and the later old ranks
- * are not unpacked on that process.  The callbacks run inside
+ * The unpacks run once every item moved and every process agreed; if the
+ * resize is rolled back before (any size/pack failing anywhere included), no
+ * unpack happens anywhere and the data stays as it was.  Right before its
+ * first unpack a process is asked for all its data, size(user, 0, 1) and
+ * pack(user, 0, 1, ...) (a snapshot); an unpack that fails on any process
+ * rolls the resize back, and every process that unpacked then gets
+ * unpack(user, 0, 1, snapshot) to restore its data (docs/data.md).  The
+ * callbacks run inside
  * EMPI_Monitor_end (EMPI_Get_shared in spawned processes) and must not
  * communicate. */
 typedef int64_t (*EMPI_Custom_size_fn)(void *user, int new_rank, int new_size);

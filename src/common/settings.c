@@ -80,9 +80,10 @@ const struct setting_def ductile_setting_defs[] = {
      "(docs/malleability.md, \"Failures\"). A step of every resize: spawn (rank 0's spawn is refused), alloc (a "
      "process cannot allocate its new blocks), register (a new process's registration differs), transfer (the "
      "blocking transfer reports an error), bgtransfer (the background transfer of constant data reports an "
-     "error). Or counted: alloc:K@RANK (the K-th allocation of each resize fails on process RANK), mpi:K@RANK "
-     "(the K-th MPI call of each resize reports an error on RANK), count@RANK (RANK prints how many a resize "
-     "made). RANK: the old processes by rank, then the new ones."},
+     "error), bgtransfer-first (only that of the job's first resize). Or counted: alloc:K@RANK (the K-th "
+     "allocation of each resize fails on process RANK), mpi:K@RANK (the K-th MPI call of each resize reports an "
+     "error on RANK), count@RANK (RANK prints how many a resize made). RANK: the old processes by rank, then the "
+     "new ones."},
     {"DUCTILE_TEST_DELAY", SETTING_STRING, "", 0, 0, NULL,
      "For tests only: STEP:SECONDS@RANK makes process RANK of a resize sleep before STEP (agree, go, wake, "
      "spawn, connect), so that only some processes reach a time limit (docs/malleability.md)."},
@@ -91,14 +92,19 @@ const struct setting_def ductile_setting_defs[] = {
      "new processes, the switch of a background resize, the wake-up of standby processes) before it gives up; "
      "then every process takes the same decision (docs/malleability.md, \"Failures\")."},
     {"DUCTILE_DEPARTURE", SETTING_ENUM, "auto", 0, 0, "auto,exit,park",
-     "What processes removed by a shrink do when they are a whole spawned group (docs/malleability.md): exit "
+     "What processes removed by a shrink do when they are a whole spawned group, and the new processes of a "
+     "rolled-back or cancelled expansion (docs/malleability.md): exit "
      "(disconnect and end at once, giving back cores and memory), park (wait asleep until the job ends), or auto: "
-     "exit with MPICH, park with Open MPI 4 (its runtime hung or timed out in later spawns after spawned jobs "
+     "exit with MPICH and Open MPI 5, park with Open MPI 4 (its runtime hung or timed out in later spawns after spawned jobs "
      "ended)."},
     {"DUCTILE_TEST_BIGCOLL", SETTING_ENUM, "auto", 0, 0, "auto,int,c,w",
      "For tests only: the form of the collective transfers (src/redist/bigcoll.c): auto picks the int "
      "MPI_Alltoallv below 2 GiB, else the MPI-4 large-count calls where the MPI has them, else MPI_Alltoallw with "
      "derived datatypes (w); int, c or w force one (c falls back to w without the large-count calls)."},
+    {"DUCTILE_TEST_INT_LIMIT", SETTING_INT, "0", 0, 2147483647L, NULL,
+     "For tests only: treat byte counts and displacements above this many bytes as past an int's range (0: the "
+     "real limit, INT_MAX), so that small data takes the large-count paths of the transfers (src/redist/chunk.h: "
+     "the collectives' agreed form, messages and reads cut into pieces of half of it). Same value in every process."},
     {"DUCTILE_SPAWN_HOSTS", SETTING_STRING, "", 0, 0, NULL,
      "Default hosts for new processes, separated by ';' or ',' (e.g. 'node1;node2'). Empty: the launcher decides."},
     {"DUCTILE_SPAWN_COMMAND", SETTING_STRING, "", 0, 0, NULL,
@@ -229,6 +235,7 @@ static int apply(struct ductile_settings *out, const struct setting_def *d, cons
     else if (strcmp(n, "RMA_WINDOW") == 0) out->rma_window = value;
     else if (strcmp(n, "RMA_MEMORY") == 0) out->rma_memory = value;
     else if (strcmp(n, "RMA_OSC") == 0) out->rma_osc = value;
+    else if (strcmp(n, "TEST_INT_LIMIT") == 0) out->test_int_limit = iv;
     else if (strcmp(n, "SPAWN_HOSTS") == 0) out->spawn_hosts = value;
     else if (strcmp(n, "SPAWN_COMMAND") == 0) out->spawn_command = value;
     else if (strcmp(n, "LEAVE_TIMEOUT") == 0) out->leave_timeout = iv;

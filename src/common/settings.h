@@ -41,6 +41,7 @@ struct ductile_settings {
     const char *rma_window;  /* DUCTILE_RMA_WINDOW: reuse | create (src/rma/) */
     const char *rma_memory;  /* DUCTILE_RMA_MEMORY: private | shared (persist.c) */
     const char *rma_osc;     /* DUCTILE_RMA_OSC: Open MPI osc component for rma-* ("auto", "keep", or a name) */
+    long test_int_limit;     /* DUCTILE_TEST_INT_LIMIT: int range of the transfers, for tests (0: INT_MAX) */
     const char *spawn_hosts; /* DUCTILE_SPAWN_HOSTS: default host list for expansions */
     const char *spawn_command; /* DUCTILE_SPAWN_COMMAND: executable to spawn ("" = this program) */
     long leave_timeout;      /* DUCTILE_LEAVE_TIMEOUT: seconds a removed process waits for the job's end */

@@ -50,7 +50,7 @@ int txn_fault_setup(const char *f, const char *d, char *err, size_t errlen)
         T.mode = FAULT_COUNT;
         if (parse_at(f + 5, NULL, &T.target) != 0) goto bad_fail;
     } else if (f && *f && strcmp(f, "none") && strcmp(f, "spawn") && strcmp(f, "alloc") && strcmp(f, "register") &&
-               strcmp(f, "transfer") && strcmp(f, "bgtransfer")) {
+               strcmp(f, "transfer") && strcmp(f, "bgtransfer") && strcmp(f, "bgtransfer-first")) {
         goto bad_fail;
     }
     if (d && *d) {
@@ -70,7 +70,7 @@ int txn_fault_setup(const char *f, const char *d, char *err, size_t errlen)
 bad_fail:
     T.mode = FAULT_NONE;
     snprintf(err, errlen, "DUCTILE_TEST_FAIL='%s' is not valid: expected none, spawn, alloc, register, transfer, "
-             "bgtransfer, alloc:K@RANK, mpi:K@RANK or count@RANK (K >= 1)", f);
+             "bgtransfer, bgtransfer-first, alloc:K@RANK, mpi:K@RANK or count@RANK (K >= 1)", f);
     return -1;
 bad_delay:
     T.delay_step[0] = '\0';

@@ -79,6 +79,12 @@ struct ductile_hooks {
      * state its data_move built aside (no-op when it has none) */
     void (*data_commit)(struct reg_item *it);
     void (*data_abort)(struct reg_item *it);
+    /* the steps of a commit that run the program's code and can fail (custom data's unpack), once
+     * every item moved and every process agreed, before the second agreement (transaction.c,
+     * txn_agree_commit): 0, or -1 with why; data_unstage undoes a data_stage when that agreement
+     * fails (custom data: restored from a snapshot taken by data_stage) */
+    int (*data_stage)(struct reg_item *it, char *why, size_t len);
+    void (*data_unstage)(struct reg_item *it);
     /* the world changed: Cartesian communicators and halos of N-D blocks (empi.c) */
     void (*data_world_changed)(void);
     /* free an item's kind state (registry.c) */

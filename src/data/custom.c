@@ -4,11 +4,15 @@
  * for each new rank in order; the packed bytes move in one MPI_Alltoallv over
  * the transfer communicator and are kept aside.  A size or pack error on any
  * process fails the transfer on all of them (agreed before the exchange).
- * Only when the whole resize commits (every item, every process) does every
- * process with a new rank get one unpack() per old rank, in old-rank order
- * (empty ones included: custom_commit); a rollback (custom_abort) drops the
- * bytes and calls nothing, so the program's data stays as it was -- provided
- * its size() and pack() only read it (docs/data.md). */
+ * Only when every item moved on every process and all agreed does every
+ * process with a new rank take a snapshot of its data (size/pack(user, 0, 1):
+ * "all of it, for a world of one") and get one unpack() per old rank, in
+ * old-rank order (empty ones included: custom_stage), before the commit and
+ * a second agreement; if an unpack fails anywhere, every process that
+ * unpacked restores the snapshot (unpack(user, 0, 1): custom_unstage) and
+ * the resize is rolled back.  A rollback before that (custom_abort) drops
+ * the bytes and calls nothing, so the program's data stays as it was --
+ * provided its size() and pack() only read it (docs/data.md). */
 #include "config.h"
 
 #include <stdio.h>
@@ -18,6 +22,7 @@
 #include "custom.h"
 #include "../common/txnfault.h"
 #include "data.h"
+#include "../core/state.h"
 
 int custom_register(const char *id, EMPI_Custom_size_fn size, EMPI_Custom_pack_fn pack, EMPI_Custom_unpack_fn unpack,
                     void *user, char *err, size_t errlen)
@@ -127,21 +132,65 @@ out:
     return rc;
 }
 
+/* The unpacks, old rank by old rank; 0, or -1 with why at the first that fails. */
+static int unpack_all(struct reg_item *it, char *why, size_t len)
+{
+    struct custom_state *s = it->ext;
+    s->next.unpacked = 1;
+    for (int r = 0; r < s->next.ns; r++) {
+        if (s->next.len[r] < 0) continue;
+        if (s->unpack(s->user, r, s->next.ns, s->next.buf + s->next.off[r], s->next.len[r]) != 0) {
+            snprintf(why, len, "rank %d: '%s': the unpack callback failed for old rank %d of %d", ductile_rt.rank,
+                     it->d.name, r, s->next.ns);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int custom_stage(struct reg_item *it, char *why, size_t len)
+{
+    struct custom_state *s = it->ext;
+    if (!s || !s->next.set || s->next.unpacked) return 0;
+    /* the snapshot that custom_unstage restores if the resize is rolled back after the unpacks
+     * (every process that unpacks; a new one's is its data before the first resize: usually none) */
+    int64_t b = s->size(s->user, 0, 1);
+    s->next.snap = b >= 0 ? malloc(b ? (size_t)b : 1) : NULL;
+    if (!s->next.snap || s->pack(s->user, 0, 1, s->next.snap, b) != 0) {
+        snprintf(why, len, "rank %d: '%s': %s before the unpacks", ductile_rt.rank, it->d.name,
+                 b < 0 ? "the size callback failed for the snapshot of its data"
+                 : s->next.snap ? "the pack callback failed for the snapshot of its data"
+                                : "out of memory for the snapshot of its data");
+        free(s->next.snap);
+        s->next.snap = NULL;
+        return -1;
+    }
+    s->next.snap_len = b;
+    return unpack_all(it, why, len);
+}
+
+void custom_unstage(struct reg_item *it)
+{
+    struct custom_state *s = it->ext;
+    if (!s || !s->next.set || !s->next.unpacked || !s->next.snap) return;
+    /* unpack of a world of one: r = 0 drops what the unpacks left, then the snapshot comes back */
+    if (s->unpack(s->user, 0, 1, s->next.snap, s->next.snap_len) != 0)
+        fprintf(stderr, "ductile: error: rank %d: '%s': the resize was rolled back after its unpack callbacks ran, "
+                        "and the unpack of this process's snapshot (old rank 0 of 1) failed: what the callbacks left "
+                        "is the program's\n", ductile_rt.rank, it->d.name);
+    s->next.unpacked = 0;
+}
+
 void custom_commit(struct reg_item *it)
 {
     struct custom_state *s = it->ext;
     if (!s || !s->next.set) return;
-    for (int r = 0; r < s->next.ns; r++) {
-        if (s->next.len[r] < 0) continue;
-        if (s->unpack(s->user, r, s->next.ns, s->next.buf + s->next.off[r], s->next.len[r]) != 0) {
-            /* the resize is agreed and done everywhere: what the callbacks left is the program's */
-            fprintf(stderr, "ductile: error: '%s': the unpack callback failed for old rank %d of %d at the commit "
-                            "of a resize; the remaining old ranks are not unpacked on this process\n",
-                    it->d.name, r, s->next.ns);
-            break;
-        }
-    }
-    custom_abort(it); /* frees the bytes */
+    char why[256];
+    /* staged and agreed already (txn_agree_commit); else, the unpacks now, past the point of return */
+    if (!s->next.unpacked && unpack_all(it, why, sizeof why) != 0)
+        fprintf(stderr, "ductile: error: %s at the commit of a resize; the remaining old ranks are not unpacked on "
+                        "this process\n", why);
+    custom_abort(it); /* frees the bytes and the snapshot */
 }
 
 void custom_abort(struct reg_item *it)
@@ -150,6 +199,7 @@ void custom_abort(struct reg_item *it)
     if (!s || !s->next.set) return;
     free(s->next.buf);
     free(s->next.off);
+    free(s->next.snap);
     memset(&s->next, 0, sizeof s->next);
 }
 

@@ -11,10 +11,13 @@ struct custom_state {
     EMPI_Custom_pack_fn pack;
     EMPI_Custom_unpack_fn unpack;
     void *user;
-    struct {                /* a resize's received bytes, unpacked only at its commit (custom_commit) */
+    struct {                /* a resize's received bytes, unpacked once all agreed (custom_stage) */
         int set, ns;        /* ns: the old size (one unpack per old rank) */
         char *buf;
         int64_t *off, *len; /* per old rank; len -1: no unpack for that rank */
+        int unpacked;       /* custom_stage called unpack (all, or some before one failed) */
+        char *snap;         /* this process's data before the first unpack: size/pack(user, 0, 1) */
+        int64_t snap_len;
     } next;
 };
 

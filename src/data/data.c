@@ -47,6 +47,17 @@ void data_abort(struct reg_item *it)
     }
 }
 
+int data_stage(struct reg_item *it, char *why, size_t len)
+{
+    if (!it->ext || it->d.kind != REG_CUSTOM) return 0;
+    return custom_stage(it, why, len);
+}
+
+void data_unstage(struct reg_item *it)
+{
+    if (it->ext && it->d.kind == REG_CUSTOM) custom_unstage(it);
+}
+
 void data_world_changed(void)
 {
     for (int i = 0; i < reg_count(); i++)
@@ -79,6 +90,8 @@ DUCTILE_REGISTER(data_register)
     h->data_move = hook_move;
     h->data_commit = data_commit;
     h->data_abort = data_abort;
+    h->data_stage = data_stage;
+    h->data_unstage = data_unstage;
     h->data_world_changed = data_world_changed;
     h->data_ext_free = data_ext_free;
 }

@@ -32,9 +32,17 @@
 int data_move(struct reg_item *it, const struct redist_layout *L, int ok, uint64_t *moved, char *err,
               size_t errlen);
 
+/* Every item moved and every process agreed: the steps of the commit that
+ * run the program's code and can fail, before a second agreement (custom
+ * data: a snapshot of this process's data by size/pack(user, 0, 1), then the
+ * unpack callbacks).  0, or -1 with why; data_unstage undoes it when the
+ * resize is rolled back after all (custom data: unpack(user, 0, 1) of the
+ * snapshot). */
+int data_stage(struct reg_item *it, char *why, size_t len);
+void data_unstage(struct reg_item *it);
 /* The resize committed: the item adopts the new state its data_move staged
- * (its old buffers are freed; custom data: the unpack callbacks run now).
- * Nothing staged: nothing happens. */
+ * (its old buffers are freed; custom data: staged already, its bytes and
+ * snapshot go).  Nothing staged: nothing happens. */
 void data_commit(struct reg_item *it);
 /* The resize was rolled back (or the move failed half-way): the staged state
  * is dropped, the item keeps its old buffers, layout and data. */
@@ -49,18 +57,25 @@ void data_world_changed(void);
 /* Free an item's kind state (reg_item.ext), if any. */
 void data_ext_free(struct reg_item *it);
 
-/* Shared by the kinds: bytes (64-bit) to an MPI count, or -1 if too large. */
-int data_int_count(int64_t bytes);
+/* Shared by the kinds: post the nonblocking receive (send = 0) or send
+ * (send = 1) of `bytes` bytes at buf with peer over comm, in messages of at
+ * most chunk_piece_max() bytes (below an int count; both sides cut a pair's
+ * bytes alike), into rq[*nrq...] (data_pieces(bytes) of them; *nrq
+ * advances by those posted).  Returns an MPI error code. */
+int data_post_bytes(void *buf, int64_t bytes, int peer, int tag, int send, MPI_Comm comm, MPI_Request *rq,
+                    int *nrq);
+int64_t data_pieces(int64_t bytes);
 /* The exchange every kind's move uses (exchange.c): an all-to-all of bytes
  * over comm with 64-bit counts and displacements.  With the method
- * REDIST_COL (and by default) one MPI_Alltoallv (MPI_Alltoallv_c past
- * 2 GiB where the MPI has it); with any other method (REDIST_P2P, and the
+ * REDIST_COL (and by default) one collective: MPI_Alltoallv, or past
+ * 2 GiB on any process MPI_Alltoallv_c (MPI-4) or MPI_Alltoallw with derived
+ * datatypes (Open MPI 4.1), the form agreed over comm since one process's
+ * counts do not tell another's; with any other method (REDIST_P2P, and the
  * one-sided ones: the counts are known on both sides already, so a window
- * would add only its set-up) nonblocking sends and receives in chunks of at
- * most 1 GiB, which also carries pairs over 2 GiB without MPI_Alltoallv_c.
- * Its first collective agrees on the form and on ok (0: this process cannot
- * take part: its arrays are not read).  MOVE_OK, MOVE_FAILED (a message in
- * err) or MOVE_STOPPED. */
+ * would add only its set-up) nonblocking sends and receives in pieces of at
+ * most 1 GiB.  Its first collective agrees on the form and on ok (0: this
+ * process cannot take part: its arrays are not read).  MOVE_OK, MOVE_FAILED
+ * (a message in err) or MOVE_STOPPED. */
 void data_exchange_method(int method);
 int data_alltoallv_bytes(const void *sbuf, const int64_t *scounts, const int64_t *sdispls, void *rbuf,
                          const int64_t *rcounts, const int64_t *rdispls, int ok, MPI_Comm comm, char *err,
@@ -81,6 +96,8 @@ void sparse_abort(struct reg_item *it);
 void sparse_free(struct reg_item *it);
 int custom_move(struct reg_item *it, const struct redist_layout *L, int ok, uint64_t *moved, char *err,
                 size_t errlen);
+int custom_stage(struct reg_item *it, char *why, size_t len);
+void custom_unstage(struct reg_item *it);
 void custom_commit(struct reg_item *it);
 void custom_abort(struct reg_item *it);
 void custom_free(struct reg_item *it);

@@ -35,4 +35,9 @@ void EMPI_F_Monitor_end(int *rank, int *size, int iter, int maxiter, int *count,
     EMPI_Monitor_end(rank, size, iter, maxiter, count, disp, NULL, NULL, NULL, NULL, NULL);
 }
 
+void EMPI_F_Monitor_end64(int *rank, int *size, int iter, int maxiter, int64_t *count, int64_t *disp)
+{
+    EMPI_Monitor_end64(rank, size, iter, maxiter, count, disp, NULL, NULL, NULL, NULL, NULL);
+}
+
 void EMPI_F_Monitor_init(void) { ductile_empi_monitor_init0(); }

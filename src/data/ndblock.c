@@ -23,6 +23,7 @@
 #include "../core/hotpath.h"
 #include "../core/state.h"
 #include "../common/txnfault.h"
+#include "../redist/chunk.h"
 #include "../redist/plan.h"
 
 struct nd_geom {
@@ -295,8 +296,14 @@ static void fill_dim(struct reg_item *it, const struct nd_geom *g, int d)
         rlo[d] = dir ? 0 : h + g->sub[d];
         rhi[d] = rlo[d] + h;
         if (to != MPI_PROC_NULL) box_copy(it->addr, g->lsz, slo, shi, ext, sbuf, 0);
-        PMPI_Sendrecv(sbuf, to != MPI_PROC_NULL ? (int)bytes : 0, MPI_BYTE, to, 7400 + d, rbuf,
-                      from != MPI_PROC_NULL ? (int)bytes : 0, MPI_BYTE, from, 7400 + d, s->fill, MPI_STATUS_IGNORE);
+        /* the neighbours' faces are the same size: both cut them into the same pieces below an int count */
+        for (int64_t k = 0, piece = chunk_piece_max(), np = chunk_count((int64_t)bytes, piece); k < np; k++) {
+            int64_t o = 0;
+            int len = 0;
+            chunk_piece((int64_t)bytes, piece, k, &o, &len);
+            PMPI_Sendrecv(sbuf + o, to != MPI_PROC_NULL ? len : 0, MPI_BYTE, to, 7400 + d, rbuf + o,
+                          from != MPI_PROC_NULL ? len : 0, MPI_BYTE, from, 7400 + d, s->fill, MPI_STATUS_IGNORE);
+        }
         if (from != MPI_PROC_NULL) box_copy(it->addr, g->lsz, rlo, rhi, ext, rbuf, 1);
     }
     free(sbuf);

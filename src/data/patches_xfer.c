@@ -282,6 +282,13 @@ static int storage(const struct pt_state *s, const struct xlayout *X, struct roo
         if (a == X->me) r->sb[b] += pt_vol(&r->f[i].b) * (int64_t)ext;
         if (b == X->me) r->rb[a] += pt_vol(&r->f[i].b) * (int64_t)ext;
     }
+    size_t need = 1; /* messages: pieces below an int count (data_post_bytes) */
+    for (int c = 0; c < n; c++) need += (size_t)(data_pieces(r->sb[c]) + data_pieces(r->rb[c]));
+    if (need > 2 * r->nf + 2 * (size_t)n + 1) {
+        MPI_Request *grown = txn_realloc(r->rq, need * sizeof *r->rq);
+        if (!grown) return -1;
+        r->rq = grown;
+    }
     for (int c = 0; c < 2 * n; c++) {
         int64_t b = c < n ? r->sb[c] : r->rb[c - n];
         if (b && !(r->bufs[c] = txn_malloc((size_t)b))) return -1;
@@ -341,7 +348,7 @@ int pt_repartition(struct pt_state *s, int layout, const int *owner, const struc
         PMPI_Type_free(&t);
     }
     for (int c = 0; scheme == EMPI_COMM_PER_RANK && c < n; c++)
-        if (r.rb[c]) post(1, r.bufs[n + c], data_int_count(r.rb[c]), MPI_BYTE, c, X->comm, &r.rq[nrq++], &ok);
+        if (r.rb[c] && data_post_bytes(r.bufs[n + c], r.rb[c], c, 0, 0, X->comm, r.rq, &nrq) != MPI_SUCCESS) ok = 0;
     for (size_t i = 0; i < r.nf; i++) {
         if (f[i].src != X->my_old) continue;
         int lo[3], sz[3], b = X->n2c[f[i].dst];
@@ -365,7 +372,7 @@ int pt_repartition(struct pt_state *s, int layout, const int *owner, const struc
     }
     for (int c = 0; scheme == EMPI_COMM_PER_RANK && c < n; c++)
         if (r.sb[c]) {
-            post(0, r.bufs[c], data_int_count(r.sb[c]), MPI_BYTE, c, X->comm, &r.rq[nrq++], &ok);
+            if (data_post_bytes(r.bufs[c], r.sb[c], c, 0, 1, X->comm, r.rq, &nrq) != MPI_SUCCESS) ok = 0;
             sent += r.sb[c];
             nmsg++;
         }

@@ -227,6 +227,32 @@ int txn_agree(MPI_Comm c, int ok, char *why, size_t len)
     return 0;
 }
 
+int txn_agree_commit(MPI_Comm c, int ok, char *why, size_t len)
+{
+    if (!txn_agree(c, ok, why, len)) return 0;
+    int stages = 0; /* the same on every process: the registrations match */
+    for (int i = 0; i < reg_count(); i++) stages |= REG_KIND_STAGES(reg_at(i)->d.kind);
+    if (!stages) return 1;
+    /* the program's code at the commit (custom data's unpack): staged, then agreed on again (bounded) */
+    int okc = 1;
+    char mine[TXN_WHY_MAX] = "";
+    for (int i = 0; i < reg_count() && okc; i++)
+        if (REG_KIND_STAGES(reg_at(i)->d.kind) && DUCTILE_HOOK(data_stage, (reg_at(i), mine, sizeof mine)) != 0)
+            okc = 0;
+    if (txn_agree(c, okc, mine, sizeof mine)) return 1;
+    for (int i = 0; i < reg_count(); i++)
+        if (REG_KIND_STAGES(reg_at(i)->d.kind)) DUCTILE_HOOK_VOID(data_unstage, (reg_at(i)));
+    snprintf(why, len, "%s", mine);
+    return 0;
+}
+
+int all_agree(MPI_Comm c, int yes)
+{
+    int v[3] = {yes ? 1 : 0, 0, 0}, dec[2];
+    decide(c, v, MPI_MIN, dec);
+    return dec[0];
+}
+
 int any_completed(MPI_Comm c, int completed)
 {
     int v[3] = {completed ? 1 : 0, 0, 0}, dec[2];

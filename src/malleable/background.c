@@ -13,13 +13,16 @@
  * With DUCTILE_REDIST_CONSTANT=nb, distributed items registered as constant
  * (EMPI_CONSTANT) move with one MPI_Ialltoallv each, started at the resize
  * over a duplicate of the transfer communicator, into new buffers owned by
- * Ductile.  Until the transfer is complete the item keeps its old buffer
- * (old processes: their old block, untouched; spawned processes: the buffer
- * they registered, not yet filled).  Every later control point tests the
- * requests (MPI_Test, no waiting) and agrees on completion over the world
- * (one small MPI_Allreduce per control point, only while a transfer is
- * pending); then every process switches the item to its new buffer at the
- * same control point and frees the old one if Ductile owns it.  A resize
+ * Ductile on the old processes and into the buffers they registered on the
+ * spawned ones (nb_entry.in_place: they wait in EMPI_Get_shared until it is
+ * there).  Until the transfer is complete the item keeps its old buffer
+ * (old processes: their old block, untouched).  Every later control point
+ * tests the requests (MPI_Test, no waiting) and agrees on completion over the
+ * world (one small MPI_Allreduce per control point, only while a transfer is
+ * pending); then every old process switches the item to its new buffer at the
+ * same control point and frees the old one if Ductile owns it.  Meanwhile the
+ * registry is frozen (registry.h, reg_freeze; resize.c freezes it, the switch
+ * and pending_cancel thaw it).  A resize
  * decided while a transfer is pending completes it first (bounded wait);
  * processes that leave complete their part in MPI_Finalize, asleep between
  * tests. */
@@ -72,6 +75,7 @@ static int nb_progress(void)
         }
         if (!done) all = 0;
     }
+    if (all) NB.quiet = 1; /* nothing of this process's part is pending any more (an injected failure follows) */
     return all;
 }
 
@@ -82,7 +86,10 @@ int nb_test_local(void)
 {
     int all = nb_progress();
     if (NB.failed) return -1;
-    if (all && ductile_rt.rank == ductile_rt.size - 1 && !M.spawned && test_fail("bgtransfer")) {
+    /* bgtransfer-first: only the background transfer of the job's first resize fails (the same on
+     * every process: the decision's id), so a later resize can show that the failure left nothing behind */
+    if (all && ductile_rt.rank == ductile_rt.size - 1 && !M.spawned &&
+        (test_fail("bgtransfer") || (test_fail("bgtransfer-first") && NB.id == 0))) {
         snprintf(NB.why, sizeof NB.why, "rank %d: background transfer of constant data failed (injected: "
                  "DUCTILE_TEST_FAIL=bgtransfer)", ductile_rt.rank);
         NB.failed = 1;
@@ -130,7 +137,7 @@ void nb_finish(int adopt)
     for (int i = 0; i < NB.n; i++) {
         struct nb_entry *e = &NB.e[i];
         struct reg_item *it = reg_find(e->name);
-        if (!e->has_new) continue;
+        if (!e->has_new || e->in_place) continue; /* a spawned process's own buffer: filled in place */
         if (!it || !adopt) { free(e->dst); continue; } /* deregistered meanwhile, or cancelled */
         if (it->owned && it->addr && it->addr != e->dst) {
             if (reg_is_tracked(it->addr)) reg_untrack_free(it->addr);
@@ -148,15 +155,7 @@ void nb_finish(int adopt)
     NB.e = NULL;
     NB.n = NB.cap = 0;
     NB.active = 0;
-}
-
-/* A background start that will not be used (its agreement failed, or the
- * resize was rolled back): what every process started completes (bounded),
- * then the new buffers go; what does not complete in time is left alone. */
-void nb_cancel(void)
-{
-    if (nb_drain() == 0) nb_finish(0);
-    else nb_abandon();
+    NB.quiet = 0;
 }
 
 /* A process about to end: the new buffers and the pending transfers'
@@ -166,7 +165,7 @@ void nb_abandon_at_exit(void)
 {
 #if defined(__SANITIZE_ADDRESS__)
     for (int i = 0; i < NB.n; i++) {
-        if (NB.e[i].dst) __lsan_ignore_object(NB.e[i].dst);
+        if (NB.e[i].dst && !NB.e[i].in_place) __lsan_ignore_object(NB.e[i].dst);
         if (NB.e[i].p) __lsan_ignore_object(NB.e[i].p); /* and what it points to (the collective's arguments) */
     }
 #endif
@@ -174,15 +173,64 @@ void nb_abandon_at_exit(void)
 }
 
 /* A failed background transfer: forget it without touching its buffers,
- * requests or windows (MPI may still use them). */
+ * requests or windows (MPI may still use them); its window leaves the
+ * cache, so that no later transfer frees it with processes that never will. */
 void nb_abandon(void)
 {
+    NB.left_alone = 1; /* the buffers its requests name stay allocated (reg_thaw) */
+    if (NB.bg) bg_forget(NB.bg);
     free(NB.e);
     NB.e = NULL;
     NB.n = NB.cap = 0;
     NB.bg = NULL;
     NB.comm = MPI_COMM_NULL;
     NB.active = 0;
+    NB.quiet = 0;
+}
+
+/* 1 when no operation of this process's background transfer is pending:
+ * none is active, or every part completed (even if it failed afterwards,
+ * as an injected failure does).  Local, never blocks. */
+int nb_quiet(void)
+{
+    if (!NB.active) return 1;
+    if (!NB.quiet) (void)nb_progress(); /* failed parts too: they complete with the others */
+    return NB.quiet;
+}
+
+/* A resize that will not happen, on every process of c (an expansion's
+ * merged communicator: old and new processes; a shrink's old world), at the
+ * same point: do they all have their background part quiet?  Then what the
+ * transfer holds (windows, communicators) can be freed together and the new
+ * processes of an expansion can disconnect and end (item 7 of issue 22);
+ * otherwise it is abandoned (never freed: the MPI may still use it) and they
+ * park.  Decided by rank 0 of c within DUCTILE_RESIZE_TIMEOUT (all_agree,
+ * agree.c): the same answer everywhere, 0 when a process was late. */
+int nb_agree_quiet(MPI_Comm c)
+{
+    return all_agree(c, nb_quiet());
+}
+
+/* The transfers of an expansion that will not happen, on every process of
+ * its merged communicator in the same order (after nb_agree_quiet): quiet --
+ * the background part is released (its windows detached or freed) and the
+ * one-sided window over the merged communicator is freed, collectively with
+ * the new processes (a cancelled background rma-* expansion left it cached,
+ * and the next one-sided resize or MPI_Finalize then called the collective
+ * MPI_Win_free without them: issue 22, item 5); not quiet -- both are
+ * abandoned (at_exit: in a process about to end). */
+void rollback_transfers(int quiet, int nitems, int at_exit)
+{
+    if (quiet) {
+        if (NB.active) nb_finish(0);
+        if (nitems) rma_win_transfer_done(0);
+        return;
+    }
+    if (NB.active) {
+        if (at_exit) nb_abandon_at_exit();
+        else nb_abandon();
+    }
+    rma_win_abandon(NULL); /* whatever is cached may span the new processes */
 }
 
 /* The record of a resize whose constant data moved in the background and
@@ -274,21 +322,29 @@ struct go_msg pending_wait_go(MPI_Comm merged, double limit_s)
 }
 
 /* A pending resize that will not happen (old processes, collectively): the
- * background part completes (bounded), the new buffers go, spawned processes
- * leave, the world keeps its size and data; the record says why. */
+ * background part completes (bounded), everybody agrees whether it is quiet
+ * (an expansion: with the spawned processes, after telling them), then its
+ * new buffers, windows and communicators are freed together, or, when some
+ * process's part may still be in flight, abandoned (leaked; MPI may still
+ * use them); spawned processes leave (they end at once when the transfer was
+ * quiet and their runtime allows it, else they park); the world keeps its
+ * size and data; the record says why. */
 void pending_cancel(const char *why)
 {
-    /* what was started completes (failed parts too: every process started the same); a part that
-     * does not complete in time keeps its requests and buffers (left alone, leaked) */
-    int clean = nb_drain() == 0;
-    if (!clean) nb_abandon();
+    /* what was started completes (failed parts too: every process started the same), bounded; a part
+     * still in flight after it is not quiet (then left alone, leaked: nb_agree_quiet decides together) */
+    (void)nb_drain();
     if (PEND.expand) {
-        (void)pending_go(0, M.iteration); /* the spawned processes leave (join.c, join_abort) */
-        if (clean) nb_finish(0);
-        expand_abort(why);
+        int quiet = 0;
+        if (pending_go(0, M.iteration) == 0) quiet = nb_agree_quiet(PEND.merged); /* with them: join.c */
+        rollback_transfers(quiet, PEND.nitems, 0);
+        expand_abort(why, quiet);
     } else {
-        if (clean) nb_finish(0);
+        int quiet = nb_agree_quiet(ductile_rt.private_comm);
+        if (quiet) nb_finish(0); /* the world stays, and so does its window */
+        else rollback_transfers(0, 0, 0);
         shrink_abort(why);
     }
+    reg_thaw(!NB.left_alone); /* the registry changes again; what the program freed meanwhile goes, if safe */
     request_queue_set_busy(&M.q, 0);
 }

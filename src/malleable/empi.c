@@ -4,6 +4,7 @@
 
 #include "empi.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@ static void reg_or_die(const char *fn, const char *id, void *addr, MPI_Datatype 
     if (reg_add(id, addr, type, kind, constant, nrows, row_elems, elems, err, sizeof err) != 0) {
         fprintf(stderr, "ductile: error: %s: %s\n", fn, err);
         fflush(stderr);
+        if (reg_frozen()) return; /* a resize is pending: refused, nothing changed; the job goes on */
         PMPI_Abort(MPI_COMM_WORLD, 2);
     }
 }
@@ -122,6 +124,22 @@ int EMPI_Register_array(const char *id, void *addr, MPI_Datatype datatype, int64
     return rc;
 }
 
+int EMPI_Set_buffer_rows(const char *id, int64_t rows)
+{
+    struct reg_item *it = reg_find(id);
+    const char *why = !it                             ? "no item of that name is registered"
+                      : it->d.kind != REG_DISTRIBUTED ? "not a distributed (EMPI_DISJOINT) item"
+                      : rows < 0                      ? "a negative row count"
+                                                      : NULL;
+    if (why) {
+        fprintf(stderr, "ductile: error: EMPI_Set_buffer_rows('%s', %lld): %s\n", id ? id : "", (long long)rows, why);
+        return -1;
+    }
+    it->decl_addr = it->addr;
+    it->decl_rows = rows;
+    return 0;
+}
+
 int EMPI_Register_scalar(const char *id, void *addr, MPI_Datatype datatype, int count)
 {
     char err[512];
@@ -133,20 +151,35 @@ int EMPI_Register_scalar(const char *id, void *addr, MPI_Datatype datatype, int 
 void EMPI_Deregister_shared(char *id)
 {
     struct reg_item *it = reg_find(id);
-    if (!it) return;
+    if (!it || it->dropping) return;
+    if (reg_frozen()) {
+        /* the pending resize still moves it (and may be reading its buffer now) */
+        fprintf(stderr, "ductile: error: EMPI_Deregister_shared('%s'): refused while a resize is pending "
+                        "(ductile_constant_pending() returns 1): the item stays registered and its buffer must stay "
+                        "valid; deregister it after the control point that ends the resize, or free it with "
+                        "EMPI_free, which waits for the transfer\n", id);
+        return;
+    }
     it->owned = 0; /* the buffer stays with the program */
     reg_remove(id);
 }
 
-void *EMPI_Get_addr(char *id)
+/* An item the program can see: registered, and not freed (EMPI_free) while a resize was pending. */
+static struct reg_item *visible(const char *id)
 {
     struct reg_item *it = reg_find(id);
+    return it && !it->dropping ? it : NULL;
+}
+
+void *EMPI_Get_addr(char *id)
+{
+    struct reg_item *it = visible(id);
     return it ? it->addr : NULL;
 }
 
 void EMPI_Get_addr_sparse(char *id, void **addr_row, void **addr_col, void **addr_val)
 {
-    struct reg_item *it = reg_find(id);
+    struct reg_item *it = visible(id);
     if (addr_row) *addr_row = it ? it->sp_row : NULL;
     if (addr_col) *addr_col = it ? it->sp_col : NULL;
     if (addr_val) *addr_val = it ? it->addr : NULL;
@@ -199,13 +232,83 @@ void EMPI_Register_size(int size)
     registered_size = size < 0 ? 0 : size;
 }
 
-void EMPI_Monitor_end(int *rank, int *size, int iter, int maxiter, int *count, int *disp, int **vcount, int **vdisp,
-                      int *fc, char *argv[], char *bin)
+/* Where a control point writes the blocks: FlexMPI's int outputs or the
+ * 64-bit ones (any may be NULL). */
+struct mon_out {
+    int *count, *disp, **vcount, **vdisp;
+    int64_t *count64, *disp64, **vcount64, **vdisp64;
+};
+
+/* A size for an int output: the value, or MPI_UNDEFINED (MPI's own answer
+ * for a count an int cannot hold, as MPI_Get_count) with an error on
+ * stderr, once per process, when it does not fit: never a truncated value. */
+static int int_size(int64_t v, const char *what, int k)
+{
+    static int told;
+    if (v >= 0 && v <= INT_MAX) return (int)v;
+    if (what && !told++) {
+        fprintf(stderr, "ductile: error: EMPI_Monitor_end: %s", what);
+        if (k >= 0) fprintf(stderr, "[%d]", k);
+        fprintf(stderr, " = %lld does not fit an int: MPI_UNDEFINED returned instead (for every such value); use "
+                        "EMPI_Monitor_end64 (include/empi.h)\n", (long long)v);
+        fflush(stderr);
+    }
+    return MPI_UNDEFINED;
+}
+
+/* A per-rank output array the program gave (NULL if none), grown to p
+ * entries after a resize (NULL, written nowhere, if that fails). */
+#define OUT_ARRAY(v, a, T)                                                                                            \
+    do {                                                                                                               \
+        v = (a) ? *(a) : NULL;                                                                                         \
+        if (v && changed) {                                                                                            \
+            T *grown_ = realloc(v, (size_t)p * sizeof(T));                                                             \
+            if (grown_) *(a) = grown_;                                                                                 \
+            v = grown_;                                                                                                \
+        }                                                                                                              \
+    } while (0)
+
+/* Every rank's block of the first item after a control point, into the
+ * per-rank outputs and FlexMPI's globals (whose entries past INT_MAX are
+ * MPI_UNDEFINED, without a message: the program may never read them). */
+static void every_block(int64_t n, const struct reg_item *sp, int p, int changed, const struct mon_out *o)
+{
+    int *vc, *vd;
+    int64_t *vc64, *vd64;
+    OUT_ARRAY(vc, o->vcount, int);
+    OUT_ARRAY(vd, o->vdisp, int);
+    OUT_ARRAY(vc64, o->vcount64, int64_t);
+    OUT_ARRAY(vd64, o->vdisp64, int64_t);
+    int *gc = NULL, *gd = NULL;
+    if (changed || !EMPI_GLOBAL_vcounts) {
+        gc = realloc(EMPI_GLOBAL_vcounts, (size_t)p * sizeof(int));
+        if (gc) EMPI_GLOBAL_vcounts = gc;
+        gd = gc ? realloc(EMPI_GLOBAL_displs, (size_t)p * sizeof(int)) : NULL;
+        if (gd) EMPI_GLOBAL_displs = gd;
+        if (!gd) gc = NULL;
+    }
+    /* balanced by non-zeros: the blocks are the matrix's */
+    int nnz = sp && sp->rows.vrows && sp->rows.nv == p;
+    int64_t d = 0;
+    for (int k = 0; k < p; k++) {
+        plan_block x = plan_block_of(n, p, k);
+        if (nnz) {
+            x.count = sp->rows.vrows[k];
+            x.displ = d;
+            d += x.count;
+        }
+        if (vc) vc[k] = int_size(x.count, "vcount", k);
+        if (vd) vd[k] = int_size(x.displ, "vdisp", k);
+        if (vc64) vc64[k] = x.count;
+        if (vd64) vd64[k] = x.displ;
+        if (gc) gc[k] = int_size(x.count, NULL, k);
+        if (gd) gd[k] = int_size(x.displ, NULL, k);
+    }
+}
+
+static void monitor_end(int *rank, int *size, int iter, int maxiter, const struct mon_out *o)
 {
     if (ductile_rt.rank == 0) DUCTILE_HOOK_VOID(on_maxiter, (maxiter)); /* remaining work for ductiled's model */
-    (void)fc;
-    (void)argv;
-    (void)bin;
     empi_layout_once();
     double t0 = PMPI_Wtime();
     int changed = ductile_malleable_control_point(iter);
@@ -226,7 +329,6 @@ void EMPI_Monitor_end(int *rank, int *size, int iter, int maxiter, int *count, i
     }
     if (rank) *rank = ductile_rt.rank;
     if (size) *size = ductile_rt.size;
-    if (changed) DUCTILE_HOOK_VOID(data_world_changed, ()); /* N-D blocks (src/data): communicators, halos */
     const struct reg_item *sp;
     int64_t n = first_rows(&sp);
     if (n < 0) return;
@@ -236,35 +338,31 @@ void EMPI_Monitor_end(int *rank, int *size, int iter, int maxiter, int *count, i
         b.displ = sp->rows.row0;
         b.count = sp->rows.rows;
     }
-    if (count) *count = (int)b.count;
-    if (disp) *disp = (int)b.displ;
-    if (changed) {
-        if (vcount && *vcount) {
-            int *v = realloc(*vcount, (size_t)p * sizeof(int));
-            if (v) *vcount = v;
-        }
-        if (vdisp && *vdisp) {
-            int *v = realloc(*vdisp, (size_t)p * sizeof(int));
-            if (v) *vdisp = v;
-        }
-    }
-    EMPI_Get_wsize(r, p, (int)n, NULL, NULL, vcount ? *vcount : NULL, vdisp ? *vdisp : NULL);
-    if (sp && sp->rows.vrows && sp->rows.nv == p) {
-        /* balanced by non-zeros: the blocks are the matrix's */
-        int64_t d = 0;
-        for (int k = 0; k < p; k++) {
-            if (vcount && *vcount) (*vcount)[k] = (int)sp->rows.vrows[k];
-            if (vdisp && *vdisp) (*vdisp)[k] = (int)d;
-            d += sp->rows.vrows[k];
-        }
-    }
-    if (changed || !EMPI_GLOBAL_vcounts) {
-        int *vc = realloc(EMPI_GLOBAL_vcounts, (size_t)p * sizeof(int));
-        if (vc) EMPI_GLOBAL_vcounts = vc;
-        int *vd = vc ? realloc(EMPI_GLOBAL_displs, (size_t)p * sizeof(int)) : NULL;
-        if (vd) EMPI_GLOBAL_displs = vd;
-        if (vc && vd) EMPI_Get_wsize(r, p, (int)n, NULL, NULL, vc, vd);
-    }
+    if (o->count) *o->count = int_size(b.count, "count", -1);
+    if (o->disp) *o->disp = int_size(b.displ, "disp", -1);
+    if (o->count64) *o->count64 = b.count;
+    if (o->disp64) *o->disp64 = b.displ;
+    every_block(n, sp, p, changed, o);
+}
+
+void EMPI_Monitor_end(int *rank, int *size, int iter, int maxiter, int *count, int *disp, int **vcount, int **vdisp,
+                      int *fc, char *argv[], char *bin)
+{
+    (void)fc;
+    (void)argv;
+    (void)bin;
+    struct mon_out o = {count, disp, vcount, vdisp, NULL, NULL, NULL, NULL};
+    monitor_end(rank, size, iter, maxiter, &o);
+}
+
+void EMPI_Monitor_end64(int *rank, int *size, int iter, int maxiter, int64_t *count, int64_t *disp,
+                        int64_t **vcount, int64_t **vdisp, int *fc, char *argv[], char *bin)
+{
+    (void)fc;
+    (void)argv;
+    (void)bin;
+    struct mon_out o = {NULL, NULL, NULL, NULL, count, disp, vcount, vdisp};
+    monitor_end(rank, size, iter, maxiter, &o);
 }
 
 /* ---- FlexMPI calls without a Ductile counterpart: accepted, documented ---- */
@@ -363,6 +461,10 @@ void *EMPI_calloc(size_t nmemb, size_t size)
 
 void EMPI_free(void *addr, char *id)
 {
+    /* a resize is pending: its transfers may still read the item's buffers; the item leaves and
+     * the memory is freed at the control point that ends it (registry.c, reg_thaw) */
+    if (reg_frozen() && reg_free_later(addr, id)) return;
+    if (reg_frozen()) id = NULL; /* addr is no registered buffer: freed now; the item (if any) leaves later */
     struct reg_item *it = id ? reg_find(id) : NULL;
     if (it && it->addr == addr) {
         it->owned = 0;

@@ -129,6 +129,7 @@ struct engine_state {
     int auto_redist;    /* DUCTILE_REDIST=auto (src/rma/cost.c) */
     double last_cp, t_it; /* rank 0: time of the last control point, seconds per iteration (smoothed) */
     int spawned, removed;
+    unsigned world_epoch; /* set_world calls: a control point that changed it changed this process's world */
     int iteration;
     int zombies; /* removed processes of this job still alive (they hold slots), standby ones included */
     int persistent; /* DUCTILE_PERSISTENT (src/malleable/persist.c) */
@@ -244,6 +245,7 @@ struct nb_entry {
     struct redist_pending *p; /* NULL once complete */
     void *dst;                /* my new buffer (NULL: no new block here) */
     int has_new;
+    int in_place;             /* dst is the item's own buffer (a spawned process's): never freed or adopted */
 };
 struct nb_state {
     int active;
@@ -256,6 +258,8 @@ struct nb_state {
     struct bg_group *bg; /* WD / Threading (src/rma/xfer.c): all constant items of the resize */
     int col_instead;     /* one-sided method asked, constant data moved by the collective (RMA_BACKGROUND_UNSAFE) */
     int failed;          /* this process's part failed (why) */
+    int left_alone;      /* abandoned (nb_abandon): its buffers may still be in MPI's hands */
+    int quiet;           /* every operation of this process's part is complete (even if it failed after) */
     char why[200];
 };
 extern struct nb_state NB;
@@ -333,6 +337,8 @@ void departure_group_joined(int valid, int ns, int nnew, MPI_Comm inter, MPI_Com
 void departure_group_forget(void);
 int departure_group_exits(int ns, const char *leaving, int merge_method, int standby);
 void departure_group_disconnect(void);
+int departure_rollback_exits(int persistent);
+void departure_disconnect(MPI_Comm *inter, MPI_Comm *inter0);
 extern MPI_Comm departure_inter0_pending; /* rank 0: inter0 of the expansion in progress */
 void fill_record(struct report_reconfig *r, int id, int it, int from, int to, int method, int redist, int nb);
 void record_problem(struct report_reconfig *r, const char *status, const char *reason);
@@ -379,7 +385,6 @@ struct nb_entry *nb_entry_add(const char *name, void *dst, int has_new); /* NULL
 int nb_test_local(void);
 int nb_wait_local(int nap);
 int nb_drain(void); /* complete what was started (bounded), failed or not: 0, or -1 when it did not complete */
-void nb_cancel(void); /* nb_drain, then the new buffers go (nb_finish(0)), or nb_abandon when it timed out */
 void nb_finish(int adopt);
 void nb_abandon(void);
 void nb_abandon_at_exit(void); /* the same, in a process about to end */
@@ -388,12 +393,15 @@ int wait_bounded(MPI_Request *rq, double limit_s);
 int pending_go(int status, int iteration);
 struct go_msg pending_wait_go(MPI_Comm merged, double limit_s);
 void pending_cancel(const char *why);
+int nb_quiet(void);
+int nb_agree_quiet(MPI_Comm c);
+void rollback_transfers(int quiet, int nitems, int at_exit);
 /* resize.c */
 void note_choice(struct report_reconfig *r, const struct decision *d);
 /* spawn.c */
 void expand(const struct decision *d, const char *hosts, double t_begin, double begin_epoch);
 void expand_commit(int iteration);
-void expand_abort(const char *why);
+void expand_abort(const char *why, int together);
 /* shrink.c */
 void shrink(const struct decision *d, const char *list, double t_begin);
 void shrink_commit(int iteration);
@@ -430,6 +438,10 @@ int txn_agree(MPI_Comm c, int ok, char *why, size_t len);
  * that all reach this point); 1 on every process when some process of c saw
  * it complete (so everyone entered it), else 0. */
 int any_completed(MPI_Comm c, int completed);
+/* Collective over c, bounded as txn_agree (rank 0 decides within T): 1 on
+ * every process when every process passed yes != 0, else 0 on every process
+ * (also when a process was late: the safe answer). */
+int all_agree(MPI_Comm c, int yes);
 /* Wait for *rq at most limit_s, asleep between tests: 1 complete, 0 not yet (*rq still pending), -1 MPI error. */
 int wait_for(MPI_Request *rq, double limit_s);
 /* A buffer p used by the requests r[0..n): freed now if all are complete, else kept with the pending ones
@@ -440,6 +452,12 @@ void settle(void *p, MPI_Request *r, const MPI_Comm *c, int n); /* c[i]: the com
 void comm_free_later(MPI_Comm *c);
 void late_progress(void); /* requests of waits that gave up: test them (every control point) */
 void late_finish(void);   /* ... and at the end, bounded */
+/* The agreement on a transfer, before its commit: txn_agree, then, when some
+ * item's commit runs the program's code (REG_KIND_STAGES: custom data's
+ * unpack), that code (data_stage) and a second txn_agree; if that one fails,
+ * every process undoes its stage (data_unstage) and 0 is returned as for any
+ * failed agreement (the caller rolls back).  Bounded as txn_agree (agree.c). */
+int txn_agree_commit(MPI_Comm c, int ok, char *why, size_t len);
 int stage_add(int item, void *dst, int from_spare, int shared, int persist, int rma_lock, int ns, int nd, int has_old);
 void stage_commit(void);
 void stage_abort(void);

@@ -2,6 +2,7 @@
  * parents inside MPI_Init (ductile_malleable_init), checking the
  * registration and receiving the data in EMPI_Get_shared. */
 #include "engine.h"
+#include "../redist/chunk.h"
 
 /* ------------------------------------------------------------------ init / join */
 
@@ -42,7 +43,7 @@ void join_failed(const char *what, int rc)
     _exit(3);
 }
 
-static _Noreturn void join_cancelled(void);
+static _Noreturn void join_cancelled(int together);
 
 /* The end of a spawned process that leaves without running the program (its
  * expansion was cancelled or rolled back), after its MPI_Finalize: exit(),
@@ -107,13 +108,14 @@ static void join_parents(MPI_Comm parent)
         join_end();
     }
     if (!h.status) {
-        /* the parents gave up on this expansion (spawn.c, spawn_cancel): park until released */
+        /* the parents gave up on this expansion (spawn.c, spawn_cancel): end, or park until released */
         MPI_Comm m = MPI_COMM_NULL;
         PMPI_Intercomm_merge(parent, 1, &m);
         add_inter(parent);
+        departure_group_joined(0, 0, 0, parent, MPI_COMM_NULL); /* the one intercommunicator to disconnect */
         M.jh = h;
         M.join_comm = m;
-        join_cancelled(); /* does not return */
+        join_cancelled(1); /* does not return */
     }
     M.spawned = 1;
     M.jh = h;
@@ -151,7 +153,7 @@ static void join_parents(MPI_Comm parent)
     if (!ready_to_connect(parent)) {
         M.join_comm = parent; /* where we park: the parents' rank 0 releases us over it */
         txn_end();
-        join_cancelled(); /* does not return */
+        join_cancelled(0); /* parked; does not return */
     }
     port[MPI_MAX_PORT_NAME - 1] = '\0';
     inter = MPI_COMM_NULL;
@@ -216,6 +218,7 @@ void ductile_malleable_init(void)
     redist_rma_create = s->rma_window && strcmp(s->rma_window, "create") == 0;
     if (strcmp(rd, "rma-fence") == 0) M.redist = REDIST_RMA_FENCE;
     M.persistent = s->persistent && M.method == METHOD_MERGE;
+    chunk_set_int_limit(s->test_int_limit); /* 0: INT_MAX; the same in every process (src/redist/chunk.h) */
     M.rma_shared = M.persistent && s->rma_memory && strcmp(s->rma_memory, "shared") == 0;
     if (s->persistent && !M.persistent && ductile_rt.rank == 0)
         fprintf(stderr, "ductile: note: DUCTILE_PERSISTENT=1 does not apply to the baseline method (every resize "
@@ -267,18 +270,36 @@ static int check_descs(char *err, size_t errlen)
     return 0;
 }
 
-/* A spawned process whose parents cancelled the resize (the program ended
- * before the background transfer completed): leave quietly. */
-static _Noreturn void join_cancelled(void)
+/* A spawned process whose parents gave up on the resize (rolled back, or
+ * cancelled: the program ended before the background transfer completed):
+ * leave without running the program.  together: the parents are at the
+ * matching point and nothing of the transfer is in flight; then, where the
+ * runtime allows it (departure_rollback_exits, the parents decide alike),
+ * every communicator to them is freed, the intercommunicators disconnected
+ * (spawn.c, expand_abort and spawn_cancel, do the same) and this process
+ * ends at once, giving back its core and slot (issue 22, item 7). */
+static _Noreturn void join_cancelled(int together)
 {
-    ductile_log(1, "the resize that spawned this process was cancelled; leaving at the job's end");
+    int leave = together && departure_rollback_exits(M.jh.persistent);
+    ductile_log(1, "the resize that spawned this process did not happen; %s",
+                leave ? "ending now" : "leaving at the job's end");
+    if (M.xfer != MPI_COMM_NULL) PMPI_Comm_free(&M.xfer);
+    MPI_Comm oldp = ductile_rt.private_comm;
+    leave_world(); /* frees the merged world (retires it under MPI_THREAD_MULTIPLE) */
+    if (oldp != MPI_COMM_NULL && oldp != M.join_comm) PMPI_Comm_free(&oldp); /* else merged itself: below */
+    if (leave) {
+        PMPI_Comm_free(&M.join_comm);
+        ductile_world_end(); /* retired worlds too: nothing but the intercommunicators is left */
+        departure_disconnect(&M.g_inter, &M.g_inter0); /* with the parents */
+        M.exited = 1;
+        ductile_malleable_finalize_begin(); /* removed, nowhere to park: returns at once */
+        ductile_malleable_finalize_end();
+        PMPI_Finalize();
+        join_end();
+    }
     /* a removed process: parked (asleep) until the parents' rank 0 releases it at its MPI_Finalize,
      * as processes removed by a shrink (it stays connected to the parents through the merged
      * communicator rank 0 keeps until then); then it ends with exit (join_end) */
-    if (M.xfer != MPI_COMM_NULL) PMPI_Comm_free(&M.xfer);
-    MPI_Comm oldp = ductile_rt.private_comm;
-    leave_world(); /* frees the merged world */
-    if (oldp != MPI_COMM_NULL && oldp != M.join_comm) PMPI_Comm_free(&oldp); /* else merged itself: kept to park */
     M.park_comm = M.join_comm; /* merged: the parents' rank 0 is its rank 0 */
     M.join_comm = MPI_COMM_NULL;
     M.park_releaser = 0;
@@ -320,20 +341,32 @@ static int join_prepare(int child, char *why, size_t len)
     int my_new = h->method == METHOD_BASELINE ? child : h->ns + child;
     for (int i = 0; i < reg_count(); i++) {
         struct reg_item *it = reg_at(i);
-        if (it->d.kind != REG_DISTRIBUTED) continue;
-        plan_block nb = plan_block_of(it->d.nrows, h->nd, my_new);
-        if (nb.count && !it->addr) {
-            snprintf(why, len, "rank %d (new): '%s' has no buffer for its %lld rows", ductile_rt.rank, it->d.name,
-                     (long long)nb.count);
+        if (it->d.kind != REG_DISTRIBUTED && it->d.kind != REG_REPLICATED && it->d.kind != REG_SCALAR) continue;
+        /* the data arrives in the buffer the program registered: it must hold the block (or the
+         * whole replicated item), as far as Ductile knows its size (reg_buffer_bytes) */
+        int dist = it->d.kind == REG_DISTRIBUTED;
+        int64_t rows = dist ? plan_block_of(it->d.nrows, h->nd, my_new).count : 1;
+        int64_t need = rows * (int64_t)reg_unit_bytes(it), have = 0;
+        const char *how = "";
+        if (rows && need && !it->addr) {
+            snprintf(why, len, "rank %d (new): '%s' has no buffer for its %lld %s", ductile_rt.rank, it->d.name,
+                     (long long)(dist ? rows : it->d.elems), dist ? "rows" : "elements");
+            return -1;
+        }
+        if (need && reg_buffer_bytes(it, &have, &how) && have < need) {
+            snprintf(why, len, "rank %d (new): the buffer registered for '%s' holds %lld bytes (%s), its %s needs "
+                     "%lld (%lld %s)", ductile_rt.rank, it->d.name, (long long)have, how,
+                     dist ? "block" : "copy", (long long)need, (long long)(dist ? rows : it->d.elems),
+                     dist ? "rows" : "elements");
             return -1;
         }
     }
     return 0;
 }
 
-/* A new process whose resize was rolled back: the parents' rank 0 releases it
- * at the job's end (join_cancelled does not return). */
-static void join_abort(int *o2c, int *n2c, const char *why)
+/* A new process whose resize was rolled back: it ends, or the parents' rank
+ * 0 releases it at the job's end (join_cancelled does not return). */
+static void join_abort(int *o2c, int *n2c, const char *why, int together)
 {
     ductile_log(1, "resize rolled back: %s", why);
     free(o2c);
@@ -341,7 +374,7 @@ static void join_abort(int *o2c, int *n2c, const char *why)
     stage_abort();
     M.jdesc = NULL;
     txn_end();
-    join_cancelled();
+    join_cancelled(together);
 }
 
 int ductile_malleable_get_shared(int *iteration)
@@ -374,7 +407,7 @@ int ductile_malleable_get_shared(int *iteration)
         snprintf(why, sizeof why, "rank %d (new): out of memory", ductile_rt.rank);
         okp = 0;
     }
-    if (!txn_agree(merged, okp, why, sizeof why)) join_abort(o2c, n2c, why);
+    if (!txn_agree(merged, okp, why, sizeof why)) join_abort(o2c, n2c, why, 1); /* nothing moved yet */
     step_mark(&join_mark, "preparation agreed");
     int bg = h->nitems && bg_wanted(h->nb), start_it = h->iteration;
     int ok = 1;
@@ -386,20 +419,27 @@ int ductile_malleable_get_shared(int *iteration)
         transfer_run(&x);
         xb = x.t;
         if (!txn_agree(merged, x.ok, x.err, sizeof x.err)) {
-            rma_win_transfer_done(0); /* the window over the merged group goes (with the parents, spawn.c) */
-            nb_cancel();              /* what every process started completes (bounded), then goes */
-            join_abort(o2c, n2c, x.err);
+            /* what every process started completes (bounded); with the parents (spawn.c): released
+             * together when nothing is in flight anywhere, else left alone (at exit) */
+            (void)nb_drain();
+            int quiet = nb_agree_quiet(merged);
+            rollback_transfers(quiet, h->nitems, 1);
+            join_abort(o2c, n2c, x.err, quiet);
         }
         /* the parents' word (background.c, pending_go), bounded */
         struct go_msg g = pending_wait_go(merged, (double)ductile_rt.settings.leave_timeout + 3 * resize_timeout());
         if (g.status < 0) {
             /* no answer from the parents: this process leaves (no abort: the parents may go on) */
             nb_abandon_at_exit();
-            join_abort(o2c, n2c, "the running processes did not switch to the new size in time");
+            join_abort(o2c, n2c, "the running processes did not switch to the new size in time", 0);
         }
         if (g.status != 1) {
-            nb_abandon_at_exit(); /* leaving: the new buffers go with the process */
-            join_abort(o2c, n2c, "the resize was cancelled");
+            /* cancelled (background.c, pending_cancel): agree with the parents whether nothing is in
+             * flight, then free the transfer together with them, or leave it (at exit) */
+            (void)nb_drain(); /* what was started completes, failed parts too (bounded) */
+            int quiet = nb_agree_quiet(merged);
+            rollback_transfers(quiet, h->nitems, 1);
+            join_abort(o2c, n2c, "the resize was cancelled", quiet);
         }
         if (nb_wait_local(1) != 0) {
             ok = 0;
@@ -420,10 +460,11 @@ int ductile_malleable_get_shared(int *iteration)
         xt = x.t;
     }
     /* agree on the transfer with the parents (spawn.c, expand_commit) */
-    if (!txn_agree(merged, ok, why, sizeof why)) {
-        if (h->nitems) rma_win_transfer_done(0);
-        if (bg) nb_cancel();
-        join_abort(o2c, n2c, why);
+    if (!txn_agree_commit(merged, ok, why, sizeof why)) {
+        (void)nb_drain(); /* (nothing, unless a background part is still in flight here) */
+        int quiet = nb_agree_quiet(merged); /* with the parents (spawn.c, expand_commit) */
+        rollback_transfers(quiet, h->nitems, 1);
+        join_abort(o2c, n2c, why, quiet);
     }
     txn_end();
     if (bg) nb_finish(1);

@@ -18,6 +18,7 @@
 #include "../common/clock.h"
 #include "../common/mpierror.h"
 #include "../common/txnfault.h"
+#include "../core/state.h"
 #include "../redist/chunk.h"
 #include "../redist/plan.h"
 #include "../redist/bigcoll.h"
@@ -116,26 +117,31 @@ static void prepared_free(struct prepared *p)
 static int setup_p2p(struct prepared *p, const struct redist_layout *L, const int64_t *sc, const int64_t *sd,
                      const int64_t *rc, const int64_t *rd, char *err, size_t errlen);
 
-/* Persistent Alltoallv of any size (src/redist/bigcoll.c); where this MPI
- * has no persistent form for the counts needed, persistent p2p. */
+/* Persistent Alltoallv of any size (src/redist/bigcoll.c), in the form
+ * every process derives from the layout alike; where this MPI has no
+ * persistent call for that form (the same answer everywhere), persistent
+ * p2p. */
 static int setup_col(struct prepared *p, const struct redist_layout *L, const int64_t *sc, const int64_t *sd,
                      const int64_t *rc, const int64_t *rd, char *err, size_t errlen)
 {
-    int v[2] = {a2a_prepare(&p->a2a, L->comm_size, sc, sd, rc, rd, p->rowbytes, p->src, p->dst, a2a_forced_kind(),
-                            err, errlen) == 0, 0};
-    int mine = v[0];
-    p->reqs = v[0] ? txn_malloc(sizeof *p->reqs) : NULL;
-    if (v[0] && !p->reqs) { snprintf(err, errlen, "out of memory"); v[0] = 0; }
-    v[1] = v[0] ? a2a_have_init(p->a2a.kind) : 1;
-    /* the same choice on every process: the form depends on my counts only */
-    int r = PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MIN, L->comm);
-    if (r != MPI_SUCCESS || !v[0] || !v[1]) {
+    int kind = a2a_layout_kind(p->nrows, L->ns, L->nd, p->rowbytes);
+    if (!a2a_have_init(kind)) return setup_p2p(p, L, sc, sd, rc, rd, err, errlen); /* the same everywhere */
+    if (kind != A2A_INT)
+        ductile_log(2, "persistent MPI_Alltoallv of %lld rows of %zu bytes, %d -> %d: the %s form on every process",
+                    (long long)p->nrows, p->rowbytes, L->ns, L->nd, a2a_kind_name(kind));
+    /* the preparation (and the request's room) succeeded everywhere before anyone starts the collective */
+    int ok = a2a_prepare(&p->a2a, kind, L->comm_size, sc, sd, rc, rd, p->rowbytes, p->src, p->dst, err, errlen) == 0;
+    int mine = ok;
+    p->reqs = ok ? txn_malloc(sizeof *p->reqs) : NULL;
+    if (ok && !p->reqs) { snprintf(err, errlen, "out of memory"); ok = 0; }
+    int r = PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, L->comm);
+    if (r != MPI_SUCCESS || !ok) {
         if (mine) a2a_free(&p->a2a);
         free(p->reqs);
         p->reqs = NULL;
-        if (r != MPI_SUCCESS) return fail(r, "agreeing on the persistent form", err, errlen);
-        if (!v[0]) return -1;
-        return setup_p2p(p, L, sc, sd, rc, rd, err, errlen);
+        if (r != MPI_SUCCESS) return fail(r, "agreeing on the persistent collective", err, errlen);
+        if (mine && !err[0]) snprintf(err, errlen, "preparing the collective failed on another process");
+        return -1;
     }
     p->col = 1;
     p->reqs[0] = MPI_REQUEST_NULL;
@@ -151,8 +157,9 @@ static int setup_p2p(struct prepared *p, const struct redist_layout *L, const in
     int n = L->comm_size, me = p->me;
     int64_t rb = (int64_t)p->rowbytes;
     size_t nreq = 0; /* one message per piece below 1 GiB (src/redist/chunk.h) */
+    const int64_t piece = chunk_piece_max();
     for (int i = 0; i < n; i++)
-        if (i != me) nreq += (size_t)chunk_count(sc[i] * rb, CHUNK_MAX) + (size_t)chunk_count(rc[i] * rb, CHUNK_MAX);
+        if (i != me) nreq += (size_t)chunk_count(sc[i] * rb, piece) + (size_t)chunk_count(rc[i] * rb, piece);
     p->reqs = txn_malloc((nreq ? nreq : 1) * sizeof *p->reqs);
     if (!p->reqs) { snprintf(err, errlen, "out of memory"); return -1; }
     int r = MPI_SUCCESS;
@@ -160,10 +167,10 @@ static int setup_p2p(struct prepared *p, const struct redist_layout *L, const in
         for (int i = 0; i < n && r == MPI_SUCCESS; i++) {
             int64_t bytes = dir ? sc[i] * rb : rc[i] * rb, off = dir ? sd[i] * rb : rd[i] * rb;
             if (i == me || !bytes) continue;
-            for (int64_t k = 0, np = chunk_count(bytes, CHUNK_MAX); k < np && r == MPI_SUCCESS; k++) {
+            for (int64_t k = 0, np = chunk_count(bytes, piece); k < np && r == MPI_SUCCESS; k++) {
                 int64_t o = 0;
                 int len = 0;
-                chunk_piece(bytes, CHUNK_MAX, k, &o, &len);
+                chunk_piece(bytes, piece, k, &o, &len);
                 r = dir ? PMPI_Send_init((const char *)p->src + off + o, len, MPI_BYTE, i, PERSIST_TAG, L->comm,
                                          &p->reqs[p->nreq])
                         : PMPI_Recv_init((char *)p->dst + off + o, len, MPI_BYTE, i, PERSIST_TAG, L->comm,
@@ -309,10 +316,11 @@ static int run_rma(struct prepared *p, char *err, size_t errlen)
         char *to = (char *)p->dst + t->dst_offset * (int64_t)p->rowbytes;
         if (t->src == p->me) memcpy(to, (const char *)p->src + off, (size_t)bytes);
         else /* pieces below 1 GiB (src/redist/chunk.h) */
-            for (int64_t j = 0, np = chunk_count(bytes, CHUNK_MAX); j < np && r == MPI_SUCCESS; j++) {
+            for (int64_t j = 0, piece = chunk_piece_max(), np = chunk_count(bytes, piece); j < np && r == MPI_SUCCESS;
+                 j++) {
                 int64_t o = 0;
                 int len = 0;
-                chunk_piece(bytes, CHUNK_MAX, j, &o, &len);
+                chunk_piece(bytes, piece, j, &o, &len);
                 r = txn_mpi(PMPI_Get(to + o, len, MPI_BYTE, t->src, (MPI_Aint)(off + o), len, MPI_BYTE, p->win));
                 if (r != MPI_SUCCESS) fail(r, "MPI_Get", err, errlen);
             }

@@ -4,7 +4,9 @@
  * Counts are computed in rows by src/redist/plan.c and scaled to bytes here;
  * where they do not fit an int, the collectives go through
  * src/redist/bigcoll.c (MPI_Alltoallv_c, or MPI_Alltoallw with derived
- * datatypes) and P2P sends pieces below 1 GiB (src/redist/chunk.h). */
+ * datatypes) and P2P sends pieces below 1 GiB (src/redist/chunk.h).  The
+ * collective's form is the same on every process: a function of the layout
+ * (a2a_layout_kind), never of one process's counts. */
 #include "config.h"
 
 #include "redist.h"
@@ -19,6 +21,7 @@
 #include "pmpi_exports.h"
 #include "../common/mpierror.h"
 #include "../common/txnfault.h"
+#include "../core/state.h"
 #include "../redist/chunk.h"
 #include "../redist/plan.h"
 #include "../rma/xfer.h"
@@ -34,7 +37,6 @@ double redist_take_setup_s(void)
 }
 
 #define REDIST_TAG 0x5d17
-#define P2P_CHUNK CHUNK_MAX
 
 struct redist_pending {
     MPI_Request req;
@@ -76,13 +78,15 @@ static uint64_t sent_elsewhere(const struct redist_layout *L, const struct count
     return s;
 }
 
-/* The collective form: its arguments (src/redist/bigcoll.c) built locally,
- * then the checkpoint, then the Alltoallv of any size, blocking, or started
+/* The collective form: its arguments (src/redist/bigcoll.c) built locally
+ * in the form every process derives from the layout alike, then the
+ * checkpoint, then the Alltoallv of any size, blocking, or started
  * nonblocking when req != NULL (the arguments then live in *args_out).
  * src == dst (the same rows before and after: Alltoallv must not alias)
  * receives into a copy. */
-static int do_alltoallv(const struct redist_layout *L, const struct counts *c, size_t rowbytes, const void *src,
-                        void *dst, int ok, MPI_Request *req, struct a2a_args *args_out, char *err, size_t errlen)
+static int do_alltoallv(const struct redist_layout *L, int64_t nrows, const struct counts *c, size_t rowbytes,
+                        const void *src, void *dst, int ok, MPI_Request *req, struct a2a_args *args_out, char *err,
+                        size_t errlen)
 {
     struct a2a_args a;
     memset(&a, 0, sizeof a);
@@ -91,11 +95,16 @@ static int do_alltoallv(const struct redist_layout *L, const struct counts *c, s
     size_t bytes = ok && me >= 0 ? (size_t)(c->rc[me] * (int64_t)rowbytes) : 0;
     void *tmp = NULL;
     if (ok && src && src == dst && !req) {
-        tmp = txn_malloc(bytes);
+        tmp = txn_malloc(bytes ? bytes : 1);
         if (!tmp) { snprintf(err, errlen, "out of memory"); ok = 0; }
     }
-    int mine = ok && a2a_prepare(&a, L->comm_size, c->sc, c->sd, c->rc, c->rd, rowbytes, src, tmp ? tmp : dst,
-                                 a2a_forced_kind(), err, errlen) == 0;
+    int kind = a2a_layout_kind(nrows, L->ns, L->nd, rowbytes);
+    if (ok && kind != A2A_INT)
+        ductile_log(2, "%s of %lld rows of %zu bytes, %d -> %d: the %s form on every process",
+                    req ? "MPI_Ialltoallv" : "MPI_Alltoallv", (long long)nrows, rowbytes, L->ns, L->nd,
+                    a2a_kind_name(kind));
+    int mine = ok && a2a_prepare(&a, kind, L->comm_size, c->sc, c->sd, c->rc, c->rd, rowbytes, src, tmp ? tmp : dst,
+                                 err, errlen) == 0;
     if (!txn_all_ok(L->comm, mine)) {
         if (mine) a2a_free(&a);
         free(tmp);
@@ -130,10 +139,11 @@ static int do_p2p(const struct redist_layout *L, const struct counts *c, size_t 
     int me = -1, n = L->comm_size;
     PMPI_Comm_rank(L->comm, &me);
     size_t nreq = 0;
+    const int64_t piece = chunk_piece_max(); /* the same on both sides of every message */
     for (int i = 0; ok && i < n; i++) {
         if (i == me) continue;
-        nreq += (size_t)((c->sc[i] * (int64_t)rowbytes + P2P_CHUNK - 1) / P2P_CHUNK);
-        nreq += (size_t)((c->rc[i] * (int64_t)rowbytes + P2P_CHUNK - 1) / P2P_CHUNK);
+        nreq += (size_t)((c->sc[i] * (int64_t)rowbytes + piece - 1) / piece);
+        nreq += (size_t)((c->rc[i] * (int64_t)rowbytes + piece - 1) / piece);
     }
     MPI_Request *reqs = ok ? txn_malloc((nreq ? nreq : 1) * sizeof *reqs) : NULL;
     if (ok && !reqs) snprintf(err, errlen, "out of memory");
@@ -148,8 +158,8 @@ static int do_p2p(const struct redist_layout *L, const struct counts *c, size_t 
             int64_t cnt = pass ? c->sc[i] : c->rc[i], d = pass ? c->sd[i] : c->rd[i];
             if (i == me || !cnt) continue;
             int64_t bytes = cnt * (int64_t)rowbytes, off = d * (int64_t)rowbytes;
-            for (int64_t o = 0; o < bytes; o += P2P_CHUNK) {
-                int len = (int)(bytes - o < P2P_CHUNK ? bytes - o : P2P_CHUNK);
+            for (int64_t o = 0; o < bytes; o += piece) {
+                int len = (int)(bytes - o < piece ? bytes - o : piece);
                 post(!pass, pass ? (char *)(uintptr_t)src + off + o : (char *)dst + off + o, len, i, L->comm,
                      &reqs[k++], &rc);
             }
@@ -202,7 +212,7 @@ int redist_move(const struct redist_layout *L, int method, int64_t nrows, size_t
     if (ok && make_counts(L, nrows, &c, err, errlen) != 0) ok = 0;
     if (ok && moved) *moved = sent_elsewhere(L, &c, rowbytes);
     int rc = method == REDIST_P2P ? do_p2p(L, &c, rowbytes, src, dst, ok, err, errlen)
-                                  : do_alltoallv(L, &c, rowbytes, src, dst, ok, NULL, NULL, err, errlen);
+                                  : do_alltoallv(L, nrows, &c, rowbytes, src, dst, ok, NULL, NULL, err, errlen);
     free(c.sc);
     return rc;
 }
@@ -217,7 +227,7 @@ int redist_start(const struct redist_layout *L, int64_t nrows, size_t rowbytes, 
     if (ok && moved) *moved = sent_elsewhere(L, &c, rowbytes);
     struct redist_pending *p = ok ? txn_calloc(1, sizeof *p) : NULL;
     if (ok && !p) { snprintf(err, errlen, "out of memory"); ok = 0; }
-    int rc = do_alltoallv(L, &c, rowbytes, src, dst, ok, p ? &p->req : NULL, p ? &p->args : NULL, err, errlen);
+    int rc = do_alltoallv(L, nrows, &c, rowbytes, src, dst, ok, p ? &p->req : NULL, p ? &p->args : NULL, err, errlen);
     free(c.sc);
     if (rc != MOVE_OK) {
         free(p);

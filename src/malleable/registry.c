@@ -13,9 +13,26 @@
 static struct reg_item items[REG_MAX_ITEMS];
 static int nitems;
 
-/* Blocks handed out by EMPI_malloc (so that registering one transfers ownership). */
-static void **tracked;
+/* Blocks handed out by EMPI_malloc (so that registering one transfers ownership), with their
+ * sizes (so that a registered buffer's size is known: reg_buffer_bytes). */
+struct tracked_block {
+    void *p;
+    size_t size;
+};
+static struct tracked_block *tracked;
 static size_t ntracked, captracked;
+
+/* While a resize is pending (reg_freeze .. reg_thaw) the slots must not move
+ * and the buffers a transfer reads must stay: registrations and removals are
+ * refused, and EMPI_free of a registered buffer is deferred (reg_free_later):
+ * arrays of the general kinds freed so wait here. */
+static int frozen;
+struct later_free {
+    void *addr;
+    int tracked; /* it was an EMPI_malloc'ed block when the program freed it */
+};
+static struct later_free *later;
+static int nlater, caplater;
 
 void *reg_malloc(size_t size, int zero)
 {
@@ -23,26 +40,46 @@ void *reg_malloc(size_t size, int zero)
     if (!p) return NULL;
     if (ntracked == captracked) {
         size_t nc = captracked ? 2 * captracked : 16;
-        void **t = realloc(tracked, nc * sizeof *t);
+        struct tracked_block *t = realloc(tracked, nc * sizeof *t);
         if (!t) return p; /* untracked: still usable, only never freed by Ductile */
         tracked = t;
         captracked = nc;
     }
-    tracked[ntracked++] = p;
+    tracked[ntracked++] = (struct tracked_block){p, size};
     return p;
 }
 
 int reg_is_tracked(void *p)
 {
     for (size_t i = 0; i < ntracked; i++)
-        if (tracked[i] == p) return 1;
+        if (tracked[i].p == p) return 1;
+    return 0;
+}
+
+int reg_buffer_bytes(const struct reg_item *it, int64_t *bytes, const char **how)
+{
+    if (!it->addr) return 0;
+    if (it->decl_addr == it->addr && it->decl_rows >= 0) {
+        *bytes = it->decl_rows * (int64_t)reg_unit_bytes(it);
+        if (how) *how = "declared with EMPI_Set_buffer_rows";
+        return 1;
+    }
+    const char *a = it->addr;
+    for (size_t i = 0; i < ntracked; i++) {
+        const char *b = tracked[i].p;
+        if (a >= b && a < b + (tracked[i].size ? tracked[i].size : 1)) {
+            *bytes = (int64_t)(tracked[i].size - (size_t)(a - b));
+            if (how) *how = "from EMPI_malloc";
+            return 1;
+        }
+    }
     return 0;
 }
 
 void reg_untrack_free(void *p)
 {
     for (size_t i = 0; i < ntracked; i++)
-        if (tracked[i] == p) {
+        if (tracked[i].p == p) {
             tracked[i] = tracked[--ntracked];
             break;
         }
@@ -52,6 +89,11 @@ void reg_untrack_free(void *p)
 int reg_add(const char *name, void *addr, MPI_Datatype type, int kind, int constant, int64_t nrows,
             int64_t row_elems, int64_t elems, char *err, size_t errlen)
 {
+    if (frozen) {
+        snprintf(err, errlen, "'%s': refused while a resize is pending (ductile_constant_pending() returns 1): "
+                 "register it after the control point that ends the resize", name ? name : "");
+        return -1;
+    }
     if (!name || !*name || strlen(name) >= REG_NAME_MAX) {
         snprintf(err, errlen, "the name must have 1 to %d characters", REG_NAME_MAX - 1);
         return -1;
@@ -100,6 +142,8 @@ int reg_add(const char *name, void *addr, MPI_Datatype type, int kind, int const
     it->addr = addr;
     it->type = type;
     it->owned = addr && reg_is_tracked(addr);
+    it->decl_addr = NULL; /* a size declared for an earlier buffer (EMPI_Set_buffer_rows) does not apply */
+    it->decl_rows = -1;
     return 0;
 }
 
@@ -128,10 +172,11 @@ void reg_drop_spare(struct reg_item *it)
     it->spare_size = 0;
 }
 
-void reg_remove(const char *name)
+int reg_remove(const char *name)
 {
     struct reg_item *it = reg_find(name);
-    if (!it) return;
+    if (!it) return 0;
+    if (frozen) return -1; /* a pending resize holds the slots (and may still read the buffers) */
     reg_drop_spare(it);
     if (it->owned && it->addr) {
         if (reg_is_tracked(it->addr)) reg_untrack_free(it->addr);
@@ -141,6 +186,54 @@ void reg_remove(const char *name)
     int i = (int)(it - items);
     memmove(&items[i], &items[i + 1], (size_t)(nitems - i - 1) * sizeof items[0]);
     nitems--;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ frozen while a resize is pending */
+
+void reg_freeze(void) { frozen = 1; }
+int reg_frozen(void) { return frozen; }
+
+int reg_free_later(void *addr, const char *id)
+{
+    struct reg_item *named = id ? reg_find(id) : NULL;
+    if (named) named->dropping = 1;
+    if (!addr) return 1;
+    for (int i = 0; i < nitems; i++)
+        if (items[i].addr == addr) {
+            items[i].owned = 1; /* Ductile's now: freed when replaced at the switch, or when the item goes */
+            return 1;
+        }
+    for (int i = 0; i < nitems; i++)
+        if (items[i].sp_row == addr || items[i].sp_col == addr) {
+            if (nlater == caplater) {
+                int nc = caplater ? 2 * caplater : 8;
+                struct later_free *l = realloc(later, (size_t)nc * sizeof *l);
+                if (!l) return 1; /* kept, not freed: safe */
+                later = l;
+                caplater = nc;
+            }
+            later[nlater++] = (struct later_free){addr, reg_is_tracked(addr)};
+            return 1;
+        }
+    return 0;
+}
+
+void reg_thaw(int release)
+{
+    frozen = 0;
+    for (int i = 0; i < nitems;) {
+        if (!items[i].dropping) { i++; continue; }
+        if (!release) items[i].owned = 0; /* the MPI may still use it: left alone */
+        reg_remove(items[i].d.name);
+    }
+    for (int k = 0; k < nlater && release; k++) {
+        if (!later[k].tracked) free(later[k].addr); /* Ductile never frees untracked arrays of these kinds */
+        else if (reg_is_tracked(later[k].addr)) reg_untrack_free(later[k].addr); /* else replaced and freed */
+    }
+    free(later);
+    later = NULL;
+    nlater = caplater = 0;
 }
 
 size_t reg_unit_bytes(const struct reg_item *it)
@@ -158,4 +251,8 @@ void reg_clear(void)
         DUCTILE_HOOK_VOID(data_ext_free, (&items[i]));
     }
     nitems = 0;
+    frozen = 0; /* the pending resize ended with the job (reg_thaw ran, or its memory is left alone) */
+    free(later);
+    later = NULL;
+    nlater = caplater = 0;
 }

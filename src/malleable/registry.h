@@ -21,6 +21,9 @@ enum reg_kind {
 };
 /* The kinds that move themselves through src/data/data.h (data_move). */
 #define REG_KIND_IS_DATA(k) ((k) == REG_SPARSE || (k) == REG_NDBLOCK || (k) == REG_CUSTOM || (k) == REG_PATCHES)
+/* The kinds whose commit runs the program's code, which can fail (custom data's unpack): staged
+ * and agreed on before the commit (src/malleable/transaction.c, txn_agree_commit). */
+#define REG_KIND_STAGES(k) ((k) == REG_CUSTOM)
 
 /* What must agree between the processes of a resize (sent to new processes). */
 struct reg_desc {
@@ -47,6 +50,9 @@ struct reg_item {
     } rows;
     void *spare;         /* DUCTILE_PERSISTENT: this process's block for a world of spare_size processes, */
     int spare_size;      /*   kept (owned) so that a +P/-P cycle finds the same buffers again */
+    void *decl_addr;     /* REG_DISTRIBUTED: the buffer whose rows the program declared (EMPI_Set_buffer_rows), */
+    int64_t decl_rows;   /*   and how many it holds (-1: none declared) */
+    int dropping;        /* freed by the program (EMPI_free) while a resize was pending: leaves at reg_thaw */
 };
 
 /* Register (or re-register under the same name) an item.  Returns 0 or -1
@@ -56,8 +62,24 @@ int reg_add(const char *name, void *addr, MPI_Datatype type, int kind, int const
 struct reg_item *reg_find(const char *name);
 int reg_count(void);
 struct reg_item *reg_at(int i);
-/* Remove an item (freeing its buffer if Ductile owns it). */
-void reg_remove(const char *name);
+/* Remove an item (freeing its buffer if Ductile owns it).  0, or -1 while
+ * the registry is frozen (nothing changes). */
+int reg_remove(const char *name);
+/* A resize is pending (its constant data moves in the background): the
+ * registry is frozen until reg_thaw -- its slots do not move (the pending
+ * resize indexes its new blocks by them) and no buffer a transfer may read is
+ * freed.  reg_add and reg_remove refuse (-1). */
+void reg_freeze(void);
+int reg_frozen(void);
+/* EMPI_free(addr, id) while frozen: the item named id leaves at reg_thaw, and
+ * addr, if it is a registered buffer, becomes Ductile's, freed then (or when
+ * the switch replaces it).  1: deferred (the caller frees nothing), 0: addr
+ * is no registered buffer (free it now). */
+int reg_free_later(void *addr, const char *id);
+/* The pending resize is over (switched or cancelled): items freed meanwhile
+ * leave, their memory is freed -- unless release = 0 (a failed transfer's
+ * requests may still use it: left alone). */
+void reg_thaw(int release);
 /* Free an item's spare block (DUCTILE_PERSISTENT), if any. */
 void reg_drop_spare(struct reg_item *it);
 /* Bytes of one row of a distributed item, or of a whole replicated item / scalar. */
@@ -66,6 +88,11 @@ size_t reg_unit_bytes(const struct reg_item *it);
 /* EMPI_malloc bookkeeping: remember / forget blocks allocated for the program. */
 void *reg_malloc(size_t size, int zero);
 int reg_is_tracked(void *p);
+/* The bytes an item's current buffer holds, when Ductile knows them: the rows
+ * the program declared for that buffer (EMPI_Set_buffer_rows), or the rest
+ * of the EMPI_malloc'ed block it lies in.  1 with *bytes (and *how, a phrase
+ * for messages), or 0: unknown (the program's own memory). */
+int reg_buffer_bytes(const struct reg_item *it, int64_t *bytes, const char **how);
 void reg_untrack_free(void *p);
 /* Forget all items (at MPI_Finalize; buffers are not freed). */
 void reg_clear(void);

@@ -170,7 +170,26 @@ static void decide(int iteration, struct decision *d, char *list)
     d->listlen = (int)strlen(list);
 }
 
+static int control_point(int iteration);
+
+/* A control point: the resize (if any), then, in a world that changed, the
+ * N-D blocks' Cartesian communicators and halos (src/data, through the hook
+ * table), collective over the new world: its old processes are here, spawned
+ * ones here or in EMPI_Get_shared, standby processes taken back here too
+ * (their world is the kept one again, the same handle: hence the epoch, not
+ * the handle, tells).  So EMPI_Monitor_end and ductile_control_point behave
+ * alike.  Returns 1 when this process's world changed (or it was removed). */
 int ductile_malleable_control_point(int iteration)
+{
+    unsigned e0 = M.world_epoch;
+    int changed = control_point(iteration);
+    if (M.removed) return changed;
+    if (M.world_epoch != e0) changed = 1;
+    if (changed) DUCTILE_HOOK_VOID(data_world_changed, ());
+    return changed;
+}
+
+static int control_point(int iteration)
 {
     if (!M.ready || M.removed || !ductile_rt.active) return 0;
     /* a spawned process at its first control point without EMPI_Get_shared: the
@@ -217,6 +236,7 @@ int ductile_malleable_control_point(int iteration)
         ductile_files_detach(); /* file hook: world files closed on the old world */
         if (PEND.expand) expand_commit(iteration);
         else shrink_commit(iteration);
+        reg_thaw(!NB.left_alone); /* the registry changes again; what the program freed meanwhile goes */
         if (M.removed) ductile_files_left();                 /* file hook */
         else if (!M.persistent) ductile_files_reattach(); /* file hook: reopened on the new world */
         M.last_cp = ductile_now();
@@ -262,6 +282,9 @@ int ductile_malleable_control_point(int iteration)
     if (d.nd > ns || d.method == METHOD_BASELINE) expand(&d, list, t0, e0);
     else shrink(&d, list, t0);
     if (PEND.active) {
+        /* the registry keeps its slots and buffers until the switch (registry.h, reg_freeze) */
+        NB.left_alone = 0;
+        reg_freeze();
         /* background: the old size goes on (busy until the switch); its files are
          * reopened on the old world until then */
         ductile_files_reattach(); /* file hook */
@@ -287,6 +310,14 @@ int ductile_request_resize(int delta_or_target, int is_target, int at_iteration,
     }
     if (M.removed) {
         snprintf(err, errlen, "resize refused: this process has left the world");
+        return -1;
+    }
+    /* the world's rank 0 takes the requests at control points (decide): one queued anywhere else
+     * would never be seen, or fire whenever this process became rank 0 */
+    int rank = __atomic_load_n(&ductile_rt.rank, __ATOMIC_RELAXED);
+    if (rank != 0) {
+        snprintf(err, errlen, "resize refused: requests are taken by the world's rank 0, and this process is rank %d "
+                 "(call ductile_request_resize on rank 0)", rank);
         return -1;
     }
     return request_queue_submit(&M.q, delta_or_target, is_target ? RESIZE_TARGET : RESIZE_DELTA, at_iteration,

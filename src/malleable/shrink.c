@@ -90,7 +90,10 @@ void shrink(const struct decision *d, const char *list, double t_begin)
         transfer_run(&x);
         PEND.xt = x.t;
         if (!txn_agree(P, x.ok, x.err, sizeof x.err)) {
-            nb_cancel(); /* what was started completes (bounded), then goes */
+            /* what was started completes (bounded), then goes everywhere or nowhere (agreed) */
+            (void)nb_drain();
+            if (nb_agree_quiet(P)) nb_finish(0);
+            else rollback_transfers(0, 0, 0);
             shrink_abort(x.err);
             return;
         }
@@ -124,9 +127,15 @@ void shrink_commit(int iteration)
     struct xfer_times xt = x.t;
     step_mark(&tmark, "transferred");
     /* agree: every process of the old world completed its part */
-    if (!txn_agree(P, ok, why, sizeof why)) {
+    if (!txn_agree_commit(P, ok, why, sizeof why)) {
         rma_win_transfer_done(1); /* the world stays: so does its window */
-        if (PEND.bg) nb_cancel();
+        if (PEND.bg) {
+            /* what was started completes (bounded), then released everywhere or nowhere (a per-process
+             * choice freed per-array windows on some only) */
+            (void)nb_drain();
+            if (nb_agree_quiet(P)) nb_finish(0);
+            else rollback_transfers(0, 0, 0);
+        }
         shrink_abort(why);
         return;
     }

@@ -122,19 +122,27 @@ static int spawn_group(const char *cmd, char **args, int nnew, const char *hosts
 }
 
 /* The spawn or a check after it failed while the new processes run: they
- * are told (join.c, join_parents) and park, like the new processes of a
- * rolled-back expansion, until rank 0 releases them at its MPI_Finalize
- * (with MPICH, spawned processes that end while their parents run get the
- * whole job killed by the launcher).  Collective over *inter. */
-static void spawn_cancel(const struct join_header *h, MPI_Comm *inter)
+ * are told (join.c, join_parents) and, like the new processes of a
+ * rolled-back expansion, disconnect and end at once where the runtime
+ * allows it (departure_rollback_exits; both sides decide alike), or park
+ * until rank 0 releases them at its MPI_Finalize.  Collective over *inter.
+ * Returns 1 when they end now. */
+static int spawn_cancel(const struct join_header *h, MPI_Comm *inter)
 {
-    if (*inter == MPI_COMM_NULL) return;
+    if (*inter == MPI_COMM_NULL) return 0;
     PMPI_Comm_set_errhandler(*inter, MPI_ERRORS_RETURN);
     PMPI_Bcast((void *)h, (int)sizeof *h, MPI_BYTE, ductile_rt.rank == 0 ? MPI_ROOT : MPI_PROC_NULL, *inter);
     MPI_Comm m = MPI_COMM_NULL;
     int nparents = 0;
     PMPI_Comm_size(*inter, &nparents);
-    if (PMPI_Intercomm_merge(*inter, 0, &m) == MPI_SUCCESS && ductile_rt.rank == 0) {
+    int merged = PMPI_Intercomm_merge(*inter, 0, &m) == MPI_SUCCESS;
+    if (merged && departure_rollback_exits(h->persistent)) {
+        MPI_Comm none = MPI_COMM_NULL;
+        PMPI_Comm_free(&m);
+        departure_disconnect(inter, &none); /* with them (join.c, join_cancelled): they end */
+        return 1;
+    }
+    if (merged && ductile_rt.rank == 0) {
         int *lv = malloc((size_t)(h->nnew ? h->nnew : 1) * sizeof(int));
         if (!lv) abort();
         for (int i = 0; i < h->nnew; i++) lv[i] = nparents + i; /* the new processes in m */
@@ -146,6 +154,7 @@ static void spawn_cancel(const struct join_header *h, MPI_Comm *inter)
     }
     add_inter(*inter); /* disconnected at MPI_Finalize (departure.c) */
     *inter = MPI_COMM_NULL;
+    return 0;
 }
 
 #if !SPAWN_COLLECTIVE
@@ -338,9 +347,14 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
 #endif
         free_prepared(prep_finish(&pj));
         free(ds);
-        spawn_cancel(&h, &inter); /* the new processes (if running) park */
+        int started = inter != MPI_COMM_NULL; /* the injected failure, an error code: they run */
+        int gone = spawn_cancel(&h, &inter);   /* the new processes (if running) end, or park */
         if (me == 0) {
             rec.spawn_s = spawn_s;
+            if (started) {
+                rec.exited = gone ? nnew : 0;
+                rec.parked = gone ? 0 : nnew;
+            }
             rec.total_s = ductile_now() - t_begin;
             record_problem(&rec, "failed", why);
         }
@@ -405,7 +419,7 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
                                     o2c, n2c};
     /* agree on the preparation (the new processes: their registrations, their buffers) */
     if (!txn_agree(merged, prep && o2c && n2c && okc, prep_why, sizeof prep_why)) {
-        expand_abort(prep_why);
+        expand_abort(prep_why, 1); /* the new processes are at the same agreement (join.c) */
         return;
     }
     step_mark(&tmark, "preparation agreed");
@@ -416,9 +430,12 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
         transfer_run(&x);
         PEND.xt = x.t;
         if (!txn_agree(merged, x.ok, x.err, sizeof x.err)) {
-            rma_win_transfer_done(0); /* the window over the merged group goes (with the new processes, join.c) */
-            nb_cancel();              /* what was started completes (bounded), then goes */
-            expand_abort(x.err);
+            /* what was started completes (bounded); with the new processes (join.c): released together
+             * when nothing is in flight anywhere, else left alone */
+            (void)nb_drain();
+            int quiet = nb_agree_quiet(merged);
+            rollback_transfers(quiet, PEND.nitems, 0);
+            expand_abort(x.err, quiet);
             return;
         }
         PEND.bg = 1;
@@ -440,11 +457,14 @@ void expand_commit(int iteration)
     char why[TXN_WHY_MAX] = "";
     if (PEND.bg) {
         if (!pending_go(1, iteration)) {
-            /* the new processes were not there in time: they are told to leave (background.c) */
-            nb_cancel(); /* every part completed (the switch is decided only then): the new buffers go */
+            /* the new processes were not all there in time: they are told to leave (background.c); what
+             * was started completes (bounded), then goes together with them when quiet everywhere (join.c) */
+            (void)nb_drain();
+            int quiet = nb_agree_quiet(merged);
+            rollback_transfers(quiet, PEND.nitems, 0);
             snprintf(why, sizeof why, "the spawned processes were not there at the switch within %.0f s "
                      "(DUCTILE_RESIZE_TIMEOUT)", resize_timeout());
-            expand_abort(why);
+            expand_abort(why, quiet);
             return;
         }
         if (nb_wait_local(0) != 0) {
@@ -462,10 +482,13 @@ void expand_commit(int iteration)
     struct xfer_times xt = x.t;
     step_mark(&tmark, "transferred");
     /* agree: every process of the merged communicator completed its part */
-    if (!txn_agree(merged, ok, why, sizeof why)) {
-        if (PEND.nitems) rma_win_transfer_done(0); /* the window over the merged communicator goes */
-        if (PEND.bg) nb_cancel();
-        expand_abort(why);
+    if (!txn_agree_commit(merged, ok, why, sizeof why)) {
+        /* with the new processes (join.c): the window over the merged communicator and the background
+         * part go together when nothing is in flight anywhere, else they are left alone */
+        (void)nb_drain();
+        int quiet = nb_agree_quiet(merged);
+        rollback_transfers(quiet, PEND.nitems, 0);
+        expand_abort(why, quiet);
         return;
     }
     step_mark(&tmark, "transfer agreed");
@@ -517,24 +540,31 @@ void expand_commit(int iteration)
     }
 }
 
-/* Roll back an expansion (old processes, after a failed agreement or when
- * the new ones do not answer): the new blocks go, the old world goes on, and
- * the new processes leave (join.c's join_abort) and park until this world's
- * rank 0 releases them at its MPI_Finalize (departure.c), like processes
- * removed by a shrink.  No collective call. */
-void expand_abort(const char *why)
+/* Roll back an expansion (old processes): the new blocks go, the old world
+ * goes on, the new processes leave (join.c's join_abort).  together: they
+ * are at the matching point and nothing is in flight; where the runtime
+ * allows it (departure_rollback_exits) both sides free every communicator
+ * between them and disconnect, and they end at once (issue 22, item 7);
+ * else they park until this world's rank 0 releases them at its
+ * MPI_Finalize (departure.c), and nothing collective is called here. */
+void expand_abort(const char *why, int together)
 {
     int me = ductile_rt.rank;
+    int leave = together && departure_rollback_exits(M.persistent);
     stage_abort();
     free_prepared(PEND.prep);
     PEND.prep = NULL;
-    add_inter(PEND.inter);
+    MPI_Comm inter0 = me == 0 ? departure_inter0_pending : MPI_COMM_NULL; /* Open MPI 4: rank 0's spawn */
     departure_group_forget(); /* the spawned group never joined the world */
     if (PEND.np == PEND.merged) PEND.np = MPI_COMM_NULL; /* one communicator (join_world): handled below */
     MPI_Comm *c[] = {&PEND.nw, &PEND.np, &PEND.nx};
     for (int i = 0; i < 3; i++)
         if (*c[i] != MPI_COMM_NULL) PMPI_Comm_free(c[i]);
-    if (me == 0) {
+    if (leave) {
+        comm_free_later(&PEND.merged);
+        departure_disconnect(&PEND.inter, &inter0); /* collective with the new processes (join_cancelled) */
+    } else if (me == 0) {
+        add_inter(PEND.inter);
         int *lv = malloc((size_t)(PEND.nnew ? PEND.nnew : 1) * sizeof(int));
         if (!lv) abort();
         for (int i = 0; i < PEND.nnew; i++) lv[i] = PEND.ns + i; /* merged ranks of the new processes */
@@ -542,6 +572,7 @@ void expand_abort(const char *why)
         free(lv);
         M.zombies += PEND.nnew;
     } else {
+        add_inter(PEND.inter);
         comm_free_later(&PEND.merged); /* (requests of timed-out waits may still use it: agree.c) */
     }
     free(PEND.o2c);
@@ -551,6 +582,8 @@ void expand_abort(const char *why)
     if (me == 0) {
         struct report_reconfig rec = PEND.rec;
         rec.total_s = ductile_now() - PEND.t_begin;
+        rec.exited = leave ? PEND.nnew : 0; /* the resized event tells ductiled which hold slots */
+        rec.parked = leave ? 0 : PEND.nnew;
         record_problem(&rec, "failed", why);
     }
 }

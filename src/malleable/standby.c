@@ -44,7 +44,7 @@ int pool_join(const struct decision *d, struct xfer_times *xt, char *why, size_t
         }
         free(ident);
         rma_win_transfer_done(1); /* W is the world again, or stays kept: its window (if any) serves it */
-        if (!txn_agree(SB.priv, ok, why, len)) {
+        if (!txn_agree_commit(SB.priv, ok, why, len)) {
             /* rolled back: the small world goes on, the standby processes become removed ones */
             stage_abort();
             pool_dissolve(SB.left_at);

@@ -130,7 +130,11 @@ static int move_constant(struct transfer *x, struct reg_item *it, char *why, siz
     size_t rowb = reg_unit_bytes(it);
     int ok = x->ok;
     void *dst = NULL;
-    if (ok && L->my_new >= 0) {
+    /* a spawned process receives into the buffer it registered (it waits in EMPI_Get_shared until the
+     * data is there; a rolled-back one leaves): docs/malleability.md, "Buffers" */
+    int in_place = L->my_new >= 0 && L->my_old < 0;
+    if (in_place) dst = it->addr;
+    else if (ok && L->my_new >= 0) {
         size_t nbytes = (size_t)plan_block_of(it->d.nrows, L->nd, L->my_new).count * rowb;
         dst = txn_malloc(nbytes);
         if (!dst) {
@@ -139,9 +143,10 @@ static int move_constant(struct transfer *x, struct reg_item *it, char *why, siz
         }
     }
     struct nb_entry *e = ok ? nb_entry_add(it->d.name, dst, L->my_new >= 0) : NULL; /* it owns dst now */
+    if (e) e->in_place = in_place;
     if (ok && !e) {
         snprintf(why, len, "out of memory");
-        free(dst);
+        if (!in_place) free(dst);
         dst = NULL;
         ok = 0;
     }

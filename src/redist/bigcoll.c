@@ -44,16 +44,26 @@ int a2a_forced_kind(void)
     return -1;
 }
 
+int a2a_kind(int fits_all) { return chunk_a2a_form(fits_all, a2a_forced_kind(), HAVE_A2A_C); }
+
+int a2a_layout_kind(int64_t nrows, int ns, int nd, size_t rowbytes)
+{
+    return a2a_kind(chunk_layout_fits(nrows, ns, nd, rowbytes));
+}
+
+const char *a2a_kind_name(int kind) { return kind == A2A_INT ? "int" : kind == A2A_C ? "c" : "w"; }
+
 /* One datatype covering [base + off, base + off + bytes) by absolute address. */
 static int range_type(const void *base, int64_t off, int64_t bytes, MPI_Datatype *t)
 {
     int q = 0, r = 0;
-    if (chunk_split(bytes, CHUNK_MAX, &q, &r) != 0) return -1;
+    int64_t unit = chunk_piece_max();
+    if (chunk_split(bytes, unit, &q, &r) != 0) return -1;
     MPI_Datatype piece;
-    if (PMPI_Type_contiguous((int)CHUNK_MAX, MPI_BYTE, &piece) != MPI_SUCCESS) return -1;
+    if (PMPI_Type_contiguous((int)unit, MPI_BYTE, &piece) != MPI_SUCCESS) return -1;
     MPI_Aint a0 = 0, a1 = 0;
     PMPI_Get_address((const char *)base + off, &a0);
-    PMPI_Get_address((const char *)base + off + (int64_t)q * CHUNK_MAX, &a1);
+    PMPI_Get_address((const char *)base + off + (int64_t)q * unit, &a1);
     int bl[2] = {q, r};
     MPI_Aint dp[2] = {a0, a1};
     MPI_Datatype ty[2] = {piece, MPI_BYTE};
@@ -63,22 +73,25 @@ static int range_type(const void *base, int64_t off, int64_t bytes, MPI_Datatype
     return PMPI_Type_commit(t) == MPI_SUCCESS ? 0 : -1;
 }
 
-int a2a_prepare(struct a2a_args *a, int n, const int64_t *sc, const int64_t *sd, const int64_t *rc,
-                const int64_t *rd, size_t rowbytes, const void *src, void *dst, int force_kind, char *err,
-                size_t errlen)
+int a2a_prepare(struct a2a_args *a, int kind, int n, const int64_t *sc, const int64_t *sd, const int64_t *rc,
+                const int64_t *rd, size_t rowbytes, const void *src, void *dst, char *err, size_t errlen)
 {
     memset(a, 0, sizeof *a);
     a->n = n;
     a->s = src ? src : &dummy;
     a->d = dst ? dst : &dummy;
     int64_t rb = (int64_t)rowbytes;
-    int kind = force_kind;
-    if (kind < 0) {
-        if (chunk_fits_int(sc, sd, n, rowbytes) && chunk_fits_int(rc, rd, n, rowbytes)) kind = A2A_INT;
-        else kind = HAVE_A2A_C ? A2A_C : A2A_W;
+    if (kind == A2A_C && !HAVE_A2A_C) kind = A2A_W;
+    if (kind != A2A_INT && kind != A2A_C && kind != A2A_W) {
+        snprintf(err, errlen, "unknown collective form %d", kind);
+        return -1;
     }
-    if (kind == A2A_INT && !(chunk_fits_int(sc, sd, n, rowbytes) && chunk_fits_int(rc, rd, n, rowbytes)))
-        kind = HAVE_A2A_C ? A2A_C : A2A_W;
+    if (kind == A2A_INT && !(chunk_fits_int(sc, sd, n, rowbytes) && chunk_fits_int(rc, rd, n, rowbytes))) {
+        /* never truncate: the agreement gives the int form only where everything fits */
+        snprintf(err, errlen, "the agreed int form of the collective transfer does not fit this process's counts "
+                              "(past %lld bytes)", (long long)chunk_int_limit());
+        return -1;
+    }
     a->kind = kind;
     if (kind == A2A_INT) {
         a->ia = malloc(4 * (size_t)n * sizeof(int) + 1);

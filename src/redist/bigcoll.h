@@ -13,7 +13,15 @@
  *     of CHUNK_MAX bytes and a remainder (src/redist/chunk.h), counts 1,
  *     displacements 0.
  * Below INT_MAX, the classic int Alltoallv of MPI_BYTE.  Not on the
- * per-call path. */
+ * per-call path.
+ *
+ * Every process of the communicator must call the same form (a process
+ * in MPI_Alltoallw and another in MPI_Alltoallv hang for good with Open MPI
+ * 4.1), and one process's counts do not tell whether another's fit: the
+ * caller agrees on the form first (a2a_layout_kind for block-distributed
+ * arrays: a function of the layout every process holds, no message; other
+ * data: an agreement over the communicator, src/data/exchange.c) and passes
+ * it to a2a_prepare. */
 #ifndef DUCTILE_BIGCOLL_H
 #define DUCTILE_BIGCOLL_H
 
@@ -21,7 +29,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { A2A_INT = 0, A2A_C = 1, A2A_W = 2 };
+#include "chunk.h"
+
+enum { A2A_INT = CHUNK_FORM_INT, A2A_C = CHUNK_FORM_C, A2A_W = CHUNK_FORM_W };
 
 struct a2a_args {
     int kind, n;
@@ -33,13 +43,22 @@ struct a2a_args {
     MPI_Datatype *types;   /* A2A_W: [2n] send types then receive types (MPI_BYTE where empty) */
 };
 
+/* The agreed form of the transfer of a block-distributed array of nrows
+ * rows of rowbytes bytes from ns to nd ranks: the same on every process
+ * (chunk_layout_fits, the form forced by the tests, this MPI's calls). */
+int a2a_layout_kind(int64_t nrows, int ns, int nd, size_t rowbytes);
+/* The agreed form when every process's counts fit (fits_all, agreed by the
+ * caller) or not. */
+int a2a_kind(int fits_all);
+
 /* Build the arguments for sc/sd (send counts and displacements inside src)
- * and rc/rd (receive, inside dst), in rows of rowbytes bytes, n = comm size.
- * force_kind >= 0 picks the form (tests); -1 the smallest that fits.
- * Returns 0, or -1 with a message. */
-int a2a_prepare(struct a2a_args *a, int n, const int64_t *sc, const int64_t *sd, const int64_t *rc,
-                const int64_t *rd, size_t rowbytes, const void *src, void *dst, int force_kind, char *err,
-                size_t errlen);
+ * and rc/rd (receive, inside dst), in rows of rowbytes bytes, n = comm size,
+ * in the form `kind`, which every process of the communicator must have
+ * agreed on (above; A2A_C where this MPI lacks the calls means A2A_W).
+ * Returns 0, or -1 with a message (out of memory; the int form for counts
+ * that do not fit, which an agreement never gives). */
+int a2a_prepare(struct a2a_args *a, int kind, int n, const int64_t *sc, const int64_t *sd, const int64_t *rc,
+                const int64_t *rd, size_t rowbytes, const void *src, void *dst, char *err, size_t errlen);
 /* Blocking (req == NULL) or nonblocking (req != NULL) Alltoallv.  An MPI
  * error code. */
 int a2a_run(const struct a2a_args *a, MPI_Comm comm, MPI_Request *req);
@@ -52,5 +71,7 @@ int a2a_have_init(int kind);
 void a2a_free(struct a2a_args *a);
 /* The form forced by DUCTILE_TEST_BIGCOLL (test hook: int, c, w), or -1. */
 int a2a_forced_kind(void);
+/* "int", "c" (MPI_Alltoallv_c and twins) or "w" (MPI_Alltoallw): for logs. */
+const char *a2a_kind_name(int kind);
 
 #endif

@@ -18,7 +18,7 @@
 #include "../redist/chunk.h"
 #include "../redist/plan.h"
 
-#define CHUNK CHUNK_MAX /* pieces below INT_MAX (src/redist/chunk.h) */
+#define CHUNK chunk_piece_max() /* pieces below INT_MAX, the same on every process (src/redist/chunk.h) */
 
 /* Open MPI 4.1.4's osc/ucx (the only component that spans spawned processes
  * there) crashes now and then in MPI_Rget on a dynamic window
@@ -318,6 +318,11 @@ struct bg_group {
 
 double bg_setup_s(const struct bg_group *g) { return g ? g->setup_s : 0; }
 
+void bg_forget(struct bg_group *g)
+{
+    if (g && g->w) rma_win_abandon(g->w);
+}
+
 struct bg_group *bg_begin(const struct redist_layout *L, int method, int strategy, int create, char *err,
                           size_t errlen)
 {
@@ -393,8 +398,9 @@ int bg_add(struct bg_group *g, int64_t nrows, size_t rowbytes, const void *src, 
         }
         for (int i = 0; i < cs; i++)
             if (i != me && moved) *moved += (uint64_t)(c[i] * (int64_t)rowbytes);
-        int rc = a2a_prepare(&g->a2a[g->n - 1], cs, c, c + cs, c + 2 * cs, c + 3 * cs, rowbytes, src, dst,
-                             a2a_forced_kind(), err, errlen);
+        /* the form every process derives from the layout alike (src/redist/bigcoll.h) */
+        int rc = a2a_prepare(&g->a2a[g->n - 1], a2a_layout_kind(nrows, g->L.ns, g->L.nd, rowbytes), cs, c, c + cs,
+                             c + 2 * cs, c + 3 * cs, rowbytes, src, dst, err, errlen);
         free(c);
         return rc == 0 ? MOVE_OK : MOVE_FAILED;
     }

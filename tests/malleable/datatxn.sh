@@ -12,7 +12,9 @@
 # expansion, and the program's own pack callback failing (after the block and
 # the matrix moved, before the patches) -- leaves every process at the old
 # size with exactly its old data, one failed record naming the cause, and the
-# final hashes of a static run.  A resize that commits (2->4->3) gives the
+# final hashes of a static run.  So does an unpack callback that fails once
+# everything moved and was agreed on (2->4, 4->3): the custom list then holds
+# the same particles again (restored through the program's callbacks).  A resize that commits (2->4->3) gives the
 # static hashes too.
 set -u
 . "$abs_top_srcdir/tests/malleable/common.sh"
@@ -65,4 +67,8 @@ drun "transfer fails after the data moved, baseline 2->3" 2 2 "DUCTILE_TEST_FAIL
   DUCTILE_RESIZE_METHOD=baseline DUCTILE_SCHEDULE=3:+1
 drun "pack callback fails after 'u' and 'A' moved, 2->4" 2 2 "pack callback failed" ALLKINDS_PACK_FAIL=1 DUCTILE_SCHEDULE=3:+2
 drun "pack callback fails after 'u' and 'A' moved, 4->3" 4 4 "pack callback failed" ALLKINDS_PACK_FAIL=1 DUCTILE_SCHEDULE=3:-1
+# an unpack callback fails once everything moved and was agreed on (rank 0, its last old rank):
+# rolled back, every process that unpacked restores its snapshot, the other kinds are untouched
+drun "unpack callback fails on rank 0, 2->4" 2 2 "the unpack callback failed for old rank 1 of 2" ALLKINDS_UNPACK_FAIL=1 DUCTILE_SCHEDULE=3:+2
+drun "unpack callback fails on rank 0, 4->3" 4 4 "the unpack callback failed for old rank 3 of 4" ALLKINDS_UNPACK_FAIL=1 DUCTILE_SCHEDULE=3:-1
 exit $fail
