@@ -335,8 +335,9 @@ void pending_cancel(const char *why)
      * still in flight after it is not quiet (then left alone, leaked: nb_agree_quiet decides together) */
     (void)nb_drain();
     if (PEND.expand) {
-        int quiet = 0;
-        if (pending_go(0, M.iteration) == 0) quiet = nb_agree_quiet(PEND.merged); /* with them: join.c */
+        (void)pending_go(0, M.iteration); /* the word "cancelled" (0 by then on every parent) */
+        int quiet = nb_agree_quiet(PEND.merged); /* with them (join.c); a spawned process that never heard
+                                                  * the word is missing: "not quiet" everywhere */
         rollback_transfers(quiet, PEND.nitems, 0);
         expand_abort(why, quiet);
     } else {
