@@ -75,9 +75,11 @@ struct ductile_hooks {
     void (*io_release)(double kept); /* seconds the token was kept after the phase's last I/O call */
 
     /* ---- general data kinds (src/data: N-D blocks, sparse, custom, patches) <- src/malleable */
-    /* move one such registered item at a resize (transfer.c) by the resize's method (REDIST_*); 0 or -1 with err */
-    int (*data_move)(struct reg_item *it, const struct redist_layout *L, int method, uint64_t *moved, char *err,
-                     size_t errlen);
+    /* move one such registered item at a resize (transfer.c) by the resize's method (REDIST_*); ok = 0: this
+     * process already failed (the item's checkpoint only); MOVE_OK, MOVE_FAILED with err, MOVE_STOPPED
+     * (src/redist/layout.h) */
+    int (*data_move)(struct reg_item *it, const struct redist_layout *L, int method, int ok, uint64_t *moved,
+                     char *err, size_t errlen);
     /* the resize committed / was rolled back (transaction.c): the item adopts / drops the new
      * state its data_move built aside (no-op when it has none) */
     void (*data_commit)(struct reg_item *it);
