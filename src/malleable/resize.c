@@ -181,7 +181,11 @@ int ductile_malleable_control_point(int iteration)
 
 static int control_point(int iteration)
 {
-    if (!M.ready || M.removed || !ductile_rt.active) return 0;
+    if (M.removed) return 0;
+    if (!M.ready || !ductile_rt.active) {
+        M.iteration = iteration; /* Ductile off (DUCTILE_DISABLE=1): EMPI_Get_iteration gives the program's own */
+        return 0;
+    }
     /* a spawned process at its first control point without EMPI_Get_shared: the
      * parents are waiting in the transfer; receive the data first */
     if (M.join_pending) {

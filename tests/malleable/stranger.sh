@@ -1,0 +1,92 @@
+#!/bin/sh
+# Programs written by a tester who read only README.md, docs/ and include/
+# (FlexMPI/MaM style), kept as tests:
+#  - strangerjacobi: A and b constant distributed, xloc variable distributed,
+#    x replicated; spawned processes allocate (malloc or EMPI_malloc) and
+#    register their own buffers and compute on them; the final x is compared
+#    bitwise with a serial run.  2->4->3->1 in blocking, nb, wd and thread
+#    with col and one rma method, odd counts 3->5->2.
+#  - strangermulti: six distributed items of different types (a padded
+#    struct through a derived type, items with fewer rows than processes),
+#    constant and variable, a replicated array and a scalar, checked element
+#    by element at every iteration, 3->5->2->1.
+#  - DUCTILE_DISABLE=1 (the kill switch) leaves an EMPI program as a static
+#    FlexMPI program: the same answer as a static run, no resize although a
+#    schedule is set, EMPI_Get_iteration keeps the loop counter.
+# STRANGER_FULL=1 (tests/long/stranger_full.sh): every mode x method x
+# allocation, as the tester ran it.
+set -u
+J="$abs_top_builddir/tests/malleable/strangerjacobi"
+M="$abs_top_builddir/tests/malleable/strangermulti"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail=0
+t=$((90 * ${TEST_TIME_SCALE:-2} / 2))
+
+# one NAME EXPECT_SIZES NP PROG ARGS... (env from the caller): the program's
+# PASS line, exit code 0, and the sizes it went through ("2@0 4@5 ...": each
+# EXPECT_SIZES word must be one of them, "-" for none)
+one() {
+  name=$1 want=$2 np=$3; shift 3
+  timeout $t $MPIEXEC -n "$np" "$@" > "$tmp/out" 2> "$tmp/err"
+  rc=$?
+  line=$(grep "=> " "$tmp/out" | tail -1)
+  sizes=" $(echo "$line" | sed -n 's/.*sizes: \(.*\)| final.*/\1/p') "
+  ok=1
+  [ $rc -eq 0 ] && echo "$line" | grep -q "=> PASS" || ok=0
+  if [ "$want" != - ]; then
+    for w in $want; do case "$sizes" in *" $w@"*) ;; *) ok=0 ;; esac; done
+  fi
+  if [ $ok = 1 ]; then
+    echo "ok: $name: $line"
+  else
+    echo "FAIL: $name: rc $rc, expected sizes '$want': $line"; tail -20 "$tmp/out"; tail -20 "$tmp/err"; fail=1
+  fi
+}
+
+# the kill switch: a static run, then DUCTILE_DISABLE=1 with a schedule it must ignore
+one "static 2 procs" 2 2 "$J" 40 30
+ref=$(echo "$line" | sed -n 's/.*checksum \([^ ]*\) .*/\1/p')
+FJ_GETIT=1 DUCTILE_DISABLE=1 DUCTILE_SCHEDULE="3:+2,8:-1" one "DUCTILE_DISABLE=1 (schedule ignored)" 2 2 "$J" 40 30
+got=$(echo "$line" | sed -n 's/.*checksum \([^ ]*\) .*/\1/p')
+case "$line" in *"sizes: 2@0 | final size 2 "*) ;; *) echo "FAIL: DUCTILE_DISABLE=1 resized: $line"; fail=1 ;; esac
+[ -n "$ref" ] && [ "$got" = "$ref" ] || { echo "FAIL: DUCTILE_DISABLE=1: checksum '$got', static '$ref'"; fail=1; }
+FJ_GETIT=1 DUCTILE_DISABLE=1 one "DUCTILE_DISABLE=1, 3 procs, 37 rows" 3 3 "$J" 37 12
+
+S="4:+2,12:-1,20:=1"
+if [ "${STRANGER_FULL:-0}" = 1 ]; then
+  modes="blocking nb wd thread"; reds="col p2p rma-lock rma-lockall"; allocs="malloc empi"; S="5:+2,40:-1,80:=1"; its=120
+else
+  modes="blocking nb wd thread"; reds="col rma-lock"; allocs=malloc; its=28
+fi
+for mode in $modes; do
+  for red in $reds; do
+    for alloc in $allocs; do
+      th=single; [ $mode = thread ] && th=multiple
+      [ $mode = nb ] && [ $red != col ] && [ $red != p2p ] && continue
+      want="2 4 3 1"
+      # wd commits after wall time, not iterations (docs/malleability.md): give it iterations long enough
+      sl=""; [ $mode = wd ] && sl=10
+      FJ_SLEEP_MS=$sl DUCTILE_REDIST_CONSTANT=$mode DUCTILE_REDIST=$red DUCTILE_SCHEDULE="$S" \
+        one "jacobi $mode $red $alloc 2->4->3->1" "$want" 2 "$J" 48 $its $alloc $th
+    done
+  done
+done
+# odd counts, uneven rows
+for mode in blocking nb; do
+  DUCTILE_REDIST_CONSTANT=$mode DUCTILE_SCHEDULE="3:+2,7:=2" one "jacobi $mode 3->5->2 dim 37" "3 5 2" 3 "$J" 37 12 empi
+done
+# many types
+for cfg in "blocking col" "nb p2p"; do
+  set -- $cfg
+  DUCTILE_REDIST_CONSTANT=$1 DUCTILE_REDIST=$2 DUCTILE_SCHEDULE="3:+2,7:-3,11:=1" \
+    one "multi $1 $2 3->5->2->1" "3 5 2 1" 3 "$M" 16
+done
+if [ "${STRANGER_FULL:-0}" = 1 ]; then
+  for cfg in "wd col merge" "thread col merge" "wd rma-lockall merge" "blocking col baseline" "blocking p2p merge"; do
+    set -- $cfg; th=""; [ $1 = thread ] && th=multiple
+    DUCTILE_REDIST_CONSTANT=$1 DUCTILE_REDIST=$2 DUCTILE_RESIZE_METHOD=$3 DUCTILE_SCHEDULE="4:+2,10:-3,16:=5,22:=1,26:+2" \
+      one "multi $cfg 3->5->2->5->1->3" "3 5 2 1" 3 "$M" 200 $th
+  done
+  DUCTILE_SCHEDULE="3:=5,6:=3,9:=7" one "multi 7->5->3->7" "7 5 3" 7 "$M" 14
+fi
+exit $fail
