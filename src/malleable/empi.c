@@ -339,7 +339,13 @@ static void monitor_end(int *rank, int *size, int iter, int maxiter, const struc
         EMPI_GLOBAL_overhead_rpolicy += dt; /* the decision at the control point */
     }
     if (!ductile_malleable_active()) {
+        /* FlexMPI: a removed process owns nothing (as EMPI_Get_wsize); rank, size and the
+         * per-rank arrays keep what the program had (include/empi.h) */
         EMPI_GLOBAL_status = EMPI_REMOVED;
+        if (o->count) *o->count = -1;
+        if (o->disp) *o->disp = -1;
+        if (o->count64) *o->count64 = -1;
+        if (o->disp64) *o->disp64 = -1;
         return;
     }
     int r, p;
