@@ -52,6 +52,18 @@ case "$line" in *"sizes: 2@0 | final size 2 "*) ;; *) echo "FAIL: DUCTILE_DISABL
 [ -n "$ref" ] && [ "$got" = "$ref" ] || { echo "FAIL: DUCTILE_DISABLE=1: checksum '$got', static '$ref'"; fail=1; }
 FJ_GETIT=1 DUCTILE_DISABLE=1 one "DUCTILE_DISABLE=1, 3 procs, 37 rows" 3 3 "$J" 37 12
 
+# ductile_request_resize refuses at call time what the current world already rules out (FJ_REQ=1:
+# the program's requests at fixed iterations; the world has 4 processes from iteration 3)
+FJ_REQ=1 one "bad requests" "2 4 3" 2 "$J" 40 30
+for want in "request(-10, target=0, at=-1, NULL) -> -1 'resize refused: shrinking below one process is not possible (removing 10 of 4 processes)'" \
+            "request(-1, target=0, at=-1, 7) -> -1 'resize refused: rank 7 does not exist (world of 4)'"; do
+  grep -qF "$want" "$tmp/out" || { echo "FAIL: bad requests: no line '$want'"; grep REQ "$tmp/out"; fail=1; }
+done
+# a schedule's shrink past the world's size: refused at the control point, never a negative size in the message
+DUCTILE_SCHEDULE="3:-5" one "shrink by 5 of 2" 2 2 "$J" 40 6
+grep -q "resize 2 -> 0 at iteration 3 refused: shrinking below one process is not possible (removing 5 of 2 processes)" "$tmp/err" ||
+  { echo "FAIL: shrink by 5 of 2: refusal message"; cat "$tmp/err"; fail=1; }
+
 S="4:+2,12:-1,20:=1"
 if [ "${STRANGER_FULL:-0}" = 1 ]; then
   modes="blocking nb wd thread"; reds="col p2p rma-lock rma-lockall"; allocs="malloc empi"; S="5:+2,40:-1,80:=1"; its=120
