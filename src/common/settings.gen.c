@@ -152,9 +152,10 @@ const struct setting_def ductile_setting_defs[] = {
     {.name = "DUCTILE_TEST_FAIL", .type = SETTING_ENUM, .default_value = "none", .choices = "none,spawn,alloc,register,transfer,bgtransfer,bgtransfer-first",
      .help = "For tests only: one step of every resize fails on purpose (spawn: rank 0's spawn is refused; alloc: "
              "a process cannot allocate its new blocks; register: a new process's registration differs; transfer: "
-             "the blocking transfer reports an error; bgtransfer: the background transfer of constant data "
-             "reports an error; bgtransfer-first: only that of the job's first resize), to check that the job "
-             "goes on at its old size with its data (docs/malleability.md, \"Failures\")."},
+             "the blocking transfer reports an error (an expansion with nothing registered has no transfer: it "
+             "succeeds); bgtransfer: the background transfer of constant data reports an error; bgtransfer-first: "
+             "only that of the job's first resize), to check that the job goes on at its old size with its data "
+             "(docs/malleability.md, \"Failures\")."},
     {.name = "DUCTILE_DEPARTURE", .type = SETTING_ENUM, .default_value = "auto", .choices = "auto,exit,park",
      .help = "What the processes a shrink removes do when they are a whole spawned group, and the new processes "
              "of a rolled-back or cancelled expansion (docs/malleability.md, \"Failures\"): exit (disconnect and "

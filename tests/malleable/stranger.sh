@@ -83,6 +83,14 @@ for mode in $modes; do
     done
   done
 done
+# rma-fence is blocking only: with a background strategy the constant data moves by the collective,
+# and the note on stderr and the record's reason say so
+FJ_SLEEP_MS=3 DUCTILE_REPORT="$tmp/fence.json" DUCTILE_REDIST=rma-fence DUCTILE_REDIST_CONSTANT=nb DUCTILE_SCHEDULE="3:+2" \
+  one "jacobi rma-fence nb 2->4" "2 4" 2 "$J" 48 12
+grep -q "note: DUCTILE_REDIST=rma-fence is blocking only; constant data moves by the collective (col, nb)" "$tmp/err" ||
+  { echo "FAIL: rma-fence nb: no note on stderr"; cat "$tmp/err"; fail=1; }
+grep -q "by the collective (rma-fence is blocking only" "$tmp/fence.json" ||
+  { echo "FAIL: rma-fence nb: the record does not say the collective moved the constant data"; fail=1; }
 # odd counts, uneven rows
 for mode in blocking nb; do
   DUCTILE_REDIST_CONSTANT=$mode DUCTILE_SCHEDULE="3:+2,7:=2" one "jacobi $mode 3->5->2 dim 37" "3 5 2" 3 "$J" 37 12 empi
