@@ -10,6 +10,8 @@
 #    struct through a derived type, items with fewer rows than processes),
 #    constant and variable, a replicated array and a scalar, checked element
 #    by element at every iteration, 3->5->2->1.
+#  - strangerkinds: a 2-D N-D block with halos, FlexMPI sparse and custom
+#    data, checked at every iteration (halos right after each resize).
 #  - DUCTILE_DISABLE=1 (the kill switch) leaves an EMPI program as a static
 #    FlexMPI program: the same answer as a static run, no resize although a
 #    schedule is set, EMPI_Get_iteration keeps the loop counter.
@@ -18,6 +20,7 @@
 set -u
 J="$abs_top_builddir/tests/malleable/strangerjacobi"
 M="$abs_top_builddir/tests/malleable/strangermulti"
+K="$abs_top_builddir/tests/malleable/strangerkinds"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
 t=$((90 * ${TEST_TIME_SCALE:-2} / 2))
@@ -51,6 +54,10 @@ got=$(echo "$line" | sed -n 's/.*checksum \([^ ]*\) .*/\1/p')
 case "$line" in *"sizes: 2@0 | final size 2 "*) ;; *) echo "FAIL: DUCTILE_DISABLE=1 resized: $line"; fail=1 ;; esac
 [ -n "$ref" ] && [ "$got" = "$ref" ] || { echo "FAIL: DUCTILE_DISABLE=1: checksum '$got', static '$ref'"; fail=1; }
 FJ_GETIT=1 DUCTILE_DISABLE=1 one "DUCTILE_DISABLE=1, 3 procs, 37 rows" 3 3 "$J" 37 12
+# N-D block with halos, sparse and custom data (strangerkinds) under the kill switch, and resized
+DUCTILE_DISABLE=1 DUCTILE_SCHEDULE="3:+2" one "kinds DUCTILE_DISABLE=1" 3 3 "$K" 8
+case "$line" in *"sizes: 3@0 | final size 3 "*) ;; *) echo "FAIL: kinds DUCTILE_DISABLE=1 resized: $line"; fail=1 ;; esac
+DUCTILE_SCHEDULE="3:+2,6:-3" one "kinds 3->5->2" "3 5 2" 3 "$K" 9
 
 # ductile_request_resize refuses at call time what the current world already rules out (FJ_REQ=1:
 # the program's requests at fixed iterations; the world has 4 processes from iteration 3)
