@@ -83,8 +83,9 @@ for mode in $modes; do
       th=single; [ $mode = thread ] && th=multiple
       [ $mode = nb ] && [ $red != col ] && [ $red != p2p ] && continue
       want="2 4 3 1"
-      # wd commits after wall time, not iterations (docs/malleability.md): give it iterations long enough
-      sl=""; [ $mode = wd ] && sl=10
+      # background transfers complete after wall time, not iterations (docs/malleability.md): give
+      # them iterations long enough to commit before the end on a loaded machine
+      sl=""; [ $mode = wd ] && sl=10; [ $mode = nb ] || [ $mode = thread ] && sl=3
       FJ_SLEEP_MS=$sl DUCTILE_REDIST_CONSTANT=$mode DUCTILE_REDIST=$red DUCTILE_SCHEDULE="$S" \
         one "jacobi $mode $red $alloc 2->4->3->1" "$want" 2 "$J" 48 $its $alloc $th
     done
@@ -105,14 +106,19 @@ done
 # many types
 for cfg in "blocking col" "nb p2p"; do
   set -- $cfg
+  want="3 5 2 1"; [ $1 = blocking ] || want="3 5" # background: commits after wall time (no sleep in multi)
   DUCTILE_REDIST_CONSTANT=$1 DUCTILE_REDIST=$2 DUCTILE_SCHEDULE="3:+2,7:-3,11:=1" \
-    one "multi $1 $2 3->5->2->1" "3 5 2 1" 3 "$M" 16
+    one "multi $1 $2 3->5->2->1" "$want" 3 "$M" 16
 done
 if [ "${STRANGER_FULL:-0}" = 1 ]; then
   for cfg in "wd col merge" "thread col merge" "wd rma-lockall merge" "blocking col baseline" "blocking p2p merge"; do
     set -- $cfg; th=""; [ $1 = thread ] && th=multiple
+    # background modes commit after wall time (short iterations: maybe not before the end, docs/malleability.md);
+    # the Baseline method replaces rank 0, whose history then starts at its arrival: its final size only
+    want="3 5 2 1"; [ $1 = blocking ] || want="3 5"; [ $3 = baseline ] && want=3
     DUCTILE_REDIST_CONSTANT=$1 DUCTILE_REDIST=$2 DUCTILE_RESIZE_METHOD=$3 DUCTILE_SCHEDULE="4:+2,10:-3,16:=5,22:=1,26:+2" \
-      one "multi $cfg 3->5->2->5->1->3" "3 5 2 1" 3 "$M" 200 $th
+      one "multi $cfg 3->5->2->5->1->3" "$want" 3 "$M" 200 $th
+    [ $3 = baseline ] && case "$line" in *"final size 3 "*) ;; *) echo "FAIL: multi $cfg: final size"; fail=1 ;; esac
   done
   DUCTILE_SCHEDULE="3:=5,6:=3,9:=7" one "multi 7->5->3->7" "7 5 3" 7 "$M" 14
 fi
