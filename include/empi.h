@@ -183,7 +183,13 @@ void ductile_empi_monitor_init0(void);
  * EMPI_Register_csr) is never truncated: it comes back as MPI_UNDEFINED
  * (MPI's answer for a count an int cannot hold), with an error on stderr
  * (once per process) naming the value and EMPI_Monitor_end64; so do such
- * entries of EMPI_GLOBAL_vcounts / EMPI_GLOBAL_displs (without a message). */
+ * entries of EMPI_GLOBAL_vcounts / EMPI_GLOBAL_displs (without a message).
+ * In a process this control point removed (EMPI_Get_status gives
+ * EMPI_REMOVED) *count = *disp = -1, as EMPI_Get_wsize's, and *rank, *size,
+ * *vcount and *vdisp are left as they were (the process's old rank and
+ * size: test the status before using them, e.g. before `if (rank == 0)`).
+ * With DUCTILE_DISABLE=1 nothing resizes and the outputs are those of a
+ * static run: MPI's rank and size, the default distribution's blocks. */
 void EMPI_Monitor_end(int *rank, int *size, int iter, int maxiter, int *count, int *disp, int **vcount, int **vdisp,
                       int *fc, char *argv[], char *bin);
 /* EMPI_Monitor_end with 64-bit blocks (Ductile; the arguments in the same

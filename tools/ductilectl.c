@@ -31,7 +31,10 @@ struct subcmd {
     const char *name, *args, *help;
 };
 static const struct subcmd subcmds[] = {
-    {"list", "", "List the jobs ductiled knows and its slots."},
+    {"list", "[--noheader] [--format COLS]", "List the jobs ductiled knows and its slots. --noheader: no header line "
+                                             "(for scripts); --format: comma-separated columns out of job,state,procs,"
+                                             "pending,iteration,iter_s,user,start,tag,binary (default: all). Both may "
+                                             "also come before the command."},
     {"status", "JOB [--history N]", "Show a job: size, iteration, hosts, slots, I/O period, recent monitoring samples."},
     {"watch", "[JOB] [--interval S] [--count N]", "Live table of one job's monitoring (or of all jobs), refreshed every S seconds (default 1) until interrupted or N refreshes."},
     {"expand", "JOB N [--at-iteration I] [--hosts H1,H2,...]", "Add N processes at the job's next control point (or at iteration I). The resource manager must grant N free slots; --hosts places the new processes (one host name per process)."},
@@ -273,6 +276,7 @@ int main(int argc, char **argv)
                                           {"hosts", required_argument, 0, 'o'},   {"ranks", required_argument, 0, 'r'},
                                           {"to", required_argument, 0, 'T'},      {"json", no_argument, 0, 'j'},
                                           {"help", no_argument, 0, 'h'},          {"since", required_argument, 0, 'S'},
+                                          {"noheader", no_argument, 0, 'N'},      {"format", required_argument, 0, 'F'},
                                           {0, 0, 0, 0}};
     double since = 0;
     long history = 20, count = 0, at = -1, to = -1;
@@ -301,6 +305,11 @@ int main(int argc, char **argv)
         case 'o': hosts = optarg; break;
         case 'r': ranks = optarg; break;
         case 'j': json_out = 1; break;
+        case 'N': noheader = 1; break; /* global options list also takes after the command */
+        case 'F':
+            if (!valid_format(optarg)) goto badopt;
+            list_format = optarg;
+            break;
         case 'h': sub_help(cmd, stdout); return 0;
         default: sub_help(cmd, stderr); return EX_USAGE;
         }

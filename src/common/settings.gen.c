@@ -160,12 +160,12 @@ const struct setting_def ductile_setting_defs[] = {
      .help = "For tests only: make a resize fail on purpose, to check that the job goes on at its old size with "
              "its data (docs/malleability.md, \"Failures\"). A step of every resize: spawn (rank 0's spawn is "
              "refused), alloc (a process cannot allocate its new blocks), register (a new process's registration "
-             "differs), transfer (the blocking transfer reports an error), bgtransfer (the background transfer of "
-             "constant data reports an error), bgtransfer-first (only that of the job's first resize). Or "
-             "counted: alloc:K@RANK (the K-th allocation of each resize fails on process RANK), mpi:K@RANK (the "
-             "K-th MPI call of each resize reports an error on RANK), count@RANK (RANK prints how many a resize "
-             "made); RANK: the old processes by rank, then the new ones; %N after RANK: only every N-th resize of "
-             "the job (the N-th, 2N-th, ...)."},
+             "differs), transfer (the blocking transfer reports an error; an expansion with nothing registered "
+             "has no transfer: it succeeds), bgtransfer (the background transfer of constant data reports an "
+             "error), bgtransfer-first (only that of the job's first resize). Or counted: alloc:K@RANK (the K-th "
+             "allocation of each resize fails on process RANK), mpi:K@RANK (the K-th MPI call of each resize "
+             "reports an error on RANK), count@RANK (RANK prints how many a resize made); RANK: the old processes "
+             "by rank, then the new ones; %N after RANK: only every N-th resize of the job (the N-th, 2N-th, ...)."},
     {.name = "DUCTILE_TEST_DELAY", .type = SETTING_STRING, .default_value = "", .values = "STEP:SECONDS@RANK, STEP one of agree, go, wake, spawn, connect", FIELD(test_delay),
      .help = "For tests only: process RANK of a resize sleeps SECONDS before STEP, so that only some processes "
              "reach a time limit (docs/malleability.md, \"Failures\")."},

@@ -356,7 +356,7 @@ void ndblock_world_changed(struct reg_item *it)
         if (s->g[d] / g.dims[d] < s->halo[d]) {
             if (!s->warned++ && s->rank == 0)
                 fprintf(stderr, "ductile: warning: '%s': blocks of %d cells in dimension %d are narrower than the "
-                                "halo (%d): its halos are not filled\n", it->d.name, s->g[d] / g.dims[d], d,
+                                "halo (%d): that dimension's halos are filled on no process\n", it->d.name, s->g[d] / g.dims[d], d,
                         s->halo[d]);
             continue;
         }

@@ -91,7 +91,7 @@ int nb_test_local(void)
     if (all && ductile_rt.rank == ductile_rt.size - 1 && !M.spawned &&
         (test_fail("bgtransfer") || (test_fail("bgtransfer-first") && NB.id == 0))) {
         snprintf(NB.why, sizeof NB.why, "rank %d: background transfer of constant data failed (injected: "
-                 "DUCTILE_TEST_FAIL=bgtransfer)", ductile_rt.rank);
+                 "DUCTILE_TEST_FAIL=%s)", ductile_rt.rank, test_fail("bgtransfer") ? "bgtransfer" : "bgtransfer-first");
         NB.failed = 1;
         return -1;
     }
@@ -244,7 +244,10 @@ void nb_note(struct report_reconfig *r, int iteration)
              "(switch at the control point of iteration %d, %.4f s after the start)%s",
              (unsigned long long)NB.bytes, iteration - NB.start_it, iteration - NB.start_it == 1 ? "" : "s", iteration,
              r->background_s,
-             NB.col_instead ? " by the collective (Open MPI 4: background one-sided transfers are not safe)" : "");
+             NB.col_instead ? " by the collective (Open MPI 4: background one-sided transfers are not safe)"
+             : strncmp(r->redist, "rma-fence", 9) == 0 ? " by the collective (rma-fence is blocking only; the other "
+                                                          "data moved by rma-fence)"
+                                                        : "");
     ductile_log(1, "%s", r->reason);
 }
 

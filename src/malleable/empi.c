@@ -300,12 +300,33 @@ static void every_block(int64_t n, const struct reg_item *sp, int p, int changed
     }
 }
 
+/* This process's rank and size in the world the program sees: Ductile's
+ * (its virtual world), or, with Ductile off (DUCTILE_DISABLE=1, no
+ * MPI_Init), MPI's own, as a static FlexMPI program would have them. */
+static void world_rank_size(int *r, int *p)
+{
+    *r = 0;
+    *p = 1;
+    if (ductile_rt.active) {
+        *r = ductile_rt.rank;
+        *p = ductile_rt.size;
+        return;
+    }
+    int init = 0, fin = 0;
+    PMPI_Initialized(&init);
+    PMPI_Finalized(&fin);
+    if (!init || fin) return;
+    PMPI_Comm_rank(MPI_COMM_WORLD, r);
+    PMPI_Comm_size(MPI_COMM_WORLD, p);
+}
+
 static void monitor_end(int *rank, int *size, int iter, int maxiter, const struct mon_out *o)
 {
-    if (ductile_rt.rank == 0) DUCTILE_HOOK_VOID(on_maxiter, (maxiter)); /* remaining work for ductiled's model */
+    if (ductile_rt.active && ductile_rt.rank == 0)
+        DUCTILE_HOOK_VOID(on_maxiter, (maxiter)); /* remaining work for ductiled's model */
     empi_layout_once();
     double t0 = PMPI_Wtime();
-    int changed = ductile_malleable_control_point(iter);
+    int changed = ductile_malleable_control_point(iter); /* Ductile off: 0, nothing resizes */
     double dt = PMPI_Wtime() - t0;
     EMPI_GLOBAL_iteration = iter;
     EMPI_GLOBAL_tover += dt;
@@ -318,15 +339,22 @@ static void monitor_end(int *rank, int *size, int iter, int maxiter, const struc
         EMPI_GLOBAL_overhead_rpolicy += dt; /* the decision at the control point */
     }
     if (!ductile_malleable_active()) {
+        /* FlexMPI: a removed process owns nothing (as EMPI_Get_wsize); rank, size and the
+         * per-rank arrays keep what the program had (include/empi.h) */
         EMPI_GLOBAL_status = EMPI_REMOVED;
+        if (o->count) *o->count = -1;
+        if (o->disp) *o->disp = -1;
+        if (o->count64) *o->count64 = -1;
+        if (o->disp64) *o->disp64 = -1;
         return;
     }
-    if (rank) *rank = ductile_rt.rank;
-    if (size) *size = ductile_rt.size;
+    int r, p;
+    world_rank_size(&r, &p);
+    if (rank) *rank = r;
+    if (size) *size = p;
     const struct reg_item *sp;
     int64_t n = first_rows(&sp);
     if (n < 0) return;
-    int r = ductile_rt.rank, p = ductile_rt.size;
     plan_block b = plan_block_of(n, p, r);
     if (sp) {
         b.displ = sp->rows.row0;

@@ -232,6 +232,10 @@ void ductile_malleable_init(void)
             fprintf(stderr, "ductile: note: DUCTILE_REDIST_CONSTANT=nb does not apply to %s (the sources cannot tell "
                             "when the drains' reads are done); using wd (Wait Drains)\n", rd);
     }
+    if (M.redist == REDIST_RMA_FENCE && M.nb != CONST_BLOCKING && ductile_rt.rank == 0)
+        /* fence epochs are collective over the world: no background form (transfer.c) */
+        fprintf(stderr, "ductile: note: DUCTILE_REDIST=rma-fence is blocking only; constant data moves by the "
+                        "collective (col, %s) in the background, the other data by rma-fence\n", rc);
     if (note == 2) {
         /* never run the Threading strategy without MPI_THREAD_MULTIPLE */
         M.thread_refused = 1;

@@ -14,7 +14,8 @@ int policy_check(const struct policy_request *r, char *list, size_t listlen, cha
     why[0] = '\0';
     list[0] = '\0';
     if (nd < 1)
-        snprintf(why, whylen, "shrinking below one process (%d %+d) is not possible", ns, nd - ns);
+        snprintf(why, whylen, "shrinking below one process is not possible (removing %d of %d process%s)", ns - nd,
+                 ns, ns == 1 ? "" : "es");
     else if (nd == ns)
         snprintf(why, whylen, "the world already has %d process%s", ns, ns == 1 ? "" : "es");
     else if (r->sparse)

@@ -145,7 +145,8 @@ static void decide(int iteration, struct decision *d, char *list)
     int nd = r.kind == RESIZE_TARGET ? r.value : ns + r.value;
     struct report_reconfig rec;
     int id = M.next_id++;
-    fill_record(&rec, id, iteration, ns, nd, M.method, M.redist, M.nb);
+    /* a delta past the world's size: the record and the message say 0, never a negative size */
+    fill_record(&rec, id, iteration, ns, nd < 0 ? 0 : nd, M.method, M.redist, M.nb);
     char why[400] = "";
     /* sparse data is redistributed (src/data/sparse.c): never refused for it */
     struct policy_request pr = {ns, nd, M.method == METHOD_BASELINE, 0, r.list,
@@ -192,7 +193,11 @@ int ductile_malleable_control_point(int iteration)
 
 static int control_point(int iteration)
 {
-    if (!M.ready || M.removed || !ductile_rt.active) return 0;
+    if (M.removed) return 0;
+    if (!M.ready || !ductile_rt.active) {
+        M.iteration = iteration; /* Ductile off (DUCTILE_DISABLE=1): EMPI_Get_iteration gives the program's own */
+        return 0;
+    }
     /* a spawned process at its first control point without EMPI_Get_shared: the
      * parents are waiting in the transfer; receive the data first */
     if (M.join_pending) {
@@ -321,6 +326,23 @@ int ductile_request_resize(int delta_or_target, int is_target, int at_iteration,
         snprintf(err, errlen, "resize refused: requests are taken by the world's rank 0, and this process is rank %d "
                  "(call ductile_request_resize on rank 0)", rank);
         return -1;
+    }
+    /* what can be checked now against the current world (the control point checks again) */
+    int ns = __atomic_load_n(&ductile_rt.size, __ATOMIC_RELAXED);
+    if (!is_target && delta_or_target < 0 && ns + delta_or_target < 1) {
+        snprintf(err, errlen, "resize refused: shrinking below one process is not possible (removing %d of %d "
+                 "process%s)", -delta_or_target, ns, ns == 1 ? "" : "es");
+        return -1;
+    }
+    if (!is_target && delta_or_target < 0 && hosts && *hosts && strlen(hosts) < RESIZE_LIST_MAX) {
+        int ranks[RESIZE_LIST_MAX];
+        char why[300];
+        int n = schedule_parse_ranks(hosts, ranks, RESIZE_LIST_MAX, why, sizeof why);
+        for (int i = 0; i < n; i++)
+            if (ranks[i] >= ns) {
+                snprintf(err, errlen, "resize refused: rank %d does not exist (world of %d)", ranks[i], ns);
+                return -1;
+            }
     }
     return request_queue_submit(&M.q, delta_or_target, is_target ? RESIZE_TARGET : RESIZE_DELTA, at_iteration,
                                 hosts, err, errlen);

@@ -4,7 +4,7 @@
 # against Ductile's empi.h, gives the bit-identical checksum of a static run
 # when resized 2->5->3->1; at every control point its blocks follow FlexMPI's
 # EMPI_Get_wsize (extra rows on the last ranks), and every removed rank's
-# EMPI_Get_wsize gives -1/-1.
+# EMPI_Get_wsize and EMPI_Monitor_end give -1/-1.
 set -u
 prog="$abs_top_builddir/tests/malleable/flexjacobi"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT

@@ -17,6 +17,11 @@ time.sleep(50)
 JOBPIDS="$JOBPIDS $!"
 wait_until 10 'grep -q registered "$T/jobs.log"' || { bad "the fake jobs did not register"; cat "$T/jobs.log"; exit 1; }
 ids=$(ctl --noheader --format job list | awk '{print $1}' | sort | tr '\n' ' ')
+# list's options also after the command, and in `list --help`
+ids2=$(ctl list --noheader --format job | awk '{print $1}' | sort | tr '\n' ' ')
+if [ -n "$ids" ] && [ "$ids2" = "$ids" ]; then ok "list --noheader --format job after the command: $ids2"
+else bad "ductilectl list --noheader --format job: '$ids2', before the command: '$ids'"; fi
+"$DUCTILECTL" list --help | grep -q -- "--noheader.*--format" || bad "ductilectl list --help does not name --noheader and --format"
 
 # complete WORDS...: COMPREPLY for the last word, sorted, one line
 complete_line() {
