@@ -165,7 +165,8 @@ const struct setting_def ductile_setting_defs[] = {
              "error), bgtransfer-first (only that of the job's first resize). Or counted: alloc:K@RANK (the K-th "
              "allocation of each resize fails on process RANK), mpi:K@RANK (the K-th MPI call of each resize "
              "reports an error on RANK), count@RANK (RANK prints how many a resize made); RANK: the old processes "
-             "by rank, then the new ones; %N after RANK: only every N-th resize of the job (the N-th, 2N-th, ...)."},
+             "by rank, then the new ones; %N after RANK: only the job's first resize and every N-th after it "
+             "(resizes 1, N+1, 2N+1, ...)."},
     {.name = "DUCTILE_TEST_DELAY", .type = SETTING_STRING, .default_value = "", .values = "STEP:SECONDS@RANK, STEP one of agree, go, wake, spawn, connect", FIELD(test_delay),
      .help = "For tests only: process RANK of a resize sleeps SECONDS before STEP, so that only some processes "
              "reach a time limit (docs/malleability.md, \"Failures\")."},

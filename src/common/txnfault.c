@@ -119,7 +119,7 @@ static int hit(long *counter, int mode)
     if (!__atomic_load_n(&T.armed, __ATOMIC_ACQUIRE)) return 0;
     long c = __atomic_add_fetch(counter, 1, __ATOMIC_RELAXED);
     if (T.mode != mode || T.me != T.target || c != T.k) return 0;
-    if (T.every > 1 && (T.id + 1) % T.every != 0) return 0; /* resize ids count from 0 on every process */
+    if (T.every > 1 && T.id % T.every != 0) return 0; /* resize ids count from 0 on every process */
     fprintf(stderr, "ductile: test: rank %d: %s %ld of resize %d fails (injected: DUCTILE_TEST_FAIL=%s:%ld@%d)\n",
             T.me, mode == FAULT_ALLOC ? "allocation" : "MPI call", c, T.id, mode == FAULT_ALLOC ? "alloc" : "mpi", c,
             T.target);

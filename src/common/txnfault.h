@@ -8,7 +8,7 @@
  *   DUCTILE_TEST_FAIL=mpi:K@RANK    the K-th counted MPI call of each resize
  *                                   runs, and then reports an error on RANK
  *   DUCTILE_TEST_FAIL=count@RANK    RANK prints how many of each a resize made
- *   ...@RANK%N                      (alloc, mpi) only in every N-th resize of the job
+ *   ...@RANK%N                      (alloc, mpi) only in resizes 1, N+1, 2N+1, ... of the job
  *   DUCTILE_TEST_DELAY=STEP:SECONDS@RANK  RANK sleeps before STEP (txn_delay)
  * RANK numbers the processes of the resize: the old ones by their rank, then
  * the new ones after them (their rank in the transfer communicator).

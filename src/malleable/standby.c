@@ -45,9 +45,11 @@ int pool_join(const struct decision *d, struct xfer_times *xt, char *why, size_t
         free(ident);
         rma_win_transfer_done(1); /* W is the world again, or stays kept: its window (if any) serves it */
         if (!txn_agree_commit(SB.priv, ok, why, len)) {
-            /* rolled back: the small world goes on, the standby processes become removed ones */
+            /* rolled back: every process as it was -- the small world goes on and the standby processes
+             * stand by again (the pool stays); W's prepared transfers, which the failed run may have left
+             * half-used, are prepared anew at the next wake-up (collective over W) */
             stage_abort();
-            pool_dissolve(SB.left_at);
+            release_transfers(SB.xfer);
             return -1;
         }
         stage_commit();
@@ -246,6 +248,12 @@ void standby_wait(void)
                 } else if (pool_join(&m.d, &xt, why, sizeof why) == 0) {
                     ductile_log(1, "taken back from standby as rank %d of %d at iteration %d", ductile_rt.rank,
                                 ductile_rt.size, m.d.iteration);
+                } else { /* rolled back (pool_join): stands by again for the next wake-up or the release */
+                    txn_end();
+                    ductile_log(1, "standby process (pid %ld): the wake-up was rolled back (%s); stands by again",
+                                (long)getpid(), why);
+                    deadline = ductile_now() + (double)ductile_rt.settings.leave_timeout;
+                    continue;
                 }
                 txn_end();
             } else {

@@ -8,12 +8,14 @@
  * (C: how many more communicators the MPI can still create, counted by
  * duplicating one until it refuses, at most SOAK_COMM_CAP, then freeing
  * them: a leak of communicators or context ids lowers it).  The end:
- * "FINAL size=S iterations=I failures=F".
+ * "FINAL size=S iterations=I failures=F".  SOAK_SLEEP_MS: a nap per
+ * iteration (a background transfer completes after wall time, not iterations).
  * usage: soak_app ITERATIONS */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <empi.h>
 
@@ -55,6 +57,7 @@ int main(int argc, char **argv)
     int iters = argc > 1 ? atoi(argv[1]) : 10;
     const char *stat = getenv("SOAK_STAT");
     int cap = getenv("SOAK_COMM_CAP") ? atoi(getenv("SOAK_COMM_CAP")) : 2200;
+    int nap_ms = getenv("SOAK_SLEEP_MS") ? atoi(getenv("SOAK_SLEEP_MS")) : 0;
     MPI_Comm_rank(EMPI_COMM_WORLD, &rank);
     MPI_Comm_size(EMPI_COMM_WORLD, &size);
     int64_t d, cnt;
@@ -81,6 +84,10 @@ int main(int argc, char **argv)
             MPI_Allreduce(&s, &tot, 1, MPI_LONG_LONG, MPI_SUM, mine);
             if (tot != rows && failures++ < 5) fprintf(stderr, "CHECK FAIL rows %lld it %d\n", tot, it);
             MPI_Comm_free(&mine);
+        }
+        if (nap_ms > 0) {
+            struct timespec ts = {nap_ms / 1000, (nap_ms % 1000) * 1000000L};
+            nanosleep(&ts, NULL);
         }
         if (procstat_listed(stat, it)) {
             int left = comms_left(cap);
