@@ -3,6 +3,7 @@
  * registration and receiving the data in EMPI_Get_shared. */
 #include "engine.h"
 #include "../redist/chunk.h"
+#include "reconf.h"
 
 /* ------------------------------------------------------------------ init / join */
 
@@ -312,6 +313,7 @@ int ductile_malleable_get_shared(int *iteration)
 {
     if (!M.join_pending) {
         if (iteration && M.spawned) *iteration = M.jh.iteration + 1;
+        reconf_end(); /* a process spawned without data joined inside MPI_Init: its hooks run here */
         return 0;
     }
     M.join_pending = 0;
@@ -423,5 +425,9 @@ int ductile_malleable_get_shared(int *iteration)
     free(M.jdesc);
     M.jdesc = NULL;
     if (!baseline && !h->persistent) ductile_files_reattach(); /* file hook: the world's open files, with the parents */
+    /* the reconfiguration hooks (reconf.c), now that the data is here, at the same point as the parents */
+    reconf_committed(h->id, h->ns, h->nd, baseline, -1, ductile_rt.rank, h->iteration,
+                     baseline ? RECONF_SPAN_COMM : RECONF_SPAN_WORLD, baseline ? merged : MPI_COMM_NULL);
+    reconf_end();
     return 0;
 }

@@ -5,6 +5,7 @@
  * resize (background.c).  Also the engine's state (M) and its entry points
  * for src/wrap, registered in the hook table (src/core/hooks.h). */
 #include "engine.h"
+#include "reconf.h"
 
 struct engine_state M = {.self = MPI_COMM_NULL, .join_comm = MPI_COMM_NULL, .park_comm = MPI_COMM_NULL, .xfer = MPI_COMM_NULL};
 
@@ -160,7 +161,7 @@ static void decide(int iteration, struct decision *d, char *list)
     d->listlen = (int)strlen(list);
 }
 
-int ductile_malleable_control_point(int iteration)
+static int control_point(int iteration)
 {
     if (!M.ready || M.removed || !ductile_rt.active) return 0;
     /* a spawned process at its first control point without EMPI_Get_shared: the
@@ -258,6 +259,16 @@ int ductile_malleable_control_point(int iteration)
     M.last_cp = ductile_now(); /* the next iteration time excludes the resize */
     request_queue_set_busy(&M.q, 0);
     return M.removed || ductile_world != w0; /* 0: rolled back, nothing changed for the program */
+}
+
+/* The control point, and then the reconfiguration hooks of a resize that
+ * committed in it (reconf.c): once, before it returns. */
+int ductile_malleable_control_point(int iteration)
+{
+    reconf_begin();
+    int changed = control_point(iteration);
+    reconf_end();
+    return changed;
 }
 
 int ductile_request_resize(int delta_or_target, int is_target, int at_iteration, const char *hosts, char *err,

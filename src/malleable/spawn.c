@@ -8,6 +8,7 @@
  * new processes park, the old world goes on). */
 #include "engine.h"
 #include "prep_thread.h"
+#include "reconf.h"
 
 /* ------------------------------------------------------------------ spawning */
 
@@ -534,6 +535,10 @@ void expand_commit(int iteration)
                         rec.total_s, rec.spawn_s, rec.merge_s, xt.transfer_s);
         }
     }
+    /* the reconfiguration hooks (reconf.c), before the control point returns; Baseline: the old
+     * processes reach the new ones over merged, kept as their park communicator */
+    reconf_committed(d->id, ns, nd, baseline, me, baseline ? -1 : me, iteration,
+                     baseline ? RECONF_SPAN_COMM : RECONF_SPAN_WORLD, baseline ? merged : MPI_COMM_NULL);
 }
 
 /* Roll back an expansion (old processes, after a failed agreement or when
