@@ -1,0 +1,44 @@
+#!/bin/sh
+# Reconfiguration hooks (issue 26, item 2): tests/malleable/stencil2d.c, a
+# periodic 2-D stencil that rebuilds its own Cartesian communicator and halo
+# datatypes in a hook (EMPI_Set_reconfig_hook), resized 4->9->6 with the
+# Merge and the Baseline methods: the hook runs once per committed resize on
+# every process (continuing, new -- inside EMPI_Get_shared --, removed),
+# says the right sizes, ranks, kind and iteration, its communicator over the
+# old and the new processes holds them all, and the grid's checksum is the
+# static run's.  With every resize rolled back (DUCTILE_TEST_FAIL=transfer)
+# the hook never runs and the job ends at its old size with the same checksum.
+set -u
+prog="$abs_top_builddir/tests/malleable/stencil2d"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+fail=0
+t=$((90 * ${TEST_TIME_SCALE:-2} / 2))
+args="36 30 12"
+sum_of() { sed -n "s/^checksum \([0-9a-f]*\) on $2 processes.*/\1/p" "$1"; }
+timeout $t $MPIEXEC -n 4 "$prog" $args > ref 2>&1 || { echo "FAIL: static run"; cat ref; exit 1; }
+ref=$(sum_of ref 4)
+[ -n "$ref" ] || { echo "FAIL: static run: no checksum"; cat ref; exit 1; }
+echo "static on 4: $(cat ref)"
+# check NAME FINAL_SIZE HOOKS REMOVED [VAR=value...] -- with ARGS and SIZES
+check() {
+  name=$1 final=$2 hooks=$3 removed=$4; shift 4
+  env "$@" timeout $t $MPIEXEC -n 4 "$prog" $args "$sizes" > out 2> err
+  rc=$?
+  got=$(sum_of out "$final")
+  nrem=$(grep -c "^removed process: hooks [1-9][0-9]*, failures 0" out)
+  if [ $rc -ne 0 ] || [ "$got" != "$ref" ] || grep -q "FAIL" out || ! grep -q "hooks $hooks, failures 0" out ||
+     [ "$nrem" -ne "$removed" ]; then
+    echo "FAIL: $name: rc $rc, checksum '$got' (expected $ref), $nrem removed processes with their hook (expected $removed)"
+    cat out; tail -15 err; fail=1
+  else
+    echo "ok: $name: $(grep '^checksum' out)"
+  fi
+}
+sizes="9,6"
+check "merge 4->9->6" 6 2 3 DUCTILE_SCHEDULE="3:=9,7:=6"
+check "baseline 4->9->6" 6 1 13 DUCTILE_SCHEDULE="3:=9,7:=6" DUCTILE_RESIZE_METHOD=baseline
+sizes=""
+check "rolled back 4->9, 4->6 (DUCTILE_TEST_FAIL=transfer)" 4 0 0 DUCTILE_SCHEDULE="3:=9,7:=6" DUCTILE_TEST_FAIL=transfer \
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+exit $fail
