@@ -32,6 +32,9 @@ int ductile_malleable_settings(const struct ductile_settings *s, char *err, size
     /* rma-* (src/rma/): Open MPI 4.1's default one-sided components cannot create a window over a
      * communicator that spans spawned processes (MPI_ERR_WIN); osc/ucx can.  Set before PMPI_Init. */
     const char *rd = s->redist ? s->redist : "";
+    /* a MaM program (src/mam) asking for MaM's one-sided methods (MAM_RED_METHOD 2 or 3) */
+    const char *mam = getenv("MAM_RED_METHOD");
+    if (!getenv("DUCTILE_REDIST") && mam && (strcmp(mam, "2") == 0 || strcmp(mam, "3") == 0)) rd = "rma-";
     int osc_keep = !s->rma_osc || strcmp(s->rma_osc, "keep") == 0;
 #if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5
     /* Open MPI 5: its own choice (osc/rdma over btl/sm or tcp) spans spawned processes, and osc/ucx
@@ -199,6 +202,7 @@ static int control_point(int iteration)
             return 0;
         }
         if (!v[0]) return 0;
+        MPI_Comm w0 = ductile_world; /* the switch may still be rolled back (its agreement): then it stays */
         ductile_files_detach(); /* file hook: world files closed on the old world */
         if (PEND.expand) expand_commit(iteration);
         else shrink_commit(iteration);
@@ -207,7 +211,7 @@ static int control_point(int iteration)
         else if (!M.persistent) ductile_files_reattach(); /* file hook: reopened on the new world */
         M.last_cp = ductile_now();
         request_queue_set_busy(&M.q, 0);
-        return 1;
+        return M.removed || ductile_world != w0;
     }
     struct decision d;
     char list[RESIZE_LIST_MAX] = "";
