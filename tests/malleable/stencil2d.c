@@ -17,7 +17,8 @@
  * the static run's.
  *
  * usage: stencil2d NX NY ITERS [SIZES]   SIZES: "9,6" -- the sizes the
- * scheduled resizes go to, in order ("" or absent: none expected) */
+ * scheduled resizes go to, in order ("-" or absent: none expected; not "":
+ * MPICH's hydra cannot spawn a program with an empty argument) */
 #include <mpi.h>
 #include <empi.h>
 #include <math.h>
@@ -158,8 +159,10 @@ int main(int argc, char **argv)
     struct state *st = &S;
     st->cart = MPI_COMM_NULL;
     for (int k = 0; k < 4; k++) st->send[k] = st->recv[k] = MPI_DATATYPE_NULL;
-    for (char *p = argc > 4 ? argv[4] : ""; *p && st->nexpect < 16;) {
-        st->expect[st->nexpect++] = (int)strtol(p, &p, 10);
+    for (char *p = argc > 4 ? argv[4] : "-"; *p && *p != '-' && st->nexpect < 16;) {
+        char *q = p;
+        st->expect[st->nexpect++] = (int)strtol(q, &p, 10);
+        if (p == q) break;
         if (*p == ',') p++;
     }
     EMPI_Set_reconfig_hook(hook, st);
