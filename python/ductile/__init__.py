@@ -105,8 +105,9 @@ def _lib():
     L = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
     from mpi4py import MPI  # noqa: F401  (MPI_Init, through Ductile)
     i, i64, vp, cp = ctypes.c_int, ctypes.c_int64, ctypes.c_void_p, ctypes.c_char_p
-    dt = ctypes.c_int if MPI._sizeof(MPI.Datatype) == ctypes.sizeof(ctypes.c_int) else ctypes.c_void_p
-    comm = ctypes.c_int if MPI._sizeof(MPI.Comm) == ctypes.sizeof(ctypes.c_int) else ctypes.c_void_p
+    # handles: an int (MPICH: unsigned values such as 0x84000002) or a pointer (Open MPI)
+    dt = ctypes.c_uint if MPI._sizeof(MPI.Datatype) == ctypes.sizeof(ctypes.c_uint) else ctypes.c_void_p
+    comm = ctypes.c_uint if MPI._sizeof(MPI.Comm) == ctypes.sizeof(ctypes.c_uint) else ctypes.c_void_p
     sig = {
         "EMPI_Register_array": (i, [cp, vp, dt, i64, i64, i, i]),
         "EMPI_Set_buffer_rows": (i, [cp, i64]),
