@@ -12,10 +12,22 @@ EXPECT_PREFIX   expectation files EXPECT_PREFIX.0 .. EXPECT_PREFIX.<nprocs-1>,
 --iterations MIN MAX
                 the report's loop detection (rank 0's view) must have detected a
                 loop, with MIN <= iterations.count <= MAX.
+--loop ITERS SECONDS
+                the program that wrote the report ran ITERS iterations of its
+                loop in SECONDS (measured by itself, on the process that is rank
+                0 at the end): a loop must be detected with ITERS-3 <= count <=
+                ITERS-1 (the span after the last head never counts), and the
+                iteration times must add up to the loop's time: SECONDS minus
+                the uncounted iterations (at most max each) minus 0.1 s and 10 %
+                <= time_total_s <= SECONDS plus 5 ms and 2 % (tick-counter
+                calibration).
 
 The report's structure is always validated (nprocs, ranks[i].rank == i, every
 function entry has integer calls >= 1, bytes_sent/bytes_recv >= 0 and a
-finite time_s >= 0, iterations object present).  With EXPECT_PREFIX the
+finite time_s >= 0, iterations object present; once iterations counted,
+time_total_s, time_mean_s, time_min_s, time_max_s and every recent time are
+positive, min <= mean <= max, mean x count = total, and the recent times add
+up to the total when all are kept).  With EXPECT_PREFIX the
 comparison is strict, per rank: every expected function must be in the report
 with exactly the expected calls / bytes_sent / bytes_recv, and every function
 in the report must be expected.  There must be exactly one expectation file
@@ -180,7 +192,61 @@ def validate_report(rep, probs):
                           % (f, it.get(f)))
         if not isinstance(it.get("head"), str):
             probs.add("report: iterations.head must be a string, got %r" % (it.get("head"),))
+        check_iteration_figures(it, probs)
     return result
+
+
+def check_iteration_figures(it, probs):
+    """Iteration times are durations: positive, ordered, and adding up."""
+    n = it.get("count")
+    names = ("time_total_s", "time_mean_s", "time_min_s", "time_max_s")
+    vals = [it.get(k) for k in names]
+    if not is_int(n) or n <= 0:
+        return
+    for k, v in zip(names, vals):
+        if not is_number(v) or v <= 0:
+            probs.add("report: iterations.%s must be a positive number once %d iterations "
+                      "counted, got %r" % (k, n, v))
+    if not all(is_number(v) for v in vals):
+        return
+    total, mean, lo, hi = vals
+    eps = 1e-9 * max(1.0, abs(total))
+    if not lo - eps <= mean <= hi + eps:
+        probs.add("report: iterations: mean %r not between min %r and max %r" % (mean, lo, hi))
+    if abs(mean * n - total) > 1e-6 * max(1.0, abs(total)):
+        probs.add("report: iterations: mean %r x count %d != total %r" % (mean, n, total))
+    recent = it.get("recent_times_s")
+    if not isinstance(recent, list) or not all(is_number(x) for x in recent):
+        probs.add("report: iterations.recent_times_s must be a list of numbers")
+        return
+    if any(x <= 0 for x in recent):
+        probs.add("report: iterations.recent_times_s has non-positive times: %r"
+                  % [x for x in recent if x <= 0][:5])
+    if any(x < lo - eps or x > hi + eps for x in recent):
+        probs.add("report: iterations.recent_times_s has times outside [min, max]")
+    if len(recent) == n and abs(sum(recent) - total) > 1e-6 * max(1.0, abs(total)):
+        probs.add("report: iterations: the recent times add up to %r, not to the total %r"
+                  % (sum(recent), total))
+
+
+def check_loop(it, iters, seconds, probs):
+    """The detector's figures against the program's own measure of its loop."""
+    if not isinstance(it, dict) or it.get("detected") is not True:
+        probs.add("loop: expected a detected loop of %d iterations, got %r" % (iters, it))
+        return None
+    n, total, hi = it.get("count"), it.get("time_total_s"), it.get("time_max_s")
+    if not is_int(n) or not iters - 3 <= n <= iters - 1:
+        probs.add("loop: count=%r, expected %d..%d for a loop of %d iterations"
+                  % (n, iters - 3, iters - 1, iters))
+        return None
+    if not is_number(total) or not is_number(hi):
+        return None
+    upper = seconds * 1.02 + 0.005
+    lower = seconds * 0.9 - (iters - n) * hi - 0.1
+    if not lower <= total <= upper:
+        probs.add("loop: the %d iteration times add up to %.6f s, the loop took %.6f s "
+                  "(accepted %.6f .. %.6f s)" % (n, total, seconds, lower, upper))
+    return total
 
 
 LINE_RE = re.compile(r"^(\S+)\s+(-?\d+)\s+(-?\d+)\s+(-?\d+)\s*$")
@@ -243,6 +309,7 @@ def main(argv=None):
     ap.add_argument("expect_prefix", nargs="?")
     ap.add_argument("--nprocs", type=int)
     ap.add_argument("--iterations", nargs=2, type=int, metavar=("MIN", "MAX"))
+    ap.add_argument("--loop", nargs=2, type=float, metavar=("ITERS", "SECONDS"))
     args = ap.parse_args(argv)
 
     probs = Problems()
@@ -297,6 +364,11 @@ def main(argv=None):
                 probs.add("iterations: count=%r not in [%d, %d] (period_calls=%r, head=%r)"
                           % (it.get("count"), lo, hi, it.get("period_calls"), it.get("head")))
 
+    loop_total = None
+    if args.loop is not None:
+        loop_total = check_loop(rep.get("iterations") if isinstance(rep, dict) else None,
+                                int(args.loop[0]), args.loop[1], probs)
+
     if probs:
         for p in probs.items:
             print("MISMATCH " + p)
@@ -307,6 +379,10 @@ def main(argv=None):
         msg += ", %d function entries match" % nchecked
     if args.iterations is not None:
         msg += ", iterations.count=%d" % rep["iterations"]["count"]
+    if loop_total is not None:
+        it = rep["iterations"]
+        msg += (", loop: %d iterations add up to %.4f s of the loop's %.4f s (min %.4f, mean %.4f, max %.4f)"
+                % (it["count"], loop_total, args.loop[1], it["time_min_s"], it["time_mean_s"], it["time_max_s"]))
     print(msg)
     return 0
 

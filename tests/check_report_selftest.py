@@ -58,7 +58,9 @@ BASE_REPORT = {
         }},
     ],
     "iterations": {"detected": True, "count": 50, "period_calls": 3,
-                   "head": "MPI_Allreduce"},
+                   "head": "MPI_Allreduce", "time_total_s": 0.5, "time_mean_s": 0.01,
+                   "time_min_s": 0.009, "time_max_s": 0.011,
+                   "recent_times_s": [0.009, 0.011] * 25},
 }
 
 # deliberately in another order than the report, to show order does not matter
@@ -172,6 +174,27 @@ def checker_cases():
              want_rc=1, want_text=["count=50 not in [51, 60]"])
     run_case("--iterations count too high", BASE_REPORT, E, ["--iterations", "10", "49"],
              want_rc=1, want_text=["count=50 not in [10, 49]"])
+    def seti(field, val):
+        return lambda rep: rep["iterations"].__setitem__(field, val)
+
+    # the report's loop figures (issue 22, item 8): a loop whose head was the first timed call
+    run_case("negative time_min_s (the tick origin)", mod(seti("time_min_s", -7543547367.6)), E,
+             want_rc=1, want_text=["time_min_s must be a positive number"])
+    run_case("negative mean", mod(seti("time_mean_s", -150870947.3)), E, want_rc=1,
+             want_text=["time_mean_s must be a positive number"])
+    run_case("mean x count != total", mod(seti("time_mean_s", 0.0105)), E, want_rc=1,
+             want_text=["x count 50 != total"])
+    run_case("recent times do not add up",
+             mod(seti("recent_times_s", [0.009, 0.011] * 24 + [0.01, 0.011])), E, want_rc=1,
+             want_text=["add up to"])
+    run_case("--loop consistent passes", BASE_REPORT, E, ["--loop", "51", "0.512"], 0,
+             want_text=["loop: 50 iterations add up to 0.5000 s"])
+    run_case("--loop: loop much longer than the sum", BASE_REPORT, E, ["--loop", "51", "0.9"],
+             want_rc=1, want_text=["add up to 0.500000 s, the loop took 0.900000 s"])
+    run_case("--loop: sum longer than the loop", BASE_REPORT, E, ["--loop", "51", "0.4"],
+             want_rc=1, want_text=["the loop took 0.400000 s"])
+    run_case("--loop: too few iterations counted", BASE_REPORT, E, ["--loop", "60", "0.6"],
+             want_rc=1, want_text=["count=50, expected 57..59"])
     run_case("--iterations but not detected",
              mod(lambda rep: rep["iterations"].__setitem__("detected", False)), E,
              ["--iterations", "49", "50"], want_rc=1, want_text=["detected=False"])

@@ -75,15 +75,16 @@ const struct setting_def ductile_setting_defs[] = {
      "are prepared once (MPI_Alltoallv_init, persistent send/receive, one-sided windows) and reused. The program "
      "must read the iteration with EMPI_Get_iteration() after each control point, or its removed processes leave "
      "as usual."},
-    {"DUCTILE_TEST_FAIL", SETTING_ENUM, "none", 0, 0, "none,spawn,alloc,register,transfer,bgtransfer",
+    {"DUCTILE_TEST_FAIL", SETTING_ENUM, "none", 0, 0, "none,spawn,alloc,register,transfer,bgtransfer,bgtransfer-first",
      "For tests only: make one step of every resize fail on purpose (spawn: rank 0's spawn is refused; alloc: a "
      "process cannot allocate its new blocks; register: a new process's registration differs; transfer: the "
      "blocking transfer reports an error; bgtransfer: the background transfer of constant data reports an "
-     "error), to check that the job goes on at its old size with its data (docs/malleability.md)."},
+     "error; bgtransfer-first: only that of the job's first resize), to check that the job goes on at its old size with its data (docs/malleability.md)."},
     {"DUCTILE_DEPARTURE", SETTING_ENUM, "auto", 0, 0, "auto,exit,park",
-     "What processes removed by a shrink do when they are a whole spawned group (docs/malleability.md): exit "
+     "What processes removed by a shrink do when they are a whole spawned group, and the new processes of a "
+     "rolled-back or cancelled expansion (docs/malleability.md): exit "
      "(disconnect and end at once, giving back cores and memory), park (wait asleep until the job ends), or auto: "
-     "exit with MPICH, park with Open MPI 4 (its runtime hung or timed out in later spawns after spawned jobs "
+     "exit with MPICH and Open MPI 5, park with Open MPI 4 (its runtime hung or timed out in later spawns after spawned jobs "
      "ended)."},
     {"DUCTILE_TEST_BIGCOLL", SETTING_ENUM, "auto", 0, 0, "auto,int,c,w",
      "For tests only: the form of the collective transfers (src/redist/bigcoll.c): auto picks the int "

@@ -307,6 +307,7 @@ void ductile_appctl_resized(const struct report_reconfig *r)
     json_t *det = json_object_get(d, "details");
     json_object_set_new(det, "standby", json_integer(r->standby));
     json_object_set_new(det, "exited", json_integer(r->exited)); /* removed processes that ended (the others park) */
+    json_object_set_new(det, "parked", json_integer(r->parked)); /* a failed expansion's new processes still alive */
     if (r->persistent[0]) json_object_set_new(det, "persistent", json_string(r->persistent));
     pthread_mutex_lock(&appctl.lock);
     if (appctl.nevents < APPCTL_MAX_EVENTS) appctl.events[appctl.nevents++] = d;

@@ -11,6 +11,7 @@ const char *const ductile_fn_name[DUCTILE_FN_COUNT] = {
     "MPI_Add_error_class",
     "MPI_Add_error_code",
     "MPI_Add_error_string",
+    "MPI_Address",
     "MPI_Allgather",
     "MPI_Allgather_c",
     "MPI_Allgather_init",
@@ -114,7 +115,10 @@ const char *const ductile_fn_name[DUCTILE_FN_COUNT] = {
     "MPI_Dist_graph_create_adjacent",
     "MPI_Dist_graph_neighbors",
     "MPI_Dist_graph_neighbors_count",
+    "MPI_Errhandler_create",
     "MPI_Errhandler_free",
+    "MPI_Errhandler_get",
+    "MPI_Errhandler_set",
     "MPI_Error_class",
     "MPI_Error_string",
     "MPI_Exscan",
@@ -509,6 +513,7 @@ const char *const ductile_fn_name[DUCTILE_FN_COUNT] = {
     "MPI_Type_create_subarray_c",
     "MPI_Type_delete_attr",
     "MPI_Type_dup",
+    "MPI_Type_extent",
     "MPI_Type_free",
     "MPI_Type_free_keyval",
     "MPI_Type_get_attr",
@@ -524,14 +529,19 @@ const char *const ductile_fn_name[DUCTILE_FN_COUNT] = {
     "MPI_Type_get_true_extent_c",
     "MPI_Type_get_true_extent_x",
     "MPI_Type_get_value_index",
+    "MPI_Type_hindexed",
+    "MPI_Type_hvector",
     "MPI_Type_indexed",
     "MPI_Type_indexed_c",
+    "MPI_Type_lb",
     "MPI_Type_match_size",
     "MPI_Type_set_attr",
     "MPI_Type_set_name",
     "MPI_Type_size",
     "MPI_Type_size_c",
     "MPI_Type_size_x",
+    "MPI_Type_struct",
+    "MPI_Type_ub",
     "MPI_Type_vector",
     "MPI_Type_vector_c",
     "MPI_Unpack",
@@ -593,6 +603,7 @@ const unsigned char ductile_fn_category[DUCTILE_FN_COUNT] = {
     DUCTILE_CAT_OTHER, /* MPI_Add_error_class */
     DUCTILE_CAT_OTHER, /* MPI_Add_error_code */
     DUCTILE_CAT_OTHER, /* MPI_Add_error_string */
+    DUCTILE_CAT_OTHER, /* MPI_Address */
     DUCTILE_CAT_COLLECTIVE, /* MPI_Allgather */
     DUCTILE_CAT_COLLECTIVE, /* MPI_Allgather_c */
     DUCTILE_CAT_COLLECTIVE, /* MPI_Allgather_init */
@@ -696,7 +707,10 @@ const unsigned char ductile_fn_category[DUCTILE_FN_COUNT] = {
     DUCTILE_CAT_OTHER, /* MPI_Dist_graph_create_adjacent */
     DUCTILE_CAT_OTHER, /* MPI_Dist_graph_neighbors */
     DUCTILE_CAT_OTHER, /* MPI_Dist_graph_neighbors_count */
+    DUCTILE_CAT_OTHER, /* MPI_Errhandler_create */
     DUCTILE_CAT_OTHER, /* MPI_Errhandler_free */
+    DUCTILE_CAT_OTHER, /* MPI_Errhandler_get */
+    DUCTILE_CAT_OTHER, /* MPI_Errhandler_set */
     DUCTILE_CAT_OTHER, /* MPI_Error_class */
     DUCTILE_CAT_OTHER, /* MPI_Error_string */
     DUCTILE_CAT_COLLECTIVE, /* MPI_Exscan */
@@ -1091,6 +1105,7 @@ const unsigned char ductile_fn_category[DUCTILE_FN_COUNT] = {
     DUCTILE_CAT_OTHER, /* MPI_Type_create_subarray_c */
     DUCTILE_CAT_OTHER, /* MPI_Type_delete_attr */
     DUCTILE_CAT_OTHER, /* MPI_Type_dup */
+    DUCTILE_CAT_OTHER, /* MPI_Type_extent */
     DUCTILE_CAT_OTHER, /* MPI_Type_free */
     DUCTILE_CAT_OTHER, /* MPI_Type_free_keyval */
     DUCTILE_CAT_OTHER, /* MPI_Type_get_attr */
@@ -1106,14 +1121,19 @@ const unsigned char ductile_fn_category[DUCTILE_FN_COUNT] = {
     DUCTILE_CAT_OTHER, /* MPI_Type_get_true_extent_c */
     DUCTILE_CAT_OTHER, /* MPI_Type_get_true_extent_x */
     DUCTILE_CAT_OTHER, /* MPI_Type_get_value_index */
+    DUCTILE_CAT_OTHER, /* MPI_Type_hindexed */
+    DUCTILE_CAT_OTHER, /* MPI_Type_hvector */
     DUCTILE_CAT_OTHER, /* MPI_Type_indexed */
     DUCTILE_CAT_OTHER, /* MPI_Type_indexed_c */
+    DUCTILE_CAT_OTHER, /* MPI_Type_lb */
     DUCTILE_CAT_OTHER, /* MPI_Type_match_size */
     DUCTILE_CAT_OTHER, /* MPI_Type_set_attr */
     DUCTILE_CAT_OTHER, /* MPI_Type_set_name */
     DUCTILE_CAT_OTHER, /* MPI_Type_size */
     DUCTILE_CAT_OTHER, /* MPI_Type_size_c */
     DUCTILE_CAT_OTHER, /* MPI_Type_size_x */
+    DUCTILE_CAT_OTHER, /* MPI_Type_struct */
+    DUCTILE_CAT_OTHER, /* MPI_Type_ub */
     DUCTILE_CAT_OTHER, /* MPI_Type_vector */
     DUCTILE_CAT_OTHER, /* MPI_Type_vector_c */
     DUCTILE_CAT_OTHER, /* MPI_Unpack */
@@ -1177,6 +1197,7 @@ const unsigned char ductile_fn_iter_skip[DUCTILE_FN_COUNT] = {
     0, /* MPI_Add_error_class */
     0, /* MPI_Add_error_code */
     0, /* MPI_Add_error_string */
+    1, /* MPI_Address */
     0, /* MPI_Allgather */
     0, /* MPI_Allgather_c */
     0, /* MPI_Allgather_init */
@@ -1280,7 +1301,10 @@ const unsigned char ductile_fn_iter_skip[DUCTILE_FN_COUNT] = {
     0, /* MPI_Dist_graph_create_adjacent */
     0, /* MPI_Dist_graph_neighbors */
     0, /* MPI_Dist_graph_neighbors_count */
+    0, /* MPI_Errhandler_create */
     0, /* MPI_Errhandler_free */
+    1, /* MPI_Errhandler_get */
+    0, /* MPI_Errhandler_set */
     1, /* MPI_Error_class */
     1, /* MPI_Error_string */
     0, /* MPI_Exscan */
@@ -1675,6 +1699,7 @@ const unsigned char ductile_fn_iter_skip[DUCTILE_FN_COUNT] = {
     0, /* MPI_Type_create_subarray_c */
     0, /* MPI_Type_delete_attr */
     0, /* MPI_Type_dup */
+    1, /* MPI_Type_extent */
     0, /* MPI_Type_free */
     0, /* MPI_Type_free_keyval */
     0, /* MPI_Type_get_attr */
@@ -1690,14 +1715,19 @@ const unsigned char ductile_fn_iter_skip[DUCTILE_FN_COUNT] = {
     1, /* MPI_Type_get_true_extent_c */
     1, /* MPI_Type_get_true_extent_x */
     0, /* MPI_Type_get_value_index */
+    0, /* MPI_Type_hindexed */
+    0, /* MPI_Type_hvector */
     0, /* MPI_Type_indexed */
     0, /* MPI_Type_indexed_c */
+    1, /* MPI_Type_lb */
     0, /* MPI_Type_match_size */
     0, /* MPI_Type_set_attr */
     0, /* MPI_Type_set_name */
     1, /* MPI_Type_size */
     1, /* MPI_Type_size_c */
     1, /* MPI_Type_size_x */
+    0, /* MPI_Type_struct */
+    1, /* MPI_Type_ub */
     0, /* MPI_Type_vector */
     0, /* MPI_Type_vector_c */
     0, /* MPI_Unpack */

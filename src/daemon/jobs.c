@@ -366,10 +366,18 @@ static json_t *summary_base(const struct jobs *t, const struct job *j, double no
                      "samples", (json_int_t)j->samples);
 }
 
-/* A "resized" event: a shrink's removed processes park (and keep their slots) unless they exited or stand by. */
+/* A "resized" event: a shrink's removed processes park (and keep their slots) unless they exited or stand by.
+ * A failed expansion's new processes ended (their slots are free) or parked ("parked": they hold slots until
+ * the job ends, issue 22 item 7); at most the event's "to" of them. */
 void jobs_note_departures(struct job *j, const json_t *d)
 {
-    if (strcmp(proto_get_str(d, "status", "ok"), "ok") != 0) return;
+    if (strcmp(proto_get_str(d, "status", "ok"), "ok") != 0) {
+        long long pk = proto_get_int(d, "parked", 0), ex = proto_get_int(d, "exited", 0), to = proto_get_int(d, "to", 0);
+        if (to < 0 || to > PROTO_MAX_PROCS) to = 0;
+        if (pk > 0 && pk <= to) j->parked += (int)pk;
+        if (ex > 0 && ex <= to) j->exited += (int)ex;
+        return;
+    }
     int from = (int)proto_get_int(d, "from", 0), to = (int)proto_get_int(d, "to", 0);
     int ex = (int)proto_get_int(d, "exited", 0);
     int gone = from - to - (int)proto_get_int(d, "standby", 0) - ex;

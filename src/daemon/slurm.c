@@ -409,6 +409,11 @@ static void after_resize(struct placement *p, const json_t *d)
     int from = (int)json_integer_value(json_object_get(d, "from")), to = (int)json_integer_value(json_object_get(d, "to"));
     if (status && strcmp(status, "ok") != 0) { /* failed: nothing moved */
         if (p->nleave && to < from) p->nleave = 0;
+        /* the new processes of a failed expansion that park (Open MPI 4) still run on the hosts
+         * granted to it until the job ends (issue 22, item 7): those hosts are not given back */
+        long long pk = json_integer_value(json_object_get(d, "parked"));
+        for (int k = 0; p->parked && k < p->npend && k < pk; k++)
+            if (p->pend[k] >= 0 && p->pend[k] < S.rm->nhosts) p->parked[p->pend[k]]++;
         if (p->npend && to > from) p->npend = 0;
         return;
     }

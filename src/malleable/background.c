@@ -59,7 +59,11 @@ int nb_test_local(void)
         }
         if (!done) all = 0;
     }
-    if (all && ductile_rt.rank == ductile_rt.size - 1 && !M.spawned && test_fail("bgtransfer")) {
+    if (all) NB.quiet = 1; /* nothing of this process's part is pending any more (an injected failure follows) */
+    /* bgtransfer-first: only the background transfer of the job's first resize fails (the same on
+     * every process: the decision's id), so a later resize can show that the failure left nothing behind */
+    if (all && ductile_rt.rank == ductile_rt.size - 1 && !M.spawned &&
+        (test_fail("bgtransfer") || (test_fail("bgtransfer-first") && NB.id == 0))) {
         snprintf(NB.why, sizeof NB.why, "rank %d: background transfer of constant data failed (injected: "
                  "DUCTILE_TEST_FAIL=bgtransfer)", ductile_rt.rank);
         NB.failed = 1;
@@ -113,6 +117,7 @@ void nb_finish(int adopt)
     NB.e = NULL;
     NB.n = NB.cap = 0;
     NB.active = 0;
+    NB.quiet = 0;
 }
 
 /* A process about to end: the new buffers and the pending transfers'
@@ -130,16 +135,69 @@ void nb_abandon_at_exit(void)
 }
 
 /* A failed background transfer: forget it without touching its buffers,
- * requests or windows (MPI may still use them). */
+ * requests or windows (MPI may still use them); its window leaves the
+ * cache, so that no later transfer frees it with processes that never will. */
 void nb_abandon(void)
 {
     NB.left_alone = 1; /* the buffers its requests name stay allocated (reg_thaw) */
+    if (NB.bg) bg_forget(NB.bg);
     free(NB.e);
     NB.e = NULL;
     NB.n = NB.cap = 0;
     NB.bg = NULL;
     NB.comm = MPI_COMM_NULL;
     NB.active = 0;
+    NB.quiet = 0;
+}
+
+/* 1 when no operation of this process's background transfer is pending:
+ * none is active, or every part completed (even if it failed afterwards,
+ * as an injected failure does).  Local, never blocks. */
+int nb_quiet(void)
+{
+    if (!NB.active) return 1;
+    if (!NB.quiet && !NB.failed) (void)nb_test_local();
+    return NB.quiet;
+}
+
+/* A resize that will not happen, on every process of c (an expansion's
+ * merged communicator: old and new processes; a shrink's old world), at the
+ * same point: do they all have their background part quiet?  Then what the
+ * transfer holds (windows, communicators) can be freed together and the new
+ * processes of an expansion can disconnect and end (item 7 of issue 22);
+ * otherwise it is abandoned (never freed: the MPI may still use it) and they
+ * park.  One MIN allreduce, bounded; the same answer everywhere (0 when it
+ * does not complete in time here). */
+int nb_agree_quiet(MPI_Comm c)
+{
+    int q = nb_quiet();
+    MPI_Request rq;
+    if (PMPI_Iallreduce(MPI_IN_PLACE, &q, 1, MPI_INT, MPI_MIN, c, &rq) != MPI_SUCCESS ||
+        wait_bounded(&rq, NB_WAIT_LIMIT_S) != 0)
+        return 0;
+    return q;
+}
+
+/* The transfers of an expansion that will not happen, on every process of
+ * its merged communicator in the same order (after nb_agree_quiet): quiet --
+ * the background part is released (its windows detached or freed) and the
+ * one-sided window over the merged communicator is freed, collectively with
+ * the new processes (a cancelled background rma-* expansion left it cached,
+ * and the next one-sided resize or MPI_Finalize then called the collective
+ * MPI_Win_free without them: issue 22, item 5); not quiet -- both are
+ * abandoned (at_exit: in a process about to end). */
+void rollback_transfers(int quiet, int nitems, int at_exit)
+{
+    if (quiet) {
+        if (NB.active) nb_finish(0);
+        if (nitems) rma_win_transfer_done(0);
+        return;
+    }
+    if (NB.active) {
+        if (at_exit) nb_abandon_at_exit();
+        else nb_abandon();
+    }
+    rma_win_abandon(NULL); /* whatever is cached may span the new processes */
 }
 
 /* The record of a resize whose constant data moved in the background and
@@ -192,21 +250,27 @@ int pending_go(int status, int iteration)
 }
 
 /* A pending resize that will not happen (old processes, collectively): the
- * background part completes (bounded), the new buffers go, spawned processes
- * leave, the world keeps its size and data; the record says why. */
+ * background part completes (bounded), everybody agrees whether it is quiet
+ * (an expansion: with the spawned processes, after telling them), then its
+ * new buffers, windows and communicators are freed together, or, when some
+ * process's part may still be in flight, abandoned (leaked; MPI may still
+ * use them); spawned processes leave (they end at once when the transfer was
+ * quiet and their runtime allows it, else they park); the world keeps its
+ * size and data; the record says why. */
 void pending_cancel(const char *why)
 {
-    /* a failed transfer may still hold requests on the new buffers: they are left alone (leaked) */
-    int clean = nb_wait_local(1) == 0;
-    if (!clean) nb_abandon();
+    (void)nb_wait_local(1); /* bounded: a part still in flight after it is not quiet */
     if (PEND.expand) {
-        (void)pending_go(0, M.iteration); /* the spawned processes leave (join.c, join_abort) */
-        if (clean) nb_finish(0);
-        expand_abort(why);
+        int quiet = 0;
+        if (pending_go(0, M.iteration) == 0) quiet = nb_agree_quiet(PEND.merged); /* with them: join.c */
+        rollback_transfers(quiet, PEND.nitems, 0);
+        expand_abort(why, quiet);
     } else {
-        if (clean) nb_finish(0);
+        int quiet = nb_agree_quiet(ductile_rt.private_comm);
+        if (quiet) nb_finish(0); /* the world stays, and so does its window */
+        else rollback_transfers(0, 0, 0);
         shrink_abort(why);
     }
-    reg_thaw(clean); /* the registry changes again; what the program freed meanwhile goes, if safe */
+    reg_thaw(!NB.left_alone); /* the registry changes again; what the program freed meanwhile goes, if safe */
     request_queue_set_busy(&M.q, 0);
 }

@@ -79,11 +79,29 @@ static void drop_inter(MPI_Comm *c)
     *c = MPI_COMM_NULL;
 }
 
+void departure_disconnect(MPI_Comm *inter, MPI_Comm *inter0)
+{
+    drop_inter(inter);
+    drop_inter(inter0);
+}
+
 /* Collective over the group and the rest (after both freed the old world). */
 void departure_group_disconnect(void)
 {
-    drop_inter(&M.g_inter);
-    drop_inter(&M.g_inter0);
+    departure_disconnect(&M.g_inter, &M.g_inter0);
+}
+
+/* The new processes of an expansion that does not happen (rolled back or
+ * cancelled, nothing in flight): do they disconnect and end at once instead
+ * of parking?  The same rule as a spawned group that leaves in a shrink
+ * (exit_allowed: MPICH and Open MPI 5 yes, Open MPI 4 no, DUCTILE_DEPARTURE
+ * forces), but also under MPI_THREAD_MULTIPLE (nothing of theirs ever was
+ * the parents' world, and they free their own retired worlds before
+ * disconnecting); not with DUCTILE_PERSISTENT (prepared transfers may name
+ * the merged communicator).  Both sides decide alike, from the settings. */
+int departure_rollback_exits(int persistent)
+{
+    return exit_allowed() && !persistent;
 }
 
 int ductile_malleable_finalize_begin(void)

@@ -329,7 +329,6 @@ static void monitor_end(int *rank, int *size, int iter, int maxiter, const struc
     }
     if (rank) *rank = ductile_rt.rank;
     if (size) *size = ductile_rt.size;
-    if (changed) DUCTILE_HOOK_VOID(data_world_changed, ()); /* N-D blocks (src/data): communicators, halos */
     const struct reg_item *sp;
     int64_t n = first_rows(&sp);
     if (n < 0) return;

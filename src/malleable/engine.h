@@ -125,6 +125,7 @@ struct engine_state {
     int auto_redist;    /* DUCTILE_REDIST=auto (src/rma/cost.c) */
     double last_cp, t_it; /* rank 0: time of the last control point, seconds per iteration (smoothed) */
     int spawned, removed;
+    unsigned world_epoch; /* set_world calls: a control point that changed it changed this process's world */
     int iteration;
     int zombies; /* removed processes of this job still alive (they hold slots), standby ones included */
     int persistent; /* DUCTILE_PERSISTENT (src/malleable/persist.c) */
@@ -250,6 +251,7 @@ struct nb_state {
     int col_instead;     /* one-sided method asked, constant data moved by the collective (RMA_BACKGROUND_UNSAFE) */
     int failed;          /* this process's part failed (why) */
     int left_alone;      /* abandoned (nb_abandon): its buffers may still be in MPI's hands */
+    int quiet;           /* every operation of this process's part is complete (even if it failed after) */
     char why[200];
 };
 extern struct nb_state NB;
@@ -323,6 +325,8 @@ void departure_group_joined(int valid, int ns, int nnew, MPI_Comm inter, MPI_Com
 void departure_group_forget(void);
 int departure_group_exits(int ns, const char *leaving, int merge_method, int standby);
 void departure_group_disconnect(void);
+int departure_rollback_exits(int persistent);
+void departure_disconnect(MPI_Comm *inter, MPI_Comm *inter0);
 extern MPI_Comm departure_inter0_pending; /* rank 0: inter0 of the expansion in progress */
 void fill_record(struct report_reconfig *r, int id, int it, int from, int to, int method, int redist, int nb);
 void record_problem(struct report_reconfig *r, const char *status, const char *reason);
@@ -354,12 +358,15 @@ void nb_note(struct report_reconfig *r, int iteration);
 int wait_bounded(MPI_Request *rq, double limit_s);
 int pending_go(int status, int iteration);
 void pending_cancel(const char *why);
+int nb_quiet(void);
+int nb_agree_quiet(MPI_Comm c);
+void rollback_transfers(int quiet, int nitems, int at_exit);
 /* resize.c */
 void note_choice(struct report_reconfig *r, const struct decision *d);
 /* spawn.c */
 void expand(const struct decision *d, const char *hosts, double t_begin, double begin_epoch);
 void expand_commit(int iteration);
-void expand_abort(const char *why);
+void expand_abort(const char *why, int together);
 /* shrink.c */
 void shrink(const struct decision *d, const char *list, double t_begin);
 void shrink_commit(int iteration);

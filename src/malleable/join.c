@@ -44,7 +44,7 @@ void join_failed(const char *what, int rc)
     _exit(3);
 }
 
-static _Noreturn void join_cancelled(void);
+static _Noreturn void join_cancelled(int together);
 
 /* The end of a spawned process that leaves without running the program (its
  * expansion was cancelled or rolled back), after its MPI_Finalize: exit(),
@@ -77,13 +77,14 @@ static void join_parents(MPI_Comm parent)
         join_end();
     }
     if (!h.status) {
-        /* the parents gave up on this expansion (spawn.c, spawn_cancel): park until released */
+        /* the parents gave up on this expansion (spawn.c, spawn_cancel): end, or park until released */
         MPI_Comm m = MPI_COMM_NULL;
         PMPI_Intercomm_merge(parent, 1, &m);
         add_inter(parent);
+        departure_group_joined(0, 0, 0, parent, MPI_COMM_NULL); /* the one intercommunicator to disconnect */
         M.jh = h;
         M.join_comm = m;
-        join_cancelled(); /* does not return */
+        join_cancelled(1); /* does not return */
     }
     M.spawned = 1;
     M.jh = h;
@@ -224,18 +225,36 @@ static int check_descs(char *err, size_t errlen)
     return 0;
 }
 
-/* A spawned process whose parents cancelled the resize (the program ended
- * before the background transfer completed): leave quietly. */
-static _Noreturn void join_cancelled(void)
+/* A spawned process whose parents gave up on the resize (rolled back, or
+ * cancelled: the program ended before the background transfer completed):
+ * leave without running the program.  together: the parents are at the
+ * matching point and nothing of the transfer is in flight; then, where the
+ * runtime allows it (departure_rollback_exits, the parents decide alike),
+ * every communicator to them is freed, the intercommunicators disconnected
+ * (spawn.c, expand_abort and spawn_cancel, do the same) and this process
+ * ends at once, giving back its core and slot (issue 22, item 7). */
+static _Noreturn void join_cancelled(int together)
 {
-    ductile_log(1, "the resize that spawned this process was cancelled; leaving at the job's end");
+    int leave = together && departure_rollback_exits(M.jh.persistent);
+    ductile_log(1, "the resize that spawned this process did not happen; %s",
+                leave ? "ending now" : "leaving at the job's end");
+    if (M.xfer != MPI_COMM_NULL) PMPI_Comm_free(&M.xfer);
+    MPI_Comm oldp = ductile_rt.private_comm;
+    leave_world(); /* frees the merged world (retires it under MPI_THREAD_MULTIPLE) */
+    if (oldp != MPI_COMM_NULL && oldp != M.join_comm) PMPI_Comm_free(&oldp); /* else merged itself: below */
+    if (leave) {
+        PMPI_Comm_free(&M.join_comm);
+        ductile_world_end(); /* retired worlds too: nothing but the intercommunicators is left */
+        departure_disconnect(&M.g_inter, &M.g_inter0); /* with the parents */
+        M.exited = 1;
+        ductile_malleable_finalize_begin(); /* removed, nowhere to park: returns at once */
+        ductile_malleable_finalize_end();
+        PMPI_Finalize();
+        join_end();
+    }
     /* a removed process: parked (asleep) until the parents' rank 0 releases it at its MPI_Finalize,
      * as processes removed by a shrink (it stays connected to the parents through the merged
      * communicator rank 0 keeps until then); then it ends with exit (join_end) */
-    if (M.xfer != MPI_COMM_NULL) PMPI_Comm_free(&M.xfer);
-    MPI_Comm oldp = ductile_rt.private_comm;
-    leave_world(); /* frees the merged world */
-    if (oldp != MPI_COMM_NULL && oldp != M.join_comm) PMPI_Comm_free(&oldp); /* else merged itself: kept to park */
     M.park_comm = M.join_comm; /* merged: the parents' rank 0 is its rank 0 */
     M.join_comm = MPI_COMM_NULL;
     M.park_releaser = 0;
@@ -296,9 +315,9 @@ static int join_prepare(int child, char *why, size_t len)
     return 0;
 }
 
-/* A new process whose resize was rolled back: the parents' rank 0 releases it
- * at the job's end (join_cancelled does not return). */
-static void join_abort(int *o2c, int *n2c, const char *why)
+/* A new process whose resize was rolled back: it ends, or the parents' rank
+ * 0 releases it at the job's end (join_cancelled does not return). */
+static void join_abort(int *o2c, int *n2c, const char *why, int together)
 {
     ductile_log(1, "resize rolled back: %s", why);
     free(o2c);
@@ -306,7 +325,7 @@ static void join_abort(int *o2c, int *n2c, const char *why)
     stage_abort();
     free(M.jdesc);
     M.jdesc = NULL;
-    join_cancelled();
+    join_cancelled(together);
 }
 
 int ductile_malleable_get_shared(int *iteration)
@@ -336,7 +355,7 @@ int ductile_malleable_get_shared(int *iteration)
     /* agree on the preparation with the parents (spawn.c, expand) */
     step_mark(&join_mark, "program to EMPI_Get_shared");
     int okp = join_prepare(child, why, sizeof why) == 0;
-    if (!txn_agree(merged, okp, why, sizeof why)) join_abort(o2c, n2c, why);
+    if (!txn_agree(merged, okp, why, sizeof why)) join_abort(o2c, n2c, why, 1); /* nothing moved yet */
     step_mark(&join_mark, "preparation agreed");
     int bg = h->nitems && bg_wanted(h->nb), start_it = h->iteration;
     int ok = 1;
@@ -346,8 +365,8 @@ int ductile_malleable_get_shared(int *iteration)
         int okb = transfer_items(&L, 1, h->redist, h->nb, XF_BG, h->id, h->iteration, NULL, h->prepare, &xb, why,
                                  sizeof why) == 0;
         if (!txn_agree(merged, okb, why, sizeof why)) {
-            nb_abandon_at_exit();
-            join_abort(o2c, n2c, why);
+            nb_abandon_at_exit(); /* started requests of the others may never complete (spawn.c does the same) */
+            join_abort(o2c, n2c, why, 0);
         }
         struct go_msg g;
         memset(&g, 0, sizeof g);
@@ -356,11 +375,15 @@ int ductile_malleable_get_shared(int *iteration)
             wait_bounded(&rq, (double)ductile_rt.settings.leave_timeout + NB_WAIT_LIMIT_S) != 0) {
             /* no answer from the parents: this process leaves (no abort: the parents may go on) */
             nb_abandon_at_exit();
-            join_abort(o2c, n2c, "the running processes did not switch to the new size in time");
+            join_abort(o2c, n2c, "the running processes did not switch to the new size in time", 0);
         }
         if (g.status != 1) {
-            nb_abandon_at_exit(); /* leaving: the new buffers go with the process */
-            join_abort(o2c, n2c, "the resize was cancelled");
+            /* cancelled (background.c, pending_cancel): agree with the parents whether nothing is in
+             * flight, then free the transfer together with them, or leave it (at exit) */
+            (void)nb_wait_local(1);
+            int quiet = nb_agree_quiet(merged);
+            rollback_transfers(quiet, h->nitems, 1);
+            join_abort(o2c, n2c, "the resize was cancelled", quiet);
         }
         if (nb_wait_local(1) != 0) {
             ok = 0;
@@ -381,12 +404,9 @@ int ductile_malleable_get_shared(int *iteration)
     }
     /* agree on the transfer with the parents (spawn.c, expand_commit) */
     if (!txn_agree_commit(merged, ok, why, sizeof why)) {
-        if (h->nitems) rma_win_transfer_done(0);
-        if (bg) {
-            if (NB.failed) nb_abandon();
-            else nb_finish(0);
-        }
-        join_abort(o2c, n2c, why);
+        int quiet = nb_agree_quiet(merged); /* with the parents (spawn.c, expand_commit) */
+        rollback_transfers(quiet, h->nitems, 1);
+        join_abort(o2c, n2c, why, quiet);
     }
     if (bg) nb_finish(1);
     stage_commit();

@@ -164,6 +164,30 @@ static void decide(int iteration, struct decision *d, char *list)
     d->listlen = (int)strlen(list);
 }
 
+static int control_point(int iteration);
+
+/* A control point: the resize (if any), then, in a world that changed, the
+ * N-D blocks' Cartesian communicators and halos (src/data, through the hook
+ * table), collective over the new world: its old processes are here, spawned
+ * ones here or in EMPI_Get_shared, standby processes taken back here too
+ * (their world is the kept one again, the same handle: hence the epoch, not
+ * the handle, tells).  So EMPI_Monitor_end and ductile_control_point behave
+ * alike.  Then the reconfiguration hooks of a resize that committed in it
+ * (reconf.c): once, before it returns.  Returns 1 when this process's world
+ * changed (or it was removed). */
+int ductile_malleable_control_point(int iteration)
+{
+    unsigned e0 = M.world_epoch;
+    reconf_begin();
+    int changed = control_point(iteration);
+    if (!M.removed) {
+        if (M.world_epoch != e0) changed = 1;
+        if (changed) DUCTILE_HOOK_VOID(data_world_changed, ());
+    }
+    reconf_end();
+    return changed;
+}
+
 static int control_point(int iteration)
 {
     if (!M.ready || M.removed || !ductile_rt.active) return 0;
@@ -263,16 +287,6 @@ static int control_point(int iteration)
     M.last_cp = ductile_now(); /* the next iteration time excludes the resize */
     request_queue_set_busy(&M.q, 0);
     return M.removed || ductile_world != w0; /* 0: rolled back, nothing changed for the program */
-}
-
-/* The control point, and then the reconfiguration hooks of a resize that
- * committed in it (reconf.c): once, before it returns. */
-int ductile_malleable_control_point(int iteration)
-{
-    reconf_begin();
-    int changed = control_point(iteration);
-    reconf_end();
-    return changed;
 }
 
 int ductile_request_resize(int delta_or_target, int is_target, int at_iteration, const char *hosts, char *err,

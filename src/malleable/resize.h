@@ -32,7 +32,9 @@ int ductile_malleable_finalize_begin(void);
 void ductile_malleable_finalize_end(void);
 
 /* A control point (EMPI_Monitor_end, ductile_control_point): collective over
- * the current world.  Returns 1 when a reconfiguration happened. */
+ * the current world.  Returns 1 when this process's world changed (a
+ * committed resize, a standby process taken back) or it was removed; in a
+ * changed world the N-D blocks get their new communicators and halos here. */
 int ductile_malleable_control_point(int iteration);
 
 /* Spawned processes: receive the registered data and the iteration. */

@@ -123,8 +123,9 @@ void shrink_commit(int iteration)
     if (!txn_agree_commit(P, ok, why, sizeof why)) {
         rma_win_transfer_done(1); /* the world stays: so does its window */
         if (PEND.bg) {
-            if (NB.failed) nb_abandon();
-            else nb_finish(0);
+            /* released everywhere or nowhere (a per-process choice freed per-array windows on some only) */
+            if (nb_agree_quiet(P)) nb_finish(0);
+            else rollback_transfers(0, 0, 0);
         }
         shrink_abort(why);
         return;

@@ -217,19 +217,27 @@ static int spawn_group(const char *cmd, char **args, int nnew, const char *hosts
 }
 
 /* The spawn or a check after it failed while the new processes run: they
- * are told (join.c, join_parents) and park, like the new processes of a
- * rolled-back expansion, until rank 0 releases them at its MPI_Finalize
- * (with MPICH, spawned processes that end while their parents run get the
- * whole job killed by the launcher).  Collective over *inter. */
-static void spawn_cancel(const struct join_header *h, MPI_Comm *inter)
+ * are told (join.c, join_parents) and, like the new processes of a
+ * rolled-back expansion, disconnect and end at once where the runtime
+ * allows it (departure_rollback_exits; both sides decide alike), or park
+ * until rank 0 releases them at its MPI_Finalize.  Collective over *inter.
+ * Returns 1 when they end now. */
+static int spawn_cancel(const struct join_header *h, MPI_Comm *inter)
 {
-    if (*inter == MPI_COMM_NULL) return;
+    if (*inter == MPI_COMM_NULL) return 0;
     PMPI_Comm_set_errhandler(*inter, MPI_ERRORS_RETURN);
     PMPI_Bcast((void *)h, (int)sizeof *h, MPI_BYTE, ductile_rt.rank == 0 ? MPI_ROOT : MPI_PROC_NULL, *inter);
     MPI_Comm m = MPI_COMM_NULL;
     int nparents = 0;
     PMPI_Comm_size(*inter, &nparents);
-    if (PMPI_Intercomm_merge(*inter, 0, &m) == MPI_SUCCESS && ductile_rt.rank == 0) {
+    int merged = PMPI_Intercomm_merge(*inter, 0, &m) == MPI_SUCCESS;
+    if (merged && departure_rollback_exits(h->persistent)) {
+        MPI_Comm none = MPI_COMM_NULL;
+        PMPI_Comm_free(&m);
+        departure_disconnect(inter, &none); /* with them (join.c, join_cancelled): they end */
+        return 1;
+    }
+    if (merged && ductile_rt.rank == 0) {
         int *lv = malloc((size_t)(h->nnew ? h->nnew : 1) * sizeof(int));
         if (!lv) abort();
         for (int i = 0; i < h->nnew; i++) lv[i] = nparents + i; /* the new processes in m */
@@ -241,6 +249,7 @@ static void spawn_cancel(const struct join_header *h, MPI_Comm *inter)
     }
     add_inter(*inter); /* disconnected at MPI_Finalize (departure.c) */
     *inter = MPI_COMM_NULL;
+    return 0;
 }
 
 /* The header and the registrations to the new processes, then the merged
@@ -371,9 +380,14 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
         close_spawn_port();
 #endif
         free_prepared(prep_finish(&pj));
-        spawn_cancel(&h, &inter); /* the new processes (if running) park */
+        int started = inter != MPI_COMM_NULL; /* the injected failure, an error code: they run */
+        int gone = spawn_cancel(&h, &inter);   /* the new processes (if running) end, or park */
         if (me == 0) {
             rec.spawn_s = spawn_s;
+            if (started) {
+                rec.exited = gone ? nnew : 0;
+                rec.parked = gone ? 0 : nnew;
+            }
             rec.total_s = ductile_now() - t_begin;
             record_problem(&rec, "failed", why);
         }
@@ -423,7 +437,7 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
                                     o2c, n2c};
     /* agree on the preparation (the new processes: their registrations, their buffers) */
     if (!txn_agree(merged, prep != NULL, prep_why, sizeof prep_why)) {
-        expand_abort(prep_why);
+        expand_abort(prep_why, 1); /* the new processes are at the same agreement (join.c) */
         return;
     }
     step_mark(&tmark, "preparation agreed");
@@ -434,7 +448,7 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
                                  err, sizeof err) == 0;
         if (!txn_agree(merged, okb, err, sizeof err)) {
             nb_abandon(); /* started requests of the others may never complete: left alone */
-            expand_abort(err);
+            expand_abort(err, 0);
             return;
         }
         PEND.bg = 1;
@@ -458,7 +472,7 @@ void expand_commit(int iteration)
         if (pending_go(1, iteration) != 0) {
             /* the new processes do not answer: nothing collective with them is possible any more */
             nb_abandon();
-            expand_abort("the spawned processes did not answer the switch within the time limit");
+            expand_abort("the spawned processes did not answer the switch within the time limit", 0);
             return;
         }
         if (nb_wait_local(0) != 0) {
@@ -480,12 +494,11 @@ void expand_commit(int iteration)
     step_mark(&tmark, "transferred");
     /* agree: every process of the merged communicator completed its part */
     if (!txn_agree_commit(merged, ok, why, sizeof why)) {
-        if (PEND.nitems) rma_win_transfer_done(0); /* the window over the merged communicator goes */
-        if (PEND.bg) {
-            if (NB.failed) nb_abandon(); /* its requests may still be pending: left alone */
-            else nb_finish(0);
-        }
-        expand_abort(why);
+        /* with the new processes (join.c): the window over the merged communicator and the background
+         * part go together when nothing is in flight anywhere, else they are left alone */
+        int quiet = nb_agree_quiet(merged);
+        rollback_transfers(quiet, PEND.nitems, 0);
+        expand_abort(why, quiet);
         return;
     }
     step_mark(&tmark, "transfer agreed");
@@ -541,24 +554,31 @@ void expand_commit(int iteration)
                      baseline ? RECONF_SPAN_COMM : RECONF_SPAN_WORLD, baseline ? merged : MPI_COMM_NULL);
 }
 
-/* Roll back an expansion (old processes, after a failed agreement or when
- * the new ones do not answer): the new blocks go, the old world goes on, and
- * the new processes leave (join.c's join_abort) and park until this world's
- * rank 0 releases them at its MPI_Finalize (departure.c), like processes
- * removed by a shrink.  No collective call. */
-void expand_abort(const char *why)
+/* Roll back an expansion (old processes): the new blocks go, the old world
+ * goes on, the new processes leave (join.c's join_abort).  together: they
+ * are at the matching point and nothing is in flight; where the runtime
+ * allows it (departure_rollback_exits) both sides free every communicator
+ * between them and disconnect, and they end at once (issue 22, item 7);
+ * else they park until this world's rank 0 releases them at its
+ * MPI_Finalize (departure.c), and nothing collective is called here. */
+void expand_abort(const char *why, int together)
 {
     int me = ductile_rt.rank;
+    int leave = together && departure_rollback_exits(M.persistent);
     stage_abort();
     free_prepared(PEND.prep);
     PEND.prep = NULL;
-    add_inter(PEND.inter);
+    MPI_Comm inter0 = me == 0 ? departure_inter0_pending : MPI_COMM_NULL; /* Open MPI 4: rank 0's spawn */
     departure_group_forget(); /* the spawned group never joined the world */
     if (PEND.np == PEND.merged) PEND.np = MPI_COMM_NULL; /* one communicator (join_world): handled below */
     MPI_Comm *c[] = {&PEND.nw, &PEND.np, &PEND.nx};
     for (int i = 0; i < 3; i++)
         if (*c[i] != MPI_COMM_NULL) PMPI_Comm_free(c[i]);
-    if (me == 0) {
+    if (leave) {
+        PMPI_Comm_free(&PEND.merged);
+        departure_disconnect(&PEND.inter, &inter0); /* collective with the new processes (join_cancelled) */
+    } else if (me == 0) {
+        add_inter(PEND.inter);
         int *lv = malloc((size_t)(PEND.nnew ? PEND.nnew : 1) * sizeof(int));
         if (!lv) abort();
         for (int i = 0; i < PEND.nnew; i++) lv[i] = PEND.ns + i; /* merged ranks of the new processes */
@@ -566,6 +586,7 @@ void expand_abort(const char *why)
         free(lv);
         M.zombies += PEND.nnew;
     } else {
+        add_inter(PEND.inter);
         PMPI_Comm_free(&PEND.merged);
     }
     free(PEND.o2c);
@@ -575,6 +596,8 @@ void expand_abort(const char *why)
     if (me == 0) {
         struct report_reconfig rec = PEND.rec;
         rec.total_s = ductile_now() - PEND.t_begin;
+        rec.exited = leave ? PEND.nnew : 0; /* the resized event tells ductiled which hold slots */
+        rec.parked = leave ? 0 : PEND.nnew;
         record_problem(&rec, "failed", why);
     }
 }

@@ -12,6 +12,7 @@ void set_world(MPI_Comm world, MPI_Comm priv)
     ductile_world_carry(old_w, world); /* world identity hook (src/world/worldid.c): error handler, name, attributes */
     ductile_world = world;
     ductile_rt.private_comm = priv;
+    M.world_epoch++; /* also when a standby process's kept world becomes its world again */
     if (old_w != MPI_COMM_WORLD && old_w != MPI_COMM_NULL && old_w != world && !(SB.active && old_w == SB.world))
         ductile_world_retire(old_w); /* world identity hook: freed now, or at MPI_Finalize with threads */
     else if (old_w != world)

@@ -11,7 +11,12 @@
  * walk.  The detector runs only on rank 0, whose result the report and the
  * controller use; other ranks pay nothing.  Timestamps are the end tick of
  * the previous MPI call (no clock read; the observation runs outside the
- * timed region). */
+ * timed region): an iteration runs from the end of the call before one
+ * head to the end of the call before the next.  The program's first call
+ * counts MPI_Init's end as its previous one (monitor_start sets it), so the
+ * first iteration of a loop whose head is the first timed call also holds
+ * what the program did since MPI_Init, as after an MPI_Barrier there; before
+ * this fix it got the tick counter's origin, and time_min_s near -7.5e9 s. */
 #include "config.h"
 
 #include "iteration.h"
@@ -36,6 +41,7 @@ static int (*walk_stack)(void **frames, int size);
 /* detector.iterations as published for other threads (the controller) */
 static uint64_t published_iterations;
 static int frames_wanted = 3;
+static double obs_sec_per_tick; /* the calibration the detector's seconds are in */
 static int running;
 static void *head_site;  /* return address of the loop head's call */
 /* Fast mode: the head's return address occurs once per iteration, so after
@@ -94,6 +100,11 @@ void ductile_iteration_start(int enabled, int frames, int repeats, long max_call
     ductile_iter_site = NULL;
     __atomic_store_n(&published_iterations, 0, __ATOMIC_RELAXED);
     running = enabled;
+    obs_sec_per_tick = ductile_sec_per_tick;
+    /* MPI_Init's end (this runs at its end, after a spawned process joined its parents) is the
+     * previous call of the program's first MPI call: a loop whose head is the first timed call
+     * gets a first iteration like any other's, as if the program had called MPI_Barrier here */
+    ductile_last_end = ductile_ticks();
     set_filter_all(enabled);
     ductile_log(2, "iteration detector %s (frames %d, repeats %d)", enabled ? "on" : "off", frames_wanted, repeats);
 }
@@ -128,6 +139,9 @@ static void choose_mode(void)
 void ductile_iter_observe(int fn, void *return_address, uint64_t ticks)
 {
     if (!running || ductile_threaded) return;
+    /* another thread's first timed call (ductile_last_end is thread-local and starts at 0): its own
+     * start stands for the missing previous end, never the tick counter's origin (issue 22) */
+    if (ticks < ductile_rt.start_ticks) ticks = ductile_ticks();
     double now = ductile_ticks_to_sec(ticks - ductile_rt.start_ticks);
     if (fast_mode) {
         if (return_address == head_site && iterdetect_feed(&detector, iterdetect_head(&detector), now))
@@ -168,6 +182,11 @@ void ductile_iter_observe(int fn, void *return_address, uint64_t ticks)
 uint64_t ductile_iteration_count(void) { return __atomic_load_n(&published_iterations, __ATOMIC_RELAXED); }
 
 const iterdetect *ductile_iteration_detector(void) { return &detector; }
+
+double ductile_iteration_time_scale(void)
+{
+    return obs_sec_per_tick > 0 ? ductile_sec_per_tick / obs_sec_per_tick : 1.0;
+}
 
 int ductile_iteration_head_fn(void)
 {

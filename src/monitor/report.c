@@ -185,6 +185,11 @@ void ductile_report_write(uint64_t t_end)
     char head[256];
     ductile_iteration_head_name(head, sizeof head);
     iterdetect_state s = ductile_rt.settings.iter_detect ? iterdetect_get_state(d) : ITERDETECT_OFF;
+    size_t nrecent = s == ITERDETECT_LOCKED ? iterdetect_recent_times(d, recent, ITERDETECT_TIMES) : 0;
+    /* in seconds of the calibration refined over the run, like wall_time_s (iteration.h) */
+    double k = ductile_iteration_time_scale();
+    st.total *= k, st.mean *= k, st.min *= k, st.max *= k;
+    for (size_t i = 0; i < nrecent; i++) recent[i] *= k;
     struct report_iter it = {
         .detected = s == ITERDETECT_LOCKED,
         .state = state_name(s),
@@ -193,7 +198,7 @@ void ductile_report_write(uint64_t t_end)
         .count = s == ITERDETECT_LOCKED ? iterdetect_iterations(d) : 0,
         .total_s = st.total, .mean_s = st.mean, .min_s = st.min, .max_s = st.max,
         .recent_s = recent,
-        .nrecent = s == ITERDETECT_LOCKED ? iterdetect_recent_times(d, recent, ITERDETECT_TIMES) : 0,
+        .nrecent = nrecent,
     };
     if (!it.detected) it.total_s = it.mean_s = it.min_s = it.max_s = 0;
 

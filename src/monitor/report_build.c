@@ -287,6 +287,7 @@ json_t *report_build_json(const struct report_input *in)
         json_object_set_new(rj, "persistent", r->persistent[0] ? json_string(r->persistent) : json_null());
         json_object_set_new(rj, "standby_processes", json_integer(r->standby));
         json_object_set_new(rj, "exited_processes", json_integer(r->exited));
+        json_object_set_new(rj, "parked_processes", json_integer(r->parked));
         json_object_set_new(rj, "shared_memory", json_boolean(r->shared_memory));
         json_array_append_new(reconf, rj);
     }

@@ -65,7 +65,8 @@ struct report_reconfig {
     char persistent[16];  /* "" (off), "prepared" (set up now), "reused" (every array reused a prepared transfer) */
     double prepare_s;     /* set-up of prepared transfers (max over processes; not part of transfer_s) */
     int32_t standby;      /* processes taken back from standby instead of spawned (expand) or put on standby (shrink) */
-    int32_t exited;       /* shrink: removed processes that ended at once (the rest of the removed ones park) */
+    int32_t exited;       /* processes that left and ended at once: a shrink's removed ones, a failed expansion's new ones */
+    int32_t parked;       /* a failed expansion's new processes left parked (holding slots until the job ends) */
     int32_t shared_memory; /* 1: arrays moved by direct copies from shared blocks (DUCTILE_RMA_MEMORY=shared) */
 };
 

@@ -108,6 +108,11 @@ int rma_win_ready_for(MPI_Comm comm)
     return cmp == MPI_IDENT;
 }
 
+void rma_win_abandon(struct rma_win *w)
+{
+    if (!w || w == cached) cached = NULL; /* never freed: its group may not meet again */
+}
+
 double rma_win_total_setup(void) { return total_setup; }
 
 void rma_win_finalize(void)

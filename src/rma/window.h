@@ -45,6 +45,14 @@ int rma_win_ready_for(MPI_Comm comm);
 /* Seconds spent creating windows so far in this process (all of them). */
 double rma_win_total_setup(void);
 
+/* A background transfer abandoned with operations that may still be pending
+ * (a failure that was not agreed quiet everywhere: docs/malleability.md,
+ * "Failures"): its window leaves the cache without MPI_Win_free, which would
+ * wait for processes that never free it; it stays allocated until the
+ * process ends.  A later transfer creates (and caches) a new window.  w
+ * NULL: the cached window, whichever it is.  Local. */
+void rma_win_abandon(struct rma_win *w);
+
 /* Free the cached window at MPI_Finalize (collective over its group). */
 void rma_win_finalize(void);
 

@@ -282,6 +282,11 @@ struct bg_group {
 
 double bg_setup_s(const struct bg_group *g) { return g ? g->setup_s : 0; }
 
+void bg_forget(struct bg_group *g)
+{
+    if (g && g->w) rma_win_abandon(g->w);
+}
+
 struct bg_group *bg_begin(const struct redist_layout *L, int method, int strategy, int create, char *err,
                           size_t errlen)
 {

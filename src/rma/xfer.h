@@ -53,6 +53,10 @@ int bg_test(struct bg_group *g, int *done);
 /* After every process saw completion (collective-safe point): detach or free
  * the windows, join the thread, free the group. */
 void bg_release(struct bg_group *g);
+/* A group given up with operations that may still be pending: nothing is
+ * freed (the MPI may still use its buffers and windows); its window leaves
+ * the cache (rma_win_abandon).  Local. */
+void bg_forget(struct bg_group *g);
 /* Window set-up seconds spent by this group (at begin / add). */
 double bg_setup_s(const struct bg_group *g);
 

@@ -64,6 +64,14 @@ MPI_File ductile_file_current(MPI_File fh)
     return fh;
 }
 
+MPI_File ductile_file_program(MPI_File cur)
+{
+    if (!ductile_files_moved || cur == MPI_FILE_NULL) return cur;
+    for (int i = 0; i < nk; i++)
+        if (K[i].cur == cur && K[i].prog != MPI_FILE_NULL) return K[i].prog;
+    return cur;
+}
+
 static int find_prog(MPI_File fh)
 {
     for (int i = 0; i < nk; i++)
@@ -74,6 +82,7 @@ static int find_prog(MPI_File fh)
 /* A handle the program holds for another file (its handle was freed by a move). */
 static int stale(MPI_File fh)
 {
+    if (fh == MPI_FILE_NULL) return 0; /* an open that failed */
     for (int i = 0; i < nk; i++)
         if (K[i].prog == fh && K[i].cur != fh) return 1;
     return 0;
@@ -129,7 +138,8 @@ static int open_world(MPI_Comm comm, const char *name, int amode, MPI_Info info,
         shadow = *fh;
         *fh = again;
     }
-    if (ret == MPI_SUCCESS) remember(name, amode, info, *fh, shadow);
+    /* a failed open whose error handler returned can end in MPI_SUCCESS (MPICH) with no file */
+    if (ret == MPI_SUCCESS && *fh != MPI_FILE_NULL) remember(name, amode, info, *fh, shadow);
     return ret;
 }
 

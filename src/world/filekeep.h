@@ -26,6 +26,9 @@ void ductile_files_left(void);
  * one test of a flag. */
 extern int ductile_files_moved;
 MPI_File ductile_file_current(MPI_File fh);
+/* The other way, for callbacks the MPI calls with its handle (error
+ * handlers, src/world/errhandler.c): the program's handle of a moved file. */
+MPI_File ductile_file_program(MPI_File cur);
 #define DUCTILE_FILE_IN(f) (__builtin_expect(ductile_files_moved, 0) ? ductile_file_current(f) : (f))
 
 #endif

@@ -49,9 +49,10 @@ int ductile_spawned_by_ductile(void) { return spawned_by_ductile; }
 
 void ductile_worldid_mpi_env(void)
 {
-#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
-    /* Open MPI 4.1: OMPIO's shared-file-pointer component sharedfp/sm hangs
+#if defined(OMPI_MAJOR_VERSION)
+    /* Open MPI: OMPIO's shared-file-pointer component sharedfp/sm hangs
      * MPI_File_open on a world that spans the original and a spawned job
+     * (4.1), or dies of SIGBUS in MPI_File_get_position_shared there (5.0.11)
      * (measured; sharedfp lockedfile/individual work): leave it out unless
      * the user chose the components */
     if (!getenv("OMPI_MCA_sharedfp")) setenv("OMPI_MCA_sharedfp", "^sm", 0);

@@ -15,7 +15,7 @@
 void ductile_worldid_early_init(void);
 
 /* MPI_Init, after the settings, before PMPI_Init: MCA settings the world's
- * files need after a resize (Open MPI 4: OMPIO without sharedfp/sm). */
+ * files need after a resize (Open MPI: OMPIO without sharedfp/sm). */
 void ductile_worldid_mpi_env(void);
 
 /* 1 if Ductile spawned this process (it joins its parents' world); 0 for

@@ -15,6 +15,7 @@
 #include "pmpi_exports.h"
 
 #include "fortran.h"
+#include "../world/errhandler.h"
 
 void mpi_init_(MPI_Fint *ierr)
 {
@@ -86,6 +87,49 @@ DUCTILE_F_ALIASES(mpi_errhandler_get)
 DUCTILE_F_UPPER(mpi_errhandler_get, "MPI_ERRHANDLER_GET")
 DUCTILE_F_CNAMES(mpi_errhandler_get, "MPI_Errhandler_get")
 #endif
+
+/* ------------------------------------- error handlers
+ * Created behind Ductile's trampoline (src/world/errhandler.c), so that the
+ * program's SUBROUTINE gets MPI_COMM_WORLD, not Ductile's world, and its own
+ * handle of a file a resize moved.  The procedure argument arrives as the
+ * address of the procedure. */
+static void f_create_errhandler(int file, void *function, MPI_Fint *errhandler, MPI_Fint *ierr,
+                               void (*library)(void *, MPI_Fint *, MPI_Fint *), const char *library_name)
+{
+    MPI_Errhandler c = MPI_ERRHANDLER_NULL;
+    int rc = ductile_errhandler_create_fortran(file, (void (*)(void))function, &c);
+    if (rc == DUCTILE_ERRHANDLER_NOT_HANDLED) { /* the library's own binding */
+        if (library) library(function, errhandler, ierr);
+        else *ierr = ductile_f_missing(library_name);
+        return;
+    }
+    if (rc == MPI_SUCCESS) *errhandler = PMPI_Errhandler_c2f(c);
+    *ierr = (MPI_Fint)rc;
+}
+
+#define F_CREATE_ERRHANDLER(name, cname, upper, fn_id, file)                                                           \
+    extern void p##name##_(void *, MPI_Fint *, MPI_Fint *) __attribute__((weak));                                      \
+    void name##_(void *function, MPI_Fint *errhandler, MPI_Fint *ierr)                                                 \
+    {                                                                                                                  \
+        DUCTILE_F_FORWARD((fn_id), f_create_errhandler((file), function, errhandler, ierr, p##name##_, "p" #name "_")); \
+    }                                                                                                                  \
+    DUCTILE_F_ALIASES(name)                                                                                            \
+    DUCTILE_F_UPPER(name, upper)                                                                                       \
+    DUCTILE_F_CNAMES(name, cname)                                                                                      \
+    /* mpi_f08: TYPE(MPI_Errhandler) holds one INTEGER; IERROR is OPTIONAL */                                       \
+    void name##_f08_(void *function, MPI_Fint *errhandler, MPI_Fint *ierr)                                             \
+    {                                                                                                                  \
+        MPI_Fint e = MPI_SUCCESS;                                                                                      \
+        name##_(function, errhandler, &e);                                                                             \
+        if (ierr) *ierr = e;                                                                                           \
+    }
+F_CREATE_ERRHANDLER(mpi_comm_create_errhandler, "MPI_Comm_create_errhandler", "MPI_COMM_CREATE_ERRHANDLER",
+                    DUCTILE_FN_MPI_Comm_create_errhandler, 0)
+F_CREATE_ERRHANDLER(mpi_file_create_errhandler, "MPI_File_create_errhandler", "MPI_FILE_CREATE_ERRHANDLER",
+                    DUCTILE_FN_MPI_File_create_errhandler, 1)
+/* MPI-1's name, removed in MPI-3.0 (Open MPI 4.1 still exports it) */
+F_CREATE_ERRHANDLER(mpi_errhandler_create, "MPI_Errhandler_create", "MPI_ERRHANDLER_CREATE",
+                    DUCTILE_FN_MPI_Errhandler_create, 0)
 
 /* ---------------------------------------------------------------- helpers */
 

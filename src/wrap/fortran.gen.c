@@ -3,8 +3,8 @@
  * regenerate with `make regen`. */
 
 /* Fortran bindings (mpif.h / use mpi: mpi_xxx_; use mpi_f08: mpi_xxx_f08_)
- * that call Ductile's C wrappers: 395 converted, 22 forwarded to the MPI
- * library's own Fortran binding (counted, world substituted); 15 not
+ * that call Ductile's C wrappers: 395 converted, 20 forwarded to the MPI
+ * library's own Fortran binding (counted, world substituted); 17 not
  * generated (listed at the end); see tools/gen-fortran.py. */
 #include "config.h"
 
@@ -9115,25 +9115,6 @@ void mpi_attr_put_f08_(MPI_Fint *comm, MPI_Fint *keyval, void *attribute_val, MP
 }
 #endif
 
-#if DUCTILE_FORTRAN && HAVE_PMPI_Comm_create_errhandler
-/* forwarded: callback argument comm_errhandler_fn */
-extern void pmpi_comm_create_errhandler_(void *comm_errhandler_fn, void *errhandler, MPI_Fint *ierr) __attribute__((weak));
-void mpi_comm_create_errhandler_(void *comm_errhandler_fn, void *errhandler, MPI_Fint *ierr)
-{
-    if (!pmpi_comm_create_errhandler_) { *ierr = ductile_f_missing("pmpi_comm_create_errhandler_"); return; }
-    DUCTILE_F_FORWARD(DUCTILE_FN_MPI_Comm_create_errhandler, pmpi_comm_create_errhandler_(comm_errhandler_fn, errhandler, ierr));
-}
-DUCTILE_F_ALIASES(mpi_comm_create_errhandler)
-DUCTILE_F_UPPER(mpi_comm_create_errhandler, "MPI_COMM_CREATE_ERRHANDLER")
-DUCTILE_F_CNAMES(mpi_comm_create_errhandler, "MPI_Comm_create_errhandler")
-extern void pmpi_comm_create_errhandler_f08_(void *comm_errhandler_fn, void *errhandler, MPI_Fint *ierr) __attribute__((weak));
-void mpi_comm_create_errhandler_f08_(void *comm_errhandler_fn, void *errhandler, MPI_Fint *ierr)
-{
-    if (!pmpi_comm_create_errhandler_f08_) { MPI_Fint e_ = ductile_f_missing("pmpi_comm_create_errhandler_f08_"); if (ierr) *ierr = e_; return; }
-    DUCTILE_F_FORWARD(DUCTILE_FN_MPI_Comm_create_errhandler, pmpi_comm_create_errhandler_f08_(comm_errhandler_fn, errhandler, ierr));
-}
-#endif
-
 #if DUCTILE_FORTRAN && HAVE_PMPI_Comm_create_keyval
 /* forwarded: callback argument comm_copy_attr_fn */
 extern void pmpi_comm_create_keyval_(void *comm_copy_attr_fn, void *comm_delete_attr_fn, MPI_Fint *comm_keyval, void *extra_state, MPI_Fint *ierr) __attribute__((weak));
@@ -9213,25 +9194,6 @@ void mpi_comm_spawn_multiple_f08_(void *count, void *array_of_commands, void *ar
     MPI_Fint c_comm = ductile_f_comm_in(*comm);
     if (!pmpi_comm_spawn_multiple_f08_) { MPI_Fint e_ = ductile_f_missing("pmpi_comm_spawn_multiple_f08_"); if (ierr) *ierr = e_; return; }
     DUCTILE_F_FORWARD(DUCTILE_FN_MPI_Comm_spawn_multiple, pmpi_comm_spawn_multiple_f08_(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, &c_comm, intercomm, array_of_errcodes, ierr, array_of_commands_len, array_of_argv_len));
-}
-#endif
-
-#if DUCTILE_FORTRAN && HAVE_PMPI_File_create_errhandler
-/* forwarded: callback argument file_errhandler_fn */
-extern void pmpi_file_create_errhandler_(void *file_errhandler_fn, void *errhandler, MPI_Fint *ierr) __attribute__((weak));
-void mpi_file_create_errhandler_(void *file_errhandler_fn, void *errhandler, MPI_Fint *ierr)
-{
-    if (!pmpi_file_create_errhandler_) { *ierr = ductile_f_missing("pmpi_file_create_errhandler_"); return; }
-    DUCTILE_F_FORWARD(DUCTILE_FN_MPI_File_create_errhandler, pmpi_file_create_errhandler_(file_errhandler_fn, errhandler, ierr));
-}
-DUCTILE_F_ALIASES(mpi_file_create_errhandler)
-DUCTILE_F_UPPER(mpi_file_create_errhandler, "MPI_FILE_CREATE_ERRHANDLER")
-DUCTILE_F_CNAMES(mpi_file_create_errhandler, "MPI_File_create_errhandler")
-extern void pmpi_file_create_errhandler_f08_(void *file_errhandler_fn, void *errhandler, MPI_Fint *ierr) __attribute__((weak));
-void mpi_file_create_errhandler_f08_(void *file_errhandler_fn, void *errhandler, MPI_Fint *ierr)
-{
-    if (!pmpi_file_create_errhandler_f08_) { MPI_Fint e_ = ductile_f_missing("pmpi_file_create_errhandler_f08_"); if (ierr) *ierr = e_; return; }
-    DUCTILE_F_FORWARD(DUCTILE_FN_MPI_File_create_errhandler, pmpi_file_create_errhandler_f08_(file_errhandler_fn, errhandler, ierr));
 }
 #endif
 
@@ -9511,6 +9473,8 @@ void mpi_win_set_attr_f08_(void *win, MPI_Fint *win_keyval, void *attribute_val,
  *   MPI_Abi_set_fortran_info             no C wrapper in Ductile (tools/gen-wrappers.py)
  *   MPI_Aint_add                         passed through: a function computing an address: no handle, nothing to count
  *   MPI_Aint_diff                        passed through: a function computing an address: no handle, nothing to count
+ *   MPI_Comm_create_errhandler           hand-written in src/wrap/fortran.c
+ *   MPI_File_create_errhandler           hand-written in src/wrap/fortran.c
  *   MPI_Finalize                         hand-written in src/wrap/fortran.c
  *   MPI_Init                             hand-written in src/wrap/fortran.c
  *   MPI_Init_thread                      hand-written in src/wrap/fortran.c

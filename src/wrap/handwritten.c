@@ -1,7 +1,8 @@
 /* handwritten.c -- the wrappers whose semantics need care, written by hand:
  * MPI_Init, MPI_Init_thread, MPI_Finalize, MPI_Abort, predefined attributes
- * and the name of the world, error handlers on the world, MPI_Pcontrol, and
- * the persistent-request calls that carry byte counts across MPI_Start. */
+ * and the name of the world, error handlers on the world (also through the
+ * MPI-1 MPI_Errhandler_set/_get), MPI_Pcontrol, and the persistent-request
+ * calls that carry byte counts across MPI_Start. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -70,17 +71,46 @@ int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 
 /* An error handler set on MPI_COMM_WORLD goes to the virtual world and to the
  * real world (errors not tied to a communicator are raised there). */
-int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+static int set_errhandler(int fn, MPI_Comm comm, MPI_Errhandler errhandler, void *caller)
 {
     int also_real = comm == MPI_COMM_WORLD && ductile_world != MPI_COMM_WORLD;
     comm = DUCTILE_COMM_IN(comm);
     int monitored = DUCTILE_SHOULD_MONITOR();
-    uint64_t t0 = monitored ? ductile_enter(DUCTILE_FN_MPI_Comm_set_errhandler, __builtin_return_address(0)) : 0;
+    uint64_t t0 = monitored ? ductile_enter(fn, caller) : 0;
     int ret = PMPI_Comm_set_errhandler(comm, errhandler);
     if (ret == MPI_SUCCESS && also_real) ret = PMPI_Comm_set_errhandler(MPI_COMM_WORLD, errhandler);
-    if (monitored) ductile_leave(DUCTILE_FN_MPI_Comm_set_errhandler, t0, 0, 0);
+    if (monitored) ductile_leave(fn, t0, 0, 0);
     return ret;
 }
+
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    return set_errhandler(DUCTILE_FN_MPI_Comm_set_errhandler, comm, errhandler, __builtin_return_address(0));
+}
+
+/* The MPI-1 names, removed in MPI-3.0 (mpi.h no longer declares them; Open
+ * MPI's defines macros in their place) but still exported by the MPIs, which
+ * old binaries call: the same as MPI_Comm_set_errhandler and
+ * MPI_Comm_get_errhandler (src/wrap/removed.c has the datatype ones). */
+#if HAVE_PMPI_Errhandler_set
+#undef MPI_Errhandler_set
+int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
+int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    return set_errhandler(DUCTILE_FN_MPI_Errhandler_set, comm, errhandler, __builtin_return_address(0));
+}
+#endif
+
+#if HAVE_PMPI_Errhandler_get
+#undef MPI_Errhandler_get
+int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
+int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    comm = DUCTILE_COMM_IN(comm);
+    if (DUCTILE_SHOULD_MONITOR()) ductile_count_call(DUCTILE_FN_MPI_Errhandler_get); /* untimed, as MPI_Comm_get_errhandler */
+    return PMPI_Comm_get_errhandler(comm, errhandler);
+}
+#endif
 
 int MPI_Pcontrol(const int level, ...)
 {

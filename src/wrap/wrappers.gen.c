@@ -1173,34 +1173,6 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
 }
 #endif
 
-#if HAVE_PMPI_Comm_create_errhandler
-int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn, MPI_Errhandler* errhandler)
-{
-    ductile_fold_check(DUCTILE_FN_MPI_Comm_create_errhandler);
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Comm_create_errhandler(comm_errhandler_fn, errhandler);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_create_errhandler);
-    int ret = PMPI_Comm_create_errhandler(comm_errhandler_fn, errhandler);
-    DUCTILE_STOP();
-    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_create_errhandler, 0, 0);
-    return ret;
-}
-#endif
-
-#if HAVE_PMPI_Comm_create_from_group
-int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newcomm)
-{
-    ductile_fold_check(DUCTILE_FN_MPI_Comm_create_from_group);
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Comm_create_from_group);
-    int ret = PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
-    DUCTILE_STOP();
-    DUCTILE_FINISH(DUCTILE_FN_MPI_Comm_create_from_group, 0, 0);
-    return ret;
-}
-#endif
-
 #if HAVE_PMPI_Comm_create_group
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm)
 {
@@ -1820,22 +1792,6 @@ int MPI_File_call_errhandler(MPI_File fh, int errorcode)
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_call_errhandler, fh, ductile_t0_, 0, 0);
     DUCTILE_FINISH(DUCTILE_FN_MPI_File_call_errhandler, 0, 0);
-    return ret;
-}
-#endif
-
-#if HAVE_PMPI_File_create_errhandler
-int MPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn, MPI_Errhandler* errhandler)
-{
-    ductile_fold_check(DUCTILE_FN_MPI_File_create_errhandler);
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_File_create_errhandler(file_errhandler_fn, errhandler);
-    ductile_hook_io_before(DUCTILE_FN_MPI_File_create_errhandler, MPI_FILE_NULL, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_create_errhandler);
-    int ret = PMPI_File_create_errhandler(file_errhandler_fn, errhandler);
-    DUCTILE_STOP();
-    ductile_hook_io_after(DUCTILE_FN_MPI_File_create_errhandler, MPI_FILE_NULL, ductile_t0_, 0, 0);
-    DUCTILE_FINISH(DUCTILE_FN_MPI_File_create_errhandler, 0, 0);
     return ret;
 }
 #endif
@@ -7923,20 +7879,6 @@ int MPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Coun
 }
 #endif
 
-#if HAVE_PMPI_Session_finalize
-int MPI_Session_finalize(MPI_Session* session)
-{
-    ductile_fold_check(DUCTILE_FN_MPI_Session_finalize);
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Session_finalize(session);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_finalize);
-    int ret = PMPI_Session_finalize(session);
-    DUCTILE_STOP();
-    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_finalize, 0, 0);
-    return ret;
-}
-#endif
-
 #if HAVE_PMPI_Session_flush_buffer
 int MPI_Session_flush_buffer(MPI_Session session)
 {
@@ -8031,20 +7973,6 @@ int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request)
     int ret = PMPI_Session_iflush_buffer(session, request);
     DUCTILE_STOP();
     DUCTILE_FINISH(DUCTILE_FN_MPI_Session_iflush_buffer, 0, 0);
-    return ret;
-}
-#endif
-
-#if HAVE_PMPI_Session_init
-int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session)
-{
-    ductile_fold_check(DUCTILE_FN_MPI_Session_init);
-    if (!DUCTILE_SHOULD_MONITOR())
-        return PMPI_Session_init(info, errhandler, session);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_Session_init);
-    int ret = PMPI_Session_init(info, errhandler, session);
-    DUCTILE_STOP();
-    DUCTILE_FINISH(DUCTILE_FN_MPI_Session_init, 0, 0);
     return ret;
 }
 #endif

@@ -38,8 +38,6 @@ PASSED = [
      "MPI_F_SYNC_REG: an empty call that only stops the compiler's register optimisation"),
     (r"^(mpi|MPI)_(address|ADDRESS|type_(extent|lb|ub|hindexed|hvector|struct)|TYPE_(EXTENT|LB|UB|HINDEXED|HVECTOR|STRUCT))(_f08|_f)?_{0,2}$",
      "MPI-1 datatype name removed in MPI-3.0: no communicator, not in Ductile's function table"),
-    (r"^(mpi|MPI)_(errhandler_create|ERRHANDLER_CREATE)(_f08|_f)?_{0,2}$",
-     "MPI-1 name removed in MPI-3.0: creates a handle from a callback, no communicator"),
     (r"^MPIX_|^mpix_", "Open MPI's MPIX_ extensions (not in the MPI standard, no C wrapper in Ductile)"),
 ]
 

@@ -22,10 +22,17 @@
  * processes unpacked everything, rank 0 half): every process that unpacked
  * gets its snapshot back through the callbacks (docs/data.md), so the list
  * holds the same particles in new nodes -- compared as a set then.
+ * ALLKINDS_CP=1: ductile_control_point
+ * (<ductile.h>) instead of EMPI_Monitor_end.  After every control point the
+ * program reads EMPI_Get_iteration (so DUCTILE_PERSISTENT=1 lets removed
+ * processes stand by); a process that comes back from standby skips the
+ * comparison with its snapshot (its data moved) and goes on at the others'
+ * iteration.
  *
  * usage: allkinds ITERS   (prints "hashes u H A H parts H grid H on P processes") */
 #include <mpi.h>
 #include <empi.h>
+#include <ductile.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -304,6 +311,8 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     int itmax = argc > 1 ? atoi(argv[1]) : 12, type, status = EMPI_ACTIVE, it = 0, bad = 0;
+    const char *cpv = getenv("ALLKINDS_CP");
+    int use_cp = cpv && *cpv == '1';
     MPI_Comm_rank(EMPI_COMM_WORLD, &rank_);
     MPI_Comm_size(EMPI_COMM_WORLD, &size_);
     EMPI_Get_type(&type);
@@ -389,11 +398,20 @@ int main(int argc, char **argv)
         struct snap s;
         take(&s, &l);
         int oldsize = size_;
-        EMPI_Monitor_end(&rank_, &size_, it, itmax, NULL, NULL, NULL, NULL, NULL, argv + 1, argv[0]);
+        if (use_cp) {
+            ductile_control_point(it);
+            MPI_Comm_rank(EMPI_COMM_WORLD, &rank_);
+            MPI_Comm_size(EMPI_COMM_WORLD, &size_);
+        } else {
+            EMPI_Monitor_end(&rank_, &size_, it, itmax, NULL, NULL, NULL, NULL, NULL, argv + 1, argv[0]);
+        }
         EMPI_Get_status(&status);
-        if (status != EMPI_REMOVED && size_ == oldsize) bad |= compare(&s, &l, it);
+        int now_it = it;
+        EMPI_Get_iteration(&now_it); /* a process back from standby: the others' iteration */
+        if (status != EMPI_REMOVED && size_ == oldsize && now_it == it) bad |= compare(&s, &l, it);
         drop(&s);
         if (status == EMPI_REMOVED) break;
+        it = now_it;
     }
     if (status != EMPI_REMOVED) {
         /* u: my interior box */

@@ -7,13 +7,17 @@
  * the generator after every control point.  The checksum sums every
  * iteration's solution (a registered scalar, so it survives resizes).
  * usage: cjacobi DIM ITERATIONS
- * env:   CJACOBI_LINGER_MS=MS -- every process mpiexec started but rank 0
+ * env:   CJACOBI_SLEEP_MS=MS -- every iteration also sleeps MS ms (a computation
+ *        that takes wall time, so that a background transfer can complete
+ *        within a known number of iterations: tests/malleable/bgcancel.sh)
+ *        CJACOBI_LINGER_MS=MS -- every process mpiexec started but rank 0
  *        goes on MS ms after MPI_Finalize (tests/malleable/linger.sh). */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <empi.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../examples/jacobi_system.h"
@@ -62,7 +66,13 @@ int main(int argc, char **argv)
     int *vcounts = malloc((size_t)size * sizeof(int)), *displs = malloc((size_t)size * sizeof(int));
     EMPI_Get_wsize(rank, size, dim, &desp, &count, vcounts, displs);
     long bad = 0;
+    const char *sl = getenv("CJACOBI_SLEEP_MS");
+    long sleep_ms = sl ? atol(sl) : 0;
     for (; it < itmax; it++) {
+        if (sleep_ms > 0) {
+            struct timespec ts = {sleep_ms / 1000, (sleep_ms % 1000) * 1000000L};
+            nanosleep(&ts, NULL);
+        }
         A = EMPI_Get_addr("matrix");
         b = EMPI_Get_addr("b");
         for (int i = 0; i < count; i++) {
