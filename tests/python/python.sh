@@ -7,7 +7,8 @@
 # Baseline method and the constant array in the background; every run ends
 # with the static run's checksum (exact) and no failed check.  Then the module
 # installed with pip from a copy of the source tree (no network, no compiler)
-# gives the same static result.  mpi4py is this MPI's build in .deps-local
+# gives the same static result, and so does the copy make install puts
+# under the prefix (staged with DESTDIR).  mpi4py is this MPI's build in .deps-local
 # (tools/setup-deps), numpy .deps-local/numpy; skipped without them, and
 # under sanitizers (the interpreter is not instrumented).
 set -u
@@ -65,5 +66,22 @@ if "$PYTHON" -c "import setuptools, wheel" 2>/dev/null; then
   fi
 else
   echo "note: no setuptools and wheel in $PYTHON (tools/setup-deps): pip install not tried"
+fi
+# make install: the module goes to $(pythondir) under the prefix (only its own install target, into a
+# staging DESTDIR); the installed copy gives the same static result
+if make -s -C "$abs_top_builddir" install-ductilepyPYTHON DESTDIR="$tmp/inst" > inst.out 2>&1; then
+  init=$(find "$tmp/inst" -path '*/ductile/__init__.py' | head -1)
+  dir=${init%/ductile/__init__.py}
+  if [ -n "$init" ]; then
+    PYTHONPATH="$dir:$numpy" timeout $t "$RUN_DUCTILE" -q --no-report -- $MPIEXEC -n 2 "$py" "$prog" $args > out 2>&1
+    got=$(sum_of out 2)
+  fi
+  if [ -n "$init" ] && [ "$got" = "$ref" ] && PYTHONPATH="$dir" "$py" -c "import ductile, sys; sys.exit(not ductile.__file__.startswith('$dir'))"; then
+    echo "ok: make install: static run with the module in ${dir#$tmp/inst}: $(grep '^checksum' out)"
+  else
+    echo "FAIL: make install: module '${init:-none}', checksum '${got:-}'"; cat inst.out; cat out 2>/dev/null; fail=1
+  fi
+else
+  echo "FAIL: make install-ductilepyPYTHON"; cat inst.out; fail=1
 fi
 exit $fail
