@@ -121,6 +121,22 @@ int ductile_last_reconfig(struct ductile_reconfig *info);
  * (NULL or too long). */
 int ductile_set_spawn_command(const char *path);
 
+/* The process counts this job can use (issue 26; docs/malleability.md, "Size
+ * constraints"), as in DUCTILE_SIZES: "min=N,max=N,step=K,allowed=A|B,
+ * preferred=N", the alternatives of allowed being squares, pow2,
+ * multiples:K or a count (e.g. "allowed=squares|multiples:3").  Keys given
+ * replace the current values (DUCTILE_MIN_PROCS, DUCTILE_MAX_PROCS,
+ * DUCTILE_SIZES at the start; EMPI_Set_maxprocs sets max).  A resize to any
+ * other count is refused with the reason: at once by ductile_request_resize
+ * (and so to a controller), at the control point for a scheduled one (the
+ * report's reconfiguration says "refused" and why).  Call it on every
+ * process, spawned ones too (like the registrations): rank 0 decides, and
+ * rank 0 may be a new process after a resize.  Returns 0, or -1 with err
+ * saying why (then nothing changed). */
+int ductile_set_sizes(const char *spec, char *err, size_t errlen);
+/* The constraints in force, as a specification ("" when there are none). */
+void ductile_get_sizes(char *spec, size_t len);
+
 /* ---- Controllers (ductiled, ductilectl; see docs/controller.md) ---- */
 
 /* I/O gate, collective over the world: call it before an I/O phase.  While

@@ -203,7 +203,10 @@ void EMPI_Get_type(int *type);
 /* FlexMPI's policy and tuning calls.  Accepted for source compatibility:
  * Ductile resizes when DUCTILE_SCHEDULE or a controller says so, whatever
  * the policy (an unknown policy stops the job with a message, as in
- * FlexMPI); the values land in the EMPI_GLOBAL_* variables. */
+ * FlexMPI); the values land in the EMPI_GLOBAL_* variables.
+ * EMPI_Set_maxprocs is honoured: the job refuses to grow above it (never
+ * below the current size, as in FlexMPI; ductile_set_sizes' max), and
+ * EMPI_Get_minprocs gives the job's minimum (1 when none is set). */
 void EMPI_Set_policy(int policy);
 void EMPI_Set_niter(int niter);
 void EMPI_Set_maxprocs(int nprocs);

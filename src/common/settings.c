@@ -109,10 +109,16 @@ const struct setting_def ductile_setting_defs[] = {
     {"DUCTILE_CONTROLLER_PERIOD", SETTING_INT, "1000", 10, 3600000L, NULL,
      "Milliseconds between the monitoring samples the application controller sends to ductiled."},
     {"DUCTILE_MIN_PROCS", SETTING_INT, "0", 0, 1048576L, NULL,
-     "Fewest processes ductiled's global policy (ductiled --policy) may shrink the job to (0: 1). Told to ductiled "
-     "at registration (ductile-run --min)."},
+     "Fewest processes the job runs on (0: 1): the job refuses a resize below it, and ductiled's global policy "
+     "(ductiled --policy), told at registration, never shrinks it further (ductile-run --min)."},
     {"DUCTILE_MAX_PROCS", SETTING_INT, "0", 0, 1048576L, NULL,
-     "Most processes ductiled's global policy may grow the job to (0: no limit but the slots; ductile-run --max)."},
+     "Most processes the job runs on (0: no limit but the slots): the job refuses a resize above it, ductiled's "
+     "global policy never grows it further (ductile-run --max)."},
+    {"DUCTILE_SIZES", SETTING_STRING, "", 0, 0, NULL,
+     "The process counts the job can use, as KEY=VALUE,...: min=N, max=N, step=K (min, min+K, ...), "
+     "allowed=A|B|... (squares, pow2, multiples:K or a count N; e.g. 'squares|multiples:3'), preferred=N. The "
+     "job refuses a resize to any other count with the reason (docs/malleability.md, 'Size constraints'); "
+     "ductile-run --sizes. With DUCTILE_MIN_PROCS and DUCTILE_MAX_PROCS the tighter bound holds."},
     {"DUCTILE_IO_EXCLUSIVE", SETTING_BOOL, "0", 0, 0, NULL,
      "Exclusive I/O: a collective MPI-IO call on a file opened on MPI_COMM_WORLD first waits until ductiled grants "
      "the job the I/O token (first come, first served between jobs; docs/io.md)."},
@@ -233,6 +239,7 @@ static int apply(struct ductile_settings *out, const struct setting_def *d, cons
     else if (strcmp(n, "CONTROLLER_PERIOD") == 0) out->controller_period = iv;
     else if (strcmp(n, "MIN_PROCS") == 0) out->min_procs = (int)iv;
     else if (strcmp(n, "MAX_PROCS") == 0) out->max_procs = (int)iv;
+    else if (strcmp(n, "SIZES") == 0) out->sizes = value;
     else if (strcmp(n, "IO_EXCLUSIVE") == 0) out->io_exclusive = (int)iv;
     else if (strcmp(n, "IO_PHASE_GAP") == 0) out->io_phase_gap = iv;
     return 0;

@@ -2,6 +2,7 @@
  * parents inside MPI_Init (ductile_malleable_init), checking the
  * registration and receiving the data in EMPI_Get_shared. */
 #include "engine.h"
+#include "steer.h"
 #include "../redist/chunk.h"
 #include "reconf.h"
 
@@ -162,6 +163,7 @@ void ductile_malleable_init(void)
         n = 0;
     }
     request_queue_init(&M.q, rs, n);
+    engine_sizes_from_settings(1, err, sizeof err); /* validated before (check_settings) */
     M.method = s->resize_method && strcmp(s->resize_method, "baseline") == 0 ? METHOD_BASELINE : METHOD_MERGE;
     const char *rd = s->redist ? s->redist : "col", *rc = s->redist_constant ? s->redist_constant : "blocking";
     M.auto_redist = strcmp(rd, "auto") == 0;

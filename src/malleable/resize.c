@@ -6,6 +6,7 @@
  * for src/wrap, registered in the hook table (src/core/hooks.h). */
 #include "engine.h"
 #include "reconf.h"
+#include "steer.h"
 
 struct engine_state M = {.self = MPI_COMM_NULL, .join_comm = MPI_COMM_NULL, .park_comm = MPI_COMM_NULL, .xfer = MPI_COMM_NULL};
 
@@ -47,6 +48,7 @@ int ductile_malleable_settings(const struct ductile_settings *s, char *err, size
                /* shared blocks (DUCTILE_RMA_MEMORY=shared) need osc/sm; ucx spans spawned processes */
                : s->persistent && s->rma_memory && strcmp(s->rma_memory, "shared") == 0 ? "ucx,sm" : "ucx", 1);
 #endif
+    if (engine_sizes_from_settings(0, err, errlen) != 0) return -1;
     if (s->spawn_hosts && *s->spawn_hosts) {
         char why[300];
         if (schedule_check_hosts(s->spawn_hosts, NULL, why, sizeof why) != 0) {
@@ -141,8 +143,10 @@ static void decide(int iteration, struct decision *d, char *list)
     fill_record(&rec, id, iteration, ns, nd, M.method, M.redist, M.nb);
     char why[400] = "";
     /* sparse data is redistributed (src/data/sparse.c): never refused for it */
+    struct ductile_sizes sz;
+    engine_sizes(&sz); /* the job's size constraints (ductile_set_sizes, DUCTILE_SIZES) */
     struct policy_request pr = {ns, nd, M.method == METHOD_BASELINE, 0, r.list,
-                                ductile_rt.settings.spawn_hosts};
+                                ductile_rt.settings.spawn_hosts, &sz};
     if (policy_check(&pr, list, RESIZE_LIST_MAX, why, sizeof why) != 0) { /* pure checks (policy.c) */
         record_problem(&rec, "refused", why);
         return;
@@ -308,6 +312,17 @@ int ductile_request_resize(int delta_or_target, int is_target, int at_iteration,
     if (rank != 0) {
         snprintf(err, errlen, "resize refused: requests are taken by the world's rank 0, and this process is rank %d "
                  "(call ductile_request_resize on rank 0)", rank);
+        return -1;
+    }
+    /* a count the job cannot use is refused now, with the reason (and again at the decision,
+     * against the size and the constraints of then) */
+    int size = __atomic_load_n(&ductile_rt.size, __ATOMIC_RELAXED);
+    int nd = is_target ? delta_or_target : size + delta_or_target;
+    struct ductile_sizes sz;
+    engine_sizes(&sz);
+    char why[400];
+    if (nd != size && !sizes_allows(&sz, nd, why, sizeof why)) {
+        snprintf(err, errlen, "resize refused: the job cannot run on %d processes: %s", nd, why);
         return -1;
     }
     return request_queue_submit(&M.q, delta_or_target, is_target ? RESIZE_TARGET : RESIZE_DELTA, at_iteration,

@@ -23,4 +23,12 @@ void engine_set_methods(int method, int redist, int nb, int *note);
  * running processes registered, in order (n of them); NULL and 0 otherwise. */
 const struct reg_desc *engine_join_items(int *n);
 
+/* The job's size constraints (src/common/sizes.h; ductile_set_sizes in
+ * include/ductile.h): a copy, safe from any thread. */
+struct ductile_sizes;
+void engine_sizes(struct ductile_sizes *out);
+/* DUCTILE_MIN_PROCS, DUCTILE_MAX_PROCS and DUCTILE_SIZES as constraints:
+ * 0, or -1 with err naming the bad setting.  store: make them the job's. */
+int engine_sizes_from_settings(int store, char *err, size_t errlen);
+
 #endif
