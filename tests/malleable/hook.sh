@@ -8,6 +8,12 @@
 # old and the new processes holds them all, and the grid's checksum is the
 # static run's.  With every resize rolled back (DUCTILE_TEST_FAIL=transfer)
 # the hook never runs and the job ends at its old size with the same checksum.
+# Size constraints (issue 26, item 3): the program allows squares or multiples
+# of 3, at most 9 processes (ductile_set_sizes, EMPI_Set_maxprocs; it checks
+# that requests for 5 and 12 are refused at once); scheduled resizes to 5 and
+# 12 are refused at their control point with the reason and the job goes on
+# at 4 with the static checksum; DUCTILE_SIZES=min=4 adds to the program's
+# constraints and refuses 9->3.
 set -u
 prog="$abs_top_builddir/tests/malleable/stencil2d"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -41,4 +47,28 @@ check "baseline 4->9->6" 6 1 13 DUCTILE_SCHEDULE="3:=9,7:=6" DUCTILE_RESIZE_METH
 sizes="-" # (not "": MPICH 5.0.2's hydra cannot spawn a command with an empty argument)
 check "rolled back 4->9, 4->6 (DUCTILE_TEST_FAIL=transfer)" 4 0 0 DUCTILE_SCHEDULE="3:=9,7:=6" DUCTILE_TEST_FAIL=transfer \
   ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+# refused NAME FINAL HOOKS EXPECTED_REASON... -- with the schedule and settings in $env
+refused() {
+  name=$1 final=$2 hooks=$3; shift 3
+  env $env timeout $t $MPIEXEC -n 4 "$prog" $args "$sizes" > out 2> err
+  rc=$?
+  got=$(sum_of out "$final")
+  bad=
+  for why in "$@"; do grep -qF "$why" err || bad="$bad [$why]"; done
+  if [ $rc -ne 0 ] || [ "$got" != "$ref" ] || grep -q "FAIL" out || ! grep -q "hooks $hooks, failures 0" out || [ -n "$bad" ]; then
+    echo "FAIL: $name: rc $rc, checksum '$got' (expected $ref), reasons missing:$bad"
+    cat out; tail -15 err; fail=1
+  else
+    echo "ok: $name: $(grep '^checksum' out); $(grep 'at iteration .* refused:' err | sed 's/^ductile: //' | tr '\n' ' ')"
+  fi
+}
+sizes="-"
+env="DUCTILE_SCHEDULE=3:=5,7:=12"
+refused "refused 4->5 (not a square nor a multiple of 3), 4->12 (EMPI_Set_maxprocs(9))" 4 0 \
+  "resize 4 -> 5 at iteration 3 refused: the job cannot run on 5 processes: 5 processes is not among the job's allowed counts (squares|multiples:3); continuing with 4 processes" \
+  "resize 4 -> 12 at iteration 7 refused: the job cannot run on 12 processes: 12 processes is above the job's maximum of 9"
+sizes="9"
+env="DUCTILE_SCHEDULE=3:=9,7:=3 DUCTILE_SIZES=min=4"
+refused "merge 4->9, 9->3 refused (DUCTILE_SIZES=min=4)" 9 1 \
+  "resize 9 -> 3 at iteration 7 refused: the job cannot run on 3 processes: 3 processes is below the job's minimum of 4"
 exit $fail

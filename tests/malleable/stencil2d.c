@@ -16,6 +16,12 @@
  * order-independent exact checksum of the grid (bit patterns), which must be
  * the static run's.
  *
+ * Its decomposition takes squares or multiples of 3, at most 9 processes
+ * (issue 26, item 3): every process sets that (ductile_set_sizes,
+ * EMPI_Set_maxprocs), and rank 0 checks that a request for 5 or 12
+ * processes is refused at once with the reason (scheduled ones are refused
+ * at the control point: tests/malleable/hook.sh reads the reasons).
+ *
  * usage: stencil2d NX NY ITERS [SIZES]   SIZES: "9,6" -- the sizes the
  * scheduled resizes go to, in order ("-" or absent: none expected; not "":
  * MPICH's hydra cannot spawn a program with an empty argument) */
@@ -169,6 +175,23 @@ int main(int argc, char **argv)
     EMPI_Register_block("u", MPI_DOUBLE, 2, g, halo, &st->b);
     int type, it = 0, changes = 0;
     EMPI_Get_type(&type);
+    /* the counts the decomposition takes: squares or multiples of 3, at most 9 */
+    char err[400], spec[400];
+    CHECK(ductile_set_sizes("allowed=squares|multiples:3", err, sizeof err) == 0, "ductile_set_sizes: %s", err);
+    EMPI_Set_maxprocs(9);
+    ductile_get_sizes(spec, sizeof spec);
+    CHECK(strstr(spec, "max=9") && strstr(spec, "allowed=squares|multiples:3"), "constraints in force: '%s'", spec);
+    CHECK(ductile_set_sizes("allowed=cubes", err, sizeof err) == -1 && strstr(err, "'cubes'"), "allowed=cubes: '%s'",
+          err);
+    int r0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r0);
+    if (type != EMPI_SPAWNED && r0 == 0) {
+        CHECK(ductile_request_resize(5, 1, -1, NULL, err, sizeof err) == -1 &&
+                  strstr(err, "5 processes is not among the job's allowed counts (squares|multiples:3)"),
+              "a request for 5 processes: '%s'", err);
+        CHECK(ductile_request_resize(8, 0, -1, NULL, err, sizeof err) == -1 && strstr(err, "above the job's maximum of 9"),
+              "a request for 4+8 processes: '%s'", err);
+    }
     if (type == EMPI_SPAWNED) {
         /* the hook runs inside, with the data here: it built the communicator */
         EMPI_Reconfig info;
