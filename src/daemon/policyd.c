@@ -22,6 +22,8 @@ struct pol_params gprm = {.threshold = 0.6, .band = 0.1, .margin = 0.2, .cooldow
 
 struct gpjob {
     int id, min, max;
+    struct ductile_sizes sizes; /* the job's DUCTILE_SIZES at registration (src/common/sizes.h) */
+    int has_sizes;
     int control_point;      /* the job reaches control points (EMPI_Monitor_end): it can be resized */
     int busy;
     double busy_since, last_resize, measured_cost;
@@ -108,6 +110,11 @@ int gpolicy_may_resize(const struct job *j, int procs, char *why, size_t wl)
         snprintf(why, wl, "job %d: %d processes is below its --min %d", j->id, procs, g->min);
         return 0;
     }
+    char w[400];
+    if (g && g->has_sizes && !sizes_allows(&g->sizes, procs, w, sizeof w)) {
+        snprintf(why, wl, "job %d cannot run on %d processes: %s", j->id, procs, w);
+        return 0;
+    }
     return 1;
 }
 
@@ -119,6 +126,18 @@ void gpolicy_registered(struct job *j, const json_t *req)
     intake_bounds(j, &qmin, &qmax);
     g->min = (int)proto_get_int(req, "min_procs", qmin);
     g->max = (int)proto_get_int(req, "max_procs", qmax);
+    const char *spec = proto_get_str(req, "sizes", "");
+    char why[400];
+    memset(&g->sizes, 0, sizeof g->sizes);
+    g->has_sizes = 0;
+    if (spec[0] && sizes_parse(spec, &g->sizes, why, sizeof why) != 0)
+        logmsg("policy: job %d: its size constraints '%s' are not valid (%s): ignored", j->id, spec, why);
+    else if (spec[0]) {
+        g->has_sizes = 1;
+        /* the tighter bounds hold */
+        if (g->sizes.min > g->min) g->min = g->sizes.min;
+        if (g->sizes.max > 0 && (g->max == 0 || g->sizes.max < g->max)) g->max = g->sizes.max;
+    }
     if (g->max > 0 && g->min > g->max) g->min = g->max;
     g->last_resize = j->registered;
 }
@@ -194,6 +213,7 @@ void gpolicy_tick(double now)
         p->last_resize = g->last_resize;
         p->cost_s = resize_cost(j, g);
         p->m = &g->m;
+        p->sizes = g->has_sizes ? &g->sizes : NULL;
     }
     struct pol_snapshot s = {.jobs = pj, .n = n, .free = rm_free_slots(&rm), .reserve = intake_reserve(), .now = now};
     int nd = n ? policy_decide(gpolicy, &gprm, &s, d, GP_MAX_DECISIONS) : 0;
