@@ -24,6 +24,8 @@
 #include "../monitor/report_build.h"
 #include "../malleable/registry.h"
 #include "../malleable/schedule.h"
+#include "../malleable/steer.h"
+#include "../common/sizes.h"
 #include "../core/hotpath.h"
 #include "../core/state.h"
 #include "../io/iomon.h"
@@ -198,6 +200,16 @@ char *appctl_handle_command(const struct proto_msg *m)
         int qid = 0;
         if (!q)
             return proto_reply_err(m->id, PERR_BUSY, "resize refused: the malleability engine is not active");
+        /* a count the job cannot use (its size constraints, src/common/sizes.h): refused now, with the
+         * reason (the decision checks again, against the size of then) */
+        struct ductile_sizes sz;
+        engine_sizes(&sz);
+        int size = __atomic_load_n(&ductile_rt.size, __ATOMIC_RELAXED), nd = target ? value : size + value;
+        char why[400];
+        if (nd != size && !sizes_allows(&sz, nd, why, sizeof why)) {
+            snprintf(err, sizeof err, "resize refused: the job cannot run on %d processes: %s", nd, why);
+            return proto_reply_err(m->id, PERR_BAD_ARGUMENT, err);
+        }
         if (request_queue_submit_id(q, value, target ? RESIZE_TARGET : RESIZE_DELTA, at, list[0] ? list : NULL, &qid,
                                     err, sizeof err) != 0)
             return proto_reply_err(m->id, PERR_BUSY, err);

@@ -69,7 +69,7 @@ static const struct cmdspec commands[] = {
                 {"control_point", F_BOOL, 0, 0, 0, NULL}, {"arrays", F_ARRAYS, 0, 0, 0, NULL},
                 {"maxiter", F_INT, 0, 0, 4.0e18, NULL}}},
     {"submit", {{"argv", F_ARGV, 1, 0, 0, NULL}, {"n", F_INT, 1, 1, PROCS_MAX, NULL}, {"min", F_INT, 0, 1, PROCS_MAX, NULL},
-                {"max", F_INT, 0, 1, PROCS_MAX, NULL}, {"cwd", F_STR, 0, 1, 4096, NULL}}},
+                {"max", F_INT, 0, 1, PROCS_MAX, NULL}, {"cwd", F_STR, 0, 1, 4096, NULL}, {"sizes", F_STR, 0, 0, 400, NULL}}},
     {"queue", {{NULL, F_END, 0, 0, 0, NULL}}},
     {"heartbeat", {JOB}},
     {"exit", {JOB, {"status", F_INT, 0, -2147483648.0, 2147483647.0, NULL}}},
