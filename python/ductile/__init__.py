@@ -124,6 +124,8 @@ def _lib():
         "ductile_last_reconfig": (i, [ctypes.POINTER(_CReconfig)]),
         "ductile_set_spawn_command": (i, [cp]),
         "ductile_request_resize": (i, [i, i, i, cp, cp, ctypes.c_size_t]),
+        "ductile_set_sizes": (i, [cp, cp, ctypes.c_size_t]),
+        "ductile_get_sizes": (None, [cp, ctypes.c_size_t]),
     }
     for name, (res, args) in sig.items():
         f = getattr(L, name)
@@ -283,6 +285,26 @@ def request_resize(target=None, delta=None, at_iteration=-1):
     v, is_target = (target, 1) if target is not None else (delta, 0)
     if _lib().ductile_request_resize(int(v), is_target, int(at_iteration), None, err, len(err)) != 0:
         raise RuntimeError(err.value.decode(errors="replace"))
+
+
+def set_sizes(spec=None, **keys):
+    """The process counts this program can use (docs/malleability.md, "Size constraints"):
+    a specification as in DUCTILE_SIZES ("allowed=squares|multiples:3,max=16"), or keywords
+    min, max, step, allowed, preferred (set_sizes(allowed="squares", max=16)).  A resize to any
+    other count is refused with the reason.  Call it on every process, spawned ones too.
+    Raises ValueError (nothing changed) when the constraints are malformed or contradictory."""
+    parts = [spec] if spec else []
+    parts += ["%s=%s" % (k, v) for k, v in keys.items()]
+    err = ctypes.create_string_buffer(400)
+    if _lib().ductile_set_sizes(",".join(parts).encode(), err, len(err)) != 0:
+        raise ValueError("ductile.set_sizes: " + err.value.decode(errors="replace"))
+
+
+def get_sizes():
+    """The constraints in force, as a specification ("" when there are none)."""
+    buf = ctypes.create_string_buffer(400)
+    _lib().ductile_get_sizes(buf, len(buf))
+    return buf.value.decode()
 
 
 def on_reconfigure(fn):

@@ -7,7 +7,9 @@ the neighbours on a Cartesian communicator the program rebuilds in a
 reconfiguration hook, updates the field elementwise (no floating-point
 reduction, so the result does not depend on the process count) and marks a
 control point.  At the end it prints an exact checksum of the bit patterns,
-which must be the static run's.
+which must be the static run's.  It takes powers of two or 3 processes, at
+most 4 (ductile.set_sizes; issue 26, item 3): rank 0 checks that resizes to 5
+and 6 are refused with the reason.
 
 usage: python3 solver.py N M ITERS
 """
@@ -60,6 +62,21 @@ def hook(info):
     rebuild(info)
 
 
+# the counts this solver takes (issue 26, item 3): powers of two or 3, at most 4
+ductile.set_sizes(allowed="pow2|3", max=4)
+check(ductile.get_sizes() == "max=4,allowed=pow2|3", "get_sizes: '%s'" % ductile.get_sizes())
+try:
+    ductile.set_sizes(allowed="cubes")
+    check(False, "set_sizes(allowed='cubes') accepted")
+except ValueError as e:
+    check("'cubes'" in str(e), "set_sizes(allowed='cubes'): %s" % e)
+if not ductile.spawned() and MPI.COMM_WORLD.Get_rank() == 0:
+    for target in (5, 6):
+        try:
+            ductile.request_resize(target=target)
+            check(False, "a resize to %d accepted" % target)
+        except RuntimeError as e:
+            check("cannot run on %d processes" % target in str(e), "resize to %d: %s" % (target, e))
 start, count = ductile.block(N)
 if ductile.spawned():
     u = ductile.distributed("u", np.empty((count, M)), rows=N)
