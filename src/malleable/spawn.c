@@ -207,8 +207,7 @@ static int spawn_group(const char *cmd, char **args, int nnew, const char *hosts
     return v[0];
 #else
     }
-    /* the other parents wait here while rank 0 spawns: asleep, leaving the
-     * cores to the spawn and the new processes' start */
+    /* the other parents wait here while rank 0 spawns: asleep, leaving the cores to the spawn */
     MPI_Request rq;
     if (PMPI_Ibcast(&ok, 1, MPI_INT, 0, P, &rq) == MPI_SUCCESS) polite_wait(&rq);
     else PMPI_Bcast(&ok, 1, MPI_INT, 0, P);
@@ -296,8 +295,7 @@ static MPI_Comm connect_group(const struct join_header *h, MPI_Comm *inter)
     return merged;
 }
 
-/* Expansion (Merge: ND-NS new processes; Baseline: ND new processes, the old
- * ones leave).  Collective over the old world. */
+/* Expansion (Merge: ND-NS new; Baseline: ND new, the old ones leave).  Collective over the old world. */
 void expand(const struct decision *d, const char *hosts, double t_begin, double begin_epoch)
 {
     if (d->pool) {
@@ -548,8 +546,7 @@ void expand_commit(int iteration)
                         rec.total_s, rec.spawn_s, rec.merge_s, xt.transfer_s);
         }
     }
-    /* the reconfiguration hooks (reconf.c), before the control point returns; Baseline: the old
-     * processes reach the new ones over merged, kept as their park communicator */
+    /* the hooks (reconf.c), before the control point returns; Baseline: old and new meet over merged */
     reconf_committed(d->id, ns, nd, baseline, me, baseline ? -1 : me, iteration,
                      baseline ? RECONF_SPAN_COMM : RECONF_SPAN_WORLD, baseline ? merged : MPI_COMM_NULL);
 }
