@@ -417,7 +417,13 @@ static void after_resize(struct placement *p, const json_t *d)
         if (p->npend && to > from) p->npend = 0;
         return;
     }
-    if (from != p->n) p->known = 0;
+    if (from != p->n || from < 1 || to < 1 || to > PROTO_MAX_PROCS) {
+        /* not the size ductiled placed (a resize it did not see): where the
+         * processes run is no longer known, and nothing is indexed by it */
+        p->known = 0;
+        p->npend = p->nleave = 0;
+        return;
+    }
     if (to > from) {
         int add = to - from;
         if (p->npend < add) {
