@@ -87,6 +87,13 @@ json_t *appctl_sample_json(const struct snap *a, const struct snap *b)
     if (arrays) json_object_set_new(o, "arrays", arrays);
     long long maxiter = __atomic_load_n(&appctl.cp_maxiter, __ATOMIC_RELAXED);
     if (maxiter > 0) json_object_set_new(o, "maxiter", json_integer(maxiter));
+    /* the job's size constraints as they are now (ductile_set_sizes may change them after the
+     * registration): ductiled's policies ask for no other count */
+    struct ductile_sizes sz;
+    char spec[SIZES_ALLOWED_MAX + 144];
+    engine_sizes(&sz);
+    sizes_format(&sz, spec, sizeof spec);
+    json_object_set_new(o, "sizes", json_string(spec));
     return o;
 }
 

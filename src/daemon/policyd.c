@@ -22,8 +22,9 @@ struct pol_params gprm = {.threshold = 0.6, .band = 0.1, .margin = 0.2, .cooldow
 
 struct gpjob {
     int id, min, max;
-    struct ductile_sizes sizes; /* the job's DUCTILE_SIZES at registration (src/common/sizes.h) */
+    struct ductile_sizes sizes; /* the job's size constraints (src/common/sizes.h): registration, samples */
     int has_sizes;
+    char sizes_text[404];       /* as the latest sample said them */
     int control_point;      /* the job reaches control points (EMPI_Monitor_end): it can be resized */
     int busy;
     double busy_since, last_resize, measured_cost;
@@ -151,6 +152,20 @@ void gpolicy_sample(struct job *j, const json_t *req)
               proto_get_num(req, "interval_s", 0), proto_get_num(req, "compute_s", 0), proto_get_num(req, "comm_s", 0),
               proto_get_num(req, "io_s", 0));
     model_progress(&g->m, proto_get_int(req, "iteration", -1), proto_get_int(req, "maxiter", 0));
+    /* the constraints in force in the job (the program may set them after its registration);
+     * checked at the edge (F_SIZES) */
+    const char *spec = proto_get_str(req, "sizes", NULL);
+    if (spec && strcmp(spec, g->sizes_text) != 0) {
+        struct ductile_sizes sz;
+        char why[400];
+        memset(&sz, 0, sizeof sz);
+        if (sizes_parse(spec, &sz, why, sizeof why) == 0) {
+            g->sizes = sz;
+            g->has_sizes = spec[0] != '\0';
+            snprintf(g->sizes_text, sizeof g->sizes_text, "%s", spec);
+            logmsg("policy: job %d can use %s", j->id, spec[0] ? spec : "any count");
+        }
+    }
 }
 
 void gpolicy_resized(struct job *j, const json_t *d)

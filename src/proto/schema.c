@@ -107,7 +107,7 @@ static const struct spec requests[] = {
                 {"bytes", F_INT, 0, 0, BIG, NULL}, {"io_calls", F_INT, 0, 0, BIG, NULL},
                 {"io_held", F_BOOL, 0, 0, 0, NULL}, {"dropped", F_INT, 0, 0, BIG, NULL},
                 {"control_point", F_BOOL, 0, 0, 0, NULL}, {"arrays", F_ARRAY, 0, 0, 256, &array_f},
-                {"maxiter", F_INT, 0, 0, ITER, NULL}, END}},
+                {"maxiter", F_INT, 0, 0, ITER, NULL}, {"sizes", F_SIZES, 0, 0, 400, NULL}, END}},
     {"submit", {{"argv", F_ARGV, 1, 0, 0, NULL}, {"n", F_INT, 1, 1, PROCS, NULL}, {"min", F_INT, 0, 1, PROCS, NULL},
                 {"max", F_INT, 0, 1, PROCS, NULL}, {"cwd", F_STR, 0, 1, 4096, NULL}, {"sizes", F_SIZES, 0, 0, 400, NULL},
                 USER, END}},

@@ -6,7 +6,9 @@
 # fair policy, which would give it all 8: the policy asks for 6 (never 5, 7
 # or 8), the job ends with its data checks passed; an operator's resize to 7
 # is refused by the job with the reason; submits whose size or constraints
-# cannot work are refused by ductiled with the reason.
+# cannot work are refused by ductiled with the reason.  A job whose program sets
+# its constraints after its registration (squares; ductile_set_sizes) is grown
+# 2 -> 4, not 8: ductiled learns them from the job's samples.
 . "$abs_top_srcdir/tests/controller/common.sh"
 
 start_daemon --slots 8 --policy fair --policy-params cooldown=1,horizon=30 --launcher "$MPIEXEC" --job-logs "$T"
@@ -42,5 +44,24 @@ if bad or not pols or 6 not in [p["to"] for p in pols]:
     print("FAIL: sizes %s, policy targets %s (not allowed: %s)" % (sizes, [p["to"] for p in pols], bad)); sys.exit(1)
 print("ok: sizes %s and policy targets %s: squares or multiples of 3 only" % (sizes, [p["to"] for p in pols]))
 EOF
+# constraints the program sets after its registration (ductile_set_sizes) reach ductiled in the samples
+CTL_JOB_SIZES=allowed=squares start_job b 2 150 -400
+wait_until 40 '[ "$(ctl --json list | jget "len([j for j in d[\"jobs\"] if j[\"state\"] == \"running\"])")" = 1 ]' &&
+  ok "job b (its program allows squares) registered" || { bad "job b did not register"; exit 1; }
+jb=$(ctl --json list | jget '[j["job"] for j in d["jobs"] if j["state"] == "running"][0]')
+wait_until 60 '[ "$(job_field '"$jb"' "d[\"procs\"]")" = 4 ]' && ok "the fair policy grew job b to 4, not 8" ||
+  bad "job b not grown to 4: $(job_field "$jb" 'd["procs"]')"
+grep -q "policy: job $jb can use allowed=squares" "$T/daemon.log" && ok "ductiled learnt job b's constraints from its samples" ||
+  bad "ductiled did not learn job b's constraints"
+wait "$PID_b"
+grep -q "FINAL .*failures=0" "$T/b.log" && ok "job b: data checks passed ($(grep FINAL "$T/b.log"))" || { bad "job b failed"; tail -20 "$T/b.log"; }
+ctl --json events "$jb" > "$T/evb.json" 2>/dev/null
+"$PY" -c '
+import json, math, sys
+ev = json.load(open(sys.argv[1]))["events"]
+to = [x["to"] for x in ev if x["kind"] in ("policy", "size")]
+ok = to and all(math.isqrt(n) ** 2 == n for n in to)
+print(("ok: " if ok else "FAIL: ") + "job b: policy and size targets %s" % to)
+sys.exit(0 if ok else 1)' "$T/evb.json" || fail=1
 stop_daemon
 exit $fail
