@@ -133,7 +133,7 @@ void reconf_end(void)
         span_kind = RECONF_SPAN_NONE;
         span_base = MPI_COMM_NULL;
     }
-    for (int i = 0; i < ndeferred; i++) PMPI_Comm_free(&deferred[i]);
+    for (int i = 0; i < ndeferred; i++) comm_free_later(&deferred[i]); /* (late requests may use them: agree.c) */
     ndeferred = 0;
 }
 
