@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "../src/common/settings.h"
+#include "../src/common/sizes.h"
 
 extern char **environ;
 
@@ -43,8 +44,11 @@ static void usage(FILE *f)
             "  -v, --verbose         trace Ductile's decisions (repeat for more detail)\n"
             "      --no-monitor      keep the virtual world, measure nothing (DUCTILE_MONITOR=0)\n"
             "      --disable         pure pass-through (DUCTILE_DISABLE=1)\n"
-            "      --min N           ductiled's policy never shrinks the job below N processes (DUCTILE_MIN_PROCS)\n"
-            "      --max N           ... nor grows it above N (DUCTILE_MAX_PROCS; docs/policies.md)\n"
+            "      --min N           the job never runs on fewer than N processes: it refuses such resizes,\n"
+            "                        ductiled's policy never asks for them (DUCTILE_MIN_PROCS)\n"
+            "      --max N           ... nor on more than N (DUCTILE_MAX_PROCS; docs/policies.md)\n"
+            "      --sizes SPEC      the counts the job can use: min=N,max=N,step=K,preferred=N,\n"
+            "                        allowed=squares|pow2|multiples:K|N... (DUCTILE_SIZES)\n"
             "      --library PATH    preload this libductile.so instead of the default\n"
             "      --print-library   print the library that would be preloaded and exit\n"
             "  -h, --help            this help\n"
@@ -194,7 +198,7 @@ static void set_or_die(const char *name, const char *value)
 int main(int argc, char **argv)
 {
     enum { OPT_NO_REPORT = 256, OPT_NO_MONITOR, OPT_DISABLE, OPT_LIBRARY, OPT_PRINT_LIBRARY, OPT_VERSION, OPT_MIN, OPT_MAX,
-           OPT_HTML };
+           OPT_HTML, OPT_SIZES };
     static const struct option opts[] = {
         {"report", required_argument, NULL, 'r'},
         {"no-report", no_argument, NULL, OPT_NO_REPORT},
@@ -208,6 +212,7 @@ int main(int argc, char **argv)
         {"version", no_argument, NULL, OPT_VERSION},
         {"min", required_argument, NULL, OPT_MIN},
         {"max", required_argument, NULL, OPT_MAX},
+        {"sizes", required_argument, NULL, OPT_SIZES},
         {"html", required_argument, NULL, OPT_HTML},
         {NULL, 0, NULL, 0},
     };
@@ -229,6 +234,7 @@ int main(int argc, char **argv)
         case OPT_VERSION: printf("ductile-run (Ductile) %s\n", PACKAGE_VERSION); return 0;
         case OPT_MIN: set_or_die("DUCTILE_MIN_PROCS", optarg); break; /* checked with the other settings below */
         case OPT_MAX: set_or_die("DUCTILE_MAX_PROCS", optarg); break;
+        case OPT_SIZES: set_or_die("DUCTILE_SIZES", optarg); break;
         case OPT_HTML: html = optarg; break;
         default:
             fprintf(stderr, "Try 'ductile-run --help'.\n");
@@ -265,6 +271,11 @@ int main(int argc, char **argv)
     }
     if (s.min_procs > 0 && s.max_procs > 0 && s.min_procs > s.max_procs) {
         fprintf(stderr, "ductile-run: error: --min %d is above --max %d\n", s.min_procs, s.max_procs);
+        return 2;
+    }
+    struct ductile_sizes sz = {0};
+    if (s.sizes && *s.sizes && sizes_parse(s.sizes, &sz, err, sizeof err) != 0) {
+        fprintf(stderr, "ductile-run: error: DUCTILE_SIZES='%s' (--sizes) is not valid: %s\n", s.sizes, err);
         return 2;
     }
     if (html && !*s.report) {

@@ -72,6 +72,8 @@ _Static_assert(_Generic(((struct ductile_settings *)0)->min_procs, int: 1, long:
                "DUCTILE_MIN_PROCS: field min_procs must be an int or a long");
 _Static_assert(_Generic(((struct ductile_settings *)0)->max_procs, int: 1, long: 1, default: 0),
                "DUCTILE_MAX_PROCS: field max_procs must be an int or a long");
+_Static_assert(_Generic(((struct ductile_settings *)0)->sizes, const char *: 1, default: 0),
+               "DUCTILE_SIZES: field sizes must be a const char *");
 _Static_assert(_Generic(((struct ductile_settings *)0)->io_exclusive, int: 1, long: 1, default: 0),
                "DUCTILE_IO_EXCLUSIVE: field io_exclusive must be an int or a long");
 _Static_assert(_Generic(((struct ductile_settings *)0)->io_phase_gap, int: 1, long: 1, default: 0),
@@ -212,11 +214,19 @@ const struct setting_def ductile_setting_defs[] = {
      .help = "Longest an I/O hold of ductiled (ductilectl io hold) lasts, in seconds: the job's I/O gate opens "
              "after it, and a shorter limit the hold names is kept (docs/controller.md)."},
     {.name = "DUCTILE_MIN_PROCS", .type = SETTING_INT, .default_value = "0", .min = 0L, .max = 1048576L, FIELD(min_procs),
-     .help = "Fewest processes ductiled's global policy (ductiled --policy) may shrink the job to (0: 1). Told to "
-             "ductiled at registration (ductile-run --min; docs/policies.md)."},
+     .help = "Fewest processes the job runs on (0: 1): the job refuses a resize below it, and ductiled's global "
+             "policy (ductiled --policy), told at registration, never shrinks it further (ductile-run --min; "
+             "docs/policies.md)."},
     {.name = "DUCTILE_MAX_PROCS", .type = SETTING_INT, .default_value = "0", .min = 0L, .max = 1048576L, FIELD(max_procs),
-     .help = "Most processes ductiled's global policy may grow the job to (0: no limit but the slots; ductile-run "
-             "--max)."},
+     .help = "Most processes the job runs on (0: no limit but the slots): the job refuses a resize above it, and "
+             "ductiled's global policy never grows it further (ductile-run --max)."},
+    {.name = "DUCTILE_SIZES", .type = SETTING_STRING, .default_value = "", .values = "KEY=VALUE,...: min=N, max=N, step=K, allowed=A|B|... (squares, pow2, multiples:K, a count), "
+               "preferred=N", FIELD(sizes),
+     .help = "The process counts the job can use (docs/malleability.md, \"Size constraints\"), e.g. "
+             "allowed=squares|multiples:3,max=16: the job refuses a resize to any other count with the reason, "
+             "and ductiled's policies, told at registration and in every sample, never ask for one (ductile-run "
+             "--sizes, ductilectl submit --sizes). With DUCTILE_MIN_PROCS and DUCTILE_MAX_PROCS the tighter bound "
+             "holds. A bad value stops the job in MPI_Init with a message naming the variable."},
     {.name = "DUCTILE_IO_EXCLUSIVE", .type = SETTING_BOOL, .default_value = "0", FIELD(io_exclusive),
      .help = "Exclusive I/O: a collective MPI-IO call on a file opened on MPI_COMM_WORLD first waits until "
              "ductiled grants the job the I/O token (first come, first served between jobs; needs a controller)."},

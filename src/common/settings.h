@@ -64,7 +64,8 @@ struct ductile_settings {
     const char *controller;  /* DUCTILE_CONTROLLER: "" / auto, off, unix:PATH, tcp:HOST:PORT */
     const char *controller_secret; /* DUCTILE_CONTROLLER_SECRET: shared-secret file for TCP */
     long controller_period;  /* DUCTILE_CONTROLLER_PERIOD: milliseconds between monitoring samples */
-    int min_procs, max_procs; /* DUCTILE_MIN_PROCS / DUCTILE_MAX_PROCS: bounds for ductiled's policy (0: none) */
+    int min_procs, max_procs; /* DUCTILE_MIN_PROCS / DUCTILE_MAX_PROCS: the job's bounds (0: none) */
+    const char *sizes;       /* DUCTILE_SIZES: size constraints (src/common/sizes.h), "" none */
     /* MPI-IO (src/io/) */
     int io_exclusive;        /* DUCTILE_IO_EXCLUSIVE: wait for ductiled's I/O token */
     long io_phase_gap;       /* DUCTILE_IO_PHASE_GAP: ms without I/O that end an I/O phase */

@@ -463,6 +463,9 @@ void ductile_appctl_start(int enabled)
                       "start", ductile_rt.start_epoch, "uid", (json_int_t)geteuid());
     if (appctl.reg && ductile_rt.settings.min_procs > 0) json_object_set_new(appctl.reg, "min_procs", json_integer(ductile_rt.settings.min_procs));
     if (appctl.reg && ductile_rt.settings.max_procs > 0) json_object_set_new(appctl.reg, "max_procs", json_integer(ductile_rt.settings.max_procs));
+    /* the job's size constraints (DUCTILE_SIZES, validated at the start): ductiled's policies ask for no other count */
+    if (appctl.reg && ductile_rt.settings.sizes && *ductile_rt.settings.sizes)
+        json_object_set_new(appctl.reg, "sizes", json_string(ductile_rt.settings.sizes));
     /* one host per rank while that stays small (a registration line is at most PROTO_MAX_LINE) */
     size_t rh_len = 0;
     for (size_t i = 0; i < json_array_size(rank_hosts); i++) rh_len += json_string_length(json_array_get(rank_hosts, i)) + 3;

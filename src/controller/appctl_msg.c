@@ -24,6 +24,8 @@
 #include "../monitor/report_build.h"
 #include "../malleable/registry.h"
 #include "../malleable/schedule.h"
+#include "../malleable/steer.h"
+#include "../common/sizes.h"
 #include "../core/hotpath.h"
 #include "../core/state.h"
 #include "../io/iomon.h"
@@ -85,6 +87,13 @@ json_t *appctl_sample_json(const struct snap *a, const struct snap *b)
     if (arrays) json_object_set_new(o, "arrays", arrays);
     long long maxiter = __atomic_load_n(&appctl.cp_maxiter, __ATOMIC_RELAXED);
     if (maxiter > 0) json_object_set_new(o, "maxiter", json_integer(maxiter));
+    /* the job's size constraints as they are now (ductile_set_sizes may change them after the
+     * registration): ductiled's policies ask for no other count */
+    struct ductile_sizes sz;
+    char spec[SIZES_ALLOWED_MAX + 144];
+    engine_sizes(&sz);
+    sizes_format(&sz, spec, sizeof spec);
+    json_object_set_new(o, "sizes", json_string(spec));
     return o;
 }
 
@@ -207,6 +216,16 @@ char *appctl_handle_command(const struct proto_msg *m)
         int qid = 0;
         if (!q)
             return proto_reply_err(m->id, PERR_BUSY, "resize refused: the malleability engine is not active");
+        /* a count the job cannot use (its size constraints, src/common/sizes.h): refused now, with the
+         * reason (the decision checks again, against the size of then) */
+        struct ductile_sizes sz;
+        engine_sizes(&sz);
+        int size = __atomic_load_n(&ductile_rt.size, __ATOMIC_RELAXED), nd = target ? value : size + value;
+        char why[400];
+        if (nd != size && !sizes_allows(&sz, nd, why, sizeof why)) {
+            snprintf(err, sizeof err, "resize refused: the job cannot run on %d processes: %s", nd, why);
+            return proto_reply_err(m->id, PERR_BAD_ARGUMENT, err);
+        }
         /* under the lock: a hand-over to a new rank 0 (appctl.c) copies the queue after setting moving */
         pthread_mutex_lock(&appctl.lock);
         int rc = appctl.moving ? 1

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "../common/sizes.h"
 
 #define INTAKE_MAX 1024      /* entries kept (waiting, running and the most recent finished) */
 #define INTAKE_MAX_DONE 256
@@ -46,6 +47,8 @@ struct qjob {
     double submitted, started, ended;
     pid_t pid;
     int *alloc; /* slots held until the job registers */
+    char sizes[SIZES_ALLOWED_MAX + 160]; /* ductilectl submit --sizes: the counts it can use ("" any) */
+    struct ductile_sizes sz;
 };
 
 static char intake_launcher[1024] = "mpiexec"; /* "mpiexec ..." (split at spaces); -n SIZE is appended */
@@ -120,6 +123,18 @@ static void intake_request(int ci, long long id, const char *cmd, const json_t *
         reply_err(ci, id, PERR_BAD_ARGUMENT, "need --min <= -n <= --max (got %d, %d, %d)", min, n, max);
         return;
     }
+    const char *spec = proto_get_str(req, "sizes", "");
+    struct ductile_sizes sz;
+    memset(&sz, 0, sizeof sz);
+    char why[400];
+    if (spec[0] && sizes_parse(spec, &sz, why, sizeof why) != 0) {
+        reply_err(ci, id, PERR_BAD_ARGUMENT, "--sizes '%s': %s", spec, why);
+        return;
+    }
+    if (!sizes_allows(&sz, n, why, sizeof why) || (min != n && !sizes_allows(&sz, min, why, sizeof why))) {
+        reply_err(ci, id, PERR_BAD_ARGUMENT, "the job cannot start: %s (--sizes '%s')", why, spec);
+        return;
+    }
     if (n > rm_total(&rm) || min > rm_total(&rm)) {
         reply_err(ci, id, PERR_NO_SLOTS, "-n %d: ductiled manages only %d slots", min, rm_total(&rm));
         return;
@@ -140,6 +155,8 @@ static void intake_request(int ci, long long id, const char *cmd, const json_t *
     e->n = n;
     e->min = min;
     e->max = max;
+    e->sz = sz;
+    snprintf(e->sizes, sizeof e->sizes, "%s", spec);
     e->submitted = wall();
     snprintf(e->cwd, sizeof e->cwd, "%s", proto_get_str(req, "cwd", "/"));
     snprintf(e->tag, sizeof e->tag, "q%d", e->qid);
@@ -231,6 +248,7 @@ static int start(struct qjob *e, int size, double now)
     argv[k++] = "--min";
     argv[k++] = mins;
     if (e->max > 0) argv[k++] = "--max", argv[k++] = maxs;
+    if (e->sizes[0]) argv[k++] = "--sizes", argv[k++] = e->sizes;
     argv[k++] = "--";
     for (char *save = NULL, *t = strtok_r(launch, " ", &save); t && k < 64; t = strtok_r(NULL, " ", &save)) argv[k++] = t;
     argv[k++] = "-n";
@@ -300,7 +318,7 @@ static void intake_tick(double now)
     for (struct qjob *h; (h = head());) {
         int freen = rm_free_slots(&rm), size = 0;
         if (freen >= h->n) size = h->n;
-        else if (core_elastic && freen >= h->min) size = freen;
+        else if (core_elastic && freen >= h->min) size = sizes_nearest(&h->sz, freen, -1, freen - h->min); /* a count it can use */
         if (!size && core_admit(core_elastic ? h->min : h->n, h->qid, now)) continue; /* a part made room (folding) */
         if (!size) break;
         if (start(h, size, now) != 0) {

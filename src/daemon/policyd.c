@@ -5,7 +5,8 @@
  * to the jobs like ductilectl's (slots from the resource manager first) and
  * each is recorded with its reason as a "policy" event of the job.  It also
  * answers whether a job may be resized to a size (malleable, within its
- * --min/--max), for every part that resizes jobs.  A part of ductiled
+ * --min/--max, a count its size constraints allow), for every part that
+ * resizes jobs.  A part of ductiled
  * (core.h). */
 #include "config.h"
 
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/sizes.h"
 #include "core.h"
 #include "model.h"
 #include "policy.h"
@@ -27,6 +29,9 @@ static struct pol_params gprm = {.threshold = 0.6, .band = 0.1, .margin = 0.2, .
 
 struct gpjob {
     int id;
+    struct ductile_sizes sizes; /* the job's size constraints (src/common/sizes.h): registration, samples */
+    int has_sizes;
+    char sizes_text[404];       /* as the latest sample said them */
     int control_point;      /* the job reaches control points (EMPI_Monitor_end): it can be resized */
     int busy;
     double busy_since, last_resize, measured_cost;
@@ -98,11 +103,16 @@ static void gpolicy_forget(int jid)
         }
 }
 
-/* the job's --min/--max (its registration, or the queue that started it) */
-static void bounds(const struct job *j, int *min, int *max)
+/* the job's --min/--max (its registration, or the queue that started it), and its size
+ * constraints' min and max (g may be NULL): the tighter bounds hold */
+static void bounds(const struct job *j, const struct gpjob *g, int *min, int *max)
 {
     *max = j->max_procs > 0 ? j->max_procs : 0;
     *min = j->min_procs > 0 ? j->min_procs : 1;
+    if (g && g->has_sizes) {
+        if (g->sizes.min > *min) *min = g->sizes.min;
+        if (g->sizes.max > 0 && (*max == 0 || g->sizes.max < *max)) *max = g->sizes.max;
+    }
     if (*max > 0 && *min > *max) *min = *max;
 }
 
@@ -110,7 +120,7 @@ static int gpolicy_may_resize(const struct job *j, int procs, char *why, size_t 
 {
     struct gpjob *g = gp_get(j->id, 0);
     int min, max;
-    bounds(j, &min, &max);
+    bounds(j, g, &min, &max);
     if (!j->malleable || (g && !g->control_point)) {
         snprintf(why, wl, "job %d is not malleable (no control points)", j->id);
         return 0;
@@ -123,14 +133,31 @@ static int gpolicy_may_resize(const struct job *j, int procs, char *why, size_t 
         snprintf(why, wl, "job %d: %d processes is below its --min %d", j->id, procs, min);
         return 0;
     }
+    char w[400];
+    if (g && g->has_sizes && !sizes_allows(&g->sizes, procs, w, sizeof w)) {
+        snprintf(why, wl, "job %d cannot run on %d processes: %s", j->id, procs, w);
+        return 0;
+    }
     return 1;
 }
 
 static void gpolicy_registered(struct job *j, const json_t *req)
 {
-    (void)req;
     struct gpjob *g = gp_get(j->id, 1);
-    if (g) g->last_resize = j->registered;
+    if (!g) return;
+    g->last_resize = j->registered;
+    /* the job's size constraints (DUCTILE_SIZES, ductile-run --sizes); checked at the edge (F_SIZES) */
+    const char *spec = proto_get_str(req, "sizes", "");
+    char why[400];
+    memset(&g->sizes, 0, sizeof g->sizes);
+    g->has_sizes = 0;
+    g->sizes_text[0] = '\0';
+    if (spec[0] && sizes_parse(spec, &g->sizes, why, sizeof why) != 0)
+        logmsg("policy: job %d: its size constraints '%s' are not valid (%s): ignored", j->id, spec, why);
+    else if (spec[0]) {
+        g->has_sizes = 1;
+        snprintf(g->sizes_text, sizeof g->sizes_text, "%s", spec);
+    }
 }
 
 static void gpolicy_sample(struct job *j, const json_t *req)
@@ -142,6 +169,20 @@ static void gpolicy_sample(struct job *j, const json_t *req)
               proto_get_num(req, "interval_s", 0), proto_get_num(req, "compute_s", 0), proto_get_num(req, "comm_s", 0),
               proto_get_num(req, "io_s", 0));
     model_progress(&g->m, proto_get_int(req, "iteration", -1), proto_get_int(req, "maxiter", 0));
+    /* the constraints in force in the job (the program may set them after its registration);
+     * checked at the edge (F_SIZES) */
+    const char *spec = proto_get_str(req, "sizes", NULL);
+    if (spec && strcmp(spec, g->sizes_text) != 0) {
+        struct ductile_sizes sz;
+        char why[400];
+        memset(&sz, 0, sizeof sz);
+        if (sizes_parse(spec, &sz, why, sizeof why) == 0) {
+            g->sizes = sz;
+            g->has_sizes = spec[0] != '\0';
+            snprintf(g->sizes_text, sizeof g->sizes_text, "%s", spec);
+            logmsg("policy: job %d can use %s", j->id, spec[0] ? spec : "any count");
+        }
+    }
 }
 
 static void gpolicy_event(struct job *j, const char *kind, const json_t *d, double now)
@@ -201,7 +242,7 @@ static void gpolicy_tick(double now)
         struct pol_job *p = &pj[n++];
         p->id = j->id;
         p->procs = j->procs;
-        bounds(j, &p->min, &p->max);
+        bounds(j, g, &p->min, &p->max);
         if (p->max <= 0) p->max = rm_total(&rm);
         if (p->min > p->max) p->min = p->max;
         p->malleable = j->malleable && g->control_point;
@@ -209,6 +250,7 @@ static void gpolicy_tick(double now)
         p->last_resize = g->last_resize;
         p->cost_s = resize_cost(j, g);
         p->m = &g->m;
+        p->sizes = g->has_sizes ? &g->sizes : NULL;
     }
     struct pol_snapshot s = {.jobs = pj, .n = n, .free = rm_free_slots(&rm), .reserve = core_waiting(), .now = now};
     int nd = n ? policy_decide(gpolicy, &gprm, &s, d, GP_MAX_DECISIONS) : 0;

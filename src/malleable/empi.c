@@ -13,6 +13,8 @@
 #include "../core/hotpath.h"
 #include "registry.h"
 #include "resize.h"
+#include "steer.h"
+#include "../common/sizes.h"
 #include "../core/state.h"
 #include "empi_int.h"
 #include "../core/hooks.h"
@@ -411,10 +413,19 @@ void EMPI_Set_maxprocs(int nprocs)
 {
     int size = ductile_rt.size > 0 ? ductile_rt.size : 1;
     EMPI_GLOBAL_maxprocs = nprocs < size ? size : nprocs; /* FlexMPI: never below the current size */
+    /* honoured: the job's maximum (src/malleable/steer.c); one the other constraints exclude
+     * (below the minimum, a preferred size above it) is refused with a message */
+    char spec[32], err[400];
+    snprintf(spec, sizeof spec, "max=%d", EMPI_GLOBAL_maxprocs);
+    if (ductile_set_sizes(spec, err, sizeof err) != 0 && ductile_rt.rank == 0)
+        fprintf(stderr, "ductile: EMPI_Set_maxprocs(%d) not applied: %s\n", nprocs, err);
 }
 
 void EMPI_Get_minprocs(int *nprocs)
 {
+    struct ductile_sizes s;
+    engine_sizes(&s);
+    if (s.min > 0) EMPI_GLOBAL_minprocs = s.min;
     if (nprocs) *nprocs = EMPI_GLOBAL_minprocs;
 }
 

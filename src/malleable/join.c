@@ -2,7 +2,9 @@
  * parents inside MPI_Init (ductile_malleable_init), checking the
  * registration and receiving the data in EMPI_Get_shared. */
 #include "engine.h"
+#include "steer.h"
 #include "../redist/chunk.h"
+#include "reconf.h"
 
 /* ------------------------------------------------------------------ init / join */
 
@@ -207,6 +209,7 @@ void ductile_malleable_init(void)
         n = 0;
     }
     request_queue_init(&M.q, rs, n);
+    engine_sizes_from_settings(1, err, sizeof err); /* validated before (check_settings) */
     M.method = s->resize_method && strcmp(s->resize_method, "baseline") == 0 ? METHOD_BASELINE : METHOD_MERGE;
     const char *rd = s->redist ? s->redist : "col", *rc = s->redist_constant ? s->redist_constant : "blocking";
     M.auto_redist = strcmp(rd, "auto") == 0;
@@ -385,6 +388,7 @@ int ductile_malleable_get_shared(int *iteration)
 {
     if (!M.join_pending) {
         if (iteration && M.spawned) *iteration = M.jh.iteration + 1;
+        reconf_end(); /* a process spawned without data joined inside MPI_Init: its hooks run here */
         return 0;
     }
     M.join_pending = 0;
@@ -508,5 +512,9 @@ int ductile_malleable_get_shared(int *iteration)
     M.join_comm = MPI_COMM_NULL;
     M.jdesc = NULL;
     if (!baseline && !h->persistent) ductile_files_reattach(); /* file hook: the world's open files, with the parents */
+    /* the reconfiguration hooks (reconf.c), now that the data is here, at the same point as the parents */
+    reconf_committed(h->id, h->ns, h->nd, baseline, -1, ductile_rt.rank, h->iteration,
+                     baseline ? RECONF_SPAN_COMM : RECONF_SPAN_WORLD, baseline ? merged : MPI_COMM_NULL);
+    reconf_end();
     return 0;
 }

@@ -5,6 +5,8 @@
  * resize (background.c).  Also the engine's state (M) and its entry points
  * for src/wrap, registered in the hook table (src/core/hooks.h). */
 #include "engine.h"
+#include "reconf.h"
+#include "steer.h"
 
 struct engine_state M = {.self = MPI_COMM_NULL, .join_comm = MPI_COMM_NULL, .park_comm = MPI_COMM_NULL, .xfer = MPI_COMM_NULL};
 
@@ -32,6 +34,9 @@ int ductile_malleable_settings(const struct ductile_settings *s, char *err, size
     /* rma-* (src/rma/): Open MPI 4.1's default one-sided components cannot create a window over a
      * communicator that spans spawned processes (MPI_ERR_WIN); osc/ucx can.  Set before PMPI_Init. */
     const char *rd = s->redist ? s->redist : "";
+    /* a MaM program (src/mam) asking for MaM's one-sided methods (MAM_RED_METHOD 2 or 3) */
+    const char *mam = getenv("MAM_RED_METHOD");
+    if (!getenv("DUCTILE_REDIST") && mam && (strcmp(mam, "2") == 0 || strcmp(mam, "3") == 0)) rd = "rma-";
     int osc_keep = !s->rma_osc || strcmp(s->rma_osc, "keep") == 0;
 #if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5
     /* Open MPI 5: its own choice (osc/rdma over btl/sm or tcp) spans spawned processes, and osc/ucx
@@ -53,6 +58,7 @@ int ductile_malleable_settings(const struct ductile_settings *s, char *err, size
                /* shared blocks (DUCTILE_RMA_MEMORY=shared) need osc/sm; ucx spans spawned processes */
                : s->persistent && s->rma_memory && strcmp(s->rma_memory, "shared") == 0 ? "ucx,sm" : "ucx", 1);
 #endif
+    if (engine_sizes_from_settings(0, err, errlen) != 0) return -1;
     if (s->spawn_hosts && *s->spawn_hosts) {
         char why[300];
         if (schedule_check_hosts(s->spawn_hosts, NULL, why, sizeof why) != 0) {
@@ -149,8 +155,10 @@ static void decide(int iteration, struct decision *d, char *list)
     fill_record(&rec, id, iteration, ns, nd < 0 ? 0 : nd, M.method, M.redist, M.nb);
     char why[400] = "";
     /* sparse data is redistributed (src/data/sparse.c): never refused for it */
+    struct ductile_sizes sz;
+    engine_sizes(&sz); /* the job's size constraints (ductile_set_sizes, DUCTILE_SIZES) */
     struct policy_request pr = {ns, nd, M.method == METHOD_BASELINE, 0, r.list,
-                                ductile_rt.settings.spawn_hosts};
+                                ductile_rt.settings.spawn_hosts, &sz};
     if (policy_check(&pr, list, RESIZE_LIST_MAX, why, sizeof why) != 0) { /* pure checks (policy.c) */
         record_problem(&rec, "refused", why);
         return;
@@ -180,14 +188,19 @@ static int control_point(int iteration);
  * ones here or in EMPI_Get_shared, standby processes taken back here too
  * (their world is the kept one again, the same handle: hence the epoch, not
  * the handle, tells).  So EMPI_Monitor_end and ductile_control_point behave
- * alike.  Returns 1 when this process's world changed (or it was removed). */
+ * alike.  Then the reconfiguration hooks of a resize that committed in it
+ * (reconf.c): once, before it returns.  Returns 1 when this process's world
+ * changed (or it was removed). */
 int ductile_malleable_control_point(int iteration)
 {
     unsigned e0 = M.world_epoch;
+    reconf_begin();
     int changed = control_point(iteration);
-    if (M.removed) return changed;
-    if (M.world_epoch != e0) changed = 1;
-    if (changed) DUCTILE_HOOK_VOID(data_world_changed, ());
+    if (!M.removed) {
+        if (M.world_epoch != e0) changed = 1;
+        if (changed) DUCTILE_HOOK_VOID(data_world_changed, ());
+    }
+    reconf_end();
     return changed;
 }
 
@@ -239,6 +252,7 @@ static int control_point(int iteration)
             txn_pause();
             return 0;
         }
+        MPI_Comm w0 = ductile_world; /* the switch may still be rolled back (its agreement): then it stays */
         ductile_files_detach(); /* file hook: world files closed on the old world */
         if (PEND.expand) expand_commit(iteration);
         else shrink_commit(iteration);
@@ -248,7 +262,7 @@ static int control_point(int iteration)
         M.last_cp = ductile_now();
         request_queue_set_busy(&M.q, 0);
         txn_end();
-        return 1;
+        return M.removed || ductile_world != w0;
     }
     struct decision d;
     char list[RESIZE_LIST_MAX] = "";
@@ -343,6 +357,16 @@ int ductile_request_resize(int delta_or_target, int is_target, int at_iteration,
                 snprintf(err, errlen, "resize refused: rank %d does not exist (world of %d)", ranks[i], ns);
                 return -1;
             }
+    }
+    /* a count the job cannot use is refused now, with the reason (and again at the decision,
+     * against the size and the constraints of then) */
+    int nd = is_target ? delta_or_target : ns + delta_or_target;
+    struct ductile_sizes sz;
+    engine_sizes(&sz);
+    char why[400];
+    if (nd != ns && nd >= 1 && !sizes_allows(&sz, nd, why, sizeof why)) {
+        snprintf(err, errlen, "resize refused: the job cannot run on %d processes: %s", nd, why);
+        return -1;
     }
     return request_queue_submit(&M.q, delta_or_target, is_target ? RESIZE_TARGET : RESIZE_DELTA, at_iteration,
                                 hosts, err, errlen);

@@ -5,6 +5,7 @@
  * (departure.c) or stand by (standby.c), or, after a failed agreement, the
  * world keeps its size, buffers and data (shrink_abort). */
 #include "engine.h"
+#include "reconf.h"
 
 static double tmark; /* step_mark (DUCTILE_VERBOSE=3) */
 
@@ -183,13 +184,17 @@ void shrink_commit(int iteration)
         SB.formed_at = ductile_now();
         M.xfer = MPI_COMM_NULL;
     }
+    /* the reconfiguration hooks (reconf.c), before the control point returns, over the old world
+     * (P, freed only after them); standby processes run them only when they come back (pool_join) */
+    reconf_committed(d->id, ns, nd, 0, me, leaving[me] ? -1 : PEND.my_new, iteration,
+                     standby ? RECONF_SPAN_NONE : RECONF_SPAN_COMM, P);
     if (leaving[me] && standby) {
         SB.waiting = 1;
         standby_wait(); /* returns taken back into W, or removed */
     } else if (leaving[me] && PEND.exiting) {
         /* the whole newest group leaves: disconnect from the rest, end at MPI_Finalize (departure.c) */
         leave_world();
-        comm_free_later(&P);
+        reconf_defer_free(&P);
         departure_group_disconnect();
         M.exited = 1;
     } else if (leaving[me]) {
@@ -204,7 +209,7 @@ void shrink_commit(int iteration)
         if (standby) {
             /* P is W's private communicator: kept by the pool */
         } else if (PEND.exiting) {
-            comm_free_later(&P); /* nobody to release: the group that left ends on its own */
+            reconf_defer_free(&P); /* nobody to release: the group that left ends on its own */
             departure_group_disconnect();
         } else if (me == new0) {
             int *lv = malloc((size_t)(ns - nd) * sizeof(int)), k = 0;
@@ -214,7 +219,7 @@ void shrink_commit(int iteration)
             add_duty(P, lv, k);
             free(lv);
         } else {
-            comm_free_later(&P);
+            reconf_defer_free(&P);
         }
         if (ductile_rt.rank == 0) {
             rec.merge_s = ductile_now() - tm;

@@ -8,6 +8,7 @@
  * new processes park, the old world goes on). */
 #include "engine.h"
 #include "prep_thread.h"
+#include "reconf.h"
 
 /* ------------------------------------------------------------------ spawning */
 #if !SPAWN_COLLECTIVE
@@ -246,8 +247,7 @@ static MPI_Comm connect_group(const struct join_header *h, const struct reg_desc
     return merged;
 }
 
-/* Expansion (Merge: ND-NS new processes; Baseline: ND new processes, the old
- * ones leave).  Collective over the old world. */
+/* Expansion (Merge: ND-NS new; Baseline: ND new, the old ones leave).  Collective over the old world. */
 void expand(const struct decision *d, const char *hosts, double t_begin, double begin_epoch)
 {
     if (d->pool) {
@@ -539,6 +539,9 @@ void expand_commit(int iteration)
                         rec.total_s, rec.spawn_s, rec.merge_s, xt.transfer_s);
         }
     }
+    /* the hooks (reconf.c), before the control point returns; Baseline: old and new meet over merged */
+    reconf_committed(d->id, ns, nd, baseline, me, baseline ? -1 : me, iteration,
+                     baseline ? RECONF_SPAN_COMM : RECONF_SPAN_WORLD, baseline ? merged : MPI_COMM_NULL);
 }
 
 /* Roll back an expansion (old processes): the new blocks go, the old world

@@ -8,6 +8,7 @@
  * outcome the small world decides together and tells the standby processes
  * (pool_barrier, standby_barrier). */
 #include "engine.h"
+#include "reconf.h"
 
 struct standby_pool SB = {.world = MPI_COMM_NULL, .priv = MPI_COMM_NULL, .xfer = MPI_COMM_NULL};
 
@@ -63,6 +64,8 @@ int pool_join(const struct decision *d, struct xfer_times *xt, char *why, size_t
     M.iteration = d->iteration;
     SB.active = 0; /* used up; the next eligible shrink of W forms the pool again */
     SB.waiting = 0;
+    reconf_committed(d->id, nsmall, nbig, 0, me < nsmall ? me : -1, me, d->iteration, RECONF_SPAN_WORLD,
+                     MPI_COMM_NULL); /* the reconfiguration hooks, at the end of the control point */
     return 0;
 }
 

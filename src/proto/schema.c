@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "protocol.h"
+#include "../common/sizes.h"
 
 enum ftype {
     F_END = 0,
@@ -25,7 +26,8 @@ enum ftype {
     F_RANKS,  /* distinct ranks, at most PROTO_MAX_HOSTS */
     F_ARRAY,  /* min..max elements, each checked against the one field `sub` */
     F_OBJECT, /* the members `sub` (a list ended by F_END); others removed */
-    F_HOSTMAP /* {host name: value}, at most max entries, values checked against `sub` */
+    F_HOSTMAP, /* {host name: value}, at most max entries, values checked against `sub` */
+    F_SIZES   /* a job's size constraints, at most max bytes (src/common/sizes.h) */
 };
 
 struct field {
@@ -96,7 +98,7 @@ static const struct spec requests[] = {
                   {"arrays", F_ARRAY, 0, 0, 256, &array_f}, {"malleable", F_BOOL, 0, 0, 0, NULL},
                   {"mpi", F_STR, 0, 0, 64, NULL}, {"start", F_NUM, 0, 0, 1e12, NULL}, {"uid", F_INT, 0, 0, U32, NULL},
                   {"min_procs", F_INT, 0, 1, PROCS, NULL}, {"max_procs", F_INT, 0, 1, PROCS, NULL},
-                  {"rank_hosts", F_ARRAY, 0, 0, PROCS, &host_f}, {"pmix", F_OBJECT, 0, 0, 0, pmix_m},
+                  {"sizes", F_SIZES, 0, 0, 400, NULL}, {"rank_hosts", F_ARRAY, 0, 0, PROCS, &host_f}, {"pmix", F_OBJECT, 0, 0, 0, pmix_m},
                   {"key", F_HEX64, 0, 0, 0, NULL}, END}},
     {"sample", {JOB, {"t", F_NUM, 1, 0, 1e12, NULL}, {"iteration", F_INT, 1, 0, ITER, NULL},
                 {"procs", F_INT, 1, 1, PROCS, NULL}, {"iters", F_INT, 0, 0, ITER, NULL},
@@ -105,9 +107,10 @@ static const struct spec requests[] = {
                 {"bytes", F_INT, 0, 0, BIG, NULL}, {"io_calls", F_INT, 0, 0, BIG, NULL},
                 {"io_held", F_BOOL, 0, 0, 0, NULL}, {"dropped", F_INT, 0, 0, BIG, NULL},
                 {"control_point", F_BOOL, 0, 0, 0, NULL}, {"arrays", F_ARRAY, 0, 0, 256, &array_f},
-                {"maxiter", F_INT, 0, 0, ITER, NULL}, END}},
+                {"maxiter", F_INT, 0, 0, ITER, NULL}, {"sizes", F_SIZES, 0, 0, 400, NULL}, END}},
     {"submit", {{"argv", F_ARGV, 1, 0, 0, NULL}, {"n", F_INT, 1, 1, PROCS, NULL}, {"min", F_INT, 0, 1, PROCS, NULL},
-                {"max", F_INT, 0, 1, PROCS, NULL}, {"cwd", F_STR, 0, 1, 4096, NULL}, USER, END}},
+                {"max", F_INT, 0, 1, PROCS, NULL}, {"cwd", F_STR, 0, 1, 4096, NULL}, {"sizes", F_SIZES, 0, 0, 400, NULL},
+                USER, END}},
     {"queue", {USER, END}},
     {"heartbeat", {JOB, END}},
     {"exit", {JOB, {"status", F_INT, 0, -2147483648.0, I32, NULL}, END}},
@@ -215,6 +218,14 @@ static int check_value(const struct field *f, json_t *v, const char *path, char 
         if (!str_ok(v) || json_string_length(v) < (size_t)f->min || json_string_length(v) > (size_t)f->max)
             BAD("'%s' must be a string of %.0f to %.0f bytes", path, f->min, f->max);
         return 0;
+    case F_SIZES: {
+        if (!str_ok(v) || json_string_length(v) > (size_t)f->max) BAD("'%s' must be a string of at most %.0f bytes", path, f->max);
+        struct ductile_sizes sz;
+        char w[400];
+        memset(&sz, 0, sizeof sz);
+        if (sizes_parse(json_string_value(v), &sz, w, sizeof w) != 0) BAD("'%s' is not valid: %.200s", path, w);
+        return 0;
+    }
     case F_BOOL:
         if (!json_is_boolean(v)) BAD("'%s' must be true or false", path);
         return 0;

@@ -117,6 +117,14 @@ static void test_stripped(void **st)
     refused("{\"v\":1,\"id\":1,\"cmd\":\"register\",\"tag\":\"t\",\"pid\":1,\"binary\":\"b\",\"procs\":2,\"pmix\":{\"job_size\":-1}}",
             "pmix.job_size");
     refused("{\"v\":1,\"id\":1,\"cmd\":\"register\",\"tag\":\"t\",\"pid\":1,\"binary\":\"b\",\"procs\":2,\"key\":\"abc\"}", "'key'");
+    /* a job's size constraints (src/common/sizes.h) are checked at the edge, in register and submit */
+    accepted("{\"v\":1,\"id\":1,\"cmd\":\"register\",\"tag\":\"t\",\"pid\":1,\"binary\":\"b\",\"procs\":4,"
+             "\"sizes\":\"allowed=squares|multiples:3,max=9\"}");
+    refused("{\"v\":1,\"id\":1,\"cmd\":\"register\",\"tag\":\"t\",\"pid\":1,\"binary\":\"b\",\"procs\":4,"
+            "\"sizes\":\"allowed=cubes\"}", "'sizes' is not valid: allowed='cubes'");
+    refused("{\"v\":1,\"id\":1,\"cmd\":\"submit\",\"argv\":[\"a\"],\"n\":4,\"sizes\":\"min=8,max=4\"}",
+            "min=8 is above max=4");
+    refused("{\"v\":1,\"id\":1,\"cmd\":\"submit\",\"argv\":[\"a\"],\"n\":4,\"sizes\":7}", "'sizes' must be a string");
     /* an io hold may name its longest time */
     accepted("{\"v\":1,\"id\":1,\"cmd\":\"io\",\"job\":1,\"action\":\"hold\",\"seconds\":2}");
     refused("{\"v\":1,\"id\":1,\"cmd\":\"io\",\"job\":1,\"action\":\"hold\",\"seconds\":0}", "'seconds'");
