@@ -75,11 +75,15 @@ const struct setting_def ductile_setting_defs[] = {
      "are prepared once (MPI_Alltoallv_init, persistent send/receive, one-sided windows) and reused. The program "
      "must read the iteration with EMPI_Get_iteration() after each control point, or its removed processes leave "
      "as usual."},
-    {"DUCTILE_TEST_FAIL", SETTING_ENUM, "none", 0, 0, "none,spawn,alloc,register,transfer,bgtransfer,bgtransfer-first",
+    {"DUCTILE_TEST_FAIL", SETTING_ENUM, "none", 0, 0, "none,spawn,alloc,register,transfer,bgtransfer,bgtransfer-first,step,connect",
      "For tests only: make one step of every resize fail on purpose (spawn: rank 0's spawn is refused; alloc: a "
      "process cannot allocate its new blocks; register: a new process's registration differs; transfer: the "
      "blocking transfer reports an error; bgtransfer: the background transfer of constant data reports an "
-     "error; bgtransfer-first: only that of the job's first resize), to check that the job goes on at its old size with its data (docs/malleability.md)."},
+     "error; bgtransfer-first: only that of the job's first resize; under srun: step: the new step cannot start, "
+     "connect: its last process never connects), to check that the job goes on at its old size with its data (docs/malleability.md)."},
+    {"DUCTILE_STEP_TIMEOUT", SETTING_INT, "120", 1, 86400, NULL,
+     "Jobs started by srun: seconds rank 0 waits for the processes of a new step (an expansion) to report ready; "
+     "then the step is ended and the job goes on at its old size (docs/cluster.md, \"Direct launch\")."},
     {"DUCTILE_DEPARTURE", SETTING_ENUM, "auto", 0, 0, "auto,exit,park",
      "What processes removed by a shrink do when they are a whole spawned group, and the new processes of a "
      "rolled-back or cancelled expansion (docs/malleability.md): exit "

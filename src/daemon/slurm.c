@@ -27,6 +27,8 @@ struct placement {
     int npend, *pend;      /* hosts granted to an expansion not yet reported */
     int nleave, *leave;    /* ranks ductiled chose for a shrink not yet reported */
     int openmpi;           /* Open MPI's mpiexec dies when a host of its daemons goes */
+    char launcher[16];     /* "mpiexec", "srun-pmi2", "srun-pmix", "srun" (the job's registration) */
+    int nojoin;            /* started by srun with an MPI that cannot take new processes there */
     int *parked;           /* per rm host: processes that left the world but still run */
     json_t *pmix;          /* what PMIx told the job at start (src/cluster/pmix.c), or NULL */
 };
@@ -44,6 +46,8 @@ static struct {
     struct placement pl[MAX_PLACED];
 } S;
 
+static struct placement *place_of(int job, int create);
+
 int slurm_enabled(void) { return S.on; }
 
 int slurm_enable_grow(char *err, size_t errlen)
@@ -54,6 +58,13 @@ int slurm_enable_grow(char *err, size_t errlen)
 
 int slurm_make_room(const struct job *j, int n, char *reason, size_t rlen)
 {
+    const struct placement *p = S.on ? place_of(j->id, 0) : NULL;
+    if (p && p->nojoin) { /* direct launch (docs/cluster.md, "Direct launch"): the job would refuse it too */
+        snprintf(reason, rlen, "job %d is an Open MPI job started by srun (%s): Slurm's PMIx plug-in supports neither "
+                 "MPI_Comm_spawn nor MPI_Comm_connect/accept, so no process can join it; start it with mpiexec inside "
+                 "the allocation, where it can grow", j->id, p->launcher);
+        return -1;
+    }
     if (!S.on || !S.grow || n < 1 || rm_free_slots(S.rm) >= n) return 0;
     if (strcmp(j->mpi, "openmpi") != 0) {
         int rc = slurm_grow_room(S.rm, S.id, n, S.shrunk, reason, rlen);
@@ -220,7 +231,13 @@ void slurm_registered(const struct job *j, const json_t *req)
     p->npend = p->nleave = 0;
     p->n = j->procs;
     p->known = 1;
-    p->openmpi = !strcmp(j->mpi, "openmpi");
+    const char *la = json_string_value(json_object_get(req, "launcher")); /* validated by src/proto/protocol.c */
+    snprintf(p->launcher, sizeof p->launcher, "%s", la ? la : "mpiexec");
+    int srun = strncmp(p->launcher, "srun", 4) == 0;
+    p->openmpi = !strcmp(j->mpi, "openmpi") && !srun; /* mpiexec's daemons: no host of theirs may go */
+    p->nojoin = !strcmp(j->mpi, "openmpi") && srun;
+    if (srun) logmsg("job %d: started by %s (direct launch): new processes join as new steps of Slurm job %s%s", j->id,
+                     p->launcher, S.id, p->nojoin ? " -- not with Open MPI, whose expansions are refused" : "");
     pmix_facts(j, json_object_get(req, "pmix"), p);
     p->host = calloc((size_t)(p->n ? p->n : 1), sizeof(int));
     if (!p->parked) p->parked = calloc((size_t)S.rm->nhosts, sizeof(int));

@@ -3,6 +3,7 @@
  * registration and receiving the data in EMPI_Get_shared. */
 #include "engine.h"
 #include "../redist/chunk.h"
+#include "launch_step.h"
 
 /* ------------------------------------------------------------------ init / join */
 
@@ -201,6 +202,7 @@ void ductile_malleable_init(void)
     M.ready = 1;
     MPI_Comm parent = MPI_COMM_NULL;
     PMPI_Comm_get_parent(&parent);
+    if (parent == MPI_COMM_NULL && ductile_spawned_by_ductile()) launch_step_join(&parent); /* a new srun step */
     if (parent != MPI_COMM_NULL && ductile_spawned_by_ductile()) join_parents(parent); /* marker hook: only our children */
 }
 

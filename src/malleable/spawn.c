@@ -8,6 +8,7 @@
  * new processes park, the old world goes on). */
 #include "engine.h"
 #include "prep_thread.h"
+#include "launch_step.h"
 
 /* ------------------------------------------------------------------ spawning */
 
@@ -68,8 +69,8 @@ static MPI_Info spawn_info(const char *hosts)
  * spawn kills the job), so what can be known to fail is refused here. */
 static int precheck_spawn(const char *cmd, const char *hosts, int ns, int nnew, char *why, size_t len)
 {
-    (void)ns;
-    (void)nnew;
+    (void)ns, (void)nnew;
+    if (launch_step_refused(why, len) != 0) return -1; /* started by srun: what this MPI cannot do there */
     struct stat st;
     if (stat(cmd, &st) != 0) {
         snprintf(why, len, "executable '%.300s' is not runnable: %s", cmd, strerror(errno));
@@ -155,6 +156,7 @@ static int spawn_group(const char *cmd, char **args, int nnew, const char *hosts
     MPI_Comm P = ductile_rt.private_comm;
     int me = ductile_rt.rank, ok = 1;
     *inter = MPI_COMM_NULL;
+    if (launch_step_direct()) return launch_step_group(cmd, args, nnew, hosts, inter, spawn_s, why, len); /* srun */
 #if SPAWN_COLLECTIVE
     MPI_Comm over = P;
 #else

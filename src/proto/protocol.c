@@ -57,6 +57,7 @@ static const struct cmdspec commands[] = {
                   {"binary", F_STR, 1, 0, 4096, NULL}, {"procs", F_INT, 1, 1, PROCS_MAX, NULL},
                   {"hosts", F_HOSTCOUNTS, 0, 0, 0, NULL}, JOB_OPT, {"arrays", F_ARRAYS, 0, 0, 0, NULL},
                   {"malleable", F_BOOL, 0, 0, 0, NULL}, {"mpi", F_STR, 0, 0, 64, NULL},
+                  {"launcher", F_ENUM, 0, 0, 0, "mpiexec,srun-pmi2,srun-pmix,srun"},
                   {"start", F_NUM, 0, 0, 1e12, NULL}, {"uid", F_INT, 0, 0, 4294967295.0, NULL},
                   {"min_procs", F_INT, 0, 1, PROCS_MAX, NULL}, {"max_procs", F_INT, 0, 1, PROCS_MAX, NULL}}},
     {"sample", {JOB, {"t", F_NUM, 1, 0, 1e12, NULL}, {"iteration", F_INT, 1, 0, 4.0e18, NULL},
