@@ -181,7 +181,9 @@ int step_start(struct step_run *s, const struct step_spec *sp, char *why, size_t
     argv[a++] = mpiopt;
     argv[a++] = ntask;
     char *wopt = NULL;
-    if (wlist) {
+    if (sp->fail) {
+        argv[a++] = "--nodelist=ductile-test-no-such-host"; /* srun cannot create the step */
+    } else if (wlist) {
         argv[a++] = "--distribution=arbitrary";
         wopt = malloc(strlen(wlist) + 16);
         if (!wopt) {
@@ -194,7 +196,6 @@ int step_start(struct step_run *s, const struct step_spec *sp, char *why, size_t
     } else {
         argv[a++] = "--nodes=1-1000000"; /* not the running step's node count (SLURM_NNODES is dropped too) */
     }
-    if (sp->fail) argv[a++] = "--constraint=ductile-test-no-such-feature";
     if (sp->preload && *sp->preload && sp->helper) {
         snprintf(pre, sizeof pre, "LD_PRELOAD=%s", sp->preload);
         argv[a++] = (char *)sp->helper;
