@@ -10,6 +10,8 @@
 #     2 -> 4 onto dnode3, dnode4 (a new step), data checked; 4 -> 2: the
 #       step's processes exit, the step ends, ductiled gives both hosts back
 #       (Slurm: job on dnode1, dnode2; sinfo idle);
+#     cjacobi 2 -> 4 -> 2 -> 3 by its own schedule (no ductiled): the
+#       checksum of a static srun run;
 #     MPICH under srun --mpi=pmix does not start (recorded).
 #   openmpi (salloc -N2 -n4; srun --mpi=pmix): monitored (registers with
 #     its PMIx facts and samples); an expansion is refused by ductiled and by
@@ -93,11 +95,27 @@ mpich)
   [ "$(view)" = "dnode1:up:1:0 dnode2:up:1:0 dnode3:released:0:0 dnode4:released:0:0" ] && ok "ductiled: $(view)" || bad "ductiled view $(view)"
   end_job grow 2
   rs=$(resizes "$T/grow.json")
-  set -- $rs
-  [ $# = 2 ] && [ "${1%%:*}" = "2->4" ] && [ "${2%%:*}" = "4->2" ] && ok "report: resizes $rs" || bad "grow report: '$rs'"
-  result "$L" expand works "${1#*:}" "2 -> 4, a new step on 2 more hosts, joined by connect/accept"
-  result "$L" shrink works "${2#*:}" "4 -> 2, the new step's processes exit and their step ends"
+  read -r r1 r2 r3 <<< "$rs"
+  [ -n "$r2" ] && [ -z "$r3" ] && [ "${r1%%:*}" = "2->4" ] && [ "${r2%%:*}" = "4->2" ] && ok "report: resizes $rs" || bad "grow report: '$rs'"
+  result "$L" expand works "${r1#*:}" "2 -> 4, a new step on 2 more hosts, joined by connect/accept"
+  result "$L" shrink works "${r2#*:}" "4 -> 2, the new step's processes exit and their step ends"
   [ -n "$tb" ] && result "$L" "host given back" works "$tb" "from the shrink command to Slurm's job without the hosts"
+  # --- against a static run: tests/malleable/cjacobi's checksum (every element checked after every control point)
+  cj="$B/tests/malleable/cjacobi"
+  DUCTILE_CONTROLLER=off timeout $((60 * scale)) srun --mpi=pmi2 -N2 -n2 -w dnode1,dnode2 "$cj" 100 30 > "$T/cj.ref" 2> "$T/cj.ref.err" ||
+    bad "static cjacobi run: $(tail -3 "$T/cj.ref.err")"
+  DUCTILE_CONTROLLER=off CJACOBI_SLEEP_MS=3 DUCTILE_SCHEDULE=5:+2,15:-2,20:+1 DUCTILE_REPORT=$T/cj.json timeout $((90 * scale)) \
+    srun --mpi=pmi2 -N2 -n2 -w dnode1,dnode2 "$cj" 100 30 > "$T/cj.out" 2> "$T/cj.err"
+  rc=$?
+  want=$(sed -n 's/.*checksum \([^ ]*\).*/\1/p' "$T/cj.ref")
+  got=$(sed -n 's/.*checksum \([^ ]*\).*/\1/p' "$T/cj.out")
+  rs=$(resizes "$T/cj.json")
+  if [ $rc = 0 ] && [ -n "$want" ] && [ "$got" = "$want" ] && grep -q "wrong elements 0" "$T/cj.out" &&
+    [ "$(echo "$rs" | sed 's/:[0-9.]*//g')" = "2->4 4->2 2->3" ]; then
+    ok "cjacobi 2 -> 4 -> 2 -> 3 under srun (DUCTILE_SCHEDULE, new steps): checksum $got = the static run's, resizes $rs"
+  else
+    bad "cjacobi under srun: exit $rc, checksum '$got' (static '$want'), resizes '$rs': $(tail -5 "$T/cj.err")"
+  fi
   # --- MPICH under srun --mpi=pmix
   DUCTILE_CONTROLLER=off timeout 30 srun --mpi=pmix -n1 "$B/tests/controller/ctl_job" 2 0 > "$T/pmix.log" 2>&1
   rc=$?

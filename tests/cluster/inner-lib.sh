@@ -52,7 +52,7 @@ result() {
 resizes() { "$PYTHON" -c "
 import json, sys
 r = json.load(open(sys.argv[1]))
-print(' '.join('%d->%d:%.3f' % (x['from'], x['to'], x['total_s']) for x in r['reconfigurations'] if x['status'] == 'ok'))" "$1"; }
+print(' '.join('%d->%d:%.3f' % (x['from'], x['to'], x['times_s']['total']) for x in r['reconfigurations'] if x['status'] == 'ok'))" "$1"; }
 # the reason of the first failed resize in a report
 failed_reason() { "$PYTHON" -c "
 import json, sys
