@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# tests/cluster/accounting-inner.sh acct -- the part of
+# tests/cluster/accounting.sh that runs inside the allocation (salloc -N1
+# -n2 -w dnode1, 2 CPUs per host) on a cluster with slurmdbd: ductiled
+# --slurm-grow changes the Slurm job four times (grow beyond the
+# allocation, give the host back, again), each visible in scontrol; sacct
+# shows the job's records with their node counts.  MPICH: ctl_job under
+# mpiexec (2 -> 4 -> 2 -> 4 -> 2, data checked); Open MPI: fakejob.py (no
+# MPI; Open MPI's mpiexec cannot start processes on an added host).
+set -u
+. "$S/tests/cluster/inner-lib.sh"
+[ "$part" = acct ] || { echo "usage: accounting-inner.sh acct"; exit 2; }
+GROW=1 start_daemon
+[ "$(slurm_nodes)" = dnode1 ] && ok "Slurm job $SLURM_JOB_ID on dnode1, ductiled --slurm-grow: $(view)" || bad "allocation: $(slurm_nodes)"
+if [ "$MPI_FAMILY" = openmpi ]; then
+  "$PYTHON" "$S/tests/cluster/fakejob.py" "$SOCK" "$T/stop.acct" $((90 * scale)) dnode1 0.2 > "$T/acct.log" 2>&1 &
+  JOBPID=$!
+  wait_until 10 '[ -n "$(jobid fakejob)" ]' || bad "fakejob did not register: $(cat "$T/acct.log")"
+  J=$(jobid fakejob)
+  base=1 what="fakejob (no MPI)"
+else
+  # MPICH started by srun (direct launch: each growth is a new step joined by connect/accept)
+  DUCTILE_CONTROLLER=unix:$SOCK DUCTILE_REPORT=$T/acct.json timeout $((90 * scale)) srun --mpi=pmi2 -n 2 \
+    "$B/tests/controller/ctl_job" 1000000 30 0 "$T/stop.acct" > "$T/acct.log" 2>&1 &
+  JOBPID=$!
+  wait_until 30 '[ -n "$(jobid ctl_job)" ]' || bad "the MPI job did not register: $(tail -5 "$T/acct.log")"
+  J=$(jobid ctl_job)
+  base=2 what="ctl_job (MPICH, srun --mpi=pmi2)"
+fi
+changes=0
+for round in 1 2; do
+  t0=$(now)
+  ctl expand "$J" 2 > /dev/null 2> "$T/err" || bad "round $round: expand $J 2 refused: $(cat "$T/err")"
+  if wait_until 30 '[ "$(procs "$J")" = $((base + 2)) ] && [ "$(slurm_nodes | wc -w)" = 2 ]'; then
+    changes=$((changes + 1))
+    ok "round $round: $base -> $((base + 2)) beyond the allocation: Slurm job now on $(slurm_nodes) $(since "$t0") s after the command ($(grep -o 'grew by .* in [0-9.]* s' "$T/d.$part.log" | tail -1))"
+  else
+    bad "round $round: growth: procs $(procs "$J"), Slurm $(slurm_nodes), $(view); $(grep slurm: "$T/d.$part.log" | tail -2)"
+    break
+  fi
+  added=$(slurm_nodes | tr ' ' '\n' | grep -v '^dnode1$')
+  t0=$(now)
+  ctl shrink "$J" 2 > /dev/null 2> "$T/err" || bad "round $round: shrink $J 2 refused: $(cat "$T/err")"
+  if wait_until 30 '[ "$(procs "$J")" = $base ] && [ "$(slurm_nodes)" = dnode1 ]'; then
+    changes=$((changes + 1))
+    ok "round $round: $((base + 2)) -> $base: $added given back, Slurm job on dnode1 again $(since "$t0") s after the command ($(grep -o 'gave .* in [0-9.]* s' "$T/d.$part.log" | tail -1))"
+  else
+    bad "round $round: give-back: procs $(procs "$J"), Slurm $(slurm_nodes), $(view), $added kept because '$(reason "$added")'"
+    break
+  fi
+done
+[ $changes = 4 ] && ok "four Slurm-visible changes to job $SLURM_JOB_ID"
+touch "$T/stop.acct"
+wait "$JOBPID"; rc=$?; JOBPID=
+if [ "$MPI_FAMILY" != openmpi ]; then
+  grep -q "FINAL size=2 .*failures=0" "$T/acct.log" && [ $rc = 0 ] && ok "job data checked: $(grep FINAL "$T/acct.log")" ||
+    bad "job failed (exit $rc): $(tail -5 "$T/acct.log")"
+  rs=$(resizes "$T/acct.json")
+  [ "$(echo "$rs" | sed 's/:[0-9.]*//g')" = "2->4 4->2 2->4 4->2" ] && ok "report: resizes $rs" || bad "report: resizes '$rs'"
+fi
+# sacct: the job's records (-D: one per size the job had) and node counts
+sleep 1
+sacct -n -P -D -X -j "$SLURM_JOB_ID" -o JobID,State,NNodes,NodeList > "$T/sacct.txt" 2>&1
+echo "sacct -D -X -j $SLURM_JOB_ID:"; sed 's/^/  /' "$T/sacct.txt"
+nres=$(grep -c '|RESIZING|' "$T/sacct.txt")
+n2=$(grep -c '|RESIZING|2|' "$T/sacct.txt")
+[ "$nres" -ge 4 ] && [ "$n2" -ge 2 ] && ok "sacct: $nres records of job $SLURM_JOB_ID ended RESIZING, $n2 of them on 2 nodes" ||
+  bad "sacct shows $nres RESIZING records ($n2 on 2 nodes)"
+sacct -n -P -j "$SLURM_JOB_ID" -o JobID,JobName,NNodes,NodeList > "$T/steps.txt" 2>&1
+echo "sacct -j $SLURM_JOB_ID (steps):"; sed 's/^/  /' "$T/steps.txt"
+exit $fail
