@@ -28,7 +28,11 @@ else
   base=2 what="ctl_job (MPICH, srun --mpi=pmi2)"
 fi
 changes=0
+# slurmdbd keeps one record per start second: changes in the same second
+# overwrite each other's record, so each change waits for the next second
+next_second() { local s; s=$(date +%s); while [ "$(date +%s)" = "$s" ]; do sleep 0.1; done; }
 for round in 1 2; do
+  next_second
   t0=$(now)
   ctl expand "$J" 2 > /dev/null 2> "$T/err" || bad "round $round: expand $J 2 refused: $(cat "$T/err")"
   if wait_until 30 '[ "$(procs "$J")" = $((base + 2)) ] && [ "$(slurm_nodes | wc -w)" = 2 ]'; then
@@ -39,6 +43,7 @@ for round in 1 2; do
     break
   fi
   added=$(slurm_nodes | tr ' ' '\n' | grep -v '^dnode1$')
+  next_second
   t0=$(now)
   ctl shrink "$J" 2 > /dev/null 2> "$T/err" || bad "round $round: shrink $J 2 refused: $(cat "$T/err")"
   if wait_until 30 '[ "$(procs "$J")" = $base ] && [ "$(slurm_nodes)" = dnode1 ]'; then
@@ -62,10 +67,10 @@ fi
 sleep 1
 sacct -n -P -D -X -j "$SLURM_JOB_ID" -o JobID,State,NNodes,NodeList > "$T/sacct.txt" 2>&1
 echo "sacct -D -X -j $SLURM_JOB_ID:"; sed 's/^/  /' "$T/sacct.txt"
-nres=$(grep -c '|RESIZING|' "$T/sacct.txt")
-n2=$(grep -c '|RESIZING|2|' "$T/sacct.txt")
-[ "$nres" -ge 4 ] && [ "$n2" -ge 2 ] && ok "sacct: $nres records of job $SLURM_JOB_ID ended RESIZING, $n2 of them on 2 nodes" ||
-  bad "sacct shows $nres RESIZING records ($n2 on 2 nodes)"
+seq=$(cut -d'|' -f2,3 "$T/sacct.txt" | tr '\n' ' ')
+[ "$seq" = "RESIZING|1 RESIZING|2 RESIZING|1 RESIZING|2 RUNNING|1 " ] &&
+  ok "sacct: job $SLURM_JOB_ID had 1, 2, 1, 2, 1 nodes, each change a record (state|nodes: $seq)" ||
+  bad "sacct records of job $SLURM_JOB_ID (state|nodes): $seq"
 sacct -n -P -j "$SLURM_JOB_ID" -o JobID,JobName,NNodes,NodeList > "$T/steps.txt" 2>&1
 echo "sacct -j $SLURM_JOB_ID (steps):"; sed 's/^/  /' "$T/steps.txt"
 exit $fail
