@@ -38,7 +38,8 @@ static const struct subcmd subcmds[] = {
     {"shrink", "JOB N [--at-iteration I] [--ranks R1,R2,...]", "Remove N processes at the next control point (or at iteration I); --ranks chooses which ranks leave."},
     {"resize", "JOB N [--at-iteration I]", "Resize the job to N processes (expansion or shrink)."},
     {"cancel", "JOB [ID]", "Cancel the job's delayed command ID before it runs (status and events show the ids of queued commands); without ID, every queued command of the job, its I/O hold and its I/O token. The slots reserved for a cancelled expansion are freed."},
-    {"io", "hold|release JOB", "Hold the job's next I/O phase (it waits at ductile_io_gate) or release it."},
+    {"io", "hold|release JOB [SECONDS]", "Hold the job's next I/O phase (it waits at ductile_io_gate) or release it. A hold "
+                                         "lasts at most SECONDS, and never longer than the job's DUCTILE_IO_HOLD_MAX (300 s)."},
     {"period", "JOB SECONDS", "Set the job's monitoring period (seconds between samples)."},
     {"cost", "JOB --to N", "Dry-run estimate of resizing JOB to N processes: bytes to move (redistribution plan over the registered arrays), transfer time from the measured bandwidth, spawn time, and whether slots are free."},
     {"slots", "", "Show the resource manager's hosts and slots."},
@@ -396,6 +397,17 @@ int main(int argc, char **argv)
         }
         if (npos == 2) json_object_set_new(args, "command", json_integer(cid));
     } else if (!strcmp(cmd, "io")) {
+        if (npos == 3 && !strcmp(pos[0], "hold")) {
+            char *end;
+            double sec = strtod(pos[2], &end);
+            if (*end || !(sec >= 0.1 && sec <= 86400)) {
+                fprintf(stderr, "ductilectl io hold: '%s' is not a number of seconds from 0.1 to 86400\n", pos[2]);
+                json_decref(args);
+                return EX_USAGE;
+            }
+            json_object_set_new(args, "seconds", json_real(sec));
+            npos = 2;
+        }
         NEED(2);
         if (strcmp(pos[0], "hold") && strcmp(pos[0], "release")) {
             fprintf(stderr, "ductilectl io: expected 'hold' or 'release', not '%s'\n", pos[0]);
@@ -487,7 +499,10 @@ int main(int argc, char **argv)
                json_is_true(json_object_get(res, "feasible")) ? "slots available" : proto_get_str(res, "reason", "not feasible"));
         if (json_object_get(res, "note")) printf("note: %s\n", proto_get_str(res, "note", ""));
     } else if (!strcmp(cmd, "io")) {
-        printf("job %ld: I/O %s\n", job, json_is_true(json_object_get(res, "io_held")) ? "held" : "released");
+        if (json_is_true(json_object_get(res, "io_held")) && proto_get_num(res, "hold_s", 0) > 0)
+            printf("job %ld: I/O held (for at most %g s: the job lets itself go then)\n", job, proto_get_num(res, "hold_s", 0));
+        else
+            printf("job %ld: I/O %s\n", job, json_is_true(json_object_get(res, "io_held")) ? "held" : "released");
     } else if (!strcmp(cmd, "period")) {
         printf("job %ld: monitoring period set\n", job);
     } else if (!strcmp(cmd, "cancel")) {
@@ -498,13 +513,18 @@ int main(int argc, char **argv)
         json_array_foreach(c, i, e) printf("%s %lld", i ? "," : ":", proto_get_int(e, "id", 0));
         printf("; %lld slot(s) still pending; I/O %s\n", proto_get_int(res, "pending_slots", 0),
                json_is_true(json_object_get(res, "io_held")) ? "held" : "free");
+    } else if (ductilectl_fold_is(cmd)) {
+        ductilectl_fold_print(cmd, job, res); /* not a queued command: no id to cancel */
     } else if (json_object_get(res, "note")) {
         printf("job %ld: %s\n", job, proto_get_str(res, "note", ""));
-    } else {
+    } else if (proto_get_int(res, "id", 0) > 0) {
         long long ati = proto_get_int(res, "at_iteration", -1);
         printf("job %ld: %s queued as command %lld; it takes effect at %s (ductilectl cancel %ld %lld cancels it)\n",
                job, cmd, proto_get_int(res, "id", 0), ati >= 0 ? "the requested iteration" : "the next control point",
                job, proto_get_int(res, "id", 0));
+    } else { /* every hint printed is a command that works: without an id there is nothing to cancel by id */
+        printf("job %ld: %s queued; it takes effect at %s\n", job, cmd,
+               proto_get_int(res, "at_iteration", -1) >= 0 ? "the requested iteration" : "the next control point");
     }
     json_decref(res);
     return EX_OK;

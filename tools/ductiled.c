@@ -302,6 +302,8 @@ int main(int argc, char **argv)
             return 1;
         }
     }
+    if (state_path[0] && state_writer_start(state_path) != 0)
+        logmsg("no writer thread for the state file: it is written by the loop");
     int lfd = net_listen(&ua, err, sizeof err);
     if (lfd < 0) {
         fprintf(stderr, "ductiled: %s\n", err);
@@ -336,7 +338,7 @@ int main(int argc, char **argv)
            tcp ? tcp : "", rm_total(&rm), rm.nhosts, restored, state_path[0] ? state_path : "(no state file)");
     fflush(stderr);
 
-    double last_save = net_now();
+    double last_save = net_now(), save_cost = 0; /* save_cost: seconds the last serialisation took */
     struct pollfd pfd[MAX_CONNS];
     int idx[MAX_CONNS];
     while (!stop && !shutdown_requested) {
@@ -389,13 +391,17 @@ int main(int argc, char **argv)
         intake_tick(wall());
         gpolicy_tick(wall());
         slurm_tick(now); /* --slurm: does Slurm still see the allocation as ductiled does? (bounded) */
-        if (state_dirty && now - last_save > 1.0) {
-            save_state();
-            last_save = now;
+        /* the loop serialises, the writer thread writes; never more than a fifth of the loop's time */
+        double gap = now - last_save, floor = 4 * save_cost;
+        if (state_dirty && gap >= floor && (gap >= STATE_PERIOD || (state_urgent && gap >= STATE_URGENT_PERIOD))) {
+            if (state_path[0]) state_writer_submit(jobs_save_text(&jobs));
+            state_dirty = state_urgent = 0;
+            last_save = net_now();
+            save_cost = last_save - now;
         }
     }
     logmsg("stopping; state saved to %s", state_path[0] ? state_path : "(none)");
-    save_state();
+    save_state_now();
     for (int i = 0; i < MAX_CONNS; i++)
         if (conns[i].kind != C_FREE) {
             close(conns[i].fd);

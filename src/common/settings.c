@@ -120,6 +120,9 @@ const struct setting_def ductile_setting_defs[] = {
     {"DUCTILE_IO_EXCLUSIVE", SETTING_BOOL, "0", 0, 0, NULL,
      "Exclusive I/O: a collective MPI-IO call on a file opened on MPI_COMM_WORLD first waits until ductiled grants "
      "the job the I/O token (first come, first served between jobs; docs/io.md)."},
+    {"DUCTILE_IO_HOLD_MAX", SETTING_INT, "300", 1, 86400L, NULL,
+     "Longest an I/O hold of ductiled (ductilectl io hold) lasts, in seconds: the job's I/O gate opens after it, and "
+     "a shorter limit the hold names is kept (docs/controller.md)."},
     {"DUCTILE_IO_PHASE_GAP", SETTING_INT, "100", 1, 3600000L, NULL,
      "Milliseconds without MPI-IO calls that end an I/O phase (the next I/O call starts a new one)."},
     {NULL, 0, NULL, 0, 0, NULL, NULL},
@@ -239,6 +242,7 @@ static int apply(struct ductile_settings *out, const struct setting_def *d, cons
     else if (strcmp(n, "MAX_PROCS") == 0) out->max_procs = (int)iv;
     else if (strcmp(n, "IO_EXCLUSIVE") == 0) out->io_exclusive = (int)iv;
     else if (strcmp(n, "IO_PHASE_GAP") == 0) out->io_phase_gap = iv;
+    else if (strcmp(n, "IO_HOLD_MAX") == 0) out->io_hold_max = iv;
     return 0;
 }
 

@@ -53,6 +53,7 @@ struct ductile_settings {
     /* MPI-IO (src/io/) */
     int io_exclusive;        /* DUCTILE_IO_EXCLUSIVE: wait for ductiled's I/O token */
     long io_phase_gap;       /* DUCTILE_IO_PHASE_GAP: ms without I/O that end an I/O phase */
+    long io_hold_max;        /* DUCTILE_IO_HOLD_MAX: seconds an I/O hold of ductiled lasts at most */
 };
 
 /* The table of all settings, terminated by a {NULL} entry. */

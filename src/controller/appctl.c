@@ -82,13 +82,7 @@ static int sleep_or_stop(double sec)
     return __atomic_load_n(&appctl.stop, __ATOMIC_ACQUIRE);
 }
 
-static int send_line(struct session *s, char *line)
-{
-    if (!line) return 0;
-    int rc = net_send_all(s->fd, line, strlen(line), IO_TIMEOUT_MS);
-    free(line);
-    return rc;
-}
+static int send_line(struct session *s, char *line) { return session_send(s, line, IO_TIMEOUT_MS); }
 
 static long long next_id = 1;
 
@@ -104,6 +98,7 @@ static int connect_and_register(struct session *s)
     }
     json_t *reg = json_deep_copy(appctl.reg);
     if (appctl.job > 0) json_object_set_new(reg, "job", json_integer(appctl.job));
+    if (appctl.job > 0 && appctl.key[0]) json_object_set_new(reg, "key", json_string(appctl.key)); /* proves it is this job */
     json_object_set_new(reg, "procs", json_integer(__atomic_load_n(&ductile_rt.size, __ATOMIC_RELAXED)));
     json_t *res = NULL;
     char code[64], reason[512];
@@ -115,6 +110,8 @@ static int connect_and_register(struct session *s)
         return -1;
     }
     appctl.job = (int)proto_get_int(res, "job", 0);
+    const char *key = proto_get_str(res, "key", "");
+    if (strlen(key) == 64) snprintf(appctl.key, sizeof appctl.key, "%s", key);
     double p = proto_get_num(res, "period", 0);
     if (p > 0) {
         pthread_mutex_lock(&appctl.lock);
@@ -143,6 +140,10 @@ static void *thread_main(void *arg)
     while (!__atomic_load_n(&appctl.stop, __ATOMIC_ACQUIRE)) {
         if (s.fd < 0) {
             if (connect_and_register(&s) != 0) {
+                pthread_mutex_lock(&appctl.lock);
+                appctl.tried = 1; /* a phase waiting for the first attempt stops waiting (io_acquire) */
+                pthread_cond_broadcast(&appctl.cond);
+                pthread_mutex_unlock(&appctl.lock);
                 if (sleep_or_stop(backoff)) break;
                 backoff = backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : backoff * 2;
                 continue;
@@ -202,6 +203,13 @@ static void *thread_main(void *arg)
                 char *line = NULL;
                 long len = linebuf_next(&s.lb, &line);
                 if (!line) break;
+                if (session_unseal(&s, line, &len) != 0) {
+                    /* altered or injected on the way (seal.h): nothing more is believed on this connection */
+                    ductile_log(0, "controller: a message from ductiled failed its MAC check: connection dropped");
+                    free(line);
+                    lost = 1;
+                    break;
+                }
                 struct proto_msg m;
                 const char *code;
                 char reason[300];
@@ -295,7 +303,7 @@ static void *thread_main(void *arg)
             /* wait briefly for the ack so the exit is not lost in a reset */
             char *l = NULL, err[128];
             double end = net_now() + 1.0;
-            while (net_now() < end && net_read_line(s.fd, &s.lb, &l, 500, err, sizeof err) >= 0) {
+            while (net_now() < end && session_read_line(&s, &l, 500, err, sizeof err) >= 0) {
                 struct proto_msg m;
                 const char *code;
                 char why[128];

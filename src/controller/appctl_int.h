@@ -25,9 +25,11 @@ struct appctl_state {
     double period;     /* seconds, atomic via lock */
     json_t *reg;       /* registration fields (built in MPI_Init) */
     int job;           /* daemon's id for us */
+    char key[65];      /* the key ductiled gave at registration: a re-registration shows it */
     long long cp_iteration, cp_count; /* atomic */
     long long cp_maxiter;              /* atomic: EMPI_Monitor_end's maxiter (0 unknown), for ductiled's model */
     int io_held;       /* under lock */
+    double io_hold_until; /* under lock: ductile_now() when the hold ends by itself (DUCTILE_IO_HOLD_MAX) */
     pthread_mutex_t lock;
     pthread_cond_t cond;
     json_t *events[APPCTL_MAX_EVENTS];
@@ -39,6 +41,7 @@ struct appctl_state {
     json_t *urgent[APPCTL_MAX_URGENT];
     int nurgent;
     int connected, io_granted;
+    int tried;         /* under lock: a connection attempt has ended (io_acquire waits for the first one only) */
 };
 extern struct appctl_state appctl;
 

@@ -224,12 +224,18 @@ char *appctl_handle_command(const struct proto_msg *m)
     }
     if (!strcmp(cmd, "io")) {
         int hold = !strcmp(proto_get_str(r, "action", ""), "hold");
+        /* a hold lasts at most DUCTILE_IO_HOLD_MAX seconds, or less when it says so:
+         * the job opens its I/O gate itself then (ductile_io_gate) */
+        double most = (double)ductile_rt.settings.io_hold_max, lasts = proto_get_num(r, "seconds", most);
+        if (!(lasts > 0 && lasts <= most)) lasts = most;
         pthread_mutex_lock(&appctl.lock);
         appctl.io_held = hold;
+        appctl.io_hold_until = hold ? ductile_now() + lasts : 0;
         pthread_cond_broadcast(&appctl.cond);
         pthread_mutex_unlock(&appctl.lock);
         ductile_log(1, "controller: I/O %s", hold ? "held" : "released");
         json_t *res = json_pack("{s:b}", "io_held", hold);
+        if (hold) json_object_set_new(res, "hold_s", json_real(lasts));
         char *line = proto_reply_ok(m->id, res);
         json_decref(res);
         return line;
@@ -329,12 +335,21 @@ int ductile_io_gate(void)
     if (!ductile_rt.active) return 0;
     int waited = 0;
     if (ductile_rt.rank == 0 && appctl.enabled) {
+        double held_for = -1;
         pthread_mutex_lock(&appctl.lock);
         while (appctl.io_held && !__atomic_load_n(&appctl.stop, __ATOMIC_ACQUIRE)) {
+            if (ductile_now() >= appctl.io_hold_until) { /* the hold's time is up: the job lets itself go */
+                appctl.io_held = 0;
+                held_for = (double)ductile_rt.settings.io_hold_max;
+                break;
+            }
             waited = 1;
             cond_wait_ms(100);
         }
         pthread_mutex_unlock(&appctl.lock);
+        if (held_for >= 0)
+            ductile_log(0, "controller: I/O hold expired (at most DUCTILE_IO_HOLD_MAX=%.0f s, or the hold's own limit): "
+                        "the I/O gate opens", held_for);
     }
     PMPI_Bcast(&waited, 1, MPI_INT, 0, ductile_rt.private_comm);
     return waited;
@@ -374,14 +389,23 @@ int ductile_appctl_io_acquire(double *waited)
     if (!appctl.enabled) return 0;
     double t0 = ductile_now();
     pthread_mutex_lock(&appctl.lock);
-    /* right after MPI_Init the thread may still be registering: give it a few seconds */
-    while (!appctl.connected && ductile_now() - t0 < 3.0 && !__atomic_load_n(&appctl.stop, __ATOMIC_ACQUIRE)) {
+    /* right after MPI_Init the thread may still be registering: give its
+     * first attempt a few seconds; once an attempt failed the daemon is
+     * taken for gone (the thread retries in the background) and a phase
+     * does not wait for it */
+    while (!appctl.connected && !appctl.tried && ductile_now() - t0 < 3.0 &&
+           !__atomic_load_n(&appctl.stop, __ATOMIC_ACQUIRE)) {
         cond_wait_ms(50);
     }
     int connected = appctl.connected;
     appctl.io_granted = 0;
     pthread_mutex_unlock(&appctl.lock);
-    if (!connected) return 0;
+    if (!connected) {
+        static int told;
+        if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+            ductile_log(1, "controller: ductiled is not reachable: I/O phases run without the token until it is back");
+        return 0;
+    }
     urgent_push(json_pack("{s:s, s:{s:I}}", "kind", "io_request", "details", "iteration",
                           (json_int_t)ductile_appctl_iteration()));
     pthread_mutex_lock(&appctl.lock);

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../proto/schema.h"
 #include "daemon.h"
+#include "edge.h"
 #include "fold.h"
 #include "slurm.h"
 
@@ -298,10 +300,15 @@ void handle_request(int ci, struct proto_msg *m)
             c->closing = 1;
             return;
         }
-        c->nonce[0] = '\0'; /* one answer per challenge */
         c->authed = 1;
         if (verbose) logmsg("%s authenticated", c->peer);
         reply_ok(ci, id, json_pack("{s:s}", "mac", mac));
+        /* from now on every message each way carries a MAC (seal.h) */
+        if (seal_start(&c->seal, &secret, 1, c->nonce, nc) != 0) {
+            logmsg("cannot derive the stream keys for %s: connection closed", c->peer);
+            c->closing = 1;
+        }
+        c->nonce[0] = '\0'; /* one answer per challenge */
         return;
     }
     if (strcmp(cmd, "auth") == 0) {
@@ -312,8 +319,22 @@ void handle_request(int ci, struct proto_msg *m)
         reply_err(ci, id, PERR_BAD_REQUEST, "hello is sent by the server");
         return;
     }
+    {   /* who may do what (edge.c): a job on itself, an operator on its jobs */
+        char why[300];
+        const char *code = edge_authority(ci, cmd, req, why, sizeof why);
+        if (code) {
+            logmsg("refused '%s' from %s: %s", cmd, c->peer, why);
+            reply_err(ci, id, code, "%s", why);
+            return;
+        }
+    }
     if (strcmp(cmd, "register") == 0) {
-        char reason[256];
+        char reason[300];
+        const char *code = edge_register(ci, req, reason, sizeof reason); /* one job per connection, hosts, owner, key */
+        if (code) {
+            reply_err(ci, id, code, "%s", reason);
+            return;
+        }
         struct job *prev = jobs_get(&jobs, (int)proto_get_int(req, "job", 0));
         if (draining && !(prev && !strcmp(prev->tag, proto_get_str(req, "tag", "")) && prev->pid == proto_get_int(req, "pid", 0))) {
             reply_err(ci, id, PERR_NOT_ALLOWED, "ductiled is draining: it takes no new jobs");
@@ -331,17 +352,15 @@ void handle_request(int ci, struct proto_msg *m)
             j->conn = -1;
             close_conn(o, "replaced by a new connection of the same job");
         }
-        if (c->job && c->job != j->id) {
-            struct job *old = jobs_get(&jobs, c->job);
-            if (old && old->conn == ci) old->conn = -1;
-        }
         j->conn = ci;
         c->job = j->id;
+        edge_registered(ci, j, req); /* owner, key, known size; the program's name without control characters */
         slurm_registered(j, req);
         int resumed = proto_get_int(req, "job", 0) == j->id;
         logmsg("job %d %s: %s (tag %s, pid %ld), %d processes", j->id, resumed ? "re-registered" : "registered",
                j->binary, j->tag, j->pid, j->procs);
         json_t *r = json_pack("{s:i, s:b}", "job", j->id, "resumed", resumed);
+        if (j->key[0]) json_object_set_new(r, "key", json_string(j->key)); /* a take-over must show it */
         if (j->period > 0) json_object_set_new(r, "period", json_real(j->period));
         if (j->io_held) json_object_set_new(r, "io_held", json_true());
         reply_ok(ci, id, r);
@@ -357,6 +376,15 @@ void handle_request(int ci, struct proto_msg *m)
         if (!j || c->job != jid || j->conn != ci) {
             reply_err(ci, id, PERR_UNKNOWN_JOB, "job %d is not registered on this connection", jid);
             return;
+        }
+        if (!strcmp(cmd, "event") || !strcmp(cmd, "sample")) { /* sizes and counts checked (edge.c) */
+            char why[300];
+            const char *code = edge_event(j, cmd, req, why, sizeof why);
+            if (code) {
+                if (verbose) logmsg("job %d: event refused: %s", jid, why);
+                reply_err(ci, id, code, "%s", why);
+                return;
+            }
         }
         j->last_seen = now;
         if (!strcmp(cmd, "sample")) {
@@ -384,7 +412,7 @@ void handle_request(int ci, struct proto_msg *m)
                 io_released(jid, proto_get_num(json_object_get(req, "details"), "kept_s", -1));
             } else if (!strcmp(kind, "io_phase")) {
                 json_t *d = json_object_get(req, "details");
-                jobs_event(j, "io_phase", d ? json_deep_copy(d) : json_object(), now);
+                jobs_event(j, "io_phase", edge_kept_details(d), now);
                 io_policy_phase(j, d, now);
                 state_dirty = 1;
             }
@@ -395,9 +423,7 @@ void handle_request(int ci, struct proto_msg *m)
                 return;
             }
         } else if (!strcmp(cmd, "event")) {
-            json_t *d = json_object_get(req, "details");
-            d = d ? json_deep_copy(d) : json_object();
-            jobs_event(j, proto_get_str(req, "kind", "event"), d, now);
+            jobs_event(j, proto_get_str(req, "kind", "event"), edge_kept_details(json_object_get(req, "details")), now);
             if (!strcmp(proto_get_str(req, "kind", ""), "resized"))
                 io_policy_resized(j, json_object_get(req, "details")), gpolicy_resized(j, json_object_get(req, "details")),
                     jobs_note_departures(j, json_object_get(req, "details"));
@@ -510,12 +536,17 @@ void handle_request(int ci, struct proto_msg *m)
             reply_err(ci, id, PERR_BAD_ARGUMENT, "%s: missing 'job'", cmd);
             return;
         }
+        if (!strcmp(cmd, "io") && !strcmp(proto_get_str(req, "action", ""), "grant")) {
+            reply_err(ci, id, PERR_NOT_ALLOWED, "io: the exclusive-I/O token is ductiled's to grant (hold or release)");
+            return;
+        }
         struct job *j = need_job(ci, id, req, 1);
         if (!j) return;
         json_t *args = json_deep_copy(req);
         json_object_del(args, "v");
         json_object_del(args, "id");
         json_object_del(args, "cmd");
+        json_object_del(args, "user");
         if (!strcmp(cmd, "period")) j->period = proto_get_num(req, "seconds", j->period);
         forward(ci, id, j, cmd, args, 0);
         return;
@@ -537,6 +568,15 @@ void handle_reply(int ci, struct proto_msg *m)
         if (!fwds[f].used || fwds[f].job_req != m->id) continue;
         struct job *j = jobs_get(&jobs, fwds[f].job);
         if (!j || j->conn != ci) continue;
+        char why[300];
+        if (m->ok && !json_object_get(m->root, "result")) json_object_set_new(m->root, "result", json_object());
+        if (m->ok && schema_check_result(fwds[f].cmd, json_object_get(m->root, "result"), why, sizeof why) != 0) {
+            /* what the job answered is checked like any message (schema.c) */
+            logmsg("job %d: malformed reply to %s: %s", j->id, fwds[f].cmd, why);
+            m->ok = 0;
+            json_object_set_new(m->root, "error", json_string(PERR_BAD_REQUEST));
+            json_object_set_new(m->root, "reason", json_string(why));
+        }
         fold_reply(j, fwds[f].cmd, m->ok); /* a refused fold gives the cores back to the job (fold.c) */
         if (m->ok) {
             if (!strcmp(fwds[f].cmd, "io"))

@@ -18,22 +18,29 @@
 #include "../proto/auth.h"
 #include "../proto/net.h"
 #include "../proto/protocol.h"
+#include "../proto/seal.h"
 #include "iopredict.h"
 #include "iotoken.h"
 #include "global.h"
 #include "jobs.h"
 #include "rm.h"
 
-#define MAX_CONNS 512
+#define MAX_CONNS 1024
 #define MAX_FORWARDS 256
 #define OUT_MAX (PROTO_MAX_REPLY + (4 << 20)) /* a peer that does not read is dropped */
 #define AUTH_TIMEOUT 5.0
-/* Flood limits: TCP peers never take the last UNIX_RESERVE slots (local
- * clients always get in), at most MAX_UNAUTH unauthenticated TCP peers at
- * once and MAX_UNAUTH_PER_ADDR from one address. */
+/* Flood limits (no lockout): TCP peers never take the last UNIX_RESERVE
+ * slots (local clients always get in); at most MAX_UNAUTH unauthenticated
+ * TCP peers at once, twice the listen backlog: a new one is always let in,
+ * and the oldest unauthenticated one is dropped to make room. */
 #define UNIX_RESERVE 64
-#define MAX_UNAUTH 32
-#define MAX_UNAUTH_PER_ADDR 8
+#define MAX_UNAUTH (2 * NET_BACKLOG)
+/* The state file is written off the loop (state_writer.c): at most once per
+ * STATE_PERIOD seconds, after a registration, an exit or a crash at most
+ * once per STATE_URGENT_PERIOD, and at exit; the loop's serialisation of
+ * the table takes at most a fifth of its time (ductiled.c). */
+#define STATE_PERIOD 1.0
+#define STATE_URGENT_PERIOD 0.1
 /* Input per connection and poll round: a fast sender cannot starve the
  * others or make the daemon buffer without bound (the rest waits in the
  * kernel's socket buffer, which pushes back on the sender). */
@@ -51,7 +58,9 @@ struct conn {
     int tcp, authed;
     char nonce[AUTH_NONCE_HEX + 1];
     char peer[96];
-    char addr[64];     /* TCP: numeric peer address (per-address limit) */
+    char addr[64];     /* TCP: numeric peer address */
+    long long uid;     /* Unix socket: the peer's uid (SO_PEERCRED); TCP: -1 */
+    struct seal seal;  /* MACs after an HMAC handshake (seal.h) */
     struct linebuf lb;
     int backlog;       /* complete messages left for the next round */
     int eof;           /* the peer closed: close once the backlog is handled */
@@ -86,11 +95,16 @@ extern struct auth_secret secret;
 extern int have_secret, from_hostfile, verbose;
 extern double io_lease;
 extern char state_path[4096];
-extern int state_dirty;
+extern int state_dirty, state_urgent;
 
 double wall(void); /* epoch seconds */
 void logmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void save_state(void);
+void save_state(void);     /* a registration, exit or crash: the loop has it written soon (STATE_URGENT_PERIOD) */
+void save_state_now(void); /* at exit: the writer's last text, then this state, written before returning */
+/* ---- the state file's writer thread (state_writer.c) */
+int state_writer_start(const char *path);
+void state_writer_submit(char *text); /* jobs_save_text's text, taken */
+void state_writer_stop(void);
 int add_conn(enum conn_kind k, int fd);
 void close_conn(int i, const char *why);
 /* Queue a line (malloc'ed, taken) for connection i. */

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -243,15 +244,27 @@ static int start(struct qjob *e, int size, double now)
     argv[k++] = ns;
     for (int i = 0; i < e->argc; i++) argv[k++] = e->argv[i];
     argv[k] = NULL;
+    /* the job's log: never through a link someone left at its name, and a
+     * regular file of ours (opened here, so that a refusal is logged) */
+    int fd = open(e->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+        logmsg("intake: q%d: cannot use its log %s: %s", e->qid, e->log,
+               fd < 0 ? (errno == ELOOP ? "a symbolic link: refused" : strerror(errno)) : "not a regular file of ductiled's user");
+        if (fd >= 0) close(fd);
+        rm_release_all(&rm, e->alloc);
+        return -1;
+    }
     pid_t pid = fork();
     if (pid < 0) {
         logmsg("intake: q%d: fork: %s", e->qid, strerror(errno));
+        close(fd);
         rm_release_all(&rm, e->alloc);
         return -1;
     }
     if (pid == 0) {
         setsid();
-        int fd = open(e->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600), nul = open("/dev/null", O_RDONLY);
+        int nul = open("/dev/null", O_RDONLY);
         if (nul >= 0) dup2(nul, 0);
         if (fd >= 0) dup2(fd, 1), dup2(fd, 2);
         for (int f = 3; f < 1024; f++) close(f);
@@ -267,6 +280,7 @@ static int start(struct qjob *e, int size, double now)
         fprintf(stderr, "ductiled: cannot run %s: %s\n", runner, strerror(errno));
         _exit(127);
     }
+    close(fd);
     e->pid = pid;
     e->size = size;
     e->started = now;

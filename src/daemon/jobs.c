@@ -374,15 +374,16 @@ void jobs_note_departures(struct job *j, const json_t *d)
     if (strcmp(proto_get_str(d, "status", "ok"), "ok") != 0) {
         long long pk = proto_get_int(d, "parked", 0), ex = proto_get_int(d, "exited", 0), to = proto_get_int(d, "to", 0);
         if (to < 0 || to > PROTO_MAX_PROCS) to = 0;
-        if (pk > 0 && pk <= to) j->parked += (int)pk;
-        if (ex > 0 && ex <= to) j->exited += (int)ex;
+        if (pk > 0 && pk <= to) j->parked = j->parked + pk > PROTO_MAX_PROCS ? PROTO_MAX_PROCS : j->parked + (int)pk;
+        if (ex > 0 && ex <= to) j->exited = j->exited + ex > PROTO_MAX_PROCS ? PROTO_MAX_PROCS : j->exited + (int)ex;
         return;
     }
     int from = (int)proto_get_int(d, "from", 0), to = (int)proto_get_int(d, "to", 0);
     int ex = (int)proto_get_int(d, "exited", 0);
     int gone = from - to - (int)proto_get_int(d, "standby", 0) - ex;
-    if (gone > 0) j->parked += gone;
-    if (ex > 0) j->exited += ex;
+    /* the edge (edge.c) checked from, to, standby and exited; the counts stay bounded */
+    if (gone > 0) j->parked = j->parked + gone > PROTO_MAX_PROCS ? PROTO_MAX_PROCS : j->parked + gone;
+    if (ex > 0) j->exited = j->exited + ex > PROTO_MAX_PROCS ? PROTO_MAX_PROCS : j->exited + ex;
 }
 
 json_t *jobs_summary(const struct jobs *t, const struct job *j, double now)

@@ -21,7 +21,7 @@ struct job {
     int id;
     char tag[64];
     long pid;
-    long long uid;    /* the job's user (-1 unknown) */
+    long long uid;    /* the job's owner: the Unix socket's peer uid, over TCP the uid it registered with (-1 unknown) */
     double start;     /* the job's start time, epoch seconds (0 unknown) */
     char binary[512];
     char mpi[65];
@@ -49,6 +49,11 @@ struct job {
      * (kept in the state file, so that a restarted daemon still sends it) */
     int io_shrink_n, io_shrink_from;
     long long io_shrink_at;
+    /* the edge (edge.c): the size the job's registration and resize events
+     * left it at (a "resized" event starts there), and the key that a
+     * take-over of its registration must show (64 hex digits, "" none) */
+    int ev_size;
+    char key[65];
 };
 
 struct jobs {
@@ -102,6 +107,10 @@ json_t *jobs_cost(const struct jobs *t, const struct job *j, int to);
  * link, another owner, writable by others), -2 when it is corrupt (the
  * caller moves it aside and starts empty). */
 int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen);
+/* The same in two steps (ductiled writes off its loop, state_writer.c): the
+ * state as text (malloc'ed, NULL out of memory), and the text written. */
+char *jobs_save_text(const struct jobs *t);
+int jobs_write_text(const char *text, const char *path, char *err, size_t errlen);
 int jobs_load(struct jobs *t, const char *path, double now, char *err, size_t errlen);
 
 /* For jobs_state.c: a new, empty job with this id (NULL out of memory);

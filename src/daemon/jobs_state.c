@@ -14,7 +14,7 @@
 
 #include "../proto/protocol.h"
 
-int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen)
+char *jobs_save_text(const struct jobs *t)
 {
     json_t *jobs = json_array();
     for (int i = 0; i < t->n; i++) {
@@ -34,12 +34,36 @@ int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen)
                             j->io_held, "period", j->period, "iteration", (json_int_t)j->iteration, "samples",
                             (json_int_t)j->samples));
     }
+    for (int i = 0; i < t->n; i++) { /* the owner and the key a take-over must show (edge.c); the file is mode 0600 */
+        json_t *o = json_array_get(jobs, (size_t)i);
+        json_object_set_new(o, "uid", json_integer(t->v[i]->uid));
+        if (t->v[i]->key[0]) json_object_set_new(o, "key", json_string(t->v[i]->key));
+    }
     for (int i = 0; i < t->n; i++)
         if (t->v[i]->io_shrink_n > 0)
             json_object_set_new(json_array_get(jobs, (size_t)i), "io_shrink",
                                 json_pack("{s:i, s:i, s:I}", "n", t->v[i]->io_shrink_n, "from", t->v[i]->io_shrink_from,
                                           "at", (json_int_t)t->v[i]->io_shrink_at));
     json_t *root = json_pack("{s:i, s:i, s:o}", "version", 1, "next_id", t->next_id, "jobs", jobs);
+    char *text = root ? json_dumps(root, JSON_INDENT(1)) : NULL;
+    json_decref(root);
+    return text;
+}
+
+int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen)
+{
+    char *text = jobs_save_text(t);
+    if (!text) {
+        snprintf(err, errlen, "cannot write state file %s: out of memory", path);
+        return -1;
+    }
+    int rc = jobs_write_text(text, path, err, errlen);
+    free(text);
+    return rc;
+}
+
+int jobs_write_text(const char *text, const char *path, char *err, size_t errlen)
+{
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     /* a fresh temporary file (never through a link someone left there),
@@ -48,7 +72,13 @@ int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen)
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     int rc = -1;
     if (fd >= 0) {
-        rc = json_dumpfd(root, fd, JSON_INDENT(1)) == 0 && write(fd, "\n", 1) == 1 && fsync(fd) == 0 ? 0 : -1;
+        size_t n = strlen(text), off = 0;
+        while (off < n) {
+            ssize_t w = write(fd, text + off, n - off);
+            if (w <= 0) break;
+            off += (size_t)w;
+        }
+        rc = off == n && write(fd, "\n", 1) == 1 && fsync(fd) == 0 ? 0 : -1;
         if (close(fd) != 0) rc = -1;
         if (rc == 0 && rename(tmp, path) != 0) rc = -1;
         if (rc == 0) {
@@ -68,7 +98,6 @@ int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "cannot write state file %s: %s", path, strerror(errno));
         unlink(tmp);
     }
-    json_decref(root);
     return rc;
 }
 
@@ -113,6 +142,11 @@ int jobs_load(struct jobs *t, const char *path, double now, char *err, size_t er
         snprintf(j->binary, sizeof j->binary, "%s", proto_get_str(o, "binary", ""));
         snprintf(j->mpi, sizeof j->mpi, "%s", proto_get_str(o, "mpi", ""));
         j->procs = (int)proto_get_int(o, "procs", 1);
+        if (j->procs < 1 || j->procs > PROTO_MAX_PROCS) j->procs = 1;
+        j->ev_size = j->procs;
+        j->uid = proto_get_int(o, "uid", -1);
+        const char *key = proto_get_str(o, "key", "");
+        if (strlen(key) == 64 && strspn(key, "0123456789abcdef") == 64) snprintf(j->key, sizeof j->key, "%s", key);
         j->malleable = json_is_true(json_object_get(o, "malleable"));
         j->exit_status = (int)proto_get_int(o, "exit_status", 0);
         j->registered = proto_get_num(o, "registered", now);

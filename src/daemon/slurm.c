@@ -231,7 +231,7 @@ void slurm_registered(const struct job *j, const json_t *req)
     p->npend = p->nleave = 0;
     p->n = j->procs;
     p->known = 1;
-    const char *la = json_string_value(json_object_get(req, "launcher")); /* validated by src/proto/protocol.c */
+    const char *la = json_string_value(json_object_get(req, "launcher")); /* validated by src/proto/schema.c */
     snprintf(p->launcher, sizeof p->launcher, "%s", la ? la : "mpiexec");
     int srun = strncmp(p->launcher, "srun", 4) == 0;
     p->openmpi = !strcmp(j->mpi, "openmpi") && !srun; /* mpiexec's daemons: no host of theirs may go */
@@ -434,7 +434,13 @@ static void after_resize(struct placement *p, const json_t *d)
         if (p->npend && to > from) p->npend = 0;
         return;
     }
-    if (from != p->n) p->known = 0;
+    if (from != p->n || from < 1 || to < 1 || to > PROTO_MAX_PROCS) {
+        /* not the size ductiled placed (a resize it did not see): where the
+         * processes run is no longer known, and nothing is indexed by it */
+        p->known = 0;
+        p->npend = p->nleave = 0;
+        return;
+    }
     if (to > from) {
         int add = to - from;
         if (p->npend < add) {

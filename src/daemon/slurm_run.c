@@ -6,6 +6,7 @@
 
 #include "slurm_run.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -21,10 +22,38 @@
 #include "../proto/protocol.h"
 #include "rm.h"
 
+/* The private working directory of Slurm's commands (scontrol update of a
+ * node list writes slurm_job_J_resize.sh/.csh there): made once with
+ * mkdtemp (mode 0700), emptied and removed at exit; "/" if it cannot be made. */
+static char workdir[64];
+
+static void workdir_remove(void)
+{
+    char f[128];
+    DIR *d = opendir(workdir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (!strncmp(e->d_name, "slurm_job_", 10) && snprintf(f, sizeof f, "%s/%s", workdir, e->d_name) < (int)sizeof f)
+            unlink(f);
+    }
+    if (d) closedir(d);
+    rmdir(workdir);
+}
+
+static const char *slurm_workdir(void)
+{
+    if (!workdir[0]) {
+        snprintf(workdir, sizeof workdir, "%s/ductiled-slurm-XXXXXX", P_tmpdir);
+        if (mkdtemp(workdir)) atexit(workdir_remove);
+        else snprintf(workdir, sizeof workdir, "/");
+    }
+    return workdir;
+}
+
 /* Run argv with stdout+stderr into out (NUL-terminated); bounded by SLURM_WAIT.
  * Returns the exit status, or -1 with out holding the reason. */
 int slurm_run(char *const argv[], char *out, size_t outlen)
 {
+    const char *dir = slurm_workdir();
     int p[2];
     out[0] = '\0';
     if (pipe2(p, O_CLOEXEC) != 0) {
@@ -43,8 +72,8 @@ int slurm_run(char *const argv[], char *out, size_t outlen)
         dup2(p[1], 2);
         int nul = open("/dev/null", O_RDONLY);
         if (nul >= 0) dup2(nul, 0);
-        /* scontrol update of a node list writes slurm_job_J_resize.* into the cwd */
-        if (chdir(P_tmpdir) != 0 && chdir("/") != 0) _exit(126);
+        /* scontrol update of a node list writes slurm_job_J_resize.* into the cwd: a private one */
+        if (chdir(dir) != 0 && chdir("/") != 0) _exit(126);
         execvp(argv[0], argv);
         dprintf(1, "cannot run %s: %s", argv[0], strerror(errno));
         _exit(127);
@@ -184,9 +213,9 @@ int slurm_fill_hosts(struct rm *rm, char *names, const int *cpus, int ncpus, lon
 void slurm_resize_files_remove(const char *jobid)
 {
     char f[256];
-    snprintf(f, sizeof f, "%s/slurm_job_%s_resize.sh", P_tmpdir, jobid);
+    snprintf(f, sizeof f, "%s/slurm_job_%s_resize.sh", slurm_workdir(), jobid);
     unlink(f);
-    snprintf(f, sizeof f, "%s/slurm_job_%s_resize.csh", P_tmpdir, jobid);
+    snprintf(f, sizeof f, "%s/slurm_job_%s_resize.csh", slurm_workdir(), jobid);
     unlink(f);
 }
 

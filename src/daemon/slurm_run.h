@@ -7,7 +7,8 @@
 
 #define SLURM_WAIT 10.0
 
-/* Run argv (PATH searched) in P_tmpdir with stdout+stderr into out
+/* Run argv (PATH searched) in a private directory (mkdtemp, mode 0700,
+ * removed at exit) with stdout+stderr into out
  * (NUL-terminated), bounded by SLURM_WAIT.  The exit status, or -1 with out
  * holding the reason. */
 int slurm_run(char *const argv[], char *out, size_t outlen);
@@ -38,7 +39,7 @@ struct slurm_piece {
  * number of pieces, or -1 with Slurm's reason in why. */
 int slurm_expand(const char *jobid, int ncpus, const char *exclude, struct slurm_piece *got, int max, char *why, size_t len);
 /* Remove the slurm_job_J_resize.sh/.csh that scontrol update of a node list
- * writes into its working directory (slurm_run runs it in P_tmpdir). */
+ * writes into its working directory (slurm_run's private directory). */
 void slurm_resize_files_remove(const char *jobid);
 
 #endif
