@@ -14,6 +14,7 @@
 #include "../proto/protocol.h"
 #include "daemon.h"
 #include "slurm_grow.h"
+#include "slurm_launch.h"
 #include "slurm_run.h"
 
 #define SLURM_OUT_MAX (256 * 1024)
@@ -26,9 +27,7 @@ struct placement {
     int known;             /* 0: the job resized without ductiled (schedule): no give-back */
     int npend, *pend;      /* hosts granted to an expansion not yet reported */
     int nleave, *leave;    /* ranks ductiled chose for a shrink not yet reported */
-    int openmpi;           /* Open MPI's mpiexec dies when a host of its daemons goes */
-    char launcher[16];     /* "mpiexec", "srun-pmi2", "srun-pmix", "srun" (the job's registration) */
-    int nojoin;            /* started by srun with an MPI that cannot take new processes there */
+    struct slurm_launch la; /* mpiexec or srun (direct launch), and what that allows */
     int *parked;           /* per rm host: processes that left the world but still run */
     json_t *pmix;          /* what PMIx told the job at start (src/cluster/pmix.c), or NULL */
 };
@@ -46,7 +45,19 @@ static struct {
     struct placement pl[MAX_PLACED];
 } S;
 
-static struct placement *place_of(int job, int create);
+static struct placement *place_of(int job, int create)
+{
+    struct placement *fr = NULL;
+    for (int i = 0; i < MAX_PLACED; i++) {
+        if (S.pl[i].used && S.pl[i].job == job) return &S.pl[i];
+        if (!S.pl[i].used && !fr) fr = &S.pl[i];
+    }
+    if (!create || !fr) return NULL;
+    memset(fr, 0, sizeof *fr);
+    fr->used = 1;
+    fr->job = job;
+    return fr;
+}
 
 int slurm_enabled(void) { return S.on; }
 
@@ -59,12 +70,7 @@ int slurm_enable_grow(char *err, size_t errlen)
 int slurm_make_room(const struct job *j, int n, char *reason, size_t rlen)
 {
     const struct placement *p = S.on ? place_of(j->id, 0) : NULL;
-    if (p && p->nojoin) { /* direct launch (docs/cluster.md, "Direct launch"): the job would refuse it too */
-        snprintf(reason, rlen, "job %d is an Open MPI job started by srun (%s): Slurm's PMIx plug-in supports neither "
-                 "MPI_Comm_spawn nor MPI_Comm_connect/accept, so no process can join it; start it with mpiexec inside "
-                 "the allocation, where it can grow", j->id, p->launcher);
-        return -1;
-    }
+    if (p && slurm_launch_refuse(&p->la, j->id, reason, rlen)) return -1; /* the job would refuse it too */
     if (!S.on || !S.grow || n < 1 || rm_free_slots(S.rm) >= n) return 0;
     if (strcmp(j->mpi, "openmpi") != 0) {
         int rc = slurm_grow_room(S.rm, S.id, n, S.shrunk, reason, rlen);
@@ -151,20 +157,6 @@ int slurm_init(struct rm *rm, const char *jobid, double sync_period, char *err, 
 
 /* ------------------------------------------------------------ placement */
 
-static struct placement *place_of(int job, int create)
-{
-    struct placement *fr = NULL;
-    for (int i = 0; i < MAX_PLACED; i++) {
-        if (S.pl[i].used && S.pl[i].job == job) return &S.pl[i];
-        if (!S.pl[i].used && !fr) fr = &S.pl[i];
-    }
-    if (!create || !fr) return NULL;
-    memset(fr, 0, sizeof *fr);
-    fr->used = 1;
-    fr->job = job;
-    return fr;
-}
-
 static void place_free(struct placement *p)
 {
     free(p->host);
@@ -231,13 +223,7 @@ void slurm_registered(const struct job *j, const json_t *req)
     p->npend = p->nleave = 0;
     p->n = j->procs;
     p->known = 1;
-    const char *la = json_string_value(json_object_get(req, "launcher")); /* validated by src/proto/schema.c */
-    snprintf(p->launcher, sizeof p->launcher, "%s", la ? la : "mpiexec");
-    int srun = strncmp(p->launcher, "srun", 4) == 0;
-    p->openmpi = !strcmp(j->mpi, "openmpi") && !srun; /* mpiexec's daemons: no host of theirs may go */
-    p->nojoin = !strcmp(j->mpi, "openmpi") && srun;
-    if (srun) logmsg("job %d: started by %s (direct launch): new processes join as new steps of Slurm job %s%s", j->id,
-                     p->launcher, S.id, p->nojoin ? " -- not with Open MPI, whose expansions are refused" : "");
+    slurm_launch_read(&p->la, j->id, j->mpi, req, S.id);
     pmix_facts(j, json_object_get(req, "pmix"), p);
     p->host = calloc((size_t)(p->n ? p->n : 1), sizeof(int));
     if (!p->parked) p->parked = calloc((size_t)S.rm->nhosts, sizeof(int));
@@ -361,7 +347,7 @@ static const char *hold_reason(int h, char *buf, size_t len)
     }
     if (S.frozen[0]) return S.frozen;
     for (int i = 0; i < MAX_PLACED; i++)
-        if (S.pl[i].used && S.pl[i].openmpi)
+        if (S.pl[i].used && S.pl[i].la.openmpi)
             return "an Open MPI job runs: its mpiexec ends the whole job when a host of its daemons leaves the allocation";
     for (int i = 0; i < MAX_PLACED; i++)
         if (S.pl[i].used && !S.pl[i].known) return "a job's placement is not known (it resized without ductiled)";
