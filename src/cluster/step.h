@@ -32,8 +32,9 @@ struct step_run {
  * Slurm places them); port: the MPI port name the new processes connect to;
  * preload: LD_PRELOAD for them (NULL: none); helper: a NAME=VALUE runner
  * (ductile-spawn-env or env) so srun itself runs without the preload; marker:
- * NAME=VALUE put into their environment; fail: test only, a constraint no
- * node has (the step cannot start). */
+ * NAME=VALUE put into their environment; fail: test only
+ * (DUCTILE_TEST_FAIL=step), a node list naming no node (srun cannot start
+ * the step). */
 struct step_spec {
     const char *cmd;
     char **args;

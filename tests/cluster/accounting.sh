@@ -5,8 +5,9 @@
 # four times -- it grows beyond the allocation, gives the host back, grows
 # again, gives it back again -- which Slurm 22.05 without accounting storage
 # refuses after the first change (tests/cluster/slurm.sh, part beyond).
-# MPICH: an MPI job (mpiexec in the allocation, data checked by ctl_job);
-# Open MPI (which cannot start processes on a host added to the allocation,
+# MPICH: an MPI job (data checked by ctl_job) started by srun --mpi=pmi2
+# (its growths are new steps), then one started by mpiexec (spawns); Open MPI
+# (which cannot start processes on a host added to the allocation,
 # docs/cluster.md): a job without MPI (fakejob.py).  sacct must show the
 # job's records and node counts.  The checks run inside the allocation
 # (tests/cluster/accounting-inner.sh).  docs/cluster.md, "Accounting".
@@ -14,5 +15,6 @@ set -u
 . "$(dirname "$0")/common.sh"
 cluster_up 4 --accounting
 part "$S/tests/cluster/accounting-inner.sh" acct -N1 -n2 -w dnode1
+[ "$MPI_FAMILY" = openmpi ] || part "$S/tests/cluster/accounting-inner.sh" acct-mpiexec -N1 -n2 -w dnode1
 echo "sinfo after the test: $("$CLUSTER" exec dnode1 sinfo -h -N -o '%N:%t' | tr '\n' ' ')"
 exit $fail
