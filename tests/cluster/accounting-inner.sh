@@ -44,7 +44,8 @@ for round in 1 2; do
   ctl expand "$J" 2 > /dev/null 2> "$T/err" || bad "round $round: expand $J 2 refused: $(cat "$T/err")"
   if wait_until 30 '[ "$(procs "$J")" = $((base + 2)) ] && [ "$(slurm_nodes | wc -w)" = 2 ]'; then
     changes=$((changes + 1))
-    ok "round $round: $base -> $((base + 2)) beyond the allocation: Slurm job now on $(slurm_nodes) $(since "$t0") s after the command ($(grep -o 'grew by .* in [0-9.]* s' "$T/d.$part.log" | tail -1))"
+    grow_s=$(since "$t0")
+    ok "round $round: $base -> $((base + 2)) beyond the allocation: Slurm job now on $(slurm_nodes) $grow_s s after the command ($(grep -o 'grew by .* in [0-9.]* s' "$T/d.$part.log" | tail -1))"
   else
     bad "round $round: growth: procs $(procs "$J"), Slurm $(slurm_nodes), $(view); $(grep slurm: "$T/d.$part.log" | tail -2)"
     break
@@ -55,13 +56,20 @@ for round in 1 2; do
   ctl shrink "$J" 2 > /dev/null 2> "$T/err" || bad "round $round: shrink $J 2 refused: $(cat "$T/err")"
   if wait_until 30 '[ "$(procs "$J")" = $base ] && [ "$(slurm_nodes)" = dnode1 ]'; then
     changes=$((changes + 1))
-    ok "round $round: $((base + 2)) -> $base: $added given back, Slurm job on dnode1 again $(since "$t0") s after the command ($(grep -o 'gave .* in [0-9.]* s' "$T/d.$part.log" | tail -1))"
+    back_s=$(since "$t0")
+    ok "round $round: $((base + 2)) -> $base: $added given back, Slurm job on dnode1 again $back_s s after the command ($(grep -o 'gave .* in [0-9.]* s' "$T/d.$part.log" | tail -1))"
   else
     bad "round $round: give-back: procs $(procs "$J"), Slurm $(slurm_nodes), $(view), $added kept because '$(reason "$added")'"
     break
   fi
 done
 [ $changes = 4 ] && ok "four Slurm-visible changes to job $SLURM_JOB_ID, made for $what"
+if [ $changes = 4 ] && [ "$MPI_FAMILY" != openmpi ]; then
+  L=$launch
+  [ "$part" = acct-mpiexec ] && L=mpiexec
+  result "$L" "grow beyond the allocation" works "$grow_s" "with slurmdbd: Slurm adds a host to the job, twice (ductiled --slurm-grow)"
+  result "$L" "host given back after a growth" works "$back_s" "with slurmdbd: from the shrink command to Slurm's job without the added host"
+fi
 touch "$T/stop.$part"
 wait "$JOBPID"; rc=$?; JOBPID=
 if [ "$MPI_FAMILY" != openmpi ]; then
