@@ -37,24 +37,4 @@ trap cleanup EXIT
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'; }
 
-# the MPI of this build, as the table names it
-case $MPI_FAMILY in
-  openmpi) MPI_NAME="Open MPI $(ompi_info --parsable 2>/dev/null | sed -n 's/^ompi:version:full://p')" ;;
-  mpich) MPI_NAME="MPICH $("$(dirname "${MPIEXEC%% *}")/mpichversion" 2>/dev/null | sed -n 's/^MPICH Version:[[:space:]]*//p')" ;;
-  *) MPI_NAME=$MPI_FAMILY ;;
-esac
-# result LAUNCHER OPERATION OUTCOME SECONDS NOTE: one row of docs/cluster.md's
-# table (OUTCOME works | refused | fails | kept; SECONDS "-" when none)
-result() {
-  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$MPI_NAME" "$1" "$2" "$3" "$4" "$5" >> "$RESULTS"
-}
-# the ok resizes in a report: "from->to:total_s ..."
-resizes() { "$PYTHON" -c "
-import json, sys
-r = json.load(open(sys.argv[1]))
-print(' '.join('%d->%d:%.3f' % (x['from'], x['to'], x['times_s']['total']) for x in r['reconfigurations'] if x['status'] == 'ok'))" "$1"; }
-# the reason of the first failed resize in a report
-failed_reason() { "$PYTHON" -c "
-import json, sys
-r = json.load(open(sys.argv[1]))
-print([x['reason'] for x in r['reconfigurations'] if x['status'] != 'ok'][0])" "$1" 2>/dev/null; }
+. "$S/tests/cluster/results-lib.sh"
