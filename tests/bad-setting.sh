@@ -21,6 +21,9 @@ check() { # name value expected-substring
 check DUCTILE_MONITOR maybe "DUCTILE_MONITOR='maybe' is not valid: expected a boolean"
 check DUCTILE_VERBOSE 9 "DUCTILE_VERBOSE='9' is not valid: expected an integer from 0 to 3"
 check DUCTILE_ITER_FRAMES x "DUCTILE_ITER_FRAMES='x' is not valid: expected an integer from 1 to 8"
+check DUCTILE_CONTROLLER bogus "DUCTILE_CONTROLLER='bogus' is not valid: expected unix:PATH, tcp:HOST:PORT, off or auto"
+check DUCTILE_CONTROLLER tcp:nohost "DUCTILE_CONTROLLER='tcp:nohost' is not valid"
+check DUCTILE_WSIZE middle "DUCTILE_WSIZE='middle' is not valid: expected one of flexmpi,first"
 check DUCTILE_MONTIOR 1 "unknown setting DUCTILE_MONTIOR='1' (did you mean DUCTILE_MONITOR?)"
 # ductile-run validates before launching anything
 DUCTILE_VERBOSE=x "$RUN_DUCTILE" -- true 2> "$tmp/err"; rc=$?

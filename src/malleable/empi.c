@@ -41,22 +41,16 @@ int EMPI_GLOBAL_lbalance_disabled = 1, EMPI_GLOBAL_status = EMPI_ACTIVE, EMPI_GL
 int *EMPI_GLOBAL_vcounts, *EMPI_GLOBAL_displs;
 
 /* Where EMPI_Get_wsize and the distributed items put the remainder rows
- * (DUCTILE_WSIZE): FlexMPI's distribution (the last ranks) by default.  Set
- * at the first EMPI call, before any resize, in every process alike. */
+ * (DUCTILE_WSIZE, checked with the other settings in MPI_Init): FlexMPI's
+ * distribution (the last ranks) by default.  Set at the first EMPI call,
+ * before any resize, in every process alike. */
 void empi_layout_once(void)
 {
     static int done;
     if (done) return;
     done = 1;
-    const char *v = getenv("DUCTILE_WSIZE");
-    if (!v || !*v || strcmp(v, "flexmpi") == 0) plan_set_remainder_last(1);
-    else if (strcmp(v, "first") == 0) plan_set_remainder_last(0);
-    else {
-        fprintf(stderr, "ductile: error: DUCTILE_WSIZE='%s': expected 'flexmpi' (extra rows on the last ranks, "
-                        "the default) or 'first' (extra rows on the first ranks)\n", v);
-        fflush(stderr);
-        PMPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    const char *v = ductile_rt.settings.wsize; /* NULL before MPI_Init or with DUCTILE_DISABLE=1 */
+    plan_set_remainder_last(!(v && strcmp(v, "first") == 0));
 }
 
 void EMPI_Get_wsize(int rank, int size, int dim, int *desp, int *count, int *vcounts, int *displs)

@@ -200,6 +200,7 @@ void ductile_report_write(uint64_t t_end)
         .recent_s = recent,
         .nrecent = nrecent,
     };
+    if (s == ITERDETECT_LOCKED) it.ntimeline = iterdetect_timeline(d, &it.timeline, &it.timeline_width);
     if (!it.detected) it.total_s = it.mean_s = it.min_s = it.max_s = 0;
 
     const char *names[64], *values[64];

@@ -261,12 +261,23 @@ json_t *report_build_json(const struct report_input *in)
     const struct report_iter *it = &in->iter;
     json_t *recent = json_array();
     for (size_t i = 0; i < it->nrecent; i++) json_array_append_new(recent, json_real(it->recent_s[i]));
+    /* the whole run in buckets: [start_s, first iteration, iterations, mean_s, min_s, max_s] */
+    json_t *buckets = json_array();
+    for (size_t i = 0; i < it->ntimeline; i++) {
+        const iterdetect_bucket *b = &it->timeline[i];
+        json_array_append_new(buckets, json_pack("[f, I, I, f, f, f]", b->t_start, (json_int_t)b->first,
+                                                 (json_int_t)b->count, b->count ? b->sum / (double)b->count : 0.0,
+                                                 b->min, b->max));
+    }
+    json_t *timeline = json_pack("{s:I, s:[s, s, s, s, s, s], s:o}", "iterations_per_bucket",
+                                 (json_int_t)(it->timeline_width ? it->timeline_width : 1), "columns", "start_s",
+                                 "first", "count", "mean_s", "min_s", "max_s", "buckets", buckets);
     json_object_set_new(root, "iterations",
-                        json_pack("{s:b, s:s, s:s, s:i, s:I, s:f, s:f, s:f, s:f, s:o}", "detected", it->detected,
+                        json_pack("{s:b, s:s, s:s, s:i, s:I, s:f, s:f, s:f, s:f, s:o, s:o}", "detected", it->detected,
                                   "state", it->state ? it->state : "off", "head", it->head ? it->head : "",
                                   "period_calls", (int)it->period_calls, "count", (json_int_t)it->count,
                                   "time_total_s", it->total_s, "time_mean_s", it->mean_s, "time_min_s",
-                                  it->min_s, "time_max_s", it->max_s, "recent_times_s", recent));
+                                  it->min_s, "time_max_s", it->max_s, "recent_times_s", recent, "timeline", timeline));
     json_t *reconf = json_array();
     for (int i = 0; i < in->nreconfigs && in->reconfigs; i++) {
         const struct report_reconfig *r = &in->reconfigs[i];

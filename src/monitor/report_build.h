@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "../core/functions.gen.h"
+#include "iterdetect.h"
 
 struct report_fn {
     uint64_t calls;
@@ -41,6 +42,9 @@ struct report_iter {
     double total_s, mean_s, min_s, max_s;
     const double *recent_s; /* most recent iteration times, oldest first */
     size_t nrecent;
+    const iterdetect_bucket *timeline; /* the whole run, at most ITERDETECT_BUCKETS buckets, oldest first */
+    size_t ntimeline;
+    uint64_t timeline_width;           /* iterations per bucket */
 };
 
 /* One reconfiguration (resize) of a malleable job; filled by src/malleable/records.c. */
