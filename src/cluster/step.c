@@ -282,7 +282,7 @@ int step_wait_ready(struct step_run *s, int n, double timeout, char *why, size_t
         }
         double left = end - now_s();
         if (left <= 0) {
-            snprintf(why, len, "the new processes did not connect within %.0f s (DUCTILE_STEP_TIMEOUT); their step was "
+            snprintf(why, len, "the new processes did not connect within %.0f s (DUCTILE_RESIZE_TIMEOUT); their step was "
                      "ended", timeout);
             return -1;
         }

@@ -8,9 +8,11 @@
  * (an intercommunicator to the new processes on every parent), so the rest
  * of the expansion (header, merge, transaction: spawn.c, join.c) is the
  * same.  The join is a transaction: a step that cannot start or a process
- * that never reports ready (bounded by DUCTILE_STEP_TIMEOUT) fails the
- * expansion before any parent calls MPI_Comm_accept, and the job goes on at
- * its old size.  Open MPI under srun --mpi=pmix is refused with the cause:
+ * that never reports ready fails the expansion before any parent calls
+ * MPI_Comm_accept, and the job goes on at its old size.  Its waits are the
+ * resize's (DUCTILE_RESIZE_TIMEOUT, T): rank 0 waits at most T for the step
+ * to report ready, the other parents at most 2 T for rank 0's word (the
+ * same decision on every parent, as spawn.c's rank-0 spawn).  Open MPI under srun --mpi=pmix is refused with the cause:
  * Slurm's PMIx plug-in supports neither spawn nor connect/accept. */
 #include "engine.h"
 #include "launch_step.h"
@@ -44,13 +46,6 @@ int launch_step_refused(char *why, size_t len)
     (void)len;
     return 0;
 #endif
-}
-
-static double step_timeout(void)
-{
-    const char *v = getenv("DUCTILE_STEP_TIMEOUT"); /* validated by src/common/settings.c */
-    double t = v && *v ? strtod(v, NULL) : 0;
-    return t > 0 ? t : 120.0;
 }
 
 static void wait_steps(void);
@@ -95,8 +90,7 @@ static int start_step(char *port, const char *cmd, char **args, int nnew, const 
     ductile_log(1, "starting %d process%s of %s as a new step of Slurm job %s (srun --mpi=%s%s)", nnew,
                 nnew == 1 ? "" : "es", cmd, job ? job : "?", getenv("SLURM_MPI_TYPE") ? getenv("SLURM_MPI_TYPE") : "?",
                 sp.fail ? ", made to fail: DUCTILE_TEST_FAIL=step" : "");
-    double t = step_timeout();
-    if (step_wait_ready(&s, nnew, t, why, len) != 0) {
+    if (step_wait_ready(&s, nnew, resize_timeout(), why, len) != 0) {
         step_stop(&s); /* its processes never joined: they end with it */
         step_unlisten(&s);
         return 0;
@@ -115,10 +109,21 @@ int launch_step_group(const char *cmd, char **args, int nnew, const char *hosts,
     *inter = MPI_COMM_NULL;
     double ts = ductile_now();
     if (me == 0) ok = start_step(port, cmd, args, nnew, hosts, why, len);
-    /* the other parents wait asleep while rank 0 starts the step */
-    MPI_Request rq;
-    if (PMPI_Ibcast(&ok, 1, MPI_INT, 0, P, &rq) == MPI_SUCCESS) polite_wait(&rq);
-    else PMPI_Bcast(&ok, 1, MPI_INT, 0, P);
+    /* the other parents wait asleep while rank 0 starts the step, bounded: rank 0 waits at most T
+     * for the step (start_step), the others give up at 2 T -- by then rank 0 gave up too */
+    double T = resize_timeout();
+    int *b = malloc(sizeof *b), got = -1;
+    MPI_Request rq = MPI_REQUEST_NULL;
+    if (b) {
+        *b = ok;
+        got = PMPI_Ibcast(b, 1, MPI_INT, 0, P, &rq) == MPI_SUCCESS ? wait_for(&rq, me == 0 ? T : 2 * T) : -1;
+        if (got == 1) ok = *b;
+        settle(b, &rq, &P, 1); /* rank 0's word arriving later: b kept until then */
+    }
+    if (got != 1) {
+        ok = 0;
+        if (me != 0) snprintf(why, len, "rank %d: no word of rank 0's new step within %.0f s (DUCTILE_RESIZE_TIMEOUT)", me, 2 * T);
+    }
     if (ok) {
         /* every new process reported ready: they are connecting (root 0 of both sides) */
         int rc = PMPI_Comm_accept(port, MPI_INFO_NULL, 0, P, inter);
@@ -148,7 +153,7 @@ int launch_step_join(MPI_Comm *parent)
     PMPI_Comm_size(MPI_COMM_WORLD, &n);
     if (me == n - 1 && test_fail("connect")) {
         /* for tests: a process that never gets as far as connecting (hung in its start-up): the
-         * parents' rank 0 gives up after DUCTILE_STEP_TIMEOUT and ends the step, which ends this */
+         * parents' rank 0 gives up after DUCTILE_RESIZE_TIMEOUT and ends the step, which ends this */
         ductile_log(1, "never connecting (injected: DUCTILE_TEST_FAIL=connect)");
         struct timespec nap = {600, 0};
         nanosleep(&nap, NULL);

@@ -123,10 +123,18 @@ void note_transfer(struct report_reconfig *r, const struct xfer_times *xt)
                  xt->n_prepared == 0 && xt->n_reused > 0 ? "reused" : xt->n_prepared + xt->n_reused ? "prepared" : "");
 }
 
-/* History of reconfigurations and the departed processes' counters: old rank 0
- * hands them to the new rank 0. */
+/* History of reconfigurations and the departed processes' counters, the
+ * queue of delayed commands and the controller: old rank 0 hands them to the
+ * new rank 0.  The controller goes first: from then on its thread takes no
+ * new command, so none is lost between the queue's copy and the move. */
 void send_history(int to, MPI_Comm comm)
 {
+    DUCTILE_HOOK_VOID(ctl_send, (to, comm, TAG_CONTROLLER)); /* src/controller/appctl.c */
+    struct resize_request q[REQUEST_QUEUE_MAX];
+    int nq_id[2];
+    nq_id[0] = request_queue_export(&M.q, q, REQUEST_QUEUE_MAX, &nq_id[1]);
+    PMPI_Send(nq_id, 2, MPI_INT, to, TAG_HISTORY, comm);
+    if (nq_id[0]) PMPI_Send(q, nq_id[0] * (int)sizeof *q, MPI_BYTE, to, TAG_HISTORY, comm);
     int n[2] = {M.nhist, M.ndep};
     PMPI_Send(n, 2, MPI_INT, to, TAG_HISTORY, comm);
     if (n[0]) PMPI_Send(M.hist, n[0] * (int)sizeof *M.hist, MPI_BYTE, to, TAG_HISTORY, comm);
@@ -136,6 +144,13 @@ void send_history(int to, MPI_Comm comm)
 
 void recv_history(int from, MPI_Comm comm)
 {
+    DUCTILE_HOOK_VOID(ctl_recv, (from, comm, TAG_CONTROLLER));
+    int nq_id[2] = {0, 1};
+    struct resize_request q[REQUEST_QUEUE_MAX];
+    PMPI_Recv(nq_id, 2, MPI_INT, from, TAG_HISTORY, comm, MPI_STATUS_IGNORE);
+    if (nq_id[0] < 0 || nq_id[0] > REQUEST_QUEUE_MAX) nq_id[0] = 0; /* never: the same library sent it */
+    if (nq_id[0]) PMPI_Recv(q, nq_id[0] * (int)sizeof *q, MPI_BYTE, from, TAG_HISTORY, comm, MPI_STATUS_IGNORE);
+    request_queue_import(&M.q, q, nq_id[0], nq_id[1]);
     int n[2] = {0, 0};
     PMPI_Recv(n, 2, MPI_INT, from, TAG_HISTORY, comm, MPI_STATUS_IGNORE);
     M.hist = grow(M.hist, &M.caphist, n[0], sizeof *M.hist);
@@ -208,6 +223,7 @@ void fill_record(struct report_reconfig *r, int id, int it, int from, int to, in
                  "provided (thread level %d); constant data moved blocking", ductile_rt.thread_level);
     snprintf(r->status, sizeof r->status, "ok");
     r->start_s = ductile_elapsed();
+    r->command = M.command;
 }
 
 void record_problem(struct report_reconfig *r, const char *status, const char *reason)

@@ -5,7 +5,7 @@
 # and adds rows to the results table (inner-lib.sh, result).
 #   mpich (salloc -N4 -n4, 1 CPU per host; srun --mpi=pmi2):
 #     a step that cannot start: the expansion fails, the job goes on at 2;
-#     a process that never connects (DUCTILE_STEP_TIMEOUT=3): the same, and
+#     a process that never connects (DUCTILE_RESIZE_TIMEOUT=8): the same, and
 #       its step is ended;
 #     2 -> 4 onto dnode3, dnode4 (a new step), data checked; 4 -> 2: the
 #       step's processes exit, the step ends, ductiled gives both hosts back
@@ -60,17 +60,17 @@ mpich)
     ok "report: failed: $r" || bad "fstep report: '$r'"
   result "$L" "a step that cannot start" "fails cleanly" - "the job goes on at its size: $r"
   # --- a process that never connects
-  DUCTILE_TEST_FAIL=connect DUCTILE_STEP_TIMEOUT=3 run_job fconn --mpi=pmi2 -N2 -n2 -w dnode1,dnode2
+  DUCTILE_TEST_FAIL=connect DUCTILE_RESIZE_TIMEOUT=8 run_job fconn --mpi=pmi2 -N2 -n2 -w dnode1,dnode2
   t0=$(now)
   ctl expand "$J" 1 > /dev/null || bad "expand $J 1 refused"
   wait_until 30 '[ "$(ctl --json status "$J" | jget "d[\"pending\"]")" = 0 ]' && [ "$(procs "$J")" = 2 ] &&
-    ok "the expansion failed $(since "$t0") s after the command (DUCTILE_STEP_TIMEOUT=3), the job runs at 2" ||
+    ok "the expansion failed $(since "$t0") s after the command (DUCTILE_RESIZE_TIMEOUT=8), the job runs at 2" ||
     bad "after the process that never connects: procs $(procs "$J")"
   wait_until 10 '! steps | grep -q ductile-join' && ok "its step was ended: steps of job $SLURM_JOB_ID: $(steps)" ||
     bad "the step of the failed expansion still runs: $(steps)"
   end_job fconn 2
   r=$(failed_reason "$T/fconn.json")
-  echo "$r" | grep -q "did not connect within 3 s (DUCTILE_STEP_TIMEOUT); their step was ended" && ok "report: failed: $r" ||
+  echo "$r" | grep -q "did not connect within 8 s (DUCTILE_RESIZE_TIMEOUT); their step was ended" && ok "report: failed: $r" ||
     bad "fconn report: '$r'"
   result "$L" "a process that never connects" "fails cleanly" - "$r"
   # --- grow onto two more hosts, shrink, hosts back
