@@ -38,6 +38,7 @@ static struct {
     int grow;      /* --slurm-grow: ask Slurm for hosts when the allocation is full */
     char frozen[256]; /* why Slurm will not change the job's node list any more ("": it will) */
     int noacct;       /* Slurm has no accounting storage: a resized job cannot change again */
+    unsigned grown;   /* growths completed (a check begun before one is stale) */
 } S;
 
 static int slurm_enable_grow(char *err, size_t errlen)
@@ -55,6 +56,7 @@ static struct {
 static void room_made(void *arg, int ok, const char *reason)
 {
     (void)arg;
+    if (ok) S.grown++;
     if (ok && S.noacct) slurm_freeze(S.id, S.frozen, sizeof S.frozen);
     R.cont(R.arg, ok, reason);
 }
@@ -384,6 +386,7 @@ static void slurm_left(struct job *j)
  * show hostnames of its node list, then sinfo of their states. */
 static struct {
     int busy;
+    unsigned grown; /* S.grown when it began */
     char nodelist[8192];
     char *names; /* scontrol show hostnames' answer */
 } C;
@@ -442,6 +445,15 @@ static void check_states(void *arg, int rc, char *states)
 {
     (void)arg;
     if (rc != 0) states[0] = '\0';
+    if (C.grown != S.grown) {
+        /* the job grew while this check ran: its node list predates the new
+         * hosts, which it would call lost; check again at the next turn */
+        free(C.names);
+        C.names = NULL;
+        C.busy = 0;
+        S.last = 0;
+        return;
+    }
     const char *names = C.names;
     for (int h = 0; h < S.rm->nhosts; h++) {
         if (S.rm->hosts[h].away && S.rm->hosts[h].away != RM_RELEASING) continue;
@@ -483,6 +495,7 @@ static void slurm_tick(double wall_now)
         return;
     }
     C.busy = 1;
+    C.grown = S.grown;
 }
 
 /* {job, hosts: [{name, cpus, state, procs, parked, kept_because?}], pmix} in the slots view */
