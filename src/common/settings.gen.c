@@ -157,14 +157,16 @@ const struct setting_def ductile_setting_defs[] = {
     {.name = "DUCTILE_WSIZE", .type = SETTING_ENUM, .default_value = "flexmpi", .choices = "flexmpi,first", FIELD(wsize),
      .help = "Block distribution of distributed items (EMPI_Get_wsize): flexmpi gives the rows % P extra rows to "
              "the last ranks, as FlexMPI; first gives them to the first ranks. Same value in every process."},
-    {.name = "DUCTILE_TEST_FAIL", .type = SETTING_STRING, .default_value = "none", .values = "none, a step (spawn, alloc, register, transfer, bgtransfer, bgtransfer-first), alloc:K@RANK, "
-               "mpi:K@RANK or count@RANK, the counted forms optionally %N", FIELD(test_fail),
+    {.name = "DUCTILE_TEST_FAIL", .type = SETTING_STRING, .default_value = "none", .values = "none, a step (spawn, alloc, register, transfer, bgtransfer, bgtransfer-first, step, connect), "
+               "alloc:K@RANK, mpi:K@RANK or count@RANK, the counted forms optionally %N", FIELD(test_fail),
      .help = "For tests only: make a resize fail on purpose, to check that the job goes on at its old size with "
              "its data (docs/malleability.md, \"Failures\"). A step of every resize: spawn (rank 0's spawn is "
              "refused), alloc (a process cannot allocate its new blocks), register (a new process's registration "
              "differs), transfer (the blocking transfer reports an error; an expansion with nothing registered "
              "has no transfer: it succeeds), bgtransfer (the background transfer of constant data reports an "
-             "error), bgtransfer-first (only that of the job's first resize). Or counted: alloc:K@RANK (the K-th "
+             "error), bgtransfer-first (only that of the job's first resize); for jobs started by srun, step (the "
+             "new step cannot start) and connect (its last process never connects; the expansion fails after "
+             "DUCTILE_RESIZE_TIMEOUT), docs/cluster.md, \"Direct launch\". Or counted: alloc:K@RANK (the K-th "
              "allocation of each resize fails on process RANK), mpi:K@RANK (the K-th MPI call of each resize "
              "reports an error on RANK), count@RANK (RANK prints how many a resize made); RANK: the old processes "
              "by rank, then the new ones; %N after RANK: only the job's first resize and every N-th after it "
@@ -174,8 +176,9 @@ const struct setting_def ductile_setting_defs[] = {
              "reach a time limit (docs/malleability.md, \"Failures\")."},
     {.name = "DUCTILE_RESIZE_TIMEOUT", .type = SETTING_INT, .default_value = "300", .min = 1L, .max = 31536000L, FIELD(resize_timeout),
      .help = "Seconds every bounded wait inside a resize waits (the agreements, the spawn's outcome, the "
-             "connection of new processes, the switch of a background resize, the wake-up of standby processes) "
-             "before it gives up; then every process takes the same decision (docs/malleability.md, \"Failures\")."},
+             "connection of new processes -- under srun the new step's report that its processes are ready, "
+             "docs/cluster.md --, the switch of a background resize, the wake-up of standby processes) before it "
+             "gives up; then every process takes the same decision (docs/malleability.md, \"Failures\")."},
     {.name = "DUCTILE_DEPARTURE", .type = SETTING_ENUM, .default_value = "auto", .choices = "auto,exit,park",
      .help = "What the processes a shrink removes do when they are a whole spawned group, and the new processes "
              "of a rolled-back or cancelled expansion (docs/malleability.md, \"Failures\"): exit (disconnect and "

@@ -29,6 +29,8 @@
 #include "../proto/protocol.h"
 #include "../proto/session.h"
 #include "../common/clock.h"
+#include "../world/worldid.h"
+#include "../cluster/step.h"
 #include "../core/state.h"
 #include "../io/iomon.h"
 #include "../core/hooks.h"
@@ -51,7 +53,7 @@ int ductile_appctl_probe(void)
     const char *c = ductile_rt.settings.controller;
     MPI_Comm parent = MPI_COMM_NULL;
     PMPI_Comm_get_parent(&parent);
-    if (parent != MPI_COMM_NULL) return 0; /* started by a resize: the job is already registered */
+    if (parent != MPI_COMM_NULL || ductile_spawned_by_ductile()) return 0; /* started by a resize: the job is already registered */
     if (c && (!strcmp(c, "off") || !strcmp(c, "none"))) return 0;
     if (c && *c && strcmp(c, "auto") != 0) {
         snprintf(appctl.addr, sizeof appctl.addr, "%s", c);
@@ -474,6 +476,8 @@ void ductile_appctl_start(int enabled)
     char pwhy[256];
     json_t *pm = ductile_pmix_facts(pwhy, sizeof pwhy); /* src/cluster/pmix.c: NULL without a PMIx server */
     if (pm) json_object_set_new(appctl.reg, "pmix", pm);
+    if (appctl.reg) /* mpiexec, or srun (docs/cluster.md, "Direct launch") */
+        json_object_set_new(appctl.reg, "launcher", json_string(ductile_launcher_tag(ductile_launcher())));
     else ductile_log(2, "controller: no PMIx facts: %s", pwhy);
     const char *sec = ductile_rt.settings.controller_secret;
     snprintf(appctl.secret, sizeof appctl.secret, "%s", sec ? sec : "");

@@ -152,6 +152,7 @@ struct job *jobs_register(struct jobs *t, const json_t *req, double now, char *r
     j->start = proto_get_num(req, "start", j->registered);
     snprintf(j->binary, sizeof j->binary, "%s", proto_get_str(req, "binary", ""));
     snprintf(j->mpi, sizeof j->mpi, "%s", proto_get_str(req, "mpi", ""));
+    snprintf(j->launcher, sizeof j->launcher, "%s", proto_get_str(req, "launcher", "mpiexec"));
     int procs = (int)proto_get_int(req, "procs", 1);
     j->reg_procs = procs;
     j->min_procs = (int)proto_get_int(req, "min_procs", 0);

@@ -57,6 +57,7 @@ struct job {
     double start;     /* the job's start time, epoch seconds (0 unknown) */
     char binary[512];
     char mpi[65];
+    char launcher[16]; /* how it was started: mpiexec, srun-pmi2, srun-pmix, srun (registration's "launcher") */
     int procs, malleable;
     enum job_state state;
     int exit_status;

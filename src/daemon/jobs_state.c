@@ -32,6 +32,7 @@ char *jobs_save_text(const struct jobs *t)
                               "io_held", j->io_held, "period", j->period, "iteration", (json_int_t)j->iteration,
                               "samples", (json_int_t)j->samples);
         if (!o) continue;
+        json_object_set_new(o, "launcher", json_string(j->launcher));
         jobs_place_save(t, j, o); /* where its processes are, parked and on standby */
         jobs_cmds_save(t, j, o);  /* its commands and their reserved slots */
         if (j->io_shrink_n > 0)
@@ -138,6 +139,7 @@ int jobs_load(struct jobs *t, const char *path, double now, char *err, size_t er
         j->pid = (long)proto_get_int(o, "pid", 0);
         snprintf(j->binary, sizeof j->binary, "%s", proto_get_str(o, "binary", ""));
         snprintf(j->mpi, sizeof j->mpi, "%s", proto_get_str(o, "mpi", ""));
+        snprintf(j->launcher, sizeof j->launcher, "%s", proto_get_str(o, "launcher", "mpiexec"));
         j->procs = (int)proto_get_int(o, "procs", 1);
         if (j->procs < 1 || j->procs > PROTO_MAX_PROCS) j->procs = 1;
         j->ev_size = j->procs;

@@ -23,6 +23,7 @@
 #include "children.h"
 #include "core.h"
 #include "slurm_grow.h"
+#include "slurm_launch.h"
 #include "slurm_run.h"
 
 #define SLURM_OUT_MAX (256 * 1024)
@@ -37,6 +38,7 @@ static struct {
     int grow;      /* --slurm-grow: ask Slurm for hosts when the allocation is full */
     char frozen[256]; /* why Slurm will not change the job's node list any more ("": it will) */
     int noacct;       /* Slurm has no accounting storage: a resized job cannot change again */
+    unsigned grown;   /* growths completed (a check begun before one is stale) */
 } S;
 
 static int slurm_enable_grow(char *err, size_t errlen)
@@ -54,12 +56,14 @@ static struct {
 static void room_made(void *arg, int ok, const char *reason)
 {
     (void)arg;
+    if (ok) S.grown++;
     if (ok && S.noacct) slurm_freeze(S.id, S.frozen, sizeof S.frozen);
     R.cont(R.arg, ok, reason);
 }
 
 static int slurm_make_room(const struct job *j, int n, core_room_fn cont, void *arg, char *reason, size_t rlen)
 {
+    if (S.on && slurm_launch_refuse(j, reason, rlen)) return -1; /* the job would refuse it too */
     if (!S.on || !S.grow || n < 1 || rm_free_slots(S.rm) >= n) return 0;
     if (strcmp(j->mpi, "openmpi") != 0) {
         R.cont = cont, R.arg = arg;
@@ -189,6 +193,7 @@ static void slurm_registered(struct job *j, const json_t *req)
 {
     pmix_facts(j, json_object_get(req, "pmix"));
     if (!S.on) return;
+    slurm_launch_log(j, S.id);
     int unmanaged = 0;
     for (int r = 0; r < j->procs; r++) unmanaged += j->rank_host[r] < 0;
     if (j->guessed || unmanaged)
@@ -256,7 +261,7 @@ static const char *hold_reason(int h, char *buf, size_t len)
     }
     if (S.frozen[0]) return S.frozen;
     for (int i = 0; i < jobs.n; i++)
-        if (live(jobs.v[i]) && !strcmp(jobs.v[i]->mpi, "openmpi"))
+        if (live(jobs.v[i]) && slurm_launch_ompi_mpiexec(jobs.v[i]))
             return "an Open MPI job runs: its mpiexec ends the whole job when a host of its daemons leaves the allocation";
     for (int i = 0; i < jobs.n; i++) {
         int unmanaged = 0;
@@ -381,6 +386,7 @@ static void slurm_left(struct job *j)
  * show hostnames of its node list, then sinfo of their states. */
 static struct {
     int busy;
+    unsigned grown; /* S.grown when it began */
     char nodelist[8192];
     char *names; /* scontrol show hostnames' answer */
 } C;
@@ -439,6 +445,15 @@ static void check_states(void *arg, int rc, char *states)
 {
     (void)arg;
     if (rc != 0) states[0] = '\0';
+    if (C.grown != S.grown) {
+        /* the job grew while this check ran: its node list predates the new
+         * hosts, which it would call lost; check again at the next turn */
+        free(C.names);
+        C.names = NULL;
+        C.busy = 0;
+        S.last = 0;
+        return;
+    }
     const char *names = C.names;
     for (int h = 0; h < S.rm->nhosts; h++) {
         if (S.rm->hosts[h].away && S.rm->hosts[h].away != RM_RELEASING) continue;
@@ -480,6 +495,7 @@ static void slurm_tick(double wall_now)
         return;
     }
     C.busy = 1;
+    C.grown = S.grown;
 }
 
 /* {job, hosts: [{name, cpus, state, procs, parked, kept_because?}], pmix} in the slots view */

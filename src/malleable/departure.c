@@ -25,6 +25,7 @@
  * derived from the world keeps the group connected: then the group's
  * MPI_Finalize waits like a parked process. */
 #include "engine.h"
+#include "launch_step.h"
 
 int departing_exit;
 MPI_Comm departure_inter0_pending = MPI_COMM_NULL;
@@ -89,6 +90,7 @@ void departure_disconnect(MPI_Comm *inter, MPI_Comm *inter0)
 void departure_group_disconnect(void)
 {
     departure_disconnect(&M.g_inter, &M.g_inter0);
+    launch_step_group_left(); /* direct launch: the group's step ends before the resize is reported */
 }
 
 /* The new processes of an expansion that does not happen (rolled back or

@@ -5,6 +5,7 @@
 #include "steer.h"
 #include "../redist/chunk.h"
 #include "reconf.h"
+#include "launch_step.h"
 
 /* ------------------------------------------------------------------ init / join */
 
@@ -254,6 +255,7 @@ void ductile_malleable_init(void)
     M.ready = 1;
     MPI_Comm parent = MPI_COMM_NULL;
     PMPI_Comm_get_parent(&parent);
+    if (parent == MPI_COMM_NULL && ductile_spawned_by_ductile()) launch_step_join(&parent); /* a new srun step */
     if (parent != MPI_COMM_NULL && ductile_spawned_by_ductile()) join_parents(parent); /* marker hook: only our children */
 }
 

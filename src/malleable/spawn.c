@@ -9,6 +9,7 @@
 #include "engine.h"
 #include "prep_thread.h"
 #include "reconf.h"
+#include "launch_step.h"
 
 /* ------------------------------------------------------------------ spawning */
 #if !SPAWN_COLLECTIVE
@@ -45,6 +46,7 @@ static int spawn_group(const char *cmd, char **args, int nnew, const char *hosts
     MPI_Comm P = ductile_rt.private_comm;
     int me = ductile_rt.rank, ok = 1;
     *inter = MPI_COMM_NULL;
+    if (launch_step_direct()) return launch_step_group(cmd, args, nnew, hosts, inter, spawn_s, why, len); /* srun */
 #if SPAWN_COLLECTIVE
     MPI_Comm over = P;
 #else

@@ -3,6 +3,7 @@
  * spawn_ompi5.c), and rank 0's checks of what can be known to fail before
  * anything starts. */
 #include "engine.h"
+#include "launch_step.h"
 
 /* The program to start and its arguments (argv[1..] of this process). */
 int spawn_command(char *cmd, size_t len, char ***args_out)
@@ -63,6 +64,7 @@ int precheck_spawn(const char *cmd, const char *hosts, int ns, int nnew, char *w
 {
     (void)ns;
     (void)nnew;
+    if (launch_step_refused(why, len) != 0) return -1; /* started by srun: what this MPI cannot do there */
     struct stat st;
     if (stat(cmd, &st) != 0) {
         snprintf(why, len, "executable '%.300s' is not runnable: %s", cmd, strerror(errno));

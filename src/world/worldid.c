@@ -89,6 +89,13 @@ static const char *env_path(void)
     return NULL;
 }
 
+const char *ductile_spawn_env_program(void) { return env_path(); }
+
+void ductile_spawn_marker(char *buf, size_t len)
+{
+    snprintf(buf, len, MARKER "=%s", ductile_rt.job_id[0] ? ductile_rt.job_id : "1");
+}
+
 int ductile_spawn_marked(const char *cmd, char **args, int n, MPI_Info info, MPI_Comm comm, MPI_Comm *inter,
                          int *errcodes)
 {

@@ -54,7 +54,9 @@ else
   # the namespaces (tests/cluster/hosts.sh, docs/cluster.md)
   export SLURM_OVERLAP=1 UCX_TLS=${UCX_TLS:-tcp,self}
 fi
-export T B="$abs_top_builddir" S="$abs_top_srcdir" PYTHON MPIEXEC MPI_FAMILY scale
+# rows of docs/cluster.md's table of what works where (tests/cluster/results-lib.sh)
+RESULTS="$abs_top_builddir/tests/cluster/results.tsv"
+export T B="$abs_top_builddir" S="$abs_top_srcdir" PYTHON MPIEXEC MPI_FAMILY scale RESULTS
 fail=0
 # part NAME SALLOC-ARGS...: the inner part in an allocation made on dnode1
 part() {
