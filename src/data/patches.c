@@ -19,7 +19,10 @@
  * placement from the same global information (old rank 0 broadcasts the
  * old owner map at a resize, for the spawned processes).  The result is kept
  * aside (the old storage stays the item's): EMPI_Repartition adopts it at
- * once, a resize at its commit (patches_commit; patches_abort drops it). */
+ * once, a resize at its commit (patches_commit; patches_abort drops it).
+ * The placement, the fragments and the cost estimate's figures are planned
+ * by patchplan.c (pure, no MPI) in O((patches + P) log P + fragments) time and
+ * O(patches + P + fragments) memory; this file moves the data. */
 #include "config.h"
 
 #include <stdio.h>
@@ -29,6 +32,7 @@
 #include "data.h"
 #include "empi.h"
 #include "patches.h"
+#include "patchplan.h"
 #include "../core/hotpath.h"
 #include "../core/state.h"
 #include "../redist/plan.h"
@@ -52,36 +56,12 @@ struct pt_state {
     } next;
 };
 
-struct box { int lo[3], hi[3]; };
 
-static int64_t vol(const struct box *b)
-{
-    int64_t v = 1;
-    for (int d = 0; d < 3; d++) v *= b->hi[d] > b->lo[d] ? b->hi[d] - b->lo[d] : 0;
-    return v;
-}
+#define vol pp_vol
 
-static int64_t isect(const struct box *a, const struct box *b, struct box *o)
-{
-    for (int d = 0; d < 3; d++) {
-        o->lo[d] = a->lo[d] > b->lo[d] ? a->lo[d] : b->lo[d];
-        o->hi[d] = a->hi[d] < b->hi[d] ? a->hi[d] : b->hi[d];
-        if (o->hi[d] < o->lo[d]) o->hi[d] = o->lo[d];
-    }
-    return vol(o);
-}
+static void patch_box(const struct pt_state *s, int id, pp_box *b) { pp_patch_box(s->np, s->p, s->g, id, b); }
 
-static void patch_box(const struct pt_state *s, int id, struct box *b)
-{
-    int c[3], r = id;
-    for (int d = 2; d >= 0; d--) { c[d] = r % s->np[d]; r /= s->np[d]; }
-    for (int d = 0; d < 3; d++) {
-        b->lo[d] = c[d] * s->p[d];
-        b->hi[d] = b->lo[d] + s->p[d] < s->g[d] ? b->lo[d] + s->p[d] : s->g[d];
-    }
-}
-
-static void block_box(const struct pt_state *s, int P, int rank, struct box *b, int dims[3], int coords[3])
+static void block_box(const struct pt_state *s, int P, int rank, pp_box *b, int dims[3], int coords[3])
 {
     int d3[3] = {0, 0, 0}, dm[3], cr[3], r = rank;
     PMPI_Dims_create(P, s->ndims, d3);
@@ -96,68 +76,9 @@ static void block_box(const struct pt_state *s, int P, int rank, struct box *b, 
     }
 }
 
-/* The old holdings: the box old rank r holds of patch `id` (its part in the blocks layout, or all of it). */
-static int64_t held(const struct pt_state *s, int layout, const int *owner, int ns, int r, int id, struct box *o)
-{
-    struct box pb, bb;
-    patch_box(s, id, &pb);
-    if (layout == LAYOUT_PATCHES) {
-        if (owner[id] != r) return 0;
-        *o = pb;
-        return vol(o);
-    }
-    block_box(s, ns, r, &bb, NULL, NULL);
-    return isect(&pb, &bb, o);
-}
-
-/* Placement of every patch on the new ranks (seed 003, section 3.1).
- * same_new[r]: the new rank of old rank r's process, or -1. */
-static void place(const struct pt_state *s, int layout, const int *owner, int ns, int nd, const int *same_new,
-                  int *assign)
-{
-    int *count = calloc((size_t)nd, sizeof *count);
-    struct box o;
-    for (int id = 0; id < s->m; id++) assign[id] = -1;
-    if (s->placement == EMPI_PLACE_GREEDY) {
-        for (int id = 0; id < s->m; id++) {
-            int64_t best = 0;
-            for (int r = 0; r < ns; r++) {
-                int64_t v = same_new[r] >= 0 ? held(s, layout, owner, ns, r, id, &o) : 0;
-                if (v > best || (v == best && v > 0 && same_new[r] < assign[id])) { best = v; assign[id] = same_new[r]; }
-            }
-            if (assign[id] < 0) { /* no holder stays (a shrink): the least loaded new rank */
-                int k = 0;
-                for (int j = 1; j < nd; j++) if (count[j] < count[k]) k = j;
-                assign[id] = k;
-            }
-            count[assign[id]]++;
-        }
-    } else {
-        for (int pass = 0; pass < 2; pass++) /* fully-contained patches first, then shared ones */
-            for (int id = 0; id < s->m; id++) {
-                int holders = 0, pick = -1;
-                struct box pb;
-                patch_box(s, id, &pb);
-                for (int r = 0; r < ns; r++) holders += held(s, layout, owner, ns, r, id, &o) > 0;
-                if ((pass == 0) != (holders == 1)) continue;
-                for (int r = 0; r < ns; r++) {
-                    int k = same_new[r];
-                    if (k < 0 || held(s, layout, owner, ns, r, id, &o) == 0) continue;
-                    int target = s->m / nd + (k < s->m % nd);
-                    if (count[k] < target && (pick < 0 || k < pick)) pick = k;
-                }
-                for (int k = 0; pick < 0 && k < nd; k++)
-                    if (count[k] < s->m / nd + (k < s->m % nd)) pick = k;
-                assign[id] = pick < 0 ? 0 : pick;
-                count[assign[id]]++;
-            }
-    }
-    free(count);
-}
-
 /* Copy box b between two C-order arrays: (dst with origin dlo, sizes dsz) <- (src, slo, ssz). */
 static void copy_box(char *dst, const int dlo[3], const int dsz[3], const char *src, const int slo[3],
-                     const int ssz[3], const struct box *b, size_t ext)
+                     const int ssz[3], const pp_box *b, size_t ext)
 {
     if (vol(b) == 0) return;
     size_t run = (size_t)(b->hi[2] - b->lo[2]) * ext;
@@ -169,35 +90,40 @@ static void copy_box(char *dst, const int dlo[3], const int dsz[3], const char *
         }
 }
 
-struct frag {
-    int id, src, dst;   /* patch, old rank, new rank */
-    struct box b;
-};
-
 struct xlayout {
     MPI_Comm comm;
     int ns, nd, my_old, my_new, me;
     const int *o2c, *n2c;
 };
 
+/* A process's patch `id` (its patches are in id order): O(log patches). */
+static EMPI_Patch *find_patch(EMPI_Patch *v, int n, int id)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (v[mid].id < id) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && v[lo].id == id ? &v[lo] : NULL;
+}
+
 /* A process's storage of a box: the array holding it, its origin and sizes. */
 static const char *src_storage(const struct pt_state *s, int id, int lo[3], int sz[3])
 {
     if (s->layout == LAYOUT_BLOCKS) {
-        struct box bb;
+        pp_box bb;
         block_box(s, s->nprocs, s->rank, &bb, NULL, NULL);
         for (int d = 0; d < 3; d++) { lo[d] = bb.lo[d]; sz[d] = bb.hi[d] - bb.lo[d]; }
         return s->block;
     }
-    for (int i = 0; i < s->nmine; i++)
-        if (s->mine[i].id == id) {
-            for (int d = 0; d < 3; d++) { lo[d] = s->mine[i].lo[d]; sz[d] = s->mine[i].size[d]; }
-            return s->mine[i].addr;
-        }
-    return NULL;
+    const EMPI_Patch *q = find_patch(s->mine, s->nmine, id);
+    if (!q) return NULL;
+    for (int d = 0; d < 3; d++) { lo[d] = q->lo[d]; sz[d] = q->size[d]; }
+    return q->addr;
 }
 
-static MPI_Datatype subarray(const int sz[3], const struct box *b, const int lo[3], MPI_Datatype elem)
+static MPI_Datatype subarray(const int sz[3], const pp_box *b, const int lo[3], MPI_Datatype elem)
 {
     int sub[3], st[3];
     for (int d = 0; d < 3; d++) { sub[d] = b->hi[d] - b->lo[d]; st[d] = b->lo[d] - lo[d]; }
@@ -242,51 +168,39 @@ static int repartition(struct pt_state *s, int layout, const int *owner, const s
     double t0 = PMPI_Wtime();
     int n = 0;
     PMPI_Comm_size(X->comm, &n);
-    int *same_new = malloc((size_t)X->ns * sizeof *same_new), *assign = malloc((size_t)s->m * sizeof *assign);
-    struct frag *f = NULL;
-    size_t nf = 0, capf = 0;
+    int *same_new = malloc((size_t)X->ns * sizeof *same_new), *assign = NULL;
+    pp_frag *f = NULL;
+    size_t nf = 0;
     EMPI_Patch *nm = NULL;
     int nnm = 0, rc = -1;
     MPI_Request *rq = NULL;
     char **bufs = NULL;
-    if (!same_new || !assign) { snprintf(err, errlen, "out of memory"); goto out; }
-    for (int r = 0; r < X->ns; r++) {
-        same_new[r] = -1;
-        for (int k = 0; k < X->nd; k++) if (X->n2c[k] == X->o2c[r]) same_new[r] = k;
+    pp_plan pl;
+    memset(&pl, 0, sizeof pl);
+    /* the placement, the fragments in (patch, old rank) order and the cost figures: the same on every
+     * process (global information only), in O((m + P) log P + fragments) (patchplan.c) */
+    pp_input in = {.m = s->m, .blocks = layout == LAYOUT_BLOCKS, .owner = owner, .ns = X->ns, .nd = X->nd,
+                   .same_new = same_new, .greedy = s->placement == EMPI_PLACE_GREEDY};
+    memcpy(in.g, s->g, sizeof in.g);
+    memcpy(in.p, s->p, sizeof in.p);
+    memcpy(in.np, s->np, sizeof in.np);
+    if (in.blocks) {
+        int d3[3] = {0, 0, 0};
+        PMPI_Dims_create(X->ns, s->ndims, d3);
+        for (int d = 0; d < 3; d++) in.dm[d] = d < s->ndims ? d3[d] : 1;
     }
-    place(s, layout, owner, X->ns, X->nd, same_new, assign);
-    /* the fragments, in (patch, old rank) order: the same list on every process */
-    for (int id = 0; id < s->m; id++)
-        for (int r = 0; r < X->ns; r++) {
-            struct box o;
-            if (held(s, layout, owner, X->ns, r, id, &o) == 0) continue;
-            if (nf == capf) {
-                capf = capf ? 2 * capf : 256;
-                struct frag *nfp = realloc(f, capf * sizeof *f);
-                if (!nfp) { snprintf(err, errlen, "out of memory"); goto out; }
-                f = nfp;
-            }
-            f[nf++] = (struct frag){id, r, assign[id], o};
-        }
-    /* scheme: the program's, or the cost estimate (same on every process: global information only) */
-    int64_t *pm = calloc(2 * (size_t)n + (size_t)n * n, sizeof *pm);
-    if (!pm) { snprintf(err, errlen, "out of memory"); goto out; }
-    int64_t *msgs = pm, *bytes = pm + n, *pair = pm + 2 * n, maxm = 0, maxp = 0, maxb = 0;
-    for (size_t i = 0; i < nf; i++) {
-        int a = X->o2c[f[i].src], b = X->n2c[f[i].dst];
-        if (a == b) continue;
-        msgs[a]++;
-        bytes[a] += vol(&f[i].b) * (int64_t)ext;
-        pair[(size_t)a * n + b] = 1;
+    int64_t maxm = 0, maxp = 0, maxb = 0;
+    if (!same_new || pp_same_new(X->ns, X->nd, n, X->o2c, X->n2c, same_new, &pl) != 0 || pp_place(&in, &pl) != 0) {
+        snprintf(err, errlen, "out of memory (or a bad layout) planning the patches");
+        goto out;
     }
-    for (int a = 0; a < n; a++) {
-        int64_t pr = 0;
-        for (int b = 0; b < n; b++) pr += pair[(size_t)a * n + b];
-        if (msgs[a] > maxm) maxm = msgs[a];
-        if (pr > maxp) maxp = pr;
-        if (bytes[a] > maxb) maxb = bytes[a];
+    assign = pl.assign;
+    f = pl.f;
+    nf = pl.nf;
+    if (pp_cost(&pl, n, X->o2c, X->n2c, (int64_t)ext, &maxm, &maxp, &maxb) != 0) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
     }
-    free(pm);
     /* per patch: alpha * messages; per rank: alpha * pairs + packing and unpacking at memory speed */
     const double alpha = 3e-6, gamma = 4e9;
     double c_patch = alpha * (double)maxm, c_rank = alpha * (double)maxp + 2.0 * (double)maxb / gamma;
@@ -306,7 +220,7 @@ static int repartition(struct pt_state *s, int layout, const int *owner, const s
     nnm = 0;
     for (int id = 0; X->my_new >= 0 && id < s->m; id++) {
         if (assign[id] != X->my_new) continue;
-        struct box pb;
+        pp_box pb;
         patch_box(s, id, &pb);
         EMPI_Patch *q = &nm[nnm++];
         q->id = id;
@@ -324,14 +238,13 @@ static int repartition(struct pt_state *s, int layout, const int *owner, const s
     rq = malloc((2 * nf + 2 * (size_t)n + 1) * sizeof *rq);
     bufs = calloc(2 * (size_t)n + 1, sizeof *bufs);
     if (!rq || !bufs) { PMPI_Type_free(&elem); snprintf(err, errlen, "out of memory"); goto out; }
-    /* where a fragment lands on this process */
-#define DEST_OF(fr, q) for (q = nm; q < nm + nnm && q->id != (fr)->id; q++)
     int ok = 1;
     if (scheme == EMPI_COMM_PER_PATCH) {
         for (size_t i = 0; i < nf; i++) {
             EMPI_Patch *q;
             if (f[i].dst != X->my_new || X->o2c[f[i].src] == X->me) continue;
-            DEST_OF(&f[i], q);
+            q = find_patch(nm, nnm, f[i].id);
+            if (!q) { ok = 0; continue; } /* cannot happen: a fragment landing here is of my patch */
             MPI_Datatype t = subarray(q->size, &f[i].b, q->lo, elem);
             ok &= PMPI_Irecv(q->addr, 1, t, X->o2c[f[i].src], 0, X->comm, &rq[nrq++]) == MPI_SUCCESS;
             PMPI_Type_free(&t);
@@ -342,7 +255,8 @@ static int repartition(struct pt_state *s, int layout, const int *owner, const s
             const char *a = src_storage(s, f[i].id, lo, sz);
             if (X->n2c[f[i].dst] == X->me) {
                 EMPI_Patch *q;
-                DEST_OF(&f[i], q);
+                q = find_patch(nm, nnm, f[i].id);
+                if (!q) { ok = 0; continue; } /* cannot happen: a fragment landing here is of my patch */
                 copy_box(q->addr, q->lo, q->size, a, lo, sz, &f[i].b, ext);
                 copied += vol(&f[i].b) * (int64_t)ext;
                 continue;
@@ -381,7 +295,8 @@ static int repartition(struct pt_state *s, int layout, const int *owner, const s
             const char *a = src_storage(s, f[i].id, lo, sz);
             if (b == X->me) {
                 EMPI_Patch *q;
-                DEST_OF(&f[i], q);
+                q = find_patch(nm, nnm, f[i].id);
+                if (!q) { ok = 0; continue; } /* cannot happen: a fragment landing here is of my patch */
                 copy_box(q->addr, q->lo, q->size, a, lo, sz, &f[i].b, ext);
                 copied += vol(&f[i].b) * (int64_t)ext;
                 continue;
@@ -406,7 +321,8 @@ static int repartition(struct pt_state *s, int layout, const int *owner, const s
             int a = X->o2c[f[i].src];
             if (f[i].dst != X->my_new || a == X->me) continue;
             EMPI_Patch *q;
-            DEST_OF(&f[i], q);
+            q = find_patch(nm, nnm, f[i].id);
+            if (!q) { ok = 0; continue; } /* cannot happen: a fragment landing here is of my patch */
             int blo[3], bsz[3];
             for (int d = 0; d < 3; d++) { blo[d] = f[i].b.lo[d]; bsz[d] = f[i].b.hi[d] - f[i].b.lo[d]; }
             copy_box(q->addr, q->lo, q->size, bufs[n + a] + pos[a], blo, bsz, &f[i].b, ext);
@@ -414,7 +330,6 @@ static int repartition(struct pt_state *s, int layout, const int *owner, const s
         }
         free(pos);
     }
-#undef DEST_OF
     PMPI_Type_free(&elem);
     int anybad = !ok;
     PMPI_Allreduce(MPI_IN_PLACE, &anybad, 1, MPI_INT, MPI_MAX, X->comm);
@@ -484,7 +399,7 @@ int patches_register(const char *id, MPI_Datatype type, int ndims, const int gsi
     s->rank = ductile_rt.rank;
     MPI_Aint lb, ext;
     PMPI_Type_get_extent(type, &lb, &ext);
-    struct box bb;
+    pp_box bb;
     block_box(s, s->nprocs, s->rank, &bb, NULL, NULL);
     size_t bytes = holds_data ? (size_t)vol(&bb) * (size_t)ext : 0;
     s->block = calloc(1, bytes ? bytes : 1);
@@ -566,7 +481,7 @@ int patches_get_block(const char *id, EMPI_Block *b)
 {
     struct pt_state *s = state_of(id, NULL);
     if (!s || s->layout != LAYOUT_BLOCKS || !b) return -1;
-    struct box bb;
+    pp_box bb;
     memset(b, 0, sizeof *b);
     block_box(s, s->nprocs, s->rank, &bb, b->dims, b->coords);
     b->ndims = s->ndims;
