@@ -486,6 +486,7 @@ int main(int argc, char **argv)
                        !strcmp(st, "released") ? "given back to the batch system"
                        : !strcmp(st, "lost")   ? "lost (its node went down)"
                        : !strcmp(st, "outside") ? "outside the allocation (can be added by growth)"
+                       : !strcmp(st, "releasing") ? "being given back to the batch system"
                                                : "not usable",
                        proto_get_int(h, "slots", 0));
         }

@@ -46,6 +46,12 @@ _Static_assert(_Generic(((struct ductile_settings *)0)->persistent, int: 1, long
                "DUCTILE_PERSISTENT: field persistent must be an int or a long");
 _Static_assert(_Generic(((struct ductile_settings *)0)->wsize, const char *: 1, default: 0),
                "DUCTILE_WSIZE: field wsize must be a const char *");
+_Static_assert(_Generic(((struct ductile_settings *)0)->test_fail, const char *: 1, default: 0),
+               "DUCTILE_TEST_FAIL: field test_fail must be a const char *");
+_Static_assert(_Generic(((struct ductile_settings *)0)->test_delay, const char *: 1, default: 0),
+               "DUCTILE_TEST_DELAY: field test_delay must be a const char *");
+_Static_assert(_Generic(((struct ductile_settings *)0)->resize_timeout, int: 1, long: 1, default: 0),
+               "DUCTILE_RESIZE_TIMEOUT: field resize_timeout must be an int or a long");
 _Static_assert(_Generic(((struct ductile_settings *)0)->test_int_limit, int: 1, long: 1, default: 0),
                "DUCTILE_TEST_INT_LIMIT: field test_int_limit must be an int or a long");
 _Static_assert(_Generic(((struct ductile_settings *)0)->spawn_hosts, const char *: 1, default: 0),
@@ -150,12 +156,24 @@ const struct setting_def ductile_setting_defs[] = {
     {.name = "DUCTILE_WSIZE", .type = SETTING_ENUM, .default_value = "flexmpi", .choices = "flexmpi,first", FIELD(wsize),
      .help = "Block distribution of distributed items (EMPI_Get_wsize): flexmpi gives the rows % P extra rows to "
              "the last ranks, as FlexMPI; first gives them to the first ranks. Same value in every process."},
-    {.name = "DUCTILE_TEST_FAIL", .type = SETTING_ENUM, .default_value = "none", .choices = "none,spawn,alloc,register,transfer,bgtransfer,bgtransfer-first",
-     .help = "For tests only: one step of every resize fails on purpose (spawn: rank 0's spawn is refused; alloc: "
-             "a process cannot allocate its new blocks; register: a new process's registration differs; transfer: "
-             "the blocking transfer reports an error; bgtransfer: the background transfer of constant data "
-             "reports an error; bgtransfer-first: only that of the job's first resize), to check that the job "
-             "goes on at its old size with its data (docs/malleability.md, \"Failures\")."},
+    {.name = "DUCTILE_TEST_FAIL", .type = SETTING_STRING, .default_value = "none", .values = "none, a step (spawn, alloc, register, transfer, bgtransfer, bgtransfer-first), alloc:K@RANK, "
+               "mpi:K@RANK or count@RANK, the counted forms optionally %N", FIELD(test_fail),
+     .help = "For tests only: make a resize fail on purpose, to check that the job goes on at its old size with "
+             "its data (docs/malleability.md, \"Failures\"). A step of every resize: spawn (rank 0's spawn is "
+             "refused), alloc (a process cannot allocate its new blocks), register (a new process's registration "
+             "differs), transfer (the blocking transfer reports an error), bgtransfer (the background transfer of "
+             "constant data reports an error), bgtransfer-first (only that of the job's first resize). Or "
+             "counted: alloc:K@RANK (the K-th allocation of each resize fails on process RANK), mpi:K@RANK (the "
+             "K-th MPI call of each resize reports an error on RANK), count@RANK (RANK prints how many a resize "
+             "made); RANK: the old processes by rank, then the new ones; %N after RANK: only every N-th resize of "
+             "the job (the N-th, 2N-th, ...)."},
+    {.name = "DUCTILE_TEST_DELAY", .type = SETTING_STRING, .default_value = "", .values = "STEP:SECONDS@RANK, STEP one of agree, go, wake, spawn, connect", FIELD(test_delay),
+     .help = "For tests only: process RANK of a resize sleeps SECONDS before STEP, so that only some processes "
+             "reach a time limit (docs/malleability.md, \"Failures\")."},
+    {.name = "DUCTILE_RESIZE_TIMEOUT", .type = SETTING_INT, .default_value = "300", .min = 1L, .max = 31536000L, FIELD(resize_timeout),
+     .help = "Seconds every bounded wait inside a resize waits (the agreements, the spawn's outcome, the "
+             "connection of new processes, the switch of a background resize, the wake-up of standby processes) "
+             "before it gives up; then every process takes the same decision (docs/malleability.md, \"Failures\")."},
     {.name = "DUCTILE_DEPARTURE", .type = SETTING_ENUM, .default_value = "auto", .choices = "auto,exit,park",
      .help = "What the processes a shrink removes do when they are a whole spawned group, and the new processes "
              "of a rolled-back or cancelled expansion (docs/malleability.md, \"Failures\"): exit (disconnect and "

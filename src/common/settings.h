@@ -57,6 +57,9 @@ struct ductile_settings {
     const char *spawn_command; /* DUCTILE_SPAWN_COMMAND: executable to spawn ("" = this program) */
     long leave_timeout;      /* DUCTILE_LEAVE_TIMEOUT: seconds a removed process waits for the job's end */
     const char *wsize;       /* DUCTILE_WSIZE: flexmpi | first (EMPI_Get_wsize's extra rows) */
+    long resize_timeout;     /* DUCTILE_RESIZE_TIMEOUT: seconds every bounded wait inside a resize waits */
+    const char *test_fail;   /* DUCTILE_TEST_FAIL (tests only): a step, or alloc:K@RANK, mpi:K@RANK, count@RANK */
+    const char *test_delay;  /* DUCTILE_TEST_DELAY (tests only): STEP:SECONDS@RANK */
     /* controllers (src/controller/) */
     const char *controller;  /* DUCTILE_CONTROLLER: "" / auto, off, unix:PATH, tcp:HOST:PORT */
     const char *controller_secret; /* DUCTILE_CONTROLLER_SECRET: shared-secret file for TCP */

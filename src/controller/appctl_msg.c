@@ -90,6 +90,8 @@ json_t *appctl_sample_json(const struct snap *a, const struct snap *b)
 
 /* ------------------------------------------------------------ commands */
 
+#define MOVING "the job's rank 0 left the world: its controller is moving to the new rank 0; try again in a moment"
+
 static json_t *join_list(const json_t *arr, char *out, size_t len)
 {
     size_t i, o = 0;
@@ -147,6 +149,13 @@ static char *handle_revoke(const struct proto_msg *m)
     int all = !strcmp(what, "all");
     json_t *res = json_pack("{s:s}", "revoked", what);
     if (all || !strcmp(what, "command")) {
+        pthread_mutex_lock(&appctl.lock);
+        int mv = appctl.moving;
+        pthread_mutex_unlock(&appctl.lock);
+        if (mv) { /* the queue went to the new rank 0 */
+            json_decref(res);
+            return proto_reply_err(m->id, PERR_BUSY, MOVING);
+        }
         json_t *c = json_array();
         struct request_queue *q = request_queue_active();
         struct resize_request *l = malloc(REQUEST_QUEUE_MAX * sizeof *l);
@@ -198,9 +207,14 @@ char *appctl_handle_command(const struct proto_msg *m)
         int qid = 0;
         if (!q)
             return proto_reply_err(m->id, PERR_BUSY, "resize refused: the malleability engine is not active");
-        if (request_queue_submit_id(q, value, target ? RESIZE_TARGET : RESIZE_DELTA, at, list[0] ? list : NULL, &qid,
-                                    err, sizeof err) != 0)
-            return proto_reply_err(m->id, PERR_BUSY, err);
+        /* under the lock: a hand-over to a new rank 0 (appctl.c) copies the queue after setting moving */
+        pthread_mutex_lock(&appctl.lock);
+        int rc = appctl.moving ? 1
+                 : request_queue_submit_id(q, value, target ? RESIZE_TARGET : RESIZE_DELTA, at, list[0] ? list : NULL,
+                                           &qid, err, sizeof err);
+        pthread_mutex_unlock(&appctl.lock);
+        if (rc == 1) return proto_reply_err(m->id, PERR_BUSY, MOVING);
+        if (rc != 0) return proto_reply_err(m->id, PERR_BUSY, err);
         ductile_log(1, "controller: %s %d queued as command %d for %s", cmd, value < 0 ? -value : value, qid,
                     at >= 0 ? "a later iteration" : "the next control point");
         (void)!write(appctl.wake[1], "q", 1); /* the thread tells ductiled the new queue */
@@ -303,12 +317,15 @@ void ductile_appctl_control_point(int iteration)
 
 void ductile_appctl_resized(const struct report_reconfig *r)
 {
+    appctl_takeover(); /* the first record of a new rank 0: the controller handed over to it starts */
     if (!appctl.enabled || !r) return;
     json_t *d = json_pack("{s:s, s:{s:i, s:i, s:i, s:s, s:s, s:s, s:f, s:f, s:f, s:I}}", "kind", "resized", "details",
                           "iteration", r->iteration, "from", r->from, "to", r->to, "op", r->kind, "status", r->status,
                           "reason", r->reason, "duration_s", r->total_s, "spawn_s", r->spawn_s, "transfer_s",
                           r->transfer_s, "bytes_moved", (json_int_t)r->bytes_moved);
     if (!d) return;
+    if (r->command > 0) json_object_set_new(json_object_get(d, "details"), "command", json_integer(r->command));
+    json_object_set_new(json_object_get(d, "details"), "method", json_string(r->method)); /* baseline: every old process left */
     /* DUCTILE_PERSISTENT: processes put on standby (shrink) or taken back (expand) */
     json_t *det = json_object_get(d, "details");
     json_object_set_new(det, "standby", json_integer(r->standby));

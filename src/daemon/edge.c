@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "daemon.h"
-#include "slurm.h"
 
 /* ------------------------------------------------------------ hosts */
 
@@ -20,7 +19,7 @@
 static int host_index(const char *name)
 {
     int i = rm_find(&rm, name);
-    if (i >= 0 || from_hostfile || slurm_enabled() || rm.nhosts != 1) return i;
+    if (i >= 0 || core_hosts_named || rm.nhosts != 1) return i; /* a hostfile or Slurm named the hosts */
     const char *me = rm.hosts[0].name;
     size_t a = strcspn(name, "."), b = strcspn(me, ".");
     if (!strcmp(name, "localhost") || !strcmp(me, "localhost") || (a == b && !strncmp(name, me, a))) return 0;
@@ -129,8 +128,6 @@ const char *edge_register(int ci, json_t *req, char *why, size_t wl)
         snprintf(why, wl, "register: uid %lld is not the uid of this connection (%lld)", uid, c->uid);
         return PERR_NOT_ALLOWED;
     }
-    const char *code = check_hosts(req, why, wl);
-    if (code) return code;
     struct job *j = want > 0 ? jobs_get(&jobs, want) : NULL;
     if (j && c->job != want) {
         /* taking over a registration: the job's key (from its first
@@ -141,9 +138,21 @@ const char *edge_register(int ci, json_t *req, char *why, size_t wl)
             logmsg("job %d: a registration from %s names it without its %s: registered as a new job", j->id, c->peer,
                    owner ? "key" : "owner's uid");
             json_object_del(req, "job");
+            j = NULL;
         }
     }
-    return NULL;
+    if (j && !json_object_get(req, "hosts") && !json_object_get(req, "rank_hosts")) {
+        /* the job itself back (its key shown) after a resize, a hand-over to a
+         * new rank 0 or a restart: ductiled's picture of where its processes
+         * run stands (jobs_place.c); only its size is checked */
+        long long procs = proto_get_int(req, "procs", 1);
+        if (procs > rm_total(&rm)) {
+            snprintf(why, wl, "register: %lld processes, more than ductiled's %d slots", procs, rm_total(&rm));
+            return PERR_NO_SLOTS;
+        }
+        return NULL;
+    }
+    return check_hosts(req, why, wl);
 }
 
 void edge_registered(int ci, struct job *j, const json_t *req)
@@ -235,6 +244,10 @@ const char *edge_authority(int ci, const char *cmd, const json_t *req, char *why
     for (size_t k = 0; k < sizeof daemon_wide / sizeof daemon_wide[0]; k++) wide |= !strcmp(cmd, daemon_wide[k]);
     if (!on_job && !wide) return NULL; /* views, registration and the job's own messages */
     int jid = (int)proto_get_int(req, "job", 0);
+    if (!c->job && c->handed) { /* the old rank 0 of a job whose controller moved: nothing to act on */
+        snprintf(why, wl, "%s: this connection handed job %d over to its new rank 0: it acts on no job", cmd, c->handed);
+        return PERR_NOT_ALLOWED;
+    }
     if (c->job) { /* a job's connection acts only on its own job */
         if (wide || (jid && jid != c->job)) {
             snprintf(why, wl, "%s: the connection of job %d acts only on job %d", cmd, c->job, c->job);

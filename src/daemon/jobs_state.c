@@ -23,27 +23,24 @@ char *jobs_save_text(const struct jobs *t)
         size_t n = json_array_size(j->history);
         for (size_t k = n > JOBS_SAVED_HISTORY ? n - JOBS_SAVED_HISTORY : 0; k < n; k++)
             json_array_append(h, json_array_get(j->history, k));
-        json_array_append_new(
-            jobs, json_pack("{s:i, s:s, s:I, s:s, s:s, s:i, s:b, s:s, s:i, s:f, s:f, s:O, s:O, s:o, s:O, s:o, s:i, "
-                            "s:f, s:b, s:f, s:I, s:I}",
-                            "id", j->id, "tag", j->tag, "pid", (json_int_t)j->pid, "binary", j->binary, "mpi", j->mpi,
-                            "procs", j->procs, "malleable", j->malleable, "state", job_state_name(j->state),
-                            "exit_status", j->exit_status, "registered", j->registered, "last_seen", j->last_seen,
-                            "hosts", j->hosts, "arrays", j->arrays, "history", h, "events", j->events, "slots",
-                            jobs_alloc_json(t, j), "pending", j->pending, "pending_since", j->pending_since, "io_held",
-                            j->io_held, "period", j->period, "iteration", (json_int_t)j->iteration, "samples",
-                            (json_int_t)j->samples));
+        json_t *o = json_pack("{s:i, s:s, s:I, s:s, s:s, s:i, s:b, s:s, s:i, s:f, s:f, s:O, s:o, s:O, s:o, s:b, "
+                              "s:f, s:I, s:I}",
+                              "id", j->id, "tag", j->tag, "pid", (json_int_t)j->pid, "binary", j->binary, "mpi", j->mpi,
+                              "procs", j->procs, "malleable", j->malleable, "state", job_state_name(j->state),
+                              "exit_status", j->exit_status, "registered", j->registered, "last_seen", j->last_seen,
+                              "arrays", j->arrays, "history", h, "events", j->events, "slots", jobs_alloc_json(t, j),
+                              "io_held", j->io_held, "period", j->period, "iteration", (json_int_t)j->iteration,
+                              "samples", (json_int_t)j->samples);
+        if (!o) continue;
+        jobs_place_save(t, j, o); /* where its processes are, parked and on standby */
+        jobs_cmds_save(t, j, o);  /* its commands and their reserved slots */
+        if (j->io_shrink_n > 0)
+            json_object_set_new(o, "io_shrink", json_pack("{s:i, s:i, s:I}", "n", j->io_shrink_n, "from", j->io_shrink_from,
+                                                          "at", (json_int_t)j->io_shrink_at));
+        json_object_set_new(o, "uid", json_integer(j->uid)); /* the owner and the key a take-over must show (edge.c); */
+        if (j->key[0]) json_object_set_new(o, "key", json_string(j->key)); /* the file is mode 0600 */
+        json_array_append_new(jobs, o);
     }
-    for (int i = 0; i < t->n; i++) { /* the owner and the key a take-over must show (edge.c); the file is mode 0600 */
-        json_t *o = json_array_get(jobs, (size_t)i);
-        json_object_set_new(o, "uid", json_integer(t->v[i]->uid));
-        if (t->v[i]->key[0]) json_object_set_new(o, "key", json_string(t->v[i]->key));
-    }
-    for (int i = 0; i < t->n; i++)
-        if (t->v[i]->io_shrink_n > 0)
-            json_object_set_new(json_array_get(jobs, (size_t)i), "io_shrink",
-                                json_pack("{s:i, s:i, s:I}", "n", t->v[i]->io_shrink_n, "from", t->v[i]->io_shrink_from,
-                                          "at", (json_int_t)t->v[i]->io_shrink_at));
     json_t *root = json_pack("{s:i, s:i, s:o}", "version", 1, "next_id", t->next_id, "jobs", jobs);
     char *text = root ? json_dumps(root, JSON_INDENT(1)) : NULL;
     json_decref(root);
@@ -151,8 +148,6 @@ int jobs_load(struct jobs *t, const char *path, double now, char *err, size_t er
         j->exit_status = (int)proto_get_int(o, "exit_status", 0);
         j->registered = proto_get_num(o, "registered", now);
         j->last_seen = proto_get_num(o, "last_seen", now);
-        j->pending = (int)proto_get_int(o, "pending", 0);
-        j->pending_since = proto_get_num(o, "pending_since", now);
         j->io_held = json_is_true(json_object_get(o, "io_held"));
         j->period = proto_get_num(o, "period", 0);
         j->iteration = proto_get_int(o, "iteration", 0);
@@ -163,21 +158,18 @@ int jobs_load(struct jobs *t, const char *path, double now, char *err, size_t er
         j->io_shrink_at = proto_get_int(shr, "at", -1);
         if (j->io_shrink_n < 0 || j->io_shrink_n > PROTO_MAX_PROCS) j->io_shrink_n = 0;
 #define TAKE(f, key) do { json_t *x_ = json_object_get(o, key); if (json_is_array(x_)) { json_decref(j->f); j->f = json_deep_copy(x_); } } while (0)
-        TAKE(hosts, "hosts");
         TAKE(arrays, "arrays");
         TAKE(history, "history");
         TAKE(events, "events");
 #undef TAKE
         const char *st = proto_get_str(o, "state", "lost");
         if (strcmp(st, "running") == 0 || strcmp(st, "disconnected") == 0) {
+            /* it holds its slots while it reconnects: its processes, parked ones and reservations */
             j->state = JOB_DISCONNECTED;
             j->disconnected_at = now;
-            const char *hn;
-            json_t *cnt;
-            json_object_foreach(json_object_get(o, "slots"), hn, cnt) {
-                if (json_is_integer(cnt) && rm_find(t->rm, hn) >= 0)
-                    rm_adopt(t->rm, j->alloc, hn, (int)json_integer_value(cnt));
-            }
+            jobs_place_load(t, j, o);
+            jobs_cmds_load(t, j, o, now);
+            jobs_place(t, j);
         } else {
             j->state = strcmp(st, "exited") == 0 ? JOB_EXITED : strcmp(st, "crashed") == 0 ? JOB_CRASHED : JOB_LOST;
         }

@@ -88,14 +88,7 @@ void close_conn(int i, const char *why)
     if (verbose || c->job) logmsg("connection %s closed%s%s", c->peer, why ? ": " : "", why ? why : "");
     if (c->job) {
         struct job *j = jobs_get(&jobs, c->job);
-        if (j && j->conn == i) {
-            io_leave(j->id);
-            io_policy_forget(j->id);
-            int was_running = j->state == JOB_RUNNING;
-            jobs_lost_connection(&jobs, j, wall());
-            if (was_running) logmsg("job %d (%s) lost its connection without an exit message: crashed", j->id, j->tag);
-            save_state();
-        }
+        if (j && j->conn == i) job_connection_closed(i, j); /* crashed, or it comes back (jobmsg.c) */
     }
     for (size_t f = 0; f < sizeof fwds / sizeof fwds[0]; f++)
         if (fwds[f].used && fwds[f].cli == i && fwds[f].cli_gen == c->gen) fwds[f].cli = -1;

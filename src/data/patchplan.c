@@ -21,7 +21,7 @@
 
 static void *pp_alloc(pp_plan *p, size_t n)
 {
-    void *q = calloc(n ? n : 1, 1);
+    void *q = p->alloc ? p->alloc(n ? n : 1, 1) : calloc(n ? n : 1, 1);
     if (q) {
         p->bytes += n;
         if (p->bytes > p->peak) p->peak = p->bytes;

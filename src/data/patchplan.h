@@ -35,6 +35,8 @@ typedef struct {
     size_t nf;
     uint64_t ops;      /* operations counted (loop steps, tree steps) */
     size_t bytes, peak; /* bytes allocated now and at most by the planner */
+    void *(*alloc)(size_t n, size_t size); /* calloc-like, set by the caller (txn_calloc in a resize:
+                                            * its failures injected); NULL: calloc.  Freed with free. */
 } pp_plan;
 
 int64_t pp_vol(const pp_box *b);

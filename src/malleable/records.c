@@ -143,11 +143,20 @@ static void recv_bytes(void *p, size_t len, int from, MPI_Comm comm)
     }
 }
 
-/* History of reconfigurations and the departed processes' counters: old rank 0
- * hands them to the new rank 0 (a departed entry is about 150 bytes; each
- * one's functions only while at most DUCTILE_REPORT_RANKS left). */
+/* History of reconfigurations and the departed processes' counters, the
+ * queue of delayed commands and the controller: old rank 0 hands them to the
+ * new rank 0 (a departed entry is about 150 bytes; each one's functions only
+ * while at most DUCTILE_REPORT_RANKS left).  The controller goes first: from
+ * then on its thread takes no new command, so none is lost between the
+ * queue's copy and the move. */
 void send_history(int to, MPI_Comm comm)
 {
+    DUCTILE_HOOK_VOID(ctl_send, (to, comm, TAG_CONTROLLER)); /* src/controller/appctl.c */
+    struct resize_request q[REQUEST_QUEUE_MAX];
+    int nq_id[2];
+    nq_id[0] = request_queue_export(&M.q, q, REQUEST_QUEUE_MAX, &nq_id[1]);
+    PMPI_Send(nq_id, 2, MPI_INT, to, TAG_HISTORY, comm);
+    if (nq_id[0]) PMPI_Send(q, nq_id[0] * (int)sizeof *q, MPI_BYTE, to, TAG_HISTORY, comm);
     int n[3] = {M.nhist, M.ndep, !M.depfns_off};
     PMPI_Send(n, 3, MPI_INT, to, TAG_HISTORY, comm);
     send_bytes(M.hist, (size_t)n[0] * sizeof *M.hist, to, comm);
@@ -158,6 +167,13 @@ void send_history(int to, MPI_Comm comm)
 
 void recv_history(int from, MPI_Comm comm)
 {
+    DUCTILE_HOOK_VOID(ctl_recv, (from, comm, TAG_CONTROLLER));
+    int nq_id[2] = {0, 1};
+    struct resize_request q[REQUEST_QUEUE_MAX];
+    PMPI_Recv(nq_id, 2, MPI_INT, from, TAG_HISTORY, comm, MPI_STATUS_IGNORE);
+    if (nq_id[0] < 0 || nq_id[0] > REQUEST_QUEUE_MAX) nq_id[0] = 0; /* never: the same library sent it */
+    if (nq_id[0]) PMPI_Recv(q, nq_id[0] * (int)sizeof *q, MPI_BYTE, from, TAG_HISTORY, comm, MPI_STATUS_IGNORE);
+    request_queue_import(&M.q, q, nq_id[0], nq_id[1]);
     int n[3] = {0, 0, 0};
     PMPI_Recv(n, 3, MPI_INT, from, TAG_HISTORY, comm, MPI_STATUS_IGNORE);
     M.hist = grow(M.hist, &M.caphist, n[0], sizeof *M.hist);
@@ -285,6 +301,7 @@ void fill_record(struct report_reconfig *r, int id, int it, int from, int to, in
                  "provided (thread level %d); constant data moved blocking", ductile_rt.thread_level);
     snprintf(r->status, sizeof r->status, "ok");
     r->start_s = ductile_elapsed();
+    r->command = M.command;
 }
 
 void record_problem(struct report_reconfig *r, const char *status, const char *reason)

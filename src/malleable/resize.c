@@ -23,6 +23,7 @@ int ductile_malleable_settings(const struct ductile_settings *s, char *err, size
 {
     struct resize_request *rs = NULL;
     int n = 0;
+    if (txn_fault_setup(s->test_fail, s->test_delay, err, errlen) != 0) return -1; /* tests only */
     if (s->schedule && *s->schedule) {
         if (schedule_parse(s->schedule, &rs, &n, err, errlen) != 0) return -1;
         free(rs);
@@ -36,6 +37,15 @@ int ductile_malleable_settings(const struct ductile_settings *s, char *err, size
     /* Open MPI 5: its own choice (osc/rdma over btl/sm or tcp) spans spawned processes, and osc/ucx
      * refuses every window without pml/ucx (MPI_ERR_WIN): 'auto' keeps OMPI_MCA_osc as it is */
     if (s->rma_osc && (strcmp(s->rma_osc, "auto") == 0 || !*s->rma_osc)) osc_keep = 1;
+#endif
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5
+    /* Open MPI 5: its spawn's and connect's PMIx_Connect wait at most DUCTILE_RESIZE_TIMEOUT (0 = for
+     * ever by default); the spawn then fails on every parent and the resize rolls back */
+    if (!getenv("OMPI_MCA_mpi_pmix_connect_timeout")) {
+        char v[32];
+        snprintf(v, sizeof v, "%ld", s->resize_timeout);
+        setenv("OMPI_MCA_mpi_pmix_connect_timeout", v, 1);
+    }
 #endif
     if ((strncmp(rd, "rma-", 4) == 0 || strcmp(rd, "auto") == 0) && !osc_keep && !getenv("OMPI_MCA_osc"))
         setenv("OMPI_MCA_osc",
@@ -130,6 +140,7 @@ static void decide(int iteration, struct decision *d, char *list)
     int got = request_queue_take(&M.q, iteration, &r);
     d->sched_next = request_queue_position(&M.q);
     if (!got) return;
+    M.command = d->command = r.source == REQUEST_FROM_CONTROLLER ? r.id : 0; /* the records name the command */
     int ns = ductile_rt.size;
     int nd = r.kind == RESIZE_TARGET ? r.value : ns + r.value;
     struct report_reconfig rec;
@@ -194,6 +205,7 @@ static int control_point(int iteration)
     }
     M.iteration = iteration;
     free_buried();
+    late_progress(); /* requests of timed-out waits (agree.c) */
     if (ductile_rt.rank == 0) DUCTILE_HOOK_VOID(on_control_point, (iteration)); /* exact iteration for the controller */
     if (ductile_rt.rank == 0) { /* iteration time for the cost model (DUCTILE_REDIST=auto) */
         double t = ductile_now();
@@ -204,6 +216,7 @@ static int control_point(int iteration)
     if (PEND.active) {
         /* a resize whose constant data moves in the background: the world keeps its
          * size until every process's part is complete; then it switches, here */
+        txn_begin(PEND.d.id, ductile_rt.rank); /* its allocations and MPI calls count again (txnfault.h) */
         int st = nb_test_local();
         int v[2] = {st == 1, st < 0 ? ductile_rt.rank : -1};
         PMPI_Allreduce(MPI_IN_PLACE, &v[0], 1, MPI_INT, MPI_MIN, P);
@@ -214,9 +227,13 @@ static int control_point(int iteration)
             snprintf(why, sizeof why, "%s", NB.why);
             PMPI_Bcast(why, (int)sizeof why, MPI_CHAR, v[1], P);
             pending_cancel(why);
+            txn_end();
             return 0;
         }
-        if (!v[0]) return 0;
+        if (!v[0]) {
+            txn_pause();
+            return 0;
+        }
         ductile_files_detach(); /* file hook: world files closed on the old world */
         if (PEND.expand) expand_commit(iteration);
         else shrink_commit(iteration);
@@ -225,6 +242,7 @@ static int control_point(int iteration)
         else if (!M.persistent) ductile_files_reattach(); /* file hook: reopened on the new world */
         M.last_cp = ductile_now();
         request_queue_set_busy(&M.q, 0);
+        txn_end();
         return 1;
     }
     struct decision d;
@@ -242,6 +260,7 @@ static int control_point(int iteration)
         request_queue_set_position(&M.q, d.sched_next);
         if (d.id >= M.next_id) M.next_id = d.id + 1;
     }
+    M.command = d.command;
     if (d.release_pool && SB.active && ductile_world != SB.world) pool_release();
     if (d.op != OP_RESIZE) {
         if (ductile_rt.rank == 0) request_queue_set_busy(&M.q, 0); /* a request taken and refused */
@@ -257,6 +276,7 @@ static int control_point(int iteration)
     }
     double t0 = ductile_now(), e0 = epoch();
     int ns = ductile_rt.size;
+    txn_begin(d.id, ductile_rt.rank); /* the resize's allocations and MPI calls are counted (txnfault.h) */
     MPI_Comm w0 = ductile_world; /* a committed resize gives a new world; a rolled-back one keeps this one */
     ductile_log(1, "resize %d -> %d at iteration %d (%s%s)", ns, d.nd, iteration,
                 d.method == METHOD_BASELINE ? "baseline" : "merge", d.pool ? ", standby processes" : "");
@@ -270,8 +290,10 @@ static int control_point(int iteration)
         /* background: the old size goes on (busy until the switch); its files are
          * reopened on the old world until then */
         ductile_files_reattach(); /* file hook */
+        txn_pause();
         return 0;
     }
+    txn_end();
     if (M.removed) ductile_files_left();                 /* file hook */
     else if (!M.persistent) ductile_files_reattach(); /* file hook: reopened on the new world */
     M.last_cp = ductile_now(); /* the next iteration time excludes the resize */

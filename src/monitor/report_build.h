@@ -85,6 +85,7 @@ struct report_reconfig {
     int32_t exited;       /* processes that left and ended at once: a shrink's removed ones, a failed expansion's new ones */
     int32_t parked;       /* a failed expansion's new processes left parked (holding slots until the job ends) */
     int32_t shared_memory; /* 1: arrays moved by direct copies from shared blocks (DUCTILE_RMA_MEMORY=shared) */
+    int32_t command;      /* the request's queue id: ductiled's command id (0: DUCTILE_SCHEDULE) */
 };
 
 /* Spread of one per-rank figure over the ranks (min/max with the lowest rank

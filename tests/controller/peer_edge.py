@@ -440,6 +440,11 @@ def unauth_hold(port, n, seconds, result_file):
             except OSError:
                 time.sleep(0.05)
                 break
+        # reported after the refill: the daemon drops them all at once when
+        # they reach their 5 s without authentication, and they come back at once
+        with open(result_file + ".tmp", "w") as f:
+            f.write("%d %d %d\n" % (len(socks), opened, dropped))
+        os.rename(result_file + ".tmp", result_file)
         r = select.select(socks, [], [], 0.2)[0]
         for s in r:
             try:
@@ -450,9 +455,6 @@ def unauth_hold(port, n, seconds, result_file):
                 socks.remove(s)
                 s.close()
                 dropped += 1
-        with open(result_file + ".tmp", "w") as f:
-            f.write("%d %d %d\n" % (len(socks), opened, dropped))
-        os.rename(result_file + ".tmp", result_file)
     for s in socks:
         s.close()
 
