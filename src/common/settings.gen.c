@@ -95,7 +95,8 @@ const struct setting_def ductile_setting_defs[] = {
      .help = "Print a short summary on rank 0's stderr at MPI_Finalize."},
     {.name = "DUCTILE_REPORT_RANKS", .type = SETTING_INT, .default_value = "256", .min = 0L, .max = 2000000000L,
      .help = "Largest job whose report lists every rank's functions (the ranks array, gathered on rank 0); larger "
-             "jobs get only the figures combined by reductions."},
+             "jobs get only the figures combined by reductions. Also the most departed processes whose entries "
+             "list their functions (past it, none do; the combined figures count them all)."},
     {.name = "DUCTILE_VERBOSE", .type = SETTING_INT, .default_value = "0", .min = 0L, .max = 3L, FIELD(verbose),
      .help = "Trace Ductile's decisions on stderr: 0 quiet, 1 decisions, 2 details, 3 everything."},
     {.name = "DUCTILE_ITER_DETECT", .type = SETTING_BOOL, .default_value = "1", FIELD(iter_detect),

@@ -22,6 +22,8 @@
 struct ductile_settings;
 struct report_reconfig;
 struct report_departed;
+struct report_departed_fns;
+struct report_fn;
 struct io_phase;
 struct reg_item;
 struct redist_layout;
@@ -97,7 +99,10 @@ struct ductile_hooks {
 
     /* ---- report sections: the engine's records -> src/monitor/report.c */
     const struct report_reconfig *(*reconfig_history)(int *n);
-    const struct report_departed *(*departed)(int *n);
+    /* the departed processes (n), each one's functions (*fns: n x DUCTILE_FN_COUNT, or NULL) and all
+     * their functions combined (*sum) */
+    const struct report_departed *(*departed)(int *n, const struct report_fn **fns,
+                                              const struct report_departed_fns **sum);
 };
 
 /* The one table (src/core/hooks.c).  Written only by ductile_hooks_load(). */

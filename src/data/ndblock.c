@@ -43,11 +43,17 @@ struct nd_state {
     } next;
 };
 
-static void geom_of(const struct nd_state *s, int P, int rank, struct nd_geom *o)
+static void dims_of(const struct nd_state *s, int P, int dims[3])
 {
     int d3[3] = {0, 0, 0};
     PMPI_Dims_create(P, s->ndims, d3);
-    for (int d = 0; d < 3; d++) o->dims[d] = d < s->ndims ? d3[d] : 1;
+    for (int d = 0; d < 3; d++) dims[d] = d < s->ndims ? d3[d] : 1;
+}
+
+/* rank's block in the process grid dims (MPI_Dims_create once per grid, not per rank) */
+static void geom_at(const struct nd_state *s, const int dims[3], int rank, struct nd_geom *o)
+{
+    for (int d = 0; d < 3; d++) o->dims[d] = dims[d];
     int r = rank;
     for (int d = 2; d >= 0; d--) {
         o->coords[d] = r % o->dims[d];
@@ -59,6 +65,13 @@ static void geom_of(const struct nd_state *s, int P, int rank, struct nd_geom *o
         o->sub[d] = b.count;
         o->lsz[d] = b.count + 2 * (int64_t)s->halo[d];
     }
+}
+
+static void geom_of(const struct nd_state *s, int P, int rank, struct nd_geom *o)
+{
+    int dims[3];
+    dims_of(s, P, dims);
+    geom_at(s, dims, rank, o);
 }
 
 static int64_t box_elems(const int64_t lo[3], const int64_t hi[3])
@@ -206,10 +219,13 @@ int ndblock_move(struct reg_item *it, const struct redist_layout *L, int ok, uin
     int64_t *sc = a, *sd = a ? a + n : NULL, *rc = a ? a + 2 * n : NULL, *rd = a ? a + 3 * n : NULL;
     int64_t lo[3], hi[3], llo[3], lhi[3], stot = 0, rtot = 0;
     if (ok && !a) ok = 0;
+    int dold[3], dnew[3];
+    dims_of(s, L->ns, dold);
+    dims_of(s, L->nd, dnew);
     if (ok && L->my_old >= 0) {
         geom_of(s, L->ns, L->my_old, &og);
         for (int d = 0; d < L->nd; d++) {
-            geom_of(s, L->nd, d, &x);
+            geom_at(s, dnew, d, &x);
             int c = L->new_to_comm[d];
             if (c < 0) continue;
             sc[c] = isect(&og, &x, lo, hi) * (int64_t)ext;
@@ -218,7 +234,7 @@ int ndblock_move(struct reg_item *it, const struct redist_layout *L, int ok, uin
     if (ok && L->my_new >= 0) {
         geom_of(s, L->nd, L->my_new, &ng);
         for (int r = 0; r < L->ns; r++) {
-            geom_of(s, L->ns, r, &x);
+            geom_at(s, dold, r, &x);
             int c = L->old_to_comm[r];
             if (c < 0) continue;
             rc[c] = isect(&x, &ng, lo, hi) * (int64_t)ext;
@@ -241,7 +257,7 @@ int ndblock_move(struct reg_item *it, const struct redist_layout *L, int ok, uin
         for (int d = 0; d < L->nd; d++) {
             int c = L->new_to_comm[d];
             if (c < 0 || !sc[c]) continue;
-            geom_of(s, L->nd, d, &x);
+            geom_at(s, dnew, d, &x);
             isect(&og, &x, lo, hi);
             to_local(s, &og, lo, hi, llo, lhi);
             box_copy(it->addr, og.lsz, llo, lhi, ext, sb + sd[c], 0);
@@ -256,7 +272,7 @@ int ndblock_move(struct reg_item *it, const struct redist_layout *L, int ok, uin
         for (int r = 0; r < L->ns; r++) {
             int c = L->old_to_comm[r];
             if (c < 0 || !rc[c]) continue;
-            geom_of(s, L->ns, r, &x);
+            geom_at(s, dold, r, &x);
             isect(&x, &ng, lo, hi);
             to_local(s, &ng, lo, hi, llo, lhi);
             box_copy(na, ng.lsz, llo, lhi, ext, rb + rd[c], 1);

@@ -19,7 +19,10 @@
  * placement from the same global information (old rank 0 broadcasts the
  * old owner map at a resize, for the spawned processes).  The result is kept
  * aside (the old storage stays the item's): EMPI_Repartition adopts it at
- * once, a resize at its commit (patches_commit; patches_abort drops it). */
+ * once, a resize at its commit (patches_commit; patches_abort drops it).
+ * The placement, the fragments and the cost estimate's figures are planned
+ * by patchplan.c (pure, no MPI) in O((patches + P) log P + fragments) time and
+ * O(patches + P + fragments) memory; patches_xfer.c moves the data. */
 #include "config.h"
 
 #include <stdio.h>
@@ -96,7 +99,7 @@ int patches_register(const char *id, MPI_Datatype type, int ndims, const int gsi
     s->rank = ductile_rt.rank;
     MPI_Aint lb, ext;
     PMPI_Type_get_extent(type, &lb, &ext);
-    struct box bb;
+    pp_box bb;
     pt_block_box(s, s->nprocs, s->rank, &bb, NULL, NULL);
     size_t bytes = holds_data ? (size_t)pt_vol(&bb) * (size_t)ext : 0;
     s->block = calloc(1, bytes ? bytes : 1);
@@ -183,7 +186,7 @@ int patches_get_block(const char *id, EMPI_Block *b)
 {
     struct pt_state *s = state_of(id, NULL);
     if (!s || s->layout != LAYOUT_BLOCKS || !b) return -1;
-    struct box bb;
+    pp_box bb;
     memset(b, 0, sizeof *b);
     pt_block_box(s, s->nprocs, s->rank, &bb, b->dims, b->coords);
     b->ndims = s->ndims;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "empi.h"
+#include "patchplan.h"
 
 enum { LAYOUT_BLOCKS = 1, LAYOUT_PATCHES = 2 };
 
@@ -28,8 +29,6 @@ struct pt_state {
     } next;
 };
 
-struct box { int lo[3], hi[3]; };
-
 /* The processes of a repartition: old and new ranks over one communicator. */
 struct xlayout {
     MPI_Comm comm;
@@ -37,9 +36,9 @@ struct xlayout {
     const int *o2c, *n2c;
 };
 
-int64_t pt_vol(const struct box *b);
+static inline int64_t pt_vol(const pp_box *b) { return pp_vol(b); }
 /* The block of rank `rank` of the MPI_Dims_create grid of P processes (dims and coords when not NULL). */
-void pt_block_box(const struct pt_state *s, int P, int rank, struct box *b, int dims[3], int coords[3]);
+void pt_block_box(const struct pt_state *s, int P, int rank, pp_box *b, int dims[3], int coords[3]);
 /* Place the patches on X's new ranks and move them (collective over X->comm), from what the old ranks
  * hold (layout, owner); the result is staged in s->next.  ok = 0: this process already failed (the
  * checkpoint only).  MOVE_OK, MOVE_FAILED with a message, or MOVE_STOPPED (src/redist/layout.h). */

@@ -1,7 +1,8 @@
 /* patches_xfer.c -- a patch set's repartition (patches.c): the placement of
- * the patches on the new processes (greedy or balanced, seed 003), the
- * fragments every process computes alike, and their movement per patch or
- * per rank.  Everything a process needs is allocated before the checkpoint,
+ * the patches on the new processes (greedy or balanced, seed 003) and the
+ * fragments every process computes alike (planned by patchplan.c in
+ * O((patches + P) log P + fragments), no P x P table, its allocations
+ * counted through txn_calloc), and their movement per patch or per rank.  Everything a process needs is allocated before the checkpoint,
  * so that a process that cannot allocate stops every process before any
  * message is posted; after the messages one agreement says whether all
  * arrived. */
@@ -16,34 +17,9 @@
 #include "../common/txnfault.h"
 #include "../redist/plan.h"
 
-int64_t pt_vol(const struct box *b)
-{
-    int64_t v = 1;
-    for (int d = 0; d < 3; d++) v *= b->hi[d] > b->lo[d] ? b->hi[d] - b->lo[d] : 0;
-    return v;
-}
+static void patch_box(const struct pt_state *s, int id, pp_box *b) { pp_patch_box(s->np, s->p, s->g, id, b); }
 
-static int64_t isect(const struct box *a, const struct box *b, struct box *o)
-{
-    for (int d = 0; d < 3; d++) {
-        o->lo[d] = a->lo[d] > b->lo[d] ? a->lo[d] : b->lo[d];
-        o->hi[d] = a->hi[d] < b->hi[d] ? a->hi[d] : b->hi[d];
-        if (o->hi[d] < o->lo[d]) o->hi[d] = o->lo[d];
-    }
-    return pt_vol(o);
-}
-
-static void patch_box(const struct pt_state *s, int id, struct box *b)
-{
-    int c[3], r = id;
-    for (int d = 2; d >= 0; d--) { c[d] = r % s->np[d]; r /= s->np[d]; }
-    for (int d = 0; d < 3; d++) {
-        b->lo[d] = c[d] * s->p[d];
-        b->hi[d] = b->lo[d] + s->p[d] < s->g[d] ? b->lo[d] + s->p[d] : s->g[d];
-    }
-}
-
-void pt_block_box(const struct pt_state *s, int P, int rank, struct box *b, int dims[3], int coords[3])
+void pt_block_box(const struct pt_state *s, int P, int rank, pp_box *b, int dims[3], int coords[3])
 {
     int d3[3] = {0, 0, 0}, dm[3], cr[3], r = rank;
     PMPI_Dims_create(P, s->ndims, d3);
@@ -58,66 +34,9 @@ void pt_block_box(const struct pt_state *s, int P, int rank, struct box *b, int 
     }
 }
 
-/* The old holdings: the box old rank r holds of patch `id` (its part in the blocks layout, or all of it). */
-static int64_t held(const struct pt_state *s, int layout, const int *owner, int ns, int r, int id, struct box *o)
-{
-    struct box pb, bb;
-    patch_box(s, id, &pb);
-    if (layout == LAYOUT_PATCHES) {
-        if (owner[id] != r) return 0;
-        *o = pb;
-        return pt_vol(o);
-    }
-    pt_block_box(s, ns, r, &bb, NULL, NULL);
-    return isect(&pb, &bb, o);
-}
-
-/* Placement of every patch on the new ranks (seed 003, section 3.1).
- * same_new[r]: the new rank of old rank r's process, or -1. */
-static void place(const struct pt_state *s, int layout, const int *owner, int ns, int nd, const int *same_new,
-                  int *assign, int *count)
-{
-    struct box o;
-    for (int id = 0; id < s->m; id++) assign[id] = -1;
-    if (s->placement == EMPI_PLACE_GREEDY) {
-        for (int id = 0; id < s->m; id++) {
-            int64_t best = 0;
-            for (int r = 0; r < ns; r++) {
-                int64_t v = same_new[r] >= 0 ? held(s, layout, owner, ns, r, id, &o) : 0;
-                if (v > best || (v == best && v > 0 && same_new[r] < assign[id])) { best = v; assign[id] = same_new[r]; }
-            }
-            if (assign[id] < 0) { /* no holder stays (a shrink): the least loaded new rank */
-                int k = 0;
-                for (int j = 1; j < nd; j++) if (count[j] < count[k]) k = j;
-                assign[id] = k;
-            }
-            count[assign[id]]++;
-        }
-    } else {
-        for (int pass = 0; pass < 2; pass++) /* fully-contained patches first, then shared ones */
-            for (int id = 0; id < s->m; id++) {
-                int holders = 0, pick = -1;
-                struct box pb;
-                patch_box(s, id, &pb);
-                for (int r = 0; r < ns; r++) holders += held(s, layout, owner, ns, r, id, &o) > 0;
-                if ((pass == 0) != (holders == 1)) continue;
-                for (int r = 0; r < ns; r++) {
-                    int k = same_new[r];
-                    if (k < 0 || held(s, layout, owner, ns, r, id, &o) == 0) continue;
-                    int target = s->m / nd + (k < s->m % nd);
-                    if (count[k] < target && (pick < 0 || k < pick)) pick = k;
-                }
-                for (int k = 0; pick < 0 && k < nd; k++)
-                    if (count[k] < s->m / nd + (k < s->m % nd)) pick = k;
-                assign[id] = pick < 0 ? 0 : pick;
-                count[assign[id]]++;
-            }
-    }
-}
-
 /* Copy box b between two C-order arrays: (dst with origin dlo, sizes dsz) <- (src, slo, ssz). */
 static void copy_box(char *dst, const int dlo[3], const int dsz[3], const char *src, const int slo[3],
-                     const int ssz[3], const struct box *b, size_t ext)
+                     const int ssz[3], const pp_box *b, size_t ext)
 {
     if (pt_vol(b) == 0) return;
     size_t run = (size_t)(b->hi[2] - b->lo[2]) * ext;
@@ -129,30 +48,34 @@ static void copy_box(char *dst, const int dlo[3], const int dsz[3], const char *
         }
 }
 
-struct frag {
-    int id, src, dst;   /* patch, old rank, new rank */
-    struct box b;
-};
-
+/* A process's patch `id` (its patches are in id order): O(log patches). */
+static EMPI_Patch *find_patch(EMPI_Patch *v, int n, int id)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (v[mid].id < id) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && v[lo].id == id ? &v[lo] : NULL;
+}
 
 /* A process's storage of a box: the array holding it, its origin and sizes. */
 static const char *src_storage(const struct pt_state *s, int id, int lo[3], int sz[3])
 {
     if (s->layout == LAYOUT_BLOCKS) {
-        struct box bb;
+        pp_box bb;
         pt_block_box(s, s->nprocs, s->rank, &bb, NULL, NULL);
         for (int d = 0; d < 3; d++) { lo[d] = bb.lo[d]; sz[d] = bb.hi[d] - bb.lo[d]; }
         return s->block;
     }
-    for (int i = 0; i < s->nmine; i++)
-        if (s->mine[i].id == id) {
-            for (int d = 0; d < 3; d++) { lo[d] = s->mine[i].lo[d]; sz[d] = s->mine[i].size[d]; }
-            return s->mine[i].addr;
-        }
-    return NULL;
+    const EMPI_Patch *q = find_patch(s->mine, s->nmine, id);
+    if (!q) return NULL;
+    for (int d = 0; d < 3; d++) { lo[d] = q->lo[d]; sz[d] = q->size[d]; }
+    return q->addr;
 }
 
-static MPI_Datatype subarray(const int sz[3], const struct box *b, const int lo[3], MPI_Datatype elem)
+static MPI_Datatype subarray(const int sz[3], const pp_box *b, const int lo[3], MPI_Datatype elem)
 {
     int sub[3], st[3];
     for (int d = 0; d < 3; d++) { sub[d] = b->hi[d] - b->lo[d]; st[d] = b->lo[d] - lo[d]; }
@@ -164,8 +87,8 @@ static MPI_Datatype subarray(const int sz[3], const struct box *b, const int lo[
 
 /* What a repartition allocates before its checkpoint. */
 struct room {
-    int *same_new, *assign, *count;
-    struct frag *f;
+    int *same_new, *assign;
+    pp_frag *f;
     size_t nf;
     EMPI_Patch *nm;
     int nnm;
@@ -187,57 +110,35 @@ static void room_free(struct room *r, int n)
     free(r->f);
     free(r->same_new);
     free(r->assign);
-    free(r->count);
     free(r->sb);
     free(r->pos);
 }
 
-/* The placement and the fragments, in (patch, old rank) order: the same list on every process. */
-static int fragments(struct pt_state *s, int layout, const int *owner, const struct xlayout *X, struct room *r)
+/* The placement, the fragments in (patch, old rank) order and the scheme (the program's, or the cost
+ * estimate's): the same on every process (global information only), planned by patchplan.c.
+ * The scheme, or -1 (out of memory). */
+static int plan(const struct pt_state *s, int layout, const int *owner, const struct xlayout *X, struct room *r,
+                int n, size_t ext, EMPI_Patch_stats *st)
 {
-    for (int k = 0; k < X->ns; k++) {
-        r->same_new[k] = -1;
-        for (int j = 0; j < X->nd; j++) if (X->n2c[j] == X->o2c[k]) r->same_new[k] = j;
+    pp_plan pl;
+    memset(&pl, 0, sizeof pl);
+    pl.alloc = txn_calloc;
+    pp_input in = {.m = s->m, .blocks = layout == LAYOUT_BLOCKS, .owner = owner, .ns = X->ns, .nd = X->nd,
+                   .same_new = r->same_new, .greedy = s->placement == EMPI_PLACE_GREEDY};
+    memcpy(in.g, s->g, sizeof in.g);
+    memcpy(in.p, s->p, sizeof in.p);
+    memcpy(in.np, s->np, sizeof in.np);
+    if (in.blocks) {
+        int d3[3] = {0, 0, 0};
+        PMPI_Dims_create(X->ns, s->ndims, d3);
+        for (int d = 0; d < 3; d++) in.dm[d] = d < s->ndims ? d3[d] : 1;
     }
-    place(s, layout, owner, X->ns, X->nd, r->same_new, r->assign, r->count);
-    size_t capf = 0;
-    for (int id = 0; id < s->m; id++)
-        for (int k = 0; k < X->ns; k++) {
-            struct box o;
-            if (held(s, layout, owner, X->ns, k, id, &o) == 0) continue;
-            if (r->nf == capf) {
-                capf = capf ? 2 * capf : 256;
-                struct frag *nfp = txn_realloc(r->f, capf * sizeof *r->f);
-                if (!nfp) return -1;
-                r->f = nfp;
-            }
-            r->f[r->nf++] = (struct frag){id, k, r->assign[id], o};
-        }
-    return 0;
-}
-
-/* The scheme: the program's, or the cost estimate (the same on every process: global information only). */
-static int choose_scheme(const struct pt_state *s, const struct xlayout *X, const struct room *r, int n, size_t ext,
-                         EMPI_Patch_stats *st)
-{
-    int64_t *pm = txn_calloc(2 * (size_t)n + (size_t)n * n, sizeof *pm);
-    if (!pm) return -1;
-    int64_t *msgs = pm, *bytes = pm + n, *pair = pm + 2 * n, maxm = 0, maxp = 0, maxb = 0;
-    for (size_t i = 0; i < r->nf; i++) {
-        int a = X->o2c[r->f[i].src], b = X->n2c[r->f[i].dst];
-        if (a == b) continue;
-        msgs[a]++;
-        bytes[a] += pt_vol(&r->f[i].b) * (int64_t)ext;
-        pair[(size_t)a * n + b] = 1;
-    }
-    for (int a = 0; a < n; a++) {
-        int64_t pr = 0;
-        for (int b = 0; b < n; b++) pr += pair[(size_t)a * n + b];
-        if (msgs[a] > maxm) maxm = msgs[a];
-        if (pr > maxp) maxp = pr;
-        if (bytes[a] > maxb) maxb = bytes[a];
-    }
-    free(pm);
+    if (pp_same_new(X->ns, X->nd, n, X->o2c, X->n2c, r->same_new, &pl) != 0 || pp_place(&in, &pl) != 0) return -1;
+    r->assign = pl.assign; /* the room owns them now */
+    r->f = pl.f;
+    r->nf = pl.nf;
+    int64_t maxm = 0, maxp = 0, maxb = 0;
+    if (pp_cost(&pl, n, X->o2c, X->n2c, (int64_t)ext, &maxm, &maxp, &maxb) != 0) return -1;
     /* per patch: alpha * messages; per rank: alpha * pairs + packing and unpacking at memory speed */
     const double alpha = 3e-6, gamma = 4e9;
     double c_patch = alpha * (double)maxm, c_rank = alpha * (double)maxp + 2.0 * (double)maxb / gamma;
@@ -262,7 +163,7 @@ static int storage(const struct pt_state *s, const struct xlayout *X, struct roo
     int k = 0;
     for (int id = 0; X->my_new >= 0 && id < s->m; id++) {
         if (r->assign[id] != X->my_new) continue;
-        struct box pb;
+        pp_box pb;
         patch_box(s, id, &pb);
         EMPI_Patch *q = &r->nm[k++];
         q->id = id;
@@ -305,11 +206,9 @@ static void post(int recv, void *buf, int count, MPI_Datatype t, int peer, MPI_C
 }
 
 /* where a fragment lands on this process */
-static EMPI_Patch *dest_of(const struct room *r, const struct frag *fr)
+static EMPI_Patch *dest_of(const struct room *r, const pp_frag *fr)
 {
-    EMPI_Patch *q = r->nm;
-    while (q < r->nm + r->nnm && q->id != fr->id) q++;
-    return q;
+    return find_patch(r->nm, r->nnm, fr->id);
 }
 
 int pt_repartition(struct pt_state *s, int layout, const int *owner, const struct xlayout *X, size_t ext, int ok,
@@ -324,10 +223,8 @@ int pt_repartition(struct pt_state *s, int layout, const int *owner, const struc
     memset(&st, 0, sizeof st);
     if (ok) {
         r.same_new = txn_malloc((size_t)X->ns * sizeof *r.same_new);
-        r.assign = txn_malloc((size_t)s->m * sizeof *r.assign);
-        r.count = txn_calloc((size_t)X->nd, sizeof *r.count);
-        ok = r.same_new && r.assign && r.count && fragments(s, layout, owner, X, &r) == 0 &&
-             (scheme = choose_scheme(s, X, &r, n, ext, &st)) >= 0 && storage(s, X, &r, n, ext, scheme) == 0;
+        ok = r.same_new && (scheme = plan(s, layout, owner, X, &r, n, ext, &st)) >= 0 &&
+             storage(s, X, &r, n, ext, scheme) == 0;
     }
     if (came_ok && !ok) snprintf(err, errlen, "out of memory");
     if (!txn_all_ok(X->comm, ok)) { /* the checkpoint: nothing is posted anywhere */
@@ -339,10 +236,11 @@ int pt_repartition(struct pt_state *s, int layout, const int *owner, const struc
     PMPI_Type_commit(&elem);
     int nrq = 0, nmsg = 0;
     int64_t sent = 0, copied = 0;
-    struct frag *f = r.f;
+    pp_frag *f = r.f;
     for (size_t i = 0; scheme == EMPI_COMM_PER_PATCH && i < r.nf; i++) { /* per patch: receives, then sends */
         if (f[i].dst != X->my_new || X->o2c[f[i].src] == X->me) continue;
         EMPI_Patch *q = dest_of(&r, &f[i]);
+        if (!q) { ok = 0; continue; } /* cannot happen: a fragment landing here is of my patch */
         MPI_Datatype t = subarray(q->size, &f[i].b, q->lo, elem);
         post(1, q->addr, 1, t, X->o2c[f[i].src], X->comm, &r.rq[nrq++], &ok);
         PMPI_Type_free(&t);
@@ -355,6 +253,7 @@ int pt_repartition(struct pt_state *s, int layout, const int *owner, const struc
         const char *a = src_storage(s, f[i].id, lo, sz);
         if (b == X->me) {
             EMPI_Patch *q = dest_of(&r, &f[i]);
+            if (!q) { ok = 0; continue; } /* cannot happen: a fragment landing here is of my patch */
             copy_box(q->addr, q->lo, q->size, a, lo, sz, &f[i].b, ext);
             copied += pt_vol(&f[i].b) * (int64_t)ext;
         } else if (scheme == EMPI_COMM_PER_PATCH) {
@@ -383,6 +282,7 @@ int pt_repartition(struct pt_state *s, int layout, const int *owner, const struc
             int a = X->o2c[f[i].src];
             if (f[i].dst != X->my_new || a == X->me) continue;
             EMPI_Patch *q = dest_of(&r, &f[i]);
+            if (!q) { ok = 0; continue; } /* cannot happen: a fragment landing here is of my patch */
             int blo[3], bsz[3];
             for (int d = 0; d < 3; d++) { blo[d] = f[i].b.lo[d]; bsz[d] = f[i].b.hi[d] - f[i].b.lo[d]; }
             copy_box(q->addr, q->lo, q->size, r.bufs[n + a] + r.pos[a], blo, bsz, &f[i].b, ext);

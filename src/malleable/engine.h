@@ -166,9 +166,14 @@ struct engine_state {
     /* reconfiguration records (complete on the world's rank 0) */
     struct report_reconfig *hist;
     int nhist, caphist, next_id;
-    /* counters of the processes that left the world (complete on the world's rank 0) */
+    /* counters of the processes that left the world (complete on the world's rank 0): each one's
+     * totals; their functions combined by reductions (depsum); each one's functions (depfns,
+     * ndep x DUCTILE_FN_COUNT) only while at most DUCTILE_REPORT_RANKS left (depfns_off after) */
     struct report_departed *dep;
     int ndep, capdep;
+    struct report_departed_fns depsum;
+    struct report_fn *depfns;
+    int capdepfns, depfns_off;
 };
 extern struct engine_state M;
 

@@ -208,14 +208,15 @@ static int setup_rma(struct prepared *p, const struct redist_layout *L, char *er
         p->ntr = plan_recvs_of(p->nrows, L->ns, L->nd, L->my_new, p->tr, cap);
         if (p->ntr < 0) { snprintf(err, errlen, "invalid RMA plan"); mine = 0; }
     }
-    for (long k = 0; mine && k < p->ntr; k++) {
-        int t = L->old_to_comm[p->tr[k].src];
-        p->tr[k].src = t; /* from here on: the comm rank of the source */
-        if (t == p->me) continue;
-        int seen = 0;
-        for (int j = 0; j < p->ntargets; j++) seen |= p->targets[j] == t;
-        if (!seen) p->targets[p->ntargets++] = t;
+    /* from here on tr[k].src is the comm rank of the source; the distinct remote ones in O(transfers) */
+    unsigned char *seen = mine ? txn_calloc((size_t)L->comm_size + 1, 1) : NULL;
+    if (mine && !seen) { snprintf(err, errlen, "out of memory"); mine = 0; }
+    if (mine) {
+        long nt = plan_recv_sources(p->tr, p->ntr, L->old_to_comm, L->comm_size, p->me, seen, p->targets, NULL);
+        if (nt < 0) { snprintf(err, errlen, "invalid RMA plan"); mine = 0; }
+        else p->ntargets = (int)nt;
     }
+    free(seen);
     /* the sources' old blocks in a shared block (DUCTILE_RMA_MEMORY=shared): every process agrees */
     struct shblock *b = p->slot >= 0 ? shblock_find(L->comm, L->ns, p->slot) : NULL;
     int v[2] = {b && (L->my_old < 0 || (const void *)b->mine == p->src), mine};

@@ -218,7 +218,8 @@ void ductile_report_write(uint64_t t_end)
     };
     /* the engine's section (src/malleable, through the hook table) */
     in.reconfigs = ductile_hooks.reconfig_history ? ductile_hooks.reconfig_history(&in.nreconfigs) : NULL;
-    in.departed = ductile_hooks.departed ? ductile_hooks.departed(&in.ndeparted) : NULL;
+    in.departed = ductile_hooks.departed ? ductile_hooks.departed(&in.ndeparted, &in.departed_fns, &in.departed_sum)
+                                         : NULL;
     in.io = io;
     char path[4096] = "";
     if (ductile_rt.settings.report && *ductile_rt.settings.report) {

@@ -142,8 +142,17 @@ static struct report_fn fn_sum(const struct report_input *in, const struct repor
     struct report_fn sum = red->fn_sum[fn];
     double mx = red->fn_tmax[fn];
     int nd = in->departed ? in->ndeparted : 0;
-    for (int k = 0; k < nd; k++) {
-        const struct report_fn *f = &in->departed[k].fns[fn];
+    if (in->departed_sum) { /* combined when they left */
+        const struct report_fn *f = &in->departed_sum->sum[fn];
+        sum.calls += f->calls;
+        sum.time_s += f->time_s;
+        sum.bytes_sent += f->bytes_sent;
+        sum.bytes_recv += f->bytes_recv;
+        if (in->departed_sum->tmax[fn] > mx) mx = in->departed_sum->tmax[fn];
+        nd = 0;
+    }
+    for (int k = 0; k < nd && in->departed_fns; k++) {
+        const struct report_fn *f = &in->departed_fns[(size_t)k * DUCTILE_FN_COUNT + fn];
         sum.calls += f->calls;
         sum.time_s += f->time_s;
         sum.bytes_sent += f->bytes_sent;
@@ -220,18 +229,19 @@ json_t *report_build_json(const struct report_input *in)
     json_t *departed = json_array();
     for (int k = 0; k < in->ndeparted && in->departed; k++) {
         const struct report_departed *d = &in->departed[k];
-        struct report_rank_totals tot;
-        report_fn_totals(d->fns, d->who.wall_s, &tot);
+        struct report_rank_totals tot = d->tot;
         add_totals(&all, &tot);
-        json_array_append_new(
-            departed,
-            json_pack("{s:i, s:s, s:i, s:i, s:s, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:o}", "rank", d->who.rank,
+        json_t *dj =
+            json_pack("{s:i, s:s, s:i, s:i, s:s, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:I}", "rank", d->who.rank,
                       "host", d->who.host, "pid", d->who.pid, "left_at_iteration", d->left_at_iteration,
                       "end", d->exited ? "exited" : "parked",
                       "wall_time_s", d->who.wall_s, "mpi_time_s", tot.mpi_s, "compute_time_s", tot.compute_s,
                       "comm_time_s", tot.comm_s, "io_time_s", tot.io_s, "calls", (json_int_t)tot.calls,
-                      "bytes_sent", (json_int_t)tot.bytes_sent, "bytes_recv", (json_int_t)tot.bytes_recv,
-                      "functions", fns_json(d->fns)));
+                      "bytes_sent", (json_int_t)tot.bytes_sent, "bytes_recv", (json_int_t)tot.bytes_recv);
+        /* each one's functions only while few left (DUCTILE_REPORT_RANKS); the combined figures count them all */
+        if (in->departed_fns)
+            json_object_set_new(dj, "functions", fns_json(in->departed_fns + (size_t)k * DUCTILE_FN_COUNT));
+        json_array_append_new(departed, dj);
     }
     json_object_set_new(root, "wall_time_s", json_real(wall_max));
     json_object_set_new(
@@ -344,9 +354,7 @@ void report_print_summary(FILE *f, const struct report_input *in, const char *re
     int nd = in->departed ? in->ndeparted : 0;
     double mpi_all = mpi_sum;
     for (int k = 0; k < nd; k++) {
-        struct report_rank_totals t;
-        report_fn_totals(in->departed[k].fns, in->departed[k].who.wall_s, &t);
-        mpi_all += t.mpi_s;
+        mpi_all += in->departed[k].tot.mpi_s;
     }
     struct fn_rank top[DUCTILE_FN_COUNT];
     int ntop = 0;
