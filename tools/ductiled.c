@@ -376,11 +376,19 @@ int main(int argc, char **argv)
         for (int i = 0; i < MAX_CONNS; i++)
             if (conns[i].kind == C_PEER && (conns[i].outlen || conns[i].closing)) flush_out(i);
         double now = net_now();
-        for (int i = 0; i < MAX_CONNS; i++)
-            if (conns[i].kind == C_PEER && !conns[i].authed && now - conns[i].opened > AUTH_TIMEOUT) {
-                logmsg("no authentication from %s within %.0f s: dropped", conns[i].peer, AUTH_TIMEOUT);
-                close_conn(i, NULL);
-            }
+        { /* silent peers: one line per pass, however many (a peer without the secret cannot flood the log) */
+            int ndrop = 0;
+            char first[sizeof conns[0].peer] = "";
+            for (int i = 0; i < MAX_CONNS; i++)
+                if (conns[i].kind == C_PEER && !conns[i].authed && now - conns[i].opened > AUTH_TIMEOUT) {
+                    if (!ndrop++) snprintf(first, sizeof first, "%s", conns[i].peer);
+                    close_conn(i, NULL);
+                }
+            if (ndrop == 1) logmsg("no authentication from %s within %.0f s: dropped", first, AUTH_TIMEOUT);
+            if (ndrop > 1)
+                logmsg("no authentication within %.0f s from %d connections (%s and others): dropped", AUTH_TIMEOUT, ndrop,
+                       first);
+        }
         for (size_t f = 0; f < sizeof fwds / sizeof fwds[0]; f++)
             if (fwds[f].used && now > fwds[f].deadline)
                 finish_forward(&fwds[f], 0, NULL, PERR_TIMEOUT, "no answer from the job within 10 s");

@@ -7,10 +7,42 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "daemon.h"
 #include "edge.h"
+
+/* Expansions in the job's queue that ductiled did not know (sent just before a restart whose state
+ * file missed them) hold no slots: reserve them again now, where the command named hosts there, or
+ * say why not (the slots were taken meanwhile: the operator sees it in the log and in status). */
+static void reserve_again(struct job *j)
+{
+    for (int k = 0; k < j->ncmds; k++) {
+        struct jcmd *c = &j->cmds[k];
+        int need = !strcmp(c->op, "expand") ? c->n : !strcmp(c->op, "resize") && c->n > j->procs ? c->n - j->procs : 0;
+        if (c->state != CMD_QUEUED || c->nres > 0 || need <= 0) continue;
+        char hosts[JOBS_LIST_MAX], why[256] = "";
+        const char **wanted = NULL;
+        int nw = 0;
+        snprintf(hosts, sizeof hosts, "%s", !strcmp(c->op, "expand") ? c->list : "");
+        if (hosts[0] && (wanted = calloc((size_t)need + 1, sizeof *wanted)))
+            for (char *save = NULL, *h = strtok_r(hosts, ";", &save); h && nw < need; h = strtok_r(NULL, ";", &save))
+                wanted[nw++] = h;
+        int *where = calloc((size_t)need, sizeof(int));
+        if (where && (!hosts[0] || wanted) && rm_grant(&rm, j->alloc, need, nw == need ? wanted : NULL, where, why, sizeof why) == 0) {
+            c->res = where;
+            c->nres = need;
+            logmsg("job %d: command %d (%s %d): %d slot%s reserved again (it was sent before ductiled restarted)", j->id,
+                   c->id, c->op, c->n, need, need == 1 ? "" : "s");
+        } else {
+            free(where);
+            logmsg("job %d: warning: command %d (%s %d) has no reserved slots after ductiled restarted: %s", j->id, c->id,
+                   c->op, c->n, why[0] ? why : "out of memory");
+        }
+        free(wanted);
+    }
+}
 
 void job_register(int ci, long long id, json_t *req)
 {
@@ -24,6 +56,8 @@ void job_register(int ci, long long id, json_t *req)
     }
     struct job *prev = jobs_get(&jobs, (int)proto_get_int(req, "job", 0));
     if (draining && !(prev && !strcmp(prev->tag, proto_get_str(req, "tag", "")) && prev->pid == proto_get_int(req, "pid", 0))) {
+        logmsg("registration of %.64s (pid %lld) from %s refused: draining", proto_get_str(req, "tag", "?"),
+               proto_get_int(req, "pid", 0), c->peer);
         reply_err(ci, id, PERR_NOT_ALLOWED, "ductiled is draining: it takes no new jobs");
         return;
     }
@@ -43,8 +77,9 @@ void job_register(int ci, long long id, json_t *req)
     c->job = j->id;
     edge_registered(ci, j, req); /* owner, key, known size; the program's name without control characters */
     int resumed = proto_get_int(req, "job", 0) == j->id;
-    logmsg("job %d %s: %s (tag %s, pid %ld), %d processes", j->id, resumed ? "re-registered" : "registered", j->binary,
-           j->tag, j->pid, j->procs);
+    /* the size the job says it has now (a resumed job's picture catches up with its events) */
+    logmsg("job %d %s: %s (tag %s, pid %ld), %lld processes", j->id, resumed ? "re-registered" : "registered", j->binary,
+           j->tag, j->pid, proto_get_int(req, "procs", j->procs));
     json_t *r = json_pack("{s:i, s:b}", "job", j->id, "resumed", resumed);
     if (j->key[0]) json_object_set_new(r, "key", json_string(j->key)); /* a take-over must show it */
     if (j->period > 0) json_object_set_new(r, "period", json_real(j->period));
@@ -138,6 +173,8 @@ void job_message(int ci, long long id, const char *cmd, const json_t *req)
             reply_err(ci, id, PERR_BAD_ARGUMENT, "malformed queue of delayed commands");
             return;
         }
+        reserve_again(j);
+        jobs_place(&jobs, j);
     } else if (!strcmp(cmd, "event")) {
         job_event(j, kind, det, now);
     }
