@@ -79,7 +79,7 @@ PY
 sched="DUCTILE_SCHEDULE=5:+2,40:-1,80:-2"
 # mode:method pairs: every mode and every method in make check; all of them
 # (nb does not apply to rma-lock/rma-lockall: Wait Drains instead) with
-# BGBUFFERS_ALL=1 (tests/long/bgbuffers_all.sh, make check-long)
+# BGBUFFERS_ALL=1 (tests/long/bgbuffers_all.sh, make check-sweep)
 pairs="nb:col wd:rma-lock wd:rma-fence thread:rma-lockall thread:p2p"
 [ "${BGBUFFERS_ALL:-0}" = 1 ] && pairs="nb:col nb:p2p nb:rma-fence wd:col wd:p2p wd:rma-lock wd:rma-lockall wd:rma-fence
   thread:col thread:p2p thread:rma-lock thread:rma-lockall thread:rma-fence"

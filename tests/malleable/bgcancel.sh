@@ -17,7 +17,7 @@
 #     last rank), then another resize that commits, then a clean
 #     MPI_Finalize: every method (col, p2p, rma-lock, rma-lockall) with a
 #     background strategy each, per-array windows, a shrink and the Baseline
-#     method; BGCANCEL_FULL=1 (make check-long: tests/long/bgcancel_full.sh)
+#     method; BGCANCEL_FULL=1 (make check-sweep: tests/long/bgcancel_full.sh)
 #     every method with every strategy (nb, wd, thread; nb does not apply to
 #     rma-*).
 # Each iteration sleeps 3 ms (CJACOBI_SLEEP_MS), so that the second resize
