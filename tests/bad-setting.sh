@@ -7,7 +7,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
 check() { # name value expected-substring
   env "$1=$2" LD_PRELOAD="${SANITIZER_PRELOAD:+$SANITIZER_PRELOAD:}$LIBDUCTILE" \
-    timeout 60 $MPIEXEC -n 2 "$prog" > "$tmp/out" 2> "$tmp/err"
+    timeout -k 10 60 $MPIEXEC -n 2 "$prog" > "$tmp/out" 2> "$tmp/err"
   rc=$?
   if [ $rc -eq 0 ]; then echo "FAIL: $1=$2 did not stop the job"; fail=1; return; fi
   if [ $rc -eq 124 ]; then echo "FAIL: $1=$2 hung"; fail=1; return; fi
@@ -32,5 +32,5 @@ if [ $rc -ne 2 ] || ! grep -qF "DUCTILE_VERBOSE='x' is not valid" "$tmp/err"; th
 else echo "ok: ductile-run rejects DUCTILE_VERBOSE=x before launching"; fi
 # the kill switch wins over other bad settings
 DUCTILE_DISABLE=1 DUCTILE_MONITOR=maybe LD_PRELOAD="${SANITIZER_PRELOAD:+$SANITIZER_PRELOAD:}$LIBDUCTILE" \
-  timeout 60 $MPIEXEC -n 2 "$prog" > /dev/null 2> "$tmp/err" || { echo "FAIL: DUCTILE_DISABLE=1 did not bypass settings"; cat "$tmp/err"; fail=1; }
+  timeout -k 10 60 $MPIEXEC -n 2 "$prog" > /dev/null 2> "$tmp/err" || { echo "FAIL: DUCTILE_DISABLE=1 did not bypass settings"; cat "$tmp/err"; fail=1; }
 exit $fail

@@ -27,7 +27,7 @@ else
   launch="srun --mpi=pmi2"
   [ "$part" = acct-mpiexec ] && launch=$MPIEXEC && export SLURM_OVERLAP=1
   # shellcheck disable=SC2086
-  DUCTILE_CONTROLLER=unix:$SOCK DUCTILE_REPORT=$T/$part.json timeout $((90 * scale)) $launch -n 2 \
+  DUCTILE_CONTROLLER=unix:$SOCK DUCTILE_REPORT=$T/$part.json timeout -k 10 $((90 * scale)) $launch -n 2 \
     "$B/tests/controller/ctl_job" 1000000 30 0 "$T/stop.$part" > "$T/$part.log" 2>&1 &
   JOBPID=$!
   wait_until 30 '[ -n "$(jobid ctl_job)" ]' || bad "the MPI job did not register: $(tail -5 "$T/$part.log")"

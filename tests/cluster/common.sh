@@ -14,7 +14,7 @@ T=
 lockfd=
 fail=0
 cleanup() {
-  [ $made = 1 ] && timeout 60 "$CLUSTER" down >/dev/null 2>&1
+  [ $made = 1 ] && timeout -k 10 60 "$CLUSTER" down >/dev/null 2>&1
   [ -n "$T" ] && rm -rf "$T"
 }
 trap cleanup EXIT
@@ -60,7 +60,7 @@ part() {
   if [ $rc -ne 0 ] || grep -q '^FAIL' "$T/$name.out" || ! grep -q '^ok' "$T/$name.out"; then
     echo "FAIL: part $name (exit $rc)"
     tail -40 "$T/$name.out"; echo "--- ductiled log:"; tail -30 "$T/d.$name.log" 2>/dev/null
-    timeout 10 "$CLUSTER" exec dnode1 scancel -n ductile-test >/dev/null 2>&1
+    timeout -k 10 10 "$CLUSTER" exec dnode1 scancel -n ductile-test >/dev/null 2>&1
     fail=1
     return 1
   fi

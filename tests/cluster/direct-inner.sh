@@ -25,7 +25,7 @@ J_ARGS="1000000 30 0"
 run_job() {
   local name=$1; shift
   # shellcheck disable=SC2086
-  DUCTILE_CONTROLLER=unix:$SOCK DUCTILE_REPORT=$T/$name.json timeout $((90 * scale)) srun "$@" \
+  DUCTILE_CONTROLLER=unix:$SOCK DUCTILE_REPORT=$T/$name.json timeout -k 10 $((90 * scale)) srun "$@" \
     "$B/tests/controller/ctl_job" $J_ARGS "$T/stop.$name" > "$T/$name.log" 2>&1 &
   JOBPID=$!
   wait_until 30 '[ -n "$(jobid ctl_job)" ]' || bad "job $name did not register: $(tail -5 "$T/$name.log")"
@@ -102,9 +102,9 @@ mpich)
   [ -n "$tb" ] && result "$L" "host given back" works "$tb" "from the shrink command to Slurm's job without the hosts"
   # --- against a static run: tests/malleable/cjacobi's checksum (every element checked after every control point)
   cj="$B/tests/malleable/cjacobi"
-  DUCTILE_CONTROLLER=off timeout $((60 * scale)) srun --mpi=pmi2 -N2 -n2 -w dnode1,dnode2 "$cj" 100 30 > "$T/cj.ref" 2> "$T/cj.ref.err" ||
+  DUCTILE_CONTROLLER=off timeout -k 10 $((60 * scale)) srun --mpi=pmi2 -N2 -n2 -w dnode1,dnode2 "$cj" 100 30 > "$T/cj.ref" 2> "$T/cj.ref.err" ||
     bad "static cjacobi run: $(tail -3 "$T/cj.ref.err")"
-  DUCTILE_CONTROLLER=off CJACOBI_SLEEP_MS=3 DUCTILE_SCHEDULE=5:+2,15:-2,20:+1 DUCTILE_REPORT=$T/cj.json timeout $((90 * scale)) \
+  DUCTILE_CONTROLLER=off CJACOBI_SLEEP_MS=3 DUCTILE_SCHEDULE=5:+2,15:-2,20:+1 DUCTILE_REPORT=$T/cj.json timeout -k 10 $((90 * scale)) \
     srun --mpi=pmi2 -N2 -n2 -w dnode1,dnode2 "$cj" 100 30 > "$T/cj.out" 2> "$T/cj.err"
   rc=$?
   want=$(sed -n 's/.*checksum \([^ ]*\).*/\1/p' "$T/cj.ref")
@@ -117,7 +117,7 @@ mpich)
     bad "cjacobi under srun: exit $rc, checksum '$got' (static '$want'), resizes '$rs': $(tail -5 "$T/cj.err")"
   fi
   # --- MPICH under srun --mpi=pmix
-  DUCTILE_CONTROLLER=off timeout 30 srun --mpi=pmix -n1 "$B/tests/controller/ctl_job" 2 0 > "$T/pmix.log" 2>&1
+  DUCTILE_CONTROLLER=off timeout -k 10 30 srun --mpi=pmix -n1 "$B/tests/controller/ctl_job" 2 0 > "$T/pmix.log" 2>&1
   rc=$?
   if [ $rc != 0 ] && grep -q "unsupported PMI version PMIx" "$T/pmix.log"; then
     ok "MPICH under srun --mpi=pmix does not start (exit $rc): $(grep -o 'Runtime environment uses unsupported PMI version PMIx' "$T/pmix.log" | head -1)"
@@ -156,13 +156,13 @@ openmpi)
   result "$L" shrink works "${rs#*:}" "2 -> 1 (the departed rank parks: it belongs to the job's first step)"
   result "$L" "host given back" kept - "the departed process parks until the job ends (its step is the job's first); only whole new steps can end early, and no new step can join"
   # the job's own refusal (a schedule, no ductiled)
-  DUCTILE_CONTROLLER=off DUCTILE_SCHEDULE=3:+1 DUCTILE_REPORT=$T/own.json timeout 60 srun --mpi=pmix -n2 "$B/tests/controller/ctl_job" 6 20 > "$T/own.log" 2>&1 ||
+  DUCTILE_CONTROLLER=off DUCTILE_SCHEDULE=3:+1 DUCTILE_REPORT=$T/own.json timeout -k 10 60 srun --mpi=pmix -n2 "$B/tests/controller/ctl_job" 6 20 > "$T/own.log" 2>&1 ||
     bad "the scheduled job failed: $(tail -3 "$T/own.log")"
   r=$(failed_reason "$T/own.json")
   echo "$r" | grep -q "this Open MPI job was started by srun (srun-pmix): Slurm's PMIx plug-in supports neither" &&
     grep -q "FINAL size=2 .*failures=0" "$T/own.log" && ok "a scheduled expansion fails with the cause, the job goes on: $r" || bad "own refusal: '$r'"
   # Open MPI under srun --mpi=pmi2
-  DUCTILE_CONTROLLER=off timeout 30 srun --mpi=pmi2 -n1 "$B/tests/controller/ctl_job" 2 0 > "$T/pmi2.log" 2>&1
+  DUCTILE_CONTROLLER=off timeout -k 10 30 srun --mpi=pmi2 -n1 "$B/tests/controller/ctl_job" 2 0 > "$T/pmi2.log" 2>&1
   rc=$?
   if [ $rc != 0 ] && grep -q "OMPI was not built with SLURM's PMI support" "$T/pmi2.log"; then
     ok "Open MPI under srun --mpi=pmi2 does not start (exit $rc)"

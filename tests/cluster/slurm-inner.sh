@@ -74,7 +74,7 @@ grow)
 
   # --- an MPI job on 2 hosts grows to 4 and shrinks to 1
   # shellcheck disable=SC2086
-  DUCTILE_CONTROLLER=unix:$SOCK DUCTILE_REPORT=$T/grow.json timeout $((60 * scale)) $MPIEXEC $PPN1 -n 2 \
+  DUCTILE_CONTROLLER=unix:$SOCK DUCTILE_REPORT=$T/grow.json timeout -k 10 $((60 * scale)) $MPIEXEC $PPN1 -n 2 \
     "$B/tests/controller/ctl_job" 1000000 30 0 "$T/stop.grow" > "$T/grow.log" 2>&1 &
   JOBPID=$!
   wait_until 30 '[ -n "$(jobid ctl_job)" ]' || bad "the MPI job did not register: $(tail -5 "$T/grow.log")"
@@ -132,7 +132,7 @@ PY
 
   # --- ductiled restarts during a multi-host expansion
   # shellcheck disable=SC2086
-  DUCTILE_CONTROLLER=unix:$SOCK DUCTILE_REPORT=$T/restart.json timeout $((60 * scale)) $MPIEXEC $PPN1 -n 2 \
+  DUCTILE_CONTROLLER=unix:$SOCK DUCTILE_REPORT=$T/restart.json timeout -k 10 $((60 * scale)) $MPIEXEC $PPN1 -n 2 \
     "$B/tests/controller/ctl_job" 1000000 30 0 "$T/stop.restart" > "$T/restart.log" 2>&1 &
   JOBPID=$!
   wait_until 30 '[ -n "$(jobid ctl_job)" ]' || bad "the second MPI job did not register"
@@ -228,7 +228,7 @@ beyond)
   grep -q "^  dnode1 .* 0 used of 2$" "$T/slots.txt" && grep -q "^  dnode2 .*outside the allocation" "$T/slots.txt" &&
     ok "ductilectl slots tells the allocation's host from those outside it" || bad "ductilectl slots: $(cat "$T/slots.txt")"
   # shellcheck disable=SC2086
-  DUCTILE_CONTROLLER=unix:$SOCK DUCTILE_REPORT=$T/beyond.json timeout $((60 * scale)) $MPIEXEC -n 2 \
+  DUCTILE_CONTROLLER=unix:$SOCK DUCTILE_REPORT=$T/beyond.json timeout -k 10 $((60 * scale)) $MPIEXEC -n 2 \
     "$B/tests/controller/ctl_job" 1000000 30 0 "$T/stop.beyond" > "$T/beyond.log" 2>&1 &
   JOBPID=$!
   wait_until 30 '[ -n "$(jobid ctl_job)" ]' || bad "the MPI job did not register: $(tail -5 "$T/beyond.log")"

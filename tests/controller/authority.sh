@@ -8,7 +8,7 @@
 # a submitted job's log is never opened through a link.
 . "$abs_top_srcdir/tests/controller/common.sh"
 PEER="$abs_top_srcdir/tests/controller/peer_edge.py"
-peer() { timeout $((60 * ${TEST_TIME_SCALE:-1})) "$PY" "$PEER" "$@"; }
+peer() { timeout -k 10 $((60 * ${TEST_TIME_SCALE:-1})) "$PY" "$PEER" "$@"; }
 umask 077
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$T/secret"
 port=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')

@@ -55,7 +55,7 @@ ctl() { "$DUCTILECTL" -c "unix:$SOCK" "$@"; }
 # start_job NAME NPROCS ARGS...: ctl_job in the background (stdout -> $T/NAME.log), killed after JOB_TIMEOUT s (150)
 start_job() {
   name=$1; np=$2; shift 2
-  timeout "${JOB_TIMEOUT:-150}" $MPIEXEC -n "$np" "$JOB" "$@" > "$T/$name.log" 2>&1 &
+  timeout -k 10 "${JOB_TIMEOUT:-150}" $MPIEXEC -n "$np" "$JOB" "$@" > "$T/$name.log" 2>&1 &
   JOBPIDS="$JOBPIDS $!"
   eval "PID_$name=$!"
 }

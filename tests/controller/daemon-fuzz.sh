@@ -37,7 +37,7 @@ for mode in $modes; do
   start_daemon $opts --launcher true
   [ "$per" -gt 0 ] && mt=$per || mt=""
   [ $mode = slurm ] && export FUZZ_TRUTHFUL=0.9 || export FUZZ_TRUTHFUL=0.2
-  timeout $((secs + 120 * ${TEST_TIME_SCALE:-1})) "$PY" "$abs_top_srcdir/tests/fuzz/fuzz_daemon.py" "$SOCK" "$DPID" "$secs" \
+  timeout -k 10 $((secs + 120 * ${TEST_TIME_SCALE:-1})) "$PY" "$abs_top_srcdir/tests/fuzz/fuzz_daemon.py" "$SOCK" "$DPID" "$secs" \
     "${FUZZ_SEED:-}" $mt > "$T/fuzz-$mode.out" 2>&1; rc=$?
   n=$(sed -n 's/.*, \([0-9]*\) messages (executions).*/\1/p' "$T/fuzz-$mode.out")
   sum=$((sum + ${n:-0}))

@@ -10,7 +10,7 @@
 # must hold no report.
 . "$abs_top_srcdir/tests/controller/common.sh"
 PEER="$abs_top_srcdir/tests/controller/peer_edge.py"
-peer() { timeout $((60 * ${TEST_TIME_SCALE:-1})) "$PY" "$PEER" "$@"; }
+peer() { timeout -k 10 $((60 * ${TEST_TIME_SCALE:-1})) "$PY" "$PEER" "$@"; }
 export FAKE_SLURM="$T/slurm" PATH="$abs_top_srcdir/tests/controller/fake-slurm:$PATH"
 mkdir -p "$FAKE_SLURM"
 rm -f /tmp/slurm_job_4242_resize.sh /tmp/slurm_job_4242_resize.csh

@@ -6,7 +6,7 @@
 PEER="$abs_top_srcdir/tests/controller/peer.py"
 umask 077
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$T/secret"
-peer() { timeout $((60 * ${TEST_TIME_SCALE:-1})) "$PY" "$PEER" "$@"; }
+peer() { timeout -k 10 $((60 * ${TEST_TIME_SCALE:-1})) "$PY" "$PEER" "$@"; }
 
 # 1. a server that says it needs no authentication is not believed
 peer fake_server "$T/port" tcp 20 > "$T/fake.out" 2>&1 &

@@ -13,7 +13,7 @@
 #   - exclusive I/O with no ductiled to reach: no phase waits for it.
 . "$abs_top_srcdir/tests/controller/common.sh"
 PEER="$abs_top_srcdir/tests/controller/peer_edge.py"
-peer() { timeout $((90 * ${TEST_TIME_SCALE:-1})) "$PY" "$PEER" "$@"; }
+peer() { timeout -k 10 $((90 * ${TEST_TIME_SCALE:-1})) "$PY" "$PEER" "$@"; }
 umask 077
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$T/secret"
 port=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
@@ -107,7 +107,7 @@ wait "$PID_hold"; rc=$?
 stop_daemon
 
 # 6. exclusive I/O and no ductiled to reach: no phase waits for it (each waited 3 s before)
-timeout $((120 * ${TEST_TIME_SCALE:-1})) $MPIEXEC -n 2 env LD_PRELOAD="${SANITIZER_PRELOAD:+$SANITIZER_PRELOAD:}$LIBDUCTILE" \
+timeout -k 10 $((120 * ${TEST_TIME_SCALE:-1})) $MPIEXEC -n 2 env LD_PRELOAD="${SANITIZER_PRELOAD:+$SANITIZER_PRELOAD:}$LIBDUCTILE" \
   DUCTILE_REPORT="$T/noctl.json" DUCTILE_IO_EXCLUSIVE=1 DUCTILE_CONTROLLER="unix:$T/nobody.sock" DUCTILE_VERBOSE=1 \
   "$B/tests/io/io_pattern" 5 100 "$T" noctl > "$T/noctl.out" 2> "$T/noctl.log"; rc=$?
 d=$("$PY" -c "import json; print(' '.join('%g' % p['delay_s'] for p in json.load(open('$T/noctl.json'))['io']['phases']))" 2>/dev/null)

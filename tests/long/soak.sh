@@ -46,7 +46,7 @@ soak() {
   t0=$(date +%s)
   # shellcheck disable=SC2086
   env DUCTILE_REPORT="$rep" DUCTILE_SUMMARY=0 DUCTILE_SCHEDULE="$(sched "$n" "$every" $sizes)" SOAK_STAT="$stat" \
-    DUCTILE_TEST_FAIL="$FAILSPEC" "$@" timeout "$T" $MPIEXEC -n "$np" "$SOAK" "$iters" > "$tmp/out" 2> "$tmp/err"
+    DUCTILE_TEST_FAIL="$FAILSPEC" "$@" timeout -k 10 "$T" $MPIEXEC -n "$np" "$SOAK" "$iters" > "$tmp/out" 2> "$tmp/err"
   rc=$?
   sleep 1
   if [ $rc -ne 0 ] || ! grep -q "^FINAL size=.* iterations=$iters failures=0" "$tmp/out"; then

@@ -36,11 +36,11 @@ brun() {
   name=$1 np=$2 its=$3 want=$4; shift 4
   ref="$tmp/ref.$its"
   if [ ! -s "$ref" ]; then
-    timeout $((60 * S)) $MPIEXEC -n 1 "$prog" 100 "$its" > "$ref" 2> "$tmp/ref.err" || { echo "FAIL: static run"; cat "$tmp/ref.err"; exit 1; }
+    timeout -k 10 $((60 * S)) $MPIEXEC -n 1 "$prog" 100 "$its" > "$ref" 2> "$tmp/ref.err" || { echo "FAIL: static run"; cat "$tmp/ref.err"; exit 1; }
   fi
   refsum=$(sed -n 's/.*checksum \([^ ]*\).*/\1/p' "$ref")
   rep="$tmp/rep.json"; rm -f "$rep"
-  env DUCTILE_REPORT="$rep" CJACOBI_SLEEP_MS=3 "$@" timeout $((60 * S)) $MPIEXEC -n "$np" "$prog" 100 "$its" > "$tmp/out" 2> "$tmp/err"
+  env DUCTILE_REPORT="$rep" CJACOBI_SLEEP_MS=3 "$@" timeout -k 10 $((60 * S)) $MPIEXEC -n "$np" "$prog" 100 "$its" > "$tmp/out" 2> "$tmp/err"
   rc=$?
   got=$(sed -n 's/.*checksum \([^ ]*\).*/\1/p' "$tmp/out")
   if [ $rc -ne 0 ] || [ "$got" != "$refsum" ] || ! grep -q "wrong elements 0" "$tmp/out"; then

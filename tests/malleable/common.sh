@@ -9,7 +9,7 @@ run() {
   name=$1 np=$2 iters=$3 size=$4 nok=$5; shift 5
   rep="$tmp/report-$$.json"; rm -f "$rep"
   t0=$(date +%s.%N)
-  env DUCTILE_REPORT="$rep" "$@" timeout 120 $MPIEXEC -n "$np" "$APP" "$iters" ${APP_SLEEP_MS:+"$APP_SLEEP_MS"} > "$tmp/out" 2> "$tmp/err"
+  env DUCTILE_REPORT="$rep" "$@" timeout -k 10 120 $MPIEXEC -n "$np" "$APP" "$iters" ${APP_SLEEP_MS:+"$APP_SLEEP_MS"} > "$tmp/out" 2> "$tmp/err"
   rc=$?
   t1=$(date +%s.%N)
   if [ $rc -ne 0 ]; then

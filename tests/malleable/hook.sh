@@ -22,14 +22,14 @@ fail=0
 t=$((90 * ${TEST_TIME_SCALE:-2} / 2))
 args="36 30 12"
 sum_of() { sed -n "s/.*checksum \([0-9a-f]*\) on $2 processes.*/\1/p" "$1"; }
-timeout $t $MPIEXEC -n 4 "$prog" $args > ref 2>&1 || { echo "FAIL: static run"; cat ref; exit 1; }
+timeout -k 10 $t $MPIEXEC -n 4 "$prog" $args > ref 2>&1 || { echo "FAIL: static run"; cat ref; exit 1; }
 ref=$(sum_of ref 4)
 [ -n "$ref" ] || { echo "FAIL: static run: no checksum"; cat ref; exit 1; }
 echo "static on 4: $(cat ref)"
 # check NAME FINAL_SIZE HOOKS REMOVED [VAR=value...] -- with ARGS and SIZES
 check() {
   name=$1 final=$2 hooks=$3 removed=$4; shift 4
-  env "$@" timeout $t $MPIEXEC -n 4 "$prog" $args "$sizes" > out 2> err
+  env "$@" timeout -k 10 $t $MPIEXEC -n 4 "$prog" $args "$sizes" > out 2> err
   rc=$?
   got=$(sum_of out "$final")
   nrem=$(grep -o "removed process: hooks [1-9][0-9]*, failures 0" out | wc -l)
@@ -50,7 +50,7 @@ check "rolled back 4->9, 4->6 (DUCTILE_TEST_FAIL=transfer)" 4 0 0 DUCTILE_SCHEDU
 # refused NAME FINAL HOOKS EXPECTED_REASON... -- with the schedule and settings in $env
 refused() {
   name=$1 final=$2 hooks=$3; shift 3
-  env $env timeout $t $MPIEXEC -n 4 "$prog" $args "$sizes" > out 2> err
+  env $env timeout -k 10 $t $MPIEXEC -n 4 "$prog" $args "$sizes" > out 2> err
   rc=$?
   got=$(sum_of out "$final")
   bad=

@@ -25,7 +25,7 @@ hashes() { sed -n 's/^hashes \(.*\) on \([0-9]*\) processes.*/\1 on \2/p' "$1"; 
 # the static runs' hashes for ITS iterations (on 2 and 3 processes: the same), in ref$ITS
 static_ref() {
   for np in 2 3; do
-    timeout $t $MPIEXEC -n $np "$prog" $1 > "$tmp/ref$np" 2> "$tmp/ref.err" || { echo "FAIL: static run on $np"; cat "$tmp/ref$np" "$tmp/ref.err"; exit 1; }
+    timeout -k 10 $t $MPIEXEC -n $np "$prog" $1 > "$tmp/ref$np" 2> "$tmp/ref.err" || { echo "FAIL: static run on $np"; cat "$tmp/ref$np" "$tmp/ref.err"; exit 1; }
     grep -q "FAIL\| BAD" "$tmp/ref$np" && { echo "FAIL: static run on $np"; cat "$tmp/ref$np"; exit 1; }
   done
   r=$(hashes "$tmp/ref2" | sed 's/ on .*//')
@@ -43,7 +43,7 @@ one() {
   name=$1 np=$2 final=$3 status=$4 spec=$5; shift 5
   rep="$tmp/rep.json"; rm -f "$rep"
   env DUCTILE_REPORT="$rep" DUCTILE_SUMMARY=0 DUCTILE_TEST_FAIL="$spec" "$@" \
-    timeout $((t * 2)) $MPIEXEC -n "$np" "$prog" $its > "$tmp/out" 2> "$tmp/err"
+    timeout -k 10 $((t * 2)) $MPIEXEC -n "$np" "$prog" $its > "$tmp/out" 2> "$tmp/err"
   rc=$?
   got=$(hashes "$tmp/out")
   eval "ref=\$ref$its"

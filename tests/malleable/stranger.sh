@@ -30,7 +30,7 @@ t=$((90 * ${TEST_TIME_SCALE:-2} / 2))
 # EXPECT_SIZES word must be one of them, "-" for none)
 one() {
   name=$1 want=$2 np=$3; shift 3
-  timeout $t $MPIEXEC -n "$np" "$@" > "$tmp/out" 2> "$tmp/err"
+  timeout -k 10 $t $MPIEXEC -n "$np" "$@" > "$tmp/out" 2> "$tmp/err"
   rc=$?
   line=$(grep "=> " "$tmp/out" | tail -1)
   sizes=" $(echo "$line" | sed -n 's/.*sizes: \(.*\)| final.*/\1/p') "

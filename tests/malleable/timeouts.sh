@@ -22,7 +22,7 @@ T=$scale                                   # DUCTILE_RESIZE_TIMEOUT: 2 s (4 s un
 long=$((2 * T)) short=$(echo "$T" | awk '{print $1 / 4}')
 t=$((90 * scale / 2))
 hashes() { sed -n 's/^hashes \(.*\) on \([0-9]*\) processes.*/\1 on \2/p' "$1"; }
-timeout $t $MPIEXEC -n 2 "$prog" $its > "$tmp/ref" 2> "$tmp/ref.err" || { echo "FAIL: static run"; cat "$tmp/ref.err"; exit 1; }
+timeout -k 10 $t $MPIEXEC -n 2 "$prog" $its > "$tmp/ref" 2> "$tmp/ref.err" || { echo "FAIL: static run"; cat "$tmp/ref.err"; exit 1; }
 ref=$(hashes "$tmp/ref" | sed 's/ on .*//')
 [ -n "$ref" ] || { echo "FAIL: no hashes"; cat "$tmp/ref"; exit 1; }
 
@@ -46,7 +46,7 @@ drun() {
   name=$1 np=$2 new=$3 delay=$4; shift 4
   rep="$tmp/rep.json"; rm -f "$rep"
   env DUCTILE_REPORT="$rep" DUCTILE_SUMMARY=0 DUCTILE_RESIZE_TIMEOUT=$T DUCTILE_TEST_DELAY="$delay" "$@" \
-    timeout $t $MPIEXEC -n "$np" "$prog" $its > "$tmp/out" 2> "$tmp/err"
+    timeout -k 10 $t $MPIEXEC -n "$np" "$prog" $its > "$tmp/out" 2> "$tmp/err"
   rc=$?
   got=$(hashes "$tmp/out")
   final=${got##* on }
@@ -87,7 +87,7 @@ drun "connection, the new process, 2->3" 2 3 "connect:$d@2" DUCTILE_SCHEDULE=2:+
 for d in "wake:$long@3" "wake:$long@1"; do
   rep="$tmp/rep.json"; rm -f "$rep"
   env DUCTILE_REPORT="$rep" DUCTILE_SUMMARY=0 DUCTILE_RESIZE_TIMEOUT=$T DUCTILE_TEST_DELAY="$d" DUCTILE_PERSISTENT=1 \
-    DUCTILE_SCHEDULE=3:-2,6:+2 timeout $t $MPIEXEC -n 4 "$APP" 10 > "$tmp/out" 2> "$tmp/err"
+    DUCTILE_SCHEDULE=3:-2,6:+2 timeout -k 10 $t $MPIEXEC -n 4 "$APP" 10 > "$tmp/out" 2> "$tmp/err"
   rc=$?
   final=$(sed -n 's/^FINAL size=\([0-9]*\) iterations=10 failures=0.*/\1/p' "$tmp/out")
   res=$($PYTHON - "$rep" "$final" <<'PY'

@@ -17,7 +17,7 @@ fail=0
 t=$((120 * ${TEST_TIME_SCALE:-2} / 2))
 N=3000 ITERS=40
 sum_of() { sed -n "s/.*checksum \([0-9a-f]*\) on $2 processes.*/\1/p" "$1"; }
-timeout $t $MPIEXEC -n 2 "$prog" $N $ITERS - wait > ref 2>&1 || { echo "FAIL: static run"; cat ref; exit 1; }
+timeout -k 10 $t $MPIEXEC -n 2 "$prog" $N $ITERS - wait > ref 2>&1 || { echo "FAIL: static run"; cat ref; exit 1; }
 ref=$(sum_of ref 2)
 [ -n "$ref" ] || { echo "FAIL: static run: no checksum"; cat ref; exit 1; }
 echo "static on 2: $(grep '^checksum' ref)"
@@ -27,7 +27,7 @@ echo "static on 2: $(grep '^checksum' ref)"
 run() {
   name=$1 np=$2 final=$3 nrec=$4 nzomb=$5 plan=$6 mode=$7; shift 7
   rm -f rep.json
-  env DUCTILE_REPORT=rep.json "$@" timeout $t $MPIEXEC -n "$np" "$prog" $N $ITERS "$plan" "$mode" > out 2> err
+  env DUCTILE_REPORT=rep.json "$@" timeout -k 10 $t $MPIEXEC -n "$np" "$prog" $N $ITERS "$plan" "$mode" > out 2> err
   rc=$?
   if [ $rc -eq 0 ] && ! $PYTHON - rep.json "$mode" "${bg:-+nb}" "$name" <<'PY'
 import json, sys

@@ -7,7 +7,7 @@
 . "$abs_top_srcdir/contrib/bash-completion/ductilectl"
 start_daemon --no-state
 # two jobs registered over the protocol, held while the test asks
-( cd "$abs_top_srcdir/tests/controller" && exec timeout 60 "$PY" -c "
+( cd "$abs_top_srcdir/tests/controller" && exec timeout -k 10 60 "$PY" -c "
 import sys, time, peer
 s1, f1 = peer.connect(sys.argv[1]); peer.register(f1, 'alpha', 4242)
 s2, f2 = peer.connect(sys.argv[1]); peer.register(f2, 'beta', 4343)

@@ -26,7 +26,7 @@ t=$((120 * ${TEST_TIME_SCALE:-2} / 2))
 args="40 24 20"
 export PYTHONPATH="$abs_top_srcdir/python:$numpy"
 sum_of() { sed -n "s/.*checksum \([0-9a-f]*\) .* on $2 processes.*/\1/p" "$1"; }
-timeout $t "$RUN_DUCTILE" -q --no-report -- $MPIEXEC -n 2 "$py" "$prog" $args > ref 2>&1 ||
+timeout -k 10 $t "$RUN_DUCTILE" -q --no-report -- $MPIEXEC -n 2 "$py" "$prog" $args > ref 2>&1 ||
   { echo "FAIL: static run"; cat ref; exit 1; }
 ref=$(sum_of ref 2)
 [ -n "$ref" ] || { echo "FAIL: static run: no checksum"; cat ref; exit 1; }
@@ -34,7 +34,7 @@ echo "static on 2: $(grep '^checksum' ref)"
 # run NAME FINAL HOOKS REMOVED [VAR=value...]
 run() {
   name=$1 final=$2 hooks=$3 removed=$4; shift 4
-  env "$@" timeout $t "$RUN_DUCTILE" -q --no-report -- $MPIEXEC -n 2 "$py" "$prog" $args > out 2> err
+  env "$@" timeout -k 10 $t "$RUN_DUCTILE" -q --no-report -- $MPIEXEC -n 2 "$py" "$prog" $args > out 2> err
   rc=$?
   got=$(sum_of out "$final")
   nrem=$(grep -o "removed process: hooks [1-9], failures 0" out | wc -l)
@@ -54,7 +54,7 @@ run "baseline, constant data in the background (nb), 2->3->1" 1 1 5 DUCTILE_SCHE
 if "$PYTHON" -c "import setuptools, wheel" 2>/dev/null; then
   cp -r "$abs_top_srcdir/python" pysrc && chmod -R u+w pysrc
   if "$PYTHON" -m pip install -q --no-index --no-deps --no-build-isolation --target site ./pysrc > pip.out 2>&1; then
-    PYTHONPATH="$tmp/site:$numpy" timeout $t "$RUN_DUCTILE" -q --no-report -- $MPIEXEC -n 2 "$py" "$prog" $args > out 2>&1
+    PYTHONPATH="$tmp/site:$numpy" timeout -k 10 $t "$RUN_DUCTILE" -q --no-report -- $MPIEXEC -n 2 "$py" "$prog" $args > out 2>&1
     got=$(sum_of out 2)
     if [ "$got" = "$ref" ] && PYTHONPATH="$tmp/site" "$py" -c "import ductile, sys; sys.exit(not ductile.__file__.startswith('$tmp/site'))"; then
       echo "ok: pip install ./python: static run with the installed module: $(grep '^checksum' out)"
@@ -73,7 +73,7 @@ if make -s -C "$abs_top_builddir" install-ductilepyPYTHON DESTDIR="$tmp/inst" > 
   init=$(find "$tmp/inst" -path '*/ductile/__init__.py' | head -1)
   dir=${init%/ductile/__init__.py}
   if [ -n "$init" ]; then
-    PYTHONPATH="$dir:$numpy" timeout $t "$RUN_DUCTILE" -q --no-report -- $MPIEXEC -n 2 "$py" "$prog" $args > out 2>&1
+    PYTHONPATH="$dir:$numpy" timeout -k 10 $t "$RUN_DUCTILE" -q --no-report -- $MPIEXEC -n 2 "$py" "$prog" $args > out 2>&1
     got=$(sum_of out 2)
   fi
   if [ -n "$init" ] && [ "$got" = "$ref" ] && PYTHONPATH="$dir" "$py" -c "import ductile, sys; sys.exit(not ductile.__file__.startswith('$dir'))"; then
