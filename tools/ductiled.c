@@ -143,8 +143,11 @@ int main(int argc, char **argv)
         {"no-state", no_argument, 0, 'n'},      {"verbose", no_argument, 0, 'v'},
         {"help", no_argument, 0, 'h'},          {"version", no_argument, 0, 'V'},
         {"pending-ttl", required_argument, 0, 'T'}};
-    const struct dpart_option **popt = NULL;
-    struct option *opts = all_options(core_opts, sizeof core_opts / sizeof core_opts[0], &popt);
+    /* kept for the daemon's life (static: reachable, not a leak to LeakSanitizer, whose report at an early
+     * exit such as --help's would lose the buffered output) */
+    static const struct dpart_option **popt;
+    static struct option *opts;
+    opts = all_options(core_opts, sizeof core_opts / sizeof core_opts[0], &popt);
     if (!opts) {
         fprintf(stderr, "ductiled: out of memory\n");
         return 1;
