@@ -182,6 +182,9 @@ static int run_with_html(char **cmd, const char *html)
         if (access(cand, X_OK) == 0 && strlen(cand) < sizeof tool) snprintf(tool, sizeof tool, "%s", cand);
     }
     char *argv[] = {tool, report, "-o", (char *)html, NULL};
+    /* the preloads were for the job's command, not for this tool (a Python program: Ductile's library
+     * or a sanitizer's runtime in it would only get in the way) */
+    unsetenv("LD_PRELOAD");
     int hrc = run_and_wait(argv);
     if (hrc != 0) fprintf(stderr, "ductile-run: ductile-report failed (exit %d): no HTML page\n", hrc);
     return rc ? rc : (hrc ? 1 : 0);

@@ -158,10 +158,11 @@ void nb_finish(int adopt)
     NB.quiet = 0;
 }
 
-/* A process about to end: the new buffers and the pending transfers'
- * state stay with the MPI until the process exits (their requests may be
- * pending), not a leak to report. */
-void nb_abandon_at_exit(void)
+/* A failed background transfer: forget it without touching its buffers,
+ * requests or windows (MPI may still use them); its window leaves the
+ * cache, so that no later transfer frees it with processes that never will.
+ * What it leaves allocated on purpose is not a leak to report. */
+void nb_abandon(void)
 {
 #if defined(__SANITIZE_ADDRESS__)
     for (int i = 0; i < NB.n; i++) {
@@ -169,14 +170,6 @@ void nb_abandon_at_exit(void)
         if (NB.e[i].p) __lsan_ignore_object(NB.e[i].p); /* and what it points to (the collective's arguments) */
     }
 #endif
-    nb_abandon();
-}
-
-/* A failed background transfer: forget it without touching its buffers,
- * requests or windows (MPI may still use them); its window leaves the
- * cache, so that no later transfer frees it with processes that never will. */
-void nb_abandon(void)
-{
     NB.left_alone = 1; /* the buffers its requests name stay allocated (reg_thaw) */
     if (NB.bg) bg_forget(NB.bg);
     free(NB.e);
@@ -218,18 +211,15 @@ int nb_agree_quiet(MPI_Comm c)
  * the new processes (a cancelled background rma-* expansion left it cached,
  * and the next one-sided resize or MPI_Finalize then called the collective
  * MPI_Win_free without them: issue 22, item 5); not quiet -- both are
- * abandoned (at_exit: in a process about to end). */
-void rollback_transfers(int quiet, int nitems, int at_exit)
+ * abandoned. */
+void rollback_transfers(int quiet, int nitems)
 {
     if (quiet) {
         if (NB.active) nb_finish(0);
         if (nitems) rma_win_transfer_done(0);
         return;
     }
-    if (NB.active) {
-        if (at_exit) nb_abandon_at_exit();
-        else nb_abandon();
-    }
+    if (NB.active) nb_abandon();
     rma_win_abandon(NULL); /* whatever is cached may span the new processes */
 }
 
@@ -341,12 +331,12 @@ void pending_cancel(const char *why)
         (void)pending_go(0, M.iteration); /* the word "cancelled" (0 by then on every parent) */
         int quiet = nb_agree_quiet(PEND.merged); /* with them (join.c); a spawned process that never heard
                                                   * the word is missing: "not quiet" everywhere */
-        rollback_transfers(quiet, PEND.nitems, 0);
+        rollback_transfers(quiet, PEND.nitems);
         expand_abort(why, quiet);
     } else {
         int quiet = nb_agree_quiet(ductile_rt.private_comm);
         if (quiet) nb_finish(0); /* the world stays, and so does its window */
-        else rollback_transfers(0, 0, 0);
+        else rollback_transfers(0, 0);
         shrink_abort(why);
     }
     reg_thaw(!NB.left_alone); /* the registry changes again; what the program freed meanwhile goes, if safe */

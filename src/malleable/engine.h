@@ -396,7 +396,6 @@ int nb_wait_local(int nap);
 int nb_drain(void); /* complete what was started (bounded), failed or not: 0, or -1 when it did not complete */
 void nb_finish(int adopt);
 void nb_abandon(void);
-void nb_abandon_at_exit(void); /* the same, in a process about to end */
 void nb_note(struct report_reconfig *r, int iteration);
 int wait_bounded(MPI_Request *rq, double limit_s);
 int pending_go(int status, int iteration);
@@ -404,7 +403,7 @@ struct go_msg pending_wait_go(MPI_Comm merged, double limit_s);
 void pending_cancel(const char *why);
 int nb_quiet(void);
 int nb_agree_quiet(MPI_Comm c);
-void rollback_transfers(int quiet, int nitems, int at_exit);
+void rollback_transfers(int quiet, int nitems);
 /* resize.c */
 void note_choice(struct report_reconfig *r, const struct decision *d);
 /* spawn.c */

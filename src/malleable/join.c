@@ -433,14 +433,14 @@ int ductile_malleable_get_shared(int *iteration)
              * together when nothing is in flight anywhere, else left alone (at exit) */
             (void)nb_drain();
             int quiet = nb_agree_quiet(merged);
-            rollback_transfers(quiet, h->nitems, 1);
+            rollback_transfers(quiet, h->nitems);
             join_abort(o2c, n2c, x.err, quiet);
         }
         /* the parents' word (background.c, pending_go), bounded */
         struct go_msg g = pending_wait_go(merged, (double)ductile_rt.settings.leave_timeout + 3 * resize_timeout());
         if (g.status < 0) {
             /* no answer from the parents: this process leaves (no abort: the parents may go on) */
-            nb_abandon_at_exit();
+            nb_abandon();
             join_abort(o2c, n2c, "the running processes did not switch to the new size in time", 0);
         }
         if (g.status != 1) {
@@ -448,7 +448,7 @@ int ductile_malleable_get_shared(int *iteration)
              * flight, then free the transfer together with them, or leave it (at exit) */
             (void)nb_drain(); /* what was started completes, failed parts too (bounded) */
             int quiet = nb_agree_quiet(merged);
-            rollback_transfers(quiet, h->nitems, 1);
+            rollback_transfers(quiet, h->nitems);
             join_abort(o2c, n2c, "the resize was cancelled", quiet);
         }
         if (nb_wait_local(1) != 0) {
@@ -473,7 +473,7 @@ int ductile_malleable_get_shared(int *iteration)
     if (!txn_agree_commit(merged, ok, why, sizeof why)) {
         (void)nb_drain(); /* (nothing, unless a background part is still in flight here) */
         int quiet = nb_agree_quiet(merged); /* with the parents (spawn.c, expand_commit) */
-        rollback_transfers(quiet, h->nitems, 1);
+        rollback_transfers(quiet, h->nitems);
         join_abort(o2c, n2c, why, quiet);
     }
     txn_end();

@@ -94,7 +94,7 @@ void shrink(const struct decision *d, const char *list, double t_begin)
             /* what was started completes (bounded), then goes everywhere or nowhere (agreed) */
             (void)nb_drain();
             if (nb_agree_quiet(P)) nb_finish(0);
-            else rollback_transfers(0, 0, 0);
+            else rollback_transfers(0, 0);
             shrink_abort(x.err);
             return;
         }
@@ -135,7 +135,7 @@ void shrink_commit(int iteration)
              * choice freed per-array windows on some only) */
             (void)nb_drain();
             if (nb_agree_quiet(P)) nb_finish(0);
-            else rollback_transfers(0, 0, 0);
+            else rollback_transfers(0, 0);
         }
         shrink_abort(why);
         return;

@@ -437,7 +437,7 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
              * when nothing is in flight anywhere, else left alone */
             (void)nb_drain();
             int quiet = nb_agree_quiet(merged);
-            rollback_transfers(quiet, PEND.nitems, 0);
+            rollback_transfers(quiet, PEND.nitems);
             expand_abort(x.err, quiet);
             return;
         }
@@ -464,7 +464,7 @@ void expand_commit(int iteration)
              * was started completes (bounded), then goes together with them when quiet everywhere (join.c) */
             (void)nb_drain();
             int quiet = nb_agree_quiet(merged);
-            rollback_transfers(quiet, PEND.nitems, 0);
+            rollback_transfers(quiet, PEND.nitems);
             snprintf(why, sizeof why, "the spawned processes were not there at the switch within %.0f s "
                      "(DUCTILE_RESIZE_TIMEOUT)", resize_timeout());
             expand_abort(why, quiet);
@@ -490,7 +490,7 @@ void expand_commit(int iteration)
          * part go together when nothing is in flight anywhere, else they are left alone */
         (void)nb_drain();
         int quiet = nb_agree_quiet(merged);
-        rollback_transfers(quiet, PEND.nitems, 0);
+        rollback_transfers(quiet, PEND.nitems);
         expand_abort(why, quiet);
         return;
     }

@@ -45,7 +45,7 @@ cluster_up() {
   if [ "${MPI_FAMILY:-}" = openmpi ]; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   else
-    export UCX_TLS=${UCX_TLS:-tcp,self} # TCP between the namespaces (docs/cluster.md)
+    export UCX_TLS=${UCX_TLS:-tcp,self} UCX_NET_DEVICES=${UCX_NET_DEVICES:-eth0} # TCP between the namespaces, on their veth (docs/cluster.md)
   fi
   RESULTS="$abs_top_builddir/tests/cluster/results.tsv"
   export T B="$abs_top_builddir" S="$abs_top_srcdir" PYTHON MPIEXEC MPI_FAMILY scale RESULTS

@@ -24,7 +24,7 @@ trap '[ $made = 1 ] && "$CLUSTER" down >/dev/null 2>&1' EXIT
 if [ "$MPI_FAMILY" = openmpi ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; PPN1="--map-by ppr:1:node"
 else
-  export SLURM_OVERLAP=1 UCX_TLS=${UCX_TLS:-tcp,self}; PPN1="-ppn 1"
+  export SLURM_OVERLAP=1 UCX_TLS=${UCX_TLS:-tcp,self} UCX_NET_DEVICES=${UCX_NET_DEVICES:-eth0}; PPN1="-ppn 1"
 fi
 T=$(mktemp -d -p "$B/tests/cluster" bench.XXXXXX)
 al() { timeout -k 5 120 "$CLUSTER" exec dnode1 salloc -Q -J ductile-bench -t 5 -N4 -n4 -w 'dnode[1-4]' "$@"; }

@@ -61,7 +61,7 @@ else
   # a spawn starts a new srun step: it must share the allocation's CPUs
   # with the running one; UCX picks shared memory between the namespaces
   # (same machine) and then a spawned child never connects: TCP only.
-  export SLURM_OVERLAP=1 UCX_TLS=${UCX_TLS:-tcp,self}
+  export SLURM_OVERLAP=1 UCX_TLS=${UCX_TLS:-tcp,self} UCX_NET_DEVICES=${UCX_NET_DEVICES:-eth0}
 fi
 
 fail=0

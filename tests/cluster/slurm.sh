@@ -52,7 +52,7 @@ if [ "${MPI_FAMILY:-}" = openmpi ]; then
 else
   # spawns start new srun steps that share the allocation's CPUs; TCP between
   # the namespaces (tests/cluster/hosts.sh, docs/cluster.md)
-  export SLURM_OVERLAP=1 UCX_TLS=${UCX_TLS:-tcp,self}
+  export SLURM_OVERLAP=1 UCX_TLS=${UCX_TLS:-tcp,self} UCX_NET_DEVICES=${UCX_NET_DEVICES:-eth0}
 fi
 # rows of docs/cluster.md's table of what works where (tests/cluster/results-lib.sh)
 RESULTS="$abs_top_builddir/tests/cluster/results.tsv"

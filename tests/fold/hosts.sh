@@ -43,7 +43,7 @@ fi
 if [ "${MPI_FAMILY:-}" = openmpi ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 else
-  export SLURM_OVERLAP=1 UCX_TLS=${UCX_TLS:-tcp,self}
+  export SLURM_OVERLAP=1 UCX_TLS=${UCX_TLS:-tcp,self} UCX_NET_DEVICES=${UCX_NET_DEVICES:-eth0}
 fi
 printf 'dnode1 slots=2\ndnode2 slots=2\n' > "$tmp/hostfile"
 "$abs_top_builddir/tools/ductiled" --socket "$tmp/d.sock" --state "$tmp/state.json" --hostfile "$tmp/hostfile" > "$tmp/daemon.log" 2>&1 &

@@ -57,6 +57,9 @@ int main(int argc, char **argv)
     double *x = xalloc((size_t)(dim - (getenv("FJ_SHORT_X") && type == EMPI_SPAWNED)) * sizeof(double), empi);
     /* FJ_SWAP=1: spawned processes register b before A (a mismatch) */
     if (getenv("FJ_SWAP") && type == EMPI_SPAWNED && EMPI_Register_array("b", b, MPI_DOUBLE, dim, 1, EMPI_DISJOINT, EMPI_CONSTANT)) printf("register b failed\n");
+    /* the buffers this program allocated: its own to free at the end (Ductile frees only what it or
+     * EMPI_malloc allocated, empi.h) */
+    void *own[4] = { A, b, xloc, x };
     if (EMPI_Register_array("A", A, MPI_DOUBLE, dim, dim, EMPI_DISJOINT, EMPI_CONSTANT)) printf("register A failed\n");
     if (shortbuf && !empi && EMPI_Set_buffer_rows("A", count - 1)) printf("EMPI_Set_buffer_rows failed\n");
     if (!(getenv("FJ_SWAP") && type == EMPI_SPAWNED) && EMPI_Register_array("b", b, MPI_DOUBLE, dim, 1, EMPI_DISJOINT, EMPI_CONSTANT)) printf("register b failed\n");
@@ -133,9 +136,12 @@ int main(int argc, char **argv)
             int same = memcmp(rx, x, dim * sizeof(double)) == 0;
             double cs = 0; for (int i = 0; i < dim; i++) cs += x[i];
             printf("fjacobi dim=%d it=%d sizes: %s| final size %d checksum %.17g data-errors %ld => %s\n", dim, itmax, hist, size, cs, tot, same && tot == 0 ? "PASS" : "FAIL");
+            free(rx); free(nx);
         }
     }
     if (have_th) pthread_join(th, NULL);
     MPI_Finalize();
+    free(vc); free(vd);
+    if (!empi) for (int k = 0; k < 4; k++) free(own[k]);
     return 0;
 }

@@ -47,6 +47,7 @@ int main(int argc, char **argv)
         nnz = srow[c]; scl = malloc((nnz + 1) * sizeof(int)); sv = malloc((nnz + 1) * sizeof(double));
         for (int i = 0; i < c; i++) for (int k = 0; k < snnz(d + i); k++) { scl[srow[i] + k] = scol(d + i, k); sv[srow[i] + k] = sval(d + i, k, 0); }
     }
+    int *srow0 = srow, *scl0 = scl; double *sv0 = sv;
     EMPI_Register_sparse("S", srow, scl, sv, MPI_DOUBLE, SDIM, nnz);
     /* custom */
     plist_t pl = { NULL, 0 };
@@ -120,5 +121,7 @@ int main(int argc, char **argv)
         if (rank == 0) printf("kinds sizes: %s| final size %d errors %ld => %s\n", hist, size, tot, tot == 0 ? "PASS" : "FAIL");
     }
     MPI_Finalize();
+    free(pl.p); /* the custom item's list is this program's, and so are its first CSR arrays */
+    free(srow0); free(scl0); free(sv0);
     return 0;
 }

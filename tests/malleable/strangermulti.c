@@ -19,7 +19,7 @@ static const long relem[NI] = { 3, 1, 5, 2, 1, 4 };
 static const int constant[NI] = { 1, 0, 1, 0, 0, 1 };
 static MPI_Datatype types[NI];
 static size_t esz[NI];
-static void *buf[NI];
+static void *buf[NI], *own[NI];
 
 static long base(int k, long r, long e) { return (k + 1) * 1000 + r * 10 + e; }
 /* value of element (r,e) of item k at the start of iteration it */
@@ -58,7 +58,7 @@ int main(int argc, char **argv)
     int desp[NI], cnt[NI];
     for (int k = 0; k < NI; k++) {
         EMPI_Get_wsize(rank, size, (int)rows_of[k], &desp[k], &cnt[k], NULL, NULL);
-        buf[k] = calloc((size_t)cnt[k] * relem[k] + 1, esz[k]);
+        buf[k] = own[k] = calloc((size_t)cnt[k] * relem[k] + 1, esz[k]);
         if (EMPI_Register_array(ids[k], buf[k], types[k], rows_of[k], relem[k], EMPI_DISJOINT, constant[k] ? EMPI_CONSTANT : EMPI_VARIABLE))
             printf("rank %d: register %s failed\n", rank, ids[k]);
     }
@@ -104,5 +104,6 @@ int main(int argc, char **argv)
         if (rank == 0) printf("multi sizes: %s| final size %d errors %ld => %s\n", hist, size, tot, tot == 0 ? "PASS" : "FAIL");
     }
     MPI_Finalize();
+    for (int k = 0; k < NI; k++) free(own[k]); /* this program's buffers (Ductile frees only its own, empi.h) */
     return 0;
 }

@@ -74,7 +74,8 @@ def page(name, json_path):
 pages = {}
 env_io = {"OMPI_MCA_io": "romio321"} if os.environ.get("MPI_FAMILY") == "openmpi" else {}
 if run("monitored", [RUN, "-q", "-r", os.path.join(T, "mon.json"), "--html", os.path.join(T, "monitored.html"), "--"]
-       + MPIEXEC + ["-n", "3", os.path.join(B, "tests", "mpi", "iter")], {}):
+       + MPIEXEC + ["-n", "3", os.path.join(B, "tests", "mpi", "iter")],
+       {"LD_PRELOAD": os.environ.get("SANITIZER_PRELOAD", "")}):  # ductile-run adds the library
     if os.path.exists(os.path.join(T, "monitored.html")):
         pages["monitored"] = os.path.join(T, "monitored.html")
     else:
