@@ -336,8 +336,8 @@ static int metrics_start(char *err, size_t errlen)
 }
 
 static const struct dpart_option metrics_options[] = {
-    {"metrics", "[HOST:]PORT",
-     "serve Prometheus metrics at http://HOST:PORT/metrics (HOST default\n127.0.0.1, loopback; [::1]:PORT for IPv6); "
+    {"metrics", "ADDR",
+     "serve Prometheus metrics at http://ADDR/metrics; ADDR is PORT (on\n127.0.0.1, loopback), HOST:PORT or [IPV6]:PORT; "
      "docs/controller.md, \"Metrics\"",
      metrics_option},
     {NULL, NULL, NULL, NULL},
