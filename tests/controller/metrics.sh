@@ -87,6 +87,15 @@ grep -q '^ductile_jobs{state="running"} 1$' "$T/metrics.txt" && grep -q '^ductil
   && ok "/metrics: 1 running job, $(sed -n 's/^ductile_connections{transport="unix"} //p' "$T/metrics.txt") Unix connections" \
   || bad "/metrics: $(grep '^ductile_jobs\|^ductile_connections' "$T/metrics.txt")"
 
+# a fold: counted, and the job's cores follow it (3 processes on one host folded to 1 core)
+ctl fold 1 1 > "$T/fold.out" 2>&1 && ok "fold 1 to 1 core: $(head -1 "$T/fold.out")" || bad "fold: $(cat "$T/fold.out")"
+mq() { fetch "http://127.0.0.1:$MPORT/metrics" | grep -F "$1 " | sed 's/.* //'; }
+wait_until 10 '[ "$(mq "ductile_folds_total{action=\"fold\",by=\"client\"}")" = 1 ] && [ "$(mq "ductile_job_cores{job_id=\"1\"}")" = 1 ]' \
+  && ok "/metrics: ductile_folds_total{action=\"fold\",by=\"client\"} 1, ductile_job_cores{job_id=\"1\"} 1" \
+  || bad "after the fold: $(fetch "http://127.0.0.1:$MPORT/metrics" | grep '^ductile_folds_total\|^ductile_job_cores')"
+ctl unfold 1 > /dev/null 2>&1 && wait_until 10 '[ "$(mq "ductile_job_cores{job_id=\"1\"}")" = 3 ]' \
+  && ok "unfolded: ductile_job_cores{job_id=\"1\"} 3" || bad "after the unfold: $(fetch "http://127.0.0.1:$MPORT/metrics" | grep '^ductile_job_cores')"
+
 touch "$T/stop-a"
 wait "$PID_a"; ra=$?
 [ $ra -eq 0 ] && grep -q "FINAL size=3 .*failures=0" "$T/a.log" && ok "job: data checks passed" || bad "job failed (rc $ra): $(tail -3 "$T/a.log")"
