@@ -34,7 +34,7 @@ int mhttp_parse(const char *spec, char *host, size_t hostlen, int *port, char *e
     }
     char *end;
     long v = strtol(p, &end, 10);
-    if (!*p || *end || v < 1 || v > 65535) {
+    if (*p < '0' || *p > '9' || *end || v < 1 || v > 65535) {
         snprintf(err, errlen, "--metrics wants PORT or HOST:PORT with a port from 1 to 65535, not '%s'", orig);
         return -1;
     }
