@@ -10,6 +10,7 @@
 #include "children.h"
 
 #include "../proto/net.h"
+#include "core.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -116,6 +117,8 @@ static void finish(struct child *c, int rc, const char *why)
     if (!c->told) {
         if (why) snprintf(c->out, CHILD_OUT_MAX, "%s", why);
         c->told = 1;
+        const char *base = strrchr(c->name, '/');
+        core_note(NULL, "slurm_call", base ? base + 1 : c->name, NULL, rc); /* the figures (metrics.c) */
         c->done(c->arg, rc, c->out);
     }
 }

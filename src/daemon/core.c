@@ -59,6 +59,11 @@ void core_on_tick(double now)
     EACH(p) if (p->tick) p->tick(now);
 }
 
+void core_note(const struct job *j, const char *what, const char *l1, const char *l2, double value)
+{
+    EACH(p) if (p->note) p->note(j, what, l1, l2, value);
+}
+
 int core_make_room(const struct job *j, int n, core_room_fn cont, void *arg, char *why, size_t wl)
 {
     EACH(p) {

@@ -66,6 +66,8 @@ struct dpart {
     /* a resize this part sent (core_resize) was answered */
     void (*resize_done)(struct job *j, int ok, const char *reason);
     void (*tick)(double now);
+    /* a fact some part or the core noted (core_note), for whoever keeps figures (metrics.c) */
+    void (*note)(const struct job *j, const char *what, const char *l1, const char *l2, double value);
     /* ---- questions */
     /* an expansion by n does not fit the free slots: 0 no help, 1 asked
      * (cont runs later), -1 refuse with why */
@@ -121,6 +123,14 @@ int core_may_resize(const struct job *j, int procs, char *why, size_t wl);
 int core_waiting(void);
 int core_admit(int need, int qid, double now);
 void core_admit_release(int need, double now);
+/* Note a fact for the parts that keep figures (their note hooks; ductiled
+ * --metrics): `what` happened (to job j, NULL: none), with at most two
+ * labels (NULL: none) taken from a small closed set the noting code owns
+ * (never a client's string), and a value.  The facts noted and their
+ * meaning are listed in docs/controller.md, "Metrics". */
+void core_note(const struct job *j, const char *what, const char *l1, const char *l2, double value);
+/* The connections open now: on the Unix socket, on TCP (authenticated or not). */
+void core_conn_counts(int *unix_peers, int *tcp_peers);
 
 /* ---- for the core: the parts, and the hooks over all of them */
 const struct dpart *const *core_parts(int *n);

@@ -88,6 +88,7 @@ static int fold_job(struct job *j, int cores, int ci, long long id, char *reason
     logmsg("job %d folded to %d core(s) per host: holds %d slot(s)", j->id, cores, fold_cores_held(j));
     jobs_event(j, "fold", json_pack("{s:i, s:i}", "cores_per_host", cores, "cores", fold_cores_held(j)), wall());
     state_dirty = 1;
+    core_note(j, "fold", "fold", ci < 0 ? "ductiled" : "client", cores);
     send_cmd(ci, id, j, "fold", json_pack("{s:i}", "cores", cores));
     return 0;
 }
@@ -111,6 +112,7 @@ static int unfold_job(struct job *j, int ci, long long id, char *reason, size_t 
         jobs_event(j, "unfold", json_pack("{s:i}", "cores", fold_cores_held(j)), wall());
         state_dirty = 1;
     }
+    core_note(j, "fold", "unfold", ci < 0 ? "ductiled" : "client", 0);
     send_cmd(ci, id, j, "unfold", json_object());
     return 0;
 }

@@ -48,6 +48,7 @@ void io_grant(int jid)
         return;
     }
     core_notify(j, "io", json_pack("{s:s}", "action", "grant"));
+    core_note(j, "io_grant", NULL, NULL, 0); /* the figures (metrics.c): the wait since its io_request */
     if (verbose) logmsg("I/O token granted to job %d", jid);
 }
 
@@ -152,6 +153,7 @@ void io_plan_event(struct job *j, const struct iop_plan *pl, const char *status)
                                        pl->torig, "speedup", pl->speedup, "why", pl->why),
                wall());
     logmsg("I/O interference: %s: %s", status, pl->why);
+    core_note(j, "policy_decision", pl->kind == 2 ? "period-coupling" : "phase-shift", status, pl->delta);
 }
 
 static void io_policy_sample(struct job *j, const json_t *req)

@@ -268,6 +268,7 @@ static void gpolicy_tick(double now)
                               model_kind_name(g->m.kind));
         if (rc != 0) json_object_set_new(e, "refused", json_string(why));
         jobs_event(j, "policy", e, now);
+        core_note(j, "policy_decision", policy_name(gpolicy), rc == 0 ? "sent" : "refused", d[k].to - d[k].from);
         logmsg("policy %s: job %d %d -> %d %s: %s%s%s", policy_name(gpolicy), j->id, d[k].from, d[k].to,
                rc == 0 ? "sent" : "refused", d[k].reason, rc ? ": " : "", rc ? why : "");
         if (rc == 0) {

@@ -66,6 +66,13 @@ void save_state_now(void)
     state_dirty = state_urgent = 0;
 }
 
+void core_conn_counts(int *unix_peers, int *tcp_peers)
+{
+    *unix_peers = *tcp_peers = 0;
+    for (int i = 0; i < MAX_CONNS; i++)
+        if (conns[i].kind == C_PEER) ++*(conns[i].tcp ? tcp_peers : unix_peers);
+}
+
 int add_conn(enum conn_kind k, int fd)
 {
     for (int i = 0; i < MAX_CONNS; i++)
@@ -217,6 +224,7 @@ void accept_on(int li)
                 if (l) (void)!send(fd, l, strlen(l), MSG_NOSIGNAL | MSG_DONTWAIT);
                 free(l);
                 close(fd);
+                core_note(NULL, "connection", "unix", "refused", 1);
                 continue;
             }
             snprintf(peer, sizeof peer, "unix(uid %u, fd %d)", (unsigned)uid, fd);
@@ -236,6 +244,7 @@ void accept_on(int li)
             if (make_room_for_tcp() != 0) {
                 logmsg("refused %s: every connection is taken by authenticated peers and local clients", peer);
                 close(fd);
+                core_note(NULL, "connection", "tcp", "refused", 1);
                 continue;
             }
             /* a peer that vanished without a FIN (half-open) is found by keepalive probes */
@@ -249,6 +258,7 @@ void accept_on(int li)
         if (i < 0) {
             logmsg("too many connections: refused %s", peer);
             close(fd);
+            core_note(NULL, "connection", tcp ? "tcp" : "unix", "refused", 1);
             continue;
         }
         conns[i].tcp = tcp;
@@ -261,6 +271,7 @@ void accept_on(int li)
         snprintf(conns[i].addr, sizeof conns[i].addr, "%s", addr);
         snprintf(conns[i].peer, sizeof conns[i].peer, "%s", peer);
         if (verbose) logmsg("connection from %s", peer);
+        core_note(NULL, "connection", tcp ? "tcp" : "unix", "accepted", 1);
         if (send_hello(i) != 0) close_conn(i, NULL);
     }
 }

@@ -20,6 +20,7 @@
 
 #include "../proto/net.h"
 #include "../proto/protocol.h"
+#include "core.h"
 #include "rm.h"
 
 /* The private working directory of Slurm's commands (scontrol update of a
@@ -51,7 +52,17 @@ const char *slurm_workdir(void)
 
 /* Run argv with stdout+stderr into out (NUL-terminated); bounded by SLURM_WAIT.
  * Returns the exit status, or -1 with out holding the reason. */
+static int run(char *const argv[], char *out, size_t outlen);
+
 int slurm_run(char *const argv[], char *out, size_t outlen)
+{
+    int rc = run(argv, out, outlen);
+    const char *base = strrchr(argv[0], '/');
+    core_note(NULL, "slurm_call", base ? base + 1 : argv[0], NULL, rc); /* the figures (metrics.c) */
+    return rc;
+}
+
+static int run(char *const argv[], char *out, size_t outlen)
 {
     const char *dir = slurm_workdir();
     int p[2];

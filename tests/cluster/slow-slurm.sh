@@ -38,7 +38,8 @@ sys.exit(0 if during >= 5 else 1)
 EOF
 }
 
-start_daemon --slurm --slurm-sync 1
+mport=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+start_daemon --slurm --slurm-sync 1 --metrics "127.0.0.1:$mport"
 start_job a 2 100000 20 0 "$T/stop-a"
 wait_until 30 '[ "$(job_field 1 "d[\"state\"]")" = running ]' || { bad "job did not register"; exit 1; }
 echo 9 > "$T/slow"
@@ -54,6 +55,14 @@ grep -q "did not answer" "$T/a.log" && bad "the job took ductiled for silent: $(
 grep -q "crashed\|lost its connection" "$T/daemon.log" && bad "the daemon lost the job: $(grep 'crashed\|lost' "$T/daemon.log")"
 [ "$(job_field 1 'd["state"]')" = running ] && ok "the job is running, never taken for dead" || bad "state $(job_field 1 'd["state"]')"
 [ "$(grep -c 'show job -o 42' "$T/calls")" -ge 2 ] && ok "the checks go on: $(grep -c 'show job -o 42' "$T/calls") scontrol show job" || bad "calls: $(cat "$T/calls")"
+# ductiled --metrics counts Slurm's commands as they end: at most the calls the stand-ins logged when they ended
+met=$("$PY" -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' \
+  "http://127.0.0.1:$mport/metrics")
+msc=$(echo "$met" | sed -n 's/^ductile_slurm_calls_total{command="scontrol"} //p')
+lsc=$(awk '$3 ~ /scontrol$/' "$T/calls" | wc -l)
+[ -n "$msc" ] && [ "$msc" -ge 2 ] && [ "$msc" -le "$lsc" ] \
+  && ok "metrics: $msc scontrol calls counted ($lsc logged), sinfo $(echo "$met" | sed -n 's/^ductile_slurm_calls_total{command="sinfo"} //p')" \
+  || bad "metrics: scontrol calls '$msc', logged $lsc: $(echo "$met" | grep '^ductile_slurm')"
 touch "$T/stop-a"
 wait "$PID_a"; ra=$?
 [ $ra -eq 0 ] && grep -q "FINAL size=2 .*failures=0" "$T/a.log" && ok "job: data checks passed" || bad "job failed (rc $ra)"

@@ -42,11 +42,11 @@ start_daemon() {
   bad "ductiled did not start"; cat "$T/daemon.log"; exit 1
 }
 stop_daemon() { kill "$DPID" 2>/dev/null; wait "$DPID" 2>/dev/null; DPID=""; }
-# daemon_clean: stop ductiled and fail on a sanitizer report in its log (ASan/UBSan builds)
+# daemon_clean: stop ductiled and fail on a sanitizer report in its log (ASan/UBSan/TSan builds)
 daemon_clean() {
   [ -n "$DPID" ] && stop_daemon
-  if grep -q "ERROR: AddressSanitizer\|runtime error:\|ERROR: LeakSanitizer" "$T/daemon.log"; then
-    bad "sanitizer report from ductiled:"; grep -A20 "ERROR: AddressSanitizer\|runtime error:\|ERROR: LeakSanitizer" "$T/daemon.log" | head -40
+  if grep -q "ERROR: AddressSanitizer\|runtime error:\|ERROR: LeakSanitizer\|WARNING: ThreadSanitizer" "$T/daemon.log"; then
+    bad "sanitizer report from ductiled:"; grep -A20 "ERROR: AddressSanitizer\|runtime error:\|ERROR: LeakSanitizer\|WARNING: ThreadSanitizer" "$T/daemon.log" | head -40
   fi
 }
 

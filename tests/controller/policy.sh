@@ -13,7 +13,9 @@
 run_policy() {
   pol=$1
   rm -f "$T"/job-q*.log "$T/state.json"
-  start_daemon --slots 5 --policy "$pol" --policy-params cooldown=1,horizon=30 --launcher "$MPIEXEC" --job-logs "$T"
+  mport=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  start_daemon --slots 5 --policy "$pol" --policy-params cooldown=1,horizon=30 --launcher "$MPIEXEC" --job-logs "$T" \
+    --metrics "127.0.0.1:$mport"
   # A scales (300 ms of work per iteration shared by its processes), B does not (100 ms whatever its size)
   ctl submit -n 2 --min 1 --max 4 -- "$JOB" 70 -300 > /dev/null || bad "$pol: submit A"
   ctl submit -n 3 --min 2 --max 3 -- "$JOB" 90 100 > /dev/null || bad "$pol: submit B"
@@ -64,6 +66,15 @@ print(("ok: " if decisions else "FAIL: ") + "%s: %d policy decisions recorded in
 sys.exit(0 if ok and decisions else 1)
 EOF
   grep -c "policy $pol" "$T/daemon.log" | sed "s/^/ok: $pol: decisions in ductiled's log: /"
+  # ductiled --metrics counted each decision the log shows
+  sleep 1 # the text is published every 0.5 s
+  logged=$(grep -c "policy $pol: job [0-9]* [0-9]* -> [0-9]* \(sent\|refused\)" "$T/daemon.log")
+  counted=$("$PY" -c 'import sys, urllib.request
+t = urllib.request.urlopen(sys.argv[1], timeout=5).read().decode()
+print(int(sum(float(l.rsplit(" ", 1)[1]) for l in t.splitlines() if l.startswith("ductile_policy_decisions_total{policy=\"%s\"" % sys.argv[2]))))' \
+    "http://127.0.0.1:$mport/metrics" "$pol")
+  [ "$counted" = "$logged" ] && [ "$logged" -gt 0 ] && ok "$pol: metrics: ductile_policy_decisions_total = $counted, as logged" \
+    || bad "$pol: metrics count $counted policy decisions, the log $logged"
   stop_daemon
 }
 

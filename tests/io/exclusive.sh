@@ -7,7 +7,8 @@
 DUCTILED="$B/tools/ductiled"; DUCTILECTL="$B/tools/ductilectl"
 chmod 700 "$T"
 SOCK="$T/d.sock"
-"$DUCTILED" --socket "$SOCK" --no-state > "$T/daemon.log" 2>&1 &
+mport=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$DUCTILED" --socket "$SOCK" --no-state --metrics "127.0.0.1:$mport" > "$T/daemon.log" 2>&1 &
 DPID=$!
 trap 'kill $DPID 2>/dev/null; cleanup' EXIT
 for _ in $(seq 1 50); do [ -S "$SOCK" ] && break; sleep 0.1; done
@@ -22,4 +23,18 @@ d=$("$PY" -c "import json; print(sum(json.load(open('$T/'+n+'.json'))['io']['tot
 "$PY" -c "import sys; sys.exit(0 if $d > 0 else 1)" && ok "token delays reported: $d s in total" || bad "no delay reported ($d)"
 n=$("$DUCTILECTL" -c "unix:$SOCK" --json status 1 --history 0 2>/dev/null | "$PY" -c "import json,sys; d=json.load(sys.stdin); print(len([e for e in d['events'] if e['kind']=='io_phase']))" 2>/dev/null)
 [ "${n:-0}" -ge 5 ] && ok "ductiled received $n io_phase events from job 1" || bad "io_phase events at ductiled: '${n:-none}'"
+# ductiled --metrics: every grant's wait is in the histogram, and the jobs did wait
+sleep 1 # the text is published every 0.5 s
+"$PY" - "http://127.0.0.1:$mport/metrics" <<'EOF' && ok "metrics: the token's requests, grants and waits counted" || fail=1
+import sys, urllib.request
+m = {}
+for l in urllib.request.urlopen(sys.argv[1], timeout=5).read().decode().splitlines():
+    if l and not l.startswith("#"):
+        k, v = l.rsplit(" ", 1)
+        m[k] = float(v)
+req, grants = m["ductile_io_token_requests_total"], m["ductile_io_token_grants_total"]
+n, s = m["ductile_io_token_wait_seconds_count"], m["ductile_io_token_wait_seconds_sum"]
+print("metrics: %d token requests, %d grants, %d waits observed, %.3f s waited in all" % (req, grants, n, s))
+sys.exit(0 if grants >= 10 and req >= grants and n == grants and s > 0 else 1)
+EOF
 exit $fail
