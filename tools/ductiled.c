@@ -19,11 +19,13 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../src/daemon/children.h"
 #include "../src/daemon/conffile.h"
 #include "../src/daemon/daemon.h"
+#include "../src/daemon/notify.h"
 
 static volatile sig_atomic_t stop, reload;
 
@@ -163,7 +165,8 @@ static void usage(FILE *f)
             "Configuration file:\n"
             "  One 'key = value' a line; the keys are the long options above without\n"
             "  their dashes ('policy = fair', 'io-lease = 30'), a flag takes true or false\n"
-            "  ('fold-to-admit = true'); lines starting with # or ; are comments.\n"
+            "  ('fold-to-admit = true'); # or ; at the start of a line or after a blank\n"
+            "  starts a comment.  contrib/ductiled.conf has every key.\n"
             "  Options on the command line override the file.  An unknown key or a bad\n"
             "  value stops ductiled with the file and line (exit 2).  SIGHUP re-reads the\n"
             "  file: policy, policy-params, io-policy, io-uncertainty, io-overhead,\n"
@@ -216,6 +219,7 @@ static int options(int argc, char **argv)
         fprintf(stderr, "ductiled: out of memory\n");
         return 1;
     }
+    notify_init(); /* systemd's $NOTIFY_SOCKET, if any (before any thread) */
     int o, no_conf = 0, check = 0;
     const char *conf = NULL;
     char e[4096];
@@ -403,6 +407,7 @@ int main(int argc, char **argv)
     logmsg("listening on unix:%s%s%s; %d slots on %d host(s); %d job(s) restored from %s", ua.path, tcp[0] ? " and tcp:" : "",
            tcp, rm_total(&rm), rm.nhosts, restored, state_path[0] ? state_path : "(no state file)");
     fflush(stderr);
+    notify_send("READY=1\nSTATUS=listening on unix:%s%s%s", ua.path, tcp[0] ? " and tcp:" : "", tcp);
 
     double last_save = net_now(), save_cost = 0; /* save_cost: seconds the last serialisation took */
     struct pollfd pfd[MAX_CONNS + CHILD_MAX];
@@ -449,7 +454,11 @@ int main(int argc, char **argv)
             if (conns[i].kind == C_PEER && (conns[i].outlen || conns[i].closing)) flush_out(i);
         if (reload) {
             reload = 0;
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            notify_send("RELOADING=1\nMONOTONIC_USEC=%lld", (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
             conf_reload(); /* the live options change; jobs and connections stay */
+            notify_send("READY=1");
         }
         double now = net_now();
         { /* silent peers: one line per pass, however many (a peer without the secret cannot flood the log) */
@@ -480,6 +489,7 @@ int main(int argc, char **argv)
             save_cost = last_save - now;
         }
     }
+    notify_send("STOPPING=1");
     logmsg("stopping; state saved to %s", state_path[0] ? state_path : "(none)");
     save_state_now();
     for (int i = 0; i < MAX_CONNS; i++)

@@ -121,6 +121,11 @@ static char *reader(char *str, int num, void *stream)
     }
     size_t lead = strspn(str, " \t");
     memmove(str, str + lead, n - lead + 1);
+    for (char *c = str; *c; c++) /* a '#' after a blank starts a comment too (inih: ';') */
+        if (*c == '#' && c > str && (c[-1] == ' ' || c[-1] == '\t')) {
+            c[0] = '\n', c[1] = '\0';
+            break;
+        }
     if (str[0] == '[') {
         str[strcspn(str, "\r\n")] = '\0';
         adderr(r, r->line, "'%.60s': the file has no sections", str);
