@@ -138,6 +138,19 @@ static const struct dpart_option core_options[] = {
 };
 static const char *const core_live[] = {"pending-ttl", "verbose", NULL};
 
+/* the keys a reload changes at once: the core's and the parts' live options, wrapped at 80 columns */
+static void live_keys(FILE *f)
+{
+    int n, col = 22, first = 1;
+    const struct dpart *const *parts = core_parts(&n);
+    for (int k = -1; k < n; k++)
+        for (const char *const *l = k < 0 ? core_live : parts[k]->live; l && *l; l++, first = 0) {
+            col += (int)strlen(*l) + 2;
+            if (col > 78) fprintf(f, "%s\n%s", first ? "" : ",", *l), col = (int)strlen(*l);
+            else fprintf(f, "%s %s", first ? "" : ",", *l);
+        }
+}
+
 static void usage(FILE *f)
 {
     char conf[4096];
@@ -162,20 +175,20 @@ static void usage(FILE *f)
             "  -V, --version       print the version\n"
             "  -h, --help          this help\n"
             "\n"
-            "Configuration file:\n"
-            "  One 'key = value' a line; the keys are the long options above without\n"
-            "  their dashes ('policy = fair', 'io-lease = 30'), a flag takes true or false\n"
-            "  ('fold-to-admit = true'); # or ; at the start of a line or after a blank\n"
-            "  starts a comment.  contrib/ductiled.conf has every key.\n"
-            "  Options on the command line override the file.  An unknown key or a bad\n"
-            "  value stops ductiled with the file and line (exit 2).  SIGHUP re-reads the\n"
-            "  file: policy, policy-params, io-policy, io-uncertainty, io-overhead,\n"
-            "  io-lease, launcher, pending-ttl and verbose change at once (jobs and\n"
-            "  connections stay); the log says which other keys wait for a restart.  A\n"
-            "  bad file on SIGHUP changes nothing (the error is logged with its line).\n"
-            "\n"
             "ductilectl drain stops new jobs from registering; ductilectl shutdown (Unix socket only)\n"
             "saves the state and stops the daemon (running jobs re-register with the next one).\n"
+            "\n"
+            "Configuration file:\n"
+            "One 'key = value' a line; the keys are the long options above without their\n"
+            "dashes ('policy = fair', 'io-lease = 30'), a flag takes true or false\n"
+            "('fold-to-admit = true'); # or ; at the start of a line or after a blank starts\n"
+            "a comment.  contrib/ductiled.conf has every key.  Options on the command line\n"
+            "override the file.  An unknown key or a bad value stops ductiled with the file\n"
+            "and line (exit 2).  SIGHUP re-reads the file: these keys change at once (jobs\n"
+            "and connections stay):");
+    live_keys(f);
+    fprintf(f, ";\nthe log says which other keys wait for a restart.  A bad file on SIGHUP changes\n"
+            "nothing (the error is logged with its line).\n"
             "\n"
             "Exit status: 0 after SIGTERM/SIGINT, 1 on a start-up error, 2 on a usage error\n"
             "or a bad configuration file.\n");
