@@ -322,6 +322,7 @@ void conf_reload(void)
         for (int i = napplied - 1; i >= 0; i--) /* back to what was in force */
             if (apply(done[i], keys[done[i]].value, e, sizeof e) != 0)
                 logmsg("'%s' could not be set back to '%s': %s", keys[done[i]].o->name, keys[done[i]].value, e);
+        if (napplied) core_reconfigured(); /* what the parts derive from them, as it was */
         logmsg("ductiled keeps running with the configuration it has");
     } else {
         for (int k = 0; k < nkeys; k++) {
