@@ -249,6 +249,28 @@ static int apply(int k, const char *v, char *e, size_t el)
     return o->set(v ? NULL : "false", e, el);
 }
 
+/* "PATH:LINE: ..." lines in the order of their LINE (the file's own errors, "PATH: ...", first) */
+static long line_of(const char *l, size_t plen) { return l[plen] == ':' ? strtol(l + plen + 1, NULL, 10) : 0; }
+static void sort_lines(char *err, size_t plen)
+{
+    size_t len = strlen(err);
+    char *copy = malloc(len + 1), **v = calloc(len / 2 + 2, sizeof *v);
+    int n = 0;
+    if (copy && v) {
+        memcpy(copy, err, len + 1);
+        for (char *save = NULL, *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) v[n++] = l;
+        for (int i = 1; i < n; i++) /* insertion sort: stable, and there are few */
+            for (int j = i; j > 0 && line_of(v[j - 1], plen) > line_of(v[j], plen); j--) {
+                char *t = v[j];
+                v[j] = v[j - 1], v[j - 1] = t;
+            }
+        size_t used = 0;
+        for (int i = 0; i < n; i++) used += (size_t)snprintf(err + used, len + 1 - used, "%s%s", i ? "\n" : "", v[i]);
+    }
+    free(copy);
+    free(v);
+}
+
 int conf_load(const char *path, char *err, size_t errlen)
 {
     struct reading r = {.err = err, .errlen = errlen};
@@ -272,6 +294,7 @@ int conf_load(const char *path, char *err, size_t errlen)
     }
     int rc = r.nerr ? -1 : 0;
     reading_free(&r);
+    sort_lines(err, strlen(path));
     return rc;
 }
 
