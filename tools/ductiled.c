@@ -164,8 +164,8 @@ static void usage(FILE *f)
             "Options:\n"
             "  --config FILE       read the options from FILE (default: %s if it exists)\n"
             "  --no-config         read no configuration file\n"
-            "  --check-config      check the configuration file and the options, print OK or the errors\n"
-            "                      (exit 0 or 2), start nothing\n", conf);
+            "  --check-config      check the configuration file, the options and the files they name\n"
+            "                      (hosts, secret); print OK or the errors (exit 0 or 2), start nothing\n", conf);
     int n;
     const struct dpart *const *parts = core_parts(&n);
     for (const struct dpart_option *o = core_options; o->name; o++) opt_help(f, o->name, o->arg, o->help);
@@ -235,7 +235,7 @@ static int options(int argc, char **argv)
     notify_init(); /* systemd's $NOTIFY_SOCKET, if any (before any thread) */
     int o, no_conf = 0, check = 0;
     const char *conf = NULL;
-    char e[4096];
+    char e[4096] = "";
     while ((o = getopt_long(argc, argv, "vhV", opts, NULL)) != -1) {
         switch (o) {
         case 'v': verbose = 1, conf_given("verbose"); break;
@@ -284,7 +284,16 @@ static int options(int argc, char **argv)
         fprintf(stderr, "ductiled: --tcp requires --secret FILE (TCP connections are authenticated)\n");
         return 2;
     }
-    if (check) {
+    if (check) { /* also the files the options name: hosts and secret (nothing is started) */
+        struct rm hr;
+        struct auth_secret sec;
+        e[0] = '\0';
+        if (hostfile[0] && rm_init_hostfile(&hr, hostfile, e, sizeof e) == 0) rm_destroy(&hr), e[0] = '\0';
+        if (!e[0] && secret_file[0] && auth_load_secret(secret_file, &sec, e, sizeof e) == 0) auth_clear_secret(&sec), e[0] = '\0';
+        if (e[0]) {
+            fprintf(stderr, "ductiled: %s\n", e);
+            return 2;
+        }
         printf("%s: OK\n", conf ? conf : "no configuration file; the options");
         return 0;
     }

@@ -51,6 +51,9 @@ printf 'slots = 2\n' > "$T/bad.conf"; chmod 622 "$T/bad.conf"
 check_bad "group-writable file" "writable by group or others: refused"
 "$DUCTILED" --config "$T/none.conf" --check-config > "$T/out" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "none.conf: No such file" "$T/out" && ok "missing --config file: exit 2" || bad "missing file: rc $rc $(cat "$T/out")"
+printf 'hostfile = %s\n' "$T/nohosts" > "$T/bad.conf"; chmod 600 "$T/bad.conf"
+"$DUCTILED" --config "$T/bad.conf" --check-config > "$T/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "nohosts" "$T/out" && ok "--check-config reads the hostfile: $(cat "$T/out")" || bad "missing hostfile: rc $rc $(cat "$T/out")"
 "$DUCTILED" --no-config --check-config > "$T/out" 2>&1 && ok "--no-config --check-config: $(cat "$T/out")" || bad "--no-config: $(cat "$T/out")"
 
 # a flag overrides the file
