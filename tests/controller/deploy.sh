@@ -37,10 +37,16 @@ miss=""
 for k in $keys; do grep -q "^#$k = " "$S/contrib/ductiled.conf" || miss="$miss $k"; done
 [ -z "$miss" ] && ok "contrib/ductiled.conf has a line for each of the $(echo $keys | wc -w) options" \
   || bad "options missing in contrib/ductiled.conf (add a commented line for each):$miss"
-nbad=0
+# the files the keys name (--check-config reads them)
+printf 'localhost slots=2\n' > "$T/hosts"
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$T/secret"; chmod 600 "$T/secret"
 grep "^#[a-z-]* = " "$S/contrib/ductiled.conf" | sed 's/^#//' | while IFS= read -r line; do
+  case "$line" in
+    hostfile*) line="hostfile = $T/hosts" ;;
+    secret*) line="secret = $T/secret" ;;
+  esac
   printf '%s\n' "$line" > "$T/one.conf"
-  case "$line" in tcp*) printf 'secret = /dev/null\n' >> "$T/one.conf" ;; esac
+  case "$line" in tcp*) printf 'secret = %s\n' "$T/secret" >> "$T/one.conf" ;; esac
   chmod 600 "$T/one.conf"
   "$DUCTILED" --config "$T/one.conf" --check-config > "$T/out" 2>&1 || { echo "FAIL: '$line': $(cat "$T/out")"; exit 1; }
 done && ok "each key of contrib/ductiled.conf, uncommented, passes --check-config" || fail=1
