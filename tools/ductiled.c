@@ -19,17 +19,20 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../src/daemon/children.h"
+#include "../src/daemon/conffile.h"
 #include "../src/daemon/daemon.h"
+#include "../src/daemon/notify.h"
 
-static volatile sig_atomic_t stop;
+static volatile sig_atomic_t stop, reload;
 
 static void on_signal(int sig)
 {
-    (void)sig;
-    stop = 1;
+    if (sig == SIGHUP) reload = 1; /* the loop re-reads the configuration file */
+    else stop = 1;
 }
 
 /* The directory of a --socket: created (mode 0700) when missing; else it
@@ -63,7 +66,7 @@ static int check_socket_dir(const char *sock, char *err, size_t errlen)
 static void opt_help(FILE *f, const char *name, const char *arg, const char *help)
 {
     char head[64];
-    snprintf(head, sizeof head, "  --%s%s%s", name, arg ? " " : "", arg ? arg : "");
+    snprintf(head, sizeof head, "  %s--%s%s%s", strcmp(name, "verbose") ? "" : "-v, ", name, arg ? " " : "", arg ? arg : "");
     fprintf(f, "%-22s", head);
     if ((int)strlen(head) >= 22) fprintf(f, "\n%-22s", "");
     for (const char *l = help; *l;) {
@@ -74,8 +77,84 @@ static void opt_help(FILE *f, const char *name, const char *arg, const char *hel
     }
 }
 
+/* ---- the core's options (their keys in the configuration file too) */
+static int slots, no_state;
+static double pending_ttl = JOBS_PENDING_TTL;
+static char hostfile[4096], sockpath[4096], tcp[256], secret_file[4096], statefile[4096];
+
+static int set_slots(const char *arg, char *err, size_t errlen)
+{
+    char *end;
+    long v = strtol(arg, &end, 10);
+    if (*end || end == arg || v < 1 || v > 1000000) {
+        snprintf(err, errlen, "--slots wants a number from 1 to 1000000, not '%s'", arg);
+        return -1;
+    }
+    slots = (int)v;
+    return 0;
+}
+static int set_ttl(const char *arg, char *err, size_t errlen)
+{
+    char *end;
+    double v = arg ? strtod(arg, &end) : JOBS_PENDING_TTL;
+    if (arg && (*end || end == arg || !(v >= 1 && v <= 86400))) {
+        snprintf(err, errlen, "--pending-ttl wants seconds from 1 to 86400, not '%s'", arg);
+        return -1;
+    }
+    pending_ttl = jobs.pending_ttl = v;
+    return 0;
+}
+static int set_str(char *to, size_t len, const char *what, const char *arg, char *err, size_t errlen)
+{
+    if (strlen(arg) >= len) {
+        snprintf(err, errlen, "--%s: longer than %zu characters", what, len - 1);
+        return -1;
+    }
+    snprintf(to, len, "%s", arg);
+    return 0;
+}
+static int set_hostfile(const char *a, char *e, size_t l) { return set_str(hostfile, sizeof hostfile, "hostfile", a, e, l); }
+static int set_socket(const char *a, char *e, size_t l) { return set_str(sockpath, sizeof sockpath, "socket", a, e, l); }
+static int set_tcp(const char *a, char *e, size_t l) { return set_str(tcp, sizeof tcp, "tcp", a, e, l); }
+static int set_secret(const char *a, char *e, size_t l) { return set_str(secret_file, sizeof secret_file, "secret", a, e, l); }
+static int set_state(const char *a, char *e, size_t l) { return set_str(statefile, sizeof statefile, "state", a, e, l); }
+static int set_no_state(const char *a, char *e, size_t l) { return (void)e, (void)l, no_state = !a || strcmp(a, "false"), 0; }
+static int set_verbose(const char *a, char *e, size_t l) { return (void)e, (void)l, verbose = !a || strcmp(a, "false"), 0; }
+
+static const struct dpart_option core_options[] = {
+    {"slots", "N", "manage N process slots on this host (default: the number of CPUs)", set_slots},
+    {"hostfile", "FILE", "manage the hosts and slots in FILE ('host slots=N' per line)", set_hostfile},
+    {"socket", "PATH", "Unix-domain socket (default: $XDG_RUNTIME_DIR/ductile/ductiled.sock,\nor /tmp/ductile-UID/ductiled.sock); "
+     "its directory is created mode 0700\nwhen missing, and must be yours and writable by nobody else", set_socket},
+    {"tcp", "HOST:PORT", "also listen on TCP (requires --secret)", set_tcp},
+    {"secret", "FILE", "shared secret for TCP challenge-response (owner-only file)", set_secret},
+    {"state", "FILE", "state file (default: next to the default socket, ductiled.state)", set_state},
+    {"no-state", NULL, "keep no state file", set_no_state},
+    {"pending-ttl", "SEC", "a resize sent to a job but not answered, or taken from its queue but not\nreported, gives its "
+     "reserved slots back after SEC seconds (default 120);\na command waiting in the job's queue keeps them as long as it waits",
+     set_ttl},
+    {"verbose", NULL, "log every connection and message error", set_verbose},
+    {NULL, NULL, NULL, NULL},
+};
+static const char *const core_live[] = {"pending-ttl", "verbose", NULL};
+
+/* the keys a reload changes at once: the core's and the parts' live options, wrapped at 80 columns */
+static void live_keys(FILE *f)
+{
+    int n, col = 22, first = 1;
+    const struct dpart *const *parts = core_parts(&n);
+    for (int k = -1; k < n; k++)
+        for (const char *const *l = k < 0 ? core_live : parts[k]->live; l && *l; l++, first = 0) {
+            col += (int)strlen(*l) + 2;
+            if (col > 78) fprintf(f, "%s\n%s", first ? "" : ",", *l), col = (int)strlen(*l);
+            else fprintf(f, "%s %s", first ? "" : ",", *l);
+        }
+}
+
 static void usage(FILE *f)
 {
+    char conf[4096];
+    conf_default_path(conf, sizeof conf);
     fprintf(f,
             "Usage: ductiled [OPTIONS]\n"
             "\n"
@@ -83,117 +162,99 @@ static void usage(FILE *f)
             "stream their monitoring, and receive resize and I/O commands from ductilectl.\n"
             "\n"
             "Options:\n"
-            "  --slots N           manage N process slots on this host (default: the number of CPUs)\n"
-            "  --hostfile FILE     manage the hosts and slots in FILE ('host slots=N' per line)\n"
-            "  --socket PATH       Unix-domain socket (default: $XDG_RUNTIME_DIR/ductile/ductiled.sock,\n"
-            "                      or /tmp/ductile-UID/ductiled.sock); its directory is created mode 0700\n"
-            "                      when missing, and must be yours and writable by nobody else\n"
-            "  --tcp HOST:PORT     also listen on TCP (requires --secret)\n"
-            "  --secret FILE       shared secret for TCP challenge-response (owner-only file)\n"
-            "  --state FILE        state file (default: next to the default socket, ductiled.state)\n"
-            "  --no-state          keep no state file\n"
-            "  --pending-ttl SEC   a resize sent to a job but not answered, or taken from its queue but not\n"
-            "                      reported, gives its reserved slots back after SEC seconds (default 120);\n"
-            "                      a command waiting in the job's queue keeps them as long as it waits\n");
+            "  --config FILE       read the options from FILE (default: %s if it exists)\n"
+            "  --no-config         read no configuration file\n"
+            "  --check-config      check the configuration file, the options and the files they name\n"
+            "                      (hosts, secret); print OK or the errors (exit 0 or 2), start nothing\n", conf);
     int n;
     const struct dpart *const *parts = core_parts(&n);
+    for (const struct dpart_option *o = core_options; o->name; o++) opt_help(f, o->name, o->arg, o->help);
     for (int k = 0; k < n; k++) /* the parts' options (core.h) */
         for (const struct dpart_option *o = parts[k]->options; o && o->name; o++) opt_help(f, o->name, o->arg, o->help);
     fprintf(f,
-            "  -v, --verbose       log every connection and message error\n"
             "  -V, --version       print the version\n"
             "  -h, --help          this help\n"
             "\n"
             "ductilectl drain stops new jobs from registering; ductilectl shutdown (Unix socket only)\n"
             "saves the state and stops the daemon (running jobs re-register with the next one).\n"
             "\n"
-            "Exit status: 0 after SIGTERM/SIGINT, 1 on a start-up error, 2 on a usage error.\n");
+            "Configuration file:\n"
+            "One 'key = value' a line; the keys are the long options above without their\n"
+            "dashes ('policy = fair', 'io-lease = 30'), a flag takes true or false\n"
+            "('fold-to-admit = true'); # or ; at the start of a line or after a blank starts\n"
+            "a comment.  contrib/ductiled.conf has every key.  Options on the command line\n"
+            "override the file.  An unknown key or a bad value stops ductiled with the file\n"
+            "and line (exit 2).  SIGHUP re-reads the file: these keys change at once (jobs\n"
+            "and connections stay):");
+    live_keys(f);
+    fprintf(f, ";\nthe log says which other keys wait for a restart.  A bad file on SIGHUP changes\n"
+            "nothing (the error is logged with its line).\n"
+            "\n"
+            "Exit status: 0 after SIGTERM/SIGINT, 1 on a start-up error, 2 on a usage error\n"
+            "or a bad configuration file.\n");
 }
 
-/* getopt_long's table: the core's options, then every part's (their index + PART_OPT) */
+/* getopt_long's table: the command line's own options, then the core's and every part's (their index + PART_OPT) */
 #define PART_OPT 1000
-static struct option *all_options(const struct option *core, size_t ncore, const struct dpart_option ***popt)
+static struct option *all_options(const struct option *own, size_t nown, const struct dpart_option ***popt)
 {
     int n, total = 0;
     const struct dpart *const *parts = core_parts(&n);
+    for (const struct dpart_option *o = core_options; o->name; o++) total++;
     for (int k = 0; k < n; k++)
         for (const struct dpart_option *o = parts[k]->options; o && o->name; o++) total++;
-    struct option *t = calloc(ncore + (size_t)total + 1, sizeof *t);
+    struct option *t = calloc(nown + (size_t)total + 1, sizeof *t);
     *popt = calloc((size_t)total + 1, sizeof **popt);
     if (!t || !*popt) return NULL;
-    memcpy(t, core, ncore * sizeof *t);
+    memcpy(t, own, nown * sizeof *t);
     int i = 0;
-    for (int k = 0; k < n; k++)
-        for (const struct dpart_option *o = parts[k]->options; o && o->name; o++, i++) {
-            t[ncore + (size_t)i] = (struct option){o->name, o->arg ? required_argument : no_argument, 0, PART_OPT + i};
+    for (int k = -1; k < n; k++)
+        for (const struct dpart_option *o = k < 0 ? core_options : parts[k]->options; o && o->name; o++, i++) {
+            t[nown + (size_t)i] = (struct option){o->name, o->arg ? required_argument : no_argument, 0, PART_OPT + i};
             (*popt)[i] = o;
         }
     return t;
 }
 
-int main(int argc, char **argv)
+/* The command line, then the configuration file for what it did not give:
+ * -1 to go on, else the exit status. */
+static int options(int argc, char **argv)
 {
-    int slots = 0, no_state = 0;
-    double pending_ttl = JOBS_PENDING_TTL;
-    const char *hostfile = NULL, *sockpath = NULL, *tcp = NULL, *secret_file = NULL, *statefile = NULL;
-    static const struct option core_opts[] = {
-        {"slots", required_argument, 0, 's'},   {"hostfile", required_argument, 0, 'H'},
-        {"socket", required_argument, 0, 'S'},  {"tcp", required_argument, 0, 't'},
-        {"secret", required_argument, 0, 'k'},  {"state", required_argument, 0, 'f'},
-        {"no-state", no_argument, 0, 'n'},      {"verbose", no_argument, 0, 'v'},
-        {"help", no_argument, 0, 'h'},          {"version", no_argument, 0, 'V'},
-        {"pending-ttl", required_argument, 0, 'T'}};
+    static const struct option own[] = {{"help", no_argument, 0, 'h'},         {"version", no_argument, 0, 'V'},
+                                        {"config", required_argument, 0, 'c'}, {"no-config", no_argument, 0, 'N'},
+                                        {"check-config", no_argument, 0, 'C'}};
     /* kept for the daemon's life (static: reachable, not a leak to LeakSanitizer, whose report at an early
      * exit such as --help's would lose the buffered output) */
     static const struct dpart_option **popt;
     static struct option *opts;
-    opts = all_options(core_opts, sizeof core_opts / sizeof core_opts[0], &popt);
-    if (!opts) {
+    opts = all_options(own, sizeof own / sizeof own[0], &popt);
+    if (!opts || conf_init(core_options, core_live) != 0) {
         fprintf(stderr, "ductiled: out of memory\n");
         return 1;
     }
-    int o;
+    notify_init(); /* systemd's $NOTIFY_SOCKET, if any (before any thread) */
+    int o, no_conf = 0, check = 0;
+    const char *conf = NULL;
+    char e[4096] = "";
     while ((o = getopt_long(argc, argv, "vhV", opts, NULL)) != -1) {
         switch (o) {
-        case 's': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || v > 1000000) {
-                fprintf(stderr, "ductiled: --slots wants a number from 1 to 1000000, not '%s'\n", optarg);
-                return 2;
-            }
-            slots = (int)v;
-            break;
-        }
-        case 'H': hostfile = optarg; break;
-        case 'S': sockpath = optarg; break;
-        case 't': tcp = optarg; break;
-        case 'k': secret_file = optarg; break;
-        case 'f': statefile = optarg; break;
-        case 'n': no_state = 1; break;
-        case 'v': verbose = 1; break;
-        case 'T': {
-            char *end;
-            pending_ttl = strtod(optarg, &end);
-            if (*end || !(pending_ttl >= 1 && pending_ttl <= 86400)) {
-                fprintf(stderr, "ductiled: --pending-ttl wants seconds from 1 to 86400, not '%s'\n", optarg);
-                return 2;
-            }
-            break;
-        }
+        case 'v': verbose = 1, conf_given("verbose"); break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("ductiled (Ductile) %s, protocol %d\n", PACKAGE_VERSION, PROTO_VERSION); return 0;
+        case 'c': conf = optarg; break;
+        case 'N': no_conf = 1; break;
+        case 'C': check = 1; break;
         default: {
-            char e[512];
             if (o < PART_OPT || popt[o - PART_OPT] == NULL) {
                 usage(stderr);
                 return 2;
             }
             const struct dpart_option *po = popt[o - PART_OPT];
-            if (po->set(po->arg ? optarg : NULL, e, sizeof e) != 0) { /* a part's option (core.h) */
+            if (po->set(po->arg ? optarg : NULL, e, sizeof e) != 0) { /* an option of the core or a part (core.h) */
                 fprintf(stderr, "ductiled: %s\n", e);
                 return 2;
             }
+            conf_given(po->name);
         }
         }
     }
@@ -203,16 +264,49 @@ int main(int argc, char **argv)
         fprintf(stderr, "ductiled: unexpected argument '%s' (see ductiled --help)\n", argv[optind]);
         return 2;
     }
-    if (slots && hostfile) {
+    if (conf && no_conf) {
+        fprintf(stderr, "ductiled: give --config FILE or --no-config, not both\n");
+        return 2;
+    }
+    char def[4096];
+    conf_default_path(def, sizeof def);
+    if (!conf && !no_conf && access(def, F_OK) == 0) conf = def; /* the default file, when there is one */
+    if (conf && conf_load(conf, e, sizeof e) != 0) {
+        fprintf(stderr, "%s\n", e);
+        fprintf(stderr, "ductiled: %s: not started (the configuration file has errors)\n", conf);
+        return 2;
+    }
+    if (slots && hostfile[0]) {
         fprintf(stderr, "ductiled: give one of --slots, --hostfile and --slurm\n");
         return 2;
     }
-    if (tcp && !secret_file) {
+    if (tcp[0] && !secret_file[0]) {
         fprintf(stderr, "ductiled: --tcp requires --secret FILE (TCP connections are authenticated)\n");
         return 2;
     }
+    if (check) { /* also the files the options name: hosts and secret (nothing is started) */
+        struct rm hr;
+        struct auth_secret sec;
+        e[0] = '\0';
+        if (hostfile[0] && rm_init_hostfile(&hr, hostfile, e, sizeof e) == 0) rm_destroy(&hr), e[0] = '\0';
+        if (!e[0] && secret_file[0] && auth_load_secret(secret_file, &sec, e, sizeof e) == 0) auth_clear_secret(&sec), e[0] = '\0';
+        if (e[0]) {
+            fprintf(stderr, "ductiled: %s\n", e);
+            return 2;
+        }
+        printf("%s: OK\n", conf ? conf : "no configuration file; the options");
+        return 0;
+    }
+    if (conf) logmsg("configuration from %s", conf);
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    int rc = options(argc, argv);
+    if (rc >= 0) return rc;
     char err[1024];
-    if (secret_file) {
+    if (secret_file[0]) {
         if (auth_ready(err, sizeof err) != 0 || auth_load_secret(secret_file, &secret, err, sizeof err) != 0) {
             fprintf(stderr, "ductiled: %s\n", err);
             return 1;
@@ -224,13 +318,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "ductiled: %s\n", err);
         return 1;
     }
-    if (res > 0 && (slots || hostfile)) {
+    if (res > 0 && (slots || hostfile[0])) {
         fprintf(stderr, "ductiled: give one of --slots, --hostfile and --slurm\n");
         return 2;
     }
     if (res > 0) {
         /* the part made rm */
-    } else if (hostfile) {
+    } else if (hostfile[0]) {
         if (rm_init_hostfile(&rm, hostfile, err, sizeof err) != 0) {
             fprintf(stderr, "ductiled: %s\n", err);
             return 1;
@@ -248,7 +342,7 @@ int main(int argc, char **argv)
 
     struct net_addr ua;
     char path[256];
-    if (sockpath) {
+    if (sockpath[0]) {
         if (net_parse_addr(sockpath[0] == '/' || strchr(sockpath, '/') || !strncmp(sockpath, "unix:", 5) ? sockpath : "", &ua, err, sizeof err) != 0 || ua.tcp) {
             fprintf(stderr, "ductiled: --socket wants a path: %s\n", sockpath);
             return 2;
@@ -265,11 +359,11 @@ int main(int argc, char **argv)
         net_parse_addr(path, &ua, err, sizeof err);
     }
     if (!no_state) {
-        if (statefile) {
+        if (statefile[0]) {
             snprintf(state_path, sizeof state_path, "%s", statefile);
         } else {
             char dir[256];
-            if (sockpath) {
+            if (sockpath[0]) {
                 snprintf(dir, sizeof dir, "%s", ua.path);
                 char *slash = strrchr(dir, '/');
                 if (slash) *slash = '\0';
@@ -303,7 +397,7 @@ int main(int argc, char **argv)
         return 1;
     }
     add_conn(C_LISTEN_UNIX, lfd);
-    if (tcp) {
+    if (tcp[0]) {
         struct net_addr ta;
         char spec[300];
         snprintf(spec, sizeof spec, "tcp:%s", tcp);
@@ -323,6 +417,7 @@ int main(int argc, char **argv)
     struct sigaction sa = {.sa_handler = on_signal};
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
     int restored = 0;
     for (int k = 0; k < jobs.n; k++) restored += jobs.v[k]->state == JOB_DISCONNECTED;
     snprintf(core_socket, sizeof core_socket, "%s", ua.path); /* for the jobs ductiled starts */
@@ -331,9 +426,10 @@ int main(int argc, char **argv)
         unlink(ua.path);
         return 1;
     }
-    logmsg("listening on unix:%s%s%s; %d slots on %d host(s); %d job(s) restored from %s", ua.path, tcp ? " and tcp:" : "",
-           tcp ? tcp : "", rm_total(&rm), rm.nhosts, restored, state_path[0] ? state_path : "(no state file)");
+    logmsg("listening on unix:%s%s%s; %d slots on %d host(s); %d job(s) restored from %s", ua.path, tcp[0] ? " and tcp:" : "",
+           tcp, rm_total(&rm), rm.nhosts, restored, state_path[0] ? state_path : "(no state file)");
     fflush(stderr);
+    notify_send("READY=1\nSTATUS=listening on unix:%s%s%s", ua.path, tcp[0] ? " and tcp:" : "", tcp);
 
     double last_save = net_now(), save_cost = 0; /* save_cost: seconds the last serialisation took */
     struct pollfd pfd[MAX_CONNS + CHILD_MAX];
@@ -378,6 +474,14 @@ int main(int argc, char **argv)
         /* also flush what requests queued for other connections */
         for (int i = 0; i < MAX_CONNS; i++)
             if (conns[i].kind == C_PEER && (conns[i].outlen || conns[i].closing)) flush_out(i);
+        if (reload) {
+            reload = 0;
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            notify_send("RELOADING=1\nMONOTONIC_USEC=%lld", (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+            conf_reload(); /* the live options change; jobs and connections stay */
+            notify_send("READY=1");
+        }
         double now = net_now();
         { /* silent peers: one line per pass, however many (a peer without the secret cannot flood the log) */
             int ndrop = 0;
@@ -407,6 +511,7 @@ int main(int argc, char **argv)
             save_cost = last_save - now;
         }
     }
+    notify_send("STOPPING=1");
     logmsg("stopping; state saved to %s", state_path[0] ? state_path : "(none)");
     save_state_now();
     for (int i = 0; i < MAX_CONNS; i++)
@@ -419,5 +524,6 @@ int main(int argc, char **argv)
     jobs_destroy(&jobs);
     rm_destroy(&rm);
     auth_clear_secret(&secret);
+    conf_free();
     return 0;
 }

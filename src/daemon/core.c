@@ -151,3 +151,8 @@ int core_start(char *err, size_t errlen)
     EACH(p) if (p->start && p->start(err, errlen) != 0) return -1;
     return 0;
 }
+
+void core_reconfigured(void)
+{
+    EACH(p) if (p->reconfigured) p->reconfigured();
+}

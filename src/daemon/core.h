@@ -84,6 +84,15 @@ struct dpart {
     /* views: add to a job's status and list entry, to the slots view */
     void (*status)(const struct job *j, json_t *st);
     void (*slots)(json_t *sv);
+    /* ---- run-time changes (SIGHUP re-reads the configuration file, conffile.c) */
+    /* the names of this part's options a reload may change while the daemon
+     * runs (every other option needs a restart); NULL-terminated.  For each,
+     * set() must change nothing when it fails, and must go back: an option
+     * with an argument to its default with set(NULL), a flag off with
+     * set("false").  A new value applies from the next event on. */
+    const char *const *live;
+    /* after a reload changed any of the live options (of any part) */
+    void (*reconfigured)(void);
 };
 
 #define DUCTILED_PART(part)                                                                                            \
@@ -150,5 +159,6 @@ int core_serve(int ci, long long id, const char *cmd, const json_t *req);
 int core_option(const char *name, const char *arg, char *err, size_t errlen);
 int core_resources(struct rm *rm, char *err, size_t errlen);
 int core_start(char *err, size_t errlen);
+void core_reconfigured(void);
 
 #endif

@@ -335,14 +335,14 @@ static void intake_tick(double now)
 static int set_launcher(const char *arg, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
-    snprintf(intake_launcher, sizeof intake_launcher, "%s", arg);
+    snprintf(intake_launcher, sizeof intake_launcher, "%s", arg ? arg : "mpiexec"); /* NULL: the default (a reload) */
     return 0;
 }
 
 static int set_logdir(const char *arg, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
-    snprintf(intake_logdir, sizeof intake_logdir, "%s", arg);
+    snprintf(intake_logdir, sizeof intake_logdir, "%s", arg ? arg : "");
     return 0;
 }
 
@@ -353,8 +353,10 @@ static const struct dpart_option intake_options[] = {
     {NULL, NULL, NULL, NULL},
 };
 static const struct dpart_request intake_requests[] = {{"submit", intake_request}, {"queue", intake_request}, {NULL, NULL}};
+static const char *const intake_live[] = {"launcher", "job-logs", NULL}; /* used at each start of a job */
 static const struct dpart intake_part = {.name = "intake",
                                          .options = intake_options,
+                                         .live = intake_live,
                                          .requests = intake_requests,
                                          .registered = intake_registered,
                                          .tick = intake_tick,

@@ -328,41 +328,54 @@ static void io_tick(double now)
     io_check_lease(wall());
 }
 
+static int io_policy_given; /* --io-policy given: not derived from the global policy */
+
 static int io_start(char *err, size_t errlen)
 {
     (void)err, (void)errlen;
     iotoken_init(&iotok);
-    if (core_io_wanted && io_policy == IOPOL_NONE) io_policy = IOPOL_AUTO; /* a policy that weighs I/O (policyd.c) */
+    if (core_io_wanted && !io_policy_given) io_policy = IOPOL_AUTO; /* a policy that weighs I/O (policyd.c) */
     return 0;
+}
+
+/* a reload changed options: the I/O policy a global policy implies follows it */
+static void io_reconfigured(void)
+{
+    if (!io_policy_given) io_policy = core_io_wanted ? IOPOL_AUTO : IOPOL_NONE;
 }
 
 static int set_policy(const char *arg, char *err, size_t errlen)
 {
-    if (!strcmp(arg, "none")) io_policy = IOPOL_NONE;
-    else if (!strcmp(arg, "phase-shift")) io_policy = IOPOL_SHIFT;
-    else if (!strcmp(arg, "period-coupling")) io_policy = IOPOL_COUPLE;
-    else if (!strcmp(arg, "auto")) io_policy = IOPOL_AUTO;
+    int p;
+    if (!arg || !strcmp(arg, "none")) p = IOPOL_NONE;
+    else if (!strcmp(arg, "phase-shift")) p = IOPOL_SHIFT;
+    else if (!strcmp(arg, "period-coupling")) p = IOPOL_COUPLE;
+    else if (!strcmp(arg, "auto")) p = IOPOL_AUTO;
     else {
         snprintf(err, errlen, "--io-policy wants none, phase-shift, period-coupling or auto, not '%s'", arg);
         return -1;
     }
+    io_policy = p;
+    io_policy_given = arg != NULL;
     return 0;
 }
 
-static int set_seconds(const char *what, const char *arg, double max, double *out, char *err, size_t errlen)
+/* seconds from 0 to max; NULL: the default (a reload) */
+static int set_seconds(const char *what, const char *arg, double def, double max, double *out, char *err, size_t errlen)
 {
     char *end;
-    double v = strtod(arg, &end);
-    if (*end || !(v >= 0 && v <= max)) {
+    double v = arg ? strtod(arg, &end) : def;
+    if (arg && (*end || end == arg || !(v >= 0 && v <= max))) {
         snprintf(err, errlen, "--%s wants seconds from 0 to %.0f, not '%s'", what, max, arg);
         return -1;
     }
     *out = v;
     return 0;
 }
-static int set_uncertainty(const char *a, char *e, size_t l) { return set_seconds("io-uncertainty", a, 3600, &io_prm.uncertainty, e, l); }
-static int set_overhead(const char *a, char *e, size_t l) { return set_seconds("io-overhead", a, 3600, &io_prm.overhead, e, l); }
-static int set_lease(const char *a, char *e, size_t l) { return set_seconds("io-lease", a, 86400, &io_lease, e, l); }
+
+static int set_uncertainty(const char *a, char *e, size_t l) { return set_seconds("io-uncertainty", a, 0.2, 3600, &io_prm.uncertainty, e, l); }
+static int set_overhead(const char *a, char *e, size_t l) { return set_seconds("io-overhead", a, 0.3, 3600, &io_prm.overhead, e, l); }
+static int set_lease(const char *a, char *e, size_t l) { return set_seconds("io-lease", a, IO_LEASE_DEFAULT, 86400, &io_lease, e, l); }
 
 static const struct dpart_option io_options[] = {
     {"io-policy", "P",
@@ -377,8 +390,11 @@ static const struct dpart_option io_options[] = {
      set_lease},
     {NULL, NULL, NULL, NULL},
 };
+static const char *const io_live[] = {"io-policy", "io-uncertainty", "io-overhead", "io-lease", NULL};
 static const struct dpart io_part = {.name = "io",
                                      .options = io_options,
+                                     .live = io_live,
+                                     .reconfigured = io_reconfigured,
                                      .start = io_start,
                                      .registered = io_policy_registered,
                                      .sample = io_policy_sample,

@@ -25,7 +25,8 @@
 #define GP_MAX_DECISIONS 256
 
 static int gpolicy; /* POL_* flags; 0: no global policy */
-static struct pol_params gprm = {.threshold = 0.6, .band = 0.1, .margin = 0.2, .cooldown = 5.0, .horizon = 60.0, .io_weight = 1.0};
+#define GP_DEFAULTS {.threshold = 0.6, .band = 0.1, .margin = 0.2, .cooldown = 5.0, .horizon = 60.0, .io_weight = 1.0}
+static struct pol_params gprm = GP_DEFAULTS;
 
 struct gpjob {
     int id;
@@ -42,35 +43,40 @@ static int ngp;
 
 static int gpolicy_option(const char *text, char *err, size_t errlen)
 {
-    if (policy_parse(text, &gpolicy, err, errlen) != 0) return -1;
+    if (!text) gpolicy = 0; /* the default (a reload) */
+    else if (policy_parse(text, &gpolicy, err, errlen) != 0) return -1;
     /* io: with the interference controller that acts only where it predicts a gain (iopolicy.c) */
     core_io_wanted = (gpolicy & POL_IO) != 0;
     return 0;
 }
 
+/* The parameters: the keys named, the others at their defaults (a reload
+ * gives the whole set); nothing changes when one is wrong. */
 static int gpolicy_params_option(const char *text, char *err, size_t errlen)
 {
+    struct pol_params p = GP_DEFAULTS;
     char buf[512];
-    snprintf(buf, sizeof buf, "%s", text);
+    snprintf(buf, sizeof buf, "%s", text ? text : "");
     for (char *save = NULL, *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(kv, '='), *end;
         double v = eq ? strtod(eq + 1, &end) : NAN;
-        if (!eq || *end || !(v >= 0 && v <= 1e6)) {
+        if (!eq || *end || end == eq + 1 || !(v >= 0 && v <= 1e6)) {
             snprintf(err, errlen, "--policy-params: '%s' is not KEY=NUMBER (threshold, band, margin, cooldown, horizon, io-weight)", kv);
             return -1;
         }
         *eq = '\0';
-        if (!strcmp(kv, "threshold") && v <= 1) gprm.threshold = v;
-        else if (!strcmp(kv, "band") && v <= 1) gprm.band = v;
-        else if (!strcmp(kv, "margin")) gprm.margin = v;
-        else if (!strcmp(kv, "cooldown")) gprm.cooldown = v;
-        else if (!strcmp(kv, "horizon") && v > 0) gprm.horizon = v;
-        else if (!strcmp(kv, "io-weight")) gprm.io_weight = v;
+        if (!strcmp(kv, "threshold") && v <= 1) p.threshold = v;
+        else if (!strcmp(kv, "band") && v <= 1) p.band = v;
+        else if (!strcmp(kv, "margin")) p.margin = v;
+        else if (!strcmp(kv, "cooldown")) p.cooldown = v;
+        else if (!strcmp(kv, "horizon") && v > 0) p.horizon = v;
+        else if (!strcmp(kv, "io-weight")) p.io_weight = v;
         else {
             snprintf(err, errlen, "--policy-params: unknown key or bad value '%s' (threshold and band in [0,1])", kv);
             return -1;
         }
     }
+    gprm = p;
     return 0;
 }
 
@@ -287,27 +293,36 @@ static void gpolicy_left(struct job *j)
     if (j->state != JOB_RUNNING && j->state != JOB_DISCONNECTED) gpolicy_forget(j->id);
 }
 
+static void gpolicy_publish(void)
+{
+    core_elastic = gpolicy != 0;
+    snprintf(core_policy, sizeof core_policy, "%s", gpolicy ? policy_name(gpolicy) : "");
+}
+
 static int gpolicy_start(char *err, size_t errlen)
 {
     (void)err, (void)errlen;
-    core_elastic = gpolicy != 0;
-    if (gpolicy) {
-        snprintf(core_policy, sizeof core_policy, "%s", policy_name(gpolicy));
-        logmsg("global policy %s", policy_name(gpolicy));
-    }
+    gpolicy_publish();
+    if (gpolicy) logmsg("global policy %s", policy_name(gpolicy));
     return 0;
 }
+
+/* a reload: the policy in force from the next round (its models of the jobs were kept meanwhile) */
+static void gpolicy_reconfigured(void) { gpolicy_publish(); }
 
 static const struct dpart_option gpolicy_options[] = {
     {"policy", "P",
      "global policy resizing the jobs: fair, efficiency, throughput, io, or\none of the first three with io (efficiency,io); "
      "docs/policies.md",
      gpolicy_option},
-    {"policy-params", "KV", "threshold=0.6,band=0.1,margin=0.2,cooldown=5,horizon=60,io-weight=1", gpolicy_params_option},
+    {"policy-params", "KV", "threshold=0.6,band=0.1,margin=0.2,cooldown=5,horizon=60,io-weight=1\n(the keys not given keep these defaults)", gpolicy_params_option},
     {NULL, NULL, NULL, NULL},
 };
+static const char *const gpolicy_live[] = {"policy", "policy-params", NULL};
 static const struct dpart gpolicy_part = {.name = "policy",
                                           .options = gpolicy_options,
+                                          .live = gpolicy_live,
+                                          .reconfigured = gpolicy_reconfigured,
                                           .start = gpolicy_start,
                                           .registered = gpolicy_registered,
                                           .sample = gpolicy_sample,
