@@ -50,7 +50,7 @@ static const struct subcmd subcmds[] = {
     {"events", "JOB [--since EPOCH]", "Show a job's events: registration, resizes, commands, I/O phases and I/O plans, I/O token revocations, exit."},
     {"drain", "[on|off]", "Stop (on, the default) or resume (off) taking new jobs; running jobs go on."},
     {"shutdown", "", "Save the state and stop ductiled (Unix socket only); jobs re-register with the next ductiled."},
-    {"submit", "[-n N] [--min M] [--max X] -- COMMAND...", "Queue a job: ductiled starts COMMAND under ductile-run and its launcher when slots are free (docs/policies.md)."},
+    {"submit", "[-n N] [--min M] [--max X] [--sizes SPEC] -- COMMAND...", "Queue a job: ductiled starts COMMAND under ductile-run and its launcher when slots are free (docs/policies.md)."},
     {"queue", "", "Show the job queue: waiting, started, running and finished jobs."},
     {NULL, NULL, NULL},
 };
@@ -282,6 +282,13 @@ int main(int argc, char **argv)
     long history = 20, count = 0, at = -1, to = -1;
     double interval = 1.0;
     const char *hosts = NULL, *ranks = NULL;
+    /* a negative count ("shrink 2 -1") would reach getopt as an unknown option '-1' */
+    for (int i = 1; i < sargc; i++)
+        if (sargv[i][0] == '-' && sargv[i][1] >= '0' && sargv[i][1] <= '9') {
+            fprintf(stderr, "ductilectl %s: '%s': counts and job ids are positive numbers (%s)\n", cmd, sargv[i],
+                    !strcmp(cmd, "shrink") ? "shrink JOB N removes N processes" : !strcmp(cmd, "expand") ? "expand JOB N adds N processes" : "see --help");
+            return 2;
+        }
     optind = 0; /* glibc: full re-initialisation, so that options may follow the arguments */
     while ((o = getopt_long(sargc, sargv, "jh", sopts, NULL)) != -1) {
         long v;
