@@ -68,6 +68,75 @@ int ductile_control_point(int iteration);
  * docs/malleability.md and docs/rma.md. */
 int ductile_constant_pending(void);
 
+/* ---- Reconfiguration hooks (docs/malleability.md, "Reconfiguration hooks") ---- */
+
+/* What a committed resize changed, as seen by one process. */
+enum { DUCTILE_RECONF_EXPAND = 1, DUCTILE_RECONF_SHRINK = 2, DUCTILE_RECONF_REPLACE = 3 };
+enum {
+    DUCTILE_ROLE_CONTINUES = 1, /* in the old world and in the new one */
+    DUCTILE_ROLE_NEW = 2,       /* started by this resize (or taken back from standby): not in the old world */
+    DUCTILE_ROLE_REMOVED = 3    /* in the old world only: it leaves (EMPI_REMOVED) */
+};
+struct ductile_reconfig {
+    int id;                   /* the resize's id (the report's reconfigurations[].id) */
+    int kind;                 /* DUCTILE_RECONF_EXPAND (more processes), _SHRINK (fewer), _REPLACE (as many) */
+    int baseline;             /* 1: the Baseline method (every old process left), 0: Merge */
+    int role;                 /* DUCTILE_ROLE_* of this process */
+    int old_size, old_rank;   /* the world before; old_rank -1 in a new process */
+    int new_size, new_rank;   /* the world after; new_rank -1 in a removed process */
+    int iteration;            /* the control point at which the world switched */
+};
+typedef void (*ductile_reconfig_fn)(const struct ductile_reconfig *info, void *arg);
+
+/* Register fn(info, arg): it runs on every process that took part in a
+ * resize -- continuing, new and removed ones -- once the resize has
+ * committed, inside the control point (EMPI_Monitor_end,
+ * ductile_control_point) before it returns, and in a spawned process inside
+ * EMPI_Get_shared once its data has arrived; never after a resize that was
+ * rolled back.  The world is already the new one (a removed process has a
+ * world of its own), every registered item matches it, and N-D blocks have
+ * their new communicators.  The place to rebuild what depends on the world:
+ * derived communicators (MPI_Cart_create, MPI_Comm_split), datatypes,
+ * persistent requests, preconditioners.  Inside fn, EMPI_Reconfig_comm
+ * (<empi.h>) gives a communicator over the old and the new processes.
+ * Callbacks run in the order registered; register them on every process
+ * (spawned ones before EMPI_Get_shared).  Returns 0, or -1 (fn NULL, or no
+ * memory). */
+int ductile_on_reconfigure(ductile_reconfig_fn fn, void *arg);
+/* Remove a callback registered with the same fn and arg.  0, or -1 if none. */
+int ductile_off_reconfigure(ductile_reconfig_fn fn, void *arg);
+/* After a control point (or EMPI_Get_shared in a spawned process): 1 when
+ * it changed the world, with *info (may be NULL) saying how; 0 when it did
+ * not (nothing happened, a resize is pending in the background, or it was
+ * rolled back), with *info zeroed but for the sizes and ranks (old = new =
+ * the current world).  Local, no MPI call. */
+int ductile_last_reconfig(struct ductile_reconfig *info);
+
+/* The executable spawned processes run (default: DUCTILE_SPAWN_COMMAND, or
+ * this program, /proc/self/exe, with this process's arguments).  For
+ * interpreters: a Python program sets it to sys.executable, so that the
+ * spawned processes start the same interpreter (a virtual environment's
+ * python, not the file it links to) with the same script and arguments.
+ * Call it on every process (the ductile Python module does).  0, or -1
+ * (NULL or too long). */
+int ductile_set_spawn_command(const char *path);
+
+/* The process counts this job can use (issue 26; docs/malleability.md, "Size
+ * constraints"), as in DUCTILE_SIZES: "min=N,max=N,step=K,allowed=A|B,
+ * preferred=N", the alternatives of allowed being squares, pow2,
+ * multiples:K or a count (e.g. "allowed=squares|multiples:3").  Keys given
+ * replace the current values (DUCTILE_MIN_PROCS, DUCTILE_MAX_PROCS,
+ * DUCTILE_SIZES at the start; EMPI_Set_maxprocs sets max).  A resize to any
+ * other count is refused with the reason: at once by ductile_request_resize
+ * (and so to a controller), at the control point for a scheduled one (the
+ * report's reconfiguration says "refused" and why).  Call it on every
+ * process, spawned ones too (like the registrations): rank 0 decides, and
+ * rank 0 may be a new process after a resize.  Returns 0, or -1 with err
+ * saying why (then nothing changed). */
+int ductile_set_sizes(const char *spec, char *err, size_t errlen);
+/* The constraints in force, as a specification ("" when there are none). */
+void ductile_get_sizes(char *spec, size_t len);
+
 /* ---- Controllers (ductiled, ductilectl; see docs/controller.md) ---- */
 
 /* I/O gate, collective over the world: call it before an I/O phase.  While

@@ -59,6 +59,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ductile.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -183,7 +185,13 @@ void ductile_empi_monitor_init0(void);
  * EMPI_Register_csr) is never truncated: it comes back as MPI_UNDEFINED
  * (MPI's answer for a count an int cannot hold), with an error on stderr
  * (once per process) naming the value and EMPI_Monitor_end64; so do such
- * entries of EMPI_GLOBAL_vcounts / EMPI_GLOBAL_displs (without a message). */
+ * entries of EMPI_GLOBAL_vcounts / EMPI_GLOBAL_displs (without a message).
+ * In a process this control point removed (EMPI_Get_status gives
+ * EMPI_REMOVED) *count = *disp = -1, as EMPI_Get_wsize's, and *rank, *size,
+ * *vcount and *vdisp are left as they were (the process's old rank and
+ * size: test the status before using them, e.g. before `if (rank == 0)`).
+ * With DUCTILE_DISABLE=1 nothing resizes and the outputs are those of a
+ * static run: MPI's rank and size, the default distribution's blocks. */
 void EMPI_Monitor_end(int *rank, int *size, int iter, int maxiter, int *count, int *disp, int **vcount, int **vdisp,
                       int *fc, char *argv[], char *bin);
 /* EMPI_Monitor_end with 64-bit blocks (Ductile; the arguments in the same
@@ -201,7 +209,10 @@ void EMPI_Get_type(int *type);
 /* FlexMPI's policy and tuning calls.  Accepted for source compatibility:
  * Ductile resizes when DUCTILE_SCHEDULE or a controller says so, whatever
  * the policy (an unknown policy stops the job with a message, as in
- * FlexMPI); the values land in the EMPI_GLOBAL_* variables. */
+ * FlexMPI); the values land in the EMPI_GLOBAL_* variables.
+ * EMPI_Set_maxprocs is honoured: the job refuses to grow above it (never
+ * below the current size, as in FlexMPI; ductile_set_sizes' max), and
+ * EMPI_Get_minprocs gives the job's minimum (1 when none is set). */
 void EMPI_Set_policy(int policy);
 void EMPI_Set_niter(int niter);
 void EMPI_Set_maxprocs(int nprocs);
@@ -261,6 +272,34 @@ int EMPI_Register_scalar(const char *id, void *addr, MPI_Datatype datatype, int 
 /* 64-bit EMPI_Get_wsize: my block of n rows (EMPI_Monitor_end64 is the
  * 64-bit control point). */
 void EMPI_Get_wsize64(int rank, int size, int64_t n, int64_t *desp, int64_t *count);
+
+/* ---- Reconfiguration hooks (docs/malleability.md, "Reconfiguration hooks") ---- */
+
+/* What a committed resize changed for this process (struct ductile_reconfig
+ * of <ductile.h>: id, kind, baseline, role, old_size/old_rank,
+ * new_size/new_rank, iteration). */
+typedef struct ductile_reconfig EMPI_Reconfig;
+typedef void (*EMPI_Reconfig_fn)(const EMPI_Reconfig *info, void *arg);
+/* ductile_on_reconfigure: fn runs on every process of a committed resize
+ * before the control point (or, in a spawned process, EMPI_Get_shared)
+ * returns, never after a rolled-back one.  Returns 0 or -1. */
+int EMPI_Set_reconfig_hook(EMPI_Reconfig_fn fn, void *arg);
+/* ductile_last_reconfig: 1 when the latest control point (or EMPI_Get_shared)
+ * changed the world, with *info; else 0.  Call it right after
+ * EMPI_Monitor_end. */
+int EMPI_Get_reconfig(EMPI_Reconfig *info);
+/* Only inside a reconfiguration hook, collective over the old and the new
+ * processes of the resize (every process that runs the hook must call it):
+ * a new communicator over all of them, the old ones first in their old order
+ * (ranks 0..old_size-1), then the new ones (Merge expansion: the new world
+ * itself; Baseline: the old processes, then the new ones; shrink: the old
+ * world).  For moving the program's own data between them.  The program frees
+ * it (MPI_Comm_free) before it returns from the hook or later; a removed
+ * process that keeps it stays connected to the others.  Returns 0, or -1
+ * with *comm = MPI_COMM_NULL and a message (outside a hook, or after a
+ * shrink whose removed processes stand by under DUCTILE_PERSISTENT: they do
+ * not run the hook then). */
+int EMPI_Reconfig_comm(MPI_Comm *comm);
 
 /* ---- General data (docs/data.md) ---- */
 

@@ -193,7 +193,35 @@ def validate_report(rep, probs):
         if not isinstance(it.get("head"), str):
             probs.add("report: iterations.head must be a string, got %r" % (it.get("head"),))
         check_iteration_figures(it, probs)
+        check_timeline(it, probs)
     return result
+
+
+def check_timeline(it, probs):
+    """iterations.timeline: the whole run in at most 512 buckets of equal
+    width, contiguous, covering every counted iteration."""
+    tl = it.get("timeline")
+    if not isinstance(tl, dict) or not isinstance(tl.get("buckets"), list):
+        probs.add("report: iterations.timeline missing or without buckets")
+        return
+    if tl.get("columns") != ["start_s", "first", "count", "mean_s", "min_s", "max_s"]:
+        probs.add("report: iterations.timeline.columns is %r" % (tl.get("columns"),))
+        return
+    width, b = tl.get("iterations_per_bucket"), tl["buckets"]
+    if not is_int(width) or width < 1 or len(b) > 512:
+        probs.add("report: iterations.timeline: width %r, %d buckets" % (width, len(b)))
+        return
+    nxt, t = 0, -1.0
+    for i, x in enumerate(b):
+        ok = (isinstance(x, list) and len(x) == 6 and x[1] == nxt and
+              (x[2] == width or (i == len(b) - 1 and 0 < x[2] <= width)) and x[0] >= t and x[4] <= x[3] * (1 + 1e-9) and
+              x[3] <= x[5] * (1 + 1e-9))
+        if not ok:
+            probs.add("report: iterations.timeline bucket %d is %r (expected first %d, width %d)" % (i, x, nxt, width))
+            return
+        nxt, t = nxt + x[2], x[0]
+    if it.get("detected") and nxt != it.get("count"):
+        probs.add("report: iterations.timeline holds %d iterations, count is %r" % (nxt, it.get("count")))
 
 
 def check_iteration_figures(it, probs):

@@ -60,7 +60,11 @@ BASE_REPORT = {
     "iterations": {"detected": True, "count": 50, "period_calls": 3,
                    "head": "MPI_Allreduce", "time_total_s": 0.5, "time_mean_s": 0.01,
                    "time_min_s": 0.009, "time_max_s": 0.011,
-                   "recent_times_s": [0.009, 0.011] * 25},
+                   "recent_times_s": [0.009, 0.011] * 25,
+                   "timeline": {"iterations_per_bucket": 16,
+                                "columns": ["start_s", "first", "count", "mean_s", "min_s", "max_s"],
+                                "buckets": [[0.1, 0, 16, 0.01, 0.009, 0.011], [0.3, 16, 16, 0.01, 0.009, 0.011],
+                                            [0.5, 32, 16, 0.01, 0.009, 0.011], [0.7, 48, 2, 0.01, 0.009, 0.011]]}},
 }
 
 # deliberately in another order than the report, to show order does not matter
@@ -170,6 +174,14 @@ def checker_cases():
              want_text=["bytes_recv"])
     run_case("iterations object missing", mod(lambda rep: rep.pop("iterations")), E,
              want_rc=1, want_text=["'iterations' missing"])
+    run_case("timeline missing", mod(lambda rep: rep["iterations"].pop("timeline")), E,
+             want_rc=1, want_text=["timeline missing"])
+    run_case("timeline bucket not contiguous",
+             mod(lambda rep: rep["iterations"]["timeline"]["buckets"][2].__setitem__(1, 33)), E,
+             want_rc=1, want_text=["bucket 2"])
+    run_case("timeline short of the count",
+             mod(lambda rep: rep["iterations"]["timeline"]["buckets"].pop()), E,
+             want_rc=1, want_text=["holds 48 iterations"])
     run_case("--iterations count too low", BASE_REPORT, E, ["--iterations", "51", "60"],
              want_rc=1, want_text=["count=50 not in [51, 60]"])
     run_case("--iterations count too high", BASE_REPORT, E, ["--iterations", "10", "49"],

@@ -3,9 +3,12 @@
 set -u
 fail=0
 help=$("$RUN_DUCTILE" --help) || { echo "FAIL: --help exited non-zero"; exit 1; }
-for s in $(sed -n 's/^ *{"\(DUCTILE_[A-Z_]*\)".*/\1/p' "$abs_top_srcdir/src/common/settings.c"); do
+n=0
+for s in $(sed -n 's/^name = "\(DUCTILE_[A-Z0-9_]*\)"$/\1/p' "$abs_top_srcdir/src/common/settings.toml"); do
+  n=$((n + 1))
   echo "$help" | grep -q "^  $s " || { echo "FAIL: --help does not document $s"; fail=1; }
 done
+[ $n -ge 30 ] || { echo "FAIL: only $n settings found in src/common/settings.toml"; fail=1; }
 lib=$("$RUN_DUCTILE" --print-library) || { echo "FAIL: --print-library"; fail=1; }
 [ -f "$lib" ] || { echo "FAIL: --print-library printed '$lib', not a file"; fail=1; }
 "$RUN_DUCTILE" 2>/dev/null; [ $? -eq 2 ] || { echo "FAIL: no command should exit 2"; fail=1; }

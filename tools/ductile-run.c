@@ -1,18 +1,26 @@
 /* ductile-run.c -- launcher helper: runs a command (usually mpiexec ...) with
  * libductile.so preloaded and DUCTILE_* settings set from its options.  It
- * validates the settings first, so a typo fails here, before any MPI job. */
+ * validates the settings first, so a typo fails here, before any MPI job.
+ * With --html it waits for the command and turns the job's report into an
+ * HTML page with ductile-report. */
 #include "config.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <glob.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../src/common/settings.h"
+#include "../src/common/sizes.h"
 
 extern char **environ;
 
@@ -29,26 +37,34 @@ static void usage(FILE *f)
             "Options:\n"
             "  -r, --report PATH     write the JSON report to PATH (DUCTILE_REPORT; %%j = job id)\n"
             "      --no-report       do not write a report\n"
+            "      --html FILE       when the command ends, write the report as an HTML page to FILE\n"
+            "                        (ductile-report: charts of time, imbalance, functions, iterations,\n"
+            "                        resizes, processes and I/O)\n"
             "  -q, --quiet           no summary on stderr (DUCTILE_SUMMARY=0)\n"
             "  -v, --verbose         trace Ductile's decisions (repeat for more detail)\n"
             "      --no-monitor      keep the virtual world, measure nothing (DUCTILE_MONITOR=0)\n"
             "      --disable         pure pass-through (DUCTILE_DISABLE=1)\n"
-            "      --min N           ductiled's policy never shrinks the job below N processes (DUCTILE_MIN_PROCS)\n"
-            "      --max N           ... nor grows it above N (DUCTILE_MAX_PROCS; docs/policies.md)\n"
+            "      --min N           the job never runs on fewer than N processes: it refuses such resizes,\n"
+            "                        ductiled's policy never asks for them (DUCTILE_MIN_PROCS)\n"
+            "      --max N           ... nor on more than N (DUCTILE_MAX_PROCS; docs/policies.md)\n"
+            "      --sizes SPEC      the counts the job can use: min=N,max=N,step=K,preferred=N,\n"
+            "                        allowed=squares|pow2|multiples:K|N... (DUCTILE_SIZES)\n"
             "      --library PATH    preload this libductile.so instead of the default\n"
             "      --print-library   print the library that would be preloaded and exit\n"
             "  -h, --help            this help\n"
             "      --version         print the version and exit\n"
             "\n"
-            "Settings (environment variables; options above set some of them).  An unknown\n"
-            "DUCTILE_* variable or a bad value stops the job with a message naming it.\n");
+            "Settings (environment variables; the options above set some of them):\n");
     settings_print_help(f);
     fprintf(f,
+            "An unknown DUCTILE_* variable or a bad value stops the job with a message naming\n"
+            "it (libductile(7) and docs/*.md list the settings too).\n"
             "\n"
             "Examples:\n"
-            "  ductile-run -- mpiexec -n 4 ./app input.dat\n"
-            "  ductile-run -r run1.json -v -- mpiexec -n 2 ./jacobi\n"
-            "  DUCTILE_ITER_FRAMES=1 ductile-run -- mpiexec -n 8 ./solver\n"
+            "  $ ductile-run -- mpiexec -n 4 ./app input.dat\n"
+            "  $ ductile-run -r run1.json -v -- mpiexec -n 2 ./jacobi\n"
+            "  $ ductile-run --html job.html -- mpiexec -n 4 ./app\n"
+            "  $ DUCTILE_ITER_FRAMES=1 ductile-run -- mpiexec -n 8 ./solver\n"
             "\n"
             "Open MPI as root needs --allow-run-as-root, and more ranks than cores --oversubscribe.\n");
 }
@@ -79,6 +95,98 @@ static int find_library(char *out, size_t len)
     return exists(out) ? 0 : -1;
 }
 
+/* --html: the job's report, found from the DUCTILE_REPORT template (%j and
+ * %p are known only to the job: the newest matching file written since
+ * `start`).  Returns 0 and fills out, or -1. */
+static int find_report(const char *tmpl, time_t start, char *out, size_t len)
+{
+    char pat[PATH_MAX];
+    size_t o = 0;
+    for (const char *p = tmpl; *p && o + 2 < sizeof pat; p++) {
+        if (*p == '%' && (p[1] == 'j' || p[1] == 'p')) pat[o++] = '*', p++;
+        else if (*p == '%' && p[1] == '%') pat[o++] = '%', p++;
+        else pat[o++] = *p;
+    }
+    pat[o] = '\0';
+    glob_t g;
+    int found = -1;
+    time_t best = 0;
+    if (glob(pat, 0, NULL, &g) == 0) {
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            struct stat st;
+            if (stat(g.gl_pathv[i], &st) != 0 || st.st_mtime + 1 < start || (found >= 0 && st.st_mtime < best)) continue;
+            best = st.st_mtime;
+            found = (int)i;
+            snprintf(out, len, "%s", g.gl_pathv[i]);
+        }
+        globfree(&g);
+    }
+    return found >= 0 ? 0 : -1;
+}
+
+static volatile sig_atomic_t child_pid;
+static void forward(int sig)
+{
+    if (child_pid > 0) kill((pid_t)child_pid, sig);
+}
+
+/* Run argv and wait (SIGINT and SIGQUIT reach the command from the terminal;
+ * SIGTERM and SIGHUP are passed on).  Returns its exit status (128 + signal). */
+static int run_and_wait(char **argv)
+{
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "ductile-run: fork: %s\n", strerror(errno));
+        return 127;
+    }
+    if (pid == 0) {
+        execvp(argv[0], argv);
+        fprintf(stderr, "ductile-run: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    child_pid = pid;
+    struct sigaction ign = {.sa_handler = SIG_IGN}, fwd = {.sa_handler = forward}, oint, oquit, oterm, ohup;
+    sigaction(SIGINT, &ign, &oint);
+    sigaction(SIGQUIT, &ign, &oquit);
+    sigaction(SIGTERM, &fwd, &oterm);
+    sigaction(SIGHUP, &fwd, &ohup);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    child_pid = 0;
+    sigaction(SIGINT, &oint, NULL);
+    sigaction(SIGQUIT, &oquit, NULL);
+    sigaction(SIGTERM, &oterm, NULL);
+    sigaction(SIGHUP, &ohup, NULL);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* --html: run the command, then ductile-report on its report. */
+static int run_with_html(char **cmd, const char *html)
+{
+    const char *tmpl = getenv("DUCTILE_REPORT");
+    if (!tmpl) tmpl = "ductile-%j.json";
+    time_t start = time(NULL);
+    int rc = run_and_wait(cmd);
+    char report[PATH_MAX];
+    if (find_report(tmpl, start, report, sizeof report) != 0) {
+        fprintf(stderr, "ductile-run: no report of this job matches '%s': no HTML page\n", tmpl);
+        return rc ? rc : 1;
+    }
+    /* ductile-report next to this program (build or install tree), else on the PATH */
+    char tool[PATH_MAX] = "ductile-report", self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        char cand[PATH_MAX + 32];
+        snprintf(cand, sizeof cand, "%s/ductile-report", dirname(self));
+        if (access(cand, X_OK) == 0 && strlen(cand) < sizeof tool) snprintf(tool, sizeof tool, "%s", cand);
+    }
+    char *argv[] = {tool, report, "-o", (char *)html, NULL};
+    int hrc = run_and_wait(argv);
+    if (hrc != 0) fprintf(stderr, "ductile-run: ductile-report failed (exit %d): no HTML page\n", hrc);
+    return rc ? rc : (hrc ? 1 : 0);
+}
+
 static void set_or_die(const char *name, const char *value)
 {
     if (setenv(name, value, 1) != 0) {
@@ -89,7 +197,8 @@ static void set_or_die(const char *name, const char *value)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_NO_REPORT = 256, OPT_NO_MONITOR, OPT_DISABLE, OPT_LIBRARY, OPT_PRINT_LIBRARY, OPT_VERSION, OPT_MIN, OPT_MAX };
+    enum { OPT_NO_REPORT = 256, OPT_NO_MONITOR, OPT_DISABLE, OPT_LIBRARY, OPT_PRINT_LIBRARY, OPT_VERSION, OPT_MIN, OPT_MAX,
+           OPT_HTML, OPT_SIZES };
     static const struct option opts[] = {
         {"report", required_argument, NULL, 'r'},
         {"no-report", no_argument, NULL, OPT_NO_REPORT},
@@ -103,9 +212,12 @@ int main(int argc, char **argv)
         {"version", no_argument, NULL, OPT_VERSION},
         {"min", required_argument, NULL, OPT_MIN},
         {"max", required_argument, NULL, OPT_MAX},
+        {"sizes", required_argument, NULL, OPT_SIZES},
+        {"html", required_argument, NULL, OPT_HTML},
         {NULL, 0, NULL, 0},
     };
     char library[PATH_MAX] = "";
+    const char *html = NULL;
     int verbose = 0, print_library = 0;
     int c;
     while ((c = getopt_long(argc, argv, "+r:qvh", opts, NULL)) != -1) {
@@ -122,6 +234,8 @@ int main(int argc, char **argv)
         case OPT_VERSION: printf("ductile-run (Ductile) %s\n", PACKAGE_VERSION); return 0;
         case OPT_MIN: set_or_die("DUCTILE_MIN_PROCS", optarg); break; /* checked with the other settings below */
         case OPT_MAX: set_or_die("DUCTILE_MAX_PROCS", optarg); break;
+        case OPT_SIZES: set_or_die("DUCTILE_SIZES", optarg); break;
+        case OPT_HTML: html = optarg; break;
         default:
             fprintf(stderr, "Try 'ductile-run --help'.\n");
             return 2;
@@ -159,6 +273,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "ductile-run: error: --min %d is above --max %d\n", s.min_procs, s.max_procs);
         return 2;
     }
+    struct ductile_sizes sz = {0};
+    if (s.sizes && *s.sizes && sizes_parse(s.sizes, &sz, err, sizeof err) != 0) {
+        fprintf(stderr, "ductile-run: error: DUCTILE_SIZES='%s' (--sizes) is not valid: %s\n", s.sizes, err);
+        return 2;
+    }
+    if (html && !*s.report) {
+        fprintf(stderr, "ductile-run: error: --html needs the JSON report (DUCTILE_REPORT is '%s')\n",
+                getenv("DUCTILE_REPORT") ? getenv("DUCTILE_REPORT") : "");
+        return 2;
+    }
     const char *old = getenv("LD_PRELOAD");
     size_t need = strlen(library) + (old ? strlen(old) : 0) + 2;
     char *preload = malloc(need);
@@ -167,6 +291,7 @@ int main(int argc, char **argv)
     else snprintf(preload, need, "%s", library);
     set_or_die("LD_PRELOAD", preload);
     free(preload);
+    if (html) return run_with_html(argv + optind, html);
     execvp(argv[optind], argv + optind);
     fprintf(stderr, "ductile-run: cannot run %s: %s\n", argv[optind], strerror(errno));
     return 127;

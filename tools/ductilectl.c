@@ -31,14 +31,18 @@ struct subcmd {
     const char *name, *args, *help;
 };
 static const struct subcmd subcmds[] = {
-    {"list", "", "List the jobs ductiled knows and its slots."},
+    {"list", "[--noheader] [--format COLS]", "List the jobs ductiled knows and its slots. --noheader: no header line "
+                                             "(for scripts); --format: comma-separated columns out of job,state,procs,"
+                                             "pending,iteration,iter_s,user,start,tag,binary (default: all). Both may "
+                                             "also come before the command."},
     {"status", "JOB [--history N]", "Show a job: size, iteration, hosts, slots, I/O period, recent monitoring samples."},
     {"watch", "[JOB] [--interval S] [--count N]", "Live table of one job's monitoring (or of all jobs), refreshed every S seconds (default 1) until interrupted or N refreshes."},
     {"expand", "JOB N [--at-iteration I] [--hosts H1,H2,...]", "Add N processes at the job's next control point (or at iteration I). The resource manager must grant N free slots; --hosts places the new processes (one host name per process)."},
     {"shrink", "JOB N [--at-iteration I] [--ranks R1,R2,...]", "Remove N processes at the next control point (or at iteration I); --ranks chooses which ranks leave."},
     {"resize", "JOB N [--at-iteration I]", "Resize the job to N processes (expansion or shrink)."},
     {"cancel", "JOB [ID]", "Cancel the job's delayed command ID before it runs (status and events show the ids of queued commands); without ID, every queued command of the job, its I/O hold and its I/O token. The slots reserved for a cancelled expansion are freed."},
-    {"io", "hold|release JOB", "Hold the job's next I/O phase (it waits at ductile_io_gate) or release it."},
+    {"io", "hold|release JOB [SECONDS]", "Hold the job's next I/O phase (it waits at ductile_io_gate) or release it. A hold "
+                                         "lasts at most SECONDS, and never longer than the job's DUCTILE_IO_HOLD_MAX (300 s)."},
     {"period", "JOB SECONDS", "Set the job's monitoring period (seconds between samples)."},
     {"cost", "JOB --to N", "Dry-run estimate of resizing JOB to N processes: bytes to move (redistribution plan over the registered arrays), transfer time from the measured bandwidth, spawn time, and whether slots are free."},
     {"slots", "", "Show the resource manager's hosts and slots."},
@@ -272,6 +276,7 @@ int main(int argc, char **argv)
                                           {"hosts", required_argument, 0, 'o'},   {"ranks", required_argument, 0, 'r'},
                                           {"to", required_argument, 0, 'T'},      {"json", no_argument, 0, 'j'},
                                           {"help", no_argument, 0, 'h'},          {"since", required_argument, 0, 'S'},
+                                          {"noheader", no_argument, 0, 'N'},      {"format", required_argument, 0, 'F'},
                                           {0, 0, 0, 0}};
     double since = 0;
     long history = 20, count = 0, at = -1, to = -1;
@@ -300,6 +305,11 @@ int main(int argc, char **argv)
         case 'o': hosts = optarg; break;
         case 'r': ranks = optarg; break;
         case 'j': json_out = 1; break;
+        case 'N': noheader = 1; break; /* global options list also takes after the command */
+        case 'F':
+            if (!valid_format(optarg)) goto badopt;
+            list_format = optarg;
+            break;
         case 'h': sub_help(cmd, stdout); return 0;
         default: sub_help(cmd, stderr); return EX_USAGE;
         }
@@ -396,6 +406,17 @@ int main(int argc, char **argv)
         }
         if (npos == 2) json_object_set_new(args, "command", json_integer(cid));
     } else if (!strcmp(cmd, "io")) {
+        if (npos == 3 && !strcmp(pos[0], "hold")) {
+            char *end;
+            double sec = strtod(pos[2], &end);
+            if (*end || !(sec >= 0.1 && sec <= 86400)) {
+                fprintf(stderr, "ductilectl io hold: '%s' is not a number of seconds from 0.1 to 86400\n", pos[2]);
+                json_decref(args);
+                return EX_USAGE;
+            }
+            json_object_set_new(args, "seconds", json_real(sec));
+            npos = 2;
+        }
         NEED(2);
         if (strcmp(pos[0], "hold") && strcmp(pos[0], "release")) {
             fprintf(stderr, "ductilectl io: expected 'hold' or 'release', not '%s'\n", pos[0]);
@@ -474,6 +495,7 @@ int main(int argc, char **argv)
                        !strcmp(st, "released") ? "given back to the batch system"
                        : !strcmp(st, "lost")   ? "lost (its node went down)"
                        : !strcmp(st, "outside") ? "outside the allocation (can be added by growth)"
+                       : !strcmp(st, "releasing") ? "being given back to the batch system"
                                                : "not usable",
                        proto_get_int(h, "slots", 0));
         }
@@ -487,7 +509,10 @@ int main(int argc, char **argv)
                json_is_true(json_object_get(res, "feasible")) ? "slots available" : proto_get_str(res, "reason", "not feasible"));
         if (json_object_get(res, "note")) printf("note: %s\n", proto_get_str(res, "note", ""));
     } else if (!strcmp(cmd, "io")) {
-        printf("job %ld: I/O %s\n", job, json_is_true(json_object_get(res, "io_held")) ? "held" : "released");
+        if (json_is_true(json_object_get(res, "io_held")) && proto_get_num(res, "hold_s", 0) > 0)
+            printf("job %ld: I/O held (for at most %g s: the job lets itself go then)\n", job, proto_get_num(res, "hold_s", 0));
+        else
+            printf("job %ld: I/O %s\n", job, json_is_true(json_object_get(res, "io_held")) ? "held" : "released");
     } else if (!strcmp(cmd, "period")) {
         printf("job %ld: monitoring period set\n", job);
     } else if (!strcmp(cmd, "cancel")) {
@@ -498,13 +523,18 @@ int main(int argc, char **argv)
         json_array_foreach(c, i, e) printf("%s %lld", i ? "," : ":", proto_get_int(e, "id", 0));
         printf("; %lld slot(s) still pending; I/O %s\n", proto_get_int(res, "pending_slots", 0),
                json_is_true(json_object_get(res, "io_held")) ? "held" : "free");
+    } else if (ductilectl_fold_is(cmd)) {
+        ductilectl_fold_print(cmd, job, res); /* not a queued command: no id to cancel */
     } else if (json_object_get(res, "note")) {
         printf("job %ld: %s\n", job, proto_get_str(res, "note", ""));
-    } else {
+    } else if (proto_get_int(res, "id", 0) > 0) {
         long long ati = proto_get_int(res, "at_iteration", -1);
         printf("job %ld: %s queued as command %lld; it takes effect at %s (ductilectl cancel %ld %lld cancels it)\n",
                job, cmd, proto_get_int(res, "id", 0), ati >= 0 ? "the requested iteration" : "the next control point",
                job, proto_get_int(res, "id", 0));
+    } else { /* every hint printed is a command that works: without an id there is nothing to cancel by id */
+        printf("job %ld: %s queued; it takes effect at %s\n", job, cmd,
+               proto_get_int(res, "at_iteration", -1) >= 0 ? "the requested iteration" : "the next control point");
     }
     json_decref(res);
     return EX_OK;

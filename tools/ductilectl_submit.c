@@ -1,5 +1,5 @@
 /* ductilectl_submit.c -- ductilectl's job-queue commands (docs/policies.md):
- *   submit [-n N] [--min M] [--max X] -- COMMAND...   queue a job for ductiled to start
+ *   submit [-n N] [--min M] [--max X] [--sizes SPEC] -- COMMAND...   queue a job for ductiled to start
  *   queue                                             show the queue (waiting, started, running, done)
  * Called from ductilectl.c's main with the subcommand's arguments. */
 #include "config.h"
@@ -19,13 +19,15 @@ int ductilectl_submit(int argc, char **argv, const char *address, const char *se
 
 static void help(FILE *f)
 {
-    fprintf(f, "Usage: ductilectl submit [-n N] [--min M] [--max X] -- COMMAND [ARGS...]\n"
+    fprintf(f, "Usage: ductilectl submit [-n N] [--min M] [--max X] [--sizes SPEC] -- COMMAND [ARGS...]\n"
                "       ductilectl queue\n\n"
                "submit queues COMMAND (the MPI program and its arguments, without mpiexec) for ductiled to\n"
                "start when N slots are free (default N 1), as 'ductile-run --min M --max X -- LAUNCHER -n SIZE\n"
                "COMMAND' in the current directory, output to a log file.  With a global policy (ductiled\n"
                "--policy) it starts at fewer processes, down to M (default N), when that lets it start\n"
                "earlier, and the policy never takes it below M or above X (default: the slots).\n"
+               "--sizes SPEC: the counts the job can use (ductile-run --sizes, DUCTILE_SIZES: min=N,max=N,\n"
+               "step=K,allowed=squares|pow2|multiples:K|N...,preferred=N): it starts and is resized only to those.\n"
                "queue lists the queue's jobs: waiting, started, running (with their ductiled job), done.\n");
 }
 
@@ -40,7 +42,9 @@ int ductilectl_submit(int argc, char **argv, const char *address, const char *se
 {
     const char *cmd = argv[0];
     static const struct option o[] = {{"min", required_argument, 0, 'm'}, {"max", required_argument, 0, 'x'},
-                                      {"help", no_argument, 0, 'h'}, {"json", no_argument, 0, 'j'}, {0, 0, 0, 0}};
+                                      {"sizes", required_argument, 0, 's'}, {"help", no_argument, 0, 'h'},
+                                      {"json", no_argument, 0, 'j'}, {0, 0, 0, 0}};
+    const char *sizes = NULL;
     long n = 1, min = -1, max = -1;
     int c;
     optind = 0;
@@ -52,6 +56,8 @@ int ductilectl_submit(int argc, char **argv, const char *address, const char *se
                         c == 'n' ? "n" : c == 'm' ? "-min" : "-max", PROTO_MAX_PROCS, optarg);
                 return 2;
             }
+        } else if (c == 's') {
+            sizes = optarg;
         } else if (c == 'j') {
             json_out = 1;
         } else if (c == 'h') {
@@ -80,6 +86,7 @@ int ductilectl_submit(int argc, char **argv, const char *address, const char *se
         json_object_set_new(args, "n", json_integer(n));
         if (min > 0) json_object_set_new(args, "min", json_integer(min));
         if (max > 0) json_object_set_new(args, "max", json_integer(max));
+        if (sizes) json_object_set_new(args, "sizes", json_string(sizes)); /* checked by ductiled (src/common/sizes.c) */
         char cwd[PATH_MAX];
         if (getcwd(cwd, sizeof cwd)) json_object_set_new(args, "cwd", json_string(cwd));
     } else if (optind < argc) {

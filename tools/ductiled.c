@@ -5,8 +5,9 @@
  * the resource manager, forwards commands to jobs, and keeps its state in a
  * file so that a restarted daemon keeps its jobs.  Single-threaded poll()
  * loop; every read and write is non-blocking and every message bounded.
- * This file: options, start-up and the loop; the rest is in src/daemon/
- * (daemon.h lists the parts). */
+ * This file: options (the core's and the parts'), start-up and the loop;
+ * the rest is in src/daemon/ (core.h: the core and the parts that register
+ * with it; daemon.h: the core's files). */
 #include "config.h"
 
 #include <errno.h>
@@ -20,9 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../src/daemon/children.h"
 #include "../src/daemon/daemon.h"
-#include "../src/daemon/fold.h"
-#include "../src/daemon/slurm.h"
 
 static volatile sig_atomic_t stop;
 
@@ -59,6 +59,21 @@ static int check_socket_dir(const char *sock, char *err, size_t errlen)
     return 0;
 }
 
+/* One option's help: "  --name ARG" padded to 22 columns, then its lines. */
+static void opt_help(FILE *f, const char *name, const char *arg, const char *help)
+{
+    char head[64];
+    snprintf(head, sizeof head, "  --%s%s%s", name, arg ? " " : "", arg ? arg : "");
+    fprintf(f, "%-22s", head);
+    if ((int)strlen(head) >= 22) fprintf(f, "\n%-22s", "");
+    for (const char *l = help; *l;) {
+        size_t n = strcspn(l, "\n");
+        fprintf(f, "%.*s\n", (int)n, l);
+        l += n;
+        if (*l) fprintf(f, "%-22s", ""), l++;
+    }
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -70,13 +85,6 @@ static void usage(FILE *f)
             "Options:\n"
             "  --slots N           manage N process slots on this host (default: the number of CPUs)\n"
             "  --hostfile FILE     manage the hosts and slots in FILE ('host slots=N' per line)\n"
-            "  --slurm             manage the hosts and CPUs of the Slurm job ductiled runs in ($SLURM_JOB_ID);\n"
-            "                      hosts a shrink empties are given back to Slurm (docs/cluster.md)\n"
-            "  --slurm-job J       the same for Slurm job J\n"
-            "  --slurm-sync SEC    how often to check the allocation against Slurm (default 5)\n"
-            "  --slurm-grow        with --slurm: an expansion the allocation cannot hold asks Slurm to add\n"
-            "                      hosts to the job (job expansion; needs SchedulerParameters=permit_job_expansion;\n"
-            "                      MPICH jobs only: docs/cluster.md)\n"
             "  --socket PATH       Unix-domain socket (default: $XDG_RUNTIME_DIR/ductile/ductiled.sock,\n"
             "                      or /tmp/ductile-UID/ductiled.sock); its directory is created mode 0700\n"
             "                      when missing, and must be yours and writable by nobody else\n"
@@ -84,23 +92,14 @@ static void usage(FILE *f)
             "  --secret FILE       shared secret for TCP challenge-response (owner-only file)\n"
             "  --state FILE        state file (default: next to the default socket, ductiled.state)\n"
             "  --no-state          keep no state file\n"
-            "  --io-policy P       I/O interference controller: none (default), phase-shift (Algorithm 3)\n"
-            "                      or period-coupling (Algorithm 4, then phase shifts); docs/io.md; auto:\n"
-            "                      predicted I/O time decides none/exclusive/shift/coupling, first come\n"
-            "                      first served until it can predict (docs/policies.md)\n"
-            "  --io-uncertainty S  seconds added to each predicted I/O phase (default 0.2)\n"
-            "  --io-overhead S     seconds one reconfiguration is assumed to cost (default 0.3)\n"
-            "  --io-lease S        the exclusive-I/O token is taken back from a job that holds it longer\n"
-            "                      than S seconds while others wait (default 60; 0: never)\n"
-            "  --policy P          global policy resizing the jobs: fair, efficiency, throughput, io, or\n"
-            "                      one of the first three with io (efficiency,io); docs/policies.md\n"
-            "  --policy-params KV  threshold=0.6,band=0.1,margin=0.2,cooldown=5,horizon=60,io-weight=1\n"
-            "  --launcher CMD      how submitted jobs are started (default 'mpiexec'; -n SIZE COMMAND is\n"
-            "                      appended, all run under ductile-run)\n"
-            "  --job-logs DIR      output of submitted jobs (default: next to the state file)\n"
-            "  --fold-to-admit     when a submitted job cannot start for lack of free cores, fold running\n"
-            "                      jobs to half their cores per host (at least 1); unfold them when their\n"
-            "                      cores would idle (docs/folding.md; run such jobs unbound)\n"
+            "  --pending-ttl SEC   a resize sent to a job but not answered, or taken from its queue but not\n"
+            "                      reported, gives its reserved slots back after SEC seconds (default 120);\n"
+            "                      a command waiting in the job's queue keeps them as long as it waits\n");
+    int n;
+    const struct dpart *const *parts = core_parts(&n);
+    for (int k = 0; k < n; k++) /* the parts' options (core.h) */
+        for (const struct dpart_option *o = parts[k]->options; o && o->name; o++) opt_help(f, o->name, o->arg, o->help);
+    fprintf(f,
             "  -v, --verbose       log every connection and message error\n"
             "  -V, --version       print the version\n"
             "  -h, --help          this help\n"
@@ -111,25 +110,48 @@ static void usage(FILE *f)
             "Exit status: 0 after SIGTERM/SIGINT, 1 on a start-up error, 2 on a usage error.\n");
 }
 
+/* getopt_long's table: the core's options, then every part's (their index + PART_OPT) */
+#define PART_OPT 1000
+static struct option *all_options(const struct option *core, size_t ncore, const struct dpart_option ***popt)
+{
+    int n, total = 0;
+    const struct dpart *const *parts = core_parts(&n);
+    for (int k = 0; k < n; k++)
+        for (const struct dpart_option *o = parts[k]->options; o && o->name; o++) total++;
+    struct option *t = calloc(ncore + (size_t)total + 1, sizeof *t);
+    *popt = calloc((size_t)total + 1, sizeof **popt);
+    if (!t || !*popt) return NULL;
+    memcpy(t, core, ncore * sizeof *t);
+    int i = 0;
+    for (int k = 0; k < n; k++)
+        for (const struct dpart_option *o = parts[k]->options; o && o->name; o++, i++) {
+            t[ncore + (size_t)i] = (struct option){o->name, o->arg ? required_argument : no_argument, 0, PART_OPT + i};
+            (*popt)[i] = o;
+        }
+    return t;
+}
+
 int main(int argc, char **argv)
 {
-    int slots = 0, no_state = 0, use_slurm = 0, slurm_grow = 0;
-    const char *slurm_job = NULL;
-    double slurm_sync = 5.0;
+    int slots = 0, no_state = 0;
+    double pending_ttl = JOBS_PENDING_TTL;
     const char *hostfile = NULL, *sockpath = NULL, *tcp = NULL, *secret_file = NULL, *statefile = NULL;
-    static const struct option opts[] = {{"slots", required_argument, 0, 's'},   {"hostfile", required_argument, 0, 'H'},
-                                         {"socket", required_argument, 0, 'S'},  {"tcp", required_argument, 0, 't'},
-                                         {"secret", required_argument, 0, 'k'},  {"state", required_argument, 0, 'f'},
-                                         {"no-state", no_argument, 0, 'n'},      {"verbose", no_argument, 0, 'v'},
-                                         {"help", no_argument, 0, 'h'}, {"version", no_argument, 0, 'V'},          {"io-policy", required_argument, 0, 'P'},
-                                         {"io-uncertainty", required_argument, 0, 'U'},
-                                         {"io-overhead", required_argument, 0, 'O'}, {"io-lease", required_argument, 0, 'L'},
-                                         {"policy", required_argument, 0, 'G'}, {"policy-params", required_argument, 0, 'g'},
-                                         {"launcher", required_argument, 0, 'l'}, {"job-logs", required_argument, 0, 'J'},
-                                         {"slurm", no_argument, 0, 'B'}, {"slurm-job", required_argument, 0, 'K'},
-                                         {"slurm-sync", required_argument, 0, 'Y'}, {"slurm-grow", no_argument, 0, 'E'},
-                                         {"fold-to-admit", no_argument, 0, 'F'},
-                                         {0, 0, 0, 0}};
+    static const struct option core_opts[] = {
+        {"slots", required_argument, 0, 's'},   {"hostfile", required_argument, 0, 'H'},
+        {"socket", required_argument, 0, 'S'},  {"tcp", required_argument, 0, 't'},
+        {"secret", required_argument, 0, 'k'},  {"state", required_argument, 0, 'f'},
+        {"no-state", no_argument, 0, 'n'},      {"verbose", no_argument, 0, 'v'},
+        {"help", no_argument, 0, 'h'},          {"version", no_argument, 0, 'V'},
+        {"pending-ttl", required_argument, 0, 'T'}};
+    /* kept for the daemon's life (static: reachable, not a leak to LeakSanitizer, whose report at an early
+     * exit such as --help's would lose the buffered output) */
+    static const struct dpart_option **popt;
+    static struct option *opts;
+    opts = all_options(core_opts, sizeof core_opts / sizeof core_opts[0], &popt);
+    if (!opts) {
+        fprintf(stderr, "ductiled: out of memory\n");
+        return 1;
+    }
     int o;
     while ((o = getopt_long(argc, argv, "vhV", opts, NULL)) != -1) {
         switch (o) {
@@ -144,79 +166,44 @@ int main(int argc, char **argv)
             break;
         }
         case 'H': hostfile = optarg; break;
-        case 'B': use_slurm = 1; break;
-        case 'K': use_slurm = 1, slurm_job = optarg; break;
-        case 'E': use_slurm = 1, slurm_grow = 1; break;
-        case 'Y': {
-            char *end;
-            slurm_sync = strtod(optarg, &end);
-            if (*end || !(slurm_sync >= 0.1 && slurm_sync <= 3600)) {
-                fprintf(stderr, "ductiled: --slurm-sync wants seconds from 0.1 to 3600, not '%s'\n", optarg);
-                return 2;
-            }
-            break;
-        }
         case 'S': sockpath = optarg; break;
         case 't': tcp = optarg; break;
         case 'k': secret_file = optarg; break;
         case 'f': statefile = optarg; break;
         case 'n': no_state = 1; break;
         case 'v': verbose = 1; break;
-        case 'P':
-            if (!strcmp(optarg, "none")) io_policy = IOPOL_NONE;
-            else if (!strcmp(optarg, "phase-shift")) io_policy = IOPOL_SHIFT;
-            else if (!strcmp(optarg, "period-coupling")) io_policy = IOPOL_COUPLE;
-            else if (!strcmp(optarg, "auto")) io_policy = IOPOL_AUTO;
-            else {
-                fprintf(stderr, "ductiled: --io-policy wants none, phase-shift, period-coupling or auto, not '%s'\n", optarg);
-                return 2;
-            }
-            break;
-        case 'L': {
+        case 'T': {
             char *end;
-            double v = strtod(optarg, &end);
-            if (*end || !(v >= 0 && v <= 86400)) {
-                fprintf(stderr, "ductiled: --io-lease wants seconds from 0 to 86400, not '%s'\n", optarg);
+            pending_ttl = strtod(optarg, &end);
+            if (*end || !(pending_ttl >= 1 && pending_ttl <= 86400)) {
+                fprintf(stderr, "ductiled: --pending-ttl wants seconds from 1 to 86400, not '%s'\n", optarg);
                 return 2;
             }
-            io_lease = v;
             break;
         }
-        case 'U':
-        case 'O': {
-            char *end;
-            double v = strtod(optarg, &end);
-            if (*end || !(v >= 0 && v <= 3600)) {
-                fprintf(stderr, "ductiled: --io-%s wants seconds from 0 to 3600, not '%s'\n",
-                        o == 'U' ? "uncertainty" : "overhead", optarg);
+        case 'h': usage(stdout); return 0;
+        case 'V': printf("ductiled (Ductile) %s, protocol %d\n", PACKAGE_VERSION, PROTO_VERSION); return 0;
+        default: {
+            char e[512];
+            if (o < PART_OPT || popt[o - PART_OPT] == NULL) {
+                usage(stderr);
                 return 2;
             }
-            if (o == 'U') io_prm.uncertainty = v;
-            else io_prm.overhead = v;
-            break;
-        }
-        case 'G':
-        case 'g': {
-            char e[256];
-            if ((o == 'G' ? gpolicy_option : gpolicy_params_option)(optarg, e, sizeof e) != 0) {
+            const struct dpart_option *po = popt[o - PART_OPT];
+            if (po->set(po->arg ? optarg : NULL, e, sizeof e) != 0) { /* a part's option (core.h) */
                 fprintf(stderr, "ductiled: %s\n", e);
                 return 2;
             }
-            break;
         }
-        case 'l': snprintf(intake_launcher, sizeof intake_launcher, "%s", optarg); break;
-        case 'F': fold_to_admit = 1; break;
-        case 'J': snprintf(intake_logdir, sizeof intake_logdir, "%s", optarg); break;
-        case 'h': usage(stdout); return 0;
-        case 'V': printf("ductiled (Ductile) %s, protocol %d\n", PACKAGE_VERSION, PROTO_VERSION); return 0;
-        default: usage(stderr); return 2;
         }
     }
+    free(opts);
+    free(popt);
     if (optind < argc) {
         fprintf(stderr, "ductiled: unexpected argument '%s' (see ductiled --help)\n", argv[optind]);
         return 2;
     }
-    if ((slots && hostfile) || (use_slurm && (slots || hostfile))) {
+    if (slots && hostfile) {
         fprintf(stderr, "ductiled: give one of --slots, --hostfile and --slurm\n");
         return 2;
     }
@@ -232,17 +219,23 @@ int main(int argc, char **argv)
         }
         have_secret = 1;
     }
-    if (use_slurm) {
-        if (slurm_init(&rm, slurm_job, slurm_sync, err, sizeof err) != 0 || (slurm_grow && slurm_enable_grow(err, sizeof err) != 0)) {
-            fprintf(stderr, "ductiled: %s\n", err);
-            return 1;
-        }
+    int res = core_resources(&rm, err, sizeof err); /* a part that provides the hosts (--slurm) */
+    if (res < 0) {
+        fprintf(stderr, "ductiled: %s\n", err);
+        return 1;
+    }
+    if (res > 0 && (slots || hostfile)) {
+        fprintf(stderr, "ductiled: give one of --slots, --hostfile and --slurm\n");
+        return 2;
+    }
+    if (res > 0) {
+        /* the part made rm */
     } else if (hostfile) {
         if (rm_init_hostfile(&rm, hostfile, err, sizeof err) != 0) {
             fprintf(stderr, "ductiled: %s\n", err);
             return 1;
         }
-        from_hostfile = 1;
+        from_hostfile = core_hosts_named = 1; /* an expansion tells the job where its new processes go */
     } else {
         char hn[256] = "localhost";
         gethostname(hn, sizeof hn - 1);
@@ -251,7 +244,7 @@ int main(int argc, char **argv)
         rm_init_slots(&rm, hn, slots > 0 ? slots : 1);
     }
     jobs_init(&jobs, &rm);
-    iotoken_init(&iotok);
+    jobs.pending_ttl = pending_ttl;
 
     struct net_addr ua;
     char path[256];
@@ -302,6 +295,8 @@ int main(int argc, char **argv)
             return 1;
         }
     }
+    if (state_path[0] && state_writer_start(state_path) != 0)
+        logmsg("no writer thread for the state file: it is written by the loop");
     int lfd = net_listen(&ua, err, sizeof err);
     if (lfd < 0) {
         fprintf(stderr, "ductiled: %s\n", err);
@@ -330,14 +325,18 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     int restored = 0;
     for (int k = 0; k < jobs.n; k++) restored += jobs.v[k]->state == JOB_DISCONNECTED;
-    snprintf(intake_socket, sizeof intake_socket, "%s", ua.path); /* for the jobs ductiled starts */
-    if (gpolicy) logmsg("global policy %s", policy_name(gpolicy));
+    snprintf(core_socket, sizeof core_socket, "%s", ua.path); /* for the jobs ductiled starts */
+    if (core_start(err, sizeof err) != 0) { /* the parts */
+        fprintf(stderr, "ductiled: %s\n", err);
+        unlink(ua.path);
+        return 1;
+    }
     logmsg("listening on unix:%s%s%s; %d slots on %d host(s); %d job(s) restored from %s", ua.path, tcp ? " and tcp:" : "",
            tcp ? tcp : "", rm_total(&rm), rm.nhosts, restored, state_path[0] ? state_path : "(no state file)");
     fflush(stderr);
 
-    double last_save = net_now();
-    struct pollfd pfd[MAX_CONNS];
+    double last_save = net_now(), save_cost = 0; /* save_cost: seconds the last serialisation took */
+    struct pollfd pfd[MAX_CONNS + CHILD_MAX];
     int idx[MAX_CONNS];
     while (!stop && !shutdown_requested) {
         int n = 0;
@@ -349,13 +348,17 @@ int main(int argc, char **argv)
             pfd[n].revents = 0;
             idx[n++] = i;
         }
+        /* Slurm's commands: their output is read here, never waited for (children.c) */
+        int nch = child_pollfds(pfd + n, CHILD_MAX);
         int backlog = 0;
         for (int i = 0; i < MAX_CONNS; i++) backlog |= conns[i].kind == C_PEER && conns[i].backlog;
-        int r = poll(pfd, (nfds_t)n, backlog ? 0 : 250);
+        double hint = child_wait_hint(net_now());
+        int r = poll(pfd, (nfds_t)(n + nch), backlog ? 0 : hint < 0.25 ? (int)(hint * 1000) + 1 : 250);
         if (r < 0 && errno != EINTR) {
             logmsg("poll: %s", strerror(errno));
             break;
         }
+        child_poll(pfd + n, r > 0 ? nch : 0, net_now()); /* reaps, kills at the deadline, runs the callbacks */
         for (int k = 0; r > 0 && k < n; k++) {
             int i = idx[k];
             if (!pfd[k].revents || conns[i].kind == C_FREE || conns[i].fd != pfd[k].fd) continue;
@@ -376,26 +379,36 @@ int main(int argc, char **argv)
         for (int i = 0; i < MAX_CONNS; i++)
             if (conns[i].kind == C_PEER && (conns[i].outlen || conns[i].closing)) flush_out(i);
         double now = net_now();
-        for (int i = 0; i < MAX_CONNS; i++)
-            if (conns[i].kind == C_PEER && !conns[i].authed && now - conns[i].opened > AUTH_TIMEOUT) {
-                logmsg("no authentication from %s within %.0f s: dropped", conns[i].peer, AUTH_TIMEOUT);
-                close_conn(i, NULL);
-            }
+        { /* silent peers: one line per pass, however many (a peer without the secret cannot flood the log) */
+            int ndrop = 0;
+            char first[sizeof conns[0].peer] = "";
+            for (int i = 0; i < MAX_CONNS; i++)
+                if (conns[i].kind == C_PEER && !conns[i].authed && now - conns[i].opened > AUTH_TIMEOUT) {
+                    if (!ndrop++) snprintf(first, sizeof first, "%s", conns[i].peer);
+                    close_conn(i, NULL);
+                }
+            if (ndrop == 1) logmsg("no authentication from %s within %.0f s: dropped", first, AUTH_TIMEOUT);
+            if (ndrop > 1)
+                logmsg("no authentication within %.0f s from %d connections (%s and others): dropped", AUTH_TIMEOUT, ndrop,
+                       first);
+        }
         for (size_t f = 0; f < sizeof fwds / sizeof fwds[0]; f++)
             if (fwds[f].used && now > fwds[f].deadline)
                 finish_forward(&fwds[f], 0, NULL, PERR_TIMEOUT, "no answer from the job within 10 s");
-        if (jobs_expire(&jobs, wall(), RESTORE_GRACE)) state_dirty = 1;
-        io_check_lease(wall());
-        intake_tick(wall());
-        gpolicy_tick(wall());
-        slurm_tick(now); /* --slurm: does Slurm still see the allocation as ductiled does? (bounded) */
-        if (state_dirty && now - last_save > 1.0) {
-            save_state();
-            last_save = now;
+        if (jobs_expire(&jobs, wall(), RESTORE_GRACE, core_on_left)) state_dirty = 1;
+        if (jobs_cmds_expire(&jobs, wall())) state_dirty = 1; /* commands without news for --pending-ttl */
+        core_on_tick(wall()); /* the parts: the I/O lease, the job queue, the policy, the check against Slurm */
+        /* the loop serialises, the writer thread writes; never more than a fifth of the loop's time */
+        double gap = now - last_save, floor = 4 * save_cost;
+        if (state_dirty && gap >= floor && (gap >= STATE_PERIOD || (state_urgent && gap >= STATE_URGENT_PERIOD))) {
+            if (state_path[0]) state_writer_submit(jobs_save_text(&jobs));
+            state_dirty = state_urgent = 0;
+            last_save = net_now();
+            save_cost = last_save - now;
         }
     }
     logmsg("stopping; state saved to %s", state_path[0] ? state_path : "(none)");
-    save_state();
+    save_state_now();
     for (int i = 0; i < MAX_CONNS; i++)
         if (conns[i].kind != C_FREE) {
             close(conns[i].fd);

@@ -48,7 +48,13 @@
     X(json_t *, json_loadb, (const char *buffer, size_t buflen, size_t flags, json_error_t *error),         \
       (buffer, buflen, flags, error))                                                                      \
     X(char *, json_dumps, (const json_t *json, size_t flags), (json, flags))                               \
-    X(int, json_dump_file, (const json_t *json, const char *path, size_t flags), (json, path, flags))
+    X(int, json_dump_file, (const json_t *json, const char *path, size_t flags), (json, path, flags))      \
+    X(size_t, json_object_size, (const json_t *object), (object))                                          \
+    X(void *, json_object_iter, (json_t *object), (object))                                                \
+    X(void *, json_object_iter_next, (json_t *object, void *iter), (object, iter))                         \
+    X(const char *, json_object_iter_key, (void *iter), (iter))                                            \
+    X(json_t *, json_object_iter_value, (void *iter), (iter))                                              \
+    X(void *, json_object_key_to_iter, (const char *key), (key))
 
 static struct {
 #define DUCTILE_JSON_PTR(ret, name, params, args) __typeof__(&name) name;

@@ -1,6 +1,8 @@
-/* settings.c -- the DUCTILE_* settings table, parsing and validation.
- * Pure C (no MPI): unit-tested by tests/unit/test_settings.c, and linked into
- * tools/ductile-run for its --help text. */
+/* settings.c -- parsing and validation of the DUCTILE_* settings, and their
+ * --help text.  The table itself is settings.gen.c, generated from
+ * settings.toml (tools/gen-settings.py).  Pure C (no MPI): unit-tested by
+ * tests/unit/test_settings.c, and linked into tools/ductile-run, which
+ * checks the settings before it starts a job. */
 #include "settings.h"
 
 #include <ctype.h>
@@ -9,117 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-const struct setting_def ductile_setting_defs[] = {
-    {"DUCTILE_DISABLE", SETTING_BOOL, "0", 0, 0, NULL,
-     "Kill switch: the shim becomes a pure pass-through (no virtual world, no monitoring, no report)."},
-    {"DUCTILE_MONITOR", SETTING_BOOL, "1", 0, 0, NULL,
-     "Count calls, time and bytes per MPI function. 0 keeps the virtual world but measures nothing."},
-    {"DUCTILE_REPORT", SETTING_STRING, "ductile-%j.json", 0, 0, NULL,
-     "Path of the JSON report written by rank 0 at MPI_Finalize; %j is the job id, %p rank 0's pid. Empty or 'none': no report."},
-    {"DUCTILE_SUMMARY", SETTING_BOOL, "1", 0, 0, NULL,
-     "Print a short summary on rank 0's stderr at MPI_Finalize."},
-    {"DUCTILE_REPORT_RANKS", SETTING_INT, "256", 0, 2000000000L, NULL,
-     "Largest job whose report lists every rank's functions (the \"ranks\" array, gathered on rank 0); larger jobs "
-     "get only the figures combined by reductions."},
-    {"DUCTILE_VERBOSE", SETTING_INT, "0", 0, 3, NULL,
-     "Trace Ductile's decisions on stderr: 0 quiet, 1 decisions, 2 details, 3 everything."},
-    {"DUCTILE_ITER_DETECT", SETTING_BOOL, "1", 0, 0, NULL,
-     "Detect the main loop of unmodified programs from the call sites of their MPI calls."},
-    {"DUCTILE_ITER_FRAMES", SETTING_INT, "3", 1, 8, NULL,
-     "Stack frames (return addresses) that identify a call site for the iteration detector."},
-    {"DUCTILE_ITER_REPEATS", SETTING_INT, "3", 2, 64, NULL,
-     "How many times the loop body must repeat in a row before it counts as the main loop."},
-    {"DUCTILE_ITER_MAX_CALLS", SETTING_INT, "1000000", 0, 2000000000L, NULL,
-     "Stop looking for a loop after this many MPI calls without finding one (0: never stop)."},
-    {"DUCTILE_JOB_ID", SETTING_STRING, "", 0, 0, NULL,
-     "Job identifier used in the report name and by the controller. Default: rank 0's pid."},
-    {"DUCTILE_SCHEDULE", SETTING_STRING, "", 0, 0, NULL,
-     "Scheduled resizes of a malleable (EMPI) program, e.g. '10:+2,40:-3': at iteration 10 add 2 processes, "
-     "at 40 remove 3. Also ITER:=N (resize to N), ITER:+N@host1;host2 (place new processes), "
-     "ITER:-N@r1;r2 (these ranks leave). Empty: no scheduled resizes."},
-    {"DUCTILE_RESIZE_METHOD", SETTING_ENUM, "merge", 0, 0, "merge,baseline",
-     "How a resize is done: merge (spawn only the difference, old ranks keep their numbers) or baseline "
-     "(spawn the whole new world, all old processes leave)."},
-    {"DUCTILE_REDIST", SETTING_ENUM, "col", 0, 0, "col,p2p,rma-lock,rma-lockall,rma-fence,auto",
-     "How registered data moves at a resize: col (one MPI_Alltoallv per array), p2p (MPI_Isend/MPI_Irecv "
-     "and a local copy of the overlap), rma-lock / rma-lockall (drains MPI_Get their new block from the sources' "
-     "window, one lock per source or one lock_all epoch; docs/rma.md), rma-fence (MPI_Win_create over the old "
-     "block, gets between two fences; blocking only), or auto (a cost model picks method and "
-     "constant-data strategy per resize)."},
-    {"DUCTILE_REDIST_CONSTANT", SETTING_ENUM, "blocking", 0, 0, "blocking,nb,wd,thread",
-     "Constant registered data: blocking (moves with the variable data), nb (nonblocking MPI_Ialltoallv "
-     "overlapped with iterations, col only), wd (Wait Drains: nonblocking transfer, then an MPI_Ibarrier polled "
-     "at control points) or thread (an auxiliary thread moves it; needs MPI_THREAD_MULTIPLE)."},
-    /* one-sided redistribution (src/rma/, docs/rma.md) */
-    {"DUCTILE_RMA_WINDOW", SETTING_ENUM, "reuse", 0, 0, "reuse,create",
-     "Windows of the rma-* methods: reuse (one dynamic window per world, created at its first use and reused by "
-     "every later redistribution while the world lasts) or create (MPI_Win_create per array and resize, as in "
-     "the MaM RMA paper)."},
-    {"DUCTILE_RMA_MEMORY", SETTING_ENUM, "private", 0, 0, "private,shared",
-     "With DUCTILE_PERSISTENT=1 and an rma-* method: private (the arrays' new blocks are ordinary memory, read "
-     "through MPI windows) or shared (when every process of the job is on one node, Ductile allocates the new "
-     "blocks from MPI_Win_allocate_shared windows, and later transfers are direct copies from the sources' "
-     "memory; docs/rma.md)."},
-    {"DUCTILE_RMA_OSC", SETTING_STRING, "auto", 0, 0, NULL,
-     "Open MPI only: one-sided component set as OMPI_MCA_osc before MPI_Init when an rma-* or auto method is "
-     "selected and OMPI_MCA_osc is unset ('auto': ucx, the only component of Open MPI 4.1 that creates windows "
-     "spanning spawned processes, plus sm with DUCTILE_RMA_MEMORY=shared; with Open MPI 5 'auto' is 'keep', its "
-     "own choice spans them; 'keep': do not touch OMPI_MCA_osc)."},
-    {"DUCTILE_REDIST_PREPARE", SETTING_INT, "1", 0, 1, NULL,
-     "1: prepare an expansion's data transfer while the new processes start (old ranks allocate and touch their "
-     "new buffers during the spawn; one small exchange opens the connections after the merge). 0: do not."},
-    {"DUCTILE_PERSISTENT", SETTING_BOOL, "0", 0, 0, NULL,
-     "1: persistent redistribution (docs/rma.md). Removed processes stand by inside the control point, and the "
-     "next expansion back to the same size takes them back instead of spawning; transfers between the two sizes "
-     "are prepared once (MPI_Alltoallv_init, persistent send/receive, one-sided windows) and reused. The program "
-     "must read the iteration with EMPI_Get_iteration() after each control point, or its removed processes leave "
-     "as usual."},
-    {"DUCTILE_TEST_FAIL", SETTING_ENUM, "none", 0, 0, "none,spawn,alloc,register,transfer,bgtransfer,bgtransfer-first",
-     "For tests only: make one step of every resize fail on purpose (spawn: rank 0's spawn is refused; alloc: a "
-     "process cannot allocate its new blocks; register: a new process's registration differs; transfer: the "
-     "blocking transfer reports an error; bgtransfer: the background transfer of constant data reports an "
-     "error; bgtransfer-first: only that of the job's first resize), to check that the job goes on at its old size with its data (docs/malleability.md)."},
-    {"DUCTILE_DEPARTURE", SETTING_ENUM, "auto", 0, 0, "auto,exit,park",
-     "What processes removed by a shrink do when they are a whole spawned group, and the new processes of a "
-     "rolled-back or cancelled expansion (docs/malleability.md): exit "
-     "(disconnect and end at once, giving back cores and memory), park (wait asleep until the job ends), or auto: "
-     "exit with MPICH and Open MPI 5, park with Open MPI 4 (its runtime hung or timed out in later spawns after spawned jobs "
-     "ended)."},
-    {"DUCTILE_TEST_BIGCOLL", SETTING_ENUM, "auto", 0, 0, "auto,int,c,w",
-     "For tests only: the form of the collective transfers (src/redist/bigcoll.c): auto picks the int "
-     "MPI_Alltoallv below 2 GiB, else the MPI-4 large-count calls where the MPI has them, else MPI_Alltoallw with "
-     "derived datatypes (w); int, c or w force one (c falls back to w without the large-count calls)."},
-    {"DUCTILE_TEST_INT_LIMIT", SETTING_INT, "0", 0, 2147483647L, NULL,
-     "For tests only: treat byte counts and displacements above this many bytes as past an int's range (0: the "
-     "real limit, INT_MAX), so that small data takes the large-count paths of the transfers (src/redist/chunk.h: "
-     "the collectives' agreed form, messages and reads cut into pieces of half of it). Same value in every process."},
-    {"DUCTILE_SPAWN_HOSTS", SETTING_STRING, "", 0, 0, NULL,
-     "Default hosts for new processes, separated by ';' or ',' (e.g. 'node1;node2'). Empty: the launcher decides."},
-    {"DUCTILE_SPAWN_COMMAND", SETTING_STRING, "", 0, 0, NULL,
-     "Executable started for new processes. Empty: this program (from /proc/self/exe), with the same arguments."},
-    {"DUCTILE_LEAVE_TIMEOUT", SETTING_INT, "86400", 1, 31536000L, NULL,
-     "Seconds a removed process waits (asleep) in MPI_Finalize for the rest of the job before it finalizes anyway."},
-    {"DUCTILE_CONTROLLER", SETTING_STRING, "auto", 0, 0, NULL,
-     "Where the application controller (a thread on rank 0) finds ductiled: unix:PATH, tcp:HOST:PORT, 'off', "
-     "or 'auto' (the per-user socket $XDG_RUNTIME_DIR/ductile/ductiled.sock or /tmp/ductile-UID/ductiled.sock, "
-     "used only when a ductiled answers there)."},
-    {"DUCTILE_CONTROLLER_SECRET", SETTING_STRING, "", 0, 0, NULL,
-     "File holding the shared secret for a tcp: controller (must be readable by its owner only)."},
-    {"DUCTILE_CONTROLLER_PERIOD", SETTING_INT, "1000", 10, 3600000L, NULL,
-     "Milliseconds between the monitoring samples the application controller sends to ductiled."},
-    {"DUCTILE_MIN_PROCS", SETTING_INT, "0", 0, 1048576L, NULL,
-     "Fewest processes ductiled's global policy (ductiled --policy) may shrink the job to (0: 1). Told to ductiled "
-     "at registration (ductile-run --min)."},
-    {"DUCTILE_MAX_PROCS", SETTING_INT, "0", 0, 1048576L, NULL,
-     "Most processes ductiled's global policy may grow the job to (0: no limit but the slots; ductile-run --max)."},
-    {"DUCTILE_IO_EXCLUSIVE", SETTING_BOOL, "0", 0, 0, NULL,
-     "Exclusive I/O: a collective MPI-IO call on a file opened on MPI_COMM_WORLD first waits until ductiled grants "
-     "the job the I/O token (first come, first served between jobs; docs/io.md)."},
-    {"DUCTILE_IO_PHASE_GAP", SETTING_INT, "100", 1, 3600000L, NULL,
-     "Milliseconds without MPI-IO calls that end an I/O phase (the next I/O call starts a new one)."},
-    {NULL, 0, NULL, 0, 0, NULL, NULL},
-};
 
 int settings_parse_bool(const char *text)
 {
@@ -162,6 +53,54 @@ static size_t edit_distance(const char *a, size_t la, const char *b)
     return row[lb];
 }
 
+/* The form src/proto/net.c's net_parse_addr takes, plus the words of
+ * src/controller/appctl.c (auto or empty, off, none). */
+int settings_check_address(const char *value, char *why, size_t whylen)
+{
+    static const char expected[] = "expected unix:PATH, tcp:HOST:PORT, off or auto";
+    if (!*value || !strcmp(value, "auto") || !strcmp(value, "off") || !strcmp(value, "none")) return 0;
+    if (strncmp(value, "tcp:", 4) == 0) {
+        const char *h = value + 4, *colon, *hend;
+        if (*h == '[') {
+            hend = strchr(h, ']');
+            if (!hend || hend[1] != ':') goto bad;
+            colon = hend + 1;
+            h++;
+        } else {
+            colon = strrchr(h, ':');
+            if (!colon) {
+                snprintf(why, whylen, "no port: %s", expected);
+                return -1;
+            }
+            hend = colon;
+            for (const char *c = h; c < hend; c++)
+                if (*c == ':') goto bad;
+        }
+        if (hend == h || (size_t)(hend - h) >= 256) goto bad;
+        for (const char *c = h; c < hend; c++)
+            if (!(isalnum((unsigned char)*c) || *c == '.' || *c == '-' || *c == ':')) goto bad;
+        char *end = NULL;
+        errno = 0;
+        long port = strtol(colon + 1, &end, 10);
+        if (!colon[1] || *end || errno || port < 1 || port > 65535) {
+            snprintf(why, whylen, "the port must be a number from 1 to 65535 (tcp:HOST:PORT)");
+            return -1;
+        }
+        return 0;
+    }
+    const char *path = strncmp(value, "unix:", 5) == 0 ? value + 5 : value;
+    if (path == value && !strchr(path, '/')) goto bad;
+    if (!*path) goto bad;
+    if (strlen(path) >= 108) {
+        snprintf(why, whylen, "socket path too long (at most 107 bytes)");
+        return -1;
+    }
+    return 0;
+bad:
+    snprintf(why, whylen, "%s", expected);
+    return -1;
+}
+
 static int apply(struct ductile_settings *out, const struct setting_def *d, const char *value,
                  char *errbuf, size_t errlen)
 {
@@ -201,40 +140,28 @@ static int apply(struct ductile_settings *out, const struct setting_def *d, cons
         }
         break;
     }
+    case SETTING_ADDRESS: {
+        char why[160];
+        if (settings_check_address(value, why, sizeof why) != 0) {
+            snprintf(errbuf, errlen, "%s='%s' is not valid: %s", d->name, value, why);
+            return -1;
+        }
+        break;
+    }
     case SETTING_STRING:
         break;
     }
-    const char *n = d->name + strlen("DUCTILE_");
-    if (strcmp(n, "DISABLE") == 0) out->disable = (int)iv;
-    else if (strcmp(n, "MONITOR") == 0) out->monitor = (int)iv;
-    else if (strcmp(n, "REPORT") == 0) out->report = strcmp(value, "none") == 0 ? "" : value;
-    else if (strcmp(n, "SUMMARY") == 0) out->summary = (int)iv;
-    else if (strcmp(n, "VERBOSE") == 0) out->verbose = (int)iv;
-    else if (strcmp(n, "ITER_DETECT") == 0) out->iter_detect = (int)iv;
-    else if (strcmp(n, "ITER_FRAMES") == 0) out->iter_frames = (int)iv;
-    else if (strcmp(n, "ITER_REPEATS") == 0) out->iter_repeats = (int)iv;
-    else if (strcmp(n, "ITER_MAX_CALLS") == 0) out->iter_max_calls = iv;
-    else if (strcmp(n, "JOB_ID") == 0) out->job_id = value;
-    else if (strcmp(n, "SCHEDULE") == 0) out->schedule = value;
-    else if (strcmp(n, "RESIZE_METHOD") == 0) out->resize_method = value;
-    else if (strcmp(n, "REDIST") == 0) out->redist = value;
-    else if (strcmp(n, "REDIST_CONSTANT") == 0) out->redist_constant = value;
-    else if (strcmp(n, "REDIST_PREPARE") == 0) out->redist_prepare = (int)iv;
-    else if (strcmp(n, "PERSISTENT") == 0) out->persistent = (int)iv;
-    else if (strcmp(n, "RMA_WINDOW") == 0) out->rma_window = value;
-    else if (strcmp(n, "RMA_MEMORY") == 0) out->rma_memory = value;
-    else if (strcmp(n, "RMA_OSC") == 0) out->rma_osc = value;
-    else if (strcmp(n, "TEST_INT_LIMIT") == 0) out->test_int_limit = iv;
-    else if (strcmp(n, "SPAWN_HOSTS") == 0) out->spawn_hosts = value;
-    else if (strcmp(n, "SPAWN_COMMAND") == 0) out->spawn_command = value;
-    else if (strcmp(n, "LEAVE_TIMEOUT") == 0) out->leave_timeout = iv;
-    else if (strcmp(n, "CONTROLLER") == 0) out->controller = value;
-    else if (strcmp(n, "CONTROLLER_SECRET") == 0) out->controller_secret = value;
-    else if (strcmp(n, "CONTROLLER_PERIOD") == 0) out->controller_period = iv;
-    else if (strcmp(n, "MIN_PROCS") == 0) out->min_procs = (int)iv;
-    else if (strcmp(n, "MAX_PROCS") == 0) out->max_procs = (int)iv;
-    else if (strcmp(n, "IO_EXCLUSIVE") == 0) out->io_exclusive = (int)iv;
-    else if (strcmp(n, "IO_PHASE_GAP") == 0) out->io_phase_gap = iv;
+    if (d->field_size == 0) return 0; /* validated only: read with getenv where it is used */
+    char *field = (char *)out + d->field_offset;
+    if (d->type == SETTING_STRING || d->type == SETTING_ENUM || d->type == SETTING_ADDRESS) {
+        const char *v = d->none_word && strcmp(value, d->none_word) == 0 ? "" : value;
+        memcpy(field, &v, sizeof v);
+    } else if (d->field_size == sizeof(int)) {
+        int i = (int)iv;
+        memcpy(field, &i, sizeof i);
+    } else {
+        memcpy(field, &iv, sizeof iv);
+    }
     return 0;
 }
 
@@ -271,24 +198,27 @@ int settings_parse(char *const *envp, struct ductile_settings *out, char *errbuf
     return 0;
 }
 
-static void print_wrapped(FILE *f, const char *text, int indent, int width)
+/* text wrapped at width, its first line indented by first, the others by indent */
+static void print_wrapped(FILE *f, const char *text, int first, int indent, int width)
 {
-    int col = indent;
-    fprintf(f, "%*s", indent, "");
+    int col = first;
+    fprintf(f, "%*s", first, "");
     const char *p = text;
+    int words = 0;
     while (*p) {
         const char *w = p;
         while (*w && *w != ' ') w++;
         int len = (int)(w - p);
-        if (col > indent && col + 1 + len > width) {
+        if (words && col + 1 + len > width) {
             fprintf(f, "\n%*s", indent, "");
             col = indent;
-        } else if (col > indent) {
+        } else if (words) {
             fputc(' ', f);
             col++;
         }
         fprintf(f, "%.*s", len, p);
         col += len;
+        words++;
         p = *w ? w + 1 : w;
     }
     fputc('\n', f);
@@ -298,15 +228,19 @@ void settings_print_help(void *file)
 {
     FILE *f = file;
     for (const struct setting_def *d = ductile_setting_defs; d->name; d++) {
-        char range[96] = "";
+        char range[256] = "";
         switch (d->type) {
         case SETTING_BOOL: snprintf(range, sizeof range, "boolean"); break;
         case SETTING_INT: snprintf(range, sizeof range, "integer %ld..%ld", d->min, d->max); break;
         case SETTING_ENUM: snprintf(range, sizeof range, "one of %s", d->choices); break;
-        case SETTING_STRING: snprintf(range, sizeof range, "text"); break;
+        case SETTING_STRING:
+        case SETTING_ADDRESS: snprintf(range, sizeof range, "%s", d->values ? d->values : "text"); break;
         }
-        fprintf(f, "  %s  (%s, default '%s')\n", d->name, range, d->default_value);
-        print_wrapped(f, d->help, 6, 78);
+        char head[512];
+        if (*d->default_value) snprintf(head, sizeof head, "%s  (%s; default '%s')", d->name, range, d->default_value);
+        else snprintf(head, sizeof head, "%s  (%s; no default)", d->name, range);
+        print_wrapped(f, head, 2, 4 + (int)strlen(d->name), 78); /* wrapped under the "(" */
+        print_wrapped(f, d->help, 6, 6, 78);
     }
 }
 

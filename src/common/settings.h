@@ -1,13 +1,20 @@
 /* settings.h -- every DUCTILE_* environment setting: the one table, parsing
  * and validation (pure C, no MPI).  A bad or unknown DUCTILE_* variable is an
- * error that names the variable, its value and what is allowed. */
+ * error that names the variable, its value and what is allowed.  The table
+ * (settings.gen.c) is generated from settings.toml by tools/gen-settings.py,
+ * like the docs' settings tables and the man page libductile(7): to add a
+ * setting, see the head of settings.toml. */
 #ifndef DUCTILE_SETTINGS_H
 #define DUCTILE_SETTINGS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-enum settings_type { SETTING_BOOL, SETTING_INT, SETTING_STRING, SETTING_ENUM };
+/* SETTING_ADDRESS: where ductiled is (auto, off, none, unix:PATH,
+ * tcp:HOST:PORT, or a path with a '/'), checked for form here; the same
+ * form src/proto/net.c's net_parse_addr takes (tests/unit/test_settings.c
+ * checks that they agree). */
+enum settings_type { SETTING_BOOL, SETTING_INT, SETTING_STRING, SETTING_ENUM, SETTING_ADDRESS };
 
 struct setting_def {
     const char *name;          /* DUCTILE_... */
@@ -15,7 +22,11 @@ struct setting_def {
     const char *default_value; /* as text */
     long min, max;             /* SETTING_INT bounds (inclusive) */
     const char *choices;       /* SETTING_ENUM: comma-separated words */
-    const char *help;          /* one or two sentences for --help */
+    const char *values;        /* SETTING_STRING, SETTING_ADDRESS: what values look like (--help) */
+    const char *none_word;     /* SETTING_STRING: a word that means "" (NULL: none) */
+    const char *help;          /* what it does, for --help */
+    size_t field_offset;       /* where the value goes in struct ductile_settings ... */
+    unsigned char field_size;  /* ... and its size (0: no field; read with getenv where used) */
 };
 
 /* The parsed settings.  Strings point into the environment or the defaults
@@ -45,17 +56,23 @@ struct ductile_settings {
     const char *spawn_hosts; /* DUCTILE_SPAWN_HOSTS: default host list for expansions */
     const char *spawn_command; /* DUCTILE_SPAWN_COMMAND: executable to spawn ("" = this program) */
     long leave_timeout;      /* DUCTILE_LEAVE_TIMEOUT: seconds a removed process waits for the job's end */
+    const char *wsize;       /* DUCTILE_WSIZE: flexmpi | first (EMPI_Get_wsize's extra rows) */
+    long resize_timeout;     /* DUCTILE_RESIZE_TIMEOUT: seconds every bounded wait inside a resize waits */
+    const char *test_fail;   /* DUCTILE_TEST_FAIL (tests only): a step, or alloc:K@RANK, mpi:K@RANK, count@RANK */
+    const char *test_delay;  /* DUCTILE_TEST_DELAY (tests only): STEP:SECONDS@RANK */
     /* controllers (src/controller/) */
     const char *controller;  /* DUCTILE_CONTROLLER: "" / auto, off, unix:PATH, tcp:HOST:PORT */
     const char *controller_secret; /* DUCTILE_CONTROLLER_SECRET: shared-secret file for TCP */
     long controller_period;  /* DUCTILE_CONTROLLER_PERIOD: milliseconds between monitoring samples */
-    int min_procs, max_procs; /* DUCTILE_MIN_PROCS / DUCTILE_MAX_PROCS: bounds for ductiled's policy (0: none) */
+    int min_procs, max_procs; /* DUCTILE_MIN_PROCS / DUCTILE_MAX_PROCS: the job's bounds (0: none) */
+    const char *sizes;       /* DUCTILE_SIZES: size constraints (src/common/sizes.h), "" none */
     /* MPI-IO (src/io/) */
     int io_exclusive;        /* DUCTILE_IO_EXCLUSIVE: wait for ductiled's I/O token */
     long io_phase_gap;       /* DUCTILE_IO_PHASE_GAP: ms without I/O that end an I/O phase */
+    long io_hold_max;        /* DUCTILE_IO_HOLD_MAX: seconds an I/O hold of ductiled lasts at most */
 };
 
-/* The table of all settings, terminated by a {NULL} entry. */
+/* The table of all settings (settings.gen.c), terminated by a {NULL} entry. */
 extern const struct setting_def ductile_setting_defs[];
 
 /* Look up a variable in `envp` (a NULL-terminated "NAME=value" array, such as
@@ -68,6 +85,10 @@ int settings_parse(char *const *envp, struct ductile_settings *out,
 /* Parse one boolean word (1/0, yes/no, on/off, true/false; case-insensitive).
  * Returns 0 or 1, or -1 when the word is not a boolean. */
 int settings_parse_bool(const char *text);
+
+/* Check the form of a controller address (SETTING_ADDRESS).  Returns 0, or
+ * -1 with the reason in why. */
+int settings_check_address(const char *value, char *why, size_t whylen);
 
 /* Print the settings table as --help text (wrapped for an 80-column terminal). */
 void settings_print_help(void *file);

@@ -1,8 +1,10 @@
 /* appctl.c -- the application controller thread on rank 0 (see appctl.h):
  * the decision to start it (probe), the thread's loop -- connect and
  * register, reconnect with backoff, read commands, send samples and events
- * with bounded socket I/O -- and start/stop in MPI_Init/MPI_Finalize.  The
- * thread never calls MPI.  What it sends and receives: appctl_msg.c. */
+ * with bounded socket I/O -- start/stop in MPI_Init/MPI_Finalize, and its
+ * move to a new rank 0 when rank 0 leaves the world (ctl_send/ctl_recv, on
+ * the application's thread inside a resize: what moves, appctl_move.c).
+ * The thread never calls MPI.  What it sends and receives: appctl_msg.c. */
 #include "config.h"
 
 #include "appctl.h"
@@ -27,10 +29,13 @@
 #include "../proto/protocol.h"
 #include "../proto/session.h"
 #include "../common/clock.h"
+#include "../world/worldid.h"
+#include "../cluster/step.h"
 #include "../core/state.h"
 #include "../io/iomon.h"
 #include "../core/hooks.h"
 #include "appctl_int.h"
+#include "../malleable/resize.h"
 #include "../cluster/pmix.h"
 
 #define IO_TIMEOUT_MS 2000
@@ -48,7 +53,7 @@ int ductile_appctl_probe(void)
     const char *c = ductile_rt.settings.controller;
     MPI_Comm parent = MPI_COMM_NULL;
     PMPI_Comm_get_parent(&parent);
-    if (parent != MPI_COMM_NULL) return 0; /* started by a resize: the job is already registered */
+    if (parent != MPI_COMM_NULL || ductile_spawned_by_ductile()) return 0; /* started by a resize: the job is already registered */
     if (c && (!strcmp(c, "off") || !strcmp(c, "none"))) return 0;
     if (c && *c && strcmp(c, "auto") != 0) {
         snprintf(appctl.addr, sizeof appctl.addr, "%s", c);
@@ -80,13 +85,7 @@ static int sleep_or_stop(double sec)
     return __atomic_load_n(&appctl.stop, __ATOMIC_ACQUIRE);
 }
 
-static int send_line(struct session *s, char *line)
-{
-    if (!line) return 0;
-    int rc = net_send_all(s->fd, line, strlen(line), IO_TIMEOUT_MS);
-    free(line);
-    return rc;
-}
+static int send_line(struct session *s, char *line) { return session_send(s, line, IO_TIMEOUT_MS); }
 
 static long long next_id = 1;
 
@@ -102,7 +101,15 @@ static int connect_and_register(struct session *s)
     }
     json_t *reg = json_deep_copy(appctl.reg);
     if (appctl.job > 0) json_object_set_new(reg, "job", json_integer(appctl.job));
-    json_object_set_new(reg, "procs", json_integer(__atomic_load_n(&ductile_rt.size, __ATOMIC_RELAXED)));
+    if (appctl.job > 0 && appctl.key[0]) json_object_set_new(reg, "key", json_string(appctl.key)); /* proves it is this job */
+    int size = __atomic_load_n(&ductile_rt.size, __ATOMIC_RELAXED);
+    if (appctl.job > 0 && size != proto_get_int(reg, "procs", 0)) {
+        /* the job back after a resize (or on a new rank 0): the hosts of MPI_Init's
+         * world are no longer its own; ductiled keeps where its processes run */
+        json_object_del(reg, "hosts");
+        json_object_del(reg, "rank_hosts");
+    }
+    json_object_set_new(reg, "procs", json_integer(size));
     json_t *res = NULL;
     char code[64], reason[512];
     int r = session_call(s, "register", reg, IO_TIMEOUT_MS, &res, code, sizeof code, reason, sizeof reason);
@@ -112,18 +119,69 @@ static int connect_and_register(struct session *s)
         session_close(s);
         return -1;
     }
-    appctl.job = (int)proto_get_int(res, "job", 0);
     double p = proto_get_num(res, "period", 0);
-    if (p > 0) {
-        pthread_mutex_lock(&appctl.lock);
-        appctl.period = p;
-        pthread_mutex_unlock(&appctl.lock);
-    }
+    pthread_mutex_lock(&appctl.lock); /* the application's thread reads them at a hand-over (ductile_appctl_send) */
+    appctl.job = (int)proto_get_int(res, "job", 0);
+    const char *key = proto_get_str(res, "key", "");
+    if (strlen(key) == 64) snprintf(appctl.key, sizeof appctl.key, "%s", key);
+    if (p > 0) appctl.period = p;
+    pthread_mutex_unlock(&appctl.lock);
     ductile_log(1, "controller: %s as job %d at %s", json_is_true(json_object_get(res, "resumed")) ? "re-registered" : "registered",
                 appctl.job, appctl.addr);
     json_decref(res);
     next_id = s->next_id;
     return 0;
+}
+
+static int moving(void)
+{
+    pthread_mutex_lock(&appctl.lock);
+    int m = appctl.moving;
+    pthread_mutex_unlock(&appctl.lock);
+    return m;
+}
+
+/* Rank 0 left the world and handed the controller over (ductile_appctl_send):
+ * what is still queued goes out, then a "handover" event tells ductiled that
+ * the job goes on and its new rank 0 will register (it keeps the job's slots
+ * meanwhile); the connection closes without an exit.  Waits at most about
+ * 1 s for the acknowledgement. */
+static void hand_over(struct session *s)
+{
+    if (s->fd < 0) return;
+    pthread_mutex_lock(&appctl.lock);
+    json_t *ev[APPCTL_MAX_URGENT + APPCTL_MAX_EVENTS];
+    int n = 0;
+    for (int i = 0; i < appctl.nurgent; i++) ev[n++] = appctl.urgent[i];
+    for (int i = 0; i < appctl.nevents; i++) ev[n++] = appctl.events[i];
+    appctl.nurgent = appctl.nevents = 0;
+    pthread_mutex_unlock(&appctl.lock);
+    int lost = 0;
+    for (int i = 0; i < n; i++) {
+        json_object_set_new(ev[i], "job", json_integer(appctl.job));
+        if (!lost && send_line(s, proto_request(s->next_id++, "event", ev[i])) != 0) lost = 1;
+        json_decref(ev[i]);
+    }
+    json_t *h = json_pack("{s:i, s:s, s:{s:I, s:s}}", "job", appctl.job, "kind", "handover", "details", "pid",
+                          (json_int_t)getpid(), "reason", "rank 0 left the world: the new rank 0 registers");
+    long long hid = s->next_id++;
+    if (!lost && h && send_line(s, proto_request(hid, "event", h)) == 0) {
+        char *l = NULL, err[128];
+        double end = net_now() + 1.0;
+        while (net_now() < end && net_read_line(s->fd, &s->lb, &l, 500, err, sizeof err) >= 0) {
+            struct proto_msg m;
+            const char *code;
+            char why[128];
+            int done = proto_parse(l, strlen(l), &m, &code, why, sizeof why) == PROTO_REPLY && m.id == hid;
+            if (m.root) proto_msg_free(&m);
+            free(l);
+            if (done) break;
+        }
+    }
+    json_decref(h);
+    ductile_log(1, "controller: handed over to the new rank 0 (job %d)", appctl.job);
+    session_close(s);
+    s->fd = -1;
 }
 
 static void *thread_main(void *arg)
@@ -139,8 +197,16 @@ static void *thread_main(void *arg)
     unsigned queue_version = 0;
     int queue_sent = 0;      /* the queue of delayed commands was sent on this connection */
     while (!__atomic_load_n(&appctl.stop, __ATOMIC_ACQUIRE)) {
+        if (moving()) {
+            hand_over(&s);
+            break;
+        }
         if (s.fd < 0) {
             if (connect_and_register(&s) != 0) {
+                pthread_mutex_lock(&appctl.lock);
+                appctl.tried = 1; /* a phase waiting for the first attempt stops waiting (io_acquire) */
+                pthread_cond_broadcast(&appctl.cond);
+                pthread_mutex_unlock(&appctl.lock);
                 if (sleep_or_stop(backoff)) break;
                 backoff = backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : backoff * 2;
                 continue;
@@ -171,6 +237,7 @@ static void *thread_main(void *arg)
             char b[64];
             (void)!read(appctl.wake[0], b, sizeof b);
         }
+        if (moving()) continue; /* handed over: said at the top of the loop */
         {   /* MPI-IO messages go out at once */
             pthread_mutex_lock(&appctl.lock);
             json_t *u[APPCTL_MAX_URGENT];
@@ -200,6 +267,13 @@ static void *thread_main(void *arg)
                 char *line = NULL;
                 long len = linebuf_next(&s.lb, &line);
                 if (!line) break;
+                if (session_unseal(&s, line, &len) != 0) {
+                    /* altered or injected on the way (seal.h): nothing more is believed on this connection */
+                    ductile_log(0, "controller: a message from ductiled failed its MAC check: connection dropped");
+                    free(line);
+                    lost = 1;
+                    break;
+                }
                 struct proto_msg m;
                 const char *code;
                 char reason[300];
@@ -259,6 +333,14 @@ static void *thread_main(void *arg)
             pthread_mutex_unlock(&appctl.lock);
             if (ductile_now() - unanswered > limit) {
                 ductile_log(0, "controller: ductiled did not answer for %.0f s: connection taken for dead", limit);
+                /* said first: a daemon that was only busy reads it with the close, and keeps the
+                 * job's slots for its return instead of taking it for crashed */
+                char why[128];
+                snprintf(why, sizeof why, "no answer from ductiled for %.0f s: the job reconnects", limit);
+                json_t *ev = json_pack("{s:i, s:s, s:{s:s, s:f}}", "job", appctl.job, "kind", "reconnect", "details", "reason",
+                                       why, "waited_s", limit);
+                if (ev) send_line(&s, proto_request(s.next_id++, "event", ev));
+                json_decref(ev);
                 lost = 1;
             }
         }
@@ -280,6 +362,10 @@ static void *thread_main(void *arg)
             s.fd = -1;
         }
     }
+    /* a process that left the world (it handed the controller over, and may
+     * reach MPI_Finalize before the thread saw it): the hand-over, never an
+     * exit for a job that goes on without it */
+    if (moving() || !ductile_malleable_active()) hand_over(&s);
     /* stop: say goodbye if connected (bounded) */
     if (s.fd >= 0) {
         appctl_take_snap(&cur);
@@ -293,7 +379,7 @@ static void *thread_main(void *arg)
             /* wait briefly for the ack so the exit is not lost in a reset */
             char *l = NULL, err[128];
             double end = net_now() + 1.0;
-            while (net_now() < end && net_read_line(s.fd, &s.lb, &l, 500, err, sizeof err) >= 0) {
+            while (net_now() < end && session_read_line(&s, &l, 500, err, sizeof err) >= 0) {
                 struct proto_msg m;
                 const char *code;
                 char why[128];
@@ -306,6 +392,32 @@ static void *thread_main(void *arg)
         session_close(&s);
     }
     return NULL;
+}
+
+/* The thread for appctl.reg at appctl.addr: 0, or -1 (logged; no controller). */
+static int launch(void)
+{
+    if (pipe2(appctl.wake, O_CLOEXEC) != 0) {
+        json_decref(appctl.reg);
+        appctl.reg = NULL;
+        return -1;
+    }
+    /* the thread must not take signals meant for the application */
+    sigset_t all_sigs, old;
+    sigfillset(&all_sigs);
+    pthread_sigmask(SIG_BLOCK, &all_sigs, &old);
+    int rc = pthread_create(&appctl.th, NULL, thread_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        ductile_log(0, "controller: cannot start the controller thread: %s", strerror(rc));
+        close(appctl.wake[0]);
+        close(appctl.wake[1]);
+        json_decref(appctl.reg);
+        appctl.reg = NULL;
+        return -1;
+    }
+    appctl.enabled = 1;
+    return 0;
 }
 
 void ductile_appctl_start(int enabled)
@@ -353,6 +465,9 @@ void ductile_appctl_start(int enabled)
                       "start", ductile_rt.start_epoch, "uid", (json_int_t)geteuid());
     if (appctl.reg && ductile_rt.settings.min_procs > 0) json_object_set_new(appctl.reg, "min_procs", json_integer(ductile_rt.settings.min_procs));
     if (appctl.reg && ductile_rt.settings.max_procs > 0) json_object_set_new(appctl.reg, "max_procs", json_integer(ductile_rt.settings.max_procs));
+    /* the job's size constraints (DUCTILE_SIZES, validated at the start): ductiled's policies ask for no other count */
+    if (appctl.reg && ductile_rt.settings.sizes && *ductile_rt.settings.sizes)
+        json_object_set_new(appctl.reg, "sizes", json_string(ductile_rt.settings.sizes));
     /* one host per rank while that stays small (a registration line is at most PROTO_MAX_LINE) */
     size_t rh_len = 0;
     for (size_t i = 0; i < json_array_size(rank_hosts); i++) rh_len += json_string_length(json_array_get(rank_hosts, i)) + 3;
@@ -361,31 +476,43 @@ void ductile_appctl_start(int enabled)
     char pwhy[256];
     json_t *pm = ductile_pmix_facts(pwhy, sizeof pwhy); /* src/cluster/pmix.c: NULL without a PMIx server */
     if (pm) json_object_set_new(appctl.reg, "pmix", pm);
+    if (appctl.reg) /* mpiexec, or srun (docs/cluster.md, "Direct launch") */
+        json_object_set_new(appctl.reg, "launcher", json_string(ductile_launcher_tag(ductile_launcher())));
     else ductile_log(2, "controller: no PMIx facts: %s", pwhy);
     const char *sec = ductile_rt.settings.controller_secret;
     snprintf(appctl.secret, sizeof appctl.secret, "%s", sec ? sec : "");
     appctl.period = ductile_rt.settings.controller_period / 1000.0;
-    if (pipe2(appctl.wake, O_CLOEXEC) != 0) {
+    if (launch() == 0) ductile_log(1, "controller thread started for %s", appctl.addr);
+}
+
+/* ------------------------------------------------------------ rank 0 moves */
+
+void appctl_takeover(void)
+{
+    json_t *st = appctl.takeover;
+    if (!st || appctl.enabled) return;
+    appctl.takeover = NULL;
+    appctl.reg = json_deep_copy(json_object_get(st, "reg"));
+    appctl.job = (int)proto_get_int(st, "job", 0);
+    appctl.period = proto_get_num(st, "period", ductile_rt.settings.controller_period / 1000.0);
+    appctl.io_held = json_is_true(json_object_get(st, "io_held"));
+    __atomic_store_n(&appctl.cp_iteration, proto_get_int(st, "cp_iteration", 0), __ATOMIC_RELAXED);
+    __atomic_store_n(&appctl.cp_count, proto_get_int(st, "cp_count", 0), __ATOMIC_RELAXED);
+    __atomic_store_n(&appctl.cp_maxiter, proto_get_int(st, "cp_maxiter", 0), __ATOMIC_RELAXED);
+    snprintf(appctl.addr, sizeof appctl.addr, "%s", proto_get_str(st, "addr", ""));
+    snprintf(appctl.secret, sizeof appctl.secret, "%s", proto_get_str(st, "secret", ""));
+    const char *key = proto_get_str(st, "key", "");
+    if (strlen(key) == 64) snprintf(appctl.key, sizeof appctl.key, "%s", key); /* the job's own credentials */
+    long long from = proto_get_int(st, "from_pid", 0);
+    json_decref(st);
+    if (!appctl.reg || !appctl.addr[0]) {
         json_decref(appctl.reg);
         appctl.reg = NULL;
         return;
     }
-    /* the thread must not take signals meant for the application */
-    sigset_t all_sigs, old;
-    sigfillset(&all_sigs);
-    pthread_sigmask(SIG_BLOCK, &all_sigs, &old);
-    int rc = pthread_create(&appctl.th, NULL, thread_main, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc != 0) {
-        ductile_log(0, "controller: cannot start the controller thread: %s", strerror(rc));
-        close(appctl.wake[0]);
-        close(appctl.wake[1]);
-        json_decref(appctl.reg);
-        appctl.reg = NULL;
-        return;
-    }
-    appctl.enabled = 1;
-    ductile_log(1, "controller thread started for %s", appctl.addr);
+    if (launch() == 0)
+        ductile_log(1, "controller: moved here from the old rank 0 (pid %lld): job %d goes on at %s", from, appctl.job,
+                    appctl.addr);
 }
 
 void ductile_appctl_stop(void)
@@ -403,6 +530,8 @@ void ductile_appctl_stop(void)
     appctl.reg = NULL;
     for (int i = 0; i < appctl.nevents; i++) json_decref(appctl.events[i]);
     appctl.nevents = 0;
+    for (int i = 0; i < appctl.nurgent; i++) json_decref(appctl.urgent[i]);
+    appctl.nurgent = 0;
     appctl.enabled = 0;
 }
 
@@ -416,6 +545,8 @@ DUCTILE_REGISTER(appctl_register)
     h->on_control_point = ductile_appctl_control_point;
     h->on_maxiter = ductile_appctl_maxiter;
     h->on_resize_recorded = ductile_appctl_resized;
+    h->ctl_send = ductile_appctl_send;
+    h->ctl_recv = ductile_appctl_recv;
     h->io_phase = ductile_appctl_io_phase;
     h->ctl_iteration = ductile_appctl_iteration;
     h->io_acquire = ductile_appctl_io_acquire;

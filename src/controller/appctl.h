@@ -9,6 +9,8 @@
 #ifndef DUCTILE_APPCTL_H
 #define DUCTILE_APPCTL_H
 
+#include <mpi.h>
+
 struct report_reconfig;
 
 /* MPI_Init, world rank 0, main thread: is a controller wanted?  Returns 1
@@ -32,6 +34,9 @@ void ductile_appctl_stop(void);
 void ductile_appctl_control_point(int iteration);
 void ductile_appctl_maxiter(int maxiter); /* EMPI_Monitor_end's maxiter (remaining work, docs/policies.md) */
 void ductile_appctl_resized(const struct report_reconfig *r);
+/* Rank 0 leaves the world: its controller moves to the new rank 0 (appctl.c). */
+void ductile_appctl_send(int to, MPI_Comm comm, int tag);
+void ductile_appctl_recv(int from, MPI_Comm comm, int tag);
 
 /* MPI-IO (src/io/), rank 0.  A closed I/O phase, sent as an "io_phase"
  * event right away; the job's current iteration (control point, else the

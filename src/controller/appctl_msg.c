@@ -24,6 +24,8 @@
 #include "../monitor/report_build.h"
 #include "../malleable/registry.h"
 #include "../malleable/schedule.h"
+#include "../malleable/steer.h"
+#include "../common/sizes.h"
 #include "../core/hotpath.h"
 #include "../core/state.h"
 #include "../io/iomon.h"
@@ -85,10 +87,19 @@ json_t *appctl_sample_json(const struct snap *a, const struct snap *b)
     if (arrays) json_object_set_new(o, "arrays", arrays);
     long long maxiter = __atomic_load_n(&appctl.cp_maxiter, __ATOMIC_RELAXED);
     if (maxiter > 0) json_object_set_new(o, "maxiter", json_integer(maxiter));
+    /* the job's size constraints as they are now (ductile_set_sizes may change them after the
+     * registration): ductiled's policies ask for no other count */
+    struct ductile_sizes sz;
+    char spec[SIZES_ALLOWED_MAX + 144];
+    engine_sizes(&sz);
+    sizes_format(&sz, spec, sizeof spec);
+    json_object_set_new(o, "sizes", json_string(spec));
     return o;
 }
 
 /* ------------------------------------------------------------ commands */
+
+#define MOVING "the job's rank 0 left the world: its controller is moving to the new rank 0; try again in a moment"
 
 static json_t *join_list(const json_t *arr, char *out, size_t len)
 {
@@ -147,6 +158,13 @@ static char *handle_revoke(const struct proto_msg *m)
     int all = !strcmp(what, "all");
     json_t *res = json_pack("{s:s}", "revoked", what);
     if (all || !strcmp(what, "command")) {
+        pthread_mutex_lock(&appctl.lock);
+        int mv = appctl.moving;
+        pthread_mutex_unlock(&appctl.lock);
+        if (mv) { /* the queue went to the new rank 0 */
+            json_decref(res);
+            return proto_reply_err(m->id, PERR_BUSY, MOVING);
+        }
         json_t *c = json_array();
         struct request_queue *q = request_queue_active();
         struct resize_request *l = malloc(REQUEST_QUEUE_MAX * sizeof *l);
@@ -198,9 +216,24 @@ char *appctl_handle_command(const struct proto_msg *m)
         int qid = 0;
         if (!q)
             return proto_reply_err(m->id, PERR_BUSY, "resize refused: the malleability engine is not active");
-        if (request_queue_submit_id(q, value, target ? RESIZE_TARGET : RESIZE_DELTA, at, list[0] ? list : NULL, &qid,
-                                    err, sizeof err) != 0)
-            return proto_reply_err(m->id, PERR_BUSY, err);
+        /* a count the job cannot use (its size constraints, src/common/sizes.h): refused now, with the
+         * reason (the decision checks again, against the size of then) */
+        struct ductile_sizes sz;
+        engine_sizes(&sz);
+        int size = __atomic_load_n(&ductile_rt.size, __ATOMIC_RELAXED), nd = target ? value : size + value;
+        char why[400];
+        if (nd != size && !sizes_allows(&sz, nd, why, sizeof why)) {
+            snprintf(err, sizeof err, "resize refused: the job cannot run on %d processes: %s", nd, why);
+            return proto_reply_err(m->id, PERR_BAD_ARGUMENT, err);
+        }
+        /* under the lock: a hand-over to a new rank 0 (appctl.c) copies the queue after setting moving */
+        pthread_mutex_lock(&appctl.lock);
+        int rc = appctl.moving ? 1
+                 : request_queue_submit_id(q, value, target ? RESIZE_TARGET : RESIZE_DELTA, at, list[0] ? list : NULL,
+                                           &qid, err, sizeof err);
+        pthread_mutex_unlock(&appctl.lock);
+        if (rc == 1) return proto_reply_err(m->id, PERR_BUSY, MOVING);
+        if (rc != 0) return proto_reply_err(m->id, PERR_BUSY, err);
         ductile_log(1, "controller: %s %d queued as command %d for %s", cmd, value < 0 ? -value : value, qid,
                     at >= 0 ? "a later iteration" : "the next control point");
         (void)!write(appctl.wake[1], "q", 1); /* the thread tells ductiled the new queue */
@@ -224,12 +257,18 @@ char *appctl_handle_command(const struct proto_msg *m)
     }
     if (!strcmp(cmd, "io")) {
         int hold = !strcmp(proto_get_str(r, "action", ""), "hold");
+        /* a hold lasts at most DUCTILE_IO_HOLD_MAX seconds, or less when it says so:
+         * the job opens its I/O gate itself then (ductile_io_gate) */
+        double most = (double)ductile_rt.settings.io_hold_max, lasts = proto_get_num(r, "seconds", most);
+        if (!(lasts > 0 && lasts <= most)) lasts = most;
         pthread_mutex_lock(&appctl.lock);
         appctl.io_held = hold;
+        appctl.io_hold_until = hold ? ductile_now() + lasts : 0;
         pthread_cond_broadcast(&appctl.cond);
         pthread_mutex_unlock(&appctl.lock);
         ductile_log(1, "controller: I/O %s", hold ? "held" : "released");
         json_t *res = json_pack("{s:b}", "io_held", hold);
+        if (hold) json_object_set_new(res, "hold_s", json_real(lasts));
         char *line = proto_reply_ok(m->id, res);
         json_decref(res);
         return line;
@@ -297,12 +336,15 @@ void ductile_appctl_control_point(int iteration)
 
 void ductile_appctl_resized(const struct report_reconfig *r)
 {
+    appctl_takeover(); /* the first record of a new rank 0: the controller handed over to it starts */
     if (!appctl.enabled || !r) return;
     json_t *d = json_pack("{s:s, s:{s:i, s:i, s:i, s:s, s:s, s:s, s:f, s:f, s:f, s:I}}", "kind", "resized", "details",
                           "iteration", r->iteration, "from", r->from, "to", r->to, "op", r->kind, "status", r->status,
                           "reason", r->reason, "duration_s", r->total_s, "spawn_s", r->spawn_s, "transfer_s",
                           r->transfer_s, "bytes_moved", (json_int_t)r->bytes_moved);
     if (!d) return;
+    if (r->command > 0) json_object_set_new(json_object_get(d, "details"), "command", json_integer(r->command));
+    json_object_set_new(json_object_get(d, "details"), "method", json_string(r->method)); /* baseline: every old process left */
     /* DUCTILE_PERSISTENT: processes put on standby (shrink) or taken back (expand) */
     json_t *det = json_object_get(d, "details");
     json_object_set_new(det, "standby", json_integer(r->standby));
@@ -329,12 +371,21 @@ int ductile_io_gate(void)
     if (!ductile_rt.active) return 0;
     int waited = 0;
     if (ductile_rt.rank == 0 && appctl.enabled) {
+        double held_for = -1;
         pthread_mutex_lock(&appctl.lock);
         while (appctl.io_held && !__atomic_load_n(&appctl.stop, __ATOMIC_ACQUIRE)) {
+            if (ductile_now() >= appctl.io_hold_until) { /* the hold's time is up: the job lets itself go */
+                appctl.io_held = 0;
+                held_for = (double)ductile_rt.settings.io_hold_max;
+                break;
+            }
             waited = 1;
             cond_wait_ms(100);
         }
         pthread_mutex_unlock(&appctl.lock);
+        if (held_for >= 0)
+            ductile_log(0, "controller: I/O hold expired (at most DUCTILE_IO_HOLD_MAX=%.0f s, or the hold's own limit): "
+                        "the I/O gate opens", held_for);
     }
     PMPI_Bcast(&waited, 1, MPI_INT, 0, ductile_rt.private_comm);
     return waited;
@@ -374,14 +425,23 @@ int ductile_appctl_io_acquire(double *waited)
     if (!appctl.enabled) return 0;
     double t0 = ductile_now();
     pthread_mutex_lock(&appctl.lock);
-    /* right after MPI_Init the thread may still be registering: give it a few seconds */
-    while (!appctl.connected && ductile_now() - t0 < 3.0 && !__atomic_load_n(&appctl.stop, __ATOMIC_ACQUIRE)) {
+    /* right after MPI_Init the thread may still be registering: give its
+     * first attempt a few seconds; once an attempt failed the daemon is
+     * taken for gone (the thread retries in the background) and a phase
+     * does not wait for it */
+    while (!appctl.connected && !appctl.tried && ductile_now() - t0 < 3.0 &&
+           !__atomic_load_n(&appctl.stop, __ATOMIC_ACQUIRE)) {
         cond_wait_ms(50);
     }
     int connected = appctl.connected;
     appctl.io_granted = 0;
     pthread_mutex_unlock(&appctl.lock);
-    if (!connected) return 0;
+    if (!connected) {
+        static int told;
+        if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+            ductile_log(1, "controller: ductiled is not reachable: I/O phases run without the token until it is back");
+        return 0;
+    }
     urgent_push(json_pack("{s:s, s:{s:I}}", "kind", "io_request", "details", "iteration",
                           (json_int_t)ductile_appctl_iteration()));
     pthread_mutex_lock(&appctl.lock);

@@ -22,6 +22,8 @@
 struct ductile_settings;
 struct report_reconfig;
 struct report_departed;
+struct report_departed_fns;
+struct report_fn;
 struct io_phase;
 struct reg_item;
 struct redist_layout;
@@ -62,6 +64,11 @@ struct ductile_hooks {
     void (*on_control_point)(int iteration);          /* world rank 0, every control point */
     void (*on_resize_recorded)(const struct report_reconfig *r); /* world rank 0: a record (ok, failed, refused) */
     void (*on_maxiter)(int maxiter);                  /* world rank 0: EMPI_Monitor_end's maxiter (docs/policies.md) */
+    /* rank 0 leaves the world (a shrink that names it, a Baseline resize): the old rank 0 hands its
+     * controller (registration, I/O state) to the process that becomes rank 0, point to point on comm
+     * with this tag (src/malleable/records.c, both sides call); the new one starts it at its first record */
+    void (*ctl_send)(int to, MPI_Comm comm, int tag);
+    void (*ctl_recv)(int from, MPI_Comm comm, int tag);
 
     /* ---- I/O phases and the exclusive-I/O token: src/io -> the controller */
     void (*io_phase)(const struct io_phase *p, double start_epoch);
@@ -70,9 +77,11 @@ struct ductile_hooks {
     void (*io_release)(double kept); /* seconds the token was kept after the phase's last I/O call */
 
     /* ---- general data kinds (src/data: N-D blocks, sparse, custom, patches) <- src/malleable */
-    /* move one such registered item at a resize (transfer.c) by the resize's method (REDIST_*); 0 or -1 with err */
-    int (*data_move)(struct reg_item *it, const struct redist_layout *L, int method, uint64_t *moved, char *err,
-                     size_t errlen);
+    /* move one such registered item at a resize (transfer.c) by the resize's method (REDIST_*); ok = 0: this
+     * process already failed (the item's checkpoint only); MOVE_OK, MOVE_FAILED with err, MOVE_STOPPED
+     * (src/redist/layout.h) */
+    int (*data_move)(struct reg_item *it, const struct redist_layout *L, int method, int ok, uint64_t *moved,
+                     char *err, size_t errlen);
     /* the resize committed / was rolled back (transaction.c): the item adopts / drops the new
      * state its data_move built aside (no-op when it has none) */
     void (*data_commit)(struct reg_item *it);
@@ -90,7 +99,10 @@ struct ductile_hooks {
 
     /* ---- report sections: the engine's records -> src/monitor/report.c */
     const struct report_reconfig *(*reconfig_history)(int *n);
-    const struct report_departed *(*departed)(int *n);
+    /* the departed processes (n), each one's functions (*fns: n x DUCTILE_FN_COUNT, or NULL) and all
+     * their functions combined (*sum) */
+    const struct report_departed *(*departed)(int *n, const struct report_fn **fns,
+                                              const struct report_departed_fns **sum);
 };
 
 /* The one table (src/core/hooks.c).  Written only by ductile_hooks_load(). */

@@ -1,18 +1,18 @@
 /* intake.c -- ductiled's job queue (docs/policies.md): `ductilectl submit`
  * queues a command with its size (-n N, --min M, --max X); first come, first
  * served, ductiled starts the first waiting job when N slots are free, or
- * with a global policy (--policy) at fewer, down to M, when that lets it start
- * now (the policy grows it later, and frees slots for it meanwhile: the
- * `reserve` it sees).  A job is started with fork/exec of
+ * with a policy that resizes jobs (core_elastic) at fewer, down to M, when
+ * that lets it start now (the policy grows it later, and frees slots for it
+ * meanwhile: the slots waiting work needs, core_waiting).  A job is started with fork/exec of
  *   ductile-run --min M [--max X] -- LAUNCHER... -n SIZE COMMAND...
  * in its own session, output to a log file, DUCTILE_JOB_ID=qK (the tag it
  * registers with) and DUCTILE_CONTROLLER set to this daemon.  Its slots are
  * held for it until it registers (then the job's own allocation counts) or,
  * for a program that never registers (not run under Ductile), until it
  * exits: such jobs take part at a fixed size.  Children are reaped without
- * blocking (waitpid WNOHANG) in the daemon's loop.  With --fold-to-admit,
- * running jobs are folded to make room for the first waiting job and
- * unfolded when none waits (fold.c). */
+ * blocking (waitpid WNOHANG) in the daemon's loop.  When the first waiting
+ * job lacks slots the parts are asked to make room (core_admit: folding,
+ * fold.c) and to give it back when none waits.  A part of ductiled (core.h). */
 #include "config.h"
 
 #include <errno.h>
@@ -23,11 +23,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "daemon.h"
-#include "fold.h"
+#include "core.h"
+#include "../common/sizes.h"
 
 #define INTAKE_MAX 1024      /* entries kept (waiting, running and the most recent finished) */
 #define INTAKE_MAX_DONE 256
@@ -46,12 +47,12 @@ struct qjob {
     double submitted, started, ended;
     pid_t pid;
     int *alloc; /* slots held until the job registers */
+    char sizes[SIZES_ALLOWED_MAX + 160]; /* ductilectl submit --sizes: the counts it can use ("" any) */
+    struct ductile_sizes sz;
 };
 
-char intake_launcher[1024] = "mpiexec";
-char intake_runner[4096];
-char intake_logdir[4096];
-char intake_socket[4096];
+static char intake_launcher[1024] = "mpiexec"; /* "mpiexec ..." (split at spaces); -n SIZE is appended */
+static char intake_logdir[4096];                /* where the jobs' output goes ("" : next to the state file) */
 static struct qjob *q[INTAKE_MAX];
 static int nq, next_qid = 1;
 
@@ -97,16 +98,19 @@ static json_t *qjson(const struct qjob *e)
     return o;
 }
 
-void intake_request(int ci, long long id, const char *cmd, const json_t *req)
+static void intake_tick(double now);
+
+static void intake_request(int ci, long long id, const char *cmd, const json_t *req)
 {
     if (!strcmp(cmd, "queue")) {
         json_t *a = json_array();
         for (int i = 0; i < nq; i++) json_array_append_new(a, qjson(q[i]));
-        reply_ok(ci, id, json_pack("{s:o, s:s, s:i}", "queue", a, "policy", policy_name(gpolicy), "free", rm_free_slots(&rm)));
+        reply_ok(ci, id, json_pack("{s:o, s:s, s:i}", "queue", a, "policy", core_policy[0] ? core_policy : "none",
+                                   "free", rm_free_slots(&rm)));
         return;
     }
     /* submit: runs a command as the daemon's user, so only from the local socket (same uid) */
-    if (conns[ci].tcp) {
+    if (!core_peer_local(ci)) {
         reply_err(ci, id, PERR_NOT_ALLOWED, "submit is accepted only on the local Unix socket");
         return;
     }
@@ -117,6 +121,18 @@ void intake_request(int ci, long long id, const char *cmd, const json_t *req)
     int n = (int)proto_get_int(req, "n", 1), min = (int)proto_get_int(req, "min", n), max = (int)proto_get_int(req, "max", 0);
     if (min > n || (max > 0 && max < n)) {
         reply_err(ci, id, PERR_BAD_ARGUMENT, "need --min <= -n <= --max (got %d, %d, %d)", min, n, max);
+        return;
+    }
+    const char *spec = proto_get_str(req, "sizes", "");
+    struct ductile_sizes sz;
+    memset(&sz, 0, sizeof sz);
+    char why[400];
+    if (spec[0] && sizes_parse(spec, &sz, why, sizeof why) != 0) {
+        reply_err(ci, id, PERR_BAD_ARGUMENT, "--sizes '%s': %s", spec, why);
+        return;
+    }
+    if (!sizes_allows(&sz, n, why, sizeof why) || (min != n && !sizes_allows(&sz, min, why, sizeof why))) {
+        reply_err(ci, id, PERR_BAD_ARGUMENT, "the job cannot start: %s (--sizes '%s')", why, spec);
         return;
     }
     if (n > rm_total(&rm) || min > rm_total(&rm)) {
@@ -139,11 +155,13 @@ void intake_request(int ci, long long id, const char *cmd, const json_t *req)
     e->n = n;
     e->min = min;
     e->max = max;
+    e->sz = sz;
+    snprintf(e->sizes, sizeof e->sizes, "%s", spec);
     e->submitted = wall();
     snprintf(e->cwd, sizeof e->cwd, "%s", proto_get_str(req, "cwd", "/"));
     snprintf(e->tag, sizeof e->tag, "q%d", e->qid);
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s", intake_logdir[0] ? intake_logdir : state_path[0] ? state_path : intake_socket);
+    snprintf(dir, sizeof dir, "%s", intake_logdir[0] ? intake_logdir : state_path[0] ? state_path : core_socket);
     if (!intake_logdir[0]) {
         char *sl = strrchr(dir, '/');
         if (sl) *sl = '\0';
@@ -165,23 +183,18 @@ static struct qjob *head(void)
     return NULL;
 }
 
-int intake_reserve(void)
+/* slots the first waiting job needs to start (its --min under a policy that resizes), 0 when none waits */
+static int intake_waiting(void)
 {
     struct qjob *h = head();
-    return h ? (gpolicy ? h->min : h->n) : 0;
+    return h ? (core_elastic ? h->min : h->n) : 0;
 }
 
-void intake_bounds(const struct job *j, int *min, int *max)
+/* a job it started registered: its own slots replace what was held for it,
+ * and its --min/--max are the queue entry's (unless it sent its own) */
+static void intake_registered(struct job *j, const json_t *req)
 {
-    for (int i = 0; i < nq; i++)
-        if (!strcmp(q[i]->tag, j->tag) && q[i]->state <= Q_RUNNING) {
-            *min = q[i]->min;
-            *max = q[i]->max;
-        }
-}
-
-void intake_registered(struct job *j)
-{
+    (void)req;
     for (int i = 0; i < nq; i++) {
         struct qjob *e = q[i];
         if (e->state != Q_STARTED || strcmp(e->tag, j->tag) != 0) continue;
@@ -189,6 +202,8 @@ void intake_registered(struct job *j)
         rm_release_all(&rm, e->alloc);
         e->state = Q_RUNNING;
         e->job = j->id;
+        if (!j->min_procs) j->min_procs = e->min;
+        if (!j->max_procs) j->max_procs = e->max;
         jobs_event(j, "intake", json_pack("{s:i, s:i, s:i, s:f}", "queue_id", e->qid, "requested", e->n, "started_at", e->size,
                                           "waited_s", e->started - e->submitted),
                    wall());
@@ -199,10 +214,6 @@ void intake_registered(struct job *j)
 
 static void runner_path(char *out, size_t len)
 {
-    if (intake_runner[0]) {
-        snprintf(out, len, "%s", intake_runner);
-        return;
-    }
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0) {
@@ -230,28 +241,41 @@ static int start(struct qjob *e, int size, double now)
     snprintf(ns, sizeof ns, "%d", size);
     snprintf(mins, sizeof mins, "%d", e->min);
     snprintf(maxs, sizeof maxs, "%d", e->max);
-    snprintf(ctl, sizeof ctl, "unix:%s", intake_socket);
+    snprintf(ctl, sizeof ctl, "unix:%s", core_socket);
     char *argv[64 + 256 + 8];
     int k = 0;
     argv[k++] = runner;
     argv[k++] = "--min";
     argv[k++] = mins;
     if (e->max > 0) argv[k++] = "--max", argv[k++] = maxs;
+    if (e->sizes[0]) argv[k++] = "--sizes", argv[k++] = e->sizes;
     argv[k++] = "--";
     for (char *save = NULL, *t = strtok_r(launch, " ", &save); t && k < 64; t = strtok_r(NULL, " ", &save)) argv[k++] = t;
     argv[k++] = "-n";
     argv[k++] = ns;
     for (int i = 0; i < e->argc; i++) argv[k++] = e->argv[i];
     argv[k] = NULL;
+    /* the job's log: never through a link someone left at its name, and a
+     * regular file of ours (opened here, so that a refusal is logged) */
+    int fd = open(e->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+        logmsg("intake: q%d: cannot use its log %s: %s", e->qid, e->log,
+               fd < 0 ? (errno == ELOOP ? "a symbolic link: refused" : strerror(errno)) : "not a regular file of ductiled's user");
+        if (fd >= 0) close(fd);
+        rm_release_all(&rm, e->alloc);
+        return -1;
+    }
     pid_t pid = fork();
     if (pid < 0) {
         logmsg("intake: q%d: fork: %s", e->qid, strerror(errno));
+        close(fd);
         rm_release_all(&rm, e->alloc);
         return -1;
     }
     if (pid == 0) {
         setsid();
-        int fd = open(e->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600), nul = open("/dev/null", O_RDONLY);
+        int nul = open("/dev/null", O_RDONLY);
         if (nul >= 0) dup2(nul, 0);
         if (fd >= 0) dup2(fd, 1), dup2(fd, 2);
         for (int f = 3; f < 1024; f++) close(f);
@@ -267,6 +291,7 @@ static int start(struct qjob *e, int size, double now)
         fprintf(stderr, "ductiled: cannot run %s: %s\n", runner, strerror(errno));
         _exit(127);
     }
+    close(fd);
     e->pid = pid;
     e->size = size;
     e->started = now;
@@ -276,7 +301,7 @@ static int start(struct qjob *e, int size, double now)
     return 0;
 }
 
-void intake_tick(double now)
+static void intake_tick(double now)
 {
     for (int i = 0; i < nq; i++) {
         struct qjob *e = q[i];
@@ -293,8 +318,8 @@ void intake_tick(double now)
     for (struct qjob *h; (h = head());) {
         int freen = rm_free_slots(&rm), size = 0;
         if (freen >= h->n) size = h->n;
-        else if (gpolicy && freen >= h->min) size = freen;
-        if (!size && fold_admit(gpolicy ? h->min : h->n, h->qid, now)) continue; /* --fold-to-admit (fold.c) */
+        else if (core_elastic && freen >= h->min) size = sizes_nearest(&h->sz, freen, -1, freen - h->min); /* a count it can use */
+        if (!size && core_admit(core_elastic ? h->min : h->n, h->qid, now)) continue; /* a part made room (folding) */
         if (!size) break;
         if (start(h, size, now) != 0) {
             h->state = Q_FAILED;
@@ -303,6 +328,35 @@ void intake_tick(double now)
         }
     }
     struct qjob *w = head();
-    fold_admit_release(w ? (gpolicy ? w->min : w->n) : 0, now);
+    core_admit_release(w ? (core_elastic ? w->min : w->n) : 0, now);
     prune();
 }
+
+static int set_launcher(const char *arg, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    snprintf(intake_launcher, sizeof intake_launcher, "%s", arg);
+    return 0;
+}
+
+static int set_logdir(const char *arg, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    snprintf(intake_logdir, sizeof intake_logdir, "%s", arg);
+    return 0;
+}
+
+static const struct dpart_option intake_options[] = {
+    {"launcher", "CMD", "how submitted jobs are started (default 'mpiexec'; -n SIZE COMMAND is\nappended, all run under ductile-run)",
+     set_launcher},
+    {"job-logs", "DIR", "output of submitted jobs (default: next to the state file)", set_logdir},
+    {NULL, NULL, NULL, NULL},
+};
+static const struct dpart_request intake_requests[] = {{"submit", intake_request}, {"queue", intake_request}, {NULL, NULL}};
+static const struct dpart intake_part = {.name = "intake",
+                                         .options = intake_options,
+                                         .requests = intake_requests,
+                                         .registered = intake_registered,
+                                         .tick = intake_tick,
+                                         .waiting = intake_waiting};
+DUCTILED_PART(intake_part);

@@ -1,8 +1,10 @@
-/* iopolicy.c -- ductiled's MPI-IO coordination (docs/io.md): the
- * exclusive-I/O token (iotoken.c) handed to jobs, and the I/O interference
+/* iopolicy.c -- ductiled's part for MPI-IO coordination (docs/io.md): the
+ * exclusive-I/O token (iotoken.c) handed to jobs (their io_request and
+ * io_release events; taken back after --io-lease), and the I/O interference
  * controller (--io-policy): per job the predictor of iopredict.c is fed with
  * samples and I/O phases, and Phase Shifting / Period Coupling plans become
- * resize commands ductiled sends itself. */
+ * resize commands ductiled sends itself (core_resize), for jobs the parts
+ * allow to be resized (core_may_resize). */
 #include "config.h"
 
 #include <math.h>
@@ -10,16 +12,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon.h"
 #include "iopolicy_int.h"
+
+#define IO_LEASE_DEFAULT 60.0
 
 struct iotoken iotok;
 static struct ioj *ioj_get(struct job *j);
+static const struct dpart io_part;
+
+static void io_request(int jid, double now);
+static void io_leave(int jid);
 
 /* Job jid asks for the token.  Under --io-policy auto with a prediction that
  * serialising does not pay, every request is granted at once (no
  * coordination); the job's release then leaves the token untouched. */
-void io_request(int jid, double now)
+static void io_request(int jid, double now)
 {
     if (io_policy == IOPOL_AUTO && !io_serialise) {
         io_grant(jid);
@@ -40,19 +47,18 @@ void io_grant(int jid)
         }
         return;
     }
-    json_t *a = json_pack("{s:i, s:s}", "job", jid, "action", "grant");
-    queue_out(j->conn, proto_request(next_job_req++, "io", a));
-    json_decref(a);
+    core_notify(j, "io", json_pack("{s:s}", "action", "grant"));
     if (verbose) logmsg("I/O token granted to job %d", jid);
 }
 
-void io_leave(int jid)
+static void io_leave(int jid)
 {
     int next = iotoken_release(&iotok, jid, wall());
     if (next) io_grant(next);
 }
 
-void io_released(int jid, double kept)
+/* The job gave it back after its phase, `kept` seconds after the phase's last I/O call (<0 unknown). */
+static void io_released(int jid, double kept)
 {
     /* how long after its phase the job kept the token: --io-policy auto predicts with it */
     struct job *j = jid ? jobs_get(&jobs, jid) : NULL;
@@ -62,9 +68,10 @@ void io_released(int jid, double kept)
     if (io_policy == IOPOL_AUTO && j) io_auto_released(j);
 }
 
-double io_lease = IO_LEASE_DEFAULT;
+static double io_lease = IO_LEASE_DEFAULT;
 
-void io_check_lease(double now)
+/* Take the token back from a holder that kept it past the lease while others wait. */
+static void io_check_lease(double now)
 {
     int h = iotok.holder;
     if (!h || iotok.n == 0 || io_lease <= 0 || now - iotok.granted_at <= io_lease) return;
@@ -74,7 +81,7 @@ void io_check_lease(double now)
     /* the job is told (it acknowledges); a phase already writing finishes,
      * but the others are no longer blocked behind it */
     if (j) jobs_event(j, "io_revoked", json_pack("{s:f}", "held_s", now - iotok.granted_at), now);
-    revoke_job(j, "token", 0, "I/O lease expired");
+    core_revoke(j, "token", 0, "I/O lease expired");
     io_leave(h);
 }
 
@@ -101,7 +108,7 @@ static struct ioj *ioj_get(struct job *j)
     return NULL;
 }
 
-void io_policy_forget(int jid)
+static void io_policy_forget(int jid)
 {
     int left = 0;
     for (int i = 0; i < IOJ_MAX; i++) {
@@ -111,7 +118,8 @@ void io_policy_forget(int jid)
     if (!left) io_auto_reset();
 }
 
-void io_policy_refused(struct job *j, const char *cmd, const char *reason)
+/* a planned resize failed or was cancelled */
+static void io_policy_refused(struct job *j, const char *cmd, const char *reason)
 {
     if (!j) return;
     for (int i = 0; i < IOJ_MAX; i++) {
@@ -124,11 +132,15 @@ void io_policy_refused(struct job *j, const char *cmd, const char *reason)
     state_dirty = 1;
 }
 
-/* A resize ductiled decides itself (commands.c); finish_forward hands the
- * refusal to io_policy_refused (cli -1). */
+/* A resize ductiled decides itself; its refusal comes back to io_resize_done. */
 int io_resize(struct job *j, int delta, long long at, char *why, size_t wl)
 {
-    return forward_own_resize(j, delta, at, -1, why, wl);
+    return core_resize(&io_part, j, delta, at, why, wl);
+}
+
+static void io_resize_done(struct job *j, int ok, const char *reason)
+{
+    if (!ok) io_policy_refused(j, "resize", reason);
 }
 
 void io_plan_event(struct job *j, const struct iop_plan *pl, const char *status)
@@ -142,7 +154,7 @@ void io_plan_event(struct job *j, const struct iop_plan *pl, const char *status)
     logmsg("I/O interference: %s: %s", status, pl->why);
 }
 
-void io_policy_sample(struct job *j, const json_t *req)
+static void io_policy_sample(struct job *j, const json_t *req)
 {
     struct ioj *x = ioj_get(j);
     if (!x) return;
@@ -182,7 +194,7 @@ void io_plan_sent(struct job *k, struct ioj *xk, const struct iop_plan *pl)
     io_plan_event(k, pl, "planned");
 }
 
-void io_policy_phase(struct job *j, const json_t *d, double now)
+static void io_policy_phase(struct job *j, const json_t *d, double now)
 {
     struct ioj *x = ioj_get(j);
     if (!x || !d) return;
@@ -217,7 +229,7 @@ void io_policy_phase(struct job *j, const json_t *d, double now)
         struct ioj *xk = pl.job == j->id ? x : &ioj[i];
         char why[256];
         /* a job that is not malleable, or at its --max, is not resized */
-        if (!gpolicy_may_resize(k, pl.new_procs, why, sizeof why) || io_resize(k, pl.delta, pl.iter1, why, sizeof why) != 0) {
+        if (!core_may_resize(k, pl.new_procs, why, sizeof why) || io_resize(k, pl.delta, pl.iter1, why, sizeof why) != 0) {
             snprintf(pl.why + strlen(pl.why), sizeof pl.why - strlen(pl.why), "; refused: %.80s", why);
             io_plan_event(k, &pl, "cancelled");
             continue;
@@ -228,7 +240,7 @@ void io_policy_phase(struct job *j, const json_t *d, double now)
 }
 
 /* The job reported a finished (or failed) resize: the second half of a phase shift. */
-void io_policy_resized(struct job *j, const json_t *d)
+static void io_policy_resized(struct job *j, const json_t *d)
 {
     struct ioj *x = ioj_get(j);
     if (!x || !x->busy) return;
@@ -257,13 +269,15 @@ void io_policy_resized(struct job *j, const json_t *d)
 /* A job (re-)registered, e.g. with a restarted ductiled: a Phase Shift whose
  * +P was done but whose -P was not sent yet is completed now; one whose +P
  * never happened is cancelled. */
-void io_policy_registered(struct job *j)
+static void io_policy_registered(struct job *j, const json_t *req)
 {
+    (void)req;
     if (j->io_shrink_n <= 0) return;
     int n = j->io_shrink_n;
     j->io_shrink_n = 0;
     state_dirty = 1;
-    if (j->procs < j->io_shrink_from + n) {
+    /* the job's own word (its registration): its resize events may still be on their way */
+    if (j->reg_procs < j->io_shrink_from + n) {
         logmsg("I/O interference: job %d: the planned +%d did not happen: plan cancelled", j->id, n);
         return;
     }
@@ -277,3 +291,98 @@ void io_policy_registered(struct job *j)
     if (x) x->busy = 1;
     logmsg("I/O interference: job %d: sending the -%d its Phase Shift still owed (at iteration %lld)", j->id, n, at);
 }
+
+/* ------------------------------------------------------------ the part */
+
+static void io_event(struct job *j, const char *kind, const json_t *d, double now)
+{
+    if (!strcmp(kind, "io_request")) io_request(j->id, now);
+    else if (!strcmp(kind, "io_release")) io_released(j->id, proto_get_num(d, "kept_s", -1));
+    else if (!strcmp(kind, "io_phase")) io_policy_phase(j, d, now);
+    else if (!strcmp(kind, "resized")) io_policy_resized(j, d);
+    else if (!strcmp(kind, "cancelled") && json_is_true(json_object_get(d, "by_ductiled")))
+        io_policy_refused(j, "resize", "cancelled by the operator"); /* never a plan left busy */
+}
+
+/* the job left: the token goes back (or it leaves the queue); an ended job is forgotten */
+static void io_left(struct job *j)
+{
+    io_leave(j->id);
+    if (j->state != JOB_RUNNING && j->state != JOB_DISCONNECTED) io_policy_forget(j->id);
+}
+
+/* a revoke of the token acknowledged: the next job waiting gets it */
+static void io_answered(struct job *j, const char *cmd, int ok, json_t *r, const char *reason)
+{
+    (void)reason;
+    if (!ok || strcmp(cmd, "revoke") != 0) return;
+    const char *what = proto_get_str(r, "revoked", "?");
+    if ((!strcmp(what, "token") || !strcmp(what, "all")) && iotok.holder == j->id) io_leave(j->id);
+}
+
+static void io_tick(double now)
+{
+    (void)now;
+    io_check_lease(wall());
+}
+
+static int io_start(char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    iotoken_init(&iotok);
+    if (core_io_wanted && io_policy == IOPOL_NONE) io_policy = IOPOL_AUTO; /* a policy that weighs I/O (policyd.c) */
+    return 0;
+}
+
+static int set_policy(const char *arg, char *err, size_t errlen)
+{
+    if (!strcmp(arg, "none")) io_policy = IOPOL_NONE;
+    else if (!strcmp(arg, "phase-shift")) io_policy = IOPOL_SHIFT;
+    else if (!strcmp(arg, "period-coupling")) io_policy = IOPOL_COUPLE;
+    else if (!strcmp(arg, "auto")) io_policy = IOPOL_AUTO;
+    else {
+        snprintf(err, errlen, "--io-policy wants none, phase-shift, period-coupling or auto, not '%s'", arg);
+        return -1;
+    }
+    return 0;
+}
+
+static int set_seconds(const char *what, const char *arg, double max, double *out, char *err, size_t errlen)
+{
+    char *end;
+    double v = strtod(arg, &end);
+    if (*end || !(v >= 0 && v <= max)) {
+        snprintf(err, errlen, "--%s wants seconds from 0 to %.0f, not '%s'", what, max, arg);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+static int set_uncertainty(const char *a, char *e, size_t l) { return set_seconds("io-uncertainty", a, 3600, &io_prm.uncertainty, e, l); }
+static int set_overhead(const char *a, char *e, size_t l) { return set_seconds("io-overhead", a, 3600, &io_prm.overhead, e, l); }
+static int set_lease(const char *a, char *e, size_t l) { return set_seconds("io-lease", a, 86400, &io_lease, e, l); }
+
+static const struct dpart_option io_options[] = {
+    {"io-policy", "P",
+     "I/O interference controller: none (default), phase-shift (Algorithm 3)\nor period-coupling (Algorithm 4, then phase shifts); "
+     "docs/io.md; auto:\npredicted I/O time decides none/exclusive/shift/coupling, first come\nfirst served until it can predict "
+     "(docs/policies.md)",
+     set_policy},
+    {"io-uncertainty", "S", "seconds added to each predicted I/O phase (default 0.2)", set_uncertainty},
+    {"io-overhead", "S", "seconds one reconfiguration is assumed to cost (default 0.3)", set_overhead},
+    {"io-lease", "S",
+     "the exclusive-I/O token is taken back from a job that holds it longer\nthan S seconds while others wait (default 60; 0: never)",
+     set_lease},
+    {NULL, NULL, NULL, NULL},
+};
+static const struct dpart io_part = {.name = "io",
+                                     .options = io_options,
+                                     .start = io_start,
+                                     .registered = io_policy_registered,
+                                     .sample = io_policy_sample,
+                                     .event = io_event,
+                                     .left = io_left,
+                                     .answered = io_answered,
+                                     .resize_done = io_resize_done,
+                                     .tick = io_tick};
+DUCTILED_PART(io_part);

@@ -206,7 +206,7 @@ void io_auto_phase(struct job *j, double now)
                                    : iop_period_coupling(&xs[a]->m, ca, &xs[b]->m, cb, &ip, &pl);
                 char why[160];
                 int k = pl.job == js[a]->id ? a : b;
-                if (!ok || !gpolicy_may_resize(js[k], pl.new_procs, why, sizeof why)) continue;
+                if (!ok || !core_may_resize(js[k], pl.new_procs, why, sizeof why)) continue;
                 struct ioc_alt v = {.job = k, .cost = (kind == 0 ? 2 : 1) * io_prm.overhead};
                 if (kind == 0) {
                     v.shift = pl.shift;

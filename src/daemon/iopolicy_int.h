@@ -1,10 +1,19 @@
 /* iopolicy_int.h -- what iopolicy.c (the I/O token and the interference
- * controller) shares with iopolicy_auto.c (--io-policy auto: the
- * coordination that the cost predictor of iopolicy_cost.c says pays). */
+ * controller, a part of ductiled: core.h) shares with iopolicy_auto.c
+ * (--io-policy auto: the coordination that the cost predictor of
+ * iopolicy_cost.c says pays). */
 #ifndef DUCTILE_IOPOLICY_INT_H
 #define DUCTILE_IOPOLICY_INT_H
 
-#include "daemon.h"
+#include "core.h"
+#include "iopredict.h"
+#include "iotoken.h"
+
+enum { IOPOL_NONE, IOPOL_SHIFT, IOPOL_COUPLE, IOPOL_AUTO };
+extern int io_policy;
+extern struct iop_params io_prm;
+extern struct iotoken iotok;
+void io_grant(int jid); /* tell job jid it holds the I/O token */
 
 #define IOJ_MAX 64
 struct ioj {

@@ -1,6 +1,7 @@
-/* jobs.c -- ductiled's job table, monitoring history, I/O period view,
- * slot bookkeeping and resize cost estimate; see jobs.h (the state file
- * is in jobs_state.c). */
+/* jobs.c -- ductiled's job table, monitoring history, I/O period view and
+ * resize cost estimate; see jobs.h (where the processes are and their
+ * slots: jobs_place.c; the commands sent: jobs_queue.c; the state file:
+ * jobs_state.c). */
 #include "jobs.h"
 
 #include <errno.h>
@@ -44,11 +45,15 @@ void jobs_init(struct jobs *t, struct rm *rm)
 static void job_free(struct job *j)
 {
     if (!j) return;
-    json_decref(j->hosts);
     json_decref(j->arrays);
     json_decref(j->history);
     json_decref(j->events);
-    json_decref(j->queued);
+    json_decref(j->pmix);
+    jobs_cmds_clear(j);
+    free(j->rank_host);
+    free(j->parked_on);
+    free(j->shrunk_on);
+    free(j->standby_host);
     free(j->alloc);
     free(j);
 }
@@ -100,27 +105,19 @@ struct job *jobs_new_job(struct jobs *t, int id)
     j->id = id;
     j->conn = -1;
     j->alloc = rm_alloc_new(t->rm);
+    j->parked_on = rm_alloc_new(t->rm);
+    j->shrunk_on = rm_alloc_new(t->rm);
     j->history = json_array();
     j->events = json_array();
-    j->queued = json_array();
-    j->hosts = json_array();
     j->arrays = json_array();
     j->period = 0;
+    if (!j->alloc || !j->parked_on || !j->shrunk_on || !j->history || !j->events || !j->arrays) {
+        job_free(j);
+        return NULL;
+    }
     t->v[t->n++] = j;
     if (id >= t->next_id) t->next_id = id + 1;
     return j;
-}
-
-static void adopt_hosts(struct jobs *t, struct job *j)
-{
-    size_t i;
-    json_t *h;
-    int adopted = 0;
-    json_array_foreach(j->hosts, i, h) {
-        adopted += rm_adopt(t->rm, j->alloc, json_string_value(json_object_get(h, "name")),
-                            (int)json_integer_value(json_object_get(h, "procs")));
-    }
-    if (adopted == 0 && json_array_size(j->hosts) == 0 && t->rm->nhosts == 1) rm_adopt(t->rm, j->alloc, t->rm->hosts[0].name, j->procs);
 }
 
 struct job *jobs_register(struct jobs *t, const json_t *req, double now, char *reason, size_t rlen)
@@ -140,6 +137,7 @@ struct job *jobs_register(struct jobs *t, const json_t *req, double now, char *r
          * FIN came) is taken over by its new connection; the caller closes
          * the old one */
     }
+    int resumed = j != NULL && !finished(j) && j->rank_host;
     if (!j) {
         j = jobs_new_job(t, want > 0 ? want : t->next_id);
         if (!j) {
@@ -147,9 +145,6 @@ struct job *jobs_register(struct jobs *t, const json_t *req, double now, char *r
             return NULL;
         }
         j->registered = now;
-    } else {
-        rm_release_all(t->rm, j->alloc); /* re-adopted below from what the job says now */
-        j->pending = 0;
     }
     snprintf(j->tag, sizeof j->tag, "%s", tag);
     j->pid = pid;
@@ -157,12 +152,29 @@ struct job *jobs_register(struct jobs *t, const json_t *req, double now, char *r
     j->start = proto_get_num(req, "start", j->registered);
     snprintf(j->binary, sizeof j->binary, "%s", proto_get_str(req, "binary", ""));
     snprintf(j->mpi, sizeof j->mpi, "%s", proto_get_str(req, "mpi", ""));
-    j->procs = (int)proto_get_int(req, "procs", 1);
+    snprintf(j->launcher, sizeof j->launcher, "%s", proto_get_str(req, "launcher", "mpiexec"));
+    int procs = (int)proto_get_int(req, "procs", 1);
+    j->reg_procs = procs;
+    j->min_procs = (int)proto_get_int(req, "min_procs", 0);
+    j->max_procs = (int)proto_get_int(req, "max_procs", 0);
     j->malleable = json_is_true(json_object_get(req, "malleable"));
-    json_t *h = json_object_get(req, "hosts");
-    if (h) {
-        json_decref(j->hosts);
-        j->hosts = json_deep_copy(h);
+    if (json_object_get(req, "pmix")) {
+        json_decref(j->pmix);
+        j->pmix = json_deep_copy(json_object_get(req, "pmix"));
+    }
+    if (!resumed) {
+        /* a new job: its processes are where it says; finished or unknown before: from scratch */
+        if (finished(j)) {
+            memset(j->parked_on, 0, (size_t)t->rm->nhosts * sizeof(int));
+            j->nstandby = j->exited = 0;
+            jobs_cmds_clear(j);
+        }
+        j->procs = procs;
+        jobs_place_registered(t, j, req);
+    } else {
+        /* the same job back (a new connection, a restarted ductiled, a new rank 0): ductiled's
+         * picture stands; a size it did not know comes with the job's events (or its samples) */
+        jobs_size_seen(t, j, procs, now);
     }
     json_t *a = json_object_get(req, "arrays");
     if (a) {
@@ -171,25 +183,9 @@ struct job *jobs_register(struct jobs *t, const json_t *req, double now, char *r
     }
     j->state = JOB_RUNNING;
     j->last_seen = now;
-    adopt_hosts(t, j);
-    jobs_reconcile(t, j, now);
-    jobs_event(j, "registered", json_pack("{s:i}", "procs", j->procs), now);
+    jobs_place(t, j);
+    jobs_event(j, "registered", json_pack("{s:i, s:b}", "procs", procs, "resumed", resumed), now);
     return j;
-}
-
-void jobs_reconcile(struct jobs *t, struct job *j, double now)
-{
-    if (j->pending > 0 && now - j->pending_since > JOBS_PENDING_TTL) j->pending = 0;
-    int target = finished(j) ? 0 : j->procs + j->pending + j->parked;
-    int cur = rm_alloc_total(t->rm, j->alloc);
-    if (cur > target) {
-        rm_release(t->rm, j->alloc, cur - target);
-    } else if (cur < target && t->rm->nhosts > 0) {
-        int best = 0;
-        for (int i = 1; i < t->rm->nhosts; i++)
-            if (j->alloc[i] > j->alloc[best]) best = i;
-        rm_adopt(t->rm, j->alloc, t->rm->hosts[best].name, target - cur);
-    }
 }
 
 void jobs_event(struct job *j, const char *kind, json_t *details, double now)
@@ -275,17 +271,7 @@ void jobs_sample(struct jobs *t, struct job *j, const json_t *req, double now)
     json_object_set_new(s, "recv", json_real(now));
     json_array_append_new(j->history, s);
     if (json_array_size(j->history) > JOBS_HISTORY) downsample(j->history);
-    int procs = (int)proto_get_int(req, "procs", j->procs);
-    if (procs != j->procs) {
-        jobs_event(j, "size", json_pack("{s:i, s:i, s:I}", "from", j->procs, "to", procs, "iteration",
-                                       (json_int_t)proto_get_int(req, "iteration", 0)),
-                   now);
-        if (procs > j->procs) {
-            j->pending -= procs - j->procs;
-            if (j->pending < 0) j->pending = 0;
-        }
-        j->procs = procs;
-    }
+    jobs_size_seen(t, j, (int)proto_get_int(req, "procs", j->procs), now); /* resizes come as events (jobs_resized) */
     j->iteration = proto_get_int(req, "iteration", j->iteration);
     j->maxiter = proto_get_int(req, "maxiter", j->maxiter);
     if (j->maxiter < 0) j->maxiter = 0;
@@ -299,7 +285,6 @@ void jobs_sample(struct jobs *t, struct job *j, const json_t *req, double now)
     if (held) j->io_held = json_is_true(held);
     j->samples++;
     j->last_seen = now;
-    jobs_reconcile(t, j, now);
 }
 
 void jobs_exit(struct jobs *t, struct job *j, int status, double now)
@@ -307,9 +292,7 @@ void jobs_exit(struct jobs *t, struct job *j, int status, double now)
     j->state = JOB_EXITED;
     j->exit_status = status;
     j->last_seen = now;
-    j->pending = 0;
-    json_array_clear(j->queued); /* its delayed commands end with it */
-    rm_release_all(t->rm, j->alloc);
+    jobs_place(t, j); /* its slots, parked processes and delayed commands end with it */
     jobs_event(j, "exit", json_pack("{s:i}", "status", status), now);
     prune(t, j);
 }
@@ -319,22 +302,32 @@ void jobs_lost_connection(struct jobs *t, struct job *j, double now)
     j->conn = -1;
     if (j->state != JOB_RUNNING) return;
     j->state = JOB_CRASHED;
-    j->pending = 0;
     j->disconnected_at = now;
-    rm_release_all(t->rm, j->alloc);
+    jobs_place(t, j);
     jobs_event(j, "crash", json_pack("{s:s}", "reason", "connection lost without an exit message"), now);
     prune(t, j);
 }
 
-int jobs_expire(struct jobs *t, double now, double grace)
+void jobs_disconnected(struct jobs *t, struct job *j, double now, const char *why)
+{
+    (void)t;
+    j->conn = -1;
+    if (j->state != JOB_RUNNING) return;
+    j->state = JOB_DISCONNECTED;
+    j->disconnected_at = now;
+    jobs_event(j, "disconnected", json_pack("{s:s}", "reason", why), now);
+}
+
+int jobs_expire(struct jobs *t, double now, double grace, void (*left)(struct job *j))
 {
     int n = 0;
     for (int i = 0; i < t->n; i++) {
         struct job *j = t->v[i];
         if (j->state == JOB_DISCONNECTED && now - j->disconnected_at > grace) {
             j->state = JOB_LOST;
-            rm_release_all(t->rm, j->alloc);
-            jobs_event(j, "lost", json_pack("{s:s}", "reason", "did not reconnect after the daemon restarted"), now);
+            jobs_place(t, j);
+            jobs_event(j, "lost", json_pack("{s:s}", "reason", "did not come back in time"), now);
+            if (left) left(j);
             n++;
         }
     }
@@ -364,25 +357,6 @@ static json_t *summary_base(const struct jobs *t, const struct job *j, double no
                      "pending", j->pending, "iteration", (json_int_t)j->iteration, "iteration_s", it_time, "io_held",
                      j->io_held, "age_s", now - j->last_seen, "slots", jobs_alloc_json(t, j), "exit_status", j->exit_status,
                      "samples", (json_int_t)j->samples);
-}
-
-/* A "resized" event: a shrink's removed processes park (and keep their slots) unless they exited or stand by.
- * A failed expansion's new processes ended (their slots are free) or parked ("parked": they hold slots until
- * the job ends, issue 22 item 7); at most the event's "to" of them. */
-void jobs_note_departures(struct job *j, const json_t *d)
-{
-    if (strcmp(proto_get_str(d, "status", "ok"), "ok") != 0) {
-        long long pk = proto_get_int(d, "parked", 0), ex = proto_get_int(d, "exited", 0), to = proto_get_int(d, "to", 0);
-        if (to < 0 || to > PROTO_MAX_PROCS) to = 0;
-        if (pk > 0 && pk <= to) j->parked += (int)pk;
-        if (ex > 0 && ex <= to) j->exited += (int)ex;
-        return;
-    }
-    int from = (int)proto_get_int(d, "from", 0), to = (int)proto_get_int(d, "to", 0);
-    int ex = (int)proto_get_int(d, "exited", 0);
-    int gone = from - to - (int)proto_get_int(d, "standby", 0) - ex;
-    if (gone > 0) j->parked += gone;
-    if (ex > 0) j->exited += ex;
 }
 
 json_t *jobs_summary(const struct jobs *t, const struct job *j, double now)
@@ -451,7 +425,16 @@ json_t *jobs_status(const struct jobs *t, const struct job *j, int history, doub
     json_t *o = jobs_summary(t, j, now);
     json_object_set_new(o, "mpi", json_string(j->mpi));
     json_object_set_new(o, "malleable", json_boolean(j->malleable));
-    json_object_set_new(o, "hosts", json_deep_copy(j->hosts));
+    json_object_set_new(o, "hosts", jobs_hosts_json(t, j)); /* where its processes are, and their slots */
+    if (j->procs <= 256 && j->rank_host) {
+        json_t *rh = json_array();
+        for (int r = 0; r < j->procs; r++)
+            json_array_append_new(rh, j->rank_host[r] >= 0 ? json_string(t->rm->hosts[j->rank_host[r]].name) : json_null());
+        json_object_set_new(o, "rank_hosts", rh);
+    }
+    json_object_set_new(o, "standby", json_integer(j->nstandby));
+    json_object_set_new(o, "fold_cores_per_host", json_integer(j->fold_cores));
+    json_object_set_new(o, "placement", json_string(j->guessed ? "guessed" : "known"));
     json_object_set_new(o, "arrays", json_deep_copy(j->arrays));
     json_object_set_new(o, "registered", json_real(j->registered));
     json_object_set_new(o, "period_s", json_real(j->period));
@@ -462,7 +445,11 @@ json_t *jobs_status(const struct jobs *t, const struct job *j, int history, doub
         json_array_append(h, json_array_get(j->history, i));
     json_object_set_new(o, "history", h);
     json_object_set_new(o, "events", json_deep_copy(j->events));
-    json_object_set_new(o, "queued", json_deep_copy(j->queued));
+    json_object_set_new(o, "queued", jobs_queue_json(j));
+    json_t *running = json_array();
+    for (int k = 0; k < j->ncmds; k++)
+        if (j->cmds[k].state == CMD_TAKEN) json_array_append_new(running, json_integer(j->cmds[k].id));
+    json_object_set_new(o, "running_commands", running);
     return o;
 }
 

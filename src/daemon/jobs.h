@@ -1,9 +1,18 @@
 /* jobs.h -- ductiled's job table (pure C, no sockets): registration,
  * monitoring history (the performance modeler's per-application records),
  * the I/O period of the CLARISSE/FlexMPI paper (Eq. 1: P_IO = T_cpu + T_comm
- * + T_IO between two I/O phases), slot bookkeeping with the resource
- * manager, the dry-run cost of a resize, and the state file that lets a
- * restarted ductiled keep its jobs. */
+ * + T_IO between two I/O phases), the dry-run cost of a resize, and the
+ * state file that lets a restarted ductiled keep its jobs.
+ *
+ * One truth about every job (jobs_place.c): the host of each rank, the
+ * processes that left the world but still run (parked, per host), those on
+ * standby, the commands ductiled sent it with the slots they reserve
+ * (jobs_queue.c), and its fold; the job's slots in the resource manager are
+ * always exactly what this says (jobs_place), and every view (status, list,
+ * slots, the state file) is drawn from it.  It changes with the job's
+ * registration, its "resized" events (the resize names its command, so a
+ * shrink knows its ranks and an expansion its reserved hosts), the queue it
+ * reports, cancels, folds and its end. */
 #ifndef DUCTILE_JOBS_H
 #define DUCTILE_JOBS_H
 
@@ -13,33 +22,68 @@
 
 #define JOBS_HISTORY 512      /* samples kept per job */
 #define JOBS_SAVED_HISTORY 64 /* samples kept in the state file */
-#define JOBS_PENDING_TTL 120.0 /* seconds a granted, not yet used expansion holds its slots */
+/* Seconds a command may stay sent-but-unanswered or running-but-unreported
+ * before its reservation is given back (a queued command keeps it as long
+ * as it is queued); ductiled --pending-ttl. */
+#define JOBS_PENDING_TTL 120.0
+#define JOBS_MAX_QUEUED 16    /* the job's REQUEST_QUEUE_MAX */
+#define JOBS_LIST_MAX 1024    /* a command's host or rank list */
 
 enum job_state { JOB_RUNNING, JOB_DISCONNECTED, JOB_EXITED, JOB_CRASHED, JOB_LOST };
+
+/* A resize ductiled sent a job: sent (no answer yet), queued (in the job's
+ * queue of delayed commands), taken (left the queue: running until the job
+ * reports its "resized" event).  An expansion reserves its slots (res[k]:
+ * the rm host of each) until then. */
+enum cmd_state { CMD_SENT, CMD_QUEUED, CMD_TAKEN };
+struct jcmd {
+    int id;              /* the job's command id (0 while sent) */
+    long long fwd;       /* the request id ductiled sent it with */
+    enum cmd_state state;
+    char op[8];          /* expand, shrink, resize */
+    int n;               /* expand / shrink: processes; resize: the target */
+    long long at;        /* at_iteration (-1: the next control point) */
+    int nres, *res;      /* reserved slots and their hosts */
+    char list[JOBS_LIST_MAX]; /* ranks that leave (shrink) or hosts (expand), ';'-separated */
+    double since;        /* sent, or taken */
+    int by_daemon;       /* ductiled's own (the I/O policy) */
+};
 
 struct job {
     int id;
     char tag[64];
     long pid;
-    long long uid;    /* the job's user (-1 unknown) */
+    long long uid;    /* the job's owner: the Unix socket's peer uid, over TCP the uid it registered with (-1 unknown) */
     double start;     /* the job's start time, epoch seconds (0 unknown) */
     char binary[512];
     char mpi[65];
+    char launcher[16]; /* how it was started: mpiexec, srun-pmi2, srun-pmix, srun (registration's "launcher") */
     int procs, malleable;
     enum job_state state;
     int exit_status;
     double registered, last_seen, disconnected_at; /* epoch seconds */
-    json_t *hosts;    /* [{name, procs}] as registered */
     json_t *arrays;   /* [{name, elements, elem_size}] */
     json_t *history;  /* samples, oldest first */
     json_t *events;   /* resize and command events, oldest first (bounded) */
-    json_t *queued;   /* the job's delayed commands [{id, op, n | to, at_iteration, list?, reserved}]
-                       * as it last reported them (reserved: slots ductiled holds for it) */
+    /* where its processes are (jobs_place.c) */
+    int *rank_host;   /* [procs]: rm host of each rank, -1 a host ductiled does not manage (no slot) */
+    int rank_cap;
+    int guessed;      /* some ranks' hosts were guessed (a resize nobody placed): Slurm gives no host back */
+    int *parked_on;   /* per rm host: removed processes still alive until the job ends (they hold slots) */
+    int *standby_host, nstandby, standby_cap; /* DUCTILE_PERSISTENT: removed processes on standby (no slot) */
+    int *shrunk_on;   /* per rm host: a shrink took processes from it (cleared by whoever gives hosts back) */
+    int fold_cores;   /* folded to this many cores per host (0: not folded): its running processes hold fewer slots */
+    struct jcmd *cmds; /* commands ductiled sent it (jobs_queue.c) */
+    int ncmds;
+    int size_seen, size_seen_n; /* samples reporting a size no resize event explained */
+    int reg_procs;    /* the size the job stated at its last registration */
+    int min_procs, max_procs; /* bounds for the policies (registration, or the queue that started it; 0 none) */
+    json_t *pmix;     /* what PMIx told the job at start (registration), or NULL */
+    /* drawn from the above by jobs_place */
     int *alloc;       /* slots per rm host */
-    int pending;      /* granted slots not yet filled by new processes */
-    int parked;       /* removed processes still alive until the job ends (they hold slots; exited ones do not) */
+    int pending;      /* slots reserved for its commands' expansions */
+    int parked;       /* removed processes still alive */
     int exited;       /* removed processes that ended at once (their slots were given back) */
-    double pending_since;
     int io_held;
     double period;
     long long iteration, samples;
@@ -49,6 +93,11 @@ struct job {
      * (kept in the state file, so that a restarted daemon still sends it) */
     int io_shrink_n, io_shrink_from;
     long long io_shrink_at;
+    /* the edge (edge.c): the size the job's registration and resize events
+     * left it at (a "resized" event starts there), and the key that a
+     * take-over of its registration must show (64 hex digits, "" none) */
+    int ev_size;
+    char key[65];
 };
 
 struct jobs {
@@ -56,6 +105,7 @@ struct jobs {
     int n;
     int next_id;
     struct rm *rm;
+    double pending_ttl; /* JOBS_PENDING_TTL unless set */
 };
 
 const char *job_state_name(enum job_state s);
@@ -67,25 +117,69 @@ struct job *jobs_get(struct jobs *t, int id);
  * request naming a previous id with the same tag and pid resumes that job.
  * Returns the job, or NULL and a reason. */
 struct job *jobs_register(struct jobs *t, const json_t *req, double now, char *reason, size_t rlen);
-/* Append a validated "sample"; reconciles the slots with the job's size. */
+/* Append a validated "sample" (its size is checked against the job's: a
+ * size no resize event explains is adopted after three samples). */
 void jobs_sample(struct jobs *t, struct job *j, const json_t *req, double now);
-void jobs_note_departures(struct job *j, const json_t *d);
 void jobs_event(struct job *j, const char *kind, json_t *details, double now); /* steals details */
 void jobs_exit(struct jobs *t, struct job *j, int status, double now);
 void jobs_lost_connection(struct jobs *t, struct job *j, double now);
-/* Restored jobs that did not come back within `grace` seconds: lost, slots freed. */
-int jobs_expire(struct jobs *t, double now, double grace);
-/* The job's queue of delayed commands: a command it accepted (ductiled
- * holds `reserved` slots for it; by_daemon: ductiled's own, the I/O
- * policy's), the whole queue as the job reports it (validated; 0, or -1
- * when malformed), and a command that left the queue by cancel (returns
- * the slots it held, given back to the resource manager; sets *by_daemon
- * when it was ductiled's own). */
-void jobs_queue_add(struct job *j, const json_t *accepted, const char *op, int reserved, int by_daemon);
-int jobs_queue_set(struct job *j, const json_t *list);
+/* The job's connection ends but the job goes on and comes back (a new rank 0, a reconnection):
+ * disconnected, holding its slots, lost after the restore grace (jobs_expire). */
+void jobs_disconnected(struct jobs *t, struct job *j, double now, const char *why);
+/* Restored or disconnected jobs that did not come back within `grace`
+ * seconds: lost, slots freed, left(j) called for each (NULL: none). */
+int jobs_expire(struct jobs *t, double now, double grace, void (*left)(struct job *j));
+/* ---- where the job's processes are and the slots they hold (jobs_place.c) */
+/* Bring the job's slots in the resource manager to what its model says:
+ * per host its running processes (at most fold_cores of them when folded),
+ * its parked processes and its commands' reservations; none once it ended. */
+void jobs_place(struct jobs *t, struct job *j);
+/* The registration's rank_hosts (or hosts as blocks of ranks) become the
+ * ranks' hosts. */
+void jobs_place_registered(struct jobs *t, struct job *j, const json_t *req);
+/* A validated "resized" event: ranks join on their reserved (or standby)
+ * hosts, or leave (the command's ranks, else the highest) and park, exit or
+ * stand by; the command is done; a committed resize ends a fold. */
+void jobs_resized(struct jobs *t, struct job *j, const json_t *d, double now);
+/* A sample's size: one no resize event explained is adopted after three samples. */
+void jobs_size_seen(struct jobs *t, struct job *j, int procs, double now);
+/* An "exited" event: parked processes ended ({hosts: {HOST: n}}). */
+void jobs_parked_exited(struct jobs *t, struct job *j, const json_t *d, double now);
+/* Processes the job runs / holds on rm host h. */
+int jobs_procs_on(const struct job *j, int h);
+int jobs_reserved_on(const struct job *j, int h);
+/* The rm host where most of the job's ranks run (the first host up when none). */
+int jobs_main_host(const struct jobs *t, const struct job *j);
+/* status "hosts": [{name, procs, parked, reserved, slots}] and "rank_hosts" (small jobs). */
+json_t *jobs_hosts_json(const struct jobs *t, const struct job *j);
+void jobs_place_save(const struct jobs *t, const struct job *j, json_t *o);
+void jobs_place_load(struct jobs *t, struct job *j, const json_t *o);
+
+/* ---- the commands ductiled sent a job (jobs_queue.c) */
+/* A resize forwarded with request id fwd (res: the nres hosts reserved for
+ * an expansion, taken from the rm already; list: ranks or hosts). */
+struct jcmd *jobs_cmd_sent(struct job *j, long long fwd, const char *op, int n, const int *res, int nres,
+                           const char *list, int by_daemon, double now);
+/* The job answered it: queued with an id (result), or refused (ok 0): its
+ * reservation goes back.  Returns the command (NULL when refused or unknown). */
+struct jcmd *jobs_cmd_answered(struct jobs *t, struct job *j, long long fwd, int ok, const json_t *result, double now);
+/* The job's queue as it reports it (validated; 0, or -1 when malformed):
+ * commands no longer in it were taken (running). */
+int jobs_queue_set(struct jobs *t, struct job *j, const json_t *list, double now);
+/* Command id left the queue by cancel: the slots it reserved (given back);
+ * *by_daemon set when it was ductiled's own. */
 int jobs_queue_cancelled(struct jobs *t, struct job *j, int id, double now, int *by_daemon);
-/* Bring the slots of job j to procs + pending. */
-void jobs_reconcile(struct jobs *t, struct job *j, double now);
+struct jcmd *jobs_cmd_find(struct job *j, int id);
+/* Forget command c (its reservation goes back at the next jobs_place). */
+void jobs_cmd_drop(struct job *j, struct jcmd *c);
+void jobs_cmds_clear(struct job *j);
+/* Commands sent or taken longer than t->pending_ttl ago without news: dropped
+ * (an event "reservation_expired").  Returns how many. */
+int jobs_cmds_expire(struct jobs *t, double now);
+/* status "queued": [{id, op, n | to, at_iteration, list?, reserved, by_ductiled?}] */
+json_t *jobs_queue_json(const struct job *j);
+void jobs_cmds_save(const struct jobs *t, const struct job *j, json_t *o);
+void jobs_cmds_load(struct jobs *t, struct job *j, const json_t *o, double now);
 
 /* JSON views. */
 json_t *jobs_summary(const struct jobs *t, const struct job *j, double now);
@@ -102,6 +196,10 @@ json_t *jobs_cost(const struct jobs *t, const struct job *j, int to);
  * link, another owner, writable by others), -2 when it is corrupt (the
  * caller moves it aside and starts empty). */
 int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen);
+/* The same in two steps (ductiled writes off its loop, state_writer.c): the
+ * state as text (malloc'ed, NULL out of memory), and the text written. */
+char *jobs_save_text(const struct jobs *t);
+int jobs_write_text(const char *text, const char *path, char *err, size_t errlen);
 int jobs_load(struct jobs *t, const char *path, double now, char *err, size_t errlen);
 
 /* For jobs_state.c: a new, empty job with this id (NULL out of memory);

@@ -14,7 +14,7 @@
 
 #include "../proto/protocol.h"
 
-int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen)
+char *jobs_save_text(const struct jobs *t)
 {
     json_t *jobs = json_array();
     for (int i = 0; i < t->n; i++) {
@@ -23,23 +23,45 @@ int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen)
         size_t n = json_array_size(j->history);
         for (size_t k = n > JOBS_SAVED_HISTORY ? n - JOBS_SAVED_HISTORY : 0; k < n; k++)
             json_array_append(h, json_array_get(j->history, k));
-        json_array_append_new(
-            jobs, json_pack("{s:i, s:s, s:I, s:s, s:s, s:i, s:b, s:s, s:i, s:f, s:f, s:O, s:O, s:o, s:O, s:o, s:i, "
-                            "s:f, s:b, s:f, s:I, s:I}",
-                            "id", j->id, "tag", j->tag, "pid", (json_int_t)j->pid, "binary", j->binary, "mpi", j->mpi,
-                            "procs", j->procs, "malleable", j->malleable, "state", job_state_name(j->state),
-                            "exit_status", j->exit_status, "registered", j->registered, "last_seen", j->last_seen,
-                            "hosts", j->hosts, "arrays", j->arrays, "history", h, "events", j->events, "slots",
-                            jobs_alloc_json(t, j), "pending", j->pending, "pending_since", j->pending_since, "io_held",
-                            j->io_held, "period", j->period, "iteration", (json_int_t)j->iteration, "samples",
-                            (json_int_t)j->samples));
+        json_t *o = json_pack("{s:i, s:s, s:I, s:s, s:s, s:i, s:b, s:s, s:i, s:f, s:f, s:O, s:o, s:O, s:o, s:b, "
+                              "s:f, s:I, s:I}",
+                              "id", j->id, "tag", j->tag, "pid", (json_int_t)j->pid, "binary", j->binary, "mpi", j->mpi,
+                              "procs", j->procs, "malleable", j->malleable, "state", job_state_name(j->state),
+                              "exit_status", j->exit_status, "registered", j->registered, "last_seen", j->last_seen,
+                              "arrays", j->arrays, "history", h, "events", j->events, "slots", jobs_alloc_json(t, j),
+                              "io_held", j->io_held, "period", j->period, "iteration", (json_int_t)j->iteration,
+                              "samples", (json_int_t)j->samples);
+        if (!o) continue;
+        json_object_set_new(o, "launcher", json_string(j->launcher));
+        jobs_place_save(t, j, o); /* where its processes are, parked and on standby */
+        jobs_cmds_save(t, j, o);  /* its commands and their reserved slots */
+        if (j->io_shrink_n > 0)
+            json_object_set_new(o, "io_shrink", json_pack("{s:i, s:i, s:I}", "n", j->io_shrink_n, "from", j->io_shrink_from,
+                                                          "at", (json_int_t)j->io_shrink_at));
+        json_object_set_new(o, "uid", json_integer(j->uid)); /* the owner and the key a take-over must show (edge.c); */
+        if (j->key[0]) json_object_set_new(o, "key", json_string(j->key)); /* the file is mode 0600 */
+        json_array_append_new(jobs, o);
     }
-    for (int i = 0; i < t->n; i++)
-        if (t->v[i]->io_shrink_n > 0)
-            json_object_set_new(json_array_get(jobs, (size_t)i), "io_shrink",
-                                json_pack("{s:i, s:i, s:I}", "n", t->v[i]->io_shrink_n, "from", t->v[i]->io_shrink_from,
-                                          "at", (json_int_t)t->v[i]->io_shrink_at));
     json_t *root = json_pack("{s:i, s:i, s:o}", "version", 1, "next_id", t->next_id, "jobs", jobs);
+    char *text = root ? json_dumps(root, JSON_INDENT(1)) : NULL;
+    json_decref(root);
+    return text;
+}
+
+int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen)
+{
+    char *text = jobs_save_text(t);
+    if (!text) {
+        snprintf(err, errlen, "cannot write state file %s: out of memory", path);
+        return -1;
+    }
+    int rc = jobs_write_text(text, path, err, errlen);
+    free(text);
+    return rc;
+}
+
+int jobs_write_text(const char *text, const char *path, char *err, size_t errlen)
+{
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     /* a fresh temporary file (never through a link someone left there),
@@ -48,7 +70,13 @@ int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen)
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     int rc = -1;
     if (fd >= 0) {
-        rc = json_dumpfd(root, fd, JSON_INDENT(1)) == 0 && write(fd, "\n", 1) == 1 && fsync(fd) == 0 ? 0 : -1;
+        size_t n = strlen(text), off = 0;
+        while (off < n) {
+            ssize_t w = write(fd, text + off, n - off);
+            if (w <= 0) break;
+            off += (size_t)w;
+        }
+        rc = off == n && write(fd, "\n", 1) == 1 && fsync(fd) == 0 ? 0 : -1;
         if (close(fd) != 0) rc = -1;
         if (rc == 0 && rename(tmp, path) != 0) rc = -1;
         if (rc == 0) {
@@ -68,7 +96,6 @@ int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "cannot write state file %s: %s", path, strerror(errno));
         unlink(tmp);
     }
-    json_decref(root);
     return rc;
 }
 
@@ -112,13 +139,17 @@ int jobs_load(struct jobs *t, const char *path, double now, char *err, size_t er
         j->pid = (long)proto_get_int(o, "pid", 0);
         snprintf(j->binary, sizeof j->binary, "%s", proto_get_str(o, "binary", ""));
         snprintf(j->mpi, sizeof j->mpi, "%s", proto_get_str(o, "mpi", ""));
+        snprintf(j->launcher, sizeof j->launcher, "%s", proto_get_str(o, "launcher", "mpiexec"));
         j->procs = (int)proto_get_int(o, "procs", 1);
+        if (j->procs < 1 || j->procs > PROTO_MAX_PROCS) j->procs = 1;
+        j->ev_size = j->procs;
+        j->uid = proto_get_int(o, "uid", -1);
+        const char *key = proto_get_str(o, "key", "");
+        if (strlen(key) == 64 && strspn(key, "0123456789abcdef") == 64) snprintf(j->key, sizeof j->key, "%s", key);
         j->malleable = json_is_true(json_object_get(o, "malleable"));
         j->exit_status = (int)proto_get_int(o, "exit_status", 0);
         j->registered = proto_get_num(o, "registered", now);
         j->last_seen = proto_get_num(o, "last_seen", now);
-        j->pending = (int)proto_get_int(o, "pending", 0);
-        j->pending_since = proto_get_num(o, "pending_since", now);
         j->io_held = json_is_true(json_object_get(o, "io_held"));
         j->period = proto_get_num(o, "period", 0);
         j->iteration = proto_get_int(o, "iteration", 0);
@@ -129,21 +160,18 @@ int jobs_load(struct jobs *t, const char *path, double now, char *err, size_t er
         j->io_shrink_at = proto_get_int(shr, "at", -1);
         if (j->io_shrink_n < 0 || j->io_shrink_n > PROTO_MAX_PROCS) j->io_shrink_n = 0;
 #define TAKE(f, key) do { json_t *x_ = json_object_get(o, key); if (json_is_array(x_)) { json_decref(j->f); j->f = json_deep_copy(x_); } } while (0)
-        TAKE(hosts, "hosts");
         TAKE(arrays, "arrays");
         TAKE(history, "history");
         TAKE(events, "events");
 #undef TAKE
         const char *st = proto_get_str(o, "state", "lost");
         if (strcmp(st, "running") == 0 || strcmp(st, "disconnected") == 0) {
+            /* it holds its slots while it reconnects: its processes, parked ones and reservations */
             j->state = JOB_DISCONNECTED;
             j->disconnected_at = now;
-            const char *hn;
-            json_t *cnt;
-            json_object_foreach(json_object_get(o, "slots"), hn, cnt) {
-                if (json_is_integer(cnt) && rm_find(t->rm, hn) >= 0)
-                    rm_adopt(t->rm, j->alloc, hn, (int)json_integer_value(cnt));
-            }
+            jobs_place_load(t, j, o);
+            jobs_cmds_load(t, j, o, now);
+            jobs_place(t, j);
         } else {
             j->state = strcmp(st, "exited") == 0 ? JOB_EXITED : strcmp(st, "crashed") == 0 ? JOB_CRASHED : JOB_LOST;
         }

@@ -177,6 +177,17 @@ static void targets(int flags, const struct pol_params *prm, const struct pol_sn
     }
 }
 
+/* The count nearest to the target t that the job can use, between t and its size. */
+static int allowed_target(const struct pol_job *j, int t)
+{
+    if (t == j->procs || sizes_allows(j->sizes, t, NULL, 0)) return t;
+    int p = 0;
+    if (t > j->procs) p = sizes_nearest(j->sizes, t, -1, t - j->procs - 1);
+    else if (j->procs > j->max) p = sizes_nearest(j->sizes, t, -1, t - 1);
+    else p = sizes_nearest(j->sizes, t, 1, j->procs - t - 1);
+    return p > 0 ? p : j->procs;
+}
+
 static int by_gain(const void *a, const void *b)
 {
     const struct pol_decision *x = a, *y = b;
@@ -214,6 +225,12 @@ int policy_decide(int flags, const struct pol_params *prm, const struct pol_snap
     int reserve = s->reserve > 0 && spare >= s->reserve ? s->reserve : 0; /* no use freeing slots for a job that cannot start */
     pool -= reserve;
     targets(flags, prm, s, el, pool, t);
+    /* a job with size constraints gets only a count it can use: growth rounds down, a shrink
+     * rounds up (a forced one, above --max, down), else it keeps its size */
+    for (int i = 0; i < s->n; i++) {
+        const struct pol_job *j = &s->jobs[i];
+        if (el[i] && j->sizes) t[i] = allowed_target(j, t[i]);
+    }
 
     /* expansions that pay for themselves (Eq. 2) */
     int want = 0;
@@ -270,12 +287,14 @@ int policy_decide(int flags, const struct pol_params *prm, const struct pol_snap
                 if (s->jobs[i].id == grow[k].job) j = &s->jobs[i];
             char why[sizeof grow[k].reason];
             snprintf(why, sizeof why, "%s", grow[k].reason);
-            fill(&grow[k], prm, j, j->procs + avail);
+            int to = j->sizes ? allowed_target(j, j->procs + avail) : j->procs + avail;
+            if (to <= j->procs) continue; /* no count it can use within the free slots */
+            fill(&grow[k], prm, j, to);
             double need = model_eq2_speedup(grow[k].remaining * grow[k].t_from, j->cost_s * (1.0 + prm->margin));
             if (!(grow[k].t_to > 0 && grow[k].t_from / grow[k].t_to >= need && grow[k].gain_s > prm->margin * j->cost_s))
                 continue;
-            snprintf(grow[k].reason, sizeof grow[k].reason, "%d now (the rest once freed); %.200s", avail, why);
-            n = avail;
+            n = to - j->procs;
+            snprintf(grow[k].reason, sizeof grow[k].reason, "%d now (the rest once freed); %.200s", n, why);
         }
         avail -= n;
         out[nd++] = grow[k];

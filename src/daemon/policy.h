@@ -29,6 +29,7 @@
 #include <stddef.h>
 
 #include "model.h"
+#include "../common/sizes.h"
 
 enum { POL_FAIR = 1, POL_EFFICIENCY = 2, POL_THROUGHPUT = 4, POL_IO = 8 };
 
@@ -48,6 +49,7 @@ struct pol_job {
     double last_resize;  /* epoch seconds of its last resize (or start) */
     double cost_s;       /* predicted seconds one resize of this job costs */
     const struct model *m;
+    const struct ductile_sizes *sizes; /* the counts the job can use (DUCTILE_SIZES), or NULL: any in min..max */
 };
 
 struct pol_snapshot {

@@ -3,7 +3,11 @@
  * once a second the policy (policy.c) over a snapshot of the running jobs,
  * the free slots and the slots the first waiting job needs; its resizes go
  * to the jobs like ductilectl's (slots from the resource manager first) and
- * each is recorded with its reason as a "policy" event of the job. */
+ * each is recorded with its reason as a "policy" event of the job.  It also
+ * answers whether a job may be resized to a size (malleable, within its
+ * --min/--max, a count its size constraints allow), for every part that
+ * resizes jobs.  A part of ductiled
+ * (core.h). */
 #include "config.h"
 
 #include <math.h>
@@ -11,17 +15,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon.h"
+#include "../common/sizes.h"
+#include "core.h"
+#include "model.h"
+#include "policy.h"
 
 #define GP_TICK 1.0        /* seconds between two policy rounds */
 #define GP_BUSY_MAX 60.0   /* a resize that never reported back stops blocking the job after this */
 #define GP_MAX_DECISIONS 256
 
-int gpolicy;
-struct pol_params gprm = {.threshold = 0.6, .band = 0.1, .margin = 0.2, .cooldown = 5.0, .horizon = 60.0, .io_weight = 1.0};
+static int gpolicy; /* POL_* flags; 0: no global policy */
+static struct pol_params gprm = {.threshold = 0.6, .band = 0.1, .margin = 0.2, .cooldown = 5.0, .horizon = 60.0, .io_weight = 1.0};
 
 struct gpjob {
-    int id, min, max;
+    int id;
+    struct ductile_sizes sizes; /* the job's size constraints (src/common/sizes.h): registration, samples */
+    int has_sizes;
+    char sizes_text[404];       /* as the latest sample said them */
     int control_point;      /* the job reaches control points (EMPI_Monitor_end): it can be resized */
     int busy;
     double busy_since, last_resize, measured_cost;
@@ -30,15 +40,15 @@ struct gpjob {
 static struct gpjob **gp;
 static int ngp;
 
-int gpolicy_option(const char *text, char *err, size_t errlen)
+static int gpolicy_option(const char *text, char *err, size_t errlen)
 {
     if (policy_parse(text, &gpolicy, err, errlen) != 0) return -1;
-    /* io: with the interference controller that acts only where it predicts a gain */
-    if ((gpolicy & POL_IO) && io_policy == IOPOL_NONE) io_policy = IOPOL_AUTO;
+    /* io: with the interference controller that acts only where it predicts a gain (iopolicy.c) */
+    core_io_wanted = (gpolicy & POL_IO) != 0;
     return 0;
 }
 
-int gpolicy_params_option(const char *text, char *err, size_t errlen)
+static int gpolicy_params_option(const char *text, char *err, size_t errlen)
 {
     char buf[512];
     snprintf(buf, sizeof buf, "%s", text);
@@ -83,7 +93,7 @@ static struct gpjob *gp_get(int id, int create)
     return g;
 }
 
-void gpolicy_forget(int jid)
+static void gpolicy_forget(int jid)
 {
     for (int i = 0; i < ngp; i++)
         if (gp[i]->id == jid) {
@@ -93,37 +103,64 @@ void gpolicy_forget(int jid)
         }
 }
 
-int gpolicy_may_resize(const struct job *j, int procs, char *why, size_t wl)
+/* the job's --min/--max (its registration, or the queue that started it), and its size
+ * constraints' min and max (g may be NULL): the tighter bounds hold */
+static void bounds(const struct job *j, const struct gpjob *g, int *min, int *max)
+{
+    *max = j->max_procs > 0 ? j->max_procs : 0;
+    *min = j->min_procs > 0 ? j->min_procs : 1;
+    if (g && g->has_sizes) {
+        if (g->sizes.min > *min) *min = g->sizes.min;
+        if (g->sizes.max > 0 && (*max == 0 || g->sizes.max < *max)) *max = g->sizes.max;
+    }
+    if (*max > 0 && *min > *max) *min = *max;
+}
+
+static int gpolicy_may_resize(const struct job *j, int procs, char *why, size_t wl)
 {
     struct gpjob *g = gp_get(j->id, 0);
+    int min, max;
+    bounds(j, g, &min, &max);
     if (!j->malleable || (g && !g->control_point)) {
         snprintf(why, wl, "job %d is not malleable (no control points)", j->id);
         return 0;
     }
-    if (g && g->max > 0 && procs > g->max) {
-        snprintf(why, wl, "job %d: %d processes is above its --max %d", j->id, procs, g->max);
+    if (max > 0 && procs > max) {
+        snprintf(why, wl, "job %d: %d processes is above its --max %d", j->id, procs, max);
         return 0;
     }
-    if (g && procs < (g->min > 0 ? g->min : 1)) {
-        snprintf(why, wl, "job %d: %d processes is below its --min %d", j->id, procs, g->min);
+    if (procs < min) {
+        snprintf(why, wl, "job %d: %d processes is below its --min %d", j->id, procs, min);
+        return 0;
+    }
+    char w[400];
+    if (g && g->has_sizes && !sizes_allows(&g->sizes, procs, w, sizeof w)) {
+        snprintf(why, wl, "job %d cannot run on %d processes: %s", j->id, procs, w);
         return 0;
     }
     return 1;
 }
 
-void gpolicy_registered(struct job *j, const json_t *req)
+static void gpolicy_registered(struct job *j, const json_t *req)
 {
     struct gpjob *g = gp_get(j->id, 1);
     if (!g) return;
-    int qmin = 0, qmax = 0;
-    intake_bounds(j, &qmin, &qmax);
-    g->min = (int)proto_get_int(req, "min_procs", qmin);
-    g->max = (int)proto_get_int(req, "max_procs", qmax);
-    if (g->max > 0 && g->min > g->max) g->min = g->max;
     g->last_resize = j->registered;
+    /* the job's size constraints (DUCTILE_SIZES, ductile-run --sizes); checked at the edge (F_SIZES) */
+    const char *spec = proto_get_str(req, "sizes", "");
+    char why[400];
+    memset(&g->sizes, 0, sizeof g->sizes);
+    g->has_sizes = 0;
+    g->sizes_text[0] = '\0';
+    if (spec[0] && sizes_parse(spec, &g->sizes, why, sizeof why) != 0)
+        logmsg("policy: job %d: its size constraints '%s' are not valid (%s): ignored", j->id, spec, why);
+    else if (spec[0]) {
+        g->has_sizes = 1;
+        snprintf(g->sizes_text, sizeof g->sizes_text, "%s", spec);
+    }
 }
 
-void gpolicy_sample(struct job *j, const json_t *req)
+static void gpolicy_sample(struct job *j, const json_t *req)
 {
     struct gpjob *g = gp_get(j->id, 1);
     if (!g) return;
@@ -132,10 +169,26 @@ void gpolicy_sample(struct job *j, const json_t *req)
               proto_get_num(req, "interval_s", 0), proto_get_num(req, "compute_s", 0), proto_get_num(req, "comm_s", 0),
               proto_get_num(req, "io_s", 0));
     model_progress(&g->m, proto_get_int(req, "iteration", -1), proto_get_int(req, "maxiter", 0));
+    /* the constraints in force in the job (the program may set them after its registration);
+     * checked at the edge (F_SIZES) */
+    const char *spec = proto_get_str(req, "sizes", NULL);
+    if (spec && strcmp(spec, g->sizes_text) != 0) {
+        struct ductile_sizes sz;
+        char why[400];
+        memset(&sz, 0, sizeof sz);
+        if (sizes_parse(spec, &sz, why, sizeof why) == 0) {
+            g->sizes = sz;
+            g->has_sizes = spec[0] != '\0';
+            snprintf(g->sizes_text, sizeof g->sizes_text, "%s", spec);
+            logmsg("policy: job %d can use %s", j->id, spec[0] ? spec : "any count");
+        }
+    }
 }
 
-void gpolicy_resized(struct job *j, const json_t *d)
+static void gpolicy_event(struct job *j, const char *kind, const json_t *d, double now)
 {
+    (void)now;
+    if (strcmp(kind, "resized") != 0) return;
     struct gpjob *g = gp_get(j->id, 0);
     if (!g) return;
     g->busy = 0;
@@ -144,7 +197,8 @@ void gpolicy_resized(struct job *j, const json_t *d)
         g->measured_cost = proto_get_num(d, "duration_s", 0);
 }
 
-void gpolicy_done(struct job *j, int ok, const char *reason)
+/* a resize the policy sent was answered */
+static void gpolicy_done(struct job *j, int ok, const char *reason)
 {
     struct gpjob *g = gp_get(j->id, 0);
     if (!g || ok) return;
@@ -153,11 +207,13 @@ void gpolicy_done(struct job *j, int ok, const char *reason)
     logmsg("policy: job %d refused the resize: %s", j->id, reason ? reason : "?");
 }
 
+static const struct dpart gpolicy_part;
+
 /* Send a resize the policy decided: like ductilectl's, nobody waits for the
- * reply (cli -2: finish_forward tells gpolicy_done). */
+ * reply (gpolicy_done hears it). */
 static int send_resize(struct job *j, int delta, char *why, size_t wl)
 {
-    return forward_own_resize(j, delta, -1, -2, why, wl);
+    return core_resize(&gpolicy_part, j, delta, -1, why, wl);
 }
 
 static double resize_cost(struct job *j, const struct gpjob *g)
@@ -168,7 +224,7 @@ static double resize_cost(struct job *j, const struct gpjob *g)
     return g->measured_cost > est ? g->measured_cost : est;
 }
 
-void gpolicy_tick(double now)
+static void gpolicy_tick(double now)
 {
     static double last;
     if (!gpolicy || now - last < GP_TICK) return;
@@ -186,16 +242,17 @@ void gpolicy_tick(double now)
         struct pol_job *p = &pj[n++];
         p->id = j->id;
         p->procs = j->procs;
-        p->min = g->min > 0 ? g->min : 1;
-        p->max = g->max > 0 ? g->max : rm_total(&rm);
+        bounds(j, g, &p->min, &p->max);
+        if (p->max <= 0) p->max = rm_total(&rm);
         if (p->min > p->max) p->min = p->max;
         p->malleable = j->malleable && g->control_point;
         p->busy = g->busy || j->pending > 0;
         p->last_resize = g->last_resize;
         p->cost_s = resize_cost(j, g);
         p->m = &g->m;
+        p->sizes = g->has_sizes ? &g->sizes : NULL;
     }
-    struct pol_snapshot s = {.jobs = pj, .n = n, .free = rm_free_slots(&rm), .reserve = intake_reserve(), .now = now};
+    struct pol_snapshot s = {.jobs = pj, .n = n, .free = rm_free_slots(&rm), .reserve = core_waiting(), .now = now};
     int nd = n ? policy_decide(gpolicy, &gprm, &s, d, GP_MAX_DECISIONS) : 0;
     for (int k = 0; k < nd; k++) {
         struct job *j = jobs_get(&jobs, d[k].job);
@@ -223,3 +280,39 @@ out:
     free(pj);
     free(d);
 }
+
+static void gpolicy_left(struct job *j)
+{
+    if (j->state != JOB_RUNNING && j->state != JOB_DISCONNECTED) gpolicy_forget(j->id);
+}
+
+static int gpolicy_start(char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    core_elastic = gpolicy != 0;
+    if (gpolicy) {
+        snprintf(core_policy, sizeof core_policy, "%s", policy_name(gpolicy));
+        logmsg("global policy %s", policy_name(gpolicy));
+    }
+    return 0;
+}
+
+static const struct dpart_option gpolicy_options[] = {
+    {"policy", "P",
+     "global policy resizing the jobs: fair, efficiency, throughput, io, or\none of the first three with io (efficiency,io); "
+     "docs/policies.md",
+     gpolicy_option},
+    {"policy-params", "KV", "threshold=0.6,band=0.1,margin=0.2,cooldown=5,horizon=60,io-weight=1", gpolicy_params_option},
+    {NULL, NULL, NULL, NULL},
+};
+static const struct dpart gpolicy_part = {.name = "policy",
+                                          .options = gpolicy_options,
+                                          .start = gpolicy_start,
+                                          .registered = gpolicy_registered,
+                                          .sample = gpolicy_sample,
+                                          .event = gpolicy_event,
+                                          .left = gpolicy_left,
+                                          .resize_done = gpolicy_done,
+                                          .tick = gpolicy_tick,
+                                          .may_resize = gpolicy_may_resize};
+DUCTILED_PART(gpolicy_part);

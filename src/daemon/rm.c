@@ -117,6 +117,7 @@ const char *rm_host_state(const struct rm *rm, int i)
     case RM_RELEASED: return "released";
     case RM_LOST: return "lost";
     case RM_OUTSIDE: return "outside";
+    case RM_RELEASING: return "releasing";
     default: return "up";
     }
 }

@@ -10,9 +10,10 @@
 #define RM_MAX_HOSTS 1024
 
 /* Host states kept in rm_host.away: managed, given back to the batch system,
- * lost (its node went down), or a node of the cluster outside the job (known
- * under --slurm-grow). */
-enum { RM_UP = 0, RM_RELEASED = 1, RM_LOST = 2, RM_OUTSIDE = 3 };
+ * lost (its node went down), a node of the cluster outside the job (known
+ * under --slurm-grow), or being given back (the batch system has not
+ * answered yet: nothing is granted there). */
+enum { RM_UP = 0, RM_RELEASED = 1, RM_LOST = 2, RM_OUTSIDE = 3, RM_RELEASING = 4 };
 
 struct rm_host {
     char name[256];
@@ -39,7 +40,7 @@ void rm_destroy(struct rm *rm);
 int rm_total(const struct rm *rm);
 int rm_free_slots(const struct rm *rm);
 int rm_find(const struct rm *rm, const char *name);
-/* "up", "released", "lost" or "outside" (host i's away state). */
+/* "up", "released", "lost", "outside" or "releasing" (host i's away state). */
 const char *rm_host_state(const struct rm *rm, int i);
 
 /* A job's allocation: alloc[i] processes on host i (array of rm->nhosts). */

@@ -25,7 +25,7 @@ struct jobs jobs;
 struct auth_secret secret;
 int have_secret, from_hostfile, verbose;
 char state_path[4096] = "";
-int state_dirty;
+int state_dirty, state_urgent;
 static unsigned conn_gen;
 
 double wall(void)
@@ -37,25 +37,33 @@ double wall(void)
 
 void logmsg(const char *fmt, ...)
 {
-    char ts[32];
+    char ts[32], msg[2048];
     time_t now = time(NULL);
     struct tm tm;
     localtime_r(&now, &tm);
     strftime(ts, sizeof ts, "%H:%M:%S", &tm);
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "ductiled %s: ", ts);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    /* what peers say (program names, reasons, host names) never forges a
+     * line or drives the terminal: control characters become '?' */
+    for (char *p = msg; *p; p++)
+        if ((unsigned char)*p < 32 || *p == 127) *p = '?';
+    fprintf(stderr, "ductiled %s: %s\n", ts, msg);
 }
 
-void save_state(void)
+/* The state file is written off the loop (state_writer.c), never in a
+ * request's handling: requests only mark it dirty (ductiled.c hands it over). */
+void save_state(void) { state_dirty = state_urgent = 1; }
+
+void save_state_now(void)
 {
+    state_writer_stop();
     if (!state_path[0]) return;
     char err[512];
     if (jobs_save(&jobs, state_path, err, sizeof err) != 0) logmsg("%s", err);
-    state_dirty = 0;
+    state_dirty = state_urgent = 0;
 }
 
 int add_conn(enum conn_kind k, int fd)
@@ -80,20 +88,14 @@ void close_conn(int i, const char *why)
     if (verbose || c->job) logmsg("connection %s closed%s%s", c->peer, why ? ": " : "", why ? why : "");
     if (c->job) {
         struct job *j = jobs_get(&jobs, c->job);
-        if (j && j->conn == i) {
-            io_leave(j->id);
-            io_policy_forget(j->id);
-            int was_running = j->state == JOB_RUNNING;
-            jobs_lost_connection(&jobs, j, wall());
-            if (was_running) logmsg("job %d (%s) lost its connection without an exit message: crashed", j->id, j->tag);
-            save_state();
-        }
+        if (j && j->conn == i) job_connection_closed(i, j); /* crashed, or it comes back (jobmsg.c) */
     }
     for (size_t f = 0; f < sizeof fwds / sizeof fwds[0]; f++)
         if (fwds[f].used && fwds[f].cli == i && fwds[f].cli_gen == c->gen) fwds[f].cli = -1;
     close(c->fd);
     linebuf_free(&c->lb);
     free(c->out);
+    seal_clear(&c->seal);
     memset(c, 0, sizeof *c);
 }
 
@@ -104,6 +106,8 @@ void queue_out(int i, char *line)
         free(line);
         return;
     }
+    line = seal_line(&c->seal, line); /* after an HMAC handshake every message carries a MAC (seal.h) */
+    if (!line) return;
     size_t n = strlen(line);
     if (c->outlen + n > OUT_MAX) {
         free(line);
@@ -165,6 +169,37 @@ static int send_hello(int i)
     return 0;
 }
 
+/* Before a new TCP peer is added: below MAX_UNAUTH unauthenticated TCP
+ * peers and above the local clients' reserve, or else the oldest
+ * unauthenticated TCP peer is dropped (logged at most once a second).
+ * 0, or -1 when no room can be made (every TCP peer is authenticated). */
+static int make_room_for_tcp(void)
+{
+    static long dropped;
+    static double told;
+    for (;;) {
+        int nfree = 0, nunauth = 0, oldest = -1;
+        for (int k = 0; k < MAX_CONNS; k++) {
+            if (conns[k].kind == C_FREE) nfree++;
+            if (conns[k].kind != C_PEER || !conns[k].tcp || conns[k].authed) continue;
+            nunauth++;
+            if (oldest < 0 || conns[k].opened < conns[oldest].opened) oldest = k;
+        }
+        if (nunauth < MAX_UNAUTH && nfree > UNIX_RESERVE) break;
+        if (oldest < 0) return -1;
+        dropped++;
+        if (net_now() - told >= 1.0) {
+            logmsg("%ld unauthenticated TCP connection(s) dropped, oldest first, to let new ones in (%s: %d at most at once)",
+                   dropped, nunauth >= MAX_UNAUTH ? "too many unauthenticated TCP connections" : "connection table full",
+                   MAX_UNAUTH);
+            told = net_now();
+            dropped = 0;
+        }
+        close_conn(oldest, NULL);
+    }
+    return 0;
+}
+
 void accept_on(int li)
 {
     for (;;) {
@@ -194,23 +229,12 @@ void accept_on(int li)
         char addr[64] = "";
         if (tcp) {
             getnameinfo((struct sockaddr *)&ss, sl, addr, sizeof addr, NULL, 0, NI_NUMERICHOST);
-            int npeer = 0, nunauth = 0, naddr = 0, nfree = 0;
-            for (int k = 0; k < MAX_CONNS; k++) {
-                if (conns[k].kind == C_FREE) nfree++;
-                if (conns[k].kind != C_PEER || !conns[k].tcp) continue;
-                npeer++;
-                if (!conns[k].authed) {
-                    nunauth++;
-                    naddr += !strcmp(conns[k].addr, addr);
-                }
-            }
-            const char *why = nfree <= UNIX_RESERVE ? "the remaining connections are kept for local clients"
-                              : nunauth >= MAX_UNAUTH ? "too many unauthenticated TCP connections"
-                              : naddr >= MAX_UNAUTH_PER_ADDR ? "too many unauthenticated connections from this address"
-                                                             : NULL;
-            (void)npeer;
-            if (why) {
-                logmsg("refused %s: %s", peer, why);
+            /* no lockout (docs/controller.md, "Flood limits"): a new TCP peer
+             * is always let in; when the unauthenticated ones reach their
+             * limit, or the table its reserve for local clients, the oldest
+             * unauthenticated one goes */
+            if (make_room_for_tcp() != 0) {
+                logmsg("refused %s: every connection is taken by authenticated peers and local clients", peer);
                 close(fd);
                 continue;
             }
@@ -229,6 +253,11 @@ void accept_on(int li)
         }
         conns[i].tcp = tcp;
         conns[i].authed = !conns[i].tcp;
+        conns[i].uid = -1;
+        if (!tcp) {
+            uid_t u;
+            if (net_peer_uid(fd, &u) == 0) conns[i].uid = u; /* the job's owner, the operator's identity */
+        }
         snprintf(conns[i].addr, sizeof conns[i].addr, "%s", addr);
         snprintf(conns[i].peer, sizeof conns[i].peer, "%s", peer);
         if (verbose) logmsg("connection from %s", peer);
@@ -271,15 +300,38 @@ void handle_input(int ci)
             free(line);
             continue;
         }
-        if (n == 0) {
+        size_t len = (size_t)n;
+        if (seal_open(&c->seal, line, &len) != 0) {
+            /* after the handshake every message carries a MAC (seal.h): this
+             * one was injected or altered on the way */
+            free(line);
+            logmsg("a message from %s failed its MAC check (injected or altered on the way): connection dropped", c->peer);
+            reply_err(ci, -1, PERR_AUTH_FAILED, "a message failed its MAC check: connection dropped");
+            c->closing = 1;
+            continue;
+        }
+        if (len == 0 && !c->authed) {
+            free(line);
+            logmsg("unauthenticated blank line from %s: dropped", c->peer);
+            c->closing = 1;
+            continue;
+        }
+        if (len == 0) {
             free(line);
             continue; /* blank lines are ignored */
         }
         struct proto_msg m;
         const char *code;
         char reason[512];
-        int kind = proto_parse(line, (size_t)n, &m, &code, reason, sizeof reason);
+        int kind = proto_parse(line, len, &m, &code, reason, sizeof reason);
         free(line);
+        if (kind == PROTO_REPLY && !c->authed) {
+            /* before authentication only `auth` is read (docs/protocol.md) */
+            logmsg("unauthenticated reply from %s: dropped", c->peer);
+            proto_msg_free(&m);
+            c->closing = 1;
+            continue;
+        }
         if (kind == PROTO_INVALID) {
             if (verbose) logmsg("bad message from %s: %s", c->peer, reason);
             reply_err(ci, m.id, code, "%s", reason);
@@ -290,7 +342,7 @@ void handle_input(int ci)
             continue;
         }
         if (kind == PROTO_REQUEST) handle_request(ci, &m);
-        else if (c->authed) handle_reply(ci, &m);
+        else handle_reply(ci, &m);
         proto_msg_free(&m);
         if (conns[ci].kind != C_PEER) return;
     }

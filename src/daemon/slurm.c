@@ -1,9 +1,17 @@
-/* slurm.c -- ductiled's resources from a Slurm allocation; see slurm.h and
- * docs/cluster.md.  Everything Slurm says comes from scontrol, run with
- * fork/exec and a bounded wait (SLURM_WAIT seconds, then SIGKILL). */
+/* slurm.c -- ductiled's part for the resources of a Slurm allocation
+ * (ductiled --slurm, docs/cluster.md): the job's hosts and CPUs from Slurm's
+ * environment and scontrol (the resource manager's hosts), shrinks that
+ * empty hosts (the ranks it chooses when none are named), hosts given back
+ * to Slurm when a shrink emptied them and nothing runs there any more
+ * (scontrol update JobId=J NodeList=...), a periodic check that ductiled's
+ * view matches Slurm's (hosts lost, the job ended), and --slurm-grow's
+ * growth beyond the allocation (slurm_grow.c).  Where each job's processes
+ * run is the job's own picture (jobs_place.c).  Everything Slurm says comes from scontrol and sinfo: at
+ * start-up with a bounded wait (slurm_run), afterwards without waiting
+ * (children.c: the loop polls their output and reaps them; killed after
+ * SLURM_WAIT seconds): the periodic check and the give-back are chains of
+ * such commands, one of each at a time. */
 #include "config.h"
-
-#include "slurm.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,24 +20,13 @@
 
 #include "../proto/net.h"
 #include "../proto/protocol.h"
-#include "daemon.h"
+#include "children.h"
+#include "core.h"
 #include "slurm_grow.h"
+#include "slurm_launch.h"
 #include "slurm_run.h"
 
 #define SLURM_OUT_MAX (256 * 1024)
-#define MAX_PLACED 256
-
-/* where the processes of one ductile job run: host index (in rm) per rank */
-struct placement {
-    int job, used;
-    int n, *host;          /* rank -> rm host, n = the job's size as ductiled knows it */
-    int known;             /* 0: the job resized without ductiled (schedule): no give-back */
-    int npend, *pend;      /* hosts granted to an expansion not yet reported */
-    int nleave, *leave;    /* ranks ductiled chose for a shrink not yet reported */
-    int openmpi;           /* Open MPI's mpiexec dies when a host of its daemons goes */
-    int *parked;           /* per rm host: processes that left the world but still run */
-    json_t *pmix;          /* what PMIx told the job at start (src/cluster/pmix.c), or NULL */
-};
 
 static struct {
     int on;
@@ -41,24 +38,36 @@ static struct {
     int grow;      /* --slurm-grow: ask Slurm for hosts when the allocation is full */
     char frozen[256]; /* why Slurm will not change the job's node list any more ("": it will) */
     int noacct;       /* Slurm has no accounting storage: a resized job cannot change again */
-    struct placement pl[MAX_PLACED];
+    unsigned grown;   /* growths completed (a check begun before one is stale) */
 } S;
 
-int slurm_enabled(void) { return S.on; }
-
-int slurm_enable_grow(char *err, size_t errlen)
+static int slurm_enable_grow(char *err, size_t errlen)
 {
     S.grow = slurm_grow_hosts(S.rm, err, errlen) == 0; /* S.shrunk has room for RM_MAX_HOSTS */
     return S.grow ? 0 : -1;
 }
 
-int slurm_make_room(const struct job *j, int n, char *reason, size_t rlen)
+/* the caller's continuation, after what a growth means for give-backs */
+static struct {
+    core_room_fn cont;
+    void *arg;
+} R;
+
+static void room_made(void *arg, int ok, const char *reason)
 {
+    (void)arg;
+    if (ok) S.grown++;
+    if (ok && S.noacct) slurm_freeze(S.id, S.frozen, sizeof S.frozen);
+    R.cont(R.arg, ok, reason);
+}
+
+static int slurm_make_room(const struct job *j, int n, core_room_fn cont, void *arg, char *reason, size_t rlen)
+{
+    if (S.on && slurm_launch_refuse(j, reason, rlen)) return -1; /* the job would refuse it too */
     if (!S.on || !S.grow || n < 1 || rm_free_slots(S.rm) >= n) return 0;
     if (strcmp(j->mpi, "openmpi") != 0) {
-        int rc = slurm_grow_room(S.rm, S.id, n, S.shrunk, reason, rlen);
-        if (rc == 0 && S.noacct) slurm_freeze(S.id, S.frozen, sizeof S.frozen);
-        return rc;
+        R.cont = cont, R.arg = arg;
+        return slurm_grow_room(S.rm, S.id, n, S.shrunk, room_made, NULL, reason, rlen);
     }
     snprintf(reason, rlen, "not enough free slots: %d requested, %d of %d free in %s; not asking Slurm for more: Open MPI's "
              "mpiexec cannot start processes on a host added to its allocation after it started", n, rm_free_slots(S.rm),
@@ -70,7 +79,7 @@ int slurm_make_room(const struct job *j, int n, char *reason, size_t rlen)
 
 static char outbuf[SLURM_OUT_MAX];
 
-int slurm_init(struct rm *rm, const char *jobid, double sync_period, char *err, size_t errlen)
+static int slurm_init(struct rm *rm, const char *jobid, double sync_period, char *err, size_t errlen)
 {
     memset(rm, 0, sizeof *rm);
     if (!jobid || !*jobid) jobid = getenv("SLURM_JOB_ID");
@@ -140,50 +149,31 @@ int slurm_init(struct rm *rm, const char *jobid, double sync_period, char *err, 
 
 /* ------------------------------------------------------------ placement */
 
-static struct placement *place_of(int job, int create)
-{
-    struct placement *fr = NULL;
-    for (int i = 0; i < MAX_PLACED; i++) {
-        if (S.pl[i].used && S.pl[i].job == job) return &S.pl[i];
-        if (!S.pl[i].used && !fr) fr = &S.pl[i];
-    }
-    if (!create || !fr) return NULL;
-    memset(fr, 0, sizeof *fr);
-    fr->used = 1;
-    fr->job = job;
-    return fr;
-}
+/* Where each job's processes run is the job's own model (jobs_place.c):
+ * rank -> host from the registration, the hosts granted to its expansions,
+ * the ranks its shrinks removed; here only what Slurm needs of it. */
 
-static void place_free(struct placement *p)
-{
-    free(p->host);
-    free(p->pend);
-    free(p->leave);
-    free(p->parked);
-    json_decref(p->pmix);
-    memset(p, 0, sizeof *p);
-}
+static int live(const struct job *j) { return j->state == JOB_RUNNING || j->state == JOB_DISCONNECTED; }
 
 static int parked_on(int h)
 {
     int n = 0;
-    for (int i = 0; i < MAX_PLACED; i++)
-        if (S.pl[i].used && S.pl[i].parked) n += S.pl[i].parked[h];
+    for (int i = 0; i < jobs.n; i++)
+        if (live(jobs.v[i])) n += jobs.v[i]->parked_on[h];
     return n;
 }
 
 static int procs_on(int h)
 {
     int n = 0;
-    for (int i = 0; i < MAX_PLACED; i++)
-        if (S.pl[i].used)
-            for (int r = 0; r < S.pl[i].n; r++) n += S.pl[i].host[r] == h;
+    for (int i = 0; i < jobs.n; i++)
+        if (live(jobs.v[i])) n += jobs_procs_on(jobs.v[i], h);
     return n;
 }
 
 /* PMIx facts the job sent: logged; under --slurm, hosts PMIx names that are
  * not in the allocation are reported (ductiled's view and the MPI's differ) */
-static void pmix_facts(const struct job *j, const json_t *pm, struct placement *p)
+static void pmix_facts(const struct job *j, const json_t *pm)
 {
     if (!json_is_object(pm)) return;
     const char *nl = json_string_value(json_object_get(pm, "node_list"));
@@ -191,10 +181,7 @@ static void pmix_facts(const struct job *j, const json_t *pm, struct placement *
     logmsg("job %d: PMIx: namespace %.64s, job size %lld, universe size %lld, nodes %.200s", j->id,
            json_string_value(json_object_get(pm, "nspace")) ? json_string_value(json_object_get(pm, "nspace")) : "?", js, us,
            nl ? nl : "?");
-    if (!p) return;
-    json_decref(p->pmix);
-    p->pmix = json_deep_copy(pm);
-    if (!nl) return;
+    if (!S.on || !nl) return;
     char buf[8192];
     snprintf(buf, sizeof buf, "%s", nl);
     for (char *save = NULL, *h = strtok_r(buf, ",", &save); h; h = strtok_r(NULL, ",", &save))
@@ -202,128 +189,58 @@ static void pmix_facts(const struct job *j, const json_t *pm, struct placement *
             logmsg("job %d: PMIx names host %.64s, which is not in %s", j->id, h, S.rm->source);
 }
 
-void slurm_registered(const struct job *j, const json_t *req)
+static void slurm_registered(struct job *j, const json_t *req)
 {
-    if (!S.on) {
-        pmix_facts(j, json_object_get(req, "pmix"), NULL);
-        return;
-    }
-    int resumed = proto_get_int(req, "job", 0) == j->id;
-    struct placement *p = place_of(j->id, 0);
-    if (p && resumed) return; /* the same job back on a new connection: nothing moved */
-    if (!p) p = place_of(j->id, 1);
-    if (!p) return;
-    free(p->host);
-    free(p->pend);
-    free(p->leave);
-    p->host = p->pend = p->leave = NULL;
-    p->npend = p->nleave = 0;
-    p->n = j->procs;
-    p->known = 1;
-    p->openmpi = !strcmp(j->mpi, "openmpi");
-    pmix_facts(j, json_object_get(req, "pmix"), p);
-    p->host = calloc((size_t)(p->n ? p->n : 1), sizeof(int));
-    if (!p->parked) p->parked = calloc((size_t)S.rm->nhosts, sizeof(int));
-    if (!p->host || !p->parked) {
-        p->known = 0;
-        return;
-    }
-    /* rank_hosts (one per rank) when the job sends it, else hosts {name,
-     * procs} taken as blocks of consecutive ranks (mpiexec's default) */
-    const json_t *rh = json_object_get(req, "rank_hosts");
-    if (json_is_array(rh) && (int)json_array_size(rh) == p->n) {
-        for (int r = 0; r < p->n; r++) {
-            const char *h = json_string_value(json_array_get(rh, (size_t)r));
-            p->host[r] = h ? rm_find(S.rm, h) : -1;
-            if (p->host[r] < 0) p->known = 0;
-        }
-    } else {
-        int r = 0;
-        size_t i;
-        json_t *e;
-        json_array_foreach(j->hosts, i, e) {
-            int h = rm_find(S.rm, json_string_value(json_object_get(e, "name")));
-            int c = (int)json_integer_value(json_object_get(e, "procs"));
-            if (h < 0) p->known = 0;
-            for (int k = 0; k < c && r < p->n; k++) p->host[r++] = h;
-        }
-        if (r != p->n) p->known = 0;
-    }
-    if (resumed) {
-        /* registered with an earlier ductiled: what it sends is its size at
-         * start, not where its processes run now */
-        p->known = 0;
-        logmsg("slurm: job %d came back from an earlier ductiled: where its processes run is not known; no host is given back for it", j->id);
-        return;
-    }
-    if (!p->known) logmsg("slurm: job %d: where its processes run is not known (hosts outside %s?): no host is given back for it", j->id, S.rm->source);
+    pmix_facts(j, json_object_get(req, "pmix"));
+    if (!S.on) return;
+    slurm_launch_log(j, S.id);
+    int unmanaged = 0;
+    for (int r = 0; r < j->procs; r++) unmanaged += j->rank_host[r] < 0;
+    if (j->guessed || unmanaged)
+        logmsg("slurm: job %d: where its processes run is not known (%s): no host is given back while it runs", j->id,
+               unmanaged ? "hosts outside the allocation" : "resizes ductiled did not place");
 }
 
-void slurm_granted(const struct job *j, const int *where, int n)
+static void slurm_choose_ranks(const struct job *j, int n, json_t *args)
 {
-    struct placement *p = S.on ? place_of(j->id, 0) : NULL;
-    if (!p) return;
-    if (j->pending == 0) p->npend = 0; /* grants the job refused or let expire are gone */
-    int *np = realloc(p->pend, (size_t)(p->npend + n) * sizeof(int));
-    if (!np) {
-        p->known = 0;
-        return;
-    }
-    p->pend = np;
-    memcpy(p->pend + p->npend, where, (size_t)n * sizeof(int));
-    p->npend += n;
-}
-
-void slurm_choose_ranks(const struct job *j, int n, json_t *args)
-{
-    struct placement *p = S.on ? place_of(j->id, 0) : NULL;
-    if (!p || !p->known || n < 1 || n >= p->n) return;
-    const json_t *given = json_object_get(args, "ranks");
-    free(p->leave);
-    p->leave = calloc((size_t)n, sizeof(int));
-    p->nleave = 0;
-    if (!p->leave) return;
-    if (json_array_size(given) > 0) {
-        size_t i;
-        json_t *e;
-        json_array_foreach(given, i, e) if ((int)i < n) p->leave[p->nleave++] = (int)json_integer_value(e);
-        return;
-    }
+    if (!S.on || j->guessed || n < 1 || n >= j->procs || json_array_size(json_object_get(args, "ranks")) > 0) return;
     /* empty hosts: the host with the fewest of the job's processes first
      * (ties: the later host), never rank 0; within a host the highest ranks */
-    int nh = S.rm->nhosts;
-    int *cnt = calloc((size_t)nh, sizeof(int));
-    char *taken = calloc((size_t)p->n, 1);
-    if (!cnt || !taken) {
+    int nh = S.rm->nhosts, nleave = 0;
+    int *cnt = calloc((size_t)nh, sizeof(int)), *leave = calloc((size_t)n, sizeof(int));
+    char *taken = calloc((size_t)j->procs, 1);
+    if (!cnt || !taken || !leave) {
         free(cnt);
         free(taken);
+        free(leave);
         return;
     }
-    for (int r = 0; r < p->n; r++)
-        if (p->host[r] >= 0) cnt[p->host[r]]++;
-    while (p->nleave < n) {
+    for (int r = 0; r < j->procs; r++)
+        if (j->rank_host[r] >= 0) cnt[j->rank_host[r]]++;
+    while (nleave < n) {
         int best = -1;
         for (int h = 0; h < nh; h++) {
-            int avail = cnt[h] - (h == p->host[0]);
+            int avail = cnt[h] - (h == j->rank_host[0]);
             if (avail <= 0) continue;
             if (best < 0 || cnt[h] <= cnt[best]) best = h;
         }
         if (best < 0) break;
-        for (int r = p->n - 1; r > 0 && p->nleave < n; r--)
-            if (!taken[r] && p->host[r] == best) {
+        for (int r = j->procs - 1; r > 0 && nleave < n; r--)
+            if (!taken[r] && j->rank_host[r] == best) {
                 taken[r] = 1;
-                p->leave[p->nleave++] = r;
+                leave[nleave++] = r;
                 cnt[best]--;
                 break;
             }
     }
-    free(cnt);
-    free(taken);
-    if (p->nleave == n) {
+    if (nleave == n) {
         json_t *a = json_array();
-        for (int k = 0; k < n; k++) json_array_append_new(a, json_integer(p->leave[k]));
+        for (int k = 0; k < n; k++) json_array_append_new(a, json_integer(leave[k]));
         json_object_set_new(args, "ranks", a);
     }
+    free(cnt);
+    free(taken);
+    free(leave);
 }
 
 /* ------------------------------------------------------------ give back */
@@ -334,43 +251,94 @@ static const char *hold_reason(int h, char *buf, size_t len)
     if (S.rm->hosts[h].away) return "not in the allocation";
     if (h == S.self) return "ductiled runs there";
     int used = S.rm->hosts[h].used, procs = procs_on(h);
-    if (used || procs) {
+    if (procs || (used && !parked_on(h))) {
         snprintf(buf, len, "%d process(es) of ductile jobs run there (%d slots in use)", procs, used);
         return buf;
     }
-    if (parked_on(h)) {
+    if (parked_on(h)) { /* they hold their slots there */
         snprintf(buf, len, "%d process(es) that left their world still run there (parked until they exit)", parked_on(h));
         return buf;
     }
     if (S.frozen[0]) return S.frozen;
-    for (int i = 0; i < MAX_PLACED; i++)
-        if (S.pl[i].used && S.pl[i].openmpi)
+    for (int i = 0; i < jobs.n; i++)
+        if (live(jobs.v[i]) && slurm_launch_ompi_mpiexec(jobs.v[i]))
             return "an Open MPI job runs: its mpiexec ends the whole job when a host of its daemons leaves the allocation";
-    for (int i = 0; i < MAX_PLACED; i++)
-        if (S.pl[i].used && !S.pl[i].known) return "a job's placement is not known (it resized without ductiled)";
+    for (int i = 0; i < jobs.n; i++) {
+        int unmanaged = 0;
+        for (int r = 0; r < jobs.v[i]->procs && jobs.v[i]->rank_host; r++) unmanaged += jobs.v[i]->rank_host[r] < 0;
+        if (live(jobs.v[i]) && (jobs.v[i]->guessed || unmanaged))
+            return "a job's placement is not known (it resized without ductiled, or runs outside the allocation)";
+    }
     int up = 0;
     for (int i = 0; i < S.rm->nhosts; i++) up += !S.rm->hosts[i].away;
     if (up <= 1) return "the job's last host";
     return NULL;
 }
 
+/* The give-back in flight (one at a time): scontrol update JobId=J
+ * NodeList=KEEP; the hosts going are "releasing" (nothing is granted on
+ * them) until Slurm answers; another request waits for the answer. */
+static struct {
+    int busy, again;
+    double t0;
+    char names[1024], keep[8192];
+} G;
+
+static void give_back(void);
+
+static void given_back(void *arg, int rc, char *out)
+{
+    (void)arg;
+    double dt = net_now() - G.t0;
+    slurm_chomp(out);
+    int nh = S.rm->nhosts;
+    if (rc == 0) {
+        for (int h = 0; h < nh; h++)
+            if (S.rm->hosts[h].away == RM_RELEASING) S.rm->hosts[h].away = RM_RELEASED, S.shrunk[h] = 0;
+        logmsg("slurm: gave %s back to Slurm (job %s keeps %s) in %.3f s", G.names, S.id, G.keep, dt);
+        slurm_resize_files_remove(S.id);
+        if (S.noacct) slurm_freeze(S.id, S.frozen, sizeof S.frozen);
+    } else {
+        for (int h = 0; h < nh; h++)
+            if (S.rm->hosts[h].away == RM_RELEASING) S.rm->hosts[h].away = RM_UP;
+        if (strstr(out, "DB index is being set")) { /* slurmctld waited 5 s for it already */
+            slurm_freeze(S.id, S.frozen, sizeof S.frozen);
+            logmsg("slurm: giving back %s failed (%.300s): %s; not trying again", G.names, out, S.frozen);
+        } else {
+            /* tried again at the next check (slurm_tick, every --slurm-sync s); not
+             * at once: that would ask Slurm at every turn of the poll loop */
+            logmsg("slurm: giving back %s to Slurm job %s failed (%.300s); they stay in ductiled's view", G.names, S.id, out);
+            G.again = 0;
+        }
+    }
+    state_dirty = 1;
+    G.busy = 0;
+    if (G.again) give_back();
+}
+
 static void give_back(void)
 {
+    if (G.busy) {
+        G.again = 1; /* after the answer to the one in flight */
+        return;
+    }
+    G.again = 0;
     int nh = S.rm->nhosts;
-    char keep[8192] = "", why[160], names[1024] = "";
+    char why[160];
     size_t kl = 0, nl = 0;
     int *go = calloc((size_t)nh, sizeof(int)), ngo = 0;
     if (!go) return;
+    G.keep[0] = G.names[0] = '\0';
     for (int h = 0; h < nh; h++) {
         if (S.rm->hosts[h].away) continue;
         if (S.shrunk[h] && !hold_reason(h, why, sizeof why)) {
             go[h] = 1;
             ngo++;
-            nl += (size_t)snprintf(names + nl, sizeof names - nl, "%s%s", nl ? "," : "", S.rm->hosts[h].name);
-            if (nl >= sizeof names) nl = sizeof names - 1;
+            nl += (size_t)snprintf(G.names + nl, sizeof G.names - nl, "%s%s", nl ? "," : "", S.rm->hosts[h].name);
+            if (nl >= sizeof G.names) nl = sizeof G.names - 1;
         } else {
-            kl += (size_t)snprintf(keep + kl, sizeof keep - kl, "%s%s", kl ? "," : "", S.rm->hosts[h].name);
-            if (kl >= sizeof keep) kl = sizeof keep - 1;
+            kl += (size_t)snprintf(G.keep + kl, sizeof G.keep - kl, "%s%s", kl ? "," : "", S.rm->hosts[h].name);
+            if (kl >= sizeof G.keep) kl = sizeof G.keep - 1;
         }
     }
     if (!ngo || !kl) {
@@ -379,170 +347,122 @@ static void give_back(void)
     }
     char arg1[64], arg2[8300];
     snprintf(arg1, sizeof arg1, "JobId=%s", S.id);
-    snprintf(arg2, sizeof arg2, "NodeList=%s", keep);
+    snprintf(arg2, sizeof arg2, "NodeList=%s", G.keep);
     char *argv[] = {"scontrol", "update", arg1, arg2, NULL};
-    double t0 = net_now();
-    int rc = slurm_run(argv, outbuf, sizeof outbuf);
-    double dt = net_now() - t0;
-    slurm_chomp(outbuf);
-    if (rc != 0 && strstr(outbuf, "DB index is being set")) { /* slurmctld waited 5 s for it already */
-        slurm_freeze(S.id, S.frozen, sizeof S.frozen);
-        logmsg("slurm: giving back %s failed (%.300s): %s; not trying again", names, outbuf, S.frozen);
-    } else if (rc != 0) {
-        /* tried again at the next check (slurm_tick, every --slurm-sync s); not
-         * at once: that would ask Slurm at every turn of the poll loop */
-        logmsg("slurm: giving back %s to Slurm job %s failed (%.300s); they stay in ductiled's view", names, S.id, outbuf);
-    } else {
-        for (int h = 0; h < nh; h++)
-            if (go[h]) S.rm->hosts[h].away = RM_RELEASED;
-        logmsg("slurm: gave %s back to Slurm (job %s keeps %s) in %.3f s", names, S.id, keep, dt);
-        slurm_resize_files_remove(S.id);
-        if (S.noacct) slurm_freeze(S.id, S.frozen, sizeof S.frozen);
-        state_dirty = 1;
+    G.t0 = net_now();
+    if (child_start(argv, slurm_workdir(), SLURM_WAIT, given_back, NULL, why, sizeof why) != 0) {
+        logmsg("slurm: cannot give %s back now: %s", G.names, why);
+        free(go);
+        return;
     }
+    for (int h = 0; h < nh; h++)
+        if (go[h]) S.rm->hosts[h].away = RM_RELEASING; /* no process goes there while Slurm answers */
+    G.busy = 1;
     free(go);
 }
 
-static void after_resize(struct placement *p, const json_t *d)
+static void slurm_event(struct job *j, const char *kind, const json_t *details, double now)
 {
-    const char *status = json_string_value(json_object_get(d, "status"));
-    int from = (int)json_integer_value(json_object_get(d, "from")), to = (int)json_integer_value(json_object_get(d, "to"));
-    if (status && strcmp(status, "ok") != 0) { /* failed: nothing moved */
-        if (p->nleave && to < from) p->nleave = 0;
-        /* the new processes of a failed expansion that park (Open MPI 4) still run on the hosts
-         * granted to it until the job ends (issue 22, item 7): those hosts are not given back */
-        long long pk = json_integer_value(json_object_get(d, "parked"));
-        for (int k = 0; p->parked && k < p->npend && k < pk; k++)
-            if (p->pend[k] >= 0 && p->pend[k] < S.rm->nhosts) p->parked[p->pend[k]]++;
-        if (p->npend && to > from) p->npend = 0;
-        return;
-    }
-    if (from != p->n) p->known = 0;
-    if (to > from) {
-        int add = to - from;
-        if (p->npend < add) {
-            p->known = 0; /* not ductiled's expansion (a schedule in the job) */
-            return;
-        }
-        int *nh = realloc(p->host, (size_t)to * sizeof(int));
-        if (!nh) {
-            p->known = 0;
-            return;
-        }
-        p->host = nh;
-        for (int k = 0; k < add; k++) {
-            p->host[from + k] = p->pend[k];
-        }
-        memmove(p->pend, p->pend + add, (size_t)(p->npend - add) * sizeof(int));
-        p->npend -= add;
-        p->n = to;
-    } else if (to < from) {
-        if (p->nleave != from - to || !p->known) {
-            p->known = 0;
-            p->nleave = 0;
-            return;
-        }
-        int all_exited = json_integer_value(json_object_get(d, "exited")) >= p->nleave;
-        char *gone = calloc((size_t)p->n, 1);
-        if (!gone) return;
-        for (int k = 0; k < p->nleave; k++)
-            if (p->leave[k] >= 0 && p->leave[k] < p->n) gone[p->leave[k]] = 1;
-        int w = 0;
-        for (int r = 0; r < p->n; r++) {
-            if (gone[r]) {
-                /* the removed processes park, unless the job says they exited at
-                 * once (a whole spawned group: "exited" in the resized event) */
-                if (p->host[r] >= 0) p->parked[p->host[r]] += !all_exited, S.shrunk[p->host[r]] = 1;
-            } else {
-                p->host[w++] = p->host[r];
-            }
-        }
-        free(gone);
-        p->n = w;
-        p->nleave = 0;
-    }
-}
-
-void slurm_event(struct job *j, const char *kind, const json_t *details)
-{
-    struct placement *p = S.on ? place_of(j->id, 0) : NULL;
-    if (!p) return;
-    if (!strcmp(kind, "resized")) {
-        after_resize(p, details);
-        if (p->known) { /* the job's slots are where its processes are */
-            for (int h = 0; h < S.rm->nhosts; h++) {
-                int want = 0;
-                for (int r = 0; r < p->n; r++) want += p->host[r] == h;
-                for (int k = 0; k < p->npend; k++) want += p->pend[k] == h;
-                S.rm->hosts[h].used += want - j->alloc[h];
-                if (S.rm->hosts[h].used < 0) S.rm->hosts[h].used = 0;
-                j->alloc[h] = want;
-            }
-        }
-    } else if (!strcmp(kind, "exited")) {
-        /* processes that had left the world exited: {"hosts": {"NAME": n}} */
-        const char *k;
-        json_t *v;
-        json_object_foreach((json_t *)json_object_get(details, "hosts"), k, v) {
-            int h = rm_find(S.rm, k);
-            long long n = json_integer_value(v);
-            if (h < 0 || n < 1 || !p->parked) continue;
-            p->parked[h] -= n > p->parked[h] ? p->parked[h] : (int)n;
-        }
-    } else {
-        return;
-    }
+    (void)details, (void)now;
+    if (!S.on || (strcmp(kind, "resized") != 0 && strcmp(kind, "exited") != 0)) return;
+    /* hosts a shrink took processes from are candidates to give back (jobs_resized marks them) */
+    for (int h = 0; h < S.rm->nhosts; h++)
+        if (j->shrunk_on[h]) S.shrunk[h] = 1, j->shrunk_on[h] = 0;
     give_back();
 }
 
-void slurm_job_ended(const struct job *j)
+static void slurm_left(struct job *j)
 {
-    struct placement *p = S.on ? place_of(j->id, 0) : NULL;
-    if (!p) return;
+    if (!S.on || j->state == JOB_RUNNING || j->state == JOB_DISCONNECTED) return;
     /* its processes (parked ones too) are gone with the job (mpiexec has
      * ended); the hosts its shrinks emptied stay in the allocation for the
      * next job (only a shrink gives a host back) */
-    place_free(p);
     for (int h = 0; h < S.rm->nhosts; h++) S.shrunk[h] = S.shrunk[h] && parked_on(h);
 }
 
 /* ------------------------------------------------------------ sync */
 
-void slurm_tick(double now)
+/* The check in flight (one at a time): scontrol show job, then scontrol
+ * show hostnames of its node list, then sinfo of their states. */
+static struct {
+    int busy;
+    unsigned grown; /* S.grown when it began */
+    char nodelist[8192];
+    char *names; /* scontrol show hostnames' answer */
+} C;
+
+static void check_states(void *arg, int rc, char *out);
+static void check_names(void *arg, int rc, char *out);
+
+static void check_failed(const char *what, const char *out)
 {
-    if (!S.on || now - S.last < S.period) return;
-    S.last = now;
-    char *argv[] = {"scontrol", "show", "job", "-o", S.id, NULL};
-    char nodelist[8192] = "", state[64] = "";
-    if (slurm_run(argv, outbuf, sizeof outbuf) != 0) {
-        slurm_chomp(outbuf);
-        logmsg("slurm: cannot check Slurm job %s: %.300s", S.id, outbuf);
+    logmsg("slurm: cannot check Slurm job %s: %s: %.300s", S.id, what, out);
+    free(C.names);
+    C.names = NULL;
+    C.busy = 0;
+}
+
+static void check_job(void *arg, int rc, char *out)
+{
+    (void)arg;
+    char state[64] = "";
+    slurm_field(out, "NodeList", C.nodelist, sizeof C.nodelist);
+    slurm_field(out, "JobState", state, sizeof state);
+    if (rc != 0) {
+        slurm_chomp(out);
+        check_failed("scontrol show job", out);
         return;
     }
-    slurm_field(outbuf, "NodeList", nodelist, sizeof nodelist);
-    slurm_field(outbuf, "JobState", state, sizeof state);
-    static char names[SLURM_OUT_MAX];
-    names[0] = '\0';
     if (strcmp(state, "RUNNING") != 0) {
         for (int h = 0; h < S.rm->nhosts; h++)
-            if (!S.rm->hosts[h].away) S.rm->hosts[h].away = RM_LOST;
+            if (!S.rm->hosts[h].away || S.rm->hosts[h].away == RM_RELEASING) S.rm->hosts[h].away = RM_LOST;
         logmsg("slurm: Slurm job %s is %s: no hosts left to manage", S.id, state[0] ? state : "gone");
         S.period = 1e9;
         state_dirty = 1;
+        C.busy = 0;
         return;
     }
-    if (slurm_hostnames(nodelist, names, sizeof names) != 0) return;
+    char *argv[] = {"scontrol", "show", "hostnames", C.nodelist, NULL}, why[160];
+    if (child_start(argv, slurm_workdir(), SLURM_WAIT, check_names, NULL, why, sizeof why) != 0) check_failed("scontrol show hostnames", why);
+}
+
+static void check_names(void *arg, int rc, char *out)
+{
+    (void)arg;
+    if (rc != 0) {
+        slurm_chomp(out);
+        check_failed("scontrol show hostnames", out);
+        return;
+    }
+    C.names = strdup(out);
     /* node states: a host Slurm marks down or not responding is lost */
-    char *sargv[] = {"sinfo", "-h", "-N", "-o", "%N %t", "-n", nodelist, NULL};
-    static char states[SLURM_OUT_MAX];
-    if (slurm_run(sargv, states, sizeof states) != 0) states[0] = '\0';
+    char *argv[] = {"sinfo", "-h", "-N", "-o", "%N %t", "-n", C.nodelist, NULL}, why[160];
+    if (!C.names || child_start(argv, slurm_workdir(), SLURM_WAIT, check_states, NULL, why, sizeof why) != 0)
+        check_failed("sinfo", C.names ? why : "out of memory");
+}
+
+static void check_states(void *arg, int rc, char *states)
+{
+    (void)arg;
+    if (rc != 0) states[0] = '\0';
+    if (C.grown != S.grown) {
+        /* the job grew while this check ran: its node list predates the new
+         * hosts, which it would call lost; check again at the next turn */
+        free(C.names);
+        C.names = NULL;
+        C.busy = 0;
+        S.last = 0;
+        return;
+    }
+    const char *names = C.names;
     for (int h = 0; h < S.rm->nhosts; h++) {
-        if (S.rm->hosts[h].away) continue;
+        if (S.rm->hosts[h].away && S.rm->hosts[h].away != RM_RELEASING) continue;
         const char *nm = S.rm->hosts[h].name;
         int in = 0;
         size_t l = strlen(nm);
         for (const char *q = names; (q = strstr(q, nm)) != NULL; q += l)
             if ((q == names || q[-1] == '\n') && (q[l] == '\n' || q[l] == '\0')) in = 1;
+        if (S.rm->hosts[h].away == RM_RELEASING) continue; /* Slurm's answer to the give-back decides */
         char st[32] = "";
         for (const char *q = states; (q = strstr(q, nm)) != NULL; q += l)
             if ((q == states || q[-1] == '\n') && q[l] == ' ') {
@@ -557,12 +477,31 @@ void slurm_tick(double now)
             state_dirty = 1;
         }
     }
+    free(C.names);
+    C.names = NULL;
+    C.busy = 0;
     give_back(); /* what a refused or failed give-back left behind */
 }
 
-json_t *slurm_view(void)
+static void slurm_tick(double wall_now)
 {
-    if (!S.on) return NULL;
+    (void)wall_now;
+    double now = net_now();
+    if (!S.on || C.busy || now - S.last < S.period) return;
+    S.last = now;
+    char *argv[] = {"scontrol", "show", "job", "-o", S.id, NULL}, why[160];
+    if (child_start(argv, slurm_workdir(), SLURM_WAIT, check_job, NULL, why, sizeof why) != 0) {
+        logmsg("slurm: cannot check Slurm job %s now: %s", S.id, why);
+        return;
+    }
+    C.busy = 1;
+    C.grown = S.grown;
+}
+
+/* {job, hosts: [{name, cpus, state, procs, parked, kept_because?}], pmix} in the slots view */
+static void slurm_slots(json_t *sv)
+{
+    if (!S.on) return;
     json_t *a = json_array();
     char why[160];
     for (int h = 0; h < S.rm->nhosts; h++) {
@@ -573,11 +512,68 @@ json_t *slurm_view(void)
         json_array_append_new(a, o);
     }
     json_t *pj = json_object();
-    for (int i = 0; i < MAX_PLACED; i++)
-        if (S.pl[i].used && S.pl[i].pmix) {
+    for (int i = 0; i < jobs.n; i++)
+        if (live(jobs.v[i]) && jobs.v[i]->pmix) {
             char k[16];
-            snprintf(k, sizeof k, "%d", S.pl[i].job);
-            json_object_set(pj, k, S.pl[i].pmix);
+            snprintf(k, sizeof k, "%d", jobs.v[i]->id);
+            json_object_set(pj, k, jobs.v[i]->pmix);
         }
-    return json_pack("{s:s, s:o, s:o}", "job", S.id, "hosts", a, "pmix", pj);
+    json_object_set_new(sv, "slurm", json_pack("{s:s, s:o, s:o}", "job", S.id, "hosts", a, "pmix", pj));
 }
+
+/* ------------------------------------------------------------ the part */
+
+static struct {
+    int use, grow;
+    const char *job;
+    double sync;
+} O = {.sync = 5.0};
+
+static int set_slurm(const char *arg, char *err, size_t errlen) { (void)arg, (void)err, (void)errlen; O.use = 1; return 0; }
+static int set_grow(const char *arg, char *err, size_t errlen) { (void)arg, (void)err, (void)errlen; O.use = O.grow = 1; return 0; }
+static int set_job(const char *arg, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    O.use = 1, O.job = arg;
+    return 0;
+}
+static int set_sync(const char *arg, char *err, size_t errlen)
+{
+    char *end;
+    O.sync = strtod(arg, &end);
+    if (*end || !(O.sync >= 0.1 && O.sync <= 3600)) {
+        snprintf(err, errlen, "--slurm-sync wants seconds from 0.1 to 3600, not '%s'", arg);
+        return -1;
+    }
+    return 0;
+}
+
+/* chosen by --slurm, --slurm-job or --slurm-grow: the resource manager is the allocation's */
+static int slurm_resources(struct rm *rm, char *err, size_t errlen)
+{
+    if (!O.use) return 0;
+    if (slurm_init(rm, O.job, O.sync, err, errlen) != 0 || (O.grow && slurm_enable_grow(err, errlen) != 0)) return -1;
+    core_hosts_named = 1; /* an expansion tells the job where its new processes go */
+    return 1;
+}
+
+static const struct dpart_option slurm_options[] = {
+    {"slurm", NULL, "manage the hosts and CPUs of the Slurm job ductiled runs in ($SLURM_JOB_ID);\nhosts a shrink empties are "
+     "given back to Slurm (docs/cluster.md)", set_slurm},
+    {"slurm-job", "J", "the same for Slurm job J", set_job},
+    {"slurm-sync", "SEC", "how often to check the allocation against Slurm (default 5)", set_sync},
+    {"slurm-grow", NULL, "with --slurm: an expansion the allocation cannot hold asks Slurm to add\nhosts to the job (job "
+     "expansion; needs SchedulerParameters=permit_job_expansion;\nMPICH jobs only: docs/cluster.md)", set_grow},
+    {NULL, NULL, NULL, NULL},
+};
+static const struct dpart slurm_part = {.name = "slurm",
+                                        .options = slurm_options,
+                                        .resources = slurm_resources,
+                                        .registered = slurm_registered,
+                                        .event = slurm_event,
+                                        .left = slurm_left,
+                                        .tick = slurm_tick,
+                                        .make_room = slurm_make_room,
+                                        .choose_ranks = slurm_choose_ranks,
+                                        .slots = slurm_slots};
+DUCTILED_PART(slurm_part);

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "core.h"
 #include "rm.h"
 
 /* Add every node sinfo lists that rm does not hold yet, as away = RM_OUTSIDE
@@ -16,9 +17,12 @@ int slurm_grow_hosts(struct rm *rm, char *err, size_t len);
 
 /* Ask Slurm for the CPUs `need` more processes lack in rm and put what it
  * added into rm (outside or given-back hosts come up, hosts of the job get
- * more slots).  shrunk[h] is cleared for each host that came (back) into
- * the allocation.  0, or -1 with Slurm's reason. */
-int slurm_grow_room(struct rm *rm, const char *jobid, int need, int *shrunk, char *reason, size_t rlen);
+ * more slots); shrunk[h] is cleared for each host that came (back) into the
+ * allocation.  0: rm has room already (nothing asked); 1: asked, without
+ * waiting: cont(arg, ok, reason) runs when Slurm has answered (ok 0: the
+ * reason to refuse); -1: cannot ask now (one growth at a time), reason set. */
+int slurm_grow_room(struct rm *rm, const char *jobid, int need, int *shrunk, core_room_fn cont, void *arg,
+                    char *reason, size_t rlen);
 
 /* Slurm has no accounting storage (scontrol show config): Slurm 22.05 then
  * refuses every update of a job after its first resize ("the DB index is

@@ -1,11 +1,12 @@
-/* slurm_run.c -- scontrol/sinfo for ductiled --slurm (see slurm_run.h):
- * fork/exec with the output read through a pipe and a bounded wait
- * (SLURM_WAIT seconds, then SIGKILL), the parsing of their answers, and the
- * growth of a job by Slurm's job expansion (slurm_expand). */
+/* slurm_run.c -- scontrol/sinfo for ductiled --slurm at start-up (see
+ * slurm_run.h): fork/exec with the output read through a pipe and a bounded
+ * wait (SLURM_WAIT seconds, then SIGKILL), and the parsing of their answers.
+ * Once the loop runs, Slurm's commands run without waiting (children.c). */
 #include "config.h"
 
 #include "slurm_run.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -21,10 +22,38 @@
 #include "../proto/protocol.h"
 #include "rm.h"
 
+/* The private working directory of Slurm's commands (scontrol update of a
+ * node list writes slurm_job_J_resize.sh/.csh there): made once with
+ * mkdtemp (mode 0700), emptied and removed at exit; "/" if it cannot be made. */
+static char workdir[64];
+
+static void workdir_remove(void)
+{
+    char f[128];
+    DIR *d = opendir(workdir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (!strncmp(e->d_name, "slurm_job_", 10) && snprintf(f, sizeof f, "%s/%s", workdir, e->d_name) < (int)sizeof f)
+            unlink(f);
+    }
+    if (d) closedir(d);
+    rmdir(workdir);
+}
+
+const char *slurm_workdir(void)
+{
+    if (!workdir[0]) {
+        snprintf(workdir, sizeof workdir, "%s/ductiled-slurm-XXXXXX", P_tmpdir);
+        if (mkdtemp(workdir)) atexit(workdir_remove);
+        else snprintf(workdir, sizeof workdir, "/");
+    }
+    return workdir;
+}
+
 /* Run argv with stdout+stderr into out (NUL-terminated); bounded by SLURM_WAIT.
  * Returns the exit status, or -1 with out holding the reason. */
 int slurm_run(char *const argv[], char *out, size_t outlen)
 {
+    const char *dir = slurm_workdir();
     int p[2];
     out[0] = '\0';
     if (pipe2(p, O_CLOEXEC) != 0) {
@@ -43,8 +72,8 @@ int slurm_run(char *const argv[], char *out, size_t outlen)
         dup2(p[1], 2);
         int nul = open("/dev/null", O_RDONLY);
         if (nul >= 0) dup2(nul, 0);
-        /* scontrol update of a node list writes slurm_job_J_resize.* into the cwd */
-        if (chdir(P_tmpdir) != 0 && chdir("/") != 0) _exit(126);
+        /* scontrol update of a node list writes slurm_job_J_resize.* into the cwd: a private one */
+        if (chdir(dir) != 0 && chdir("/") != 0) _exit(126);
         execvp(argv[0], argv);
         dprintf(1, "cannot run %s: %s", argv[0], strerror(errno));
         _exit(127);
@@ -184,14 +213,14 @@ int slurm_fill_hosts(struct rm *rm, char *names, const int *cpus, int ncpus, lon
 void slurm_resize_files_remove(const char *jobid)
 {
     char f[256];
-    snprintf(f, sizeof f, "%s/slurm_job_%s_resize.sh", P_tmpdir, jobid);
+    snprintf(f, sizeof f, "%s/slurm_job_%s_resize.sh", slurm_workdir(), jobid);
     unlink(f);
-    snprintf(f, sizeof f, "%s/slurm_job_%s_resize.csh", P_tmpdir, jobid);
+    snprintf(f, sizeof f, "%s/slurm_job_%s_resize.csh", slurm_workdir(), jobid);
     unlink(f);
 }
 
 /* "0-1,4" -> 3 */
-static int count_ids(const char *ids)
+int slurm_count_ids(const char *ids)
 {
     int n = 0;
     for (const char *p = ids; *p;) {
@@ -209,78 +238,4 @@ static int count_ids(const char *ids)
         else if (*p) return -1;
     }
     return n;
-}
-
-static void cancel(const char *id)
-{
-    char buf[512];
-    char *argv[] = {"scancel", (char *)id, NULL};
-    slurm_run(argv, buf, sizeof buf);
-}
-
-int slurm_expand(const char *jobid, int ncpus, const char *exclude, struct slurm_piece *got, int max, char *why, size_t len)
-{
-    static char out[64 * 1024], names[64 * 1024];
-    static char ex[8300];
-    char dep[64], n[32], jname[64];
-    snprintf(dep, sizeof dep, "--dependency=expand:%s", jobid);
-    snprintf(n, sizeof n, "-n%d", ncpus);
-    snprintf(jname, sizeof jname, "--job-name=ductile-grow-%s", jobid);
-    snprintf(ex, sizeof ex, "--exclude=%s", exclude);
-    /* --immediate: no pending job is left behind when Slurm cannot grant it at
-     * once (a free allocation starts at once here); --exclude: new hosts only */
-    char *argv[] = {"salloc", "--no-shell", "--immediate=2", dep, n, jname, *exclude ? ex : NULL, NULL};
-    int rc = slurm_run(argv, out, sizeof out);
-    const char *g = strstr(out, "Granted job allocation ");
-    char id[32] = "";
-    if (g) sscanf(g + strlen("Granted job allocation "), "%31[0-9]", id);
-    if (rc != 0 || !id[0]) {
-        slurm_chomp(out);
-        const char *e = strstr(out, "error: ");
-        snprintf(why, len, "salloc --dependency=expand:%s -n%d: %.300s%s", jobid, ncpus, e ? e + 7 : out[0] ? out : "no answer",
-                 strstr(out, "timed out") ? " (not granted within --immediate=2 s: no free host)" : "");
-        if (id[0]) cancel(id);
-        return -1;
-    }
-    /* where J2's CPUs are: "Nodes=dnode[3-4] CPU_IDs=0-1 ..." per group of hosts */
-    char *sargv[] = {"scontrol", "show", "job", "-d", "-o", id, NULL};
-    int k = 0;
-    if (slurm_run(sargv, out, sizeof out) != 0) {
-        slurm_chomp(out);
-        snprintf(why, len, "scontrol show job %s: %.300s", id, out);
-        cancel(id);
-        return -1;
-    }
-    for (char *save = NULL, *t = strtok_r(out, " \n", &save); t; t = strtok_r(NULL, " \n", &save)) {
-        if (strncmp(t, "Nodes=", 6) != 0) continue;
-        char *c = strtok_r(NULL, " \n", &save);
-        int per = c && !strncmp(c, "CPU_IDs=", 8) ? count_ids(c + 8) : -1;
-        if (per < 1 || slurm_hostnames(t + 6, names, sizeof names) != 0) {
-            snprintf(why, len, "cannot read the hosts and CPUs of Slurm job %s (%.100s %.100s)", id, t, c ? c : "");
-            cancel(id);
-            return -1;
-        }
-        for (char *s2 = NULL, *h = strtok_r(names, "\n", &s2); h && k < max; h = strtok_r(NULL, "\n", &s2)) {
-            snprintf(got[k].name, sizeof got[k].name, "%s", h);
-            got[k++].cpus = per;
-        }
-    }
-    if (k == 0) {
-        snprintf(why, len, "Slurm job %s lists no hosts", id);
-        cancel(id);
-        return -1;
-    }
-    /* hand J2's hosts and CPUs to the job */
-    char a1[64];
-    snprintf(a1, sizeof a1, "JobId=%s", id);
-    char *uargv[] = {"scontrol", "update", a1, "NumNodes=0", NULL};
-    rc = slurm_run(uargv, out, sizeof out);
-    slurm_resize_files_remove(id);
-    if (rc != 0) {
-        slurm_chomp(out);
-        snprintf(why, len, "scontrol update JobId=%s NumNodes=0: %.300s", id, out);
-        cancel(id);
-        return -1;
-    }
-    return k;
 }

@@ -1,5 +1,6 @@
-/* slurm_run.h -- running Slurm's commands from ductiled (slurm.c): bounded
- * fork/exec and the parsing of scontrol's answers. */
+/* slurm_run.h -- running Slurm's commands from ductiled at start-up
+ * (slurm.c, slurm_grow.c): bounded fork/exec, and the parsing of scontrol's
+ * answers; in the loop they run without waiting (children.h). */
 #ifndef DUCTILE_SLURM_RUN_H
 #define DUCTILE_SLURM_RUN_H
 
@@ -7,11 +8,16 @@
 
 #define SLURM_WAIT 10.0
 
-/* Run argv (PATH searched) in P_tmpdir with stdout+stderr into out
+/* Run argv (PATH searched) in a private directory (mkdtemp, mode 0700,
+ * removed at exit) with stdout+stderr into out
  * (NUL-terminated), bounded by SLURM_WAIT.  The exit status, or -1 with out
  * holding the reason. */
 int slurm_run(char *const argv[], char *out, size_t outlen);
 void slurm_chomp(char *s);
+/* The private working directory of Slurm's commands (scontrol update of a
+ * node list writes slurm_job_J_resize.* there): made once (mkdtemp, mode
+ * 0700), removed at exit; "/" when it cannot be made. */
+const char *slurm_workdir(void);
 /* scontrol show hostnames LIST -> one name per line in buf; 0 or -1 (buf: why). */
 int slurm_hostnames(const char *list, char *buf, size_t len);
 /* The value of KEY=... in scontrol's one-line output; 0 or -1 (not there). */
@@ -24,21 +30,10 @@ struct rm;
  * hosts when cpus is NULL.  0, or -1 with err set. */
 int slurm_fill_hosts(struct rm *rm, char *names, const int *cpus, int ncpus, long numcpus, char *err, size_t errlen);
 
-/* Hosts and CPUs Slurm added to a job. */
-struct slurm_piece {
-    char name[256];
-    int cpus;
-};
-/* Grow Slurm job `jobid` by ncpus CPUs on hosts not in `exclude` (the job's
- * hosts; Slurm's job expansion, which needs
- * SchedulerParameters=permit_job_expansion): salloc --no-shell --immediate
- * --dependency=expand:J -n ncpus --exclude gets a job J2, whose hosts and
- * CPUs go to got[], then scontrol update JobId=J2 NumNodes=0 hands them to J.
- * Every step bounded (SLURM_WAIT); J2 is cancelled when a step fails.  The
- * number of pieces, or -1 with Slurm's reason in why. */
-int slurm_expand(const char *jobid, int ncpus, const char *exclude, struct slurm_piece *got, int max, char *why, size_t len);
+/* "0-1,4" -> 3 (scontrol's CPU_IDs); -1 when malformed. */
+int slurm_count_ids(const char *ids);
 /* Remove the slurm_job_J_resize.sh/.csh that scontrol update of a node list
- * writes into its working directory (slurm_run runs it in P_tmpdir). */
+ * writes into its working directory (slurm_run's private directory). */
 void slurm_resize_files_remove(const char *jobid);
 
 #endif

@@ -3,7 +3,7 @@
  * the control point.  Every process with an old rank asks size() and pack()
  * for each new rank in order; the packed bytes move in one MPI_Alltoallv over
  * the transfer communicator and are kept aside.  A size or pack error on any
- * process fails the transfer on all of them (agreed with one MPI_Allreduce).
+ * process fails the transfer on all of them (agreed before the exchange).
  * Only when every item moved on every process and all agreed does every
  * process with a new rank take a snapshot of its data (size/pack(user, 0, 1):
  * "all of it, for a world of one") and get one unpack() per old rank, in
@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "custom.h"
+#include "../common/txnfault.h"
 #include "data.h"
 #include "../core/state.h"
 
@@ -47,16 +48,22 @@ int custom_register(const char *id, EMPI_Custom_size_fn size, EMPI_Custom_pack_f
     return 0;
 }
 
-int custom_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen)
+int custom_move(struct reg_item *it, const struct redist_layout *L, int ok, uint64_t *moved, char *err,
+                size_t errlen)
 {
     struct custom_state *s = it->ext;
-    int n = L->comm_size, me = -1, bad = 0, rc = -1;
+    int n = L->comm_size, me = -1, bad = 0, rc = MOVE_FAILED;
     PMPI_Comm_rank(L->comm, &me);
     custom_abort(it); /* nothing should be staged; if it were, it is not this resize's */
-    int64_t *a = calloc(4 * (size_t)n, sizeof *a);
+    int64_t *a = ok ? txn_calloc(4 * (size_t)n, sizeof *a) : NULL;
+    int64_t *ol = ok ? txn_malloc(2 * (size_t)(L->ns ? L->ns : 1) * sizeof *ol) : NULL; /* per old rank: start, bytes */
     char *sb = NULL, *rb = NULL;
-    int64_t *ol = NULL;
-    if (!a) { snprintf(err, errlen, "'%s': out of memory", it->d.name); return -1; }
+    if (ok && (!a || !ol)) { snprintf(err, errlen, "'%s': out of memory", it->d.name); ok = 0; }
+    if (!txn_all_ok(L->comm, ok)) { /* the checkpoint */
+        free(a);
+        free(ol);
+        return MOVE_STOPPED;
+    }
     int64_t *sc = a, *sd = a + n, *rcn = a + 2 * n, *rd = a + 3 * n, stot = 0, rtot = 0;
     if (L->my_old >= 0)
         for (int k = 0; k < L->nd; k++) {
@@ -64,10 +71,10 @@ int custom_move(struct reg_item *it, const struct redist_layout *L, uint64_t *mo
             if (b < 0) { bad = 1; b = 0; }
             if (L->new_to_comm[k] >= 0) sc[L->new_to_comm[k]] = b;
         }
-    if (PMPI_Alltoall(sc, 1, MPI_INT64_T, rcn, 1, MPI_INT64_T, L->comm) != MPI_SUCCESS) {
+    if (bad) memset(sc, 0, (size_t)n * sizeof *sc); /* take part in the exchanges with nothing */
+    if (txn_mpi(PMPI_Alltoall(sc, 1, MPI_INT64_T, rcn, 1, MPI_INT64_T, L->comm)) != MPI_SUCCESS) {
         snprintf(err, errlen, "'%s': MPI_Alltoall of the sizes failed", it->d.name);
-        free(a);
-        return -1;
+        ok = 0;
     }
     for (int k = 0; k < L->nd; k++) {
         int c = L->new_to_comm[k];
@@ -81,27 +88,22 @@ int custom_move(struct reg_item *it, const struct redist_layout *L, uint64_t *mo
         rd[c] = rtot;
         rtot += rcn[c];
     }
-    sb = malloc(stot ? (size_t)stot : 1);
-    rb = malloc(rtot ? (size_t)rtot : 1);
-    ol = malloc(2 * (size_t)(L->ns ? L->ns : 1) * sizeof *ol); /* where each old rank's bytes start, and how many */
-    if (!sb || !rb || !ol) {
-        bad = 1;
-        memset(sc, 0, (size_t)n * sizeof *sc); /* still take part in the exchange, with nothing */
-        memset(rcn, 0, (size_t)n * sizeof *rcn);
+    if (ok && !bad) {
+        sb = txn_malloc(stot ? (size_t)stot : 1);
+        rb = txn_malloc(rtot ? (size_t)rtot : 1);
+        if (!sb || !rb) { snprintf(err, errlen, "'%s': out of memory", it->d.name); ok = 0; }
     }
-    if (!bad && L->my_old >= 0)
+    if (ok && !bad && L->my_old >= 0)
         for (int k = 0; k < L->nd; k++) {
             int c = L->new_to_comm[k];
             if (c < 0) continue;
             if (s->pack(s->user, k, L->nd, sb + sd[c], sc[c]) != 0) bad = 1;
         }
-    int e = data_alltoallv_bytes(sb, sc, sd, rb, rcn, rd, L->comm, err, errlen);
-    int anybad = bad || e != MPI_SUCCESS;
-    PMPI_Allreduce(MPI_IN_PLACE, &anybad, 1, MPI_INT, MPI_MAX, L->comm);
-    if (anybad) {
-        if (e == MPI_SUCCESS)
-            snprintf(err, errlen, "'%s': a size or pack callback failed (or memory ran out) on %s process",
-                     it->d.name, bad ? "this" : "another");
+    if (ok && bad) snprintf(err, errlen, "'%s': a size or pack callback failed", it->d.name);
+    /* the exchange's agreement: a failed callback or allocation anywhere stops every process before anything moves */
+    int e = data_alltoallv_bytes(sb, sc, sd, rb, rcn, rd, ok && !bad, L->comm, err, errlen);
+    if (e != MOVE_OK) {
+        rc = e;
         goto out;
     }
     if (L->my_new >= 0) {
@@ -121,7 +123,7 @@ int custom_move(struct reg_item *it, const struct redist_layout *L, uint64_t *mo
     }
     for (int c = 0; c < n; c++)
         if (c != me) *moved += (uint64_t)sc[c];
-    rc = 0;
+    rc = MOVE_OK;
 out:
     free(a);
     free(sb);

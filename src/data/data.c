@@ -11,15 +11,15 @@
 #include "../common/mpierror.h"
 #include "../core/hooks.h"
 
-int data_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen)
+int data_move(struct reg_item *it, const struct redist_layout *L, int ok, uint64_t *moved, char *err, size_t errlen)
 {
     *moved = 0;
     switch (it->d.kind) {
-    case REG_NDBLOCK: return ndblock_move(it, L, moved, err, errlen);
-    case REG_SPARSE: return sparse_move(it, L, moved, err, errlen);
-    case REG_CUSTOM: return custom_move(it, L, moved, err, errlen);
-    case REG_PATCHES: return patches_move(it, L, moved, err, errlen);
-    default: snprintf(err, errlen, "'%s': not a src/data kind", it->d.name); return -1;
+    case REG_NDBLOCK: return ndblock_move(it, L, ok, moved, err, errlen);
+    case REG_SPARSE: return sparse_move(it, L, ok, moved, err, errlen);
+    case REG_CUSTOM: return custom_move(it, L, ok, moved, err, errlen);
+    case REG_PATCHES: return patches_move(it, L, ok, moved, err, errlen);
+    default: snprintf(err, errlen, "'%s': not a src/data kind", it->d.name); return MOVE_FAILED;
     }
 }
 
@@ -78,11 +78,11 @@ void data_ext_free(struct reg_item *it)
 }
 
 /* The engine (src/malleable) reaches this folder through the hook table only. */
-static int hook_move(struct reg_item *it, const struct redist_layout *L, int method, uint64_t *moved, char *err,
-                     size_t errlen)
+static int hook_move(struct reg_item *it, const struct redist_layout *L, int method, int ok, uint64_t *moved,
+                     char *err, size_t errlen)
 {
     data_exchange_method(method); /* the resize's method: collective or point-to-point exchanges (exchange.c) */
-    return data_move(it, L, moved, err, errlen);
+    return data_move(it, L, ok, moved, err, errlen);
 }
 
 DUCTILE_REGISTER(data_register)

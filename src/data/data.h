@@ -20,10 +20,17 @@
 #include "../redist/layout.h"
 #include "../malleable/registry.h"
 
-/* Move one REG_SPARSE / REG_NDBLOCK / REG_CUSTOM item from the old layout to
- * the new one (collective over L->comm).  *moved: bytes this process sent to
- * other processes.  Returns 0, or -1 with a message (old buffers intact). */
-int data_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen);
+/* Move one REG_SPARSE / REG_NDBLOCK / REG_CUSTOM / REG_PATCHES item from the
+ * old layout to the new one (collective over L->comm).  ok = 0: this process
+ * already failed; it takes part in the item's checkpoint only.  *moved: bytes
+ * this process sent to other processes.  Returns MOVE_OK, MOVE_FAILED (with
+ * a message) or MOVE_STOPPED (src/redist/layout.h); the old buffers are
+ * intact whatever happens.  Each kind allocates what its collectives need
+ * before its first one, a checkpoint (txn_all_ok), and what the exchange of
+ * the data needs before the exchange's own agreement (data_alltoallv_bytes):
+ * a process that could not allocate is never missing from a collective. */
+int data_move(struct reg_item *it, const struct redist_layout *L, int ok, uint64_t *moved, char *err,
+              size_t errlen);
 
 /* Every item moved and every process agreed: the steps of the commit that
  * run the program's code and can fail, before a second agreement (custom
@@ -62,34 +69,40 @@ int64_t data_pieces(int64_t bytes);
  * over comm with 64-bit counts and displacements.  With the method
  * REDIST_COL (and by default) one collective: MPI_Alltoallv, or past
  * 2 GiB on any process MPI_Alltoallv_c (MPI-4) or MPI_Alltoallw with derived
- * datatypes (Open MPI 4.1), the form agreed over comm (one MPI_Allreduce)
- * since one process's counts do not tell another's; with any other method
- * (REDIST_P2P, and the one-sided ones: the counts are known on both sides
- * already, so a window would add only its set-up) nonblocking sends and
- * receives in pieces of at most 1 GiB.  Returns an MPI error code, with a
- * message in err. */
+ * datatypes (Open MPI 4.1), the form agreed over comm since one process's
+ * counts do not tell another's; with any other method (REDIST_P2P, and the
+ * one-sided ones: the counts are known on both sides already, so a window
+ * would add only its set-up) nonblocking sends and receives in pieces of at
+ * most 1 GiB.  Its first collective agrees on the form and on ok (0: this
+ * process cannot take part: its arrays are not read).  MOVE_OK, MOVE_FAILED
+ * (a message in err) or MOVE_STOPPED. */
 void data_exchange_method(int method);
 int data_alltoallv_bytes(const void *sbuf, const int64_t *scounts, const int64_t *sdispls, void *rbuf,
-                         const int64_t *rcounts, const int64_t *rdispls, MPI_Comm comm, char *err, size_t errlen);
+                         const int64_t *rcounts, const int64_t *rdispls, int ok, MPI_Comm comm, char *err,
+                         size_t errlen);
 
 /* The kinds (called by data_move / data_commit / data_abort / data_world_changed / data_ext_free).
  * A *_move stages the new state in the kind's ext; *_free frees a staged one too. */
-int ndblock_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen);
+int ndblock_move(struct reg_item *it, const struct redist_layout *L, int ok, uint64_t *moved, char *err,
+                 size_t errlen);
 void ndblock_commit(struct reg_item *it);
 void ndblock_abort(struct reg_item *it);
 void ndblock_world_changed(struct reg_item *it);
 void ndblock_free(struct reg_item *it);
-int sparse_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen);
+int sparse_move(struct reg_item *it, const struct redist_layout *L, int ok, uint64_t *moved, char *err,
+                size_t errlen);
 void sparse_commit(struct reg_item *it);
 void sparse_abort(struct reg_item *it);
 void sparse_free(struct reg_item *it);
-int custom_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen);
+int custom_move(struct reg_item *it, const struct redist_layout *L, int ok, uint64_t *moved, char *err,
+                size_t errlen);
 int custom_stage(struct reg_item *it, char *why, size_t len);
 void custom_unstage(struct reg_item *it);
 void custom_commit(struct reg_item *it);
 void custom_abort(struct reg_item *it);
 void custom_free(struct reg_item *it);
-int patches_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen);
+int patches_move(struct reg_item *it, const struct redist_layout *L, int ok, uint64_t *moved, char *err,
+                 size_t errlen);
 void patches_commit(struct reg_item *it);
 void patches_abort(struct reg_item *it);
 void patches_free(struct reg_item *it);

@@ -22,6 +22,7 @@
 #include "empi.h"
 #include "../core/hotpath.h"
 #include "../core/state.h"
+#include "../common/txnfault.h"
 #include "../redist/chunk.h"
 #include "../redist/plan.h"
 
@@ -42,11 +43,17 @@ struct nd_state {
     } next;
 };
 
-static void geom_of(const struct nd_state *s, int P, int rank, struct nd_geom *o)
+static void dims_of(const struct nd_state *s, int P, int dims[3])
 {
     int d3[3] = {0, 0, 0};
     PMPI_Dims_create(P, s->ndims, d3);
-    for (int d = 0; d < 3; d++) o->dims[d] = d < s->ndims ? d3[d] : 1;
+    for (int d = 0; d < 3; d++) dims[d] = d < s->ndims ? d3[d] : 1;
+}
+
+/* rank's block in the process grid dims (MPI_Dims_create once per grid, not per rank) */
+static void geom_at(const struct nd_state *s, const int dims[3], int rank, struct nd_geom *o)
+{
+    for (int d = 0; d < 3; d++) o->dims[d] = dims[d];
     int r = rank;
     for (int d = 2; d >= 0; d--) {
         o->coords[d] = r % o->dims[d];
@@ -58,6 +65,13 @@ static void geom_of(const struct nd_state *s, int P, int rank, struct nd_geom *o
         o->sub[d] = b.count;
         o->lsz[d] = b.count + 2 * (int64_t)s->halo[d];
     }
+}
+
+static void geom_of(const struct nd_state *s, int P, int rank, struct nd_geom *o)
+{
+    int dims[3];
+    dims_of(s, P, dims);
+    geom_at(s, dims, rank, o);
 }
 
 static int64_t box_elems(const int64_t lo[3], const int64_t hi[3])
@@ -190,7 +204,8 @@ int ndblock_register(const char *id, MPI_Datatype type, int ndims, const int gsi
     return 0;
 }
 
-int ndblock_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen)
+int ndblock_move(struct reg_item *it, const struct redist_layout *L, int ok, uint64_t *moved, char *err,
+                 size_t errlen)
 {
     struct nd_state *s = it->ext;
     size_t ext = (size_t)it->d.extent;
@@ -198,61 +213,66 @@ int ndblock_move(struct reg_item *it, const struct redist_layout *L, uint64_t *m
     PMPI_Comm_rank(L->comm, &me);
     ndblock_abort(it); /* nothing should be staged; if it were, it is not this resize's */
     struct nd_geom og, ng, x;
-    int64_t *a = calloc(4 * (size_t)n, sizeof *a);
-    if (!a) { snprintf(err, errlen, "'%s': out of memory", it->d.name); return -1; }
-    int64_t *sc = a, *sd = a + n, *rc = a + 2 * n, *rd = a + 3 * n, lo[3], hi[3], llo[3], lhi[3];
-    int64_t stot = 0, rtot = 0;
-    if (L->my_old >= 0) {
+    int came_ok = ok;
+    int64_t *a = ok ? txn_calloc(4 * (size_t)n, sizeof *a) : NULL;
+    char *sb = NULL, *rb = NULL, *na = NULL;
+    int64_t *sc = a, *sd = a ? a + n : NULL, *rc = a ? a + 2 * n : NULL, *rd = a ? a + 3 * n : NULL;
+    int64_t lo[3], hi[3], llo[3], lhi[3], stot = 0, rtot = 0;
+    if (ok && !a) ok = 0;
+    int dold[3], dnew[3];
+    dims_of(s, L->ns, dold);
+    dims_of(s, L->nd, dnew);
+    if (ok && L->my_old >= 0) {
         geom_of(s, L->ns, L->my_old, &og);
         for (int d = 0; d < L->nd; d++) {
-            geom_of(s, L->nd, d, &x);
+            geom_at(s, dnew, d, &x);
             int c = L->new_to_comm[d];
             if (c < 0) continue;
             sc[c] = isect(&og, &x, lo, hi) * (int64_t)ext;
         }
     }
-    if (L->my_new >= 0) {
+    if (ok && L->my_new >= 0) {
         geom_of(s, L->nd, L->my_new, &ng);
         for (int r = 0; r < L->ns; r++) {
-            geom_of(s, L->ns, r, &x);
+            geom_at(s, dold, r, &x);
             int c = L->old_to_comm[r];
             if (c < 0) continue;
             rc[c] = isect(&x, &ng, lo, hi) * (int64_t)ext;
         }
     }
-    for (int c = 0; c < n; c++) {
+    for (int c = 0; ok && c < n; c++) {
         sd[c] = stot;
         stot += sc[c];
         rd[c] = rtot;
         rtot += rc[c];
     }
-    char *sb = malloc(stot ? (size_t)stot : 1), *rb = malloc(rtot ? (size_t)rtot : 1);
-    char *na = NULL;
-    if (L->my_new >= 0) na = calloc(1, local_bytes(&ng, ext) ? local_bytes(&ng, ext) : 1);
-    if (!sb || !rb || (L->my_new >= 0 && !na)) {
-        free(sb); free(rb); free(na); free(a);
-        snprintf(err, errlen, "'%s': out of memory for the transfer", it->d.name);
-        return -1;
+    if (ok) {
+        sb = txn_malloc(stot ? (size_t)stot : 1);
+        rb = txn_malloc(rtot ? (size_t)rtot : 1);
+        if (L->my_new >= 0) na = txn_calloc(1, local_bytes(&ng, ext) ? local_bytes(&ng, ext) : 1);
+        if (!sb || !rb || (L->my_new >= 0 && !na)) ok = 0;
     }
-    if (L->my_old >= 0)
+    if (came_ok && !ok) snprintf(err, errlen, "'%s': out of memory for the transfer", it->d.name);
+    if (ok && L->my_old >= 0)
         for (int d = 0; d < L->nd; d++) {
             int c = L->new_to_comm[d];
             if (c < 0 || !sc[c]) continue;
-            geom_of(s, L->nd, d, &x);
+            geom_at(s, dnew, d, &x);
             isect(&og, &x, lo, hi);
             to_local(s, &og, lo, hi, llo, lhi);
             box_copy(it->addr, og.lsz, llo, lhi, ext, sb + sd[c], 0);
         }
-    int rcode = data_alltoallv_bytes(sb, sc, sd, rb, rc, rd, L->comm, err, errlen);
-    if (rcode != MPI_SUCCESS) {
+    /* the exchange's agreement is this item's checkpoint (what it needs is allocated above) */
+    int rcode = data_alltoallv_bytes(sb, sc, sd, rb, rc, rd, ok, L->comm, err, errlen);
+    if (rcode != MOVE_OK) {
         free(sb); free(rb); free(na); free(a);
-        return -1; /* the old array stays the item's */
+        return rcode; /* the old array stays the item's */
     }
     if (L->my_new >= 0) {
         for (int r = 0; r < L->ns; r++) {
             int c = L->old_to_comm[r];
             if (c < 0 || !rc[c]) continue;
-            geom_of(s, L->ns, r, &x);
+            geom_at(s, dold, r, &x);
             isect(&x, &ng, lo, hi);
             to_local(s, &ng, lo, hi, llo, lhi);
             box_copy(na, ng.lsz, llo, lhi, ext, rb + rd[c], 1);
@@ -266,7 +286,7 @@ int ndblock_move(struct reg_item *it, const struct redist_layout *L, uint64_t *m
     for (int c = 0; c < n; c++)
         if (c != me) *moved += (uint64_t)sc[c];
     free(sb); free(rb); free(a);
-    return 0;
+    return MOVE_OK;
 }
 
 /* Exchange the halos of one dimension over s->fill: my low interior face to
@@ -352,7 +372,7 @@ void ndblock_world_changed(struct reg_item *it)
         if (s->g[d] / g.dims[d] < s->halo[d]) {
             if (!s->warned++ && s->rank == 0)
                 fprintf(stderr, "ductile: warning: '%s': blocks of %d cells in dimension %d are narrower than the "
-                                "halo (%d): its halos are not filled\n", it->d.name, s->g[d] / g.dims[d], d,
+                                "halo (%d): that dimension's halos are filled on no process\n", it->d.name, s->g[d] / g.dims[d], d,
                         s->halo[d]);
             continue;
         }

@@ -19,7 +19,10 @@
  * placement from the same global information (old rank 0 broadcasts the
  * old owner map at a resize, for the spawned processes).  The result is kept
  * aside (the old storage stays the item's): EMPI_Repartition adopts it at
- * once, a resize at its commit (patches_commit; patches_abort drops it). */
+ * once, a resize at its commit (patches_commit; patches_abort drops it).
+ * The placement, the fragments and the cost estimate's figures are planned
+ * by patchplan.c (pure, no MPI) in O((patches + P) log P + fragments) time and
+ * O(patches + P + fragments) memory; patches_xfer.c moves the data. */
 #include "config.h"
 
 #include <stdio.h>
@@ -29,183 +32,10 @@
 #include "data.h"
 #include "empi.h"
 #include "patches.h"
+#include "patches_int.h"
+#include "../common/txnfault.h"
 #include "../core/hotpath.h"
 #include "../core/state.h"
-#include "../redist/plan.h"
-
-enum { LAYOUT_BLOCKS = 1, LAYOUT_PATCHES = 2 };
-
-struct pt_state {
-    int ndims, g[3], p[3], np[3], m;  /* global sizes, patch sizes, patch grid, patch count */
-    int placement, scheme;
-    int layout, nprocs, rank;          /* what this process holds, for which world */
-    void *block;                       /* LAYOUT_BLOCKS: my block */
-    int *owner;                        /* LAYOUT_PATCHES: owner rank of every patch (m) */
-    EMPI_Patch *mine;                  /* LAYOUT_PATCHES: my patches, in id order */
-    int nmine;
-    EMPI_Patch_stats st;
-    struct {                           /* a repartition's result, until its commit */
-        int set, nprocs, rank, nmine;
-        int *owner;
-        EMPI_Patch *mine;
-        EMPI_Patch_stats st;
-    } next;
-};
-
-struct box { int lo[3], hi[3]; };
-
-static int64_t vol(const struct box *b)
-{
-    int64_t v = 1;
-    for (int d = 0; d < 3; d++) v *= b->hi[d] > b->lo[d] ? b->hi[d] - b->lo[d] : 0;
-    return v;
-}
-
-static int64_t isect(const struct box *a, const struct box *b, struct box *o)
-{
-    for (int d = 0; d < 3; d++) {
-        o->lo[d] = a->lo[d] > b->lo[d] ? a->lo[d] : b->lo[d];
-        o->hi[d] = a->hi[d] < b->hi[d] ? a->hi[d] : b->hi[d];
-        if (o->hi[d] < o->lo[d]) o->hi[d] = o->lo[d];
-    }
-    return vol(o);
-}
-
-static void patch_box(const struct pt_state *s, int id, struct box *b)
-{
-    int c[3], r = id;
-    for (int d = 2; d >= 0; d--) { c[d] = r % s->np[d]; r /= s->np[d]; }
-    for (int d = 0; d < 3; d++) {
-        b->lo[d] = c[d] * s->p[d];
-        b->hi[d] = b->lo[d] + s->p[d] < s->g[d] ? b->lo[d] + s->p[d] : s->g[d];
-    }
-}
-
-static void block_box(const struct pt_state *s, int P, int rank, struct box *b, int dims[3], int coords[3])
-{
-    int d3[3] = {0, 0, 0}, dm[3], cr[3], r = rank;
-    PMPI_Dims_create(P, s->ndims, d3);
-    for (int d = 0; d < 3; d++) dm[d] = d < s->ndims ? d3[d] : 1;
-    for (int d = 2; d >= 0; d--) { cr[d] = r % dm[d]; r /= dm[d]; }
-    for (int d = 0; d < 3; d++) {
-        plan_block pb = plan_block_of(s->g[d], dm[d], cr[d]);
-        b->lo[d] = (int)pb.displ;
-        b->hi[d] = (int)(pb.displ + pb.count);
-        if (dims) dims[d] = dm[d];
-        if (coords) coords[d] = cr[d];
-    }
-}
-
-/* The old holdings: the box old rank r holds of patch `id` (its part in the blocks layout, or all of it). */
-static int64_t held(const struct pt_state *s, int layout, const int *owner, int ns, int r, int id, struct box *o)
-{
-    struct box pb, bb;
-    patch_box(s, id, &pb);
-    if (layout == LAYOUT_PATCHES) {
-        if (owner[id] != r) return 0;
-        *o = pb;
-        return vol(o);
-    }
-    block_box(s, ns, r, &bb, NULL, NULL);
-    return isect(&pb, &bb, o);
-}
-
-/* Placement of every patch on the new ranks (seed 003, section 3.1).
- * same_new[r]: the new rank of old rank r's process, or -1. */
-static void place(const struct pt_state *s, int layout, const int *owner, int ns, int nd, const int *same_new,
-                  int *assign)
-{
-    int *count = calloc((size_t)nd, sizeof *count);
-    struct box o;
-    for (int id = 0; id < s->m; id++) assign[id] = -1;
-    if (s->placement == EMPI_PLACE_GREEDY) {
-        for (int id = 0; id < s->m; id++) {
-            int64_t best = 0;
-            for (int r = 0; r < ns; r++) {
-                int64_t v = same_new[r] >= 0 ? held(s, layout, owner, ns, r, id, &o) : 0;
-                if (v > best || (v == best && v > 0 && same_new[r] < assign[id])) { best = v; assign[id] = same_new[r]; }
-            }
-            if (assign[id] < 0) { /* no holder stays (a shrink): the least loaded new rank */
-                int k = 0;
-                for (int j = 1; j < nd; j++) if (count[j] < count[k]) k = j;
-                assign[id] = k;
-            }
-            count[assign[id]]++;
-        }
-    } else {
-        for (int pass = 0; pass < 2; pass++) /* fully-contained patches first, then shared ones */
-            for (int id = 0; id < s->m; id++) {
-                int holders = 0, pick = -1;
-                struct box pb;
-                patch_box(s, id, &pb);
-                for (int r = 0; r < ns; r++) holders += held(s, layout, owner, ns, r, id, &o) > 0;
-                if ((pass == 0) != (holders == 1)) continue;
-                for (int r = 0; r < ns; r++) {
-                    int k = same_new[r];
-                    if (k < 0 || held(s, layout, owner, ns, r, id, &o) == 0) continue;
-                    int target = s->m / nd + (k < s->m % nd);
-                    if (count[k] < target && (pick < 0 || k < pick)) pick = k;
-                }
-                for (int k = 0; pick < 0 && k < nd; k++)
-                    if (count[k] < s->m / nd + (k < s->m % nd)) pick = k;
-                assign[id] = pick < 0 ? 0 : pick;
-                count[assign[id]]++;
-            }
-    }
-    free(count);
-}
-
-/* Copy box b between two C-order arrays: (dst with origin dlo, sizes dsz) <- (src, slo, ssz). */
-static void copy_box(char *dst, const int dlo[3], const int dsz[3], const char *src, const int slo[3],
-                     const int ssz[3], const struct box *b, size_t ext)
-{
-    if (vol(b) == 0) return;
-    size_t run = (size_t)(b->hi[2] - b->lo[2]) * ext;
-    for (int i = b->lo[0]; i < b->hi[0]; i++)
-        for (int j = b->lo[1]; j < b->hi[1]; j++) {
-            size_t so = (((size_t)(i - slo[0]) * ssz[1] + (size_t)(j - slo[1])) * ssz[2] + (size_t)(b->lo[2] - slo[2])) * ext;
-            size_t dof = (((size_t)(i - dlo[0]) * dsz[1] + (size_t)(j - dlo[1])) * dsz[2] + (size_t)(b->lo[2] - dlo[2])) * ext;
-            memcpy(dst + dof, src + so, run);
-        }
-}
-
-struct frag {
-    int id, src, dst;   /* patch, old rank, new rank */
-    struct box b;
-};
-
-struct xlayout {
-    MPI_Comm comm;
-    int ns, nd, my_old, my_new, me;
-    const int *o2c, *n2c;
-};
-
-/* A process's storage of a box: the array holding it, its origin and sizes. */
-static const char *src_storage(const struct pt_state *s, int id, int lo[3], int sz[3])
-{
-    if (s->layout == LAYOUT_BLOCKS) {
-        struct box bb;
-        block_box(s, s->nprocs, s->rank, &bb, NULL, NULL);
-        for (int d = 0; d < 3; d++) { lo[d] = bb.lo[d]; sz[d] = bb.hi[d] - bb.lo[d]; }
-        return s->block;
-    }
-    for (int i = 0; i < s->nmine; i++)
-        if (s->mine[i].id == id) {
-            for (int d = 0; d < 3; d++) { lo[d] = s->mine[i].lo[d]; sz[d] = s->mine[i].size[d]; }
-            return s->mine[i].addr;
-        }
-    return NULL;
-}
-
-static MPI_Datatype subarray(const int sz[3], const struct box *b, const int lo[3], MPI_Datatype elem)
-{
-    int sub[3], st[3];
-    for (int d = 0; d < 3; d++) { sub[d] = b->hi[d] - b->lo[d]; st[d] = b->lo[d] - lo[d]; }
-    MPI_Datatype t;
-    PMPI_Type_create_subarray(3, sz, sub, st, MPI_ORDER_C, elem, &t);
-    PMPI_Type_commit(&t);
-    return t;
-}
 
 /* A repartition's result (repartition) becomes the state: the old storage is freed. */
 static void adopt_next(struct pt_state *s)
@@ -234,221 +64,6 @@ static void drop_next(struct pt_state *s)
     free(s->next.mine);
     free(s->next.owner);
     memset(&s->next, 0, sizeof s->next);
-}
-
-static int repartition(struct pt_state *s, int layout, const int *owner, const struct xlayout *X, size_t ext,
-                       char *err, size_t errlen)
-{
-    double t0 = PMPI_Wtime();
-    int n = 0;
-    PMPI_Comm_size(X->comm, &n);
-    int *same_new = malloc((size_t)X->ns * sizeof *same_new), *assign = malloc((size_t)s->m * sizeof *assign);
-    struct frag *f = NULL;
-    size_t nf = 0, capf = 0;
-    EMPI_Patch *nm = NULL;
-    int nnm = 0, rc = -1;
-    MPI_Request *rq = NULL;
-    char **bufs = NULL;
-    if (!same_new || !assign) { snprintf(err, errlen, "out of memory"); goto out; }
-    for (int r = 0; r < X->ns; r++) {
-        same_new[r] = -1;
-        for (int k = 0; k < X->nd; k++) if (X->n2c[k] == X->o2c[r]) same_new[r] = k;
-    }
-    place(s, layout, owner, X->ns, X->nd, same_new, assign);
-    /* the fragments, in (patch, old rank) order: the same list on every process */
-    for (int id = 0; id < s->m; id++)
-        for (int r = 0; r < X->ns; r++) {
-            struct box o;
-            if (held(s, layout, owner, X->ns, r, id, &o) == 0) continue;
-            if (nf == capf) {
-                capf = capf ? 2 * capf : 256;
-                struct frag *nfp = realloc(f, capf * sizeof *f);
-                if (!nfp) { snprintf(err, errlen, "out of memory"); goto out; }
-                f = nfp;
-            }
-            f[nf++] = (struct frag){id, r, assign[id], o};
-        }
-    /* scheme: the program's, or the cost estimate (same on every process: global information only) */
-    int64_t *pm = calloc(2 * (size_t)n + (size_t)n * n, sizeof *pm);
-    if (!pm) { snprintf(err, errlen, "out of memory"); goto out; }
-    int64_t *msgs = pm, *bytes = pm + n, *pair = pm + 2 * n, maxm = 0, maxp = 0, maxb = 0;
-    for (size_t i = 0; i < nf; i++) {
-        int a = X->o2c[f[i].src], b = X->n2c[f[i].dst];
-        if (a == b) continue;
-        msgs[a]++;
-        bytes[a] += vol(&f[i].b) * (int64_t)ext;
-        pair[(size_t)a * n + b] = 1;
-    }
-    for (int a = 0; a < n; a++) {
-        int64_t pr = 0;
-        for (int b = 0; b < n; b++) pr += pair[(size_t)a * n + b];
-        if (msgs[a] > maxm) maxm = msgs[a];
-        if (pr > maxp) maxp = pr;
-        if (bytes[a] > maxb) maxb = bytes[a];
-    }
-    free(pm);
-    /* per patch: alpha * messages; per rank: alpha * pairs + packing and unpacking at memory speed */
-    const double alpha = 3e-6, gamma = 4e9;
-    double c_patch = alpha * (double)maxm, c_rank = alpha * (double)maxp + 2.0 * (double)maxb / gamma;
-    int scheme = s->scheme;
-    EMPI_Patch_stats st;
-    memset(&st, 0, sizeof st);
-    if (scheme != EMPI_COMM_PER_PATCH && scheme != EMPI_COMM_PER_RANK) {
-        scheme = c_rank < c_patch ? EMPI_COMM_PER_RANK : EMPI_COMM_PER_PATCH;
-        snprintf(st.reason, sizeof st.reason,
-                 "cost estimate: per-patch %.3g s (%lld messages), per-rank %.3g s (%lld buffers, %lld bytes packed)",
-                 c_patch, (long long)maxm, c_rank, (long long)maxp, (long long)maxb);
-    }
-    /* my new patches */
-    for (int id = 0; id < s->m; id++) nnm += X->my_new >= 0 && assign[id] == X->my_new;
-    nm = calloc((size_t)(nnm ? nnm : 1), sizeof *nm);
-    if (!nm) { snprintf(err, errlen, "out of memory"); goto out; }
-    nnm = 0;
-    for (int id = 0; X->my_new >= 0 && id < s->m; id++) {
-        if (assign[id] != X->my_new) continue;
-        struct box pb;
-        patch_box(s, id, &pb);
-        EMPI_Patch *q = &nm[nnm++];
-        q->id = id;
-        for (int d = 0; d < 3; d++) { q->lo[d] = pb.lo[d]; q->size[d] = pb.hi[d] - pb.lo[d]; }
-        size_t pbytes = (size_t)vol(&pb) * ext;
-        q->addr = malloc(pbytes ? pbytes : 1);
-        if (!q->addr) { snprintf(err, errlen, "out of memory for patch %d", id); goto out; }
-    }
-    MPI_Datatype elem;
-    PMPI_Type_contiguous((int)ext, MPI_BYTE, &elem);
-    PMPI_Type_commit(&elem);
-    int nrq = 0;
-    int64_t sent = 0, copied = 0;
-    int nmsg = 0;
-    rq = malloc((2 * nf + 2 * (size_t)n + 1) * sizeof *rq);
-    bufs = calloc(2 * (size_t)n + 1, sizeof *bufs);
-    if (!rq || !bufs) { PMPI_Type_free(&elem); snprintf(err, errlen, "out of memory"); goto out; }
-    /* where a fragment lands on this process */
-#define DEST_OF(fr, q) for (q = nm; q < nm + nnm && q->id != (fr)->id; q++)
-    int ok = 1;
-    if (scheme == EMPI_COMM_PER_PATCH) {
-        for (size_t i = 0; i < nf; i++) {
-            EMPI_Patch *q;
-            if (f[i].dst != X->my_new || X->o2c[f[i].src] == X->me) continue;
-            DEST_OF(&f[i], q);
-            MPI_Datatype t = subarray(q->size, &f[i].b, q->lo, elem);
-            ok &= PMPI_Irecv(q->addr, 1, t, X->o2c[f[i].src], 0, X->comm, &rq[nrq++]) == MPI_SUCCESS;
-            PMPI_Type_free(&t);
-        }
-        for (size_t i = 0; i < nf; i++) {
-            if (f[i].src != X->my_old) continue;
-            int lo[3], sz[3];
-            const char *a = src_storage(s, f[i].id, lo, sz);
-            if (X->n2c[f[i].dst] == X->me) {
-                EMPI_Patch *q;
-                DEST_OF(&f[i], q);
-                copy_box(q->addr, q->lo, q->size, a, lo, sz, &f[i].b, ext);
-                copied += vol(&f[i].b) * (int64_t)ext;
-                continue;
-            }
-            MPI_Datatype t = subarray(sz, &f[i].b, lo, elem);
-            ok &= PMPI_Isend(a, 1, t, X->n2c[f[i].dst], 0, X->comm, &rq[nrq++]) == MPI_SUCCESS;
-            PMPI_Type_free(&t);
-            sent += vol(&f[i].b) * (int64_t)ext;
-            nmsg++;
-        }
-    } else {
-        int64_t *sb = calloc(2 * (size_t)n, sizeof *sb), *rb = sb ? sb + n : NULL;
-        if (!sb) { PMPI_Type_free(&elem); snprintf(err, errlen, "out of memory"); goto out; }
-        for (size_t i = 0; i < nf; i++) {
-            int a = X->o2c[f[i].src], b = X->n2c[f[i].dst];
-            if (a == b) continue;
-            if (a == X->me) sb[b] += vol(&f[i].b) * (int64_t)ext;
-            if (b == X->me) rb[a] += vol(&f[i].b) * (int64_t)ext;
-        }
-        size_t need = 1; /* messages: pieces below an int count (data_post_bytes) */
-        for (int c = 0; c < n; c++) need += (size_t)(data_pieces(sb[c]) + data_pieces(rb[c]));
-        MPI_Request *grown = need > 2 * nf + 2 * (size_t)n + 1 ? realloc(rq, need * sizeof *rq) : rq;
-        if (grown) rq = grown;
-        ok &= grown != NULL;
-        for (int c = 0; c < n && ok; c++) {
-            if (rb[c]) {
-                bufs[n + c] = malloc((size_t)rb[c]);
-                ok &= bufs[n + c] && data_post_bytes(bufs[n + c], rb[c], c, 0, 0, X->comm, rq, &nrq) == MPI_SUCCESS;
-            }
-        }
-        int64_t *fill = calloc(n > 0 ? (size_t)n : 1, sizeof *fill);
-        for (int c = 0; c < n && ok; c++) if (sb[c]) ok &= (bufs[c] = malloc((size_t)sb[c])) != NULL;
-        for (size_t i = 0; ok && fill && i < nf; i++) {
-            if (f[i].src != X->my_old) continue;
-            int lo[3], sz[3], b = X->n2c[f[i].dst], bsz[3], blo[3];
-            const char *a = src_storage(s, f[i].id, lo, sz);
-            if (b == X->me) {
-                EMPI_Patch *q;
-                DEST_OF(&f[i], q);
-                copy_box(q->addr, q->lo, q->size, a, lo, sz, &f[i].b, ext);
-                copied += vol(&f[i].b) * (int64_t)ext;
-                continue;
-            }
-            for (int d = 0; d < 3; d++) { blo[d] = f[i].b.lo[d]; bsz[d] = f[i].b.hi[d] - f[i].b.lo[d]; }
-            copy_box(bufs[b] + fill[b], blo, bsz, a, lo, sz, &f[i].b, ext);
-            fill[b] += vol(&f[i].b) * (int64_t)ext;
-        }
-        for (int c = 0; c < n && ok; c++)
-            if (sb[c]) {
-                ok &= data_post_bytes(bufs[c], sb[c], c, 0, 1, X->comm, rq, &nrq) == MPI_SUCCESS;
-                sent += sb[c];
-                nmsg++;
-            }
-        free(fill);
-        free(sb);
-    }
-    if (PMPI_Waitall(nrq, rq, MPI_STATUSES_IGNORE) != MPI_SUCCESS) ok = 0;
-    if (ok && scheme == EMPI_COMM_PER_RANK) {
-        int64_t *pos = calloc((size_t)n, sizeof *pos);
-        for (size_t i = 0; pos && i < nf; i++) {
-            int a = X->o2c[f[i].src];
-            if (f[i].dst != X->my_new || a == X->me) continue;
-            EMPI_Patch *q;
-            DEST_OF(&f[i], q);
-            int blo[3], bsz[3];
-            for (int d = 0; d < 3; d++) { blo[d] = f[i].b.lo[d]; bsz[d] = f[i].b.hi[d] - f[i].b.lo[d]; }
-            copy_box(q->addr, q->lo, q->size, bufs[n + a] + pos[a], blo, bsz, &f[i].b, ext);
-            pos[a] += vol(&f[i].b) * (int64_t)ext;
-        }
-        free(pos);
-    }
-#undef DEST_OF
-    PMPI_Type_free(&elem);
-    int anybad = !ok;
-    PMPI_Allreduce(MPI_IN_PLACE, &anybad, 1, MPI_INT, MPI_MAX, X->comm);
-    if (anybad) { snprintf(err, errlen, "patch transfer failed (%s)", ok ? "on another process" : "here"); goto out; }
-    /* staged: adopted by patches_commit (the old storage stays the item's until then) */
-    st.patches = nnm;
-    for (int i = 0; i < nnm; i++) st.elements += (int64_t)nm[i].size[0] * nm[i].size[1] * nm[i].size[2];
-    st.bytes_sent = sent;
-    st.bytes_copied = copied;
-    st.messages = nmsg;
-    st.scheme = scheme;
-    st.time_s = PMPI_Wtime() - t0;
-    s->next.mine = nm;
-    s->next.nmine = nnm;
-    s->next.owner = assign;
-    s->next.nprocs = X->nd;
-    s->next.rank = X->my_new;
-    s->next.st = st;
-    s->next.set = 1;
-    nm = NULL;
-    assign = NULL;
-    rc = 0;
-out:
-    if (nm) {
-        for (int i = 0; i < nnm; i++) free(nm[i].addr);
-        free(nm);
-    }
-    if (bufs) for (int c = 0; c < 2 * n; c++) free(bufs[c]);
-    free(bufs);
-    free(rq);
-    free(f);
-    free(same_new);
-    free(assign);
-    return rc;
 }
 
 int patches_register(const char *id, MPI_Datatype type, int ndims, const int gsizes[], const int psizes[],
@@ -484,9 +99,9 @@ int patches_register(const char *id, MPI_Datatype type, int ndims, const int gsi
     s->rank = ductile_rt.rank;
     MPI_Aint lb, ext;
     PMPI_Type_get_extent(type, &lb, &ext);
-    struct box bb;
-    block_box(s, s->nprocs, s->rank, &bb, NULL, NULL);
-    size_t bytes = holds_data ? (size_t)vol(&bb) * (size_t)ext : 0;
+    pp_box bb;
+    pt_block_box(s, s->nprocs, s->rank, &bb, NULL, NULL);
+    size_t bytes = holds_data ? (size_t)pt_vol(&bb) * (size_t)ext : 0;
     s->block = calloc(1, bytes ? bytes : 1);
     if (!s->block) { free(s); snprintf(err, errlen, "out of memory"); return -1; }
     if (reg_add(id, NULL, type, REG_PATCHES, 0, s->g[0], s->g[1], (int64_t)s->g[2] * 1000000 + s->m, err, errlen) != 0) {
@@ -520,33 +135,38 @@ int patches_repartition_now(const char *id, char *err, size_t errlen)
     PMPI_Comm_dup(ductile_world, &c);
     struct xlayout X = {c, P, P, ductile_rt.rank, ductile_rt.rank, ductile_rt.rank, map, map};
     drop_next(s);
-    int rc = repartition(s, s->layout, s->owner, &X, ext, err, errlen);
-    if (rc == 0) adopt_next(s); /* not a resize: the repartition's own agreement decided */
+    int rc = pt_repartition(s, s->layout, s->owner, &X, ext, 1, err, errlen);
+    if (rc == MOVE_OK) adopt_next(s); /* not a resize: the repartition's own agreement decided */
+    else if (!err[0]) snprintf(err, errlen, "the repartition failed on another process");
     PMPI_Comm_free(&c);
     free(map);
-    return rc;
+    return rc == MOVE_OK ? 0 : -1;
 }
 
-int patches_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen)
+int patches_move(struct reg_item *it, const struct redist_layout *L, int ok, uint64_t *moved, char *err,
+                 size_t errlen)
 {
     struct pt_state *s = it->ext;
     int me = -1, root = L->old_to_comm[0];
     PMPI_Comm_rank(L->comm, &me);
+    drop_next(s); /* nothing should be staged; if it were, it is not this resize's */
     /* the old layout, for processes that do not know it (spawned ones) */
-    int *lay = malloc(((size_t)s->m + 1) * sizeof *lay);
-    if (!lay) { snprintf(err, errlen, "out of memory"); return -1; }
+    int *lay = ok ? txn_malloc(((size_t)s->m + 1) * sizeof *lay) : NULL;
+    if (ok && !lay) { snprintf(err, errlen, "'%s': out of memory", it->d.name); ok = 0; }
+    if (!txn_all_ok(L->comm, ok)) { /* the checkpoint */
+        free(lay);
+        return MOVE_STOPPED;
+    }
     lay[0] = s->layout;
     for (int i = 0; i < s->m; i++) lay[i + 1] = s->owner ? s->owner[i] : -1;
-    if (PMPI_Bcast(lay, s->m + 1, MPI_INT, root, L->comm) != MPI_SUCCESS) {
-        free(lay);
+    if (txn_mpi(PMPI_Bcast(lay, s->m + 1, MPI_INT, root, L->comm)) != MPI_SUCCESS) {
         snprintf(err, errlen, "'%s': broadcast of the patch owners failed", it->d.name);
-        return -1;
+        ok = 0; /* the repartition's checkpoint stops every process */
     }
     struct xlayout X = {L->comm, L->ns, L->nd, L->my_old, L->my_new, me, L->old_to_comm, L->new_to_comm};
-    drop_next(s); /* nothing should be staged; if it were, it is not this resize's */
-    int rc = repartition(s, lay[0], lay + 1, &X, (size_t)it->d.extent, err, errlen);
+    int rc = pt_repartition(s, lay[0], lay + 1, &X, (size_t)it->d.extent, ok, err, errlen);
     free(lay);
-    if (rc == 0) *moved = (uint64_t)s->next.st.bytes_sent;
+    if (rc == MOVE_OK) *moved = (uint64_t)s->next.st.bytes_sent;
     return rc;
 }
 
@@ -566,9 +186,9 @@ int patches_get_block(const char *id, EMPI_Block *b)
 {
     struct pt_state *s = state_of(id, NULL);
     if (!s || s->layout != LAYOUT_BLOCKS || !b) return -1;
-    struct box bb;
+    pp_box bb;
     memset(b, 0, sizeof *b);
-    block_box(s, s->nprocs, s->rank, &bb, b->dims, b->coords);
+    pt_block_box(s, s->nprocs, s->rank, &bb, b->dims, b->coords);
     b->ndims = s->ndims;
     for (int d = 0; d < 3; d++) {
         b->gsizes[d] = s->g[d];

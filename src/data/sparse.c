@@ -21,6 +21,7 @@
 #include "data.h"
 #include "empi.h"
 #include "../core/state.h"
+#include "../common/txnfault.h"
 #include "sparse.h"
 #include "../redist/plan.h"
 
@@ -97,106 +98,133 @@ static int64_t rowlen(const struct sp_state *s, const void *row, int64_t i)
     return (int64_t)((const int *)row)[i + 1] - ((const int *)row)[i];
 }
 
-int sparse_move(struct reg_item *it, const struct redist_layout *L, uint64_t *moved, char *err, size_t errlen)
+/* The metadata a move needs (O(processes)), allocated before its first collective. */
+struct sp_meta {
+    int64_t *all, *newrows, *cnt, *byold, *nz, *sp, *rp, *arr;
+};
+
+static int meta_alloc(struct sp_meta *m, int n, int nd, int ns)
+{
+    m->all = txn_malloc(3 * (size_t)n * sizeof *m->all);
+    m->newrows = txn_calloc((size_t)nd, sizeof *m->newrows);
+    m->cnt = txn_calloc(12 * (size_t)n, sizeof *m->cnt);
+    m->byold = txn_calloc(2 * (size_t)ns + 1, sizeof *m->byold);
+    m->nz = txn_calloc((size_t)n, sizeof *m->nz);
+    m->sp = txn_calloc(2 * (size_t)n, sizeof *m->sp);
+    m->rp = txn_calloc(2 * (size_t)n, sizeof *m->rp);
+    m->arr = txn_calloc(12 * (size_t)n, sizeof *m->arr);
+    return m->all && m->newrows && m->cnt && m->byold && m->nz && m->sp && m->rp && m->arr ? 0 : -1;
+}
+
+static void meta_free(struct sp_meta *m)
+{
+    free(m->all); free(m->newrows); free(m->cnt); free(m->byold); free(m->nz); free(m->sp); free(m->rp); free(m->arr);
+}
+
+/* Old ranges by old rank: contiguous, in rank order, covering the matrix
+ * (the same answer on every process: from the gathered ranges). */
+static int check_ranges(const struct sp_state *s, const struct reg_item *it, const struct redist_layout *L,
+                        struct sp_meta *m, int n, char *err, size_t errlen)
+{
+    for (int c = 0; c < n; c++)
+        if (m->all[3 * c] >= 0 && m->all[3 * c] < L->ns) {
+            m->byold[2 * m->all[3 * c]] = m->all[3 * c + 1];
+            m->byold[2 * m->all[3 * c] + 1] = m->all[3 * c + 2];
+        }
+    int64_t expect = 0;
+    for (int r = 0; r < L->ns; r++) {
+        if (m->byold[2 * r] != expect && m->byold[2 * r + 1] > 0) {
+            snprintf(err, errlen, "'%s': the processes' rows are not contiguous in rank order (old rank %d starts "
+                     "at row %lld, expected %lld)", it->d.name, r, (long long)m->byold[2 * r], (long long)expect);
+            return -1;
+        }
+        expect += m->byold[2 * r + 1];
+    }
+    if (expect != s->n) {
+        snprintf(err, errlen, "'%s': the processes hold %lld rows, the matrix has %lld", it->d.name,
+                 (long long)expect, (long long)s->n);
+        return -1;
+    }
+    return 0;
+}
+
+/* After the checkpoint every process takes part in each collective below up
+ * to the exchanges, whose agreement stops all when one failed; a process
+ * that failed on the way sends zero counts. */
+int sparse_move(struct reg_item *it, const struct redist_layout *L, int ok, uint64_t *moved, char *err,
+                size_t errlen)
 {
     struct sp_state *s = it->ext;
     int n = L->comm_size, me = -1;
     PMPI_Comm_rank(L->comm, &me);
     sparse_abort(it); /* nothing should be staged; if it were, it is not this resize's */
     size_t ext = (size_t)it->d.extent, iw = s->wide ? 8 : 4;
-    int rc = -1;
+    int rc = MOVE_FAILED;
     int64_t mine[3] = {-1, 0, 0}; /* old rank, first row, rows; */
     if (L->my_old >= 0) {
         mine[0] = L->my_old;
         mine[1] = s->row0;
         mine[2] = s->rows;
     }
-    int64_t *all = malloc(3 * (size_t)n * sizeof *all), *newrows = calloc((size_t)L->nd, sizeof *newrows);
-    int64_t *cnt = calloc(12 * (size_t)n, sizeof *cnt);
+    struct sp_meta m;
+    memset(&m, 0, sizeof m);
     char *sb[3] = {NULL, NULL, NULL}, *rb[3] = {NULL, NULL, NULL};
     void *nrow = NULL, *ncol = NULL, *nval = NULL;
-    int64_t *byold = NULL;
-    if (!all || !newrows || !cnt) { snprintf(err, errlen, "'%s': out of memory", it->d.name); goto out; }
-    if (PMPI_Allgather(mine, 3, MPI_INT64_T, all, 3, MPI_INT64_T, L->comm) != MPI_SUCCESS) {
+    if (ok && meta_alloc(&m, n, L->nd, L->ns) != 0) {
+        snprintf(err, errlen, "'%s': out of memory", it->d.name);
+        ok = 0;
+    }
+    if (!txn_all_ok(L->comm, ok)) { /* the checkpoint */
+        rc = MOVE_STOPPED;
+        goto out;
+    }
+    if (txn_mpi(PMPI_Allgather(mine, 3, MPI_INT64_T, m.all, 3, MPI_INT64_T, L->comm)) != MPI_SUCCESS) {
         snprintf(err, errlen, "'%s': MPI_Allgather of the row ranges failed", it->d.name);
-        goto out;
+        ok = 0;
     }
-    /* old ranges by old rank: contiguous, in rank order, covering the matrix */
-    byold = calloc(2 * (size_t)L->ns + 1, sizeof *byold);
-    if (!byold) { snprintf(err, errlen, "'%s': out of memory", it->d.name); goto out; }
-    for (int c = 0; c < n; c++)
-        if (all[3 * c] >= 0 && all[3 * c] < L->ns) {
-            byold[2 * all[3 * c]] = all[3 * c + 1];
-            byold[2 * all[3 * c] + 1] = all[3 * c + 2];
-        }
-    int64_t expect = 0;
-    for (int r = 0; r < L->ns; r++) {
-        if (byold[2 * r] != expect && byold[2 * r + 1] > 0) {
-            snprintf(err, errlen, "'%s': the processes' rows are not contiguous in rank order (old rank %d starts "
-                     "at row %lld, expected %lld)", it->d.name, r, (long long)byold[2 * r], (long long)expect);
-            goto out;
-        }
-        expect += byold[2 * r + 1];
-    }
-    if (expect != s->n) {
-        snprintf(err, errlen, "'%s': the processes hold %lld rows, the matrix has %lld", it->d.name,
-                 (long long)expect, (long long)s->n);
-        goto out;
-    }
-    /* non-zero prefix before my rows, and the total */
+    if (ok && check_ranges(s, it, L, &m, n, err, errlen) != 0) ok = 0;
+    /* non-zero prefix before my rows (in old-rank order: comm order may differ), and the total */
     int64_t my_nnz = L->my_old >= 0 ? s->nnz : 0, pre = 0, total = 0;
-    /* the prefix in old-rank order (comm order may differ) */
-    {
-        int64_t *nz = calloc((size_t)n, sizeof *nz);
-        if (!nz || PMPI_Allgather(&my_nnz, 1, MPI_INT64_T, nz, 1, MPI_INT64_T, L->comm) != MPI_SUCCESS) {
-            free(nz);
-            snprintf(err, errlen, "'%s': MPI_Allgather of the non-zeros failed", it->d.name);
-            goto out;
-        }
-        for (int c = 0; c < n; c++) {
-            total += nz[c];
-            if (L->my_old >= 0 && all[3 * c] >= 0 && all[3 * c] < L->my_old) pre += nz[c];
-        }
-        free(nz);
+    if (txn_mpi(PMPI_Allgather(&my_nnz, 1, MPI_INT64_T, m.nz, 1, MPI_INT64_T, L->comm)) != MPI_SUCCESS && ok) {
+        snprintf(err, errlen, "'%s': MPI_Allgather of the non-zeros failed", it->d.name);
+        ok = 0;
+    }
+    for (int c = 0; c < n; c++) {
+        total += m.nz[c];
+        if (L->my_old >= 0 && m.all[3 * c] >= 0 && m.all[3 * c] < L->my_old) pre += m.nz[c];
     }
     /* my rows and non-zeros per destination comm rank */
-    int64_t *srow = cnt, *snz = cnt + n, *rrow = cnt + 2 * n, *rnz = cnt + 3 * n;
-    if (L->my_old >= 0) {
+    int64_t *srow = m.cnt, *snz = m.cnt + n, *rrow = m.cnt + 2 * n, *rnz = m.cnt + 3 * n;
+    if (ok && L->my_old >= 0) {
         int64_t p = pre;
         for (int64_t i = 0; i < s->rows; i++) {
             int k = owner(s, L->nd, s->row0 + i, p, total);
             int c = L->new_to_comm[k];
             srow[c]++;
             snz[c] += rowlen(s, it->sp_row, i);
-            newrows[k]++;
+            m.newrows[k]++;
             p += rowlen(s, it->sp_row, i);
         }
     }
-    if (PMPI_Allreduce(MPI_IN_PLACE, newrows, L->nd, MPI_INT64_T, MPI_SUM, L->comm) != MPI_SUCCESS) {
+    if (txn_mpi(PMPI_Allreduce(MPI_IN_PLACE, m.newrows, L->nd, MPI_INT64_T, MPI_SUM, L->comm)) != MPI_SUCCESS && ok) {
         snprintf(err, errlen, "'%s': MPI_Allreduce of the new row counts failed", it->d.name);
-        goto out;
+        ok = 0;
     }
-    {
-        int64_t *sp = malloc(2 * (size_t)n * sizeof *sp), *rp = malloc(2 * (size_t)n * sizeof *rp);
-        if (!sp || !rp) { free(sp); free(rp); snprintf(err, errlen, "'%s': out of memory", it->d.name); goto out; }
-        for (int c = 0; c < n; c++) { sp[2 * c] = srow[c]; sp[2 * c + 1] = snz[c]; }
-        int e = PMPI_Alltoall(sp, 2, MPI_INT64_T, rp, 2, MPI_INT64_T, L->comm);
-        for (int c = 0; c < n; c++) { rrow[c] = rp[2 * c]; rnz[c] = rp[2 * c + 1]; }
-        free(sp);
-        free(rp);
-        if (e != MPI_SUCCESS) { snprintf(err, errlen, "'%s': MPI_Alltoall of the counts failed", it->d.name); goto out; }
+    for (int c = 0; ok && c < n; c++) { m.sp[2 * c] = srow[c]; m.sp[2 * c + 1] = snz[c]; }
+    if (txn_mpi(PMPI_Alltoall(m.sp, 2, MPI_INT64_T, m.rp, 2, MPI_INT64_T, L->comm)) != MPI_SUCCESS && ok) {
+        snprintf(err, errlen, "'%s': MPI_Alltoall of the counts failed", it->d.name);
+        ok = 0;
     }
+    for (int c = 0; c < n; c++) { rrow[c] = m.rp[2 * c]; rnz[c] = m.rp[2 * c + 1]; }
     /* three exchanges: row lengths (int64), column indices, values; receive in old-rank (= row) order */
     int64_t *sc[3], *sd[3], *rcn[3], *rd[3];
-    int64_t *arr = calloc(12 * (size_t)n, sizeof *arr);
-    if (!arr) { snprintf(err, errlen, "'%s': out of memory", it->d.name); goto out; }
     size_t unit[3] = {8, iw, ext};
     int64_t stot[3] = {0, 0, 0}, rtot[3] = {0, 0, 0};
     for (int k = 0; k < 3; k++) {
-        sc[k] = arr + (4 * k) * n;
-        sd[k] = arr + (4 * k + 1) * n;
-        rcn[k] = arr + (4 * k + 2) * n;
-        rd[k] = arr + (4 * k + 3) * n;
+        sc[k] = m.arr + (4 * k) * n;
+        sd[k] = m.arr + (4 * k + 1) * n;
+        rcn[k] = m.arr + (4 * k + 2) * n;
+        rd[k] = m.arr + (4 * k + 3) * n;
         for (int c = 0; c < n; c++) {
             sc[k][c] = (k == 0 ? srow[c] : snz[c]) * (int64_t)unit[k];
             rcn[k][c] = (k == 0 ? rrow[c] : rnz[c]) * (int64_t)unit[k];
@@ -213,11 +241,11 @@ int sparse_move(struct reg_item *it, const struct redist_layout *L, uint64_t *mo
             rd[k][c] = rtot[k];
             rtot[k] += rcn[k][c];
         }
-        sb[k] = malloc(stot[k] ? (size_t)stot[k] : 1);
-        rb[k] = malloc(rtot[k] ? (size_t)rtot[k] : 1);
-        if (!sb[k] || !rb[k]) { free(arr); snprintf(err, errlen, "'%s': out of memory", it->d.name); goto out; }
+        if (ok) sb[k] = txn_malloc(stot[k] ? (size_t)stot[k] : 1);
+        if (ok) rb[k] = txn_malloc(rtot[k] ? (size_t)rtot[k] : 1);
+        if (ok && (!sb[k] || !rb[k])) { snprintf(err, errlen, "'%s': out of memory", it->d.name); ok = 0; }
     }
-    if (L->my_old >= 0) {
+    if (ok && L->my_old >= 0) {
         /* my rows go out in order: destinations are nondecreasing along my rows */
         int64_t *lens = (int64_t *)(void *)sb[0];
         for (int64_t i = 0; i < s->rows; i++) lens[i] = rowlen(s, it->sp_row, i);
@@ -225,17 +253,21 @@ int sparse_move(struct reg_item *it, const struct redist_layout *L, uint64_t *mo
         memcpy(sb[1], (char *)it->sp_col + (size_t)first * iw, (size_t)s->nnz * iw);
         memcpy(sb[2], (char *)it->addr + (size_t)first * ext, (size_t)s->nnz * ext);
     }
-    for (int k = 0; k < 3; k++)
-        if (data_alltoallv_bytes(sb[k], sc[k], sd[k], rb[k], rcn[k], rd[k], L->comm, err, errlen) != MPI_SUCCESS) {
-            free(arr);
+    /* the first exchange's agreement stops every process when one failed; after it, all three run */
+    for (int k = 0; k < 3; k++) {
+        int e = data_alltoallv_bytes(sb[k], sc[k], sd[k], rb[k], rcn[k], rd[k], ok, L->comm, err, errlen);
+        if (e == MOVE_STOPPED) {
+            rc = MOVE_STOPPED;
             goto out; /* old arrays intact */
         }
+        if (e != MOVE_OK) ok = 0;
+    }
+    if (!ok) goto out;
     for (int c = 0; c < n; c++)
         if (c != me) *moved += (uint64_t)(sc[0][c] + sc[1][c] + sc[2][c]);
-    free(arr);
     if (L->my_new >= 0) {
         int64_t nr = rtot[0] / 8, nz = rtot[1] / (int64_t)iw, r0 = 0;
-        for (int k = 0; k < L->my_new; k++) r0 += newrows[k];
+        for (int k = 0; k < L->my_new; k++) r0 += m.newrows[k];
         if (!s->wide && nz > 0x7fffffff) {
             snprintf(err, errlen, "'%s': %lld non-zeros on one process do not fit FlexMPI's int row pointers (use "
                      "EMPI_Register_csr)", it->d.name, (long long)nz);
@@ -262,19 +294,16 @@ int sparse_move(struct reg_item *it, const struct redist_layout *L, uint64_t *mo
         s->next.row0 = r0;
         s->next.rows = nr;
         s->next.nnz = nz;
-        s->next.vcounts = newrows;
+        s->next.vcounts = m.newrows;
         s->next.nv = L->nd;
         s->next.set = 1;
-        newrows = NULL;
+        m.newrows = NULL;
         nrow = ncol = nval = NULL;
     }
-    rc = 0;
+    rc = MOVE_OK;
 out:
     for (int k = 0; k < 3; k++) { free(sb[k]); free(rb[k]); }
-    free(all);
-    free(cnt);
-    free(byold);
-    free(newrows);
+    meta_free(&m);
     free_if_owned(nrow);
     free_if_owned(ncol);
     free_if_owned(nval);

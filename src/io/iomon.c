@@ -230,6 +230,7 @@ void ductile_io_after(int fn, MPI_File fh, uint64_t t0, uint64_t sent, uint64_t 
         }
     }
     if (M.kind[fn] == K_ACTIVE && M.in_phase) {
+        if (o) M.cur.files |= (uint64_t)1 << (o->file & 63); /* IO_MAXFILES is 64 */
         M.cur.io_s += dt;
         M.cur.bytes_written += sent;
         M.cur.bytes_read += recv;
@@ -287,14 +288,28 @@ int ductile_io_open_world_files(void)
 
 /* ------------------------------------------------------------ report */
 
-static json_t *phase_json(int index, const struct io_phase *p, double start_epoch)
+/* fnames: the names of the files the phase accessed (a JSON array, taken over) */
+static json_t *phase_json(int index, const struct io_phase *p, double start_epoch, json_t *fnames)
 {
     double s = start_epoch + p->start_s;
-    return json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:i}", "index", index, "start_s",
+    return json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:i, s:o}", "index", index, "start_s",
                      p->start_s, "start_epoch", s, "end_epoch", s + p->duration_s, "duration_s", p->duration_s,
                      "io_s", p->io_s, "delay_s", p->delay_s, "bytes_written", (json_int_t)p->bytes_written,
                      "bytes_read", (json_int_t)p->bytes_read, "calls", (json_int_t)p->calls, "iteration",
-                     (json_int_t)p->iteration, "procs", p->procs);
+                     (json_int_t)p->iteration, "procs", p->procs, "files", fnames);
+}
+
+/* add to names (a JSON array) the names of rank r's files in mask, once each */
+static void add_file_names(json_t *names, uint64_t mask, const struct io_file_stats *rfiles, int nrfiles)
+{
+    for (int i = 0; i < nrfiles && i < 64; i++) {
+        if (!(mask >> i & 1)) continue;
+        size_t k;
+        json_t *v;
+        int seen = 0;
+        json_array_foreach(names, k, v) seen |= !strcmp(json_string_value(v), rfiles[i].name);
+        if (!seen) json_array_append_new(names, json_string(rfiles[i].name));
+    }
 }
 
 json_t *ductile_io_report(MPI_Comm comm)
@@ -333,6 +348,17 @@ json_t *ductile_io_report(MPI_Comm comm)
     PMPI_Gatherv(M.phases, counts[1] * (int)sizeof(struct io_phase), MPI_BYTE, phases, pc, pd, MPI_BYTE, 0, comm);
     json_t *io = NULL;
     if (rank == 0 && all && epochs && files && phases && (totf > 0 || totp > 0)) {
+        /* each merged phase's file names, from every rank's own file table (before the files are merged) */
+        int same = 1;
+        for (int r = 1; r < size; r++) same &= all[2 * r + 1] == all[1];
+        json_t *pfiles = json_array();
+        for (int k = 0; k < all[1]; k++) {
+            json_t *names = json_array();
+            for (int r = 0; r < (same ? size : 1); r++)
+                add_file_names(names, phases[pd[r] / (int)sizeof(struct io_phase) + k].files,
+                               &files[fd[r] / (int)sizeof(struct io_file_stats)], all[2 * r]);
+            json_array_append_new(pfiles, names);
+        }
         for (int r = 1; r < size; r++) {
             struct io_phase *p = &phases[pd[r] / (int)sizeof(struct io_phase)];
             for (int k = 0; k < all[2 * r + 1]; k++) p[k].start_s += epochs[r] - epochs[0];
@@ -372,8 +398,6 @@ json_t *ductile_io_report(MPI_Comm comm)
             tw += s.bytes_written, tr += s.bytes_read, tc += s.calls, tt += s.time_s;
         }
         /* phases: per rank, and merged into job phases by index when every rank saw the same number */
-        int same = 1;
-        for (int r = 1; r < size; r++) same &= all[2 * r + 1] == all[1];
         json_t *pa = json_array();
         double delay = 0;
         for (int k = 0; k < all[1]; k++) {
@@ -389,7 +413,7 @@ json_t *ductile_io_report(MPI_Comm comm)
             }
             m.duration_s = end - m.start_s;
             delay += m.delay_s;
-            json_array_append_new(pa, phase_json(k, &m, ductile_rt.start_epoch));
+            json_array_append_new(pa, phase_json(k, &m, ductile_rt.start_epoch, json_incref(json_array_get(pfiles, (size_t)k))));
         }
         json_t *ra = json_array();
         for (int r = 0; r < size; r++) {
@@ -408,6 +432,7 @@ json_t *ductile_io_report(MPI_Comm comm)
         json_object_set_new(io, "files", fa);
         json_object_set_new(io, "phases", pa);
         json_object_set_new(io, "ranks", ra);
+        json_decref(pfiles);
     }
     free(all), free(epochs), free(fc), free(fd), free(pc), free(pd), free(files), free(phases);
     return io;

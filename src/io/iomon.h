@@ -23,6 +23,7 @@ struct io_phase {
     int64_t iteration;    /* job iteration when the phase started (-1 unknown) */
     int32_t procs;
     int32_t pad;
+    uint64_t files;       /* the files it accessed: bit i = this process's file i (at most 64 files) */
 };
 
 /* MPI_Init (every rank, after the settings): reset and classify functions. */

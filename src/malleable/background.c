@@ -31,64 +31,102 @@ struct nb_state NB = {.comm = MPI_COMM_NULL};
 
 int ductile_constant_pending(void) { return NB.active; }
 
+/* A constant item's entry (its new buffer dst, owned by the entry from now
+ * on), or NULL when there is no memory for it. */
+struct nb_entry *nb_entry_add(const char *name, void *dst, int has_new)
+{
+    if (NB.n == NB.cap) {
+        int nc = NB.cap ? 2 * NB.cap : 8;
+        struct nb_entry *e = txn_realloc(NB.e, (size_t)nc * sizeof *e);
+        if (!e) return NULL;
+        NB.e = e;
+        NB.cap = nc;
+    }
+    struct nb_entry *e = &NB.e[NB.n++];
+    memset(e, 0, sizeof *e);
+    snprintf(e->name, sizeof e->name, "%s", name);
+    e->dst = dst;
+    e->has_new = has_new;
+    return e;
+}
+
+/* Test every request and the group of this process, failed ones too (the
+ * others complete theirs with them): 1 when all are complete, 0 not yet.
+ * A failure sets NB.failed and NB.why. */
+static int nb_progress(void)
+{
+    int all = 1;
+    for (int i = 0; i < NB.n; i++) {
+        if (!NB.e[i].p) continue;
+        int done = 0;
+        if (redist_test(NB.e[i].p, &done) != 0 && !NB.failed) {
+            snprintf(NB.why, sizeof NB.why, "rank %d: background transfer of '%s' failed", ductile_rt.rank,
+                     NB.e[i].name);
+            NB.failed = 1;
+        }
+        if (done) NB.e[i].p = NULL; /* freed by redist_test */
+        else all = 0;
+    }
+    if (NB.bg) {
+        int done = 0;
+        if (bg_test(NB.bg, &done) != 0 && !NB.failed) {
+            snprintf(NB.why, sizeof NB.why, "rank %d: background transfer of constant data failed", ductile_rt.rank);
+            NB.failed = 1;
+        }
+        if (!done) all = 0;
+    }
+    if (all) NB.quiet = 1; /* nothing of this process's part is pending any more (an injected failure follows) */
+    return all;
+}
+
 /* Test every request of this process: 1 when all are complete, 0 not yet,
  * -1 on an error (the reason in NB.why; the resize then fails, the world keeps
  * its size and data). */
 int nb_test_local(void)
 {
+    int all = nb_progress();
     if (NB.failed) return -1;
-    int all = 1;
-    for (int i = 0; i < NB.n; i++) {
-        if (!NB.e[i].p) continue;
-        int done = 0;
-        if (redist_test(NB.e[i].p, &done) != 0) {
-            snprintf(NB.why, sizeof NB.why, "rank %d: background transfer of '%s' failed", ductile_rt.rank,
-                     NB.e[i].name);
-            NB.failed = 1;
-            return -1;
-        }
-        if (done) NB.e[i].p = NULL;
-        else all = 0;
-    }
-    if (NB.bg) {
-        int done = 0;
-        if (bg_test(NB.bg, &done) != 0) {
-            snprintf(NB.why, sizeof NB.why, "rank %d: background transfer of constant data failed", ductile_rt.rank);
-            NB.failed = 1;
-            return -1;
-        }
-        if (!done) all = 0;
-    }
-    if (all) NB.quiet = 1; /* nothing of this process's part is pending any more (an injected failure follows) */
     /* bgtransfer-first: only the background transfer of the job's first resize fails (the same on
      * every process: the decision's id), so a later resize can show that the failure left nothing behind */
     if (all && ductile_rt.rank == ductile_rt.size - 1 && !M.spawned &&
         (test_fail("bgtransfer") || (test_fail("bgtransfer-first") && NB.id == 0))) {
         snprintf(NB.why, sizeof NB.why, "rank %d: background transfer of constant data failed (injected: "
-                 "DUCTILE_TEST_FAIL=bgtransfer)", ductile_rt.rank);
+                 "DUCTILE_TEST_FAIL=%s)", ductile_rt.rank, test_fail("bgtransfer") ? "bgtransfer" : "bgtransfer-first");
         NB.failed = 1;
         return -1;
     }
     return all;
 }
 
-/* Complete this process's part, bounded; sleeping between tests when nap.
- * 0, or -1 (error or time limit; the reason in NB.why). */
+/* Complete this process's part, bounded (DUCTILE_RESIZE_TIMEOUT); sleeping
+ * between tests when nap.  0, or -1 (error or time limit; the reason in
+ * NB.why). */
 int nb_wait_local(int nap)
 {
-    double deadline = ductile_now() + NB_WAIT_LIMIT_S;
+    double limit = resize_timeout(), deadline = ductile_now() + limit;
     struct timespec ts = {0, (nap ? 20 : 1) * 1000 * 1000};
     int st;
     while ((st = nb_test_local()) == 0) {
         if (ductile_now() > deadline) {
             snprintf(NB.why, sizeof NB.why, "rank %d: background transfer of constant data not complete after %.0f s",
-                     ductile_rt.rank, NB_WAIT_LIMIT_S);
+                     ductile_rt.rank, limit);
             NB.failed = 1;
             return -1;
         }
         nanosleep(&ts, NULL);
     }
     return st < 0 ? -1 : 0;
+}
+
+int nb_drain(void)
+{
+    double deadline = ductile_now() + resize_timeout();
+    struct timespec ts = {0, 2 * 1000 * 1000};
+    while (!nb_progress()) {
+        if (ductile_now() > deadline) return -1;
+        nanosleep(&ts, NULL);
+    }
+    return 0;
 }
 
 /* All requests complete (every process saw it): adopt the new buffers and
@@ -156,7 +194,7 @@ void nb_abandon(void)
 int nb_quiet(void)
 {
     if (!NB.active) return 1;
-    if (!NB.quiet && !NB.failed) (void)nb_test_local();
+    if (!NB.quiet) (void)nb_progress(); /* failed parts too: they complete with the others */
     return NB.quiet;
 }
 
@@ -166,16 +204,11 @@ int nb_quiet(void)
  * transfer holds (windows, communicators) can be freed together and the new
  * processes of an expansion can disconnect and end (item 7 of issue 22);
  * otherwise it is abandoned (never freed: the MPI may still use it) and they
- * park.  One MIN allreduce, bounded; the same answer everywhere (0 when it
- * does not complete in time here). */
+ * park.  Decided by rank 0 of c within DUCTILE_RESIZE_TIMEOUT (all_agree,
+ * agree.c): the same answer everywhere, 0 when a process was late. */
 int nb_agree_quiet(MPI_Comm c)
 {
-    int q = nb_quiet();
-    MPI_Request rq;
-    if (PMPI_Iallreduce(MPI_IN_PLACE, &q, 1, MPI_INT, MPI_MIN, c, &rq) != MPI_SUCCESS ||
-        wait_bounded(&rq, NB_WAIT_LIMIT_S) != 0)
-        return 0;
-    return q;
+    return all_agree(c, nb_quiet());
 }
 
 /* The transfers of an expansion that will not happen, on every process of
@@ -211,7 +244,10 @@ void nb_note(struct report_reconfig *r, int iteration)
              "(switch at the control point of iteration %d, %.4f s after the start)%s",
              (unsigned long long)NB.bytes, iteration - NB.start_it, iteration - NB.start_it == 1 ? "" : "s", iteration,
              r->background_s,
-             NB.col_instead ? " by the collective (Open MPI 4: background one-sided transfers are not safe)" : "");
+             NB.col_instead ? " by the collective (Open MPI 4: background one-sided transfers are not safe)"
+             : strncmp(r->redist, "rma-fence", 9) == 0 ? " by the collective (rma-fence is blocking only; the other "
+                                                          "data moved by rma-fence)"
+                                                        : "");
     ductile_log(1, "%s", r->reason);
 }
 
@@ -232,21 +268,60 @@ int wait_bounded(MPI_Request *rq, double limit_s)
     }
 }
 
-/* Old processes of a pending expansion: tell the spawned ones to switch
- * (status 1) at `iteration` or to leave (0), over the merged communicator
- * (they wait in ductile_malleable_get_shared).  0, or -1 when they do not
- * answer within NB_WAIT_LIMIT_S: no abort, the caller rolls back. */
+/* What the parents and the spawned processes of a pending expansion
+ * exchange at the switch or the cancellation, over the merged communicator
+ * (the spawned ones posted both at the start and wait, join.c): an
+ * allreduce that completes only when every process is there, then the word. */
+struct go_buf {
+    int here;
+    struct go_msg g;
+};
+
+/* Old processes of a pending expansion: the switch (status 1) at
+ * `iteration`, or the cancellation (0).  Bounded: each parent waits at most
+ * T for the allreduce; the parents then decide together (any_completed over
+ * the old world: if one of them saw it complete, every spawned process is
+ * there) and rank 0 gives the word to all.  1: switch now; 0: the spawned
+ * processes leave (join.c, join_abort), the caller rolls back. */
 int pending_go(int status, int iteration)
 {
-    struct go_msg g = {status, iteration, request_queue_position(&M.q), M.next_id};
-    MPI_Request rq;
-    if (PMPI_Ibcast(&g, (int)sizeof g, MPI_BYTE, 0, PEND.merged, &rq) != MPI_SUCCESS ||
-        wait_bounded(&rq, NB_WAIT_LIMIT_S) != 0) {
-        fprintf(stderr, "ductile: warning: rank %d: the spawned processes of resize %d did not answer within %.0f s\n",
-                ductile_rt.rank, PEND.d.id, NB_WAIT_LIMIT_S);
-        return -1; /* the request stays with the MPI (it cannot be cancelled); the caller rolls back */
-    }
-    return 0;
+    txn_delay("go");
+    double T = resize_timeout();
+    static struct go_buf spare; /* without memory for a buffer of its own (its requests then go unchecked) */
+    struct go_buf *b = calloc(1, sizeof *b), *u = b ? b : &spare;
+    MPI_Request r[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    u->here = 1;
+    int posted = PMPI_Iallreduce(MPI_IN_PLACE, &u->here, 1, MPI_INT, MPI_MIN, PEND.merged, &r[0]) == MPI_SUCCESS;
+    int done = posted && status && wait_for(&r[0], T) == 1;
+    int go = status && any_completed(ductile_rt.private_comm, done);
+    u->g = (struct go_msg){go, iteration, request_queue_position(&M.q), M.next_id};
+    if (PMPI_Ibcast(&u->g, (int)sizeof u->g, MPI_BYTE, 0, PEND.merged, &r[1]) == MPI_SUCCESS) wait_for(&r[1], T);
+    MPI_Comm cc[2] = {PEND.merged, PEND.merged};
+    if (b) settle(b, r, cc, 2); /* requests of a spawned process that is not there yet keep b */
+    if (status && !go)
+        fprintf(stderr, "ductile: warning: rank %d: the spawned processes of resize %d were not there within %.0f s\n",
+                ductile_rt.rank, PEND.d.id, T);
+    return go;
+}
+
+/* A spawned process waiting for the switch (join.c): posts the allreduce and
+ * the word (pending_go), then waits, progressing its part of the background
+ * transfer, at most limit_s.  The word, or status -1 when none came. */
+struct go_msg pending_wait_go(MPI_Comm merged, double limit_s)
+{
+    struct go_buf *b = calloc(1, sizeof *b);
+    struct go_msg none = {-1, 0, 0, 0}, g = none;
+    if (!b) return none;
+    MPI_Request r[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    b->here = 1;
+    txn_delay("go");
+    if (PMPI_Iallreduce(MPI_IN_PLACE, &b->here, 1, MPI_INT, MPI_MIN, merged, &r[0]) == MPI_SUCCESS &&
+        PMPI_Ibcast(&b->g, (int)sizeof b->g, MPI_BYTE, 0, merged, &r[1]) == MPI_SUCCESS &&
+        wait_bounded(&r[1], limit_s) == 0)
+        g = b->g;
+    MPI_Comm cc[2] = {merged, merged};
+    settle(b, r, cc, 2);
+    return g;
 }
 
 /* A pending resize that will not happen (old processes, collectively): the
@@ -259,10 +334,13 @@ int pending_go(int status, int iteration)
  * size and data; the record says why. */
 void pending_cancel(const char *why)
 {
-    (void)nb_wait_local(1); /* bounded: a part still in flight after it is not quiet */
+    /* what was started completes (failed parts too: every process started the same), bounded; a part
+     * still in flight after it is not quiet (then left alone, leaked: nb_agree_quiet decides together) */
+    (void)nb_drain();
     if (PEND.expand) {
-        int quiet = 0;
-        if (pending_go(0, M.iteration) == 0) quiet = nb_agree_quiet(PEND.merged); /* with them: join.c */
+        (void)pending_go(0, M.iteration); /* the word "cancelled" (0 by then on every parent) */
+        int quiet = nb_agree_quiet(PEND.merged); /* with them (join.c); a spawned process that never heard
+                                                  * the word is missing: "not quiet" everywhere */
         rollback_transfers(quiet, PEND.nitems, 0);
         expand_abort(why, quiet);
     } else {

@@ -25,6 +25,7 @@
  * derived from the world keeps the group connected: then the group's
  * MPI_Finalize waits like a parked process. */
 #include "engine.h"
+#include "launch_step.h"
 
 int departing_exit;
 MPI_Comm departure_inter0_pending = MPI_COMM_NULL;
@@ -62,8 +63,8 @@ static int exit_allowed(void)
 
 int departure_group_exits(int ns, const char *leaving, int merge_method, int standby)
 {
-    int ok = exit_allowed() && !standby && M.g_valid && merge_method && ns == M.g_ns + M.g_nnew &&
-             ductile_rt.thread_level != MPI_THREAD_MULTIPLE;
+    int ok = leaving && exit_allowed() && !standby && M.g_valid && merge_method && ns == M.g_ns + M.g_nnew &&
+             ductile_rt.thread_level != MPI_THREAD_MULTIPLE; /* no list: this process failed, the shrink rolls back */
     for (int r = 0; r < ns && ok; r++)
         if (!!leaving[r] != (r >= M.g_ns)) ok = 0;
     M.g_valid = 0;
@@ -89,6 +90,7 @@ void departure_disconnect(MPI_Comm *inter, MPI_Comm *inter0)
 void departure_group_disconnect(void)
 {
     departure_disconnect(&M.g_inter, &M.g_inter0);
+    launch_step_group_left(); /* direct launch: the group's step ends before the resize is reported */
 }
 
 /* The new processes of an expansion that does not happen (rolled back or
@@ -143,6 +145,7 @@ int ductile_malleable_finalize_begin(void)
 void ductile_malleable_finalize_end(void)
 {
     if (!M.ready) return;
+    late_finish(); /* requests of timed-out waits (agree.c) */
     /* release the removed processes this one is responsible for (bounded waits) */
     for (int i = 0; i < M.nduties; i++) {
         struct duty *d = &M.duties[i];
@@ -168,11 +171,16 @@ void ductile_malleable_finalize_end(void)
         free(reqs);
     }
     for (int i = 0; i < M.nduties; i++) {
-        if (M.duties[i].comm != MPI_COMM_NULL) PMPI_Comm_free(&M.duties[i].comm);
+        int inter = 0; /* an intercommunicator of M.inters (the new processes that never connected): disconnected below */
+        for (int j = 0; j < M.ninters; j++) inter |= M.inters[j] == M.duties[i].comm;
+        if (M.duties[i].comm != MPI_COMM_NULL && !inter) PMPI_Comm_free(&M.duties[i].comm);
         free(M.duties[i].ranks);
     }
     M.nduties = 0;
-    if (M.park_comm != MPI_COMM_NULL) PMPI_Comm_free(&M.park_comm);
+    int park_inter = 0;
+    if (M.park_comm != MPI_COMM_NULL) PMPI_Comm_test_inter(M.park_comm, &park_inter);
+    if (park_inter) PMPI_Comm_disconnect(&M.park_comm); /* a new process parked on its parent (join.c) */
+    else if (M.park_comm != MPI_COMM_NULL) PMPI_Comm_free(&M.park_comm);
     for (int i = 0; i < M.nkeep; i++)
         if (M.keep[i] != MPI_COMM_NULL) PMPI_Comm_free(&M.keep[i]);
     M.nkeep = 0;

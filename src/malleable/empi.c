@@ -13,6 +13,8 @@
 #include "../core/hotpath.h"
 #include "registry.h"
 #include "resize.h"
+#include "steer.h"
+#include "../common/sizes.h"
 #include "../core/state.h"
 #include "empi_int.h"
 #include "../core/hooks.h"
@@ -41,22 +43,16 @@ int EMPI_GLOBAL_lbalance_disabled = 1, EMPI_GLOBAL_status = EMPI_ACTIVE, EMPI_GL
 int *EMPI_GLOBAL_vcounts, *EMPI_GLOBAL_displs;
 
 /* Where EMPI_Get_wsize and the distributed items put the remainder rows
- * (DUCTILE_WSIZE): FlexMPI's distribution (the last ranks) by default.  Set
- * at the first EMPI call, before any resize, in every process alike. */
+ * (DUCTILE_WSIZE, checked with the other settings in MPI_Init): FlexMPI's
+ * distribution (the last ranks) by default.  Set at the first EMPI call,
+ * before any resize, in every process alike. */
 void empi_layout_once(void)
 {
     static int done;
     if (done) return;
     done = 1;
-    const char *v = getenv("DUCTILE_WSIZE");
-    if (!v || !*v || strcmp(v, "flexmpi") == 0) plan_set_remainder_last(1);
-    else if (strcmp(v, "first") == 0) plan_set_remainder_last(0);
-    else {
-        fprintf(stderr, "ductile: error: DUCTILE_WSIZE='%s': expected 'flexmpi' (extra rows on the last ranks, "
-                        "the default) or 'first' (extra rows on the first ranks)\n", v);
-        fflush(stderr);
-        PMPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    const char *v = ductile_rt.settings.wsize; /* NULL before MPI_Init or with DUCTILE_DISABLE=1 */
+    plan_set_remainder_last(!(v && strcmp(v, "first") == 0));
 }
 
 void EMPI_Get_wsize(int rank, int size, int dim, int *desp, int *count, int *vcounts, int *displs)
@@ -306,12 +302,33 @@ static void every_block(int64_t n, const struct reg_item *sp, int p, int changed
     }
 }
 
+/* This process's rank and size in the world the program sees: Ductile's
+ * (its virtual world), or, with Ductile off (DUCTILE_DISABLE=1, no
+ * MPI_Init), MPI's own, as a static FlexMPI program would have them. */
+static void world_rank_size(int *r, int *p)
+{
+    *r = 0;
+    *p = 1;
+    if (ductile_rt.active) {
+        *r = ductile_rt.rank;
+        *p = ductile_rt.size;
+        return;
+    }
+    int init = 0, fin = 0;
+    PMPI_Initialized(&init);
+    PMPI_Finalized(&fin);
+    if (!init || fin) return;
+    PMPI_Comm_rank(MPI_COMM_WORLD, r);
+    PMPI_Comm_size(MPI_COMM_WORLD, p);
+}
+
 static void monitor_end(int *rank, int *size, int iter, int maxiter, const struct mon_out *o)
 {
-    if (ductile_rt.rank == 0) DUCTILE_HOOK_VOID(on_maxiter, (maxiter)); /* remaining work for ductiled's model */
+    if (ductile_rt.active && ductile_rt.rank == 0)
+        DUCTILE_HOOK_VOID(on_maxiter, (maxiter)); /* remaining work for ductiled's model */
     empi_layout_once();
     double t0 = PMPI_Wtime();
-    int changed = ductile_malleable_control_point(iter);
+    int changed = ductile_malleable_control_point(iter); /* Ductile off: 0, nothing resizes */
     double dt = PMPI_Wtime() - t0;
     EMPI_GLOBAL_iteration = iter;
     EMPI_GLOBAL_tover += dt;
@@ -324,15 +341,22 @@ static void monitor_end(int *rank, int *size, int iter, int maxiter, const struc
         EMPI_GLOBAL_overhead_rpolicy += dt; /* the decision at the control point */
     }
     if (!ductile_malleable_active()) {
+        /* FlexMPI: a removed process owns nothing (as EMPI_Get_wsize); rank, size and the
+         * per-rank arrays keep what the program had (include/empi.h) */
         EMPI_GLOBAL_status = EMPI_REMOVED;
+        if (o->count) *o->count = -1;
+        if (o->disp) *o->disp = -1;
+        if (o->count64) *o->count64 = -1;
+        if (o->disp64) *o->disp64 = -1;
         return;
     }
-    if (rank) *rank = ductile_rt.rank;
-    if (size) *size = ductile_rt.size;
+    int r, p;
+    world_rank_size(&r, &p);
+    if (rank) *rank = r;
+    if (size) *size = p;
     const struct reg_item *sp;
     int64_t n = first_rows(&sp);
     if (n < 0) return;
-    int r = ductile_rt.rank, p = ductile_rt.size;
     plan_block b = plan_block_of(n, p, r);
     if (sp) {
         b.displ = sp->rows.row0;
@@ -389,10 +413,19 @@ void EMPI_Set_maxprocs(int nprocs)
 {
     int size = ductile_rt.size > 0 ? ductile_rt.size : 1;
     EMPI_GLOBAL_maxprocs = nprocs < size ? size : nprocs; /* FlexMPI: never below the current size */
+    /* honoured: the job's maximum (src/malleable/steer.c); one the other constraints exclude
+     * (below the minimum, a preferred size above it) is refused with a message */
+    char spec[32], err[400];
+    snprintf(spec, sizeof spec, "max=%d", EMPI_GLOBAL_maxprocs);
+    if (ductile_set_sizes(spec, err, sizeof err) != 0 && ductile_rt.rank == 0)
+        fprintf(stderr, "ductile: EMPI_Set_maxprocs(%d) not applied: %s\n", nprocs, err);
 }
 
 void EMPI_Get_minprocs(int *nprocs)
 {
+    struct ductile_sizes s;
+    engine_sizes(&s);
+    if (s.min > 0) EMPI_GLOBAL_minprocs = s.min;
     if (nprocs) *nprocs = EMPI_GLOBAL_minprocs;
 }
 

@@ -5,8 +5,10 @@
  *   policy.c      pure checks of a request (unit-tested: tests/unit/test_policy.c)
  *   records.c     reconfiguration records, history hand-over, departed counters
  *   world.c       world swap, removed processes' own world, transfer communicators
- *   transaction.c agreement, new blocks staged until the commit or dropped at a rollback
- *   transfer.c    moving the registered items (all methods), new blocks allocated first
+ *   transaction.c new blocks staged until the commit or dropped at a rollback
+ *   agree.c       the agreement and every decision taken together, bounded
+ *   transfer.c    moving the registered items (all methods), every failure taking part to the end
+ *   prep_thread.c the prepare step's new blocks (in a thread during Open MPI 4.1's spawn)
  *   background.c  constant data moved in the background, the pending resize
  *   spawn.c       expansion: spawn, connect, merge, commit
  *   shrink.c      shrink: leaving ranks' data, split, commit
@@ -39,6 +41,7 @@
 #include "pmpi_exports.h"
 #include "../common/clock.h"
 #include "../common/mpierror.h"
+#include "../common/txnfault.h"
 #include "registry.h"
 #include "redist.h"
 #include "../core/state.h"
@@ -86,6 +89,8 @@ void join_world(MPI_Comm inter, int high, MPI_Comm merged, MPI_Comm *w, MPI_Comm
 #define TAG_RELEASE 0x5d18
 #define TAG_HISTORY 0x5d19
 #define TAG_STANDBY 0x5d1c
+#define TAG_CONTROLLER 0x5d1d /* the controller's hand-over to a new rank 0 (records.c) */
+#define TAG_READY 0x5d1e /* Open MPI 4.1: the new processes are at their MPI_Comm_connect (spawn.c, join.c) */
 #define TXN_WHY_MAX 256 /* a failure's reason, as in the record (report_reconfig.reason) */
 #define BCAST_CHUNK ((int64_t)1 << 30)
 
@@ -98,13 +103,15 @@ struct decision {
     int32_t auto_choice;  /* DUCTILE_REDIST=auto: redist and nb come from the cost model (src/rma/cost.c) */
     int32_t pool;         /* DUCTILE_PERSISTENT: expand by taking the standby processes back (no spawn) */
     int32_t release_pool; /* the pool waited DUCTILE_LEAVE_TIMEOUT: it is released first */
-    char why[224];        /* its reason, for the record */
+    int32_t command;      /* the queue id of the request (ductiled's command id; 0: DUCTILE_SCHEDULE) */
+    char why[220];        /* its reason, for the record */
 };
 
 /* Sent by the parents to the spawned processes over the intercommunicator. */
 struct join_header {
     int32_t status; /* 1 join, 0 cancelled (the spawn failed on the parents' side) */
     int32_t method, redist, nb, ns, nd, nnew, iteration, sched_next, nitems, id, nhist, zombies, prepare, persistent;
+    int32_t command; /* the request's queue id (the record's "command") */
     int64_t job_pid;
     double spawn_s, begin_epoch, start_s;
     char job_id[64];
@@ -127,6 +134,7 @@ struct engine_state {
     int spawned, removed;
     unsigned world_epoch; /* set_world calls: a control point that changed it changed this process's world */
     int iteration;
+    int command; /* the queue id of the request being executed (records; 0: none or DUCTILE_SCHEDULE) */
     int zombies; /* removed processes of this job still alive (they hold slots), standby ones included */
     int persistent; /* DUCTILE_PERSISTENT (src/malleable/persist.c) */
     int rma_shared; /* DUCTILE_RMA_MEMORY=shared: new blocks of rma-* transfers in shared windows */
@@ -158,9 +166,14 @@ struct engine_state {
     /* reconfiguration records (complete on the world's rank 0) */
     struct report_reconfig *hist;
     int nhist, caphist, next_id;
-    /* counters of the processes that left the world (complete on the world's rank 0) */
+    /* counters of the processes that left the world (complete on the world's rank 0): each one's
+     * totals; their functions combined by reductions (depsum); each one's functions (depfns,
+     * ndep x DUCTILE_FN_COUNT) only while at most DUCTILE_REPORT_RANKS left (depfns_off after) */
     struct report_departed *dep;
     int ndep, capdep;
+    struct report_departed_fns depsum;
+    struct report_fn *depfns;
+    int capdepfns, depfns_off;
 };
 extern struct engine_state M;
 
@@ -182,7 +195,7 @@ struct standby_pool {
 extern struct standby_pool SB;
 
 /* Sent by the kept world's rank 0 to each standby process. */
-enum { STANDBY_WAKE = 1, STANDBY_RELEASE = 2 };
+enum { STANDBY_WAKE = 1, STANDBY_RELEASE = 2, STANDBY_GO = 3, STANDBY_ABANDON = 4 }; /* GO / ABANDON: after the wake-up */
 /* Old blocks of arrays moved by the one-sided methods over a dynamic window
  * with Open MPI 4.1's osc/ucx: freed at the next control point, not right
  * after the transfer.  Measured: freeing them at once crashed 3 runs in 5
@@ -230,7 +243,11 @@ static const char *const const_label[] = {"", "+nb", "+wd", "+thread"};
 static const char *const redist_label[] = {"col", "p2p", "rma-lock", "rma-lockall", "rma-fence"};
 
 
-#define NB_WAIT_LIMIT_S 300.0
+/* DUCTILE_RESIZE_TIMEOUT: the bound of every wait inside a resize (seconds). */
+static inline double resize_timeout(void)
+{
+    return (double)ductile_rt.settings.resize_timeout;
+}
 
 struct nb_entry {
     char name[REG_NAME_MAX];
@@ -287,7 +304,7 @@ struct go_msg {
     int32_t iteration, sched_next, next_id;
 };
 
-/* Phases of transfer_items: everything blocking; only the constant
+/* Phases of a transfer (struct transfer): everything blocking; only the constant
  * distributed items, started in the background with strategy nb; everything
  * but those (at the control point where the background part is complete). */
 enum { XF_ALL = 0, XF_BG = 1, XF_REST = 2 };
@@ -303,6 +320,10 @@ static inline void step_mark(double *t, const char *what)
     *t = n;
 }
 
+/* spawn_check.c: the program to spawn, the spawn's info, rank 0's checks before anything starts */
+int spawn_command(char *cmd, size_t len, char ***args_out);
+MPI_Info spawn_info(const char *hosts);
+int precheck_spawn(const char *cmd, const char *hosts, int ns, int nnew, char *why, size_t len);
 /* spawn_ompi5.c: Open MPI 5 (PRRTE); 0 and nothing with other MPIs */
 int ompi5_may_oversubscribe(void);
 void ompi5_spawn_info(MPI_Info info);
@@ -344,19 +365,42 @@ void free_buried(void);
 /* transfer.c */
 int test_fail(const char *step);
 int bg_wanted(int nb);
-int transfer_items(const struct redist_layout *L, int has_new, int method, int nb, int phase, int id, int iteration,
-                   void **prep, int warm, struct xfer_times *t, char *err, size_t errlen);
+/* One transfer of a resize: what moves, over which layout, how (filled by
+ * the caller), and how it went.  Collective over L->comm: every process
+ * calls it for the same phase, also one that already failed (ok = 0: it
+ * takes part with nothing to move, and its peers stop with it at the first
+ * checkpoint). */
+struct transfer {
+    const struct redist_layout *L; /* every old and new process of the transfer */
+    int has_new;                   /* processes without an old rank take part (replicated items, scalars) */
+    int method, nb;                /* REDIST_*; CONST_* (phase XF_BG only) */
+    int phase;                     /* XF_ALL, XF_BG, XF_REST */
+    int id, iteration;
+    void **prep;                   /* new blocks of the prepare step, taken by the items (NULL: none) */
+    int warm;                      /* open the connections first (DUCTILE_REDIST_PREPARE) */
+    int ok;                        /* in: 0 when this process already failed; out: this process's part went well */
+    struct xfer_times t;           /* out */
+    char err[TXN_WHY_MAX];         /* out: why this process failed ("" when it only stopped with the others) */
+    /* while it runs */
+    struct redist_layout LX;       /* L over NB.comm: the background part */
+    int bg, stopped;               /* constant items start in the background; every process stopped */
+};
+int transfer_run(struct transfer *x); /* 0, or -1 (x->ok = 0) */
+/* prep_thread.c */
 void **prepare_buffers(int ns, int nd, int my_old, int my_new, int nb, int touch, char *why, size_t len);
 void free_prepared(void **prep);
 /* background.c */
+struct nb_entry *nb_entry_add(const char *name, void *dst, int has_new); /* NULL: out of memory */
 int nb_test_local(void);
 int nb_wait_local(int nap);
+int nb_drain(void); /* complete what was started (bounded), failed or not: 0, or -1 when it did not complete */
 void nb_finish(int adopt);
 void nb_abandon(void);
 void nb_abandon_at_exit(void); /* the same, in a process about to end */
 void nb_note(struct report_reconfig *r, int iteration);
 int wait_bounded(MPI_Request *rq, double limit_s);
 int pending_go(int status, int iteration);
+struct go_msg pending_wait_go(MPI_Comm merged, double limit_s);
 void pending_cancel(const char *why);
 int nb_quiet(void);
 int nb_agree_quiet(MPI_Comm c);
@@ -393,17 +437,37 @@ struct stage_list {
     int n, cap;
 };
 extern struct stage_list STAGE;
-/* Collective over c: 1 when every process passes ok = 1; else 0, and why
- * (on every process) is the reason of the first process that failed. */
-int polite_wait(MPI_Request *rq); /* a wait that sleeps between tests (transaction.c) */
+/* agree.c: decisions taken together, bounded by DUCTILE_RESIZE_TIMEOUT (T).
+ * txn_agree: collective over c; 1 when every process passes ok = 1 within T
+ * of rank 0's arrival; else 0 on every process, and why is the reason of the
+ * first process that failed on its own (a non-empty why), or the timeout. */
 int txn_agree(MPI_Comm c, int ok, char *why, size_t len);
+/* After a bounded wait on an operation that completes only once every
+ * process entered it (a barrier, an allreduce): collective over c (processes
+ * that all reach this point); 1 on every process when some process of c saw
+ * it complete (so everyone entered it), else 0. */
+int any_completed(MPI_Comm c, int completed);
+/* Collective over c, bounded as txn_agree (rank 0 decides within T): 1 on
+ * every process when every process passed yes != 0, else 0 on every process
+ * (also when a process was late: the safe answer). */
+int all_agree(MPI_Comm c, int yes);
+/* Wait for *rq at most limit_s, asleep between tests: 1 complete, 0 not yet (*rq still pending), -1 MPI error. */
+int wait_for(MPI_Request *rq, double limit_s);
+/* A buffer p used by the requests r[0..n): freed now if all are complete, else kept with the pending ones
+ * (late requests) until they complete. */
+void settle(void *p, MPI_Request *r, const MPI_Comm *c, int n); /* c[i]: the communicator of r[i] */
+/* Free *c now, or once no late request uses it (Open MPI 4.1 crashed progressing a collective of a
+ * freed communicator); *c becomes MPI_COMM_NULL. */
+void comm_free_later(MPI_Comm *c);
+void late_progress(void); /* requests of waits that gave up: test them (every control point) */
+void late_finish(void);   /* ... and at the end, bounded */
 /* The agreement on a transfer, before its commit: txn_agree, then, when some
  * item's commit runs the program's code (REG_KIND_STAGES: custom data's
  * unpack), that code (data_stage) and a second txn_agree; if that one fails,
  * every process undoes its stage (data_unstage) and 0 is returned as for any
- * failed agreement (the caller rolls back). */
+ * failed agreement (the caller rolls back).  Bounded as txn_agree (agree.c). */
 int txn_agree_commit(MPI_Comm c, int ok, char *why, size_t len);
-void stage_add(int item, void *dst, int from_spare, int shared, int persist, int rma_lock, int ns, int nd, int has_old);
+int stage_add(int item, void *dst, int from_spare, int shared, int persist, int rma_lock, int ns, int nd, int has_old);
 void stage_commit(void);
 void stage_abort(void);
 

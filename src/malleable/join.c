@@ -2,7 +2,10 @@
  * parents inside MPI_Init (ductile_malleable_init), checking the
  * registration and receiving the data in EMPI_Get_shared. */
 #include "engine.h"
+#include "steer.h"
 #include "../redist/chunk.h"
+#include "reconf.h"
+#include "launch_step.h"
 
 /* ------------------------------------------------------------------ init / join */
 
@@ -61,6 +64,38 @@ static _Noreturn void join_end(void)
 }
 static double join_mark; /* DUCTILE_VERBOSE=3: when the join ended (the program's start in between) */
 
+#if !SPAWN_COLLECTIVE
+/* Open MPI 4.1 (the parents' rank 0 spawned us alone): all of us are at the
+ * connect (a barrier of ours), the first says so to the parents' rank 0, and
+ * everyone waits for its decision, bounded (spawn.c, children_ready).
+ * 1: connect; 0: park. */
+static int ready_to_connect(MPI_Comm parent)
+{
+    double T = resize_timeout();
+    int one = 1;
+    PMPI_Barrier(MPI_COMM_WORLD); /* the spawned processes' own world */
+    if (ductile_rt.rank == 0) PMPI_Send(&one, 1, MPI_INT, 0, TAG_READY, parent);
+    int *go = calloc(1, sizeof *go);
+    MPI_Request rq = MPI_REQUEST_NULL;
+    int got = go && PMPI_Ibcast(go, 1, MPI_INT, 0, parent, &rq) == MPI_SUCCESS ? wait_for(&rq, 4 * T) : -1;
+    int ok = got == 1 && *go;
+    if (go) settle(go, &rq, &parent, 1);
+    if (!ok) ductile_log(1, "the parents did not accept the connection in time; this process parks");
+    return ok;
+}
+#endif
+/* The running processes' registrations (no allocation: a registry holds at most REG_MAX_ITEMS). */
+static struct reg_desc jdesc_store[REG_MAX_ITEMS];
+/* A failure while joining (an MPI error seen here): the preparation's agreement rolls back. */
+static char join_why[TXN_WHY_MAX];
+
+/* This process's number in its resize (src/common/txnfault.h): after the old processes. */
+static int join_child;
+static int join_rank(void)
+{
+    return M.jh.ns + join_child;
+}
+
 static void join_parents(MPI_Comm parent)
 {
     double tmark = ductile_rt.start_sec; /* right after PMPI_Init (src/wrap/runtime.c) */
@@ -87,29 +122,42 @@ static void join_parents(MPI_Comm parent)
     }
     M.spawned = 1;
     M.jh = h;
-    if (h.nitems) {
-        M.jdesc = calloc((size_t)h.nitems, sizeof *M.jdesc);
-        if (!M.jdesc) abort();
-        PMPI_Bcast(M.jdesc, h.nitems * (int)sizeof *M.jdesc, MPI_BYTE, 0, parent);
+    join_child = ductile_rt.rank; /* in the spawned processes' own world */
+    txn_begin(h.id, join_rank());
+    if (h.nitems > REG_MAX_ITEMS || h.nitems < 0) { /* not from Ductile's parents: the join is refused */
+        fprintf(stderr, "ductile: rank %d (new): the header names %d registered items (at most %d)\n",
+                ductile_rt.rank, h.nitems, REG_MAX_ITEMS);
+        join_failed("MPI_Bcast of the header", MPI_ERR_COUNT);
     }
+    M.jdesc = jdesc_store;
+    if (h.nitems && txn_mpi(PMPI_Bcast(M.jdesc, h.nitems * (int)sizeof *M.jdesc, MPI_BYTE, 0, parent)) != MPI_SUCCESS)
+        snprintf(join_why, sizeof join_why, "rank %d (new): receiving the registrations failed", ductile_rt.rank);
     step_mark(&tmark, "header received");
     double tm = ductile_now();
     MPI_Comm inter, merged;
 #if SPAWN_COLLECTIVE
     /* all parents spawned us (spawn.c, spawn_group): one merge */
     inter = parent;
+    txn_delay("connect");
     PMPI_Intercomm_merge(inter, 1, &merged);
     add_inter(inter);
     departure_group_joined(h.method != METHOD_BASELINE && !h.persistent, h.ns, h.nnew, inter, MPI_COMM_NULL);
 #else
     /* the parents' rank 0 spawned us alone: all parents accept us on its port (spawn.c,
-     * connect_group), then one merge.  Nothing can fail on the parents' side between the
-     * header (status 1) and their MPI_Comm_accept; a process of either side that dies makes
-     * Open MPI's runtime end the job. */
+     * connect_group), then one merge.  First, bounded, rank 0 hears that all of us are at
+     * the connect and decides whether the parents accept (spawn.c, children_ready); if
+     * not, we park until it releases us.  A process of either side that dies in the
+     * accept and connect makes Open MPI's runtime end the job. */
     char port[MPI_MAX_PORT_NAME];
     memset(port, 0, sizeof port);
     int rp = PMPI_Bcast(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, parent);
     if (rp != MPI_SUCCESS) join_failed("MPI_Bcast of the port name", rp);
+    txn_delay("connect");
+    if (!ready_to_connect(parent)) {
+        M.join_comm = parent; /* where we park: the parents' rank 0 releases us over it */
+        txn_end();
+        join_cancelled(0); /* parked; does not return */
+    }
     port[MPI_MAX_PORT_NAME - 1] = '\0';
     inter = MPI_COMM_NULL;
     rp = PMPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
@@ -139,13 +187,14 @@ static void join_parents(MPI_Comm parent)
             PMPI_Comm_set_errhandler(M.xfer, MPI_ERRORS_RETURN);
         }
         set_world(nw, np);
-        PMPI_Comm_free(&oldp);
+        comm_free_later(&oldp);
     }
     M.join_merge_s = ductile_now() - tm;
     step_mark(&tmark, "joined");
     join_mark = tmark;
     M.join_comm = merged;
     M.join_pending = 1;
+    txn_pause(); /* the program registers its data: not counted */
     if (!h.nitems) ductile_malleable_get_shared(NULL);
     ductile_log(1, "joined as rank %d of %d at iteration %d", ductile_rt.rank, ductile_rt.size, h.iteration);
 }
@@ -161,6 +210,7 @@ void ductile_malleable_init(void)
         n = 0;
     }
     request_queue_init(&M.q, rs, n);
+    engine_sizes_from_settings(1, err, sizeof err); /* validated before (check_settings) */
     M.method = s->resize_method && strcmp(s->resize_method, "baseline") == 0 ? METHOD_BASELINE : METHOD_MERGE;
     const char *rd = s->redist ? s->redist : "col", *rc = s->redist_constant ? s->redist_constant : "blocking";
     M.auto_redist = strcmp(rd, "auto") == 0;
@@ -186,6 +236,10 @@ void ductile_malleable_init(void)
             fprintf(stderr, "ductile: note: DUCTILE_REDIST_CONSTANT=nb does not apply to %s (the sources cannot tell "
                             "when the drains' reads are done); using wd (Wait Drains)\n", rd);
     }
+    if (M.redist == REDIST_RMA_FENCE && M.nb != CONST_BLOCKING && ductile_rt.rank == 0)
+        /* fence epochs are collective over the world: no background form (transfer.c) */
+        fprintf(stderr, "ductile: note: DUCTILE_REDIST=rma-fence is blocking only; constant data moves by the "
+                        "collective (col, %s) in the background, the other data by rma-fence\n", rc);
     if (note == 2) {
         /* never run the Threading strategy without MPI_THREAD_MULTIPLE */
         M.thread_refused = 1;
@@ -201,6 +255,7 @@ void ductile_malleable_init(void)
     M.ready = 1;
     MPI_Comm parent = MPI_COMM_NULL;
     PMPI_Comm_get_parent(&parent);
+    if (parent == MPI_COMM_NULL && ductile_spawned_by_ductile()) launch_step_join(&parent); /* a new srun step */
     if (parent != MPI_COMM_NULL && ductile_spawned_by_ductile()) join_parents(parent); /* marker hook: only our children */
 }
 
@@ -274,6 +329,10 @@ static int join_prepare(int child, char *why, size_t len)
     const struct join_header *h = &M.jh;
     int last = child == h->nnew - 1;
     char err[320];
+    if (join_why[0]) {
+        snprintf(why, len, "%s", join_why);
+        return -1;
+    }
     if (h->nitems && last && test_fail("register")) {
         snprintf(why, len, "rank %d (new): registered item 0 differs from the running processes' (injected: "
                  "DUCTILE_TEST_FAIL=register)", ductile_rt.rank);
@@ -322,8 +381,8 @@ static void join_abort(int *o2c, int *n2c, const char *why, int together)
     free(o2c);
     free(n2c);
     stage_abort();
-    free(M.jdesc);
     M.jdesc = NULL;
+    txn_end();
     join_cancelled(together);
 }
 
@@ -331,10 +390,12 @@ int ductile_malleable_get_shared(int *iteration)
 {
     if (!M.join_pending) {
         if (iteration && M.spawned) *iteration = M.jh.iteration + 1;
+        reconf_end(); /* a process spawned without data joined inside MPI_Init: its hooks run here */
         return 0;
     }
     M.join_pending = 0;
     struct join_header *h = &M.jh;
+    txn_begin(h->id, join_rank());
     MPI_Comm merged = M.join_comm;
     int me = -1;
     PMPI_Comm_rank(merged, &me);
@@ -343,16 +404,19 @@ int ductile_malleable_get_shared(int *iteration)
     struct xfer_times xt, xb;
     memset(&xt, 0, sizeof xt);
     memset(&xb, 0, sizeof xb);
-    int *o2c = malloc((size_t)h->ns * sizeof(int)), *n2c = malloc((size_t)h->nd * sizeof(int));
-    if (!o2c || !n2c) abort();
-    for (int i = 0; i < h->ns; i++) o2c[i] = i;
-    for (int j = 0; j < h->nd; j++) n2c[j] = baseline ? h->ns + j : j;
+    int *o2c = txn_malloc((size_t)h->ns * sizeof(int)), *n2c = txn_malloc((size_t)h->nd * sizeof(int));
+    for (int i = 0; o2c && i < h->ns; i++) o2c[i] = i;
+    for (int j = 0; n2c && j < h->nd; j++) n2c[j] = baseline ? h->ns + j : j;
     struct redist_layout L = {M.xfer != MPI_COMM_NULL ? M.xfer : merged, h->ns + h->nnew, h->ns, h->nd, -1,
                               baseline ? child : me, o2c, n2c};
     char why[TXN_WHY_MAX] = "";
     /* agree on the preparation with the parents (spawn.c, expand) */
     step_mark(&join_mark, "program to EMPI_Get_shared");
     int okp = join_prepare(child, why, sizeof why) == 0;
+    if (okp && (!o2c || !n2c)) {
+        snprintf(why, sizeof why, "rank %d (new): out of memory", ductile_rt.rank);
+        okp = 0;
+    }
     if (!txn_agree(merged, okp, why, sizeof why)) join_abort(o2c, n2c, why, 1); /* nothing moved yet */
     step_mark(&join_mark, "preparation agreed");
     int bg = h->nitems && bg_wanted(h->nb), start_it = h->iteration;
@@ -360,17 +424,21 @@ int ductile_malleable_get_shared(int *iteration)
     if (bg) {
         /* constant data arrives in the background while the old processes go on at
          * the old size; wait here (asleep between tests) for the switch */
-        int okb = transfer_items(&L, 1, h->redist, h->nb, XF_BG, h->id, h->iteration, NULL, h->prepare, &xb, why,
-                                 sizeof why) == 0;
-        if (!txn_agree(merged, okb, why, sizeof why)) {
-            nb_abandon_at_exit(); /* started requests of the others may never complete (spawn.c does the same) */
-            join_abort(o2c, n2c, why, 0);
+        struct transfer x = {.L = &L, .has_new = 1, .method = h->redist, .nb = h->nb, .phase = XF_BG, .id = h->id,
+                             .iteration = h->iteration, .warm = h->prepare, .ok = 1};
+        transfer_run(&x);
+        xb = x.t;
+        if (!txn_agree(merged, x.ok, x.err, sizeof x.err)) {
+            /* what every process started completes (bounded); with the parents (spawn.c): released
+             * together when nothing is in flight anywhere, else left alone (at exit) */
+            (void)nb_drain();
+            int quiet = nb_agree_quiet(merged);
+            rollback_transfers(quiet, h->nitems, 1);
+            join_abort(o2c, n2c, x.err, quiet);
         }
-        struct go_msg g;
-        memset(&g, 0, sizeof g);
-        MPI_Request rq;
-        if (PMPI_Ibcast(&g, (int)sizeof g, MPI_BYTE, 0, merged, &rq) != MPI_SUCCESS ||
-            wait_bounded(&rq, (double)ductile_rt.settings.leave_timeout + NB_WAIT_LIMIT_S) != 0) {
+        /* the parents' word (background.c, pending_go), bounded */
+        struct go_msg g = pending_wait_go(merged, (double)ductile_rt.settings.leave_timeout + 3 * resize_timeout());
+        if (g.status < 0) {
             /* no answer from the parents: this process leaves (no abort: the parents may go on) */
             nb_abandon_at_exit();
             join_abort(o2c, n2c, "the running processes did not switch to the new size in time", 0);
@@ -378,7 +446,7 @@ int ductile_malleable_get_shared(int *iteration)
         if (g.status != 1) {
             /* cancelled (background.c, pending_cancel): agree with the parents whether nothing is in
              * flight, then free the transfer together with them, or leave it (at exit) */
-            (void)nb_wait_local(1);
+            (void)nb_drain(); /* what was started completes, failed parts too (bounded) */
             int quiet = nb_agree_quiet(merged);
             rollback_transfers(quiet, h->nitems, 1);
             join_abort(o2c, n2c, "the resize was cancelled", quiet);
@@ -393,19 +461,22 @@ int ductile_malleable_get_shared(int *iteration)
         if (g.next_id > M.next_id) M.next_id = g.next_id;
     }
     if (h->nitems) {
-        char err[TXN_WHY_MAX] = "";
-        if (transfer_items(&L, 1, h->redist, CONST_BLOCKING, bg ? XF_REST : XF_ALL, h->id, h->iteration, NULL,
-                           h->prepare, &xt, err, sizeof err) != 0 && ok) {
-            ok = 0;
-            snprintf(why, sizeof why, "%s", err);
-        }
+        struct transfer x = {.L = &L, .has_new = 1, .method = h->redist, .nb = CONST_BLOCKING,
+                             .phase = bg ? XF_REST : XF_ALL, .id = h->id, .iteration = h->iteration,
+                             .warm = h->prepare, .ok = ok};
+        transfer_run(&x);
+        if (ok && !x.ok) snprintf(why, sizeof why, "%s", x.err);
+        ok = x.ok;
+        xt = x.t;
     }
     /* agree on the transfer with the parents (spawn.c, expand_commit) */
     if (!txn_agree_commit(merged, ok, why, sizeof why)) {
+        (void)nb_drain(); /* (nothing, unless a background part is still in flight here) */
         int quiet = nb_agree_quiet(merged); /* with the parents (spawn.c, expand_commit) */
         rollback_transfers(quiet, h->nitems, 1);
         join_abort(o2c, n2c, why, quiet);
     }
+    txn_end();
     if (bg) nb_finish(1);
     stage_commit();
     if (baseline && me == h->ns) recv_history(0, merged);
@@ -427,6 +498,7 @@ int ductile_malleable_get_shared(int *iteration)
             add_duty(merged, lv, h->ns);
             free(lv);
             struct report_reconfig rec;
+            M.command = h->command;
             fill_record(&rec, h->id, start_it, h->ns, h->nd, h->method, h->redist, h->nb);
             rec.start_s = h->start_s;
             rec.spawn_s = h->spawn_s;
@@ -440,8 +512,11 @@ int ductile_malleable_get_shared(int *iteration)
         }
     } /* Merge: merged is the world's private communicator now (new_world_adopt) */
     M.join_comm = MPI_COMM_NULL;
-    free(M.jdesc);
     M.jdesc = NULL;
     if (!baseline && !h->persistent) ductile_files_reattach(); /* file hook: the world's open files, with the parents */
+    /* the reconfiguration hooks (reconf.c), now that the data is here, at the same point as the parents */
+    reconf_committed(h->id, h->ns, h->nd, baseline, -1, ductile_rt.rank, h->iteration,
+                     baseline ? RECONF_SPAN_COMM : RECONF_SPAN_WORLD, baseline ? merged : MPI_COMM_NULL);
+    reconf_end();
     return 0;
 }

@@ -17,6 +17,7 @@
 #include "pmpi_exports.h"
 #include "../common/clock.h"
 #include "../common/mpierror.h"
+#include "../common/txnfault.h"
 #include "../core/state.h"
 #include "../redist/chunk.h"
 #include "../redist/plan.h"
@@ -124,23 +125,25 @@ static int setup_col(struct prepared *p, const struct redist_layout *L, const in
                      const int64_t *rc, const int64_t *rd, char *err, size_t errlen)
 {
     int kind = a2a_layout_kind(p->nrows, L->ns, L->nd, p->rowbytes);
-    if (!a2a_have_init(kind)) return setup_p2p(p, L, sc, sd, rc, rd, err, errlen);
+    if (!a2a_have_init(kind)) return setup_p2p(p, L, sc, sd, rc, rd, err, errlen); /* the same everywhere */
     if (kind != A2A_INT)
         ductile_log(2, "persistent MPI_Alltoallv of %lld rows of %zu bytes, %d -> %d: the %s form on every process",
                     (long long)p->nrows, p->rowbytes, L->ns, L->nd, a2a_kind_name(kind));
-    /* the preparation succeeded everywhere before anyone starts the collective */
+    /* the preparation (and the request's room) succeeded everywhere before anyone starts the collective */
     int ok = a2a_prepare(&p->a2a, kind, L->comm_size, sc, sd, rc, rd, p->rowbytes, p->src, p->dst, err, errlen) == 0;
     int mine = ok;
+    p->reqs = ok ? txn_malloc(sizeof *p->reqs) : NULL;
+    if (ok && !p->reqs) { snprintf(err, errlen, "out of memory"); ok = 0; }
     int r = PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, L->comm);
     if (r != MPI_SUCCESS || !ok) {
         if (mine) a2a_free(&p->a2a);
+        free(p->reqs);
+        p->reqs = NULL;
         if (r != MPI_SUCCESS) return fail(r, "agreeing on the persistent collective", err, errlen);
-        if (mine) snprintf(err, errlen, "preparing the collective failed on another process");
+        if (mine && !err[0]) snprintf(err, errlen, "preparing the collective failed on another process");
         return -1;
     }
     p->col = 1;
-    p->reqs = malloc(sizeof *p->reqs);
-    if (!p->reqs) { snprintf(err, errlen, "out of memory"); return -1; }
     p->reqs[0] = MPI_REQUEST_NULL;
     p->nreq = 1;
     r = a2a_init(&p->a2a, L->comm, &p->reqs[0]);
@@ -157,7 +160,7 @@ static int setup_p2p(struct prepared *p, const struct redist_layout *L, const in
     const int64_t piece = chunk_piece_max();
     for (int i = 0; i < n; i++)
         if (i != me) nreq += (size_t)chunk_count(sc[i] * rb, piece) + (size_t)chunk_count(rc[i] * rb, piece);
-    p->reqs = malloc((nreq ? nreq : 1) * sizeof *p->reqs);
+    p->reqs = txn_malloc((nreq ? nreq : 1) * sizeof *p->reqs);
     if (!p->reqs) { snprintf(err, errlen, "out of memory"); return -1; }
     int r = MPI_SUCCESS;
     for (int dir = 0; dir < 2; dir++) /* receives first, then sends */
@@ -197,27 +200,30 @@ static int setup_rma(struct prepared *p, const struct redist_layout *L, char *er
     if (L->my_old >= 0) ob = plan_block_of(p->nrows, L->ns, L->my_old);
     MPI_Aint bytes = (MPI_Aint)ob.count * (MPI_Aint)p->rowbytes;
     size_t cap = plan_max_transfers(L->ns, L->nd);
-    p->tr = calloc(cap ? cap : 1, sizeof *p->tr);
-    p->targets = calloc((size_t)L->ns + 1, sizeof *p->targets);
-    if (!p->tr || !p->targets) { snprintf(err, errlen, "out of memory"); return -1; }
-    if (L->my_new >= 0) {
+    p->tr = txn_calloc(cap ? cap : 1, sizeof *p->tr);
+    p->targets = txn_calloc((size_t)L->ns + 1, sizeof *p->targets);
+    int mine = p->tr && p->targets;
+    if (!mine) snprintf(err, errlen, "out of memory");
+    if (mine && L->my_new >= 0) {
         p->ntr = plan_recvs_of(p->nrows, L->ns, L->nd, L->my_new, p->tr, cap);
-        if (p->ntr < 0) { snprintf(err, errlen, "invalid RMA plan"); return -1; }
+        if (p->ntr < 0) { snprintf(err, errlen, "invalid RMA plan"); mine = 0; }
     }
-    for (long k = 0; k < p->ntr; k++) {
-        int t = L->old_to_comm[p->tr[k].src];
-        p->tr[k].src = t; /* from here on: the comm rank of the source */
-        if (t == p->me) continue;
-        int seen = 0;
-        for (int j = 0; j < p->ntargets; j++) seen |= p->targets[j] == t;
-        if (!seen) p->targets[p->ntargets++] = t;
+    /* from here on tr[k].src is the comm rank of the source; the distinct remote ones in O(transfers) */
+    unsigned char *seen = mine ? txn_calloc((size_t)L->comm_size + 1, 1) : NULL;
+    if (mine && !seen) { snprintf(err, errlen, "out of memory"); mine = 0; }
+    if (mine) {
+        long nt = plan_recv_sources(p->tr, p->ntr, L->old_to_comm, L->comm_size, p->me, seen, p->targets, NULL);
+        if (nt < 0) { snprintf(err, errlen, "invalid RMA plan"); mine = 0; }
+        else p->ntargets = (int)nt;
     }
+    free(seen);
     /* the sources' old blocks in a shared block (DUCTILE_RMA_MEMORY=shared): every process agrees */
     struct shblock *b = p->slot >= 0 ? shblock_find(L->comm, L->ns, p->slot) : NULL;
-    int shm = b && (L->my_old < 0 || (const void *)b->mine == p->src);
-    int r = PMPI_Allreduce(MPI_IN_PLACE, &shm, 1, MPI_INT, MPI_MIN, L->comm);
+    int v[2] = {b && (L->my_old < 0 || (const void *)b->mine == p->src), mine};
+    int r = PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MIN, L->comm);
     if (r != MPI_SUCCESS) return fail(r, "agreeing on shared memory", err, errlen);
-    if (shm) {
+    if (!v[1]) return -1; /* a process could not prepare: no window anywhere */
+    if (v[0]) {
         p->shm = b;
         return 0;
     }
@@ -233,11 +239,20 @@ static int setup_rma(struct prepared *p, const struct redist_layout *L, char *er
     return 0;
 }
 
-static struct prepared *prepare(const struct redist_layout *L, int method, int slot, int64_t nrows, size_t rowbytes,
-                                const void *src, void *dst, char *err, size_t errlen)
+/* A new prepared transfer and its counts: local (allocation and plan), so
+ * that its outcome is agreed before the set-up's collectives. */
+static struct prepared *prepare_new(const struct redist_layout *L, int method, int slot, int64_t nrows,
+                                    size_t rowbytes, const void *src, void *dst, int64_t **counts, char *err,
+                                    size_t errlen)
 {
-    struct prepared *p = calloc(1, sizeof *p);
-    if (!p) { snprintf(err, errlen, "out of memory"); return NULL; }
+    struct prepared *p = txn_calloc(1, sizeof *p);
+    size_t n = (size_t)L->comm_size;
+    int64_t *c = p ? txn_calloc(4 * n, sizeof *c) : NULL;
+    if (!c) {
+        free(p);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
     p->comm = L->comm;
     p->ns = L->ns;
     p->nd = L->nd;
@@ -249,50 +264,53 @@ static struct prepared *prepare(const struct redist_layout *L, int method, int s
     p->dst = dst;
     p->win = MPI_WIN_NULL;
     PMPI_Comm_rank(L->comm, &p->me);
-    size_t n = (size_t)L->comm_size;
-    int64_t *c = calloc(4 * n, sizeof *c);
-    if (!c) { free(p); snprintf(err, errlen, "out of memory"); return NULL; }
-    int rc = 0;
     if (plan_alltoallv_arrays(nrows, L->ns, L->nd, L->my_old, L->my_new, L->old_to_comm, L->new_to_comm,
                               L->comm_size, c, c + n, c + 2 * n, c + 3 * n) != 0) {
         snprintf(err, errlen, "invalid redistribution plan (%lld rows, %d -> %d)", (long long)nrows, L->ns, L->nd);
-        rc = -1;
-    }
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        if (i != (size_t)p->me) p->moved += (uint64_t)c[i] * rowbytes;
-    }
-    if (rc == 0) {
-        if (method == REDIST_RMA_LOCK || method == REDIST_RMA_LOCKALL || method == REDIST_RMA_FENCE) {
-            uint64_t rd = 0; /* rma-*: bytes read from others */
-            for (size_t i = 0; i < n; i++)
-                if (i != (size_t)p->me) rd += (uint64_t)c[2 * n + i] * rowbytes;
-            p->moved = rd;
-            rc = setup_rma(p, L, err, errlen);
-        } else if (method == REDIST_COL) {
-            rc = setup_col(p, L, c, c + n, c + 2 * n, c + 3 * n, err, errlen);
-        } else {
-            rc = setup_p2p(p, L, c, c + n, c + 2 * n, c + 3 * n, err, errlen);
-        }
-    }
-    free(c);
-    if (rc != 0) {
-        prepared_free(p);
+        free(c);
+        free(p);
         return NULL;
     }
+    for (size_t i = 0; i < n; i++) {
+        if (i != (size_t)p->me) p->moved += (uint64_t)c[i] * rowbytes;
+    }
+    *counts = c;
     return p;
+}
+
+/* The set-up of p (collective over L->comm); c is freed. */
+static int prepare_setup(struct prepared *p, const struct redist_layout *L, int64_t *c, char *err, size_t errlen)
+{
+    size_t n = (size_t)L->comm_size;
+    int rc, method = p->method;
+    if (method == REDIST_RMA_LOCK || method == REDIST_RMA_LOCKALL || method == REDIST_RMA_FENCE) {
+        uint64_t rd = 0; /* rma-*: bytes read from others */
+        for (size_t i = 0; i < n; i++)
+            if (i != (size_t)p->me) rd += (uint64_t)c[2 * n + i] * p->rowbytes;
+        p->moved = rd;
+        rc = setup_rma(p, L, err, errlen);
+    } else if (method == REDIST_COL) {
+        rc = setup_col(p, L, c, c + n, c + 2 * n, c + 3 * n, err, errlen);
+    } else {
+        rc = setup_p2p(p, L, c, c + n, c + 2 * n, c + 3 * n, err, errlen);
+    }
+    free(c);
+    return rc;
 }
 
 /* ------------------------------------------------------------------ execution */
 
+/* Every step runs on every process, also after a failed one (the reads of a
+ * failed epoch are skipped): the others wait for the fences and barriers. */
 static int run_rma(struct prepared *p, char *err, size_t errlen)
 {
     int r = MPI_SUCCESS;
-    if (p->method == REDIST_RMA_FENCE) r = PMPI_Win_fence(MPI_MODE_NOPRECEDE | MPI_MODE_NOPUT, p->win);
-    else if (p->method == REDIST_RMA_LOCKALL && p->ntargets) r = PMPI_Win_lock_all(MPI_MODE_NOCHECK, p->win);
+    if (p->method == REDIST_RMA_FENCE) r = txn_mpi(PMPI_Win_fence(MPI_MODE_NOPRECEDE | MPI_MODE_NOPUT, p->win));
+    else if (p->method == REDIST_RMA_LOCKALL && p->ntargets) r = txn_mpi(PMPI_Win_lock_all(MPI_MODE_NOCHECK, p->win));
     else if (p->method == REDIST_RMA_LOCK)
         for (int j = 0; j < p->ntargets && r == MPI_SUCCESS; j++)
-            r = PMPI_Win_lock(MPI_LOCK_SHARED, p->targets[j], MPI_MODE_NOCHECK, p->win);
-    if (r != MPI_SUCCESS) return fail(r, "opening the RMA epoch", err, errlen);
+            r = txn_mpi(PMPI_Win_lock(MPI_LOCK_SHARED, p->targets[j], MPI_MODE_NOCHECK, p->win));
+    if (r != MPI_SUCCESS) fail(r, "opening the RMA epoch", err, errlen);
     for (long k = 0; k < p->ntr && r == MPI_SUCCESS; k++) {
         const plan_transfer *t = &p->tr[k];
         int64_t bytes = t->count * (int64_t)p->rowbytes, off = t->src_offset * (int64_t)p->rowbytes;
@@ -304,20 +322,23 @@ static int run_rma(struct prepared *p, char *err, size_t errlen)
                 int64_t o = 0;
                 int len = 0;
                 chunk_piece(bytes, piece, j, &o, &len);
-                r = PMPI_Get(to + o, len, MPI_BYTE, t->src, (MPI_Aint)(off + o), len, MPI_BYTE, p->win);
+                r = txn_mpi(PMPI_Get(to + o, len, MPI_BYTE, t->src, (MPI_Aint)(off + o), len, MPI_BYTE, p->win));
+                if (r != MPI_SUCCESS) fail(r, "MPI_Get", err, errlen);
             }
     }
-    if (r != MPI_SUCCESS) fail(r, "MPI_Get", err, errlen);
     int r2 = MPI_SUCCESS;
-    if (p->method == REDIST_RMA_FENCE) r2 = PMPI_Win_fence(MPI_MODE_NOSUCCEED, p->win);
-    else if (p->method == REDIST_RMA_LOCKALL && p->ntargets) r2 = PMPI_Win_unlock_all(p->win);
+    if (p->method == REDIST_RMA_FENCE) r2 = txn_mpi(PMPI_Win_fence(MPI_MODE_NOSUCCEED, p->win));
+    else if (p->method == REDIST_RMA_LOCKALL && p->ntargets) r2 = txn_mpi(PMPI_Win_unlock_all(p->win));
     else if (p->method == REDIST_RMA_LOCK)
         for (int j = 0; j < p->ntargets; j++) {
-            int u = PMPI_Win_unlock(p->targets[j], p->win);
+            int u = txn_mpi(PMPI_Win_unlock(p->targets[j], p->win));
             if (u != MPI_SUCCESS) r2 = u;
         }
     /* lock-based: the sources keep their blocks until every drain has read */
-    if (r2 == MPI_SUCCESS && p->method != REDIST_RMA_FENCE) r2 = PMPI_Barrier(p->comm);
+    if (p->method != REDIST_RMA_FENCE) {
+        int b = txn_mpi(PMPI_Barrier(p->comm));
+        if (r2 == MPI_SUCCESS) r2 = b;
+    }
     if (r == MPI_SUCCESS && r2 != MPI_SUCCESS) fail(r2, "closing the RMA epoch", err, errlen);
     return r == MPI_SUCCESS && r2 == MPI_SUCCESS ? 0 : -1;
 }
@@ -328,18 +349,18 @@ static int run_rma(struct prepared *p, char *err, size_t errlen)
 static int run_shm(struct prepared *p, char *err, size_t errlen)
 {
     PMPI_Win_sync(p->shm->win);
-    int r = PMPI_Barrier(p->comm);
-    if (r != MPI_SUCCESS) return fail(r, "barrier before the shared-memory copies", err, errlen);
+    int r = txn_mpi(PMPI_Barrier(p->comm));
+    if (r != MPI_SUCCESS) fail(r, "barrier before the shared-memory copies", err, errlen);
     PMPI_Win_sync(p->shm->win);
-    for (long k = 0; k < p->ntr; k++) {
+    for (long k = 0; k < p->ntr && r == MPI_SUCCESS; k++) {
         const plan_transfer *t = &p->tr[k];
         int64_t bytes = t->count * (int64_t)p->rowbytes, off = t->src_offset * (int64_t)p->rowbytes;
         char *to = (char *)p->dst + t->dst_offset * (int64_t)p->rowbytes;
         if (bytes) memcpy(to, p->shm->peer[t->src] + off, (size_t)bytes);
     }
-    r = PMPI_Barrier(p->comm);
-    if (r != MPI_SUCCESS) return fail(r, "barrier after the shared-memory copies", err, errlen);
-    return 0;
+    int r2 = txn_mpi(PMPI_Barrier(p->comm));
+    if (r == MPI_SUCCESS && r2 != MPI_SUCCESS) fail(r2, "barrier after the shared-memory copies", err, errlen);
+    return r == MPI_SUCCESS && r2 == MPI_SUCCESS ? 0 : -1;
 }
 
 static int run(struct prepared *p, char *err, size_t errlen)
@@ -348,11 +369,13 @@ static int run(struct prepared *p, char *err, size_t errlen)
     if (p->win != MPI_WIN_NULL) return run_rma(p, err, errlen);
     int r = p->nreq == 0 ? MPI_SUCCESS : p->nreq == 1 && p->col ? PMPI_Start(&p->reqs[0])
                                                                     : PMPI_Startall(p->nreq, p->reqs);
-    if (r != MPI_SUCCESS) return fail(r, "MPI_Start", err, errlen);
-    if (p->self_bytes) memcpy((char *)p->dst + p->self_to, (const char *)p->src + p->self_from, (size_t)p->self_bytes);
-    if (p->nreq) r = PMPI_Waitall(p->nreq, p->reqs, MPI_STATUSES_IGNORE);
-    if (r != MPI_SUCCESS) return fail(r, "completing the persistent transfer", err, errlen);
-    return 0;
+    r = txn_mpi(r); /* started (an injected failure too): completed below all the same */
+    if (r != MPI_SUCCESS) fail(r, "MPI_Start", err, errlen);
+    if (r == MPI_SUCCESS && p->self_bytes)
+        memcpy((char *)p->dst + p->self_to, (const char *)p->src + p->self_from, (size_t)p->self_bytes);
+    int w = p->nreq ? txn_mpi(PMPI_Waitall(p->nreq, p->reqs, MPI_STATUSES_IGNORE)) : MPI_SUCCESS;
+    if (r == MPI_SUCCESS && w != MPI_SUCCESS) fail(w, "completing the persistent transfer", err, errlen);
+    return r == MPI_SUCCESS && w == MPI_SUCCESS ? 0 : -1;
 }
 
 /* ------------------------------------------------------------------ cache */
@@ -365,12 +388,12 @@ static struct prepared **find(MPI_Comm comm, int ns, int nd, int slot)
 }
 
 int persist_move(const struct redist_layout *L, int method, int slot, int64_t nrows, size_t rowbytes, const void *src,
-                 void *dst, int keep, struct persist_outcome *out, char *err, size_t errlen)
+                 void *dst, int keep, int ok, struct persist_outcome *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    if (src && dst && src == dst) {
+    if (ok && src && dst && src == dst) {
         snprintf(err, errlen, "a persistent transfer needs distinct old and new buffers");
-        return -1;
+        ok = 0;
     }
     double t0 = ductile_now();
     struct prepared **pp = find(L->comm, L->ns, L->nd, slot);
@@ -379,9 +402,20 @@ int persist_move(const struct redist_layout *L, int method, int slot, int64_t nr
     int same = pp && (*pp)->method == method && (*pp)->nrows == nrows && (*pp)->rowbytes == rowbytes &&
                (*pp)->src == src && (*pp)->dst == dst;
     int have = pp != NULL;
-    int agree[2] = {same, have};
-    int r = PMPI_Allreduce(MPI_IN_PLACE, agree, 2, MPI_INT, MPI_MIN, L->comm);
-    if (r != MPI_SUCCESS) return fail(r, "agreeing on persistent state", err, errlen);
+    struct prepared *fresh = NULL; /* allocated before the checkpoint, used when some process needs a set-up */
+    int64_t *counts = NULL;
+    if (ok) {
+        fresh = prepare_new(L, method, slot, nrows, rowbytes, src, dst, &counts, err, errlen);
+        ok = fresh != NULL;
+    }
+    int agree[3] = {same, have, ok}; /* the checkpoint, with the persistent state */
+    int r = PMPI_Allreduce(MPI_IN_PLACE, agree, 3, MPI_INT, MPI_MIN, L->comm);
+    if (r != MPI_SUCCESS || !agree[2]) {
+        if (fresh) prepared_free(fresh);
+        free(counts);
+        if (r != MPI_SUCCESS) fail(r, "agreeing on persistent state", err, errlen);
+        return r != MPI_SUCCESS ? MOVE_FAILED : MOVE_STOPPED;
+    }
     struct prepared *p = NULL;
     if (agree[0]) {
         p = *pp;
@@ -393,16 +427,18 @@ int persist_move(const struct redist_layout *L, int method, int slot, int64_t nr
             prepared_free(old);
             nkept--;
         }
-        p = prepare(L, method, slot, nrows, rowbytes, src, dst, err, errlen);
+        p = fresh;
+        fresh = NULL;
+        int su = prepare_setup(p, L, counts, err, errlen);
+        counts = NULL; /* freed */
+        if (su != 0) {
+            prepared_free(p);
+            p = NULL;
+        }
         /* agree on success before anyone uses a half-made transfer */
-        int ok = p != NULL;
-        PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, L->comm);
-        if (!ok) {
-            if (p) {
-                prepared_free(p);
-                snprintf(err, errlen, "preparing the transfer failed on another process");
-            }
-            return -1;
+        if (!txn_all_ok(L->comm, p != NULL)) {
+            if (p) prepared_free(p);
+            return MOVE_STOPPED;
         }
         out->setup_s = ductile_now() - t0;
         if (keep) {
@@ -411,11 +447,13 @@ int persist_move(const struct redist_layout *L, int method, int slot, int64_t nr
             nkept++;
         }
     }
+    if (fresh) prepared_free(fresh); /* not needed: reused */
+    free(counts);
     int rc = run(p, err, errlen);
     out->moved = p->moved;
     out->shared = p->shm != NULL;
     if (!keep && !out->reused) prepared_free(p);
-    return rc;
+    return rc == 0 ? MOVE_OK : MOVE_FAILED;
 }
 
 void *persist_shared_block(MPI_Comm comm, int nd, int slot, size_t bytes, int *applies, char *err, size_t errlen)
@@ -429,22 +467,27 @@ void *persist_shared_block(MPI_Comm comm, int nd, int slot, size_t bytes, int *a
     MPI_Comm node = MPI_COMM_NULL;
     int n = 0, nn = 0;
     PMPI_Comm_size(comm, &n);
+    b = txn_calloc(1, sizeof *b); /* before the collectives: its outcome is agreed with the node's */
+    if (b) b->peer = txn_calloc((size_t)n, sizeof *b->peer);
+    if (b && !b->peer) {
+        free(b);
+        b = NULL;
+    }
     int r = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    if (r != MPI_SUCCESS) { *applies = 0; return NULL; }
+    if (r != MPI_SUCCESS) { *applies = 0; if (b) free(b->peer); free(b); return NULL; }
     PMPI_Comm_size(node, &nn);
     PMPI_Comm_free(&node);
-    int all = nn == n;
-    PMPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, comm);
-    if (!all) {
-        if (nrefused < (int)(sizeof refused / sizeof refused[0])) refused[nrefused++] = comm; /* asked once */
-        *applies = 0;
-        return NULL;
-    }
-    b = calloc(1, sizeof *b);
-    if (b) b->peer = calloc((size_t)n, sizeof *b->peer);
-    if (!b || !b->peer) {
+    int all[2] = {nn == n, b != NULL};
+    PMPI_Allreduce(MPI_IN_PLACE, all, 2, MPI_INT, MPI_MIN, comm);
+    if (!all[0] || !all[1]) {
+        if (b) free(b->peer);
         free(b);
-        snprintf(err, errlen, "out of memory");
+        if (!all[0]) {
+            if (nrefused < (int)(sizeof refused / sizeof refused[0])) refused[nrefused++] = comm; /* asked once */
+            *applies = 0;
+        } else {
+            snprintf(err, errlen, "%s", b ? "" : "out of memory"); /* every process: no shared block now */
+        }
         return NULL;
     }
     b->comm = comm;

@@ -44,10 +44,12 @@ struct persist_outcome {
  * my new block (dst, NULL if none); src and dst must not overlap.  slot tells
  * the arrays of one resize apart (the registration index).  keep = 1: keep
  * the prepared transfer for a later move of the same shape; keep = 0: free
- * it after this move (the one-off form).  Collective over L->comm, called in
- * the same order on every process.  Returns 0, or -1 with a message. */
+ * it after this move (the one-off form).  ok = 0: this process already
+ * failed (it takes part in the checkpoint only).  Collective over L->comm,
+ * called in the same order on every process.  Returns MOVE_OK, MOVE_FAILED
+ * (with a message) or MOVE_STOPPED (src/redist/layout.h). */
 int persist_move(const struct redist_layout *L, int method, int slot, int64_t nrows, size_t rowbytes, const void *src,
-                 void *dst, int keep, struct persist_outcome *out, char *err, size_t errlen);
+                 void *dst, int keep, int ok, struct persist_outcome *out, char *err, size_t errlen);
 
 /* Free every prepared transfer and shared block over comm (collective over
  * comm, because of the windows).  Call before freeing comm, after moving

@@ -11,12 +11,16 @@ int policy_check(const struct policy_request *r, char *list, size_t listlen, cha
 {
     int ns = r->ns, nd = r->nd;
     const char *rl = r->req_list ? r->req_list : "";
+    char e0[400];
     why[0] = '\0';
     list[0] = '\0';
     if (nd < 1)
-        snprintf(why, whylen, "shrinking below one process (%d %+d) is not possible", ns, nd - ns);
+        snprintf(why, whylen, "shrinking below one process is not possible (removing %d of %d process%s)", ns - nd,
+                 ns, ns == 1 ? "" : "es");
     else if (nd == ns)
         snprintf(why, whylen, "the world already has %d process%s", ns, ns == 1 ? "" : "es");
+    else if (r->sizes && !sizes_allows(r->sizes, nd, e0, sizeof e0))
+        snprintf(why, whylen, "the job cannot run on %d processes: %s", nd, e0);
     else if (r->sparse)
         snprintf(why, whylen, "sparse (EMPI_Register_sparse) data cannot be redistributed yet");
     if (!why[0] && (nd > ns || r->baseline)) {

@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "../common/sizes.h"
+
 /* A due request against the current world. */
 struct policy_request {
     int ns, nd;               /* current and requested size */
@@ -14,9 +16,10 @@ struct policy_request {
     int sparse;               /* sparse (EMPI_Register_sparse) data is registered */
     const char *req_list;     /* the request's list: hosts (expansion) or leaving ranks (shrink); "" none */
     const char *spawn_hosts;  /* DUCTILE_SPAWN_HOSTS, or NULL */
+    const struct ductile_sizes *sizes; /* the job's size constraints (src/common/sizes.h), or NULL */
 };
 
-/* 0: the request can be carried out; list (RESIZE_LIST_MAX bytes) gets the
+/* 0: the request can be carried out (nd within the job's size constraints); list (RESIZE_LIST_MAX bytes) gets the
  * hosts for the new processes or the leaving ranks ("" = default).
  * -1: refused; why names the cause, list is "". */
 int policy_check(const struct policy_request *r, char *list, size_t listlen, char *why, size_t whylen);

@@ -1,6 +1,55 @@
-/* prep_thread.c -- the preparation of an expansion's new blocks, in a
- * thread during the spawn and the merge where that pays (prep_thread.h). */
+/* prep_thread.c -- the prepare step's new blocks (prepare_buffers), and
+ * their preparation in a thread during the spawn and the merge where that
+ * pays (prep_thread.h). */
 #include "prep_thread.h"
+
+/* The prepare step of an old process that has a new block (my_new >= 0):
+ * new buffers for the distributed items whose block changes (NULL entries
+ * elsewhere; constant items that move in the background get theirs when
+ * that starts), touched when `touch` (DUCTILE_REDIST_PREPARE).  Allocated
+ * before any transfer, so that running out of memory is a reported failure
+ * of the resize, agreed by all, instead of a process missing from a
+ * collective.  Persistent mode keeps its own buffers (spares, shared blocks):
+ * nothing here.  Returns NULL with why set on failure. */
+void **prepare_buffers(int ns, int nd, int my_old, int my_new, int nb, int touch, char *why, size_t len)
+{
+    void **prep = txn_calloc((size_t)(reg_count() ? reg_count() : 1), sizeof *prep);
+    if (!prep) {
+        snprintf(why, len, "rank %d: out of memory", ductile_rt.rank);
+        return NULL;
+    }
+    if (M.persistent || my_new < 0) return prep;
+    /* a shrink: the last staying process (the environment is read only there: an expansion
+     * prepares in a thread while the MPI spawns) */
+    if (nd < ns && my_new == nd - 1 && test_fail("alloc")) {
+        snprintf(why, len, "rank %d: out of memory for its new blocks (injected: DUCTILE_TEST_FAIL=alloc)",
+                 ductile_rt.rank);
+        free(prep);
+        return NULL;
+    }
+    for (int i = 0; i < reg_count(); i++) {
+        struct reg_item *it = reg_at(i);
+        if (it->d.kind != REG_DISTRIBUTED || (nb && it->d.constant)) continue;
+        plan_block ob = plan_block_of(it->d.nrows, ns, my_old), nbk = plan_block_of(it->d.nrows, nd, my_new);
+        if (ob.count == nbk.count && ob.displ == nbk.displ) continue;
+        size_t bytes = (size_t)nbk.count * reg_unit_bytes(it);
+        prep[i] = txn_malloc(bytes);
+        if (!prep[i]) {
+            snprintf(why, len, "rank %d: out of memory for the new block of '%s' (%zu bytes)", ductile_rt.rank,
+                     it->d.name, bytes);
+            free_prepared(prep);
+            return NULL;
+        }
+        if (touch) memset(prep[i], 0, bytes);
+    }
+    return prep;
+}
+
+void free_prepared(void **prep)
+{
+    for (int i = 0; prep && i < reg_count(); i++) free(prep[i]);
+    free(prep);
+}
 
 static void *prep_run(void *arg)
 {

@@ -1,12 +1,12 @@
 /* prep_thread.h -- the preparation of an expansion's new blocks
- * (transfer.c, prepare_buffers), in a thread of its own during the spawn
- * and the merge where that pays (spawn.c). */
+ * (prepare_buffers, engine.h), in a thread of its own during the spawn and
+ * the merge where that pays (spawn.c). */
 #ifndef DUCTILE_PREP_THREAD_H
 #define DUCTILE_PREP_THREAD_H
 #include "engine.h"
 #include <pthread.h>
 
-/* The preparation of the new blocks (transfer.c, prepare_buffers).  With
+/* The preparation of the new blocks (prepare_buffers).  With
  * Open MPI (rank 0 spawns alone, 0.3 s here, mostly waiting) it runs in a
  * thread of its own during the spawn and the merge when it touches the
  * blocks (DUCTILE_REDIST_PREPARE): 2 -> 4 of 1 GiB took 1.35 s instead of

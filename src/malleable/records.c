@@ -61,9 +61,12 @@ const struct report_reconfig *ductile_malleable_history(int *n)
     return M.hist;
 }
 
-const struct report_departed *ductile_malleable_departed(int *n)
+const struct report_departed *ductile_malleable_departed(int *n, const struct report_fn **fns,
+                                                          const struct report_departed_fns **sum)
 {
     *n = M.ndep;
+    *fns = M.depfns_off ? NULL : M.depfns;
+    *sum = &M.depsum;
     return M.dep;
 }
 
@@ -123,69 +126,159 @@ void note_transfer(struct report_reconfig *r, const struct xfer_times *xt)
                  xt->n_prepared == 0 && xt->n_reused > 0 ? "reused" : xt->n_prepared + xt->n_reused ? "prepared" : "");
 }
 
-/* History of reconfigurations and the departed processes' counters: old rank 0
- * hands them to the new rank 0. */
+/* Bytes in pieces below an int count (a history can outgrow INT_MAX bytes). */
+static void send_bytes(const void *p, size_t len, int to, MPI_Comm comm)
+{
+    for (size_t off = 0; off < len; off += (size_t)1 << 30) {
+        size_t k = len - off < ((size_t)1 << 30) ? len - off : (size_t)1 << 30;
+        PMPI_Send((const char *)p + off, (int)k, MPI_BYTE, to, TAG_HISTORY, comm);
+    }
+}
+
+static void recv_bytes(void *p, size_t len, int from, MPI_Comm comm)
+{
+    for (size_t off = 0; off < len; off += (size_t)1 << 30) {
+        size_t k = len - off < ((size_t)1 << 30) ? len - off : (size_t)1 << 30;
+        PMPI_Recv((char *)p + off, (int)k, MPI_BYTE, from, TAG_HISTORY, comm, MPI_STATUS_IGNORE);
+    }
+}
+
+/* History of reconfigurations and the departed processes' counters, the
+ * queue of delayed commands and the controller: old rank 0 hands them to the
+ * new rank 0 (a departed entry is about 150 bytes; each one's functions only
+ * while at most DUCTILE_REPORT_RANKS left).  The controller goes first: from
+ * then on its thread takes no new command, so none is lost between the
+ * queue's copy and the move. */
 void send_history(int to, MPI_Comm comm)
 {
-    int n[2] = {M.nhist, M.ndep};
-    PMPI_Send(n, 2, MPI_INT, to, TAG_HISTORY, comm);
-    if (n[0]) PMPI_Send(M.hist, n[0] * (int)sizeof *M.hist, MPI_BYTE, to, TAG_HISTORY, comm);
-    for (int i = 0; i < n[1]; i++) /* one message each: a departed entry is about 20 KB */
-        PMPI_Send(&M.dep[i], (int)sizeof *M.dep, MPI_BYTE, to, TAG_HISTORY, comm);
+    DUCTILE_HOOK_VOID(ctl_send, (to, comm, TAG_CONTROLLER)); /* src/controller/appctl.c */
+    struct resize_request q[REQUEST_QUEUE_MAX];
+    int nq_id[2];
+    nq_id[0] = request_queue_export(&M.q, q, REQUEST_QUEUE_MAX, &nq_id[1]);
+    PMPI_Send(nq_id, 2, MPI_INT, to, TAG_HISTORY, comm);
+    if (nq_id[0]) PMPI_Send(q, nq_id[0] * (int)sizeof *q, MPI_BYTE, to, TAG_HISTORY, comm);
+    int n[3] = {M.nhist, M.ndep, !M.depfns_off};
+    PMPI_Send(n, 3, MPI_INT, to, TAG_HISTORY, comm);
+    send_bytes(M.hist, (size_t)n[0] * sizeof *M.hist, to, comm);
+    send_bytes(M.dep, (size_t)n[1] * sizeof *M.dep, to, comm);
+    send_bytes(&M.depsum, sizeof M.depsum, to, comm);
+    if (n[2]) send_bytes(M.depfns, (size_t)n[1] * DUCTILE_FN_COUNT * sizeof *M.depfns, to, comm);
 }
 
 void recv_history(int from, MPI_Comm comm)
 {
-    int n[2] = {0, 0};
-    PMPI_Recv(n, 2, MPI_INT, from, TAG_HISTORY, comm, MPI_STATUS_IGNORE);
+    DUCTILE_HOOK_VOID(ctl_recv, (from, comm, TAG_CONTROLLER));
+    int nq_id[2] = {0, 1};
+    struct resize_request q[REQUEST_QUEUE_MAX];
+    PMPI_Recv(nq_id, 2, MPI_INT, from, TAG_HISTORY, comm, MPI_STATUS_IGNORE);
+    if (nq_id[0] < 0 || nq_id[0] > REQUEST_QUEUE_MAX) nq_id[0] = 0; /* never: the same library sent it */
+    if (nq_id[0]) PMPI_Recv(q, nq_id[0] * (int)sizeof *q, MPI_BYTE, from, TAG_HISTORY, comm, MPI_STATUS_IGNORE);
+    request_queue_import(&M.q, q, nq_id[0], nq_id[1]);
+    int n[3] = {0, 0, 0};
+    PMPI_Recv(n, 3, MPI_INT, from, TAG_HISTORY, comm, MPI_STATUS_IGNORE);
     M.hist = grow(M.hist, &M.caphist, n[0], sizeof *M.hist);
-    if (n[0]) PMPI_Recv(M.hist, n[0] * (int)sizeof *M.hist, MPI_BYTE, from, TAG_HISTORY, comm, MPI_STATUS_IGNORE);
+    recv_bytes(M.hist, (size_t)n[0] * sizeof *M.hist, from, comm);
     M.nhist = n[0];
     for (int i = 0; i < n[0]; i++)
         if (M.hist[i].id >= M.next_id) M.next_id = M.hist[i].id + 1;
     M.dep = grow(M.dep, &M.capdep, n[1], sizeof *M.dep);
-    for (int i = 0; i < n[1]; i++)
-        PMPI_Recv(&M.dep[i], (int)sizeof *M.dep, MPI_BYTE, from, TAG_HISTORY, comm, MPI_STATUS_IGNORE);
+    recv_bytes(M.dep, (size_t)n[1] * sizeof *M.dep, from, comm);
     M.ndep = n[1];
+    recv_bytes(&M.depsum, sizeof M.depsum, from, comm);
+    M.depfns_off = !n[2];
+    if (n[2]) {
+        M.depfns = grow(M.depfns, &M.capdepfns, n[1], DUCTILE_FN_COUNT * sizeof *M.depfns);
+        recv_bytes(M.depfns, (size_t)n[1] * DUCTILE_FN_COUNT * sizeof *M.depfns, from, comm);
+    }
 }
 
-/* The leaving processes (leaving[r] set, or all when leaving is NULL) send
+/* Up to this many departed processes the report lists each one's functions:
+ * DUCTILE_REPORT_RANKS, as for the ranks (src/monitor/report.c). */
+static long departed_fns_max(void)
+{
+    const char *v = getenv("DUCTILE_REPORT_RANKS");
+    return v && *v ? strtol(v, NULL, 10) : 256;
+}
+
+/* The leaving processes (leaving[r] set, or all when leaving is NULL) hand
  * their counters in the report's form to `root`, which appends them to its
- * list of departed processes.  Collective over comm (the old world's private
- * communicator, so that ranks are former ranks); the staying ranks contribute
- * nothing. */
+ * list of departed processes: their functions combined by reductions (sums,
+ * and the largest single-process time), each one's totals gathered (about 150
+ * bytes each), and each one's functions gathered only while the run's
+ * departed processes stay within DUCTILE_REPORT_RANKS: root never holds
+ * O(departed x functions) beyond that.  Collective over comm (the old world's
+ * private communicator, so that ranks are former ranks); the staying ranks
+ * contribute nothing (zeros to the reductions). */
 void gather_departed(MPI_Comm comm, int root, const char *leaving, int iteration)
 {
+    enum { N = DUCTILE_FN_COUNT };
     int me = 0, n = 0;
     PMPI_Comm_rank(comm, &me);
     PMPI_Comm_size(comm, &n);
     int leaves = !leaving || leaving[me];
-    struct report_departed *mine = NULL;
+    struct report_departed mine;
+    memset(&mine, 0, sizeof mine);
+    struct report_fn *fns = calloc(N, sizeof *fns);
+    uint64_t *u = calloc(2 * 3 * N, sizeof *u); /* calls, bytes sent, bytes received: mine, then the sums */
+    double *d = calloc(4 * N, sizeof *d);       /* time, its max: mine, then the results */
+    if (!fns || !u || !d) abort();
     if (leaves) {
-        mine = calloc(1, sizeof *mine);
-        if (!mine) abort();
-        ductile_report_snapshot(me, ductile_ticks(), &mine->who, mine->fns);
-        mine->left_at_iteration = iteration;
-        mine->exited = departing_exit;
+        ductile_report_snapshot(me, ductile_ticks(), &mine.who, fns);
+        report_fn_totals(fns, mine.who.wall_s, &mine.tot);
+        mine.left_at_iteration = iteration;
+        mine.exited = departing_exit;
+        for (int i = 0; i < N; i++) {
+            u[3 * i] = fns[i].calls;
+            u[3 * i + 1] = fns[i].bytes_sent;
+            u[3 * i + 2] = fns[i].bytes_recv;
+            d[i] = d[N + i] = fns[i].time_s;
+        }
     }
-    int *counts = NULL, *displs = NULL, k = 0;
+    PMPI_Reduce(u, u + 3 * N, 3 * N, MPI_UINT64_T, MPI_SUM, root, comm);
+    PMPI_Reduce(d, d + 2 * N, N, MPI_DOUBLE, MPI_SUM, root, comm);
+    PMPI_Reduce(d + N, d + 3 * N, N, MPI_DOUBLE, MPI_MAX, root, comm);
+    int *counts = NULL, *displs = NULL, k = 0, keep = 0;
     if (me == root) {
+        for (int i = 0; i < N; i++) {
+            M.depsum.sum[i].calls += u[3 * N + 3 * i];
+            M.depsum.sum[i].bytes_sent += u[3 * N + 3 * i + 1];
+            M.depsum.sum[i].bytes_recv += u[3 * N + 3 * i + 2];
+            M.depsum.sum[i].time_s += d[2 * N + i];
+            if (d[3 * N + i] > M.depsum.tmax[i]) M.depsum.tmax[i] = d[3 * N + i];
+        }
         counts = calloc((size_t)n, sizeof *counts);
         displs = calloc((size_t)n, sizeof *displs);
         if (!counts || !displs) abort();
-        for (int r = 0; r < n; r++) {
-            int l = !leaving || leaving[r];
-            counts[r] = l ? (int)sizeof *mine : 0;
-            displs[r] = k * (int)sizeof *mine;
-            k += l;
+        for (int r = 0; r < n; r++) k += !leaving || leaving[r];
+        keep = !M.depfns_off && M.ndep + k <= departed_fns_max() && (size_t)k * N * sizeof *fns < INT_MAX;
+        if (!keep) { /* too many for each one's functions: none has them (the sums count them all) */
+            free(M.depfns);
+            M.depfns = NULL;
+            M.capdepfns = 0;
+            M.depfns_off = 1;
         }
         M.dep = grow(M.dep, &M.capdep, M.ndep + k, sizeof *M.dep);
+        if (keep) M.depfns = grow(M.depfns, &M.capdepfns, M.ndep + k, N * sizeof *M.depfns);
     }
-    char dummy = 0;
-    PMPI_Gatherv(mine ? (void *)mine : (void *)&dummy, leaves ? (int)sizeof *mine : 0, MPI_BYTE,
-                 me == root ? (void *)(M.dep + M.ndep) : NULL, counts, displs, MPI_BYTE, root, comm);
+    PMPI_Bcast(&keep, 1, MPI_INT, root, comm);
+    for (int pass = 0; pass < 1 + keep; pass++) { /* the entries; each one's functions */
+        int size = pass ? (int)(N * sizeof *fns) : (int)sizeof mine;
+        if (me == root)
+            for (int r = 0, j = 0; r < n; r++) {
+                int l = !leaving || leaving[r];
+                counts[r] = l ? size : 0;
+                displs[r] = j * size; /* below INT_MAX: k entries of 150 bytes, or at most DUCTILE_REPORT_RANKS x 18 KB */
+                j += l;
+            }
+        void *dst = me != root ? NULL : pass ? (void *)(M.depfns + (size_t)M.ndep * N) : (void *)(M.dep + M.ndep);
+        char dummy = 0;
+        const void *src = !leaves ? (const void *)&dummy : pass ? (const void *)fns : (const void *)&mine;
+        PMPI_Gatherv(src, leaves ? size : 0, MPI_BYTE, dst, counts, displs, MPI_BYTE, root, comm);
+    }
     if (me == root) M.ndep += k;
-    free(mine);
+    free(fns);
+    free(u);
+    free(d);
     free(counts);
     free(displs);
 }
@@ -208,6 +301,7 @@ void fill_record(struct report_reconfig *r, int id, int it, int from, int to, in
                  "provided (thread level %d); constant data moved blocking", ductile_rt.thread_level);
     snprintf(r->status, sizeof r->status, "ok");
     r->start_s = ductile_elapsed();
+    r->command = M.command;
 }
 
 void record_problem(struct report_reconfig *r, const char *status, const char *reason)

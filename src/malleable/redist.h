@@ -27,15 +27,19 @@ struct redist_pending;
 
 /* Move nrows rows of rowbytes bytes each: src holds my old block (NULL if
  * none), dst receives my new block (NULL if none).  src == dst is allowed
- * when my old and new blocks are the same rows.  *moved gets the bytes this
- * process sent to other processes.  Returns 0, or -1 with a message. */
+ * when my old and new blocks are the same rows.  ok = 0: this process has
+ * already failed (it takes part in the checkpoint only).  *moved gets the
+ * bytes this process sent to other processes.  Returns MOVE_OK,
+ * MOVE_FAILED (with a message) or MOVE_STOPPED (src/redist/layout.h). */
 int redist_move(const struct redist_layout *L, int method, int64_t nrows, size_t rowbytes, const void *src,
-                void *dst, uint64_t *moved, char *err, size_t errlen);
+                void *dst, int ok, uint64_t *moved, char *err, size_t errlen);
 
 /* Start the same move as a nonblocking MPI_Ialltoallv (collective: every
- * process of L->comm calls it in the same order). */
-int redist_start(const struct redist_layout *L, int64_t nrows, size_t rowbytes, const void *src, void *dst,
+ * process of L->comm calls it in the same order); the same returns. */
+int redist_start(const struct redist_layout *L, int64_t nrows, size_t rowbytes, const void *src, void *dst, int ok,
                  struct redist_pending **out, uint64_t *moved, char *err, size_t errlen);
+/* Local progress: *done = 1 once complete (p is then freed, also when the
+ * result is -1: an injected failure).  0, or -1 on an MPI error. */
 int redist_test(struct redist_pending *p, int *done);
 int redist_wait(struct redist_pending *p);
 

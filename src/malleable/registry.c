@@ -3,6 +3,7 @@
 
 #include "registry.h"
 
+#include "../common/txnfault.h"
 #include "../core/hooks.h"
 
 #include <stdio.h>
@@ -35,7 +36,7 @@ static int nlater, caplater;
 
 void *reg_malloc(size_t size, int zero)
 {
-    void *p = zero ? calloc(1, size ? size : 1) : malloc(size ? size : 1);
+    void *p = zero ? txn_calloc(1, size) : txn_malloc(size); /* counted while a resize runs here */
     if (!p) return NULL;
     if (ntracked == captracked) {
         size_t nc = captracked ? 2 * captracked : 16;

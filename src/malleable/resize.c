@@ -5,6 +5,8 @@
  * resize (background.c).  Also the engine's state (M) and its entry points
  * for src/wrap, registered in the hook table (src/core/hooks.h). */
 #include "engine.h"
+#include "reconf.h"
+#include "steer.h"
 
 struct engine_state M = {.self = MPI_COMM_NULL, .join_comm = MPI_COMM_NULL, .park_comm = MPI_COMM_NULL, .xfer = MPI_COMM_NULL};
 
@@ -23,6 +25,7 @@ int ductile_malleable_settings(const struct ductile_settings *s, char *err, size
 {
     struct resize_request *rs = NULL;
     int n = 0;
+    if (txn_fault_setup(s->test_fail, s->test_delay, err, errlen) != 0) return -1; /* tests only */
     if (s->schedule && *s->schedule) {
         if (schedule_parse(s->schedule, &rs, &n, err, errlen) != 0) return -1;
         free(rs);
@@ -31,18 +34,26 @@ int ductile_malleable_settings(const struct ductile_settings *s, char *err, size
     /* rma-* (src/rma/): Open MPI 4.1's default one-sided components cannot create a window over a
      * communicator that spans spawned processes (MPI_ERR_WIN); osc/ucx can.  Set before PMPI_Init. */
     const char *rd = s->redist ? s->redist : "";
+    /* a MaM program (src/mam) asking for MaM's one-sided methods (MAM_RED_METHOD 2 or 3) */
+    const char *mam = getenv("MAM_RED_METHOD");
+    if (!getenv("DUCTILE_REDIST") && mam && (strcmp(mam, "2") == 0 || strcmp(mam, "3") == 0)) rd = "rma-";
     int osc_keep = !s->rma_osc || strcmp(s->rma_osc, "keep") == 0;
 #if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5
     /* Open MPI 5: its own choice (osc/rdma over btl/sm or tcp) spans spawned processes, and osc/ucx
      * refuses every window without pml/ucx (MPI_ERR_WIN): 'auto' keeps OMPI_MCA_osc as it is */
     if (s->rma_osc && (strcmp(s->rma_osc, "auto") == 0 || !*s->rma_osc)) osc_keep = 1;
 #endif
+    /* Open MPI 5's mpi_pmix_connect_timeout would bound its spawn's and connect's PMIx_Connect, but with
+     * any value set, mpiexec (prterun 5.0.11) never ends after a job that spawned: it spins at 100 % in
+     * its own PMIx finalize (pmix_progress_thread_stop -> event_base_free), every process gone.  So it
+     * is left as the user set it (docs/malleability.md, "Known limits"). */
     if ((strncmp(rd, "rma-", 4) == 0 || strcmp(rd, "auto") == 0) && !osc_keep && !getenv("OMPI_MCA_osc"))
         setenv("OMPI_MCA_osc",
                strcmp(s->rma_osc, "auto") != 0 && *s->rma_osc ? s->rma_osc
                /* shared blocks (DUCTILE_RMA_MEMORY=shared) need osc/sm; ucx spans spawned processes */
                : s->persistent && s->rma_memory && strcmp(s->rma_memory, "shared") == 0 ? "ucx,sm" : "ucx", 1);
 #endif
+    if (engine_sizes_from_settings(0, err, errlen) != 0) return -1;
     if (s->spawn_hosts && *s->spawn_hosts) {
         char why[300];
         if (schedule_check_hosts(s->spawn_hosts, NULL, why, sizeof why) != 0) {
@@ -130,15 +141,19 @@ static void decide(int iteration, struct decision *d, char *list)
     int got = request_queue_take(&M.q, iteration, &r);
     d->sched_next = request_queue_position(&M.q);
     if (!got) return;
+    M.command = d->command = r.source == REQUEST_FROM_CONTROLLER ? r.id : 0; /* the records name the command */
     int ns = ductile_rt.size;
     int nd = r.kind == RESIZE_TARGET ? r.value : ns + r.value;
     struct report_reconfig rec;
     int id = M.next_id++;
-    fill_record(&rec, id, iteration, ns, nd, M.method, M.redist, M.nb);
+    /* a delta past the world's size: the record and the message say 0, never a negative size */
+    fill_record(&rec, id, iteration, ns, nd < 0 ? 0 : nd, M.method, M.redist, M.nb);
     char why[400] = "";
     /* sparse data is redistributed (src/data/sparse.c): never refused for it */
+    struct ductile_sizes sz;
+    engine_sizes(&sz); /* the job's size constraints (ductile_set_sizes, DUCTILE_SIZES) */
     struct policy_request pr = {ns, nd, M.method == METHOD_BASELINE, 0, r.list,
-                                ductile_rt.settings.spawn_hosts};
+                                ductile_rt.settings.spawn_hosts, &sz};
     if (policy_check(&pr, list, RESIZE_LIST_MAX, why, sizeof why) != 0) { /* pure checks (policy.c) */
         record_problem(&rec, "refused", why);
         return;
@@ -168,20 +183,29 @@ static int control_point(int iteration);
  * ones here or in EMPI_Get_shared, standby processes taken back here too
  * (their world is the kept one again, the same handle: hence the epoch, not
  * the handle, tells).  So EMPI_Monitor_end and ductile_control_point behave
- * alike.  Returns 1 when this process's world changed (or it was removed). */
+ * alike.  Then the reconfiguration hooks of a resize that committed in it
+ * (reconf.c): once, before it returns.  Returns 1 when this process's world
+ * changed (or it was removed). */
 int ductile_malleable_control_point(int iteration)
 {
     unsigned e0 = M.world_epoch;
+    reconf_begin();
     int changed = control_point(iteration);
-    if (M.removed) return changed;
-    if (M.world_epoch != e0) changed = 1;
-    if (changed) DUCTILE_HOOK_VOID(data_world_changed, ());
+    if (!M.removed) {
+        if (M.world_epoch != e0) changed = 1;
+        if (changed) DUCTILE_HOOK_VOID(data_world_changed, ());
+    }
+    reconf_end();
     return changed;
 }
 
 static int control_point(int iteration)
 {
-    if (!M.ready || M.removed || !ductile_rt.active) return 0;
+    if (M.removed) return 0;
+    if (!M.ready || !ductile_rt.active) {
+        M.iteration = iteration; /* Ductile off (DUCTILE_DISABLE=1): EMPI_Get_iteration gives the program's own */
+        return 0;
+    }
     /* a spawned process at its first control point without EMPI_Get_shared: the
      * parents are waiting in the transfer; receive the data first */
     if (M.join_pending) {
@@ -194,6 +218,7 @@ static int control_point(int iteration)
     }
     M.iteration = iteration;
     free_buried();
+    late_progress(); /* requests of timed-out waits (agree.c) */
     if (ductile_rt.rank == 0) DUCTILE_HOOK_VOID(on_control_point, (iteration)); /* exact iteration for the controller */
     if (ductile_rt.rank == 0) { /* iteration time for the cost model (DUCTILE_REDIST=auto) */
         double t = ductile_now();
@@ -204,6 +229,7 @@ static int control_point(int iteration)
     if (PEND.active) {
         /* a resize whose constant data moves in the background: the world keeps its
          * size until every process's part is complete; then it switches, here */
+        txn_begin(PEND.d.id, ductile_rt.rank); /* its allocations and MPI calls count again (txnfault.h) */
         int st = nb_test_local();
         int v[2] = {st == 1, st < 0 ? ductile_rt.rank : -1};
         PMPI_Allreduce(MPI_IN_PLACE, &v[0], 1, MPI_INT, MPI_MIN, P);
@@ -214,9 +240,14 @@ static int control_point(int iteration)
             snprintf(why, sizeof why, "%s", NB.why);
             PMPI_Bcast(why, (int)sizeof why, MPI_CHAR, v[1], P);
             pending_cancel(why);
+            txn_end();
             return 0;
         }
-        if (!v[0]) return 0;
+        if (!v[0]) {
+            txn_pause();
+            return 0;
+        }
+        MPI_Comm w0 = ductile_world; /* the switch may still be rolled back (its agreement): then it stays */
         ductile_files_detach(); /* file hook: world files closed on the old world */
         if (PEND.expand) expand_commit(iteration);
         else shrink_commit(iteration);
@@ -225,7 +256,8 @@ static int control_point(int iteration)
         else if (!M.persistent) ductile_files_reattach(); /* file hook: reopened on the new world */
         M.last_cp = ductile_now();
         request_queue_set_busy(&M.q, 0);
-        return 1;
+        txn_end();
+        return M.removed || ductile_world != w0;
     }
     struct decision d;
     char list[RESIZE_LIST_MAX] = "";
@@ -242,6 +274,7 @@ static int control_point(int iteration)
         request_queue_set_position(&M.q, d.sched_next);
         if (d.id >= M.next_id) M.next_id = d.id + 1;
     }
+    M.command = d.command;
     if (d.release_pool && SB.active && ductile_world != SB.world) pool_release();
     if (d.op != OP_RESIZE) {
         if (ductile_rt.rank == 0) request_queue_set_busy(&M.q, 0); /* a request taken and refused */
@@ -257,6 +290,7 @@ static int control_point(int iteration)
     }
     double t0 = ductile_now(), e0 = epoch();
     int ns = ductile_rt.size;
+    txn_begin(d.id, ductile_rt.rank); /* the resize's allocations and MPI calls are counted (txnfault.h) */
     MPI_Comm w0 = ductile_world; /* a committed resize gives a new world; a rolled-back one keeps this one */
     ductile_log(1, "resize %d -> %d at iteration %d (%s%s)", ns, d.nd, iteration,
                 d.method == METHOD_BASELINE ? "baseline" : "merge", d.pool ? ", standby processes" : "");
@@ -270,8 +304,10 @@ static int control_point(int iteration)
         /* background: the old size goes on (busy until the switch); its files are
          * reopened on the old world until then */
         ductile_files_reattach(); /* file hook */
+        txn_pause();
         return 0;
     }
+    txn_end();
     if (M.removed) ductile_files_left();                 /* file hook */
     else if (!M.persistent) ductile_files_reattach(); /* file hook: reopened on the new world */
     M.last_cp = ductile_now(); /* the next iteration time excludes the resize */
@@ -298,6 +334,33 @@ int ductile_request_resize(int delta_or_target, int is_target, int at_iteration,
     if (rank != 0) {
         snprintf(err, errlen, "resize refused: requests are taken by the world's rank 0, and this process is rank %d "
                  "(call ductile_request_resize on rank 0)", rank);
+        return -1;
+    }
+    /* what can be checked now against the current world (the control point checks again) */
+    int ns = __atomic_load_n(&ductile_rt.size, __ATOMIC_RELAXED);
+    if (!is_target && delta_or_target < 0 && ns + delta_or_target < 1) {
+        snprintf(err, errlen, "resize refused: shrinking below one process is not possible (removing %d of %d "
+                 "process%s)", -delta_or_target, ns, ns == 1 ? "" : "es");
+        return -1;
+    }
+    if (!is_target && delta_or_target < 0 && hosts && *hosts && strlen(hosts) < RESIZE_LIST_MAX) {
+        int ranks[RESIZE_LIST_MAX];
+        char why[300];
+        int n = schedule_parse_ranks(hosts, ranks, RESIZE_LIST_MAX, why, sizeof why);
+        for (int i = 0; i < n; i++)
+            if (ranks[i] >= ns) {
+                snprintf(err, errlen, "resize refused: rank %d does not exist (world of %d)", ranks[i], ns);
+                return -1;
+            }
+    }
+    /* a count the job cannot use is refused now, with the reason (and again at the decision,
+     * against the size and the constraints of then) */
+    int nd = is_target ? delta_or_target : ns + delta_or_target;
+    struct ductile_sizes sz;
+    engine_sizes(&sz);
+    char why[400];
+    if (nd != ns && nd >= 1 && !sizes_allows(&sz, nd, why, sizeof why)) {
+        snprintf(err, errlen, "resize refused: the job cannot run on %d processes: %s", nd, why);
         return -1;
     }
     return request_queue_submit(&M.q, delta_or_target, is_target ? RESIZE_TARGET : RESIZE_DELTA, at_iteration,

@@ -58,6 +58,7 @@ int ductile_constant_pending(void);
 const struct report_reconfig *ductile_malleable_history(int *n);
 /* Processes that left the world: their counters when they left (meaningful
  * on the world's rank 0; handed on with the history). */
-const struct report_departed *ductile_malleable_departed(int *n);
+const struct report_departed *ductile_malleable_departed(int *n, const struct report_fn **fns,
+                                                          const struct report_departed_fns **sum);
 
 #endif

@@ -363,6 +363,27 @@ void request_queue_set_busy(struct request_queue *q, int busy)
     pthread_mutex_unlock(&q->lock);
 }
 
+int request_queue_export(struct request_queue *q, struct resize_request *out, int cap, int *next_id)
+{
+    pthread_mutex_lock(&q->lock);
+    int n = q->npending < cap ? q->npending : cap;
+    if (n > 0) memcpy(out, q->pending, (size_t)n * sizeof *out);
+    *next_id = q->next_id;
+    q->npending = 0;
+    q->version++;
+    pthread_mutex_unlock(&q->lock);
+    return n;
+}
+
+void request_queue_import(struct request_queue *q, const struct resize_request *in, int n, int next_id)
+{
+    pthread_mutex_lock(&q->lock);
+    for (int k = 0; k < n && q->npending < REQUEST_QUEUE_MAX; k++) q->pending[q->npending++] = in[k];
+    if (next_id > q->next_id) q->next_id = next_id;
+    if (n > 0) q->version++;
+    pthread_mutex_unlock(&q->lock);
+}
+
 int request_queue_position(struct request_queue *q)
 {
     pthread_mutex_lock(&q->lock);

@@ -91,6 +91,12 @@ int request_queue_take(struct request_queue *q, int iteration, struct resize_req
 /* Mark a reconfiguration as running (1) or finished (0). */
 void request_queue_set_busy(struct request_queue *q, int busy);
 
+/* A new rank 0 takes over the pending requests (ids kept): the old one
+ * exports them (copied to out[0..cap), its queue emptied; returns how many
+ * and the next id), the new one imports them behind its own. */
+int request_queue_export(struct request_queue *q, struct resize_request *out, int cap, int *next_id);
+void request_queue_import(struct request_queue *q, const struct resize_request *in, int n, int next_id);
+
 /* Schedule position, so that another process can take over as rank 0. */
 int request_queue_position(struct request_queue *q);
 void request_queue_set_position(struct request_queue *q, int next);

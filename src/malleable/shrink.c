@@ -5,6 +5,7 @@
  * (departure.c) or stand by (standby.c), or, after a failed agreement, the
  * world keeps its size, buffers and data (shrink_abort). */
 #include "engine.h"
+#include "reconf.h"
 
 static double tmark; /* step_mark (DUCTILE_VERBOSE=3) */
 
@@ -20,32 +21,33 @@ void shrink(const struct decision *d, const char *list, double t_begin)
     rec.start_s = ductile_elapsed() - (ductile_now() - t_begin);
     tmark = t_begin;
     step_mark(&tmark, "decided");
-    char *leaving = calloc((size_t)ns, 1);
-    int *n2c = malloc((size_t)nd * sizeof(int)), *o2c = malloc((size_t)ns * sizeof(int));
-    if (!leaving || !n2c || !o2c) abort();
-    if (list && *list) {
+    /* without memory for these this process still takes part up to the preparation's agreement */
+    char *leaving = txn_calloc((size_t)ns, 1);
+    int *n2c = txn_malloc((size_t)nd * sizeof(int)), *o2c = txn_malloc((size_t)ns * sizeof(int));
+    int room = leaving && n2c && o2c;
+    if (room && list && *list) {
         int ranks[RESIZE_LIST_MAX];
         char err[256];
         int n = schedule_parse_ranks(list, ranks, RESIZE_LIST_MAX, err, sizeof err);
         for (int i = 0; i < n; i++) leaving[ranks[i]] = 1;
-    } else {
+    } else if (room) {
         for (int r = nd; r < ns; r++) leaving[r] = 1;
     }
     int j = 0, my_new = -1;
-    for (int r = 0; r < ns; r++) {
+    for (int r = 0; room && r < ns; r++) {
         o2c[r] = r;
         if (!leaving[r]) {
             if (r == me) my_new = j;
             n2c[j++] = r;
         }
     }
-    int new0 = n2c[0];
+    int new0 = room ? n2c[0] : 0;
     /* DUCTILE_PERSISTENT: the highest ranks leave and the program reads the
      * iteration after control points: they stand by (the standby pool) */
     int standby = 0;
     if (M.persistent && d->method == METHOD_MERGE) {
-        int top = 1, api = M.iter_api;
-        for (int r = 0; r < ns; r++)
+        int top = room, api = M.iter_api;
+        for (int r = 0; room && r < ns; r++)
             if (!!leaving[r] != (r >= nd)) top = 0;
         PMPI_Allreduce(MPI_IN_PLACE, &api, 1, MPI_INT, MPI_MIN, P);
         standby = top && api;
@@ -55,7 +57,7 @@ void shrink(const struct decision *d, const char *list, double t_begin)
                                               : "they are not the highest ranks");
     }
     step_mark(&tmark, "standby agreed");
-    int exiting = departure_group_exits(ns, leaving, d->method == METHOD_MERGE, standby); /* departure.c */
+    int exiting = departure_group_exits(ns, room ? leaving : NULL, d->method == METHOD_MERGE, standby); /* departure.c */
     memset(&PEND, 0, sizeof PEND);
     PEND.exiting = exiting;
     PEND.d = *d;
@@ -72,8 +74,11 @@ void shrink(const struct decision *d, const char *list, double t_begin)
     PEND.L = (struct redist_layout){M.persistent ? world_xfer() : P, ns, ns, nd, me, my_new, o2c, n2c};
     /* prepare: the staying ranks' new blocks, then agree */
     char why[TXN_WHY_MAX] = "";
-    PEND.prep = prepare_buffers(ns, nd, me, my_new, bg_wanted(d->nb) ? d->nb : 0, ductile_rt.settings.redist_prepare,
-                                why, sizeof why);
+    if (room)
+        PEND.prep = prepare_buffers(ns, nd, me, my_new, bg_wanted(d->nb) ? d->nb : 0,
+                                    ductile_rt.settings.redist_prepare, why, sizeof why);
+    else
+        snprintf(why, sizeof why, "rank %d: out of memory", me);
     step_mark(&tmark, "new blocks prepared");
     if (!txn_agree(P, PEND.prep != NULL, why, sizeof why)) {
         shrink_abort(why);
@@ -81,11 +86,16 @@ void shrink(const struct decision *d, const char *list, double t_begin)
     }
     step_mark(&tmark, "preparation agreed");
     if (bg_wanted(d->nb)) {
-        int okb = transfer_items(&PEND.L, 0, d->redist, d->nb, XF_BG, d->id, d->iteration, NULL, 0, &PEND.xt, why,
-                                 sizeof why) == 0;
-        if (!txn_agree(P, okb, why, sizeof why)) {
-            nb_abandon(); /* started requests of the others may never complete: left alone */
-            shrink_abort(why);
+        struct transfer x = {.L = &PEND.L, .method = d->redist, .nb = d->nb, .phase = XF_BG, .id = d->id,
+                             .iteration = d->iteration, .ok = 1};
+        transfer_run(&x);
+        PEND.xt = x.t;
+        if (!txn_agree(P, x.ok, x.err, sizeof x.err)) {
+            /* what was started completes (bounded), then goes everywhere or nowhere (agreed) */
+            (void)nb_drain();
+            if (nb_agree_quiet(P)) nb_finish(0);
+            else rollback_transfers(0, 0, 0);
+            shrink_abort(x.err);
             return;
         }
         PEND.bg = 1;
@@ -110,19 +120,20 @@ void shrink_commit(int iteration)
         ok = 0;
         snprintf(why, sizeof why, "%s", NB.why);
     }
-    struct xfer_times xt;
-    char err[TXN_WHY_MAX] = "";
-    if (transfer_items(&PEND.L, 0, d->redist, CONST_BLOCKING, PEND.bg ? XF_REST : XF_ALL, d->id, iteration, PEND.prep,
-                       0, &xt, err, sizeof err) != 0 && ok) {
-        ok = 0;
-        snprintf(why, sizeof why, "%s", err);
-    }
+    struct transfer x = {.L = &PEND.L, .method = d->redist, .nb = CONST_BLOCKING, .phase = PEND.bg ? XF_REST : XF_ALL,
+                         .id = d->id, .iteration = iteration, .prep = PEND.prep, .ok = ok};
+    transfer_run(&x);
+    if (ok && !x.ok) snprintf(why, sizeof why, "%s", x.err);
+    ok = x.ok;
+    struct xfer_times xt = x.t;
     step_mark(&tmark, "transferred");
     /* agree: every process of the old world completed its part */
     if (!txn_agree_commit(P, ok, why, sizeof why)) {
         rma_win_transfer_done(1); /* the world stays: so does its window */
         if (PEND.bg) {
-            /* released everywhere or nowhere (a per-process choice freed per-array windows on some only) */
+            /* what was started completes (bounded), then released everywhere or nowhere (a per-process
+             * choice freed per-array windows on some only) */
+            (void)nb_drain();
             if (nb_agree_quiet(P)) nb_finish(0);
             else rollback_transfers(0, 0, 0);
         }
@@ -173,13 +184,17 @@ void shrink_commit(int iteration)
         SB.formed_at = ductile_now();
         M.xfer = MPI_COMM_NULL;
     }
+    /* the reconfiguration hooks (reconf.c), before the control point returns, over the old world
+     * (P, freed only after them); standby processes run them only when they come back (pool_join) */
+    reconf_committed(d->id, ns, nd, 0, me, leaving[me] ? -1 : PEND.my_new, iteration,
+                     standby ? RECONF_SPAN_NONE : RECONF_SPAN_COMM, P);
     if (leaving[me] && standby) {
         SB.waiting = 1;
         standby_wait(); /* returns taken back into W, or removed */
     } else if (leaving[me] && PEND.exiting) {
         /* the whole newest group leaves: disconnect from the rest, end at MPI_Finalize (departure.c) */
         leave_world();
-        PMPI_Comm_free(&P);
+        reconf_defer_free(&P);
         departure_group_disconnect();
         M.exited = 1;
     } else if (leaving[me]) {
@@ -194,7 +209,7 @@ void shrink_commit(int iteration)
         if (standby) {
             /* P is W's private communicator: kept by the pool */
         } else if (PEND.exiting) {
-            PMPI_Comm_free(&P); /* nobody to release: the group that left ends on its own */
+            reconf_defer_free(&P); /* nobody to release: the group that left ends on its own */
             departure_group_disconnect();
         } else if (me == new0) {
             int *lv = malloc((size_t)(ns - nd) * sizeof(int)), k = 0;
@@ -204,7 +219,7 @@ void shrink_commit(int iteration)
             add_duty(P, lv, k);
             free(lv);
         } else {
-            PMPI_Comm_free(&P);
+            reconf_defer_free(&P);
         }
         if (ductile_rt.rank == 0) {
             rec.merge_s = ductile_now() - tm;

@@ -8,119 +8,10 @@
  * new processes park, the old world goes on). */
 #include "engine.h"
 #include "prep_thread.h"
+#include "reconf.h"
+#include "launch_step.h"
 
 /* ------------------------------------------------------------------ spawning */
-
-/* The program to start and its arguments (argv[1..] of this process). */
-static int spawn_command(char *cmd, size_t len, char ***args_out)
-{
-    const char *sc = ductile_rt.settings.spawn_command;
-    if (sc && *sc) {
-        snprintf(cmd, len, "%s", sc);
-    } else {
-        ssize_t n = readlink("/proc/self/exe", cmd, len - 1);
-        if (n <= 0) {
-            if (!ductile_rt.cmdline) return -1;
-            snprintf(cmd, len, "%s", ductile_rt.cmdline);
-        } else {
-            cmd[n] = '\0';
-        }
-    }
-    int nargs = 0;
-    for (int off = 0; ductile_rt.cmdline && off < ductile_rt.cmdline_len;) {
-        nargs++;
-        off += (int)strlen(ductile_rt.cmdline + off) + 1;
-    }
-    char **args = calloc((size_t)(nargs > 0 ? nargs : 1), sizeof *args);
-    if (!args) return -1;
-    int k = 0, i = 0;
-    for (int off = 0; ductile_rt.cmdline && off < ductile_rt.cmdline_len; i++) {
-        if (i > 0) args[k++] = ductile_rt.cmdline + off;
-        off += (int)strlen(ductile_rt.cmdline + off) + 1;
-    }
-    args[k] = NULL;
-    *args_out = args;
-    return 0;
-}
-
-static MPI_Info spawn_info(const char *hosts)
-{
-    MPI_Info info = MPI_INFO_NULL;
-    int need = (hosts && *hosts) || ompi5_may_oversubscribe(); /* Open MPI 5: map-by (spawn_ompi5.c) */
-    if (!need) return MPI_INFO_NULL;
-    PMPI_Info_create(&info);
-    if (hosts && *hosts) {
-        char h[RESIZE_LIST_MAX];
-        snprintf(h, sizeof h, "%s", hosts);
-        for (char *c = h; *c; c++)
-            if (*c == ';') *c = ',';
-        PMPI_Info_set(info, "host", h);
-#ifdef MPICH_VERSION
-        PMPI_Info_set(info, "hosts", h);
-#endif
-    }
-    ompi5_spawn_info(info);
-    return info;
-}
-
-/* Checks before MPI_Comm_spawn, on rank 0.  A spawn that fails is not
- * always harmless (with Open MPI 4.1 mpiexec then never exits, and a later
- * spawn kills the job), so what can be known to fail is refused here. */
-static int precheck_spawn(const char *cmd, const char *hosts, int ns, int nnew, char *why, size_t len)
-{
-    (void)ns;
-    (void)nnew;
-    struct stat st;
-    if (stat(cmd, &st) != 0) {
-        snprintf(why, len, "executable '%.300s' is not runnable: %s", cmd, strerror(errno));
-        return -1;
-    }
-    if (!S_ISREG(st.st_mode) || access(cmd, X_OK) != 0) {
-        snprintf(why, len, "executable '%.300s' is not runnable: %s", cmd,
-                 !S_ISREG(st.st_mode) ? "not a regular file" : strerror(errno));
-        return -1;
-    }
-    FILE *f = fopen(cmd, "rb");
-    unsigned char magic[4] = {0, 0, 0, 0};
-    size_t got = f ? fread(magic, 1, sizeof magic, f) : 0;
-    if (f) fclose(f);
-    if (!(got == 4 && memcmp(magic, "\x7f" "ELF", 4) == 0) && !(got >= 2 && magic[0] == '#' && magic[1] == '!')) {
-        snprintf(why, len, "executable '%.300s' is not runnable: neither an ELF binary nor a script", cmd);
-        return -1;
-    }
-    for (const char *p = hosts ? hosts : ""; *p;) {
-        const char *e = p;
-        while (*e && *e != ';' && *e != ',') e++;
-        char h[256];
-        snprintf(h, sizeof h, "%.*s", (int)(e - p), p);
-        struct addrinfo hints, *res = NULL;
-        memset(&hints, 0, sizeof hints);
-        hints.ai_family = AF_UNSPEC;
-        int rc = getaddrinfo(h, NULL, &hints, &res);
-        if (rc != 0) {
-            snprintf(why, len, "unknown host '%s': %s", h, gai_strerror(rc));
-            return -1;
-        }
-        freeaddrinfo(res);
-        p = *e ? e + 1 : e;
-    }
-#ifdef OMPI_MAJOR_VERSION
-    /* Open MPI: without --oversubscribe the job may not exceed its slots */
-    const char *ov = getenv("OMPI_MCA_rmaps_base_oversubscribe");
-    if (!(ov && strcmp(ov, "1") == 0) && !ompi5_may_oversubscribe() && !(hosts && *hosts)) {
-        int *usize = NULL, flag = 0;
-        PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &usize, &flag);
-        int live = ns + M.zombies;
-        if (flag && usize && *usize > 0 && live + nnew > *usize) {
-            snprintf(why, len, "more processes than slots: %d running + %d new > %d slots (mpiexec --oversubscribe allows it)",
-                     live, nnew, *usize);
-            return -1;
-        }
-    }
-#endif
-    return 0;
-}
-
 #if !SPAWN_COLLECTIVE
 /* rank 0: the port the spawned processes connect to (connect_group, join.c's join_parents) */
 static char spawn_port[MPI_MAX_PORT_NAME];
@@ -149,12 +40,13 @@ static void close_spawn_port(void)
  * intercommunicator to them on every parent (SPAWN_COLLECTIVE) or on rank 0
  * only (the other path), MPI_COMM_NULL where there is none; why (rank 0)
  * names a failure. */
-static int spawn_group(const char *cmd, char **args, int nnew, const char *hosts, MPI_Comm *inter, double *spawn_s,
-                       char *why, size_t len)
+static int spawn_group(const char *cmd, char **args, int nnew, const char *hosts, int *errcodes, MPI_Comm *inter,
+                       double *spawn_s, char *why, size_t len)
 {
     MPI_Comm P = ductile_rt.private_comm;
     int me = ductile_rt.rank, ok = 1;
     *inter = MPI_COMM_NULL;
+    if (launch_step_direct()) return launch_step_group(cmd, args, nnew, hosts, inter, spawn_s, why, len); /* srun */
 #if SPAWN_COLLECTIVE
     MPI_Comm over = P;
 #else
@@ -162,9 +54,11 @@ static int spawn_group(const char *cmd, char **args, int nnew, const char *hosts
     if (me == 0) {
 #endif
     MPI_Info info = me == 0 ? spawn_info(hosts) : MPI_INFO_NULL;
-    int *errcodes = calloc((size_t)nnew, sizeof *errcodes);
+    /* errcodes: an array on every parent (MPICH broadcasts the root's codes to the parents that pass one:
+     * all or none must), allocated and agreed before the spawn */
     double ts = ductile_now();
     if (me == 0) ductile_log(1, "spawning %d process%s of %s", nnew, nnew == 1 ? "" : "es", cmd);
+    txn_delay("spawn");
     int rc = ductile_spawn_marked(cmd, args, nnew, info, over, inter, errcodes); /* marker hook (src/world/worldid.c) */
     *spawn_s = ductile_now() - ts;
     if (info != MPI_INFO_NULL) PMPI_Info_free(&info);
@@ -185,7 +79,6 @@ static int spawn_group(const char *cmd, char **args, int nnew, const char *hosts
                 break;
             }
     }
-    free(errcodes);
 #if SPAWN_COLLECTIVE
     if (ok && me == 0 && test_fail("spawn")) {
         /* injected after the spawn: the new processes run and must be sent away (spawn_cancel) */
@@ -206,11 +99,27 @@ static int spawn_group(const char *cmd, char **args, int nnew, const char *hosts
     return v[0];
 #else
     }
-    /* the other parents wait here while rank 0 spawns: asleep, leaving the
-     * cores to the spawn and the new processes' start */
-    MPI_Request rq;
-    if (PMPI_Ibcast(&ok, 1, MPI_INT, 0, P, &rq) == MPI_SUCCESS) polite_wait(&rq);
-    else PMPI_Bcast(&ok, 1, MPI_INT, 0, P);
+    /* the other parents wait here while rank 0 spawns, asleep (the cores go to the spawn and the new
+     * processes' start), bounded: rank 0 takes a spawn longer than T as failed (its processes are sent
+     * away), the others give up at 2 T -- by then rank 0's spawn took more than T: the same decision */
+    double T = resize_timeout();
+    if (me == 0 && ok && *spawn_s > T) {
+        ok = 0;
+        snprintf(why, len, "MPI_Comm_spawn took %.1f s, more than DUCTILE_RESIZE_TIMEOUT (%.0f s)", *spawn_s, T);
+    }
+    int *b = malloc(sizeof *b);
+    int got = -1;
+    MPI_Request rq = MPI_REQUEST_NULL;
+    if (b) {
+        *b = ok;
+        got = PMPI_Ibcast(b, 1, MPI_INT, 0, P, &rq) == MPI_SUCCESS ? wait_for(&rq, me == 0 ? T : 2 * T) : -1;
+        if (got == 1) ok = *b;
+    }
+    if (me != 0 && got != 1) {
+        ok = 0;
+        snprintf(why, len, "rank %d: no outcome of rank 0's MPI_Comm_spawn within %.0f s", me, 2 * T);
+    }
+    if (b) settle(b, &rq, &P, 1); /* rank 0's answer arriving later: b kept until then */
     return ok;
 #endif
 }
@@ -251,25 +160,66 @@ static int spawn_cancel(const struct join_header *h, MPI_Comm *inter)
     return 0;
 }
 
-/* The header and the registrations to the new processes, then the merged
- * communicator (the parents first, the new processes after them).  *inter
- * becomes the intercommunicator between all parents and the new processes;
- * the one from rank 0 alone (other path) goes to departure.c. */
-static MPI_Comm connect_group(const struct join_header *h, MPI_Comm *inter)
+#if !SPAWN_COLLECTIVE
+/* Before the accept (rank 0 spawned alone), bounded: the new processes tell
+ * rank 0 that all of them are at their MPI_Comm_connect (join.c); rank 0
+ * decides within T whether the parents accept (also no when more than 1.5 T
+ * passed since `since`, when the other parents began to wait: they give up
+ * at 2 T), and tells the parents and the new processes.  The accept then
+ * waits only for processes that are there.  0: they did not come in time:
+ * they park until rank 0 releases them (departure.c), the resize fails. */
+static int children_ready(MPI_Comm inter0, int nnew, double since)
 {
+    double T = resize_timeout();
+    int me = ductile_rt.rank;
+    int *b = calloc(2, sizeof *b); /* the decision, and the word of the new processes */
+    MPI_Request r[3] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    if (!b) return 0;
+    if (me == 0) {
+        int got = PMPI_Irecv(&b[1], 1, MPI_INT, 0, TAG_READY, inter0, &r[0]) == MPI_SUCCESS ? wait_for(&r[0], T) : -1;
+        b[0] = got == 1 && b[1] == 1 && ductile_now() - since <= 1.5 * T;
+    }
+    int go = PMPI_Ibcast(b, 1, MPI_INT, 0, ductile_rt.private_comm, &r[1]) == MPI_SUCCESS &&
+             wait_for(&r[1], me == 0 ? T : 2 * T) == 1 && b[0];
+    if (me == 0) { /* the new processes hear it too */
+        if (PMPI_Ibcast(b, 1, MPI_INT, MPI_ROOT, inter0, &r[2]) == MPI_SUCCESS) wait_for(&r[2], T);
+        if (!go) {
+            int *lv = malloc((size_t)(nnew ? nnew : 1) * sizeof *lv);
+            for (int i = 0; lv && i < nnew; i++) lv[i] = i; /* the new processes in inter0's remote group */
+            if (lv) add_duty(inter0, lv, nnew);
+            free(lv);
+            M.zombies += nnew;
+        }
+    }
+    MPI_Comm cc[3] = {inter0, ductile_rt.private_comm, inter0};
+    settle(b, r, cc, 3); /* requests still pending (a late word, a slow peer) keep b until they complete */
+    if (!go)
+        fprintf(stderr, "ductile: warning: rank %d: the new processes did not reach MPI_Comm_connect within %.0f s; "
+                        "the resize fails\n", me, T);
+    return go;
+}
+#endif
+
+/* The header and the registrations (ds, rank 0) to the new processes, then
+ * the merged communicator (the parents first, the new processes after them).
+ * *inter becomes the intercommunicator between all parents and the new
+ * processes; the one from rank 0 alone (other path) goes to departure.c.
+ * *ok = 0 when an MPI call here reported an error (the preparation's
+ * agreement then rolls back). */
+static MPI_Comm connect_group(const struct join_header *h, const struct reg_desc *ds, MPI_Comm *inter, int *ok,
+                              double since)
+{
+    (void)since;
     int me = ductile_rt.rank;
     MPI_Comm merged = MPI_COMM_NULL;
     if (*inter != MPI_COMM_NULL) {
         int root = me == 0 ? MPI_ROOT : MPI_PROC_NULL;
         PMPI_Comm_set_errhandler(*inter, MPI_ERRORS_RETURN);
-        PMPI_Bcast((void *)h, (int)sizeof *h, MPI_BYTE, root, *inter);
-        if (h->nitems) {
-            struct reg_desc *ds = calloc((size_t)h->nitems, sizeof *ds);
-            if (!ds) abort();
-            for (int i = 0; i < h->nitems; i++) ds[i] = reg_at(i)->d;
-            PMPI_Bcast(me == 0 ? ds : NULL, me == 0 ? h->nitems * (int)sizeof *ds : 0, MPI_BYTE, root, *inter);
-            free(ds);
-        }
+        if (txn_mpi(PMPI_Bcast((void *)h, (int)sizeof *h, MPI_BYTE, root, *inter)) != MPI_SUCCESS) *ok = 0;
+        if (h->nitems &&
+            txn_mpi(PMPI_Bcast(me == 0 ? (void *)ds : NULL, me == 0 ? h->nitems * (int)sizeof *ds : 0, MPI_BYTE, root,
+                               *inter)) != MPI_SUCCESS)
+            *ok = 0;
     }
 #if SPAWN_COLLECTIVE
     PMPI_Intercomm_merge(*inter, 0, &merged);
@@ -279,11 +229,15 @@ static MPI_Comm connect_group(const struct join_header *h, MPI_Comm *inter)
      * and sent them with the header; then one merge (join.c, join_parents) */
     MPI_Comm inter0 = *inter;
     if (me == 0) {
-        PMPI_Bcast(spawn_port, MPI_MAX_PORT_NAME, MPI_CHAR, MPI_ROOT, inter0);
+        if (txn_mpi(PMPI_Bcast(spawn_port, MPI_MAX_PORT_NAME, MPI_CHAR, MPI_ROOT, inter0)) != MPI_SUCCESS) *ok = 0;
         add_inter(inter0);
         departure_inter0_pending = inter0;
     }
     *inter = MPI_COMM_NULL;
+    if (!children_ready(inter0, h->nnew, since)) { /* they park; the caller rolls back */
+        close_spawn_port();
+        return MPI_COMM_NULL;
+    }
     int rc = PMPI_Comm_accept(spawn_port, MPI_INFO_NULL, 0, ductile_rt.private_comm, inter);
     close_spawn_port();
     if (rc != MPI_SUCCESS) join_failed("MPI_Comm_accept", rc);
@@ -295,8 +249,7 @@ static MPI_Comm connect_group(const struct join_header *h, MPI_Comm *inter)
     return merged;
 }
 
-/* Expansion (Merge: ND-NS new processes; Baseline: ND new processes, the old
- * ones leave).  Collective over the old world. */
+/* Expansion (Merge: ND-NS new; Baseline: ND new, the old ones leave).  Collective over the old world. */
 void expand(const struct decision *d, const char *hosts, double t_begin, double begin_epoch)
 {
     if (d->pool) {
@@ -316,7 +269,19 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     char cmd[4096], why[512] = "";
     char **args = NULL;
     int ok = spawn_command(cmd, sizeof cmd, &args) == 0;
-    if (!ok) snprintf(why, sizeof why, "cannot determine the program to spawn");
+    if (!ok) snprintf(why, sizeof why, "rank %d: cannot determine the program to spawn (or out of memory)", me);
+    /* rank 0: the registrations sent to the new processes */
+    struct reg_desc *ds = me == 0 && reg_count() ? txn_calloc((size_t)reg_count(), sizeof *ds) : NULL;
+    if (ok && me == 0 && reg_count() && !ds) {
+        ok = 0;
+        snprintf(why, sizeof why, "rank 0: out of memory");
+    }
+    for (int i = 0; ds && i < reg_count(); i++) ds[i] = reg_at(i)->d;
+    int *errcodes = txn_calloc((size_t)nnew, sizeof *errcodes); /* the spawn's error codes (spawn_group) */
+    if (ok && !errcodes) {
+        ok = 0;
+        snprintf(why, sizeof why, "rank %d: out of memory", me);
+    }
     /* what can be known to fail is refused before anything starts (rank 0) */
     if (ok && me == 0 && !SPAWN_COLLECTIVE && test_fail("spawn")) {
         ok = 0;
@@ -330,6 +295,8 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ductile_rt.private_comm);
     if (!ok) {
         free(args);
+        free(ds);
+        free(errcodes);
 #if !SPAWN_COLLECTIVE
         close_spawn_port();
 #endif
@@ -349,8 +316,10 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     prep_start(&pj);
     MPI_Comm inter = MPI_COMM_NULL;
     double spawn_s = 0;
-    int okall = spawn_group(cmd, args, nnew, hosts, &inter, &spawn_s, why, sizeof why);
+    int okall = spawn_group(cmd, args, nnew, hosts, errcodes, &inter, &spawn_s, why, sizeof why);
+    double since = ductile_now(); /* the other parents wait for rank 0's words from about now */
     free(args);
+    free(errcodes);
     step_mark(&tmark, "spawned");
     struct join_header h;
     memset(&h, 0, sizeof h);
@@ -365,6 +334,7 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     h.sched_next = d->sched_next;
     h.nitems = reg_count();
     h.id = d->id;
+    h.command = d->command;
     h.nhist = M.nhist;
     h.zombies = M.zombies;
     h.prepare = prepare;
@@ -379,6 +349,7 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
         close_spawn_port();
 #endif
         free_prepared(prep_finish(&pj));
+        free(ds);
         int started = inter != MPI_COMM_NULL; /* the injected failure, an error code: they run */
         int gone = spawn_cancel(&h, &inter);   /* the new processes (if running) end, or park */
         if (me == 0) {
@@ -393,7 +364,20 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
         return;
     }
     double tm = ductile_now();
-    MPI_Comm merged = connect_group(&h, &inter);
+    int okc = 1;
+    MPI_Comm merged = connect_group(&h, ds, &inter, &okc, since);
+    free(ds);
+    if (merged == MPI_COMM_NULL) { /* the new processes did not connect in time (Open MPI 4.1): they park */
+        free_prepared(prep_finish(&pj));
+        if (me == 0) {
+            rec.spawn_s = spawn_s;
+            rec.total_s = ductile_now() - t_begin;
+            snprintf(why, sizeof why, "the new processes did not reach MPI_Comm_connect within %.0f s "
+                     "(DUCTILE_RESIZE_TIMEOUT)", resize_timeout());
+            record_problem(&rec, "failed", why);
+        }
+        return;
+    }
     step_mark(&tmark, "merged");
     MPI_Comm nw = MPI_COMM_NULL, np = MPI_COMM_NULL, nx = MPI_COMM_NULL;
     if (!baseline) join_world(inter, 0, merged, &nw, &np); /* merged becomes the new world's private communicator */
@@ -408,10 +392,12 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     snprintf(prep_why, sizeof prep_why, "%s", pj.why);
     step_mark(&tmark, "new blocks prepared");
 
-    int *o2c = malloc((size_t)ns * sizeof(int)), *n2c = malloc((size_t)nd * sizeof(int));
-    if (!o2c || !n2c) abort();
-    for (int i = 0; i < ns; i++) o2c[i] = i;
-    for (int j = 0; j < nd; j++) n2c[j] = baseline ? ns + j : j;
+    int *o2c = txn_malloc((size_t)ns * sizeof(int)), *n2c = txn_malloc((size_t)nd * sizeof(int));
+    if (!okc) snprintf(prep_why, sizeof prep_why, "rank %d: sending the registrations to the new processes failed",
+                       me);
+    if (!o2c || !n2c) snprintf(prep_why, sizeof prep_why, "rank %d: out of memory", me);
+    for (int i = 0; o2c && i < ns; i++) o2c[i] = i;
+    for (int j = 0; n2c && j < nd; j++) n2c[j] = baseline ? ns + j : j;
     memset(&PEND, 0, sizeof PEND);
     PEND.expand = 1;
     PEND.d = *d;
@@ -435,19 +421,24 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     PEND.L = (struct redist_layout){nx != MPI_COMM_NULL ? nx : merged, ns + nnew, ns, nd, me, baseline ? -1 : me,
                                     o2c, n2c};
     /* agree on the preparation (the new processes: their registrations, their buffers) */
-    if (!txn_agree(merged, prep != NULL, prep_why, sizeof prep_why)) {
+    if (!txn_agree(merged, prep && o2c && n2c && okc, prep_why, sizeof prep_why)) {
         expand_abort(prep_why, 1); /* the new processes are at the same agreement (join.c) */
         return;
     }
     step_mark(&tmark, "preparation agreed");
     if (h.nitems && bg_wanted(d->nb)) {
         /* constant data starts moving; the world stays at the old size until it has arrived */
-        char err[TXN_WHY_MAX] = "";
-        int okb = transfer_items(&PEND.L, 1, d->redist, d->nb, XF_BG, d->id, d->iteration, NULL, h.prepare, &PEND.xt,
-                                 err, sizeof err) == 0;
-        if (!txn_agree(merged, okb, err, sizeof err)) {
-            nb_abandon(); /* started requests of the others may never complete: left alone */
-            expand_abort(err, 0);
+        struct transfer x = {.L = &PEND.L, .has_new = 1, .method = d->redist, .nb = d->nb, .phase = XF_BG,
+                             .id = d->id, .iteration = d->iteration, .warm = h.prepare, .ok = 1};
+        transfer_run(&x);
+        PEND.xt = x.t;
+        if (!txn_agree(merged, x.ok, x.err, sizeof x.err)) {
+            /* what was started completes (bounded); with the new processes (join.c): released together
+             * when nothing is in flight anywhere, else left alone */
+            (void)nb_drain();
+            int quiet = nb_agree_quiet(merged);
+            rollback_transfers(quiet, PEND.nitems, 0);
+            expand_abort(x.err, quiet);
             return;
         }
         PEND.bg = 1;
@@ -468,10 +459,15 @@ void expand_commit(int iteration)
     int ok = 1;
     char why[TXN_WHY_MAX] = "";
     if (PEND.bg) {
-        if (pending_go(1, iteration) != 0) {
-            /* the new processes do not answer: nothing collective with them is possible any more */
-            nb_abandon();
-            expand_abort("the spawned processes did not answer the switch within the time limit", 0);
+        if (!pending_go(1, iteration)) {
+            /* the new processes were not all there in time: they are told to leave (background.c); what
+             * was started completes (bounded), then goes together with them when quiet everywhere (join.c) */
+            (void)nb_drain();
+            int quiet = nb_agree_quiet(merged);
+            rollback_transfers(quiet, PEND.nitems, 0);
+            snprintf(why, sizeof why, "the spawned processes were not there at the switch within %.0f s "
+                     "(DUCTILE_RESIZE_TIMEOUT)", resize_timeout());
+            expand_abort(why, quiet);
             return;
         }
         if (nb_wait_local(0) != 0) {
@@ -479,22 +475,20 @@ void expand_commit(int iteration)
             snprintf(why, sizeof why, "%s", NB.why);
         }
     }
-    struct xfer_times xt;
-    memset(&xt, 0, sizeof xt);
+    struct transfer x = {.L = &PEND.L, .has_new = 1, .method = d->redist, .nb = CONST_BLOCKING,
+                         .phase = PEND.bg ? XF_REST : XF_ALL, .id = d->id, .iteration = iteration, .prep = PEND.prep,
+                         .warm = PEND.warm, .ok = ok};
     double tmark = ductile_now();
-    if (PEND.nitems) {
-        char err[TXN_WHY_MAX] = "";
-        if (transfer_items(&PEND.L, 1, d->redist, CONST_BLOCKING, PEND.bg ? XF_REST : XF_ALL, d->id, iteration,
-                           PEND.prep, PEND.warm, &xt, err, sizeof err) != 0 && ok) {
-            ok = 0;
-            snprintf(why, sizeof why, "%s", err);
-        }
-    }
+    if (PEND.nitems) transfer_run(&x);
+    if (ok && !x.ok) snprintf(why, sizeof why, "%s", x.err);
+    ok = x.ok;
+    struct xfer_times xt = x.t;
     step_mark(&tmark, "transferred");
     /* agree: every process of the merged communicator completed its part */
     if (!txn_agree_commit(merged, ok, why, sizeof why)) {
         /* with the new processes (join.c): the window over the merged communicator and the background
          * part go together when nothing is in flight anywhere, else they are left alone */
+        (void)nb_drain();
         int quiet = nb_agree_quiet(merged);
         rollback_transfers(quiet, PEND.nitems, 0);
         expand_abort(why, quiet);
@@ -528,7 +522,7 @@ void expand_commit(int iteration)
         M.zombies += ns;
         MPI_Comm oldp = ductile_rt.private_comm;
         leave_world();
-        PMPI_Comm_free(&oldp);
+        comm_free_later(&oldp);
         M.park_comm = merged;
         M.park_releaser = ns;
         if (me == 0) ductile_log(1, "baseline resize %d -> %d: old processes leave", ns, nd);
@@ -537,7 +531,7 @@ void expand_commit(int iteration)
         drop_world_xfer(); /* the old world's prepared transfers (collective over it) */
         M.xfer = PEND.nx;
         set_world(PEND.nw, PEND.np); /* PEND.np is merged (join_world) */
-        PMPI_Comm_free(&oldp);
+        comm_free_later(&oldp);
         step_mark(&tmark, "committed");
         if (ductile_rt.rank == 0) {
             note_transfer(&rec, &xt);
@@ -547,6 +541,9 @@ void expand_commit(int iteration)
                         rec.total_s, rec.spawn_s, rec.merge_s, xt.transfer_s);
         }
     }
+    /* the hooks (reconf.c), before the control point returns; Baseline: old and new meet over merged */
+    reconf_committed(d->id, ns, nd, baseline, me, baseline ? -1 : me, iteration,
+                     baseline ? RECONF_SPAN_COMM : RECONF_SPAN_WORLD, baseline ? merged : MPI_COMM_NULL);
 }
 
 /* Roll back an expansion (old processes): the new blocks go, the old world
@@ -570,7 +567,7 @@ void expand_abort(const char *why, int together)
     for (int i = 0; i < 3; i++)
         if (*c[i] != MPI_COMM_NULL) PMPI_Comm_free(c[i]);
     if (leave) {
-        PMPI_Comm_free(&PEND.merged);
+        comm_free_later(&PEND.merged);
         departure_disconnect(&PEND.inter, &inter0); /* collective with the new processes (join_cancelled) */
     } else if (me == 0) {
         add_inter(PEND.inter);
@@ -582,7 +579,7 @@ void expand_abort(const char *why, int together)
         M.zombies += PEND.nnew;
     } else {
         add_inter(PEND.inter);
-        PMPI_Comm_free(&PEND.merged);
+        comm_free_later(&PEND.merged); /* (requests of timed-out waits may still use it: agree.c) */
     }
     free(PEND.o2c);
     free(PEND.n2c);

@@ -4,8 +4,11 @@
  * releases them.  After DUCTILE_LEAVE_TIMEOUT W's rank 0 releases the pool
  * at its next control point (pool_expired) while the standby processes wait
  * for that release instead of leaving on their own, so that nobody is left
- * waiting for them in a collective call; the wake-up is a bounded wait. */
+ * waiting for them in a collective call; the wake-up is a bounded wait whose
+ * outcome the small world decides together and tells the standby processes
+ * (pool_barrier, standby_barrier). */
 #include "engine.h"
+#include "reconf.h"
 
 struct standby_pool SB = {.world = MPI_COMM_NULL, .priv = MPI_COMM_NULL, .xfer = MPI_COMM_NULL};
 
@@ -26,18 +29,28 @@ int pool_join(const struct decision *d, struct xfer_times *xt, char *why, size_t
     PMPI_Comm_rank(SB.priv, &me);
     memset(xt, 0, sizeof *xt);
     if (reg_count() > 0) {
-        int *ident = malloc((size_t)nbig * sizeof(int));
-        if (!ident) abort();
-        for (int i = 0; i < nbig; i++) ident[i] = i;
+        int *ident = txn_malloc((size_t)nbig * sizeof(int));
+        for (int i = 0; ident && i < nbig; i++) ident[i] = i;
         struct redist_layout L = {SB.xfer, nbig, nsmall, nbig, me < nsmall ? me : -1, me, ident, ident};
-        int ok = transfer_items(&L, 1, d->redist, CONST_BLOCKING, XF_ALL, d->id, d->iteration, NULL, 0, xt, why,
-                                len) == 0;
+        struct transfer x = {.L = &L, .has_new = 1, .method = d->redist, .nb = CONST_BLOCKING, .phase = XF_ALL,
+                             .id = d->id, .iteration = d->iteration, .ok = 1};
+        int ok = 0;
+        if (txn_all_ok(SB.priv, ident != NULL)) { /* every process has its layout */
+            transfer_run(&x);
+            ok = x.ok;
+            snprintf(why, len, "%s", x.err);
+            *xt = x.t;
+        } else {
+            snprintf(why, len, "%s", ident ? "" : "out of memory");
+        }
         free(ident);
         rma_win_transfer_done(1); /* W is the world again, or stays kept: its window (if any) serves it */
         if (!txn_agree_commit(SB.priv, ok, why, len)) {
-            /* rolled back: the small world goes on, the standby processes become removed ones */
+            /* rolled back: every process as it was -- the small world goes on and the standby processes
+             * stand by again (the pool stays); W's prepared transfers, which the failed run may have left
+             * half-used, are prepared anew at the next wake-up (collective over W) */
             stage_abort();
-            pool_dissolve(SB.left_at);
+            release_transfers(SB.xfer);
             return -1;
         }
         stage_commit();
@@ -45,12 +58,14 @@ int pool_join(const struct decision *d, struct xfer_times *xt, char *why, size_t
     }
     MPI_Comm oldp = ductile_rt.private_comm;
     set_world(SB.world, SB.priv); /* frees the small world's communicator (not W's) */
-    if (oldp != SB.priv) PMPI_Comm_free(&oldp);
+    if (oldp != SB.priv) comm_free_later(&oldp);
     M.xfer = SB.xfer;
     M.zombies -= nbig - nsmall;
     M.iteration = d->iteration;
     SB.active = 0; /* used up; the next eligible shrink of W forms the pool again */
     SB.waiting = 0;
+    reconf_committed(d->id, nsmall, nbig, 0, me < nsmall ? me : -1, me, d->iteration, RECONF_SPAN_WORLD,
+                     MPI_COMM_NULL); /* the reconfiguration hooks, at the end of the control point */
     return 0;
 }
 
@@ -85,7 +100,7 @@ void pool_dissolve(int left_at)
             add_duty(SB.priv, lv, nbig - nsmall);
             free(lv);
         } else {
-            PMPI_Comm_free(&SB.priv);
+            comm_free_later(&SB.priv);
         }
     }
     SB.world = SB.priv = SB.xfer = MPI_COMM_NULL;
@@ -153,16 +168,46 @@ void pool_wake(const struct decision *d, double t_begin)
     }
 }
 
-/* The wake-up: a barrier over W, bounded.  0, or -1 with why set. */
+/* The wake-up, the small world's side: a barrier over W, each waiting at
+ * most T; then the small world decides together (any_completed over its own
+ * communicator: one of them saw the barrier complete, so every standby
+ * process is there) and W's rank 0 tells the standby processes.  0, or -1
+ * with why set (the pool is abandoned). */
 int pool_barrier(char *why, size_t len)
 {
-    MPI_Request rq;
-    if (PMPI_Ibarrier(SB.priv, &rq) != MPI_SUCCESS || wait_bounded(&rq, NB_WAIT_LIMIT_S) != 0) {
-        snprintf(why, len, "rank %d: the wake-up of the standby processes did not complete within %.0f s",
-                 ductile_rt.rank, NB_WAIT_LIMIT_S);
-        return -1;
+    txn_delay("wake");
+    double T = resize_timeout();
+    MPI_Request rq = MPI_REQUEST_NULL;
+    int done = PMPI_Ibarrier(SB.priv, &rq) == MPI_SUCCESS && wait_for(&rq, T) == 1;
+    int go = any_completed(ductile_rt.private_comm, done);
+    if (go && !done) wait_for(&rq, T); /* everyone is there: it completes */
+    settle(NULL, &rq, &SB.priv, 1);
+    pool_send(go ? STANDBY_GO : STANDBY_ABANDON, NULL);
+    if (!go) snprintf(why, len, "the standby processes were not there at the wake-up within %.0f s "
+                      "(DUCTILE_RESIZE_TIMEOUT)", T);
+    return go ? 0 : -1;
+}
+
+/* The wake-up, a standby process's side: the barrier, then W's rank 0's word,
+ * both bounded (3 T).  0: taken back; -1: abandoned, why set. */
+static int standby_barrier(char *why, size_t len)
+{
+    txn_delay("wake");
+    double T = resize_timeout();
+    MPI_Request rq = MPI_REQUEST_NULL;
+    if (PMPI_Ibarrier(SB.priv, &rq) != MPI_SUCCESS || wait_for(&rq, 3 * T) != 1) settle(NULL, &rq, &SB.priv, 1);
+    struct standby_msg m;
+    memset(&m, 0, sizeof m);
+    MPI_Request r2 = MPI_REQUEST_NULL;
+    int got = PMPI_Irecv(&m, (int)sizeof m, MPI_BYTE, 0, TAG_STANDBY, SB.priv, &r2) == MPI_SUCCESS &&
+              wait_for(&r2, 3 * T) == 1;
+    if (!got && r2 != MPI_REQUEST_NULL) { /* its word never came: the receive is withdrawn */
+        PMPI_Cancel(&r2);
+        PMPI_Wait(&r2, MPI_STATUS_IGNORE);
     }
-    return 0;
+    if (got && m.op == STANDBY_GO) return 0;
+    snprintf(why, len, "the wake-up %s", got ? "was abandoned by the kept world" : "got no word within the time limit");
+    return -1;
 }
 
 /* W's rank 0, at a control point while the pool waits: 1 once the standby
@@ -193,17 +238,27 @@ void standby_wait(void)
             PMPI_Recv(&m, (int)sizeof m, MPI_BYTE, 0, TAG_STANDBY, SB.priv, MPI_STATUS_IGNORE);
             if (m.op == STANDBY_WAKE) {
                 struct xfer_times xt;
+                int me = -1;
+                PMPI_Comm_rank(SB.priv, &me);
+                txn_begin(m.d.id, me); /* a standby process counts after the small world's (txnfault.h) */
                 request_queue_set_position(&M.q, m.d.sched_next);
                 if (m.d.id >= M.next_id) M.next_id = m.d.id + 1;
                 char why[TXN_WHY_MAX] = "";
-                if (pool_barrier(why, sizeof why) != 0) { /* the wake-up (pool_wake), bounded */
+                if (standby_barrier(why, sizeof why) != 0) { /* the wake-up (pool_wake), bounded */
                     fprintf(stderr, "ductile: warning: standby process (pid %ld): %s; leaving\n", (long)getpid(), why);
                     SB.active = SB.waiting = 0;
                     leave_world();
                 } else if (pool_join(&m.d, &xt, why, sizeof why) == 0) {
                     ductile_log(1, "taken back from standby as rank %d of %d at iteration %d", ductile_rt.rank,
                                 ductile_rt.size, m.d.iteration);
+                } else { /* rolled back (pool_join): stands by again for the next wake-up or the release */
+                    txn_end();
+                    ductile_log(1, "standby process (pid %ld): the wake-up was rolled back (%s); stands by again",
+                                (long)getpid(), why);
+                    deadline = ductile_now() + (double)ductile_rt.settings.leave_timeout;
+                    continue;
                 }
+                txn_end();
             } else {
                 pool_dissolve(m.left_at);
             }

@@ -3,85 +3,26 @@
  * blocks, agree (every process of the transfer communicator says whether its
  * part succeeded), then commit (the new blocks are adopted everywhere) or
  * roll back (they are dropped: every process keeps its old size, buffers and
- * data; the first failing process's reason goes to all, for the record).
+ * data; the agreement itself, bounded, is agree.c's).
  * Until the commit nothing the program sees has changed.  The general data
  * kinds (src/data: N-D blocks, sparse, custom, patches) stage their new state
  * in their own item state during the transfer; they adopt or drop it here,
  * through the hook table (data_commit, data_abort), after the row blocks. */
 #include "engine.h"
 
-#include <time.h>
-
 struct stage_list STAGE;
 
-/* Waits for a request asleep instead of spinning in MPI's progress loop: in
- * an agreement or while rank 0 spawns, most processes wait for a few that
- * still work (the staying ranks touching their new blocks, the slowest
- * transfer, the spawn and the new processes' start), and on a node with
- * more processes than cores a spinning waiter takes the core from them.
- * Polls every 50 us (a few rounds of a collective: well under a
- * millisecond of added latency). */
-int polite_wait(MPI_Request *rq)
+int stage_add(int item, void *dst, int from_spare, int shared, int persist, int rma_lock, int ns, int nd, int has_old)
 {
-    struct timespec nap = {0, 50 * 1000};
-    for (;;) {
-        int done = 0;
-        int rc = PMPI_Test(rq, &done, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS || done) return rc;
-        nanosleep(&nap, NULL);
+    if (STAGE.n == STAGE.cap) {
+        int nc = STAGE.cap ? 2 * STAGE.cap : 8;
+        struct staged *a = txn_realloc(STAGE.s, (size_t)nc * sizeof *a);
+        if (!a) return -1;
+        STAGE.s = a;
+        STAGE.cap = nc;
     }
-}
-
-/* An allreduce (MIN of one int) whose early arrivals wait asleep. */
-static int polite_allreduce_min(int *v, MPI_Comm c)
-{
-    MPI_Request rq;
-    int rc = PMPI_Iallreduce(MPI_IN_PLACE, v, 1, MPI_INT, MPI_MIN, c, &rq);
-    return rc != MPI_SUCCESS ? rc : polite_wait(&rq);
-}
-
-int txn_agree(MPI_Comm c, int ok, char *why, size_t len)
-{
-    int me = 0, all = ok ? 1 : 0;
-    PMPI_Comm_rank(c, &me);
-    /* one allreduce in the common case: MIN of the flag; MIN of the failing ranks only when needed */
-    if (polite_allreduce_min(&all, c) != MPI_SUCCESS) {
-        snprintf(why, len, "rank %d: the agreement on the transfer's outcome failed (an MPI error)", ductile_rt.rank);
-        return 0;
-    }
-    if (all) return 1;
-    int first = ok ? INT_MAX : me;
-    PMPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, c);
-    char msg[TXN_WHY_MAX];
-    snprintf(msg, sizeof msg, "%s", me == first ? why : "");
-    if (first != INT_MAX) PMPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, first, c);
-    snprintf(why, len, "%s", msg[0] ? msg : "a process of the resize failed");
-    return 0;
-}
-
-int txn_agree_commit(MPI_Comm c, int ok, char *why, size_t len)
-{
-    if (!txn_agree(c, ok, why, len)) return 0;
-    int stages = 0; /* the same on every process: the registrations match */
-    for (int i = 0; i < reg_count(); i++) stages |= REG_KIND_STAGES(reg_at(i)->d.kind);
-    if (!stages) return 1;
-    /* the program's code at the commit (custom data's unpack): staged, then agreed on again */
-    int okc = 1;
-    char mine[TXN_WHY_MAX] = "";
-    for (int i = 0; i < reg_count() && okc; i++)
-        if (REG_KIND_STAGES(reg_at(i)->d.kind) && DUCTILE_HOOK(data_stage, (reg_at(i), mine, sizeof mine)) != 0)
-            okc = 0;
-    if (txn_agree(c, okc, mine, sizeof mine)) return 1;
-    for (int i = 0; i < reg_count(); i++)
-        if (REG_KIND_STAGES(reg_at(i)->d.kind)) DUCTILE_HOOK_VOID(data_unstage, (reg_at(i)));
-    snprintf(why, len, "%s", mine);
-    return 0;
-}
-
-void stage_add(int item, void *dst, int from_spare, int shared, int persist, int rma_lock, int ns, int nd, int has_old)
-{
-    STAGE.s = grow(STAGE.s, &STAGE.cap, STAGE.n + 1, sizeof *STAGE.s);
     STAGE.s[STAGE.n++] = (struct staged){item, dst, from_spare, shared, persist, rma_lock, ns, nd, has_old};
+    return 0;
 }
 
 void stage_commit(void)

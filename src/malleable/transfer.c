@@ -1,8 +1,17 @@
 /* transfer.c -- moving the registered items of a resize (distributed
- * arrays by the chosen method, replicated items and scalars by broadcast)
- * into new blocks kept aside until the commit (transaction.c), the new
- * blocks allocated before any transfer starts, and the failure injection of
- * the tests (DUCTILE_TEST_FAIL). */
+ * arrays by the chosen method, replicated items and scalars by broadcast,
+ * the general data kinds by theirs) into new blocks kept aside until the
+ * commit (transaction.c), and the failure injection of the tests
+ * (DUCTILE_TEST_FAIL).
+ *
+ * One transfer (struct transfer, engine.h) runs in phases: the warm-up, the
+ * background start (constant items, XF_BG), one move per item in
+ * registration order, the background launch, the times.  A process whose part
+ * fails anywhere never skips a collective its peers are in: each item's
+ * mover starts with a checkpoint (src/redist/layout.h) in which the process
+ * says it failed, and then every process stops together before anything
+ * more moves; a failure after a checkpoint is told at the next one, or at
+ * the agreement that follows the transfer. */
 #include "engine.h"
 
 /* DUCTILE_TEST_FAIL=STEP (for tests only, docs/malleability.md): make one
@@ -11,7 +20,8 @@
  * last staying process), "register" (the last new process registered an
  * item that differs), "transfer" (the blocking transfer reports an error on
  * the transfer communicator's last process), "bgtransfer" (the background
- * transfer of constant data reports an error on the world's last rank). */
+ * transfer of constant data reports an error on the world's last rank).
+ * The counted forms (alloc:K@RANK, mpi:K@RANK) are src/common/txnfault.c's. */
 int test_fail(const char *step)
 {
     const char *f = getenv("DUCTILE_TEST_FAIL");
@@ -28,254 +38,334 @@ int bg_wanted(int nb)
     return 0;
 }
 
-/* Move the registered items of `phase` for the layout L.  has_new: processes
- * without an old rank take part (they receive replicated data and scalars).
- * XF_BG: constant distributed items only start moving (strategy nb, see above).
- * Collective over L->comm in registration order. */
-int transfer_items(const struct redist_layout *L, int has_new, int method, int nb, int phase, int id,
-                          int iteration, void **prep, int warm, struct xfer_times *t, char *err, size_t errlen)
+/* ------------------------------------------------------------------ outcome of a step */
+
+/* This process's part failed (the first reason is kept, naming the process). */
+static void fail(struct transfer *x, const char *why)
+{
+    if (x->ok && why && why[0]) {
+        if (strncmp(why, "rank ", 5) == 0) snprintf(x->err, sizeof x->err, "%.220s", why);
+        else snprintf(x->err, sizeof x->err, "rank %d%s: %.200s", ductile_rt.rank, M.spawned ? " (new)" : "", why);
+    }
+    x->ok = 0;
+}
+
+/* A mover's outcome (src/redist/layout.h); `why` its message. */
+static void note(struct transfer *x, int rc, const char *why)
+{
+    if (rc == MOVE_FAILED) fail(x, why);
+    if (rc == MOVE_STOPPED) {
+        fail(x, why); /* the cause's own message (empty on the processes that only stopped) */
+        x->stopped = 1;
+    }
+}
+
+/* A checkpoint of the transfer itself; 0 when every process goes on. */
+static int checkpoint(struct transfer *x, MPI_Comm c, int ok_here, const char *why)
+{
+    if (!ok_here) fail(x, why);
+    if (txn_all_ok(c, x->ok)) return 0;
+    x->ok = 0;
+    x->stopped = 1;
+    return -1;
+}
+
+/* ------------------------------------------------------------------ phases */
+
+/* DUCTILE_REDIST_PREPARE: one tiny exchange opens the connections between
+ * every pair (old and new processes) before the large transfers. */
+static void warm_up(struct transfer *x)
+{
+    const struct redist_layout *L = x->L;
+    char *wb = x->ok ? txn_calloc(2 * (size_t)L->comm_size, 1) : NULL;
+    if (checkpoint(x, L->comm, !x->ok || wb, "out of memory for the warm-up exchange") == 0 &&
+        txn_mpi(PMPI_Alltoall(wb, 1, MPI_BYTE, wb + L->comm_size, 1, MPI_BYTE, L->comm)) != MPI_SUCCESS)
+        fail(x, "the warm-up exchange failed");
+    free(wb);
+}
+
+/* The background start (XF_BG): a duplicate of the transfer communicator,
+ * and, for Wait Drains, Threading and every background rma-* transfer, one
+ * group (src/rma/xfer.c). */
+static void open_background(struct transfer *x)
+{
+    const struct redist_layout *L = x->L;
+    if (checkpoint(x, L->comm, !NB.active, "a background transfer is still pending") != 0) return;
+    PMPI_Comm_dup(L->comm, &NB.comm);
+    PMPI_Comm_set_errhandler(NB.comm, MPI_ERRORS_RETURN);
+    x->LX.comm = NB.comm;
+    NB.active = 1;
+    NB.failed = 0;
+    NB.why[0] = '\0';
+    NB.col_instead = 0;
+    NB.id = x->id;
+    NB.start_it = x->iteration;
+    NB.bytes = 0;
+    NB.t_start = ductile_now();
+    int method = x->method, nb = x->nb;
+    int rma = method == REDIST_RMA_LOCK || method == REDIST_RMA_LOCKALL;
+    if (!(nb == CONST_WD || nb == CONST_THREAD || rma)) return; /* nb: one MPI_Ialltoallv per item */
+    int bm = method == REDIST_RMA_LOCK ? BG_METHOD_RMA_LOCK : method == REDIST_RMA_LOCKALL ? BG_METHOD_RMA_LOCKALL
+                                                                                         : BG_METHOD_COL;
+    NB.col_instead = rma && RMA_BACKGROUND_UNSAFE;
+    if (NB.col_instead) {
+        bm = BG_METHOD_COL;
+        static int noted;
+        if (!noted++ && ductile_rt.rank == 0)
+            fprintf(stderr, "ductile: note: with Open MPI 4 (osc/ucx) background one-sided transfers are not "
+                            "safe (docs/rma.md); constant data moves by the collective (col%s) in the "
+                            "background, the other data by %s\n",
+                    const_label[nb], redist_label[method]);
+    }
+    char why[TXN_WHY_MAX] = "";
+    NB.bg = bg_begin(&x->LX, bm, nb == CONST_THREAD ? BG_THREAD : BG_WD, redist_rma_create, why, sizeof why);
+    if (checkpoint(x, L->comm, NB.bg != NULL, why) != 0) return;
+    if (bg_window(NB.bg, why, sizeof why) != 0) fail(x, why); /* the items' checkpoints stop every process */
+}
+
+/* A constant item in the background: its new block, then its start. */
+static int move_constant(struct transfer *x, struct reg_item *it, char *why, size_t len)
+{
+    const struct redist_layout *L = x->L;
+    size_t rowb = reg_unit_bytes(it);
+    int ok = x->ok;
+    void *dst = NULL;
+    /* a spawned process receives into the buffer it registered (it waits in EMPI_Get_shared until the
+     * data is there; a rolled-back one leaves): docs/malleability.md, "Buffers" */
+    int in_place = L->my_new >= 0 && L->my_old < 0;
+    if (in_place) dst = it->addr;
+    else if (ok && L->my_new >= 0) {
+        size_t nbytes = (size_t)plan_block_of(it->d.nrows, L->nd, L->my_new).count * rowb;
+        dst = txn_malloc(nbytes);
+        if (!dst) {
+            snprintf(why, len, "out of memory for '%s' (%zu bytes)", it->d.name, nbytes);
+            ok = 0;
+        }
+    }
+    struct nb_entry *e = ok ? nb_entry_add(it->d.name, dst, L->my_new >= 0) : NULL; /* it owns dst now */
+    if (e) e->in_place = in_place;
+    if (ok && !e) {
+        snprintf(why, len, "out of memory");
+        if (!in_place) free(dst);
+        dst = NULL;
+        ok = 0;
+    }
+    const void *src = L->my_old >= 0 ? it->addr : NULL;
+    struct redist_pending *none = NULL;
+    uint64_t moved = 0;
+    int rc = NB.bg ? bg_add(NB.bg, it->d.nrows, rowb, src, dst, ok, &moved, why, len)
+                   : redist_start(&x->LX, it->d.nrows, rowb, src, dst, ok, e ? &e->p : &none, &moved, why, len);
+    if (rc == MOVE_OK) {
+        x->t.bytes += moved;
+        NB.bytes += moved;
+    }
+    return rc;
+}
+
+/* A distributed item's new block: the process's own buffer, the spare of
+ * the layout (persistent mode), the old block when the rows stay, the block
+ * the prepare step allocated, or a new one.  *kind says which, for
+ * give_back.  NULL only where there is no new block or no memory. */
+enum { DST_NONE, DST_OWN, DST_SPARE, DST_PREP, DST_NEW };
+static void *new_block(struct transfer *x, int i, struct reg_item *it, plan_block ob, plan_block nb, int *kind)
+{
+    const struct redist_layout *L = x->L;
+    *kind = DST_NONE;
+    if (L->my_new < 0) return NULL;
+    if (L->my_old < 0) { /* a spawned (or standby) process receives into its own buffer */
+        *kind = DST_OWN;
+        return it->addr;
+    }
+    if (M.persistent && it->spare && it->spare_size == L->nd) {
+        *kind = DST_SPARE;
+        void *dst = it->spare;
+        it->spare = NULL;
+        return dst;
+    }
+    if (!M.persistent && ob.count == nb.count && ob.displ == nb.displ) {
+        *kind = DST_OWN;
+        return it->addr;
+    }
+    if (x->prep && x->prep[i]) { /* allocated (and touched) at the prepare step */
+        *kind = DST_PREP;
+        void *dst = x->prep[i];
+        x->prep[i] = NULL;
+        return dst;
+    }
+    *kind = DST_NEW;
+    return txn_malloc((size_t)nb.count * reg_unit_bytes(it));
+}
+
+/* A new block that was not staged goes back where it came from. */
+static void give_back(struct transfer *x, int i, struct reg_item *it, void *dst, int kind)
+{
+    if (kind == DST_SPARE) it->spare = dst;
+    else if (kind == DST_PREP) x->prep[i] = dst;
+    else if (kind == DST_NEW) free(dst);
+}
+
+/* DUCTILE_PERSISTENT with DUCTILE_RMA_MEMORY=shared and an rma-* method:
+ * every process's new block from the shared block (comm, nd, i), created by
+ * the first such transfer (collective: every process, also one that
+ * failed).  1 when it applies (*dst: my segment; *ok = 0 when it could not
+ * be made). */
+static int shared_block(struct transfer *x, int i, size_t bytes, void **dst, int *ok, char *why, size_t len)
+{
+    const struct redist_layout *L = x->L;
+    int m = x->method;
+    if (!M.persistent || !M.rma_shared || !(m == REDIST_RMA_LOCK || m == REDIST_RMA_LOCKALL || m == REDIST_RMA_FENCE))
+        return 0;
+    int applies = 0;
+    double ts = ductile_now();
+    void *seg = persist_shared_block(L->comm, L->nd, i, L->my_new >= 0 ? bytes : 0, &applies, why, len);
+    x->t.prepare_s += ductile_now() - ts;
+    if (applies && !seg && L->my_new >= 0 && bytes) *ok = 0;
+    if (applies) *dst = L->my_new >= 0 ? seg : NULL;
+    return applies;
+}
+
+/* A distributed item (blocking): its new block, the move, the staging. */
+static int move_rows(struct transfer *x, int i, struct reg_item *it, char *why, size_t len)
+{
+    const struct redist_layout *L = x->L;
+    struct xfer_times *t = &x->t;
+    double tp = ductile_now();
+    int method = x->method, ok = x->ok, kind = DST_NONE;
+    size_t rowb = reg_unit_bytes(it);
+    plan_block ob = {0, 0}, nb = {0, 0};
+    if (L->my_old >= 0) ob = plan_block_of(it->d.nrows, L->ns, L->my_old);
+    if (L->my_new >= 0) nb = plan_block_of(it->d.nrows, L->nd, L->my_new);
+    const void *src = L->my_old >= 0 ? it->addr : NULL;
+    void *dst = NULL;
+    /* persistent mode: the same buffers come back at every +P/-P cycle (the old block
+     * becomes the item's spare, and the spare of the right layout is the new block) */
+    int persist = M.persistent;
+    double ts = ductile_now();
+    int shared = shared_block(x, i, (size_t)nb.count * rowb, &dst, &ok, why, len);
+    tp += ductile_now() - ts; /* set-up (prepare_s), not planning */
+    if (ok && !shared) {
+        dst = new_block(x, i, it, ob, nb, &kind);
+        if (!dst && nb.count) {
+            if (kind == DST_NEW) snprintf(why, len, "out of memory for '%s' (%lld bytes)", it->d.name,
+                                          (long long)nb.count * (long long)rowb);
+            else snprintf(why, len, "'%s' has no buffer on a spawned process", it->d.name);
+            ok = 0;
+        }
+    }
+    t->plan_s += ductile_now() - tp;
+    uint64_t moved = 0;
+    int rc;
+    if (persist) {
+        struct persist_outcome o;
+        rc = persist_move(L, method, i, it->d.nrows, rowb, src, dst, 1, ok, &o, why, len);
+        moved = o.moved;
+        t->prepare_s += o.setup_s;
+        if (rc == MOVE_OK) {
+            if (o.reused) t->n_reused++;
+            else t->n_prepared++;
+            t->n_shared += o.shared;
+        }
+    } else {
+        rc = redist_move(L, method, it->d.nrows, rowb, src, dst, ok, &moved, why, len);
+    }
+    if (rc == MOVE_OK) t->bytes += moved;
+    /* the new block is adopted only at the commit, after every process agreed (transaction.c) */
+    int staged = rc == MOVE_OK && L->my_new >= 0 && dst != it->addr &&
+                 stage_add(i, dst, 0, shared, persist, method == REDIST_RMA_LOCK || method == REDIST_RMA_LOCKALL,
+                           L->ns, L->nd, L->my_old >= 0) == 0;
+    if (rc == MOVE_OK && L->my_new >= 0 && dst != it->addr && !staged) {
+        snprintf(why, len, "out of memory");
+        rc = MOVE_FAILED;
+    }
+    if (!staged && dst != it->addr && !shared) give_back(x, i, it, dst, kind);
+    return rc;
+}
+
+/* A replicated item or a scalar: broadcast from the first old process, in
+ * pieces below 1 GiB; every piece, also after a failed one. */
+static void broadcast(struct transfer *x, struct reg_item *it)
+{
+    const struct redist_layout *L = x->L;
+    int root = L->old_to_comm[0], me = -1;
+    int64_t bytes = (int64_t)reg_unit_bytes(it);
+    for (int64_t o = 0; o < bytes; o += BCAST_CHUNK) {
+        int n = (int)(bytes - o < BCAST_CHUNK ? bytes - o : BCAST_CHUNK);
+        int rc = txn_mpi(PMPI_Bcast((char *)it->addr + o, n, MPI_BYTE, root, L->comm));
+        if (rc != MPI_SUCCESS) {
+            char m[TXN_WHY_MAX], why[TXN_WHY_MAX];
+            ductile_mpi_error_text(rc, m, sizeof m);
+            snprintf(why, sizeof why, "broadcast of '%.60s' failed: %.150s", it->d.name, m);
+            fail(x, why);
+        }
+    }
+    PMPI_Comm_rank(L->comm, &me);
+    if (me == root) x->t.bytes += (uint64_t)bytes * (uint64_t)(L->comm_size - L->ns);
+}
+
+/* One item of this phase. */
+static void move_item(struct transfer *x, int i)
+{
+    struct reg_item *it = reg_at(i);
+    int bgitem = it->d.kind == REG_DISTRIBUTED && it->d.constant;
+    if (x->phase == XF_BG && (!bgitem || !x->bg)) return; /* the background start: constant items only */
+    if (x->phase == XF_REST && bgitem) return;            /* moved in the background */
+    char why[TXN_WHY_MAX] = "";
+    if (x->phase == XF_BG) {
+        note(x, move_constant(x, it, why, sizeof why), why);
+    } else if (it->d.kind == REG_DISTRIBUTED) {
+        note(x, move_rows(x, i, it, why, sizeof why), why);
+    } else if (REG_KIND_IS_DATA(it->d.kind)) {
+        /* general data (issue 14): N-D blocks, sparse, custom, patches move themselves (src/data/),
+         * their new state staged until the commit like the blocks above (transaction.c) */
+        uint64_t moved = 0;
+        int rc = DUCTILE_HOOK(data_move, (it, x->L, x->method, x->ok, &moved, why, sizeof why));
+        if (rc == MOVE_OK) x->t.bytes += moved;
+        note(x, rc, why);
+    } else if ((it->d.kind == REG_REPLICATED || it->d.kind == REG_SCALAR) && x->has_new) {
+        broadcast(x, it);
+    }
+}
+
+/* The background launch (groups: one checkpoint, then the nonblocking
+ * collectives, reads or the thread) and the bytes of every process. */
+static void launch_background(struct transfer *x)
+{
+    char why[TXN_WHY_MAX] = "";
+    if (NB.bg) note(x, bg_launch(NB.bg, x->ok, why, sizeof why), why);
+    if (x->stopped) return;
+    unsigned long long b = NB.bytes;
+    if (txn_mpi(PMPI_Allreduce(MPI_IN_PLACE, &b, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, x->L->comm)) != MPI_SUCCESS)
+        fail(x, "the sum of the background transfer's bytes failed");
+    NB.bytes = b; /* all processes' share, for the record */
+}
+
+int transfer_run(struct transfer *x)
 {
     double t0 = ductile_now();
-    memset(t, 0, sizeof *t);
-    if (phase != XF_BG) nb = CONST_BLOCKING;
-    if (warm && phase != XF_REST) {
-        /* open the connections between every pair (old and new processes) with
-         * one tiny exchange before the large transfers (DUCTILE_REDIST_PREPARE) */
-        char *wb = calloc(2 * (size_t)L->comm_size, 1);
-        if (wb) PMPI_Alltoall(wb, 1, MPI_BYTE, wb + L->comm_size, 1, MPI_BYTE, L->comm);
-        free(wb);
+    memset(&x->t, 0, sizeof x->t);
+    x->stopped = 0;
+    x->LX = *x->L;
+    if (x->phase != XF_BG) x->nb = CONST_BLOCKING;
+    if (x->warm && x->phase != XF_REST) warm_up(x);
+    x->bg = x->phase == XF_BG && bg_wanted(x->nb);
+    if (x->bg && !x->stopped) {
+        open_background(x);
+        t0 = ductile_now(); /* the duplicate waited for the slowest process: not transfer time */
     }
-    int root = L->old_to_comm[0];
-    int any_const = 0;
-    if (phase == XF_BG) any_const = bg_wanted(nb);
-    struct redist_layout LX = *L;
-    if (any_const) {
-        if (NB.active) { snprintf(err, errlen, "a background transfer is still pending"); return -1; }
-        PMPI_Comm_dup(L->comm, &NB.comm);
-        PMPI_Comm_set_errhandler(NB.comm, MPI_ERRORS_RETURN);
-        t0 = ductile_now(); /* the dup waited for the slowest process: not transfer time */
-        LX.comm = NB.comm;
-        NB.active = 1;
-        NB.failed = 0;
-        NB.why[0] = '\0';
-        NB.col_instead = 0;
-        NB.id = id;
-        NB.start_it = iteration;
-        NB.bytes = 0;
-        NB.t_start = ductile_now();
-        /* Wait Drains / Threading, and every background rma-* transfer: one group (src/rma/xfer.c) */
-        int rma = method == REDIST_RMA_LOCK || method == REDIST_RMA_LOCKALL;
-        if (nb == CONST_WD || nb == CONST_THREAD || rma) {
-            int bm = method == REDIST_RMA_LOCK ? BG_METHOD_RMA_LOCK : method == REDIST_RMA_LOCKALL ? BG_METHOD_RMA_LOCKALL
-                                                                                                 : BG_METHOD_COL;
-            NB.col_instead = rma && RMA_BACKGROUND_UNSAFE;
-            if (NB.col_instead) {
-                bm = BG_METHOD_COL;
-                static int noted;
-                if (!noted++ && ductile_rt.rank == 0)
-                    fprintf(stderr, "ductile: note: with Open MPI 4 (osc/ucx) background one-sided transfers are not "
-                                    "safe (docs/rma.md); constant data moves by the collective (col%s) in the "
-                                    "background, the other data by %s\n",
-                            const_label[nb], redist_label[method]);
-            }
-            NB.bg = bg_begin(&LX, bm, nb == CONST_THREAD ? BG_THREAD : BG_WD, redist_rma_create, err, errlen);
-            if (!NB.bg) return -1;
-        }
-    }
-    for (int i = 0; i < reg_count(); i++) {
-        struct reg_item *it = reg_at(i);
-        int bgitem = it->d.kind == REG_DISTRIBUTED && it->d.constant;
-        if (phase == XF_BG && !bgitem) continue;
-        if (phase == XF_REST && bgitem) continue; /* moved in the background */
-        if (it->d.kind == REG_DISTRIBUTED && any_const && it->d.constant) {
-            size_t rowb = reg_unit_bytes(it);
-            plan_block nbk = {0, 0};
-            if (L->my_new >= 0) nbk = plan_block_of(it->d.nrows, L->nd, L->my_new);
-            void *dst = NULL;
-            /* a spawned process receives into the buffer it registered (it waits in EMPI_Get_shared
-             * until the data is there; a rolled-back one leaves): docs/malleability.md, "Buffers" */
-            int in_place = L->my_new >= 0 && L->my_old < 0;
-            if (in_place) dst = it->addr;
-            else if (L->my_new >= 0) {
-                size_t nbytes = (size_t)nbk.count * rowb;
-                dst = malloc(nbytes ? nbytes : 1);
-                if (!dst) {
-                    snprintf(err, errlen, "out of memory for '%s' (%zu bytes)", it->d.name, nbytes);
-                    return -1;
-                }
-            }
-            NB.e = grow(NB.e, &NB.cap, NB.n + 1, sizeof *NB.e);
-            struct nb_entry *e = &NB.e[NB.n++];
-            memset(e, 0, sizeof *e);
-            snprintf(e->name, sizeof e->name, "%s", it->d.name);
-            e->dst = dst;
-            e->has_new = L->my_new >= 0;
-            e->in_place = in_place;
-            uint64_t moved = 0;
-            if (NB.bg) {
-                if (bg_add(NB.bg, it->d.nrows, rowb, L->my_old >= 0 ? it->addr : NULL, dst, &moved, err, errlen) != 0)
-                    return -1;
-            } else if (redist_start(&LX, it->d.nrows, rowb, L->my_old >= 0 ? it->addr : NULL, dst, &e->p, &moved, err,
-                                    errlen) != 0)
-                return -1;
-            t->bytes += moved;
-            NB.bytes += moved;
-        } else if (it->d.kind == REG_DISTRIBUTED) {
-            double tp = ductile_now();
-            size_t rowb = reg_unit_bytes(it);
-            plan_block ob = {0, 0}, nb = {0, 0};
-            if (L->my_old >= 0) ob = plan_block_of(it->d.nrows, L->ns, L->my_old);
-            if (L->my_new >= 0) nb = plan_block_of(it->d.nrows, L->nd, L->my_new);
-            void *src = L->my_old >= 0 ? it->addr : NULL;
-            void *dst = NULL;
-            /* persistent mode: the same buffers come back at every +P/-P cycle (the old block
-             * becomes the item's spare, and the spare of the right layout is the new block) */
-            int persist = M.persistent;
-            /* DUCTILE_RMA_MEMORY=shared: every process's new block from the shared block (comm, nd, i),
-             * created by the first such transfer (collective) and the same memory at every later one */
-            int shared = 0;
-            if (persist && M.rma_shared &&
-                (method == REDIST_RMA_LOCK || method == REDIST_RMA_LOCKALL || method == REDIST_RMA_FENCE)) {
-                int applies = 0;
-                double ts = ductile_now();
-                void *seg = persist_shared_block(L->comm, L->nd, i, L->my_new >= 0 ? (size_t)nb.count * rowb : 0,
-                                                 &applies, err, errlen);
-                t->prepare_s += ductile_now() - ts; /* set-up, not planning */
-                tp += ductile_now() - ts;
-                if (applies && !seg && L->my_new >= 0 && nb.count) return -1;
-                if (applies) {
-                    shared = 1;
-                    dst = L->my_new >= 0 ? seg : NULL;
-                }
-            }
-            if (L->my_new >= 0 && !shared) {
-                if (L->my_old < 0) dst = it->addr; /* a spawned (or standby) process receives into its own buffer */
-                else if (persist && it->spare && it->spare_size == L->nd) {
-                    dst = it->spare;
-                    it->spare = NULL;
-                } else if (!persist && ob.count == nb.count && ob.displ == nb.displ) dst = it->addr;
-                else if (prep && prep[i]) {
-                    dst = prep[i]; /* allocated and touched during the spawn */
-                    prep[i] = NULL;
-                } else {
-                    size_t nbytes = (size_t)nb.count * rowb;
-                    dst = malloc(nbytes ? nbytes : 1);
-                    if (!dst) {
-                        snprintf(err, errlen, "out of memory for '%s' (%lld bytes)", it->d.name,
-                                 (long long)nb.count * (long long)rowb);
-                        return -1;
-                    }
-                }
-                if (!dst && nb.count) {
-                    snprintf(err, errlen, "'%s' has no buffer on a spawned process", it->d.name);
-                    return -1;
-                }
-            }
-            t->plan_s += ductile_now() - tp;
-            uint64_t moved = 0;
-            if (persist) {
-                struct persist_outcome o;
-                if (persist_move(L, method, i, it->d.nrows, rowb, src, dst, 1, &o, err, errlen) != 0) return -1;
-                moved = o.moved;
-                t->prepare_s += o.setup_s;
-                if (o.reused) t->n_reused++;
-                else t->n_prepared++;
-                t->n_shared += o.shared;
-            } else if (redist_move(L, method, it->d.nrows, rowb, src, dst, &moved, err, errlen) != 0) {
-                return -1;
-            }
-            t->bytes += moved;
-            /* the new block is adopted only at the commit, after every process agreed (transaction.c) */
-            if (L->my_new >= 0 && dst != it->addr)
-                stage_add(i, dst, 0, shared, persist, method == REDIST_RMA_LOCK || method == REDIST_RMA_LOCKALL, L->ns,
-                          L->nd, L->my_old >= 0);
-        } else if (REG_KIND_IS_DATA(it->d.kind)) {
-            /* general data (issue 14): N-D blocks, sparse, custom, patches move themselves (src/data/),
-             * their new state staged until the commit like the blocks above (transaction.c) */
-            uint64_t moved = 0;
-            if (DUCTILE_HOOK(data_move, (it, L, method, &moved, err, errlen)) != 0) return -1;
-            t->bytes += moved;
-        } else if ((it->d.kind == REG_REPLICATED || it->d.kind == REG_SCALAR) && has_new) {
-            int64_t bytes = (int64_t)reg_unit_bytes(it);
-            for (int64_t o = 0; o < bytes; o += BCAST_CHUNK) {
-                int len = (int)(bytes - o < BCAST_CHUNK ? bytes - o : BCAST_CHUNK);
-                int rc = PMPI_Bcast((char *)it->addr + o, len, MPI_BYTE, root, L->comm);
-                if (rc != MPI_SUCCESS) {
-                    char m[256];
-                    ductile_mpi_error_text(rc, m, sizeof m);
-                    snprintf(err, errlen, "broadcast of '%s' failed: %s", it->d.name, m);
-                    return -1;
-                }
-            }
-            int me = -1;
-            PMPI_Comm_rank(L->comm, &me);
-            if (me == root) t->bytes += (uint64_t)bytes * (uint64_t)(L->comm_size - L->ns);
-        }
-    }
-    if (NB.bg && any_const && bg_launch(NB.bg, err, errlen) != 0) return -1;
-    if (any_const) {
-        unsigned long long b = NB.bytes;
-        PMPI_Allreduce(MPI_IN_PLACE, &b, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, L->comm);
-        NB.bytes = b; /* all processes' share, for the record */
-    }
-    t->window_s = redist_take_setup_s() + (any_const ? bg_setup_s(NB.bg) : 0);
+    for (int i = 0; i < reg_count() && !x->stopped; i++) move_item(x, i);
+    if (x->bg && !x->stopped) launch_background(x);
+    struct xfer_times *t = &x->t;
+    t->window_s = redist_take_setup_s() + (x->bg ? bg_setup_s(NB.bg) : 0);
     t->transfer_s = ductile_now() - t0 - t->plan_s - t->window_s - t->prepare_s;
-    if (phase != XF_BG && test_fail("transfer")) {
+    if (x->phase != XF_BG && x->ok && test_fail("transfer")) {
         int me = -1;
-        PMPI_Comm_rank(L->comm, &me);
-        if (me == L->comm_size - 1) {
-            snprintf(err, errlen, "rank %d: the transfer of the registered data failed (injected: "
+        PMPI_Comm_rank(x->L->comm, &me);
+        if (me == x->L->comm_size - 1) {
+            char why[TXN_WHY_MAX];
+            snprintf(why, sizeof why, "rank %d: the transfer of the registered data failed (injected: "
                      "DUCTILE_TEST_FAIL=transfer)", ductile_rt.rank);
-            return -1;
+            fail(x, why);
         }
     }
-    return 0;
-}
-
-/* The prepare step of an old process that has a new block (my_new >= 0):
- * new buffers for the distributed items whose block changes (NULL entries
- * elsewhere; constant items that move in the background get theirs when
- * that starts), touched when `touch` (DUCTILE_REDIST_PREPARE).  Allocated
- * before any transfer, so that running out of memory is a reported failure
- * of the resize, agreed by all, instead of a process missing from a
- * collective.  Persistent mode keeps its own buffers (spares, shared blocks):
- * nothing here.  Returns NULL with why set on failure. */
-void **prepare_buffers(int ns, int nd, int my_old, int my_new, int nb, int touch, char *why, size_t len)
-{
-    void **prep = calloc((size_t)(reg_count() ? reg_count() : 1), sizeof *prep);
-    if (!prep) {
-        snprintf(why, len, "rank %d: out of memory", ductile_rt.rank);
-        return NULL;
-    }
-    if (M.persistent || my_new < 0) return prep;
-    /* a shrink: the last staying process (the environment is read only there: an expansion
-     * prepares in a thread while the MPI spawns, prep_thread.c) */
-    if (nd < ns && my_new == nd - 1 && test_fail("alloc")) {
-        snprintf(why, len, "rank %d: out of memory for its new blocks (injected: DUCTILE_TEST_FAIL=alloc)",
-                 ductile_rt.rank);
-        free(prep);
-        return NULL;
-    }
-    for (int i = 0; i < reg_count(); i++) {
-        struct reg_item *it = reg_at(i);
-        if (it->d.kind != REG_DISTRIBUTED || (nb && it->d.constant)) continue;
-        plan_block ob = plan_block_of(it->d.nrows, ns, my_old), nbk = plan_block_of(it->d.nrows, nd, my_new);
-        if (ob.count == nbk.count && ob.displ == nbk.displ) continue;
-        size_t bytes = (size_t)nbk.count * reg_unit_bytes(it);
-        prep[i] = malloc(bytes ? bytes : 1);
-        if (!prep[i]) {
-            snprintf(why, len, "rank %d: out of memory for the new block of '%s' (%zu bytes)", ductile_rt.rank,
-                     it->d.name, bytes);
-            free_prepared(prep);
-            return NULL;
-        }
-        if (touch) memset(prep[i], 0, bytes);
-    }
-    return prep;
-}
-
-void free_prepared(void **prep)
-{
-    for (int i = 0; prep && i < reg_count(); i++) free(prep[i]);
-    free(prep);
+    return x->ok ? 0 : -1;
 }

@@ -63,8 +63,50 @@ uint64_t iterdetect_iterations(const iterdetect *d)
     return d->iterations;
 }
 
-static void record_duration(iterdetect *d, double dur)
+/* The whole-run series: add one iteration (start t0, duration dur) to the last bucket, or start a new one;
+   when all are full, merge neighbours pairwise (width doubles). */
+static void record_bucket(iterdetect *d, double t0, double dur)
 {
+    if (d->bucket_width == 0)
+        d->bucket_width = 1;
+    iterdetect_bucket *b = d->nbuckets ? &d->buckets[d->nbuckets - 1] : NULL;
+    if (!b || b->count >= d->bucket_width) {
+        if (d->nbuckets == ITERDETECT_BUCKETS) {
+            for (unsigned i = 0; i < ITERDETECT_BUCKETS / 2; i++) {
+                iterdetect_bucket *x = &d->buckets[2 * i], *y = &d->buckets[2 * i + 1];
+                iterdetect_bucket m = {x->first, x->count + y->count, x->t_start, x->sum + y->sum,
+                                       x->min < y->min ? x->min : y->min, x->max > y->max ? x->max : y->max};
+                d->buckets[i] = m;
+            }
+            d->nbuckets = ITERDETECT_BUCKETS / 2;
+            d->bucket_width *= 2;
+        }
+        b = &d->buckets[d->nbuckets++];
+        b->first = d->iterations;
+        b->count = 0;
+        b->t_start = t0;
+        b->sum = 0;
+        b->min = b->max = dur;
+    }
+    b->count++;
+    b->sum += dur;
+    if (dur < b->min)
+        b->min = dur;
+    if (dur > b->max)
+        b->max = dur;
+}
+
+size_t iterdetect_timeline(const iterdetect *d, const iterdetect_bucket **out, uint64_t *width)
+{
+    *out = d->buckets;
+    *width = d->bucket_width ? d->bucket_width : 1;
+    return d->nbuckets;
+}
+
+static void record_duration(iterdetect *d, double t0, double t1)
+{
+    double dur = t1 - t0;
+    record_bucket(d, t0, dur);
     if (d->iterations == 0) {
         d->min = dur;
         d->max = dur;
@@ -290,7 +332,7 @@ static int search(iterdetect *d)
     d->last_head_t = d->ts[(start + h) & WMASK];
     for (uint64_t k = h + p; k < n; k += p) {
         double t = d->ts[(start + k) & WMASK];
-        record_duration(d, t - d->last_head_t);
+        record_duration(d, d->last_head_t, t);
         d->last_head_t = t;
     }
     /* The newest symbol completes an iteration iff it is a head occurrence after the first one. */
@@ -302,7 +344,7 @@ int iterdetect_feed(iterdetect *d, uint64_t symbol, double t)
     if (d->state == ITERDETECT_LOCKED) {
         if (symbol != d->head)
             return 0;
-        record_duration(d, t - d->last_head_t);
+        record_duration(d, d->last_head_t, t);
         d->last_head_t = t;
         return 1;
     }

@@ -57,6 +57,7 @@
 
 #define ITERDETECT_WINDOW 4096      /* symbols kept while detecting (power of two) */
 #define ITERDETECT_TIMES  1024      /* most recent iteration durations kept (power of two) */
+#define ITERDETECT_BUCKETS 512     /* whole-run series of iteration times: at most this many buckets (even) */
 #define ITERDETECT_SEARCH_EVERY 16  /* period search runs at most once per this many symbols */
 #ifndef ITERDETECT_MIN_SPAN
 #define ITERDETECT_MIN_SPAN 32      /* periodic tail must cover at least this many symbols before locking */
@@ -73,6 +74,13 @@ typedef struct iterdetect_uslot {
     uint32_t count;
 } iterdetect_uslot;
 
+/* One bucket of the whole-run series: `count` consecutive iterations from iteration `first` (0-based),
+   the first of which started at `t_start` (the feed's clock). */
+typedef struct iterdetect_bucket {
+    uint64_t first, count;
+    double t_start, sum, min, max;
+} iterdetect_bucket;
+
 /* Treat as opaque; fields are public only so the struct can be a caller-owned static object. */
 typedef struct iterdetect {
     iterdetect_state state;
@@ -87,6 +95,9 @@ typedef struct iterdetect {
     uint64_t iterations;        /* completed iterations == number of recorded durations */
     double total, min, max, last;
     double times[ITERDETECT_TIMES];              /* ring of durations, index = iteration % TIMES */
+    iterdetect_bucket buckets[ITERDETECT_BUCKETS]; /* the whole run: iterations per bucket doubles when full */
+    unsigned nbuckets;
+    uint64_t bucket_width;                       /* iterations per bucket (1, 2, 4, ...) */
     uint64_t prev[3];                            /* previous three symbols fed (for fp[]) */
     uint64_t sym[2 * ITERDETECT_WINDOW];         /* symbol ring, each symbol stored twice (contiguous view) */
     uint32_t fp[2 * ITERDETECT_WINDOW];          /* fingerprint of the 4-gram ending at each symbol, same layout */
@@ -119,5 +130,10 @@ void iterdetect_get_stats(const iterdetect *d, iterdetect_stats *out);
 /* copy up to n most recent iteration durations (at most ITERDETECT_TIMES are kept), oldest first;
    returns number copied */
 size_t iterdetect_recent_times(const iterdetect *d, double *out, size_t n);
+
+/* The whole run's iteration times in at most ITERDETECT_BUCKETS buckets of equal width (iterations per
+   bucket, doubled by merging neighbours whenever they are all full; the last one may hold fewer), oldest
+   first; returns the number of buckets and sets *width.  Constant memory, O(1) amortised per iteration. */
+size_t iterdetect_timeline(const iterdetect *d, const iterdetect_bucket **out, uint64_t *width);
 
 #endif /* DUCTILE_ITERDETECT_H */

@@ -200,6 +200,7 @@ void ductile_report_write(uint64_t t_end)
         .recent_s = recent,
         .nrecent = nrecent,
     };
+    if (s == ITERDETECT_LOCKED) it.ntimeline = iterdetect_timeline(d, &it.timeline, &it.timeline_width);
     if (!it.detected) it.total_s = it.mean_s = it.min_s = it.max_s = 0;
 
     const char *names[64], *values[64];
@@ -217,7 +218,8 @@ void ductile_report_write(uint64_t t_end)
     };
     /* the engine's section (src/malleable, through the hook table) */
     in.reconfigs = ductile_hooks.reconfig_history ? ductile_hooks.reconfig_history(&in.nreconfigs) : NULL;
-    in.departed = ductile_hooks.departed ? ductile_hooks.departed(&in.ndeparted) : NULL;
+    in.departed = ductile_hooks.departed ? ductile_hooks.departed(&in.ndeparted, &in.departed_fns, &in.departed_sum)
+                                         : NULL;
     in.io = io;
     char path[4096] = "";
     if (ductile_rt.settings.report && *ductile_rt.settings.report) {

@@ -142,8 +142,17 @@ static struct report_fn fn_sum(const struct report_input *in, const struct repor
     struct report_fn sum = red->fn_sum[fn];
     double mx = red->fn_tmax[fn];
     int nd = in->departed ? in->ndeparted : 0;
-    for (int k = 0; k < nd; k++) {
-        const struct report_fn *f = &in->departed[k].fns[fn];
+    if (in->departed_sum) { /* combined when they left */
+        const struct report_fn *f = &in->departed_sum->sum[fn];
+        sum.calls += f->calls;
+        sum.time_s += f->time_s;
+        sum.bytes_sent += f->bytes_sent;
+        sum.bytes_recv += f->bytes_recv;
+        if (in->departed_sum->tmax[fn] > mx) mx = in->departed_sum->tmax[fn];
+        nd = 0;
+    }
+    for (int k = 0; k < nd && in->departed_fns; k++) {
+        const struct report_fn *f = &in->departed_fns[(size_t)k * DUCTILE_FN_COUNT + fn];
         sum.calls += f->calls;
         sum.time_s += f->time_s;
         sum.bytes_sent += f->bytes_sent;
@@ -220,18 +229,19 @@ json_t *report_build_json(const struct report_input *in)
     json_t *departed = json_array();
     for (int k = 0; k < in->ndeparted && in->departed; k++) {
         const struct report_departed *d = &in->departed[k];
-        struct report_rank_totals tot;
-        report_fn_totals(d->fns, d->who.wall_s, &tot);
+        struct report_rank_totals tot = d->tot;
         add_totals(&all, &tot);
-        json_array_append_new(
-            departed,
-            json_pack("{s:i, s:s, s:i, s:i, s:s, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:o}", "rank", d->who.rank,
+        json_t *dj =
+            json_pack("{s:i, s:s, s:i, s:i, s:s, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:I}", "rank", d->who.rank,
                       "host", d->who.host, "pid", d->who.pid, "left_at_iteration", d->left_at_iteration,
                       "end", d->exited ? "exited" : "parked",
                       "wall_time_s", d->who.wall_s, "mpi_time_s", tot.mpi_s, "compute_time_s", tot.compute_s,
                       "comm_time_s", tot.comm_s, "io_time_s", tot.io_s, "calls", (json_int_t)tot.calls,
-                      "bytes_sent", (json_int_t)tot.bytes_sent, "bytes_recv", (json_int_t)tot.bytes_recv,
-                      "functions", fns_json(d->fns)));
+                      "bytes_sent", (json_int_t)tot.bytes_sent, "bytes_recv", (json_int_t)tot.bytes_recv);
+        /* each one's functions only while few left (DUCTILE_REPORT_RANKS); the combined figures count them all */
+        if (in->departed_fns)
+            json_object_set_new(dj, "functions", fns_json(in->departed_fns + (size_t)k * DUCTILE_FN_COUNT));
+        json_array_append_new(departed, dj);
     }
     json_object_set_new(root, "wall_time_s", json_real(wall_max));
     json_object_set_new(
@@ -261,12 +271,23 @@ json_t *report_build_json(const struct report_input *in)
     const struct report_iter *it = &in->iter;
     json_t *recent = json_array();
     for (size_t i = 0; i < it->nrecent; i++) json_array_append_new(recent, json_real(it->recent_s[i]));
+    /* the whole run in buckets: [start_s, first iteration, iterations, mean_s, min_s, max_s] */
+    json_t *buckets = json_array();
+    for (size_t i = 0; i < it->ntimeline; i++) {
+        const iterdetect_bucket *b = &it->timeline[i];
+        json_array_append_new(buckets, json_pack("[f, I, I, f, f, f]", b->t_start, (json_int_t)b->first,
+                                                 (json_int_t)b->count, b->count ? b->sum / (double)b->count : 0.0,
+                                                 b->min, b->max));
+    }
+    json_t *timeline = json_pack("{s:I, s:[s, s, s, s, s, s], s:o}", "iterations_per_bucket",
+                                 (json_int_t)(it->timeline_width ? it->timeline_width : 1), "columns", "start_s",
+                                 "first", "count", "mean_s", "min_s", "max_s", "buckets", buckets);
     json_object_set_new(root, "iterations",
-                        json_pack("{s:b, s:s, s:s, s:i, s:I, s:f, s:f, s:f, s:f, s:o}", "detected", it->detected,
+                        json_pack("{s:b, s:s, s:s, s:i, s:I, s:f, s:f, s:f, s:f, s:o, s:o}", "detected", it->detected,
                                   "state", it->state ? it->state : "off", "head", it->head ? it->head : "",
                                   "period_calls", (int)it->period_calls, "count", (json_int_t)it->count,
                                   "time_total_s", it->total_s, "time_mean_s", it->mean_s, "time_min_s",
-                                  it->min_s, "time_max_s", it->max_s, "recent_times_s", recent));
+                                  it->min_s, "time_max_s", it->max_s, "recent_times_s", recent, "timeline", timeline));
     json_t *reconf = json_array();
     for (int i = 0; i < in->nreconfigs && in->reconfigs; i++) {
         const struct report_reconfig *r = &in->reconfigs[i];
@@ -333,9 +354,7 @@ void report_print_summary(FILE *f, const struct report_input *in, const char *re
     int nd = in->departed ? in->ndeparted : 0;
     double mpi_all = mpi_sum;
     for (int k = 0; k < nd; k++) {
-        struct report_rank_totals t;
-        report_fn_totals(in->departed[k].fns, in->departed[k].who.wall_s, &t);
-        mpi_all += t.mpi_s;
+        mpi_all += in->departed[k].tot.mpi_s;
     }
     struct fn_rank top[DUCTILE_FN_COUNT];
     int ntop = 0;

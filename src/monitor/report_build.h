@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "../core/functions.gen.h"
+#include "iterdetect.h"
 
 struct report_fn {
     uint64_t calls;
@@ -23,13 +24,26 @@ struct report_rank {
     double wall_s;
 };
 
+/* Per-rank totals derived from the counters. */
+struct report_rank_totals {
+    uint64_t calls, bytes_sent, bytes_recv;
+    double mpi_s, io_s, comm_s, compute_s;
+};
 /* A process that left the world during the run (a shrink, or the Baseline
- * method replacing every process); collected by src/malleable/records.c. */
+ * method replacing every process); collected by src/malleable/records.c.
+ * Small (its totals, not its functions): rank 0 holds one per departed process. */
 struct report_departed {
     struct report_rank who;     /* rank: its rank in the world it left; wall_s: from MPI_Init to leaving */
     int32_t left_at_iteration;
     int32_t exited; /* 1: ended at once (its group disconnected); 0: parked until the job's end */
-    struct report_fn fns[DUCTILE_FN_COUNT];
+    struct report_rank_totals tot; /* its counters' totals (report_fn_totals) */
+};
+
+/* The departed processes' functions combined by reductions when they leave:
+ * sums, and the largest single-process time (records.c). */
+struct report_departed_fns {
+    struct report_fn sum[DUCTILE_FN_COUNT];
+    double tmax[DUCTILE_FN_COUNT];
 };
 
 struct report_iter {
@@ -41,6 +55,9 @@ struct report_iter {
     double total_s, mean_s, min_s, max_s;
     const double *recent_s; /* most recent iteration times, oldest first */
     size_t nrecent;
+    const iterdetect_bucket *timeline; /* the whole run, at most ITERDETECT_BUCKETS buckets, oldest first */
+    size_t ntimeline;
+    uint64_t timeline_width;           /* iterations per bucket */
 };
 
 /* One reconfiguration (resize) of a malleable job; filled by src/malleable/records.c. */
@@ -68,6 +85,7 @@ struct report_reconfig {
     int32_t exited;       /* processes that left and ended at once: a shrink's removed ones, a failed expansion's new ones */
     int32_t parked;       /* a failed expansion's new processes left parked (holding slots until the job ends) */
     int32_t shared_memory; /* 1: arrays moved by direct copies from shared blocks (DUCTILE_RMA_MEMORY=shared) */
+    int32_t command;      /* the request's queue id: ductiled's command id (0: DUCTILE_SCHEDULE) */
 };
 
 /* Spread of one per-rank figure over the ranks (min/max with the lowest rank
@@ -114,13 +132,14 @@ struct report_input {
     json_t *io;                     /* MPI-IO section (src/io/iomon.c), borrowed; NULL = none */
     const struct report_departed *departed; /* ndeparted processes that left the world, oldest first */
     int ndeparted;
+    /* Each departed process's functions (ndeparted x DUCTILE_FN_COUNT, in the
+     * order of departed), or NULL when more than DUCTILE_REPORT_RANKS left
+     * (then the entries have no "functions"; the combined figures are unchanged). */
+    const struct report_fn *departed_fns;
+    /* The departed processes' functions combined; NULL: computed from departed_fns. */
+    const struct report_departed_fns *departed_sum;
 };
 
-/* Per-rank totals derived from the counters. */
-struct report_rank_totals {
-    uint64_t calls, bytes_sent, bytes_recv;
-    double mpi_s, io_s, comm_s, compute_s;
-};
 void report_rank_totals(const struct report_input *in, int rank, struct report_rank_totals *out);
 /* The same for one process's counters (DUCTILE_FN_COUNT entries) and wall time. */
 void report_fn_totals(const struct report_fn *f, double wall_s, struct report_rank_totals *out);

@@ -180,6 +180,14 @@ static int mac_raw(const struct auth_secret *s, const char *role, const char *a,
     return 0;
 }
 
+int auth_hmac(const unsigned char *key, size_t keylen, const void *msg, size_t n, unsigned char out[32])
+{
+    unsigned len = 0;
+    if (auth_ready(NULL, 0) != 0 || !crypto.hmac(crypto.sha256(), key, (int)keylen, msg, n, out, &len) || len != 32)
+        return -1;
+    return 0;
+}
+
 int auth_mac(const struct auth_secret *s, const char *role, const char *nonce_a, const char *nonce_b,
              char out[AUTH_MAC_HEX + 1])
 {

@@ -42,6 +42,9 @@ int auth_nonce(char out[AUTH_NONCE_HEX + 1]);
 int auth_mac(const struct auth_secret *s, const char *role, const char *nonce_a, const char *nonce_b,
              char out[AUTH_MAC_HEX + 1]);
 
+/* HMAC-SHA256 of msg (n bytes) with key: the 32 raw bytes.  0 / -1. */
+int auth_hmac(const unsigned char *key, size_t keylen, const void *msg, size_t n, unsigned char out[32]);
+
 /* Constant-time check of a received MAC.  Returns 1 when it matches. */
 int auth_verify(const struct auth_secret *s, const char *role, const char *nonce_a, const char *nonce_b,
                 const char *mac_hex);

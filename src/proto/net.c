@@ -250,7 +250,7 @@ int net_listen(const struct net_addr *a, char *err, size_t errlen)
         mode_t old = umask(0177);
         int b = bind(fd, (struct sockaddr *)&sa, sizeof sa);
         umask(old);
-        if (b != 0 || chmod(a->path, 0600) != 0 || listen(fd, 64) != 0) {
+        if (b != 0 || chmod(a->path, 0600) != 0 || listen(fd, NET_BACKLOG) != 0) {
             snprintf(err, errlen, "cannot listen on %s: %s", name, strerror(errno));
             close(fd);
             return -1;
@@ -269,7 +269,7 @@ int net_listen(const struct net_addr *a, char *err, size_t errlen)
         if (fd < 0) continue;
         int one = 1;
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 64) == 0) break;
+        if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, NET_BACKLOG) == 0) break;
         snprintf(err, errlen, "cannot listen on %s: %s", name, strerror(errno));
         close(fd);
         fd = -1;

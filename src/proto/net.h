@@ -31,6 +31,10 @@ int net_parse_addr(const char *text, struct net_addr *out, char *err, size_t err
 /* Human form of an address. */
 void net_addr_str(const struct net_addr *a, char *out, size_t len);
 
+/* Listen backlog of ductiled's sockets (the daemon's limit on
+ * unauthenticated connections is proportional to it). */
+#define NET_BACKLOG 128
+
 /* Listening socket (non-blocking, close-on-exec).  A Unix socket is created
  * mode 0600; a stale socket file nobody answers on is replaced, a live one is
  * an error ("another ductiled is running").  Returns the fd or -1. */

@@ -3,90 +3,14 @@
  * Pure: no sockets, no MPI, no global mutable state. */
 #include "protocol.h"
 
+#include "schema.h"
+
 #include <ctype.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum ftype { F_END = 0, F_INT, F_NUM, F_STR, F_BOOL, F_ENUM, F_HEX64, F_HOSTS, F_RANKS, F_HOSTCOUNTS, F_ARRAYS,
-             F_OBJ, F_TAG, F_ARGV };
-
-struct field {
-    const char *name;
-    enum ftype type;
-    int required;
-    double min, max;     /* F_INT / F_NUM bounds; F_STR: max length in max */
-    const char *choices; /* F_ENUM: comma-separated */
-};
-
-struct cmdspec {
-    const char *cmd;
-    struct field f[20];
-};
-
-#define JOB {"job", F_INT, 1, 1, 2147483647.0, NULL}
-#define JOB_OPT {"job", F_INT, 0, 1, 2147483647.0, NULL}
-#define AT_ITER {"at_iteration", F_INT, 0, 0, 4.0e18, NULL}
-#define PROCS_MAX ((double)PROTO_MAX_PROCS)
-
-static const struct cmdspec commands[] = {
-    {"hello", {{"server", F_STR, 1, 0, 64, NULL}, {"version", F_STR, 0, 0, 32, NULL},
-               {"auth", F_ENUM, 1, 0, 0, "peercred,hmac-sha256"}, {"nonce", F_HEX64, 0, 0, 0, NULL}}},
-    {"auth", {{"nonce", F_HEX64, 1, 0, 0, NULL}, {"mac", F_HEX64, 1, 0, 0, NULL}}},
-    {"list", {{NULL, F_END, 0, 0, 0, NULL}}},
-    {"slots", {{NULL, F_END, 0, 0, 0, NULL}}},
-    {"events", {JOB, {"since", F_NUM, 0, 0, 1e12, NULL}, {"max", F_INT, 0, 1, 4096, NULL}}},
-    {"drain", {{"on", F_BOOL, 0, 0, 0, NULL}}},
-    {"shutdown", {{NULL, F_END, 0, 0, 0, NULL}}},
-    {"status", {JOB, {"history", F_INT, 0, 0, 4096, NULL}}},
-    {"expand", {JOB_OPT, {"n", F_INT, 1, 1, PROCS_MAX, NULL}, AT_ITER, {"hosts", F_HOSTS, 0, 0, 0, NULL}}},
-    {"shrink", {JOB_OPT, {"n", F_INT, 1, 1, PROCS_MAX, NULL}, AT_ITER, {"ranks", F_RANKS, 0, 0, 0, NULL}}},
-    {"resize", {JOB_OPT, {"to", F_INT, 1, 1, PROCS_MAX, NULL}, AT_ITER, {"hosts", F_HOSTS, 0, 0, 0, NULL}}},
-    {"io", {JOB_OPT, {"action", F_ENUM, 1, 0, 0, "hold,release,grant"}}},
-    {"period", {JOB_OPT, {"seconds", F_NUM, 1, 0.01, 3600, NULL}}},
-    {"cancel", {JOB, {"command", F_INT, 0, 1, 2147483647.0, NULL}}},
-    {"revoke", {JOB_OPT, {"what", F_ENUM, 1, 0, 0, "command,hold,token,all"}, {"command", F_INT, 0, 1, 2147483647.0, NULL},
-                {"reason", F_STR, 0, 0, 200, NULL}}},
-    {"cost", {JOB, {"to", F_INT, 1, 1, PROCS_MAX, NULL}}},
-    /* process folding (docs/folding.md): cores per host */
-    {"fold", {JOB_OPT, {"cores", F_INT, 1, 1, PROCS_MAX, NULL}}},
-    {"unfold", {JOB_OPT}},
-    {"register", {{"tag", F_TAG, 1, 0, 0, NULL}, {"pid", F_INT, 1, 1, 2147483647.0, NULL},
-                  {"binary", F_STR, 1, 0, 4096, NULL}, {"procs", F_INT, 1, 1, PROCS_MAX, NULL},
-                  {"hosts", F_HOSTCOUNTS, 0, 0, 0, NULL}, JOB_OPT, {"arrays", F_ARRAYS, 0, 0, 0, NULL},
-                  {"malleable", F_BOOL, 0, 0, 0, NULL}, {"mpi", F_STR, 0, 0, 64, NULL},
-                  {"start", F_NUM, 0, 0, 1e12, NULL}, {"uid", F_INT, 0, 0, 4294967295.0, NULL},
-                  {"min_procs", F_INT, 0, 1, PROCS_MAX, NULL}, {"max_procs", F_INT, 0, 1, PROCS_MAX, NULL}}},
-    {"sample", {JOB, {"t", F_NUM, 1, 0, 1e12, NULL}, {"iteration", F_INT, 1, 0, 4.0e18, NULL},
-                {"procs", F_INT, 1, 1, PROCS_MAX, NULL}, {"iters", F_INT, 0, 0, 4.0e18, NULL},
-                {"interval_s", F_NUM, 0, 0, 1e9, NULL}, {"compute_s", F_NUM, 0, 0, 1e9, NULL},
-                {"comm_s", F_NUM, 0, 0, 1e9, NULL}, {"io_s", F_NUM, 0, 0, 1e9, NULL},
-                {"bytes", F_INT, 0, 0, 9.0e18, NULL}, {"io_calls", F_INT, 0, 0, 9.0e18, NULL},
-                {"io_held", F_BOOL, 0, 0, 0, NULL}, {"dropped", F_INT, 0, 0, 9.0e18, NULL},
-                {"control_point", F_BOOL, 0, 0, 0, NULL}, {"arrays", F_ARRAYS, 0, 0, 0, NULL},
-                {"maxiter", F_INT, 0, 0, 4.0e18, NULL}}},
-    {"submit", {{"argv", F_ARGV, 1, 0, 0, NULL}, {"n", F_INT, 1, 1, PROCS_MAX, NULL}, {"min", F_INT, 0, 1, PROCS_MAX, NULL},
-                {"max", F_INT, 0, 1, PROCS_MAX, NULL}, {"cwd", F_STR, 0, 1, 4096, NULL}}},
-    {"queue", {{NULL, F_END, 0, 0, 0, NULL}}},
-    {"heartbeat", {JOB}},
-    {"exit", {JOB, {"status", F_INT, 0, -2147483648.0, 2147483647.0, NULL}}},
-    {"event", {JOB, {"kind", F_STR, 1, 1, 32, NULL}, {"details", F_OBJ, 0, 0, 0, NULL}}},
-    {NULL, {{NULL, F_END, 0, 0, 0, NULL}}},
-};
-
-static int enum_has(const char *choices, const char *v)
-{
-    size_t vl = strlen(v);
-    for (const char *c = choices; *c;) {
-        const char *e = strchr(c, ',');
-        size_t cl = e ? (size_t)(e - c) : strlen(c);
-        if (cl == vl && strncmp(c, v, vl) == 0) return 1;
-        c = e ? e + 1 : c + cl;
-    }
-    return 0;
-}
 
 int proto_valid_hostname(const char *s)
 {
@@ -118,132 +42,6 @@ int proto_valid_tag(const char *s)
         if (!(c < 128 && (isalnum(c) || c == '.' || c == '_' || c == '-'))) return 0;
     }
     return 1;
-}
-
-static int is_hex64(const char *s)
-{
-    if (strlen(s) != 64) return 0;
-    for (int i = 0; i < 64; i++)
-        if (!isxdigit((unsigned char)s[i])) return 0;
-    return 1;
-}
-
-/* Integer in [min, max]: jansson integers only (no 2.0). */
-static int int_ok(const json_t *v, double min, double max)
-{
-    if (!json_is_integer(v)) return 0;
-    long long x = json_integer_value(v);
-    return (double)x >= min && (double)x <= max;
-}
-
-static int check_field(const struct field *f, const json_t *v, char *reason, size_t rl)
-{
-#define BAD(...) do { snprintf(reason, rl, __VA_ARGS__); return -1; } while (0)
-    switch (f->type) {
-    case F_END: return 0;
-    case F_INT:
-        if (!int_ok(v, f->min, f->max)) BAD("'%s' must be an integer from %.0f to %.0f", f->name, f->min, f->max);
-        return 0;
-    case F_NUM: {
-        if (!json_is_number(v)) BAD("'%s' must be a number", f->name);
-        double x = json_number_value(v);
-        if (!isfinite(x) || x < f->min || x > f->max) BAD("'%s' must be from %g to %g", f->name, f->min, f->max);
-        return 0;
-    }
-    case F_STR:
-        if (!json_is_string(v)) BAD("'%s' must be a string", f->name);
-        if (json_string_length(v) < (size_t)f->min || json_string_length(v) > (size_t)f->max)
-            BAD("'%s' must be %.0f to %.0f characters", f->name, f->min, f->max);
-        return 0;
-    case F_BOOL:
-        if (!json_is_boolean(v)) BAD("'%s' must be true or false", f->name);
-        return 0;
-    case F_ENUM:
-        if (!json_is_string(v) || !enum_has(f->choices, json_string_value(v)))
-            BAD("'%s' must be one of %s", f->name, f->choices);
-        return 0;
-    case F_HEX64:
-        if (!json_is_string(v) || !is_hex64(json_string_value(v))) BAD("'%s' must be 64 hex digits", f->name);
-        return 0;
-    case F_TAG:
-        if (!json_is_string(v) || !proto_valid_tag(json_string_value(v)))
-            BAD("'%s' must be 1 to 63 characters of letters, digits, '.', '_' or '-'", f->name);
-        return 0;
-    case F_OBJ:
-        if (!json_is_object(v)) BAD("'%s' must be an object", f->name);
-        return 0;
-    case F_ARGV: { /* a command line: 1 to 256 strings of at most 4096 bytes, the first not empty */
-        if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > 256)
-            BAD("'%s' must be an array of 1 to 256 strings", f->name);
-        size_t i;
-        json_t *e;
-        json_array_foreach(v, i, e) {
-            if (!json_is_string(e) || json_string_length(e) > 4096 || strlen(json_string_value(e)) != json_string_length(e) ||
-                (i == 0 && json_string_length(e) == 0))
-                BAD("'%s' element %zu must be a string of at most 4096 bytes", f->name, i);
-        }
-        return 0;
-    }
-    case F_HOSTS: {
-        if (!json_is_array(v) || json_array_size(v) > PROTO_MAX_HOSTS)
-            BAD("'%s' must be an array of at most %d host names", f->name, PROTO_MAX_HOSTS);
-        size_t i;
-        json_t *e;
-        json_array_foreach(v, i, e) {
-            if (!json_is_string(e) || !proto_valid_hostname(json_string_value(e)))
-                BAD("'%s'[%zu] is not a valid host name (letters, digits, '-' and '.' only)", f->name, i);
-        }
-        return 0;
-    }
-    case F_RANKS: {
-        if (!json_is_array(v) || json_array_size(v) > PROTO_MAX_HOSTS)
-            BAD("'%s' must be an array of at most %d ranks", f->name, PROTO_MAX_HOSTS);
-        size_t i, j;
-        json_t *e;
-        json_array_foreach(v, i, e) {
-            if (!int_ok(e, 0, PROCS_MAX - 1)) BAD("'%s'[%zu] must be a rank from 0 to %d", f->name, i, PROTO_MAX_PROCS - 1);
-            for (j = 0; j < i; j++)
-                if (json_integer_value(json_array_get(v, j)) == json_integer_value(e))
-                    BAD("'%s' names rank %lld twice", f->name, json_integer_value(e));
-        }
-        return 0;
-    }
-    case F_HOSTCOUNTS: {
-        if (!json_is_array(v) || json_array_size(v) > PROTO_MAX_HOSTS)
-            BAD("'%s' must be an array of at most %d {name, procs} objects", f->name, PROTO_MAX_HOSTS);
-        size_t i;
-        json_t *e;
-        json_array_foreach(v, i, e) {
-            json_t *n = json_object_get(e, "name"), *p = json_object_get(e, "procs");
-            if (!json_is_object(e) || !json_is_string(n) || !proto_valid_hostname(json_string_value(n)) ||
-                !int_ok(p, 1, PROCS_MAX))
-                BAD("'%s'[%zu] must be {\"name\": host name, \"procs\": 1..%d}", f->name, i, PROTO_MAX_PROCS);
-        }
-        return 0;
-    }
-    case F_ARRAYS: {
-        if (!json_is_array(v) || json_array_size(v) > 256) BAD("'%s' must be an array of at most 256 objects", f->name);
-        size_t i;
-        json_t *e;
-        json_array_foreach(v, i, e) {
-            json_t *n = json_object_get(e, "name");
-            if (!json_is_object(e) || (n && (!json_is_string(n) || json_string_length(n) > 63)) ||
-                !int_ok(json_object_get(e, "elements"), 0, 9.0e18) ||
-                !int_ok(json_object_get(e, "elem_size"), 1, 1048576))
-                BAD("'%s'[%zu] must be {\"name\", \"elements\": >= 0, \"elem_size\": 1..1048576}", f->name, i);
-        }
-        return 0;
-    }
-    }
-    BAD("internal: unknown field type");
-#undef BAD
-}
-
-static const struct cmdspec *find_cmd(const char *cmd)
-{
-    for (const struct cmdspec *c = commands; c->cmd; c++)
-        if (strcmp(c->cmd, cmd) == 0) return c;
-    return NULL;
 }
 
 int proto_parse(const char *line, size_t len, struct proto_msg *msg, const char **code, char *reason,
@@ -279,8 +77,8 @@ int proto_parse(const char *line, size_t len, struct proto_msg *msg, const char 
         if (res && !json_is_object(res)) FAIL(PERR_BAD_REQUEST, "\"result\" must be an object");
         if (!msg->ok) {
             json_t *e = json_object_get(root, "error"), *r = json_object_get(root, "reason");
-            if (!json_is_string(e) || !json_is_string(r))
-                FAIL(PERR_BAD_REQUEST, "an error reply needs \"error\" and \"reason\" strings");
+            if (!json_is_string(e) || !json_is_string(r) || json_string_length(e) > 64 || json_string_length(r) > 1024)
+                FAIL(PERR_BAD_REQUEST, "an error reply needs \"error\" (at most 64 bytes) and \"reason\" (at most 1024) strings");
         }
         msg->kind = PROTO_REPLY;
         msg->root = root;
@@ -289,20 +87,14 @@ int proto_parse(const char *line, size_t len, struct proto_msg *msg, const char 
     if (!json_is_string(cmd)) FAIL(PERR_BAD_REQUEST, "a request needs a \"cmd\" string");
     if (!json_is_integer(id) || json_integer_value(id) < 0)
         FAIL(PERR_BAD_REQUEST, "a request needs \"id\": a non-negative integer");
-    const struct cmdspec *spec = find_cmd(json_string_value(cmd));
-    if (!spec) FAIL(PERR_UNKNOWN_COMMAND, "unknown command '%.64s'", json_string_value(cmd));
-    for (const struct field *f = spec->f; f->name; f++) {
-        json_t *fv = json_object_get(root, f->name);
-        if (!fv) {
-            if (f->required) FAIL(PERR_BAD_ARGUMENT, "%s: missing '%s'", spec->cmd, f->name);
-            continue;
-        }
-        char why[256];
-        if (check_field(f, fv, why, sizeof why) != 0) FAIL(PERR_BAD_ARGUMENT, "%s: %s", spec->cmd, why);
-    }
+    /* the command's schema (schema.c): every member checked, unknown ones removed */
+    char why[400];
+    int sc = schema_check_request(json_string_value(cmd), root, why, sizeof why);
+    if (sc == -2) FAIL(PERR_UNKNOWN_COMMAND, "%s", why);
+    if (sc != 0) FAIL(PERR_BAD_ARGUMENT, "%s", why);
     msg->kind = PROTO_REQUEST;
     msg->root = root;
-    msg->cmd = spec->cmd;
+    msg->cmd = schema_command(json_string_value(cmd));
     return PROTO_REQUEST;
 fail:
     json_decref(root);

@@ -15,6 +15,38 @@ void session_close(struct session *s)
     if (s->fd >= 0) close(s->fd);
     s->fd = -1;
     linebuf_free(&s->lb);
+    seal_clear(&s->seal);
+}
+
+int session_send(struct session *s, char *line, int timeout_ms)
+{
+    if (!line) return 0;
+    line = seal_line(&s->seal, line);
+    if (!line) return -1;
+    int rc = net_send_all(s->fd, line, strlen(line), timeout_ms);
+    free(line);
+    return rc;
+}
+
+int session_unseal(struct session *s, char *line, long *len)
+{
+    size_t n = (size_t)*len;
+    if (seal_open(&s->seal, line, &n) != 0) return -1;
+    *len = (long)n;
+    return 0;
+}
+
+long session_read_line(struct session *s, char **line, int timeout_ms, char *err, size_t errlen)
+{
+    long n = net_read_line(s->fd, &s->lb, line, timeout_ms, err, errlen);
+    if (n >= 0 && session_unseal(s, *line, &n) != 0) {
+        snprintf(err, errlen, "a message from the server failed its MAC check (altered or injected on the way): "
+                 "connection dropped");
+        free(*line);
+        *line = NULL;
+        return -1;
+    }
+    return n;
 }
 
 /* Read messages until the reply to `id`. */
@@ -28,7 +60,7 @@ static int wait_reply(struct session *s, long long id, double deadline, struct p
             return -1;
         }
         char *line = NULL;
-        long n = net_read_line(s->fd, &s->lb, &line, left, reason, reasonlen);
+        long n = session_read_line(s, &line, left, reason, reasonlen);
         if (n < 0) return -1;
         const char *code;
         char why[300];
@@ -150,6 +182,12 @@ int session_open(struct session *s, const char *address, const char *secret_path
     json_t *res = json_object_get(rep.root, "result");
     int server_ok = auth_verify(&sec, "server", nonce_c, nonce_s, proto_get_str(res, "mac", ""));
     proto_msg_free(&rep);
+    /* from now on every message carries a MAC (seal.h) */
+    if (server_ok && seal_start(&s->seal, &sec, 0, nonce_s, nonce_c) != 0) {
+        auth_clear_secret(&sec);
+        snprintf(err, errlen, "cannot derive the stream keys");
+        goto fail;
+    }
     auth_clear_secret(&sec);
     if (!server_ok) {
         snprintf(err, errlen, "the server could not prove it knows the secret: refusing to talk to it");
@@ -168,14 +206,17 @@ int session_call(struct session *s, const char *cmd, const json_t *args, int tim
     if (result) *result = NULL;
     if (codelen) code[0] = '\0';
     long long id = s->next_id++;
-    char *req = proto_request(id, cmd, args);
+    /* every request names the user it is made for (over TCP the daemon has
+     * no other way to know: docs/protocol.md, "Authority") */
+    json_t *a = args ? json_deep_copy(args) : json_object();
+    if (a && !json_object_get(a, "user")) json_object_set_new(a, "user", json_integer(geteuid()));
+    char *req = a ? proto_request(id, cmd, a) : NULL;
+    json_decref(a);
     if (!req) {
         snprintf(reason, reasonlen, "request too large");
         return -1;
     }
-    int sent = net_send_all(s->fd, req, strlen(req), timeout_ms);
-    free(req);
-    if (sent != 0) {
+    if (session_send(s, req, timeout_ms) != 0) {
         snprintf(reason, reasonlen, "cannot send to the daemon (connection lost)");
         return -1;
     }

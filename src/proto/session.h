@@ -9,12 +9,14 @@
 #include <jansson.h>
 
 #include "protocol.h"
+#include "seal.h"
 
 struct session {
     int fd;
     long long next_id;
     struct linebuf lb;
     char server_version[33];
+    struct seal seal; /* on after an HMAC handshake: every message carries a MAC (seal.h) */
 };
 
 /* Connect to `address` (see net_parse_addr; NULL or "" = the default
@@ -33,5 +35,16 @@ void session_close(struct session *s);
  * -1 on a transport failure (reason filled). */
 int session_call(struct session *s, const char *cmd, const json_t *args, int timeout_ms, json_t **result,
                  char *code, size_t codelen, char *reason, size_t reasonlen);
+
+/* Send one line (malloc'ed, taken; NULL is a no-op success) within
+ * timeout_ms, sealed when the handshake turned the MACs on.  0 / -1. */
+int session_send(struct session *s, char *line, int timeout_ms);
+/* A line read from the connection by the caller (linebuf_next on s->lb):
+ * check and remove its MAC in place.  0, or -1 when the MAC is missing or
+ * wrong (the connection must then be dropped). */
+int session_unseal(struct session *s, char *line, long *len);
+/* Read one line (as net_read_line) and check its MAC.  Its length, or -1
+ * with a message. */
+long session_read_line(struct session *s, char **line, int timeout_ms, char *err, size_t errlen);
 
 #endif

@@ -7,6 +7,20 @@
 
 #include <mpi.h>
 
+/* How one mover's part of a transfer went.  Every mover (an array's move in
+ * src/malleable/redist.c and persist.c, src/rma/xfer.c, a data kind's in
+ * src/data/) takes `ok`, 0 when this process already failed: its first
+ * collective call is then a checkpoint (txn_all_ok, src/common/txnfault.h)
+ * that tells every process whether all can move, before anything moves and
+ * before any collective that needs what a process allocated.
+ *   MOVE_OK       moved;
+ *   MOVE_FAILED   failed on this process after the checkpoint (it still took
+ *                 part in every collective; the others learn it at the next
+ *                 checkpoint or the agreement);
+ *   MOVE_STOPPED  every process knows that some process failed: nothing of
+ *                 this item moved anywhere, and nobody moves anything more. */
+enum { MOVE_OK = 0, MOVE_FAILED = -1, MOVE_STOPPED = -2 };
+
 enum { REDIST_COL = 0, REDIST_P2P = 1, REDIST_RMA_LOCK = 2, REDIST_RMA_LOCKALL = 3, REDIST_RMA_FENCE = 4 };
 
 struct redist_layout {

@@ -215,3 +215,27 @@ int64_t plan_moved_elements(int64_t n, int ns, int nd)
     }
     return n - kept;
 }
+
+long plan_recv_sources(plan_transfer *tr, long ntr, const int *o2c, int comm_size, int me, unsigned char *seen,
+                       int *out, uint64_t *ops)
+{
+    long n = 0, k;
+    int bad = 0;
+    for (k = 0; k < ntr; k++) {
+        int t = o2c[tr[k].src];
+        if (ops)
+            ++*ops;
+        if (t < 0 || t >= comm_size) {
+            bad = 1;
+            break;
+        }
+        tr[k].src = t;
+        if (t == me || seen[t])
+            continue;
+        seen[t] = 1;
+        out[n++] = t;
+    }
+    for (long j = 0; j < n; j++) /* the scratch back to zeros: O(sources) */
+        seen[out[j]] = 0;
+    return bad ? -1 : n;
+}

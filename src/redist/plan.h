@@ -130,4 +130,13 @@ int64_t plan_moved_elements(int64_t n, int ns, int nd);
 }
 #endif
 
+/* The distinct communicator ranks the transfers tr[0..ntr) come from: each
+ * tr[k].src (an old rank) is rewritten to o2c[tr[k].src], and the distinct ones
+ * other than `me` are written to out in first-seen order.  seen: comm_size
+ * bytes of zeroed scratch, zeroed again on return.  O(ntr) steps (counted in
+ * *ops when given), no P x partners scan.  Returns how many, or -1 on a rank
+ * outside [0, comm_size). */
+long plan_recv_sources(plan_transfer *tr, long ntr, const int *o2c, int comm_size, int me, unsigned char *seen,
+                       int *out, uint64_t *ops);
+
 #endif /* DUCTILE_REDIST_PLAN_H */

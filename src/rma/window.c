@@ -5,6 +5,7 @@
 #include "window.h"
 #include "../common/clock.h"
 #include "../common/mpierror.h"
+#include "../common/txnfault.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,10 +42,12 @@ struct rma_win *rma_win_get(MPI_Comm comm, double *setup_s, char *err, size_t er
         win_free(cached);
         cached = NULL;
     }
-    struct rma_win *w = calloc(1, sizeof *w);
-    if (!w) {
+    /* every process of comm is here: what it allocated is agreed before the collective creation */
+    struct rma_win *w = txn_calloc(1, sizeof *w);
+    if (!w) snprintf(err, errlen, "out of memory");
+    if (!txn_all_ok(comm, w != NULL)) {
+        free(w);
         PMPI_Group_free(&g);
-        snprintf(err, errlen, "out of memory");
         return NULL;
     }
     w->group = g;

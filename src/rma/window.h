@@ -26,7 +26,9 @@ struct rma_win {
  * cached world window when its group is identical to comm's, else frees the
  * cached one (if idle: collective over its group, whose members all call
  * this at the same point) and creates a new one.  *setup_s gets the seconds
- * spent creating (0 when reused).  Returns NULL with a message on failure. */
+ * spent creating (0 when reused).  Returns NULL on failure: on every
+ * process when one could not allocate (a message on that one), or with the
+ * MPI's message. */
 struct rma_win *rma_win_get(MPI_Comm comm, double *setup_s, char *err, size_t errlen);
 
 /* After a transfer over the window: keep = 1 when the new world has the same

@@ -33,22 +33,31 @@ enum { BG_WD = 0, BG_THREAD = 1 };
 /* Move nrows rows of rowbytes bytes from my old block (src, NULL if none) to
  * my new block (dst, NULL if none); src == dst allowed when the blocks are
  * the same rows.  create = 1: a window per call (MPI_Win_create), else the
- * reusable window.  *setup_s gets window set-up seconds, *moved the bytes
- * this process read from other processes.  Collective over L->comm. */
+ * reusable window.  ok = 0: this process already failed (the checkpoint
+ * only).  *setup_s gets window set-up seconds, *moved the bytes this process
+ * read from other processes.  Collective over L->comm.  MOVE_OK,
+ * MOVE_FAILED (with a message) or MOVE_STOPPED (src/redist/layout.h). */
 int rma_move(const struct redist_layout *L, int lockall, int create, int64_t nrows, size_t rowbytes, const void *src,
-             void *dst, uint64_t *moved, double *setup_s, char *err, size_t errlen);
+             void *dst, int ok, uint64_t *moved, double *setup_s, char *err, size_t errlen);
 
 /* A background transfer group (collective calls over L->comm, in the same
- * order everywhere): begin, add each array (src must stay unchanged and dst
- * unread until completion), launch, then test at control points. */
+ * order everywhere): begin (local; NULL with a message), the window
+ * (collective for the rma-* methods with the reusable window: after a
+ * checkpoint of the begin's outcome), add each array (src must stay
+ * unchanged and dst unread until completion), launch, then test at control
+ * points until done.  bg_add and bg_launch take and return as rma_move; a
+ * failure after the launch is reported by bg_test at completion (every
+ * step still runs, so that the others complete theirs). */
 struct bg_group;
 struct bg_group *bg_begin(const struct redist_layout *L, int method, int strategy, int create, char *err,
                           size_t errlen);
-int bg_add(struct bg_group *g, int64_t nrows, size_t rowbytes, const void *src, void *dst, uint64_t *moved,
+int bg_window(struct bg_group *g, char *err, size_t errlen);
+int bg_add(struct bg_group *g, int64_t nrows, size_t rowbytes, const void *src, void *dst, int ok, uint64_t *moved,
            char *err, size_t errlen);
-int bg_launch(struct bg_group *g, char *err, size_t errlen);
+int bg_launch(struct bg_group *g, int ok, char *err, size_t errlen);
 /* Local progress, never blocks: *done = 1 once this process's part and (WD)
- * the barrier are complete.  Returns 0, or -1 on an MPI error. */
+ * the barrier are complete.  Returns 0, or -1 once done when this
+ * process's part failed. */
 int bg_test(struct bg_group *g, int *done);
 /* After every process saw completion (collective-safe point): detach or free
  * the windows, join the thread, free the group. */
@@ -59,7 +68,6 @@ void bg_release(struct bg_group *g);
 void bg_forget(struct bg_group *g);
 /* Window set-up seconds spent by this group (at begin / add). */
 double bg_setup_s(const struct bg_group *g);
-
 /* 1 when the MPI granted MPI_THREAD_MULTIPLE (Threading is allowed). */
 int rma_thread_ok(void);
 

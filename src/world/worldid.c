@@ -98,6 +98,13 @@ static const char *env_path(void)
     return NULL;
 }
 
+const char *ductile_spawn_env_program(void) { return env_path(); }
+
+void ductile_spawn_marker(char *buf, size_t len)
+{
+    snprintf(buf, len, MARKER "=%s", ductile_rt.job_id[0] ? ductile_rt.job_id : "1");
+}
+
 int ductile_spawn_marked(const char *cmd, char **args, int n, MPI_Info info, MPI_Comm comm, MPI_Comm *inter,
                          int *errcodes)
 {
@@ -337,6 +344,14 @@ int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 }
 #endif
 
+/* A keyval whose values are not inherited by duplicates (MPI_COMM_NULL_COPY_FN) and are freed
+ * with their communicator by a delete callback: per-communicator state (a library's cached
+ * duplicate, such as mpi4py's), which describes the old world only. */
+static int world_bound(const struct keyval *k)
+{
+    return (!k->copy || k->copy == MPI_COMM_NULL_COPY_FN) && k->del && k->del != MPI_COMM_NULL_DELETE_FN;
+}
+
 /* Move the program's attributes from `from` to `to` (to == MPI_COMM_NULL:
  * only drop them from `from`), with no program callback. */
 static void move_attrs(MPI_Comm from, MPI_Comm to)
@@ -376,8 +391,16 @@ void ductile_world_carry(MPI_Comm from, MPI_Comm to)
         if (k->freed) continue;
         void *val = NULL;
         int flag = 0;
-        if (PMPI_Comm_get_attr(from, k->keyval, &val, &flag) == MPI_SUCCESS && flag)
-            PMPI_Comm_set_attr(to, k->keyval, val); /* replaces a stale value without the delete callback */
+        if (PMPI_Comm_get_attr(from, k->keyval, &val, &flag) != MPI_SUCCESS || !flag) continue;
+        if (world_bound(k)) {
+            /* state kept for the old world itself (a cached duplicate of it, as mpi4py's for its
+             * pickle-based collectives): deleted with its callback, made again on the new world */
+            quiet--;
+            PMPI_Comm_delete_attr(from, k->keyval);
+            quiet++;
+            continue;
+        }
+        PMPI_Comm_set_attr(to, k->keyval, val); /* replaces a stale value without the delete callback */
     }
     pthread_mutex_unlock(&keyvals_lock);
     quiet--;

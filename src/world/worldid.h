@@ -8,6 +8,8 @@
 #ifndef DUCTILE_WORLDID_H
 #define DUCTILE_WORLDID_H
 
+#include <stddef.h>
+
 #include <mpi.h>
 
 /* MPI_Init, before PMPI_Init: read (and remove from the environment) the
@@ -27,6 +29,12 @@ int ductile_spawned_by_ductile(void);
  * environment.  Returns an MPI error code. */
 int ductile_spawn_marked(const char *cmd, char **args, int n, MPI_Info info, MPI_Comm comm, MPI_Comm *inter,
                          int *errcodes);
+
+/* For processes Ductile starts another way (a new Slurm step under direct
+ * launch, src/malleable/launch_step.c): the NAME=VALUE runner (a program
+ * path, or NULL), and the marker "NAME=VALUE" to put into their environment. */
+const char *ductile_spawn_env_program(void);
+void ductile_spawn_marker(char *buf, size_t len);
 
 /* World swap (src/malleable/world.c, set_world): before `to` becomes the
  * world, give it what the program set on `from` (error handler, name,

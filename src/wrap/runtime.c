@@ -116,8 +116,16 @@ static long agree_job(int probe)
 
 int ductile_runtime_init(int *argc, char ***argv, int required, int *provided, int with_thread)
 {
-    if (settings_once() || life_over)
-        return with_thread ? PMPI_Init_thread(argc, argv, required, provided) : PMPI_Init(argc, argv);
+    if (settings_once() && !life_over) {
+        /* disabled: a pure pass-through; the EMPI calls still see MPI's rank and size (a static run) */
+        int rc = with_thread ? PMPI_Init_thread(argc, argv, required, provided) : PMPI_Init(argc, argv);
+        if (rc == MPI_SUCCESS) {
+            PMPI_Comm_rank(MPI_COMM_WORLD, &ductile_rt.rank);
+            PMPI_Comm_size(MPI_COMM_WORLD, &ductile_rt.size);
+        }
+        return rc;
+    }
+    if (life_over) return with_thread ? PMPI_Init_thread(argc, argv, required, provided) : PMPI_Init(argc, argv);
     int from_session = by_session; /* a session started monitoring before this MPI_Init */
     ductile_worldid_mpi_env(); /* before PMPI_Init (src/world/worldid.c) */
     uint64_t t_before = ductile_ticks();

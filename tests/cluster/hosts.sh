@@ -25,7 +25,7 @@ tmp=
 lockfd=
 cleanup() {
   # the cluster if this test made it (down also ends what is left in it)
-  [ $made = 1 ] && timeout 60 "$CLUSTER" down >/dev/null 2>&1
+  [ $made = 1 ] && timeout -k 10 60 "$CLUSTER" down >/dev/null 2>&1
   [ -n "$tmp" ] && rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -75,7 +75,7 @@ job() {
   if [ $rc -ne 0 ] || ! grep -q -- "$expect" "$tmp/out"; then
     echo "FAIL: $name (exit $rc, expected '$expect')"; tail -20 "$tmp/out"
     # salloc ignores SIGTERM: end the job through Slurm
-    timeout 10 "$CLUSTER" exec dnode1 scancel -n ductile-test >/dev/null 2>&1
+    timeout -k 10 10 "$CLUSTER" exec dnode1 scancel -n ductile-test >/dev/null 2>&1
     fail=1; return 1
   fi
   grep '^hosts: ok' "$tmp/out" | sed 's/^/  /'

@@ -23,7 +23,8 @@
 #         Slurm's reason while the other hosts are taken.  The outer test
 #         checks that the added hosts are idle once the allocation ends.
 # Environment from slurm.sh: T (work directory), B (build tree), S (source
-# tree), PYTHON, MPIEXEC, MPI_FAMILY, scale.
+# tree), PYTHON, MPIEXEC, MPI_FAMILY, scale, RESULTS (rows of the table of
+# what works where: tests/cluster/results-lib.sh).
 set -u
 part=$1
 fail=0
@@ -61,6 +62,7 @@ trap cleanup EXIT
 # job id of the running job whose binary is $1
 jobid() { ctl --json list | jget '[j["job"] for j in d["jobs"] if j["binary"] == "'"$1"'" and j["state"] == "running"][-1]' 2>/dev/null; }
 
+. "$S/tests/cluster/results-lib.sh"
 if [ "$MPI_FAMILY" = openmpi ]; then PPN1="--map-by ppr:1:node"; else PPN1="-ppn 1"; fi
 
 case $part in
@@ -72,7 +74,7 @@ grow)
 
   # --- an MPI job on 2 hosts grows to 4 and shrinks to 1
   # shellcheck disable=SC2086
-  DUCTILE_CONTROLLER=unix:$SOCK DUCTILE_REPORT=$T/grow.json timeout $((60 * scale)) $MPIEXEC $PPN1 -n 2 \
+  DUCTILE_CONTROLLER=unix:$SOCK DUCTILE_REPORT=$T/grow.json timeout -k 10 $((60 * scale)) $MPIEXEC $PPN1 -n 2 \
     "$B/tests/controller/ctl_job" 1000000 30 0 "$T/stop.grow" > "$T/grow.log" 2>&1 &
   JOBPID=$!
   wait_until 30 '[ -n "$(jobid ctl_job)" ]' || bad "the MPI job did not register: $(tail -5 "$T/grow.log")"
@@ -103,6 +105,19 @@ grow)
   wait "$JOBPID"; rc=$?; JOBPID=
   grep -q "FINAL size=1 .*failures=0" "$T/grow.log" && [ $rc = 0 ] && ok "job data checked: $(grep FINAL "$T/grow.log")" ||
     bad "job failed (exit $rc): $(tail -5 "$T/grow.log")"
+  read -r r1 r2 r3 <<< "$(resizes "$T/grow.json")"
+  if [ "${r1%%:*}" = "2->4" ] && [ "${r2%%:*}" = "4->1" ] && [ -z "$r3" ]; then
+    result mpiexec monitor works - "registers with ductiled, samples"
+    result mpiexec expand works "${r1#*:}" "2 -> 4 onto 2 more hosts of the allocation (spawn with info host)"
+    result mpiexec shrink works "${r2#*:}" "4 -> 1"
+    if [ "$MPI_FAMILY" = openmpi ]; then
+      result mpiexec "host given back" kept - "Open MPI 4.1: departed processes, spawned ones too, park until the job ends, and mpiexec ends the job when a host of its daemons goes: ductiled gives back no host while an Open MPI mpiexec job runs"
+    else
+      result mpiexec "host given back" kept - "4 -> 1 takes an mpiexec-started rank with the spawned ones: all park until the job ends, their hosts stay; a shrink that removes exactly a spawned group lets it exit and its host goes back (row: host given back after a growth)"
+    fi
+  else
+    bad "report: resizes '$r1 $r2 $r3'"
+  fi
   "$PYTHON" - "$T/grow.json" <<'PY' && ok "report: rank 0 on dnode1, departed from dnode2, dnode3, dnode4" || bad "report hosts"
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -117,7 +132,7 @@ PY
 
   # --- ductiled restarts during a multi-host expansion
   # shellcheck disable=SC2086
-  DUCTILE_CONTROLLER=unix:$SOCK DUCTILE_REPORT=$T/restart.json timeout $((60 * scale)) $MPIEXEC $PPN1 -n 2 \
+  DUCTILE_CONTROLLER=unix:$SOCK DUCTILE_REPORT=$T/restart.json timeout -k 10 $((60 * scale)) $MPIEXEC $PPN1 -n 2 \
     "$B/tests/controller/ctl_job" 1000000 30 0 "$T/stop.restart" > "$T/restart.log" 2>&1 &
   JOBPID=$!
   wait_until 30 '[ -n "$(jobid ctl_job)" ]' || bad "the second MPI job did not register"
@@ -213,7 +228,7 @@ beyond)
   grep -q "^  dnode1 .* 0 used of 2$" "$T/slots.txt" && grep -q "^  dnode2 .*outside the allocation" "$T/slots.txt" &&
     ok "ductilectl slots tells the allocation's host from those outside it" || bad "ductilectl slots: $(cat "$T/slots.txt")"
   # shellcheck disable=SC2086
-  DUCTILE_CONTROLLER=unix:$SOCK DUCTILE_REPORT=$T/beyond.json timeout $((60 * scale)) $MPIEXEC -n 2 \
+  DUCTILE_CONTROLLER=unix:$SOCK DUCTILE_REPORT=$T/beyond.json timeout -k 10 $((60 * scale)) $MPIEXEC -n 2 \
     "$B/tests/controller/ctl_job" 1000000 30 0 "$T/stop.beyond" > "$T/beyond.log" 2>&1 &
   JOBPID=$!
   wait_until 30 '[ -n "$(jobid ctl_job)" ]' || bad "the MPI job did not register: $(tail -5 "$T/beyond.log")"
@@ -221,15 +236,17 @@ beyond)
   if [ "$MPI_FAMILY" = openmpi ]; then
     ctl expand "$J" 2 > /dev/null 2> "$T/refused"
     grep -q "0 of 2 free in Slurm job $SLURM_JOB_ID; not asking Slurm for more: Open MPI's mpiexec cannot start processes on a host added" "$T/refused" &&
-      [ "$(slurm_nodes)" = dnode1 ] && ok "Open MPI job: growth beyond the allocation refused: $(cat "$T/refused")" ||
+      [ "$(slurm_nodes)" = dnode1 ] && ok "Open MPI job: growth beyond the allocation refused: $(cat "$T/refused")" &&
+      result mpiexec "grow beyond the allocation" refused - "Open MPI's mpiexec cannot start processes on a host added to its allocation after it started (open-mpi/ompi#4555)" ||
       bad "Open MPI growth: $(cat "$T/refused"), Slurm $(slurm_nodes)"
     final=2
   else
     t0=$(date +%s.%N)
     ctl expand "$J" 2 >/dev/null || bad "expand $J 2 refused"
-    wait_until 60 '[ "$(procs "$J")" = 4 ]' && t1=$(date +%s.%N) &&
+    wait_until 60 '[ "$(procs "$J")" = 4 ]' && t1=$(date +%s.%N) && gs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') &&
       [ "$(view)" = "dnode1:up:2:0 dnode2:up:2:0 dnode3:outside:0:0 dnode4:outside:0:0 dnode5:outside:0:0" ] &&
-      [ "$(slurm_nodes)" = "dnode1 dnode2" ] && ok "2 -> 4 beyond the allocation: Slurm added dnode2 to job $SLURM_JOB_ID ($(grep -o 'grew by .* in [0-9.]* s' "$T/d.$part.log" | head -1)), the new ranks run there; $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f s", b - a }') from the expand command to the job at 4" ||
+      [ "$(slurm_nodes)" = "dnode1 dnode2" ] && result mpiexec "grow beyond the allocation" works "$gs" "Slurm adds a host to the job (ductiled --slurm-grow); from the expand command to the job at its new size" &&
+      ok "2 -> 4 beyond the allocation: Slurm added dnode2 to job $SLURM_JOB_ID ($(grep -o 'grew by .* in [0-9.]* s' "$T/d.$part.log" | head -1)), the new ranks run there; $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f s", b - a }') from the expand command to the job at 4" ||
       bad "growth beyond the allocation: procs $(procs "$J"), $(view), Slurm $(slurm_nodes); $(grep slurm: "$T/d.$part.log" | tail -2)"
     ctl shrink "$J" 2 >/dev/null || bad "shrink $J 2 refused"
     wait_until 60 '[ "$(procs "$J")" = 2 ]' && wait_until 20 'reason dnode2 | grep -q "Slurm refuses to change job"' &&

@@ -27,7 +27,7 @@ made=0
 T=
 lockfd=
 cleanup() {
-  [ $made = 1 ] && timeout 60 "$CLUSTER" down >/dev/null 2>&1
+  [ $made = 1 ] && timeout -k 10 60 "$CLUSTER" down >/dev/null 2>&1
   [ -n "$T" ] && rm -rf "$T"
 }
 trap cleanup EXIT
@@ -54,7 +54,9 @@ else
   # the namespaces (tests/cluster/hosts.sh, docs/cluster.md)
   export SLURM_OVERLAP=1 UCX_TLS=${UCX_TLS:-tcp,self}
 fi
-export T B="$abs_top_builddir" S="$abs_top_srcdir" PYTHON MPIEXEC MPI_FAMILY scale
+# rows of docs/cluster.md's table of what works where (tests/cluster/results-lib.sh)
+RESULTS="$abs_top_builddir/tests/cluster/results.tsv"
+export T B="$abs_top_builddir" S="$abs_top_srcdir" PYTHON MPIEXEC MPI_FAMILY scale RESULTS
 fail=0
 # part NAME SALLOC-ARGS...: the inner part in an allocation made on dnode1
 part() {
@@ -65,7 +67,7 @@ part() {
   if [ $rc -ne 0 ] || grep -q '^FAIL' "$T/$name.out" || ! grep -q '^ok' "$T/$name.out"; then
     echo "FAIL: part $name (exit $rc)"
     tail -30 "$T/$name.out"; echo "--- ductiled log:"; tail -30 "$T/d.$name.log" 2>/dev/null
-    timeout 10 "$CLUSTER" exec dnode1 scancel -n ductile-test >/dev/null 2>&1
+    timeout -k 10 10 "$CLUSTER" exec dnode1 scancel -n ductile-test >/dev/null 2>&1
     fail=1
     return 1
   fi

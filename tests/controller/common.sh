@@ -42,13 +42,20 @@ start_daemon() {
   bad "ductiled did not start"; cat "$T/daemon.log"; exit 1
 }
 stop_daemon() { kill "$DPID" 2>/dev/null; wait "$DPID" 2>/dev/null; DPID=""; }
+# daemon_clean: stop ductiled and fail on a sanitizer report in its log (ASan/UBSan builds)
+daemon_clean() {
+  [ -n "$DPID" ] && stop_daemon
+  if grep -q "ERROR: AddressSanitizer\|runtime error:\|ERROR: LeakSanitizer" "$T/daemon.log"; then
+    bad "sanitizer report from ductiled:"; grep -A20 "ERROR: AddressSanitizer\|runtime error:\|ERROR: LeakSanitizer" "$T/daemon.log" | head -40
+  fi
+}
 
 ctl() { "$DUCTILECTL" -c "unix:$SOCK" "$@"; }
 
-# start_job NAME NPROCS ARGS...: ctl_job in the background (stdout -> $T/NAME.log)
+# start_job NAME NPROCS ARGS...: ctl_job in the background (stdout -> $T/NAME.log), killed after JOB_TIMEOUT s (150)
 start_job() {
   name=$1; np=$2; shift 2
-  timeout 150 $MPIEXEC -n "$np" "$JOB" "$@" > "$T/$name.log" 2>&1 &
+  timeout -k 10 "${JOB_TIMEOUT:-150}" $MPIEXEC -n "$np" "$JOB" "$@" > "$T/$name.log" 2>&1 &
   JOBPIDS="$JOBPIDS $!"
   eval "PID_$name=$!"
 }

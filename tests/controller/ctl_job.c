@@ -8,7 +8,9 @@
  * usage: ctl_job ITERATIONS [SLEEP_MS] [IO_EVERY] [STOPFILE]
  *   a negative SLEEP_MS -W is work that scales: W/size ms per iteration;
  *   "F,W": F ms that do not scale plus W/size ms (bench/workload)
- *   the job stops early (cleanly) at the first iteration where STOPFILE exists. */
+ *   the job stops early (cleanly) at the first iteration where STOPFILE exists.
+ * CTL_JOB_SIZES: size constraints the program sets (ductile_set_sizes) after
+ * MPI_Init, on every process (tests/controller/sizes.sh). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +35,11 @@ int main(int argc, char **argv)
     if (argc > 2 && strchr(argv[2], ',')) par_ms = atoi(strchr(argv[2], ',') + 1);
     int io_every = argc > 3 ? atoi(argv[3]) : 0;
     const char *stopfile = argc > 4 ? argv[4] : NULL;
+    char err[400];
+    if (getenv("CTL_JOB_SIZES") && ductile_set_sizes(getenv("CTL_JOB_SIZES"), err, sizeof err) != 0) {
+        fprintf(stderr, "CHECK FAIL ductile_set_sizes: %s\n", err);
+        failures++;
+    }
     MPI_Comm_rank(EMPI_COMM_WORLD, &rank);
     MPI_Comm_size(EMPI_COMM_WORLD, &size);
     long d, c;

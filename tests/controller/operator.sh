@@ -4,7 +4,7 @@
 # terminal, events, drain, watch across a daemon restart, shutdown.
 . "$abs_top_srcdir/tests/controller/common.sh"
 PEER="$abs_top_srcdir/tests/controller/peer.py"
-peer() { timeout $((60 * ${TEST_TIME_SCALE:-1})) "$PY" "$PEER" "$@"; }
+peer() { timeout -k 10 $((60 * ${TEST_TIME_SCALE:-1})) "$PY" "$PEER" "$@"; }
 
 "$DUCTILED" --version | grep -q "^ductiled (Ductile) " && ok "ductiled --version" || bad "ductiled --version"
 start_daemon --slots 4

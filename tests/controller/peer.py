@@ -33,11 +33,15 @@ def call(f, obj):
             return m
     raise RuntimeError("no reply")
 
+KEYS = {}  # job -> the key ductiled gave at registration (a take-over must show it)
+
 def register(f, tag, pid, procs=2, job=None, rid=1):
     req = {"v": 1, "id": rid, "cmd": "register", "tag": tag, "pid": pid, "binary": "/bin/" + tag, "procs": procs}
     if job: req["job"] = job
+    if job in KEYS: req["key"] = KEYS[job]
     r = call(f, req)
     assert r["ok"], r
+    KEYS[r["result"]["job"]] = r["result"].get("key")
     return r["result"]["job"]
 
 def many_exited(path, n, crash_tag):
@@ -114,7 +118,8 @@ def half_open(path):
     j = register(fa, "half", 5151)
     # connection a stays open and silent (its peer "vanished"); the job comes back on b
     b, fb = connect(path)
-    r = call(fb, {"v": 1, "id": 1, "cmd": "register", "tag": "half", "pid": 5151, "binary": "/bin/half", "procs": 2, "job": j})
+    r = call(fb, {"v": 1, "id": 1, "cmd": "register", "tag": "half", "pid": 5151, "binary": "/bin/half", "procs": 2, "job": j,
+                  "key": KEYS[j]})
     print(json.dumps(r))
 
 def lease(path, wait_s):
@@ -263,7 +268,7 @@ def policy(path, mode, before):
             except OSError:
                 time.sleep(0.1)
         r = call(fa, {"v": 1, "id": 1, "cmd": "register", "tag": "pa", "pid": 7001, "binary": "/bin/pa", "procs": 3,
-                      "malleable": True, "job": a})
+                      "malleable": True, "job": a, "key": KEYS[a]})
         sh = _wait_cmd(sa, fa, "shrink", 5)
         print("after restart", json.dumps(r["result"]), "shrink", json.dumps(sh))
 

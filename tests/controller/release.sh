@@ -50,7 +50,7 @@ stop_daemon
 # 4. an I/O token held past its lease is revoked; the holder acknowledges
 rm -f "$SOCK"
 start_daemon --io-lease 1
-timeout $((30 * ${TEST_TIME_SCALE:-1})) "$PY" "$PEER" lease_revoke "$SOCK" $((5 * ${TEST_TIME_SCALE:-1})) > "$T/lease.out" 2>&1
+timeout -k 10 $((30 * ${TEST_TIME_SCALE:-1})) "$PY" "$PEER" lease_revoke "$SOCK" $((5 * ${TEST_TIME_SCALE:-1})) > "$T/lease.out" 2>&1
 grep -q "holder got revoke: token (I/O lease expired)" "$T/lease.out" && grep -q "waiter granted" "$T/lease.out" \
   && grep -q "revoke acknowledged" "$T/lease.out" && ok "lease: $(tr '\n' '|' < "$T/lease.out")" || bad "lease revoke: $(cat "$T/lease.out")"
 exit $fail

@@ -6,7 +6,7 @@
 PEER="$abs_top_srcdir/tests/controller/peer.py"
 umask 077
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$T/secret"
-peer() { timeout $((60 * ${TEST_TIME_SCALE:-1})) "$PY" "$PEER" "$@"; }
+peer() { timeout -k 10 $((60 * ${TEST_TIME_SCALE:-1})) "$PY" "$PEER" "$@"; }
 
 # 1. a server that says it needs no authentication is not believed
 peer fake_server "$T/port" tcp 20 > "$T/fake.out" 2>&1 &
@@ -56,7 +56,7 @@ peer flood_tcp "$port" 600 $((6 * ${TEST_TIME_SCALE:-1})) > "$T/flood.out" 2>&1 
 flp=$!
 wait_until 30 '[ -s "$T/flood.out" ]'
 ctl list > /dev/null 2>&1 && ok "local client served during a flood of 600 TCP connections ($(cat "$T/flood.out"))" || bad "local client locked out by a TCP flood"
-grep -q "too many unauthenticated" "$T/daemon.log" && ok "flood refused: $(grep -c 'refused tcp' "$T/daemon.log") connections" || bad "no flood limit in the log"
+grep -q "too many unauthenticated" "$T/daemon.log" && ok "flood held to the limit: $(grep -m1 'oldest first' "$T/daemon.log" | cut -c19-)" || bad "no flood limit in the log"
 kill $flp 2>/dev/null; wait $flp 2>/dev/null
 
 # 5. a flooding sender neither starves the others nor grows the daemon

@@ -58,7 +58,7 @@ for q in 1 2 3; do
   np=$([ $q = 2 ] && echo 1 || echo 2)
   iters=$(echo "$res" | sed -n 's/.*iters=\([0-9]*\).*/\1/p')
   [ -n "$iters" ] || { bad "q$q: no result"; continue; }
-  ref=$(DUCTILE_CONTROLLER=off timeout 300 $MPIEXEC -n $np env LD_PRELOAD="$LIBDUCTILE" "$APP" "$iters" 20 6 2>&1 | grep '^RESULT')
+  ref=$(DUCTILE_CONTROLLER=off timeout -k 10 300 $MPIEXEC -n $np env LD_PRELOAD="$LIBDUCTILE" "$APP" "$iters" 20 6 2>&1 | grep '^RESULT')
   [ "$ref" = "$res" ] && ok "q$q: $res, identical to a run nobody folded" || bad "q$q: results differ: '$res', reference '$ref'"
 done
 exit $fail

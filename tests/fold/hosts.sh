@@ -16,8 +16,8 @@ scale=${TEST_TIME_SCALE:-2}
 made=0 tmp= lockfd= DPID= fail=0
 cleanup() {
   [ -n "$DPID" ] && kill "$DPID" 2>/dev/null
-  timeout 10 "$CLUSTER" exec dnode1 scancel -n ductile-fold-test >/dev/null 2>&1
-  [ $made = 1 ] && timeout 60 "$CLUSTER" down >/dev/null 2>&1
+  timeout -k 10 10 "$CLUSTER" exec dnode1 scancel -n ductile-fold-test >/dev/null 2>&1
+  [ $made = 1 ] && timeout -k 10 60 "$CLUSTER" down >/dev/null 2>&1
   if [ $fail -ne 0 ] && [ -n "$tmp" ]; then for f in "$tmp"/*.log; do echo "--- $f"; tail -20 "$f"; done; fi
   [ -n "$tmp" ] && rm -rf "$tmp"
 }

@@ -37,7 +37,7 @@ extract() {  # as tests/run-hpcc-test.sh
 }
 start_daemon --slots 4
 input "$T/folded"
-(cd "$T/folded" && timeout 300 $MPIEXEC -n $NP env LD_PRELOAD="$LIBDUCTILE" "$HPCC" > "$T/hpcc.log" 2>&1) &
+(cd "$T/folded" && timeout -k 10 300 $MPIEXEC -n $NP env LD_PRELOAD="$LIBDUCTILE" "$HPCC" > "$T/hpcc.log" 2>&1) &
 JOBPIDS="$JOBPIDS $!"; HPID=$!
 wait_until 40 '[ "$(ctl --json list | jget "len(d[\"jobs\"])")" = 1 ]' && ok "hpcc registered" || { bad "hpcc did not register"; exit 1; }
 j=$(ctl --json list | jget 'd["jobs"][0]["job"]')
@@ -53,7 +53,7 @@ wait_until 20 '[ "$(grep -c "fold: unfolded" "$T/hpcc.log")" = $NP ]' && ok "all
 wait "$HPID"; rc=$?
 [ $rc -eq 0 ] && ok "folded hpcc ended" || { bad "folded hpcc failed (rc $rc)"; tail -20 "$T/hpcc.log"; exit 1; }
 input "$T/plain"
-(cd "$T/plain" && DUCTILE_CONTROLLER=off timeout 300 $MPIEXEC -n $NP env LD_PRELOAD="$LIBDUCTILE" "$HPCC" > "$T/plain.log" 2>&1) || bad "unfolded hpcc failed"
+(cd "$T/plain" && DUCTILE_CONTROLLER=off timeout -k 10 300 $MPIEXEC -n $NP env LD_PRELOAD="$LIBDUCTILE" "$HPCC" > "$T/plain.log" 2>&1) || bad "unfolded hpcc failed"
 extract "$T/folded/hpccoutf.txt" > "$T/folded.facts"
 extract "$T/plain/hpccoutf.txt" > "$T/plain.facts"
 n=$(wc -l < "$T/plain.facts")

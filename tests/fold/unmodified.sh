@@ -9,7 +9,7 @@
 . "$abs_top_srcdir/tests/fold/common.sh"
 export DUCTILE_VERBOSE=1
 start_daemon --slots 2
-timeout 300 $MPIEXEC -n 2 env LD_PRELOAD="$LIBDUCTILE" "$APP" 1000000 20 6 "$T/stop" > "$T/job.log" 2>&1 &
+timeout -k 10 300 $MPIEXEC -n 2 env LD_PRELOAD="$LIBDUCTILE" "$APP" 1000000 20 6 "$T/stop" > "$T/job.log" 2>&1 &
 JOBPIDS="$JOBPIDS $!"; JPID=$!
 wait_until 40 '[ "$(ctl --json list | jget "len(d[\"jobs\"])")" = 1 ]' && ok "the unmodified job registered" || { bad "job did not register"; exit 1; }
 j=$(ctl --json list | jget 'd["jobs"][0]["job"]')
@@ -47,6 +47,6 @@ wait "$JPID"; rc=$?
 res=$(grep '^RESULT' "$T/job.log")
 [ $rc -eq 0 ] && [ -n "$res" ] && ok "the folded run ended: $res" || { bad "the job failed (rc $rc)"; exit 1; }
 iters=$(echo "$res" | sed -n 's/.*iters=\([0-9]*\).*/\1/p')
-ref=$(DUCTILE_CONTROLLER=off timeout 300 $MPIEXEC -n 2 env LD_PRELOAD="$LIBDUCTILE" "$APP" "$iters" 20 6 2>&1 | grep '^RESULT')
+ref=$(DUCTILE_CONTROLLER=off timeout -k 10 300 $MPIEXEC -n 2 env LD_PRELOAD="$LIBDUCTILE" "$APP" "$iters" 20 6 2>&1 | grep '^RESULT')
 [ "$ref" = "$res" ] && ok "identical to a run nobody folded" || bad "results differ: folded '$res', reference '$ref'"
 exit $fail

@@ -1,7 +1,9 @@
 /* fuzz_protocol.c -- libFuzzer target for the control protocol's parser:
  * arbitrary bytes go through the line framing (linebuf) and every line through
  * proto_parse; a valid message must survive a rebuild/re-parse round trip, and
- * every invalid one must yield an error reply that itself parses.  Build and
+ * every invalid one must yield an error reply that itself parses; what the
+ * schemas let through passes them again unchanged, and every job result
+ * schema (schema_check_result) is tried on replies.  Build and
  * run with tests/fuzz/run-fuzz.sh (clang -fsanitize=fuzzer,address,undefined). */
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +11,7 @@
 #include <string.h>
 
 #include "protocol.h"
+#include "schema.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -28,8 +31,22 @@ static void check_line(const char *line, size_t len)
         free(rep);
         return;
     }
+    if (k == PROTO_REPLY && json_is_object(json_object_get(m.root, "result"))) {
+        static const char *const cmds[] = {"expand", "shrink", "resize", "revoke", "io", "period", "fold", "unfold"};
+        for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {
+            json_t *r = json_deep_copy(json_object_get(m.root, "result"));
+            char why[300];
+            int rc = schema_check_result(cmds[c], r, why, sizeof why);
+            if (rc == 0 && schema_check_result(cmds[c], r, why, sizeof why) != 0) abort(); /* idempotent */
+            json_decref(r);
+        }
+    }
     if (k == PROTO_REQUEST) {
         if (!m.cmd || m.id < 0) abort();
+        /* only what the schema names is left, and it passes again */
+        size_t before = json_object_size(m.root);
+        char why[400];
+        if (schema_check_request(m.cmd, m.root, why, sizeof why) != 0 || json_object_size(m.root) != before) abort();
         char *again = proto_request(m.id, m.cmd, m.root);
         if (again) {
             struct proto_msg r;

@@ -23,6 +23,6 @@ export DUCTILE_SUMMARY=0
 # run_pattern NAME NPROCS PHASES COMPUTE_MS [env...]: io_pattern with the preload
 run_pattern() {
   name=$1; np=$2; ph=$3; ms=$4; shift 4
-  timeout 120 $MPIEXEC -n "$np" env LD_PRELOAD="${SANITIZER_PRELOAD:+$SANITIZER_PRELOAD:}$LIBDUCTILE" \
+  timeout -k 10 120 $MPIEXEC -n "$np" env LD_PRELOAD="${SANITIZER_PRELOAD:+$SANITIZER_PRELOAD:}$LIBDUCTILE" \
     DUCTILE_REPORT="$T/$name.json" "$@" "$PATTERN" "$ph" "$ms" "$T" "$name" > "$T/$name.out" 2> "$T/$name.log"
 }

@@ -45,7 +45,7 @@ run_pair() {
   p=$1
   for n in a b; do
     if [ $n = a ]; then args=$ARGS_A; else args=$ARGS_B; fi
-    DUCTILE_JOB_ID="$p$n" DUCTILE_REPORT="$T/$p$n.json" timeout $((150 * SCALE)) $MPIEXEC -n 1 "$JAC" $args "$T/$p$n.ckpt" "$T/$p.go" \
+    DUCTILE_JOB_ID="$p$n" DUCTILE_REPORT="$T/$p$n.json" timeout -k 10 $((150 * SCALE)) $MPIEXEC -n 1 "$JAC" $args "$T/$p$n.ckpt" "$T/$p.go" \
       > "$T/$p$n.out" 2> "$T/$p$n.log" &
     eval "PID_$n=\$!"
   done

@@ -26,7 +26,7 @@ ARGS_B="64 70 10 200 1000"
 # ref ITERATIONS: the result without ductiled, timing knobs or resizes
 # (the checksum and the last checkpoint depend on neither)
 ref() {
-  DUCTILE_CONTROLLER=off DUCTILE_REPORT= timeout $((60 * SCALE)) $MPIEXEC -n 1 "$JAC" 64 "$1" 10 0 0 "$T/ref$1.ckpt" \
+  DUCTILE_CONTROLLER=off DUCTILE_REPORT= timeout -k 10 $((60 * SCALE)) $MPIEXEC -n 1 "$JAC" 64 "$1" 10 0 0 "$T/ref$1.ckpt" \
     > "$T/ref$1.out" 2> "$T/ref$1.log" || bad "reference run of $1 iterations failed"
 }
 # same_result PREFIX ITERATIONS_A ITERATIONS_B: final line and last checkpoint

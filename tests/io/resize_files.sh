@@ -18,7 +18,7 @@ RES="$B/tests/io/io_resize"
 # run_resize NAME NPROCS SCHEDULE ITERS OPEN CLOSE EXPECT_ITER EXPECT_FROM EXPECT_TO [VAR=value...]
 run_resize() {
   name=$1; np=$2; sched=$3; iters=$4; op=$5; cl=$6; want=$7; from=$8; to=$9; shift 9
-  env "$@" DUCTILE_SCHEDULE="$sched" DUCTILE_REPORT="$T/$name.json" timeout $((60 * ${TEST_TIME_SCALE:-2})) \
+  env "$@" DUCTILE_SCHEDULE="$sched" DUCTILE_REPORT="$T/$name.json" timeout -k 10 $((60 * ${TEST_TIME_SCALE:-2})) \
     $MPIEXEC -n "$np" "$RES" 40 "$iters" "$op" "$cl" "$T/$name.dat" > "$T/$name.out" 2> "$T/$name.log"
   rc=$?
   if [ $rc -ne 0 ] || ! grep -q "^io_resize: ok" "$T/$name.out"; then

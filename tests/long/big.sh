@@ -19,7 +19,7 @@ big() {
   name=$1 label=$2; shift 2
   rep="$tmp/report.json"; rm -f "$rep"
   t0=$(date +%s)
-  env DUCTILE_REPORT="$rep" DUCTILE_SCHEDULE="1:+1" "$@" timeout "$T" $MPIEXEC -n 1 "$BIG" 3 > "$tmp/out" 2> "$tmp/err"
+  env DUCTILE_REPORT="$rep" DUCTILE_SCHEDULE="1:+1" "$@" timeout -k 10 "$T" $MPIEXEC -n 1 "$BIG" 3 > "$tmp/out" 2> "$tmp/err"
   rc=$?
   if [ $rc -ne 0 ] || ! grep -q "^BIG ok size=2 " "$tmp/out"; then
     echo "FAIL: $name: exit code $rc"; grep -v "^ductile:" "$tmp/err" | tail -15; tail -5 "$tmp/out"; fail=1; return 1

@@ -41,7 +41,7 @@ bs() {
   sample & spid=$!
   t0=$(date +%s)
   env DUCTILE_REPORT="$rep" DUCTILE_SCHEDULE="$sched" BIG_ROWS=$ROWS "$@" \
-    timeout "$T" $MPIEXEC -n "$np" "$BIG" 3 > "$tmp/out" 2> "$tmp/err"
+    timeout -k 10 "$T" $MPIEXEC -n "$np" "$BIG" 3 > "$tmp/out" 2> "$tmp/err"
   rc=$?
   kill $spid 2>/dev/null; wait $spid 2>/dev/null
   if [ $rc -ne 0 ] || ! grep -q "^BIG ok size=$final " "$tmp/out"; then

@@ -8,7 +8,6 @@
  * the world) at the first iteration and at each one after the size changed; the end:
  * "FINAL size=S iterations=I failures=F".
  * usage: cycle_app ITERATIONS [SLEEP_MS] */
-#include <dirent.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,41 +17,12 @@
 
 #include <empi.h>
 
+#include "procstat.h"
+
 static int64_t rows = 100000;
 static int rank, size, failures;
 
 static double val(int64_t g, int it) { return (double)g * 3.0 + (double)it * 0.5; }
-
-static int count_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    int n = 0;
-    for (struct dirent *e; d && (e = readdir(d));)
-        if (e->d_name[0] != '.') n++;
-    if (d) closedir(d);
-    return n - 1; /* the directory's own descriptor */
-}
-
-static long rss_kb(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmRSS: %ld", &kb) == 1) break;
-    if (f) fclose(f);
-    return kb;
-}
-
-static int listed(const char *list, int it)
-{
-    for (const char *p = list; p && *p;) {
-        if (atoi(p) == it) return 1;
-        p = strchr(p, ',');
-        if (p) p++;
-    }
-    return 0;
-}
 
 int main(int argc, char **argv)
 {
@@ -78,7 +48,7 @@ int main(int argc, char **argv)
             struct timespec ts = {sleep_ms / 1000, (sleep_ms % 1000) * 1000000L};
             nanosleep(&ts, NULL);
         }
-        if (rank == 0 && listed(stat, it)) printf("STAT it=%d fds=%d rss_kb=%ld\n", it, count_fds(), rss_kb());
+        if (rank == 0 && procstat_listed(stat, it)) printf("STAT it=%d fds=%d rss_kb=%ld\n", it, procstat_fds(), procstat_rss_kb());
         { /* every process of the world, by pid, every iteration; printed when the size changed */
             int pid = (int)getpid(), *pids = malloc((size_t)size * sizeof *pids);
             MPI_Gather(&pid, 1, MPI_INT, pids, 1, MPI_INT, 0, EMPI_COMM_WORLD);
@@ -105,10 +75,7 @@ int main(int argc, char **argv)
         printf("LEFT pid=%d type=%s\n", (int)getpid(), type == EMPI_SPAWNED ? "spawned" : "native");
         fflush(stdout);
     } else {
-        int fl = 0;
-        MPI_Allreduce(&failures, &fl, 1, MPI_INT, MPI_SUM, EMPI_COMM_WORLD);
-        if (rank == 0) printf("FINAL size=%d iterations=%d failures=%d\n", size, it, fl);
-        fflush(stdout);
+        procstat_final(EMPI_COMM_WORLD, failures, it);
     }
     MPI_Finalize();
     return failures ? 1 : 0;

@@ -38,7 +38,7 @@ cycles() {
   rep="$tmp/report.json"; rm -f "$rep"
   t0=$(date +%s)
   env DUCTILE_REPORT="$rep" DUCTILE_SUMMARY=0 DUCTILE_SCHEDULE="$(sched "$n" "$np" "$b")" CYC_STAT="21,$((iters - 1))" \
-    "$@" timeout "$T" $MPIEXEC -n "$np" "$CYC" "$iters" > "$tmp/out" 2> "$tmp/err" &
+    "$@" timeout -k 10 "$T" $MPIEXEC -n "$np" "$CYC" "$iters" > "$tmp/out" 2> "$tmp/err" &
   mp=$!
   wait $mp
   rc=$?

@@ -30,14 +30,14 @@ print(",".join("%d:=%d" % (2 * (k + 1), t) for k, (s, t) in enumerate(pairs)))
 PY
 ) || { echo "FAIL: could not make the circuit"; exit 1; }
 iters=$((2 * 56 + 6))
-timeout $t $MPIEXEC -n 1 "$prog" 3 12 12 > ref 2>&1 || { echo "FAIL: 3-D static run"; cat ref; exit 1; }
+timeout -k 10 $t $MPIEXEC -n 1 "$prog" 3 12 12 > ref 2>&1 || { echo "FAIL: 3-D static run"; cat ref; exit 1; }
 ref=$(hash_of ref 1)
 [ -n "$ref" ] || { echo "FAIL: static run: no hash"; cat ref; exit 1; }
 # the static result does not depend on the iteration count beyond the last resize: run the same count
-timeout $t $MPIEXEC -n 1 "$prog" 3 12 "$iters" > ref 2>&1 || { echo "FAIL: 3-D static run ($iters iterations)"; cat ref; exit 1; }
+timeout -k 10 $t $MPIEXEC -n 1 "$prog" 3 12 "$iters" > ref 2>&1 || { echo "FAIL: 3-D static run ($iters iterations)"; cat ref; exit 1; }
 ref=$(hash_of ref 1)
 t0=$(date +%s)
-DUCTILE_REPORT="$tmp/rep.json" DUCTILE_SCHEDULE="$sched" timeout $t $MPIEXEC -n 1 "$prog" 3 12 "$iters" > out 2> err
+DUCTILE_REPORT="$tmp/rep.json" DUCTILE_SCHEDULE="$sched" timeout -k 10 $t $MPIEXEC -n 1 "$prog" 3 12 "$iters" > out 2> err
 rc=$?
 got=$(hash_of out 1)
 n=$($PYTHON -c 'import json,sys; print(sum(1 for x in json.load(open(sys.argv[1]))["reconfigurations"] if x["status"] == "ok"))' "$tmp/rep.json" 2>/dev/null)

@@ -1,5 +1,9 @@
-/* allkinds.c -- the four general data kinds in one malleable program, for the
- * transaction test (tests/malleable/datatxn.sh): an N-D block "u" (2-D heat
+/* allkinds.c -- every kind of registered data in one malleable program, for
+ * the transaction tests (tests/malleable/datatxn.sh, inject.sh): a
+ * distributed array "v" (rows updated every iteration), a constant
+ * distributed array "c" (EMPI_CONSTANT: it may move in the background; its
+ * rows are checked against their formula), a replicated vector "r" and a
+ * scalar "s", then the four general data kinds: an N-D block "u" (2-D heat
  * stencil, halo exchange on the Cartesian communicator Ductile gives), a CSR
  * matrix "A" (EMPI_Register_csr balanced by non-zeros, its values updated
  * element by element), a particle list "parts" (custom callbacks, particles
@@ -11,13 +15,16 @@
  * Before every control point each process takes a snapshot of every kind:
  * the EMPI_Block (grid, communicator, address), the local array with its
  * halos, the CSR arrays' addresses, range and bytes, the list's nodes and
- * particles, the patch array, every patch's box, address and bytes, and the
+ * particles, the addresses and bytes of "v", "c", "r" and "s", the patch
+ * array, every patch's box, address and bytes, and the
  * patch statistics.  When the control point did not change the size (no
  * resize, or one that was rolled back), everything must be exactly the
  * snapshot, byte for byte ("FAIL: ... changed" otherwise); the program then
  * goes on with the same handles (b.comm included).  ALLKINDS_PACK_FAIL=1:
  * the custom pack callback of the last old rank fails (a failure after "u"
- * and "A" moved, before "grid").  ALLKINDS_UNPACK_FAIL=1: old rank 0's unpack
+ * and "A" moved, before "grid").  ALLKINDS_SLEEP_MS=MS: each iteration sleeps
+ * MS milliseconds (a background transfer then has time to complete).
+ * ALLKINDS_UNPACK_FAIL=1: old rank 0's unpack
  * callback fails for the last old rank (every item moved and agreed, some
  * processes unpacked everything, rank 0 half): every process that unpacked
  * gets its snapshot back through the callbacks (docs/data.md), so the list
@@ -29,7 +36,7 @@
  * comparison with its snapshot (its data moved) and goes on at the others'
  * iteration.
  *
- * usage: allkinds ITERS   (prints "hashes u H A H parts H grid H on P processes") */
+ * usage: allkinds ITERS   (prints "hashes v H c H r H s N u H A H parts N H grid H on P processes") */
 #include <mpi.h>
 #include <empi.h>
 #include <ductile.h>
@@ -37,9 +44,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-enum { GX = 24, GY = 29, NROWS = 150, NPART = 400, PX = 20, PY = 26 };
+enum { GX = 24, GY = 29, NROWS = 150, NPART = 400, PX = 20, PY = 26, NV = 37, NC = 29, NR = 16 };
 static int rank_, size_;
+
+/* ---- "v" (NV rows of 3), "c" (NC rows of 2, constant), "r" (NR, replicated), "s" (scalar) */
+static double c_val(int64_t g, int k) { return (double)((g * 13 + k * 7) % 31) / 4.0; }
+struct rowkinds {
+    double *v, *c, *r;
+    int64_t *s;
+    int vd, vn, cd, cn;
+};
+static void rows_get(struct rowkinds *w)
+{
+    w->v = EMPI_Get_addr("v");
+    w->c = EMPI_Get_addr("c");
+    w->r = EMPI_Get_addr("r");
+    w->s = EMPI_Get_addr("s");
+    EMPI_Get_wsize(rank_, size_, NV, &w->vd, &w->vn, NULL, NULL);
+    EMPI_Get_wsize(rank_, size_, NC, &w->cd, &w->cn, NULL, NULL);
+}
+/* the constant rows hold their formula (a wrong or unfilled block shows here) */
+static int c_bad(const struct rowkinds *w, int it)
+{
+    for (int i = 0; i < w->cn; i++)
+        for (int k = 0; k < 2; k++)
+            if (w->c[i * 2 + k] != c_val(w->cd + i, k)) {
+                printf("FAIL: rank %d of %d: 'c' row %d differs at iteration %d\n", rank_, size_, w->cd + i, it);
+                return 1;
+            }
+    return 0;
+}
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
@@ -172,6 +208,8 @@ static void migrate(struct list *l)
 
 /* ---- the snapshot of every kind, and its comparison */
 struct snap {
+    struct rowkinds w;
+    char *rowbytes; /* v, c, r, s */
     EMPI_Block b;
     char *u;
     int64_t *rp, *ci, row0, rows, nnz;
@@ -188,9 +226,23 @@ struct snap {
 
 static size_t patch_bytes(const EMPI_Patch *p) { return (size_t)p->size[0] * p->size[1] * sizeof(double); }
 
+static size_t rows_bytes(const struct rowkinds *w) { return ((size_t)w->vn * 3 + (size_t)w->cn * 2 + NR) * 8 + 8; }
+static void rows_copy(const struct rowkinds *w, char *o)
+{
+    memcpy(o, w->v, (size_t)w->vn * 24);
+    o += (size_t)w->vn * 24;
+    memcpy(o, w->c, (size_t)w->cn * 16);
+    o += (size_t)w->cn * 16;
+    memcpy(o, w->r, NR * 8);
+    memcpy(o + NR * 8, w->s, 8);
+}
+
 static void take(struct snap *s, const struct list *l)
 {
     memset(s, 0, sizeof *s);
+    rows_get(&s->w);
+    s->rowbytes = malloc(rows_bytes(&s->w));
+    rows_copy(&s->w, s->rowbytes);
     EMPI_Get_block("u", &s->b);
     size_t ub = (size_t)s->b.lsizes[0] * s->b.lsizes[1] * sizeof(double);
     s->u = malloc(ub + 1);
@@ -220,7 +272,7 @@ static void take(struct snap *s, const struct list *l)
 static void drop(struct snap *s)
 {
     for (int i = 0; i < s->np; i++) free(s->pdata[i]);
-    free(s->u); free(s->csr); free(s->nodes); free(s->parts); free(s->pcopy); free(s->pdata);
+    free(s->rowbytes); free(s->u); free(s->csr); free(s->nodes); free(s->parts); free(s->pcopy); free(s->pdata);
 }
 
 static int cmp_id(const void *a, const void *b);
@@ -246,7 +298,9 @@ static int compare(const struct snap *a, const struct list *l, int it)
     struct snap b;
     take(&b, l);
     const char *what = NULL;
-    if (memcmp(&a->b, &b.b, sizeof a->b) || memcmp(a->u, b.u, (size_t)a->b.lsizes[0] * a->b.lsizes[1] * 8))
+    if (memcmp(&a->w, &b.w, sizeof a->w) || memcmp(a->rowbytes, b.rowbytes, rows_bytes(&a->w)))
+        what = "the rows of 'v', 'c', 'r' or 's' (addresses or bytes)";
+    else if (memcmp(&a->b, &b.b, sizeof a->b) || memcmp(a->u, b.u, (size_t)a->b.lsizes[0] * a->b.lsizes[1] * 8))
         what = "the N-D block 'u' (grid, communicator, array or halos)";
     else if (a->rp != b.rp || a->ci != b.ci || a->va != b.va || a->row0 != b.row0 || a->rows != b.rows ||
              a->nnz != b.nnz || memcmp(a->csr, b.csr, (size_t)(a->rows + 1 + 2 * a->nnz) * 8))
@@ -317,6 +371,24 @@ int main(int argc, char **argv)
     MPI_Comm_size(EMPI_COMM_WORLD, &size_);
     EMPI_Get_type(&type);
     int spawned = type == EMPI_SPAWNED;
+    const char *ms = getenv("ALLKINDS_SLEEP_MS");
+    struct timespec nap = {0, (ms ? atol(ms) % 1000 : 0) * 1000000L};
+    /* v, c, r, s: buffers of this process's blocks (a spawned process's too: the new size) */
+    struct rowkinds w;
+    EMPI_Get_wsize(rank_, size_, NV, &w.vd, &w.vn, NULL, NULL);
+    EMPI_Get_wsize(rank_, size_, NC, &w.cd, &w.cn, NULL, NULL);
+    double *v0 = malloc((size_t)(w.vn + 1) * 24), *c0 = malloc((size_t)(w.cn + 1) * 16), r0[NR];
+    int64_t s0 = 0;
+    for (int i = 0; !spawned && i < w.vn; i++)
+        for (int k = 0; k < 3; k++) v0[i * 3 + k] = (double)((w.vd + i) * 3 + k) / 8.0;
+    for (int i = 0; !spawned && i < w.cn; i++)
+        for (int k = 0; k < 2; k++) c0[i * 2 + k] = c_val(w.cd + i, k);
+    for (int k = 0; k < NR; k++) r0[k] = spawned ? -1.0 : k;
+    if (EMPI_Register_array("v", v0, MPI_DOUBLE, NV, 3, EMPI_DISJOINT, EMPI_VARIABLE) != 0 ||
+        EMPI_Register_array("c", c0, MPI_DOUBLE, NC, 2, EMPI_DISJOINT, EMPI_CONSTANT) != 0)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    EMPI_Register_vector("r", r0, MPI_DOUBLE, NR, EMPI_SHARED);
+    if (EMPI_Register_scalar("s", &s0, MPI_INT64_T, 1) != 0) MPI_Abort(MPI_COMM_WORLD, 1);
     /* u */
     int g[2] = {GX, GY}, halo[2] = {1, 1};
     EMPI_Block b;
@@ -374,6 +446,13 @@ int main(int argc, char **argv)
     }
     for (; it < itmax; it++) {
         EMPI_Monitor_init();
+        rows_get(&w);
+        for (int i = 0; i < w.vn; i++)
+            for (int k = 0; k < 3; k++)
+                w.v[i * 3 + k] = w.v[i * 3 + k] * 0.5 + (double)(((w.vd + i) * 3 + k + it) % 5);
+        for (int k = 0; k < NR; k++) w.r[k] = w.r[k] * 0.5 + k + it;
+        *w.s += it * 3 + 1;
+        bad |= c_bad(&w, it);
         EMPI_Get_block("u", &b);
         stencil(&b);
         int64_t row0, rows, nnz;
@@ -395,6 +474,7 @@ int main(int argc, char **argv)
                     double *x = (double *)pa[k].addr + (size_t)i * pa[k].size[1] + j;
                     *x = *x * 0.9 + (double)((pa[k].lo[0] + i) * 3 + pa[k].lo[1] + j) / 8.0;
                 }
+        if (nap.tv_nsec) nanosleep(&nap, NULL);
         struct snap s;
         take(&s, &l);
         int oldsize = size_;
@@ -414,6 +494,20 @@ int main(int argc, char **argv)
         it = now_it;
     }
     if (status != EMPI_REMOVED) {
+        /* v: the rows in rank order; c: its formula; r and s: rank 0's, the same everywhere */
+        rows_get(&w);
+        bad |= c_bad(&w, itmax);
+        uint64_t hv = concat_hash(w.v, w.vn * 24), hc = concat_hash(w.c, w.cn * 16);
+        double rr[NR];
+        int64_t ss = *w.s;
+        memcpy(rr, w.r, sizeof rr);
+        MPI_Bcast(rr, NR, MPI_DOUBLE, 0, EMPI_COMM_WORLD);
+        MPI_Bcast(&ss, 1, MPI_INT64_T, 0, EMPI_COMM_WORLD);
+        if (memcmp(rr, w.r, sizeof rr) || ss != *w.s) {
+            printf("FAIL: rank %d of %d: the replicated 'r' or the scalar 's' differs from rank 0's\n", rank_, size_);
+            bad = 1;
+        }
+        uint64_t hr = fnv(1469598103934665603ULL, rr, sizeof rr);
         /* u: my interior box */
         EMPI_Get_block("u", &b);
         int ul = 4 + b.subsizes[0] * b.subsizes[1], q = 4;
@@ -458,11 +552,15 @@ int main(int argc, char **argv)
         int anybad = 0;
         MPI_Reduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, 0, EMPI_COMM_WORLD);
         if (rank_ == 0)
-            printf("hashes u %016llx A %016llx parts %d %016llx grid %016llx on %d processes%s\n", (unsigned long long)hu,
-                   (unsigned long long)ha, m, (unsigned long long)hp, (unsigned long long)hg, size_, anybad ? " BAD" : "");
+            printf("hashes v %016llx c %016llx r %016llx s %lld u %016llx A %016llx parts %d %016llx grid %016llx on %d "
+                   "processes%s\n", (unsigned long long)hv, (unsigned long long)hc, (unsigned long long)hr, (long long)ss,
+                   (unsigned long long)hu, (unsigned long long)ha, m, (unsigned long long)hp, (unsigned long long)hg,
+                   size_, anybad ? " BAD" : "");
         free(ub); free(lens); free(mine); free(cnt); free(dsp); free(all); free(gb);
     }
     clear(&l);
     MPI_Finalize();
+    free(v0); /* the program's first buffers (a resize gives Ductile's, which Ductile frees) */
+    free(c0);
     return 0;
 }

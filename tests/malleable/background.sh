@@ -15,7 +15,7 @@ prog="$abs_top_builddir/tests/malleable/cjacobi"
 # 2-core machine (MPICH, Threading); a resize still pending at MPI_Finalize
 # is cancelled, and with MPICH that cancellation ends the job (docs/malleability.md)
 dim=300 its=400
-timeout 120 $MPIEXEC -n 2 "$prog" $dim $its > "$tmp/ref.out" 2> "$tmp/ref.err" || { echo "FAIL: reference run"; cat "$tmp/ref.err"; exit 1; }
+timeout -k 10 120 $MPIEXEC -n 2 "$prog" $dim $its > "$tmp/ref.out" 2> "$tmp/ref.err" || { echo "FAIL: reference run"; cat "$tmp/ref.err"; exit 1; }
 ref=$(sed -n 's/.*checksum \([^ ]*\).*/\1/p' "$tmp/ref.out")
 [ -n "$ref" ] || { echo "FAIL: no checksum"; cat "$tmp/ref.out"; exit 1; }
 echo "reference: $(cat "$tmp/ref.out")"
@@ -23,7 +23,7 @@ echo "reference: $(cat "$tmp/ref.out")"
 crun() {
   name=$1 np=$2 size=$3 nok=$4; shift 4
   rep="$tmp/rep.json"; rm -f "$rep"
-  env DUCTILE_REPORT="$rep" "$@" timeout 240 $MPIEXEC -n "$np" "$prog" $dim $its > "$tmp/out" 2> "$tmp/err"
+  env DUCTILE_REPORT="$rep" "$@" timeout -k 10 240 $MPIEXEC -n "$np" "$prog" $dim $its > "$tmp/out" 2> "$tmp/err"
   rc=$?
   got=$(sed -n 's/.*checksum \([^ ]*\).*/\1/p' "$tmp/out")
   if [ $rc -ne 0 ] || [ "$got" != "$ref" ] || ! grep -q "processes, wrong elements 0" "$tmp/out"; then
@@ -67,7 +67,7 @@ frun() { # NAME NP VAR=value...
   rep="$tmp/rep.json"; rm -f "$rep"
   # a failed transfer's new buffers are abandoned on purpose (the MPI may still
   # write into them: docs/malleability.md), so LeakSanitizer is off here
-  env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" DUCTILE_REPORT="$rep" "$@" timeout 240 $MPIEXEC -n "$np" "$prog" $dim $its > "$tmp/out" 2> "$tmp/err"
+  env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" DUCTILE_REPORT="$rep" "$@" timeout -k 10 240 $MPIEXEC -n "$np" "$prog" $dim $its > "$tmp/out" 2> "$tmp/err"
   rc=$?
   got=$(sed -n 's/.*checksum \([^ ]*\).*/\1/p' "$tmp/out")
   if [ $rc -ne 0 ] || [ "$got" != "$ref" ] || ! grep -q "on $np processes, wrong elements 0" "$tmp/out"; then

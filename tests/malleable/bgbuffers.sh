@@ -21,7 +21,7 @@ dim=200 its=200
 # within the run on a loaded 2-core machine (Wait Drains overlapped up to 130
 # iterations here without it)
 FLEXBG_SLEEP_MS=2; export FLEXBG_SLEEP_MS
-timeout 120 $MPIEXEC -n 2 "$prog" $dim $its > "$tmp/ref.out" 2> "$tmp/ref.err" || { echo "FAIL: reference run"; cat "$tmp/ref.err"; exit 1; }
+timeout -k 10 120 $MPIEXEC -n 2 "$prog" $dim $its > "$tmp/ref.out" 2> "$tmp/ref.err" || { echo "FAIL: reference run"; cat "$tmp/ref.err"; exit 1; }
 ref=$(sed -n 's/.*checksum \([^ ]*\).*/\1/p' "$tmp/ref.out")
 [ -n "$ref" ] || { echo "FAIL: no checksum"; cat "$tmp/ref.out"; exit 1; }
 echo "reference: $(cat "$tmp/ref.out")"
@@ -33,7 +33,7 @@ echo "reference: $(cat "$tmp/ref.out")"
 brun() {
   name=$1 np=$2 bufs=$3 expect=$4; shift 4
   rep="$tmp/rep.json"; rm -f "$rep"
-  env DUCTILE_REPORT="$rep" "$@" timeout 240 $MPIEXEC -n "$np" "$prog" $dim $its "$bufs" > "$tmp/out" 2> "$tmp/err"
+  env DUCTILE_REPORT="$rep" "$@" timeout -k 10 240 $MPIEXEC -n "$np" "$prog" $dim $its "$bufs" > "$tmp/out" 2> "$tmp/err"
   rc=$?
   got=$(sed -n 's/.*checksum \([^ ]*\).*/\1/p' "$tmp/out")
   final=$(sed -n 's/.* on \([0-9]*\) processes.*/\1/p' "$tmp/out")
@@ -79,7 +79,7 @@ PY
 sched="DUCTILE_SCHEDULE=5:+2,40:-1,80:-2"
 # mode:method pairs: every mode and every method in make check; all of them
 # (nb does not apply to rma-lock/rma-lockall: Wait Drains instead) with
-# BGBUFFERS_ALL=1 (tests/long/bgbuffers_all.sh, make check-long)
+# BGBUFFERS_ALL=1 (tests/long/bgbuffers_all.sh, make check-sweep)
 pairs="nb:col wd:rma-lock wd:rma-fence thread:rma-lockall thread:p2p"
 [ "${BGBUFFERS_ALL:-0}" = 1 ] && pairs="nb:col nb:p2p nb:rma-fence wd:col wd:p2p wd:rma-lock wd:rma-lockall wd:rma-fence
   thread:col thread:p2p thread:rma-lock thread:rma-lockall thread:rma-fence"

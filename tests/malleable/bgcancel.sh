@@ -17,7 +17,7 @@
 #     last rank), then another resize that commits, then a clean
 #     MPI_Finalize: every method (col, p2p, rma-lock, rma-lockall) with a
 #     background strategy each, per-array windows, a shrink and the Baseline
-#     method; BGCANCEL_FULL=1 (make check-long: tests/long/bgcancel_full.sh)
+#     method; BGCANCEL_FULL=1 (make check-sweep: tests/long/bgcancel_full.sh)
 #     every method with every strategy (nb, wd, thread; nb does not apply to
 #     rma-*).
 # Each iteration sleeps 3 ms (CJACOBI_SLEEP_MS), so that the second resize
@@ -36,11 +36,11 @@ brun() {
   name=$1 np=$2 its=$3 want=$4; shift 4
   ref="$tmp/ref.$its"
   if [ ! -s "$ref" ]; then
-    timeout $((60 * S)) $MPIEXEC -n 1 "$prog" 100 "$its" > "$ref" 2> "$tmp/ref.err" || { echo "FAIL: static run"; cat "$tmp/ref.err"; exit 1; }
+    timeout -k 10 $((60 * S)) $MPIEXEC -n 1 "$prog" 100 "$its" > "$ref" 2> "$tmp/ref.err" || { echo "FAIL: static run"; cat "$tmp/ref.err"; exit 1; }
   fi
   refsum=$(sed -n 's/.*checksum \([^ ]*\).*/\1/p' "$ref")
   rep="$tmp/rep.json"; rm -f "$rep"
-  env DUCTILE_REPORT="$rep" CJACOBI_SLEEP_MS=3 "$@" timeout $((60 * S)) $MPIEXEC -n "$np" "$prog" 100 "$its" > "$tmp/out" 2> "$tmp/err"
+  env DUCTILE_REPORT="$rep" CJACOBI_SLEEP_MS=3 "$@" timeout -k 10 $((60 * S)) $MPIEXEC -n "$np" "$prog" 100 "$its" > "$tmp/out" 2> "$tmp/err"
   rc=$?
   got=$(sed -n 's/.*checksum \([^ ]*\).*/\1/p' "$tmp/out")
   if [ $rc -ne 0 ] || [ "$got" != "$refsum" ] || ! grep -q "wrong elements 0" "$tmp/out"; then

@@ -29,7 +29,7 @@ bc() {
   name=$1 np=$2 sched=$3 final=$4 label=$5; shift 5
   rep="$tmp/report.json"; rm -f "$rep"
   env DUCTILE_REPORT="$rep" DUCTILE_SCHEDULE="$sched" DUCTILE_TEST_INT_LIMIT=$LIMIT DUCTILE_VERBOSE=2 \
-    BIG_ROWS=$ROWS "$@" timeout "$T" $MPIEXEC -n "$np" "$BIG" 3 > "$tmp/out" 2> "$tmp/err"
+    BIG_ROWS=$ROWS "$@" timeout -k 10 "$T" $MPIEXEC -n "$np" "$BIG" 3 > "$tmp/out" 2> "$tmp/err"
   rc=$?
   if [ $rc -ne 0 ] || ! grep -q "^BIG ok size=$final " "$tmp/out"; then
     echo "FAIL: $name: exit code $rc"; grep -v "^ductile" "$tmp/err" | tail -15; tail -5 "$tmp/out"; fail=1; return 1
@@ -69,12 +69,12 @@ done
 # the general data kinds under a limit of 100 bytes (their exchanges and halo faces are a few hundred bytes)
 prog="$abs_top_builddir/tests/malleable/allkinds"
 hashes() { sed -n 's/^hashes \(.*\) on \([0-9]*\) processes.*/\1/p' "$1"; }
-timeout "$T" $MPIEXEC -n 2 "$prog" 12 > "$tmp/ref" 2> "$tmp/ref.err" || { echo "FAIL: allkinds static"; cat "$tmp/ref.err"; exit 1; }
+timeout -k 10 "$T" $MPIEXEC -n 2 "$prog" 12 > "$tmp/ref" 2> "$tmp/ref.err" || { echo "FAIL: allkinds static"; cat "$tmp/ref.err"; exit 1; }
 ref=$(hashes "$tmp/ref")
 [ -n "$ref" ] || { echo "FAIL: allkinds static: no hashes"; cat "$tmp/ref"; exit 1; }
 for m in col p2p; do
   env DUCTILE_SCHEDULE=3:+2,7:-1 DUCTILE_TEST_INT_LIMIT=100 DUCTILE_REDIST=$m DUCTILE_REPORT=none \
-    timeout "$T" $MPIEXEC -n 2 "$prog" 12 > "$tmp/out" 2> "$tmp/err"
+    timeout -k 10 "$T" $MPIEXEC -n 2 "$prog" 12 > "$tmp/out" 2> "$tmp/err"
   rc=$?
   got=$(hashes "$tmp/out")
   if [ $rc -ne 0 ] || [ "$got" != "$ref" ] || grep -q "FAIL\| BAD" "$tmp/out" || ! grep -q " on 3 processes" "$tmp/out"; then
@@ -85,7 +85,7 @@ for m in col p2p; do
 done
 rp="$abs_top_builddir/bench/repartition"
 (cd "$tmp" && DUCTILE_TEST_INT_LIMIT=100 DUCTILE_SCHEDULE="2:+2,5:-3" DUCTILE_REPORT=none \
-  timeout "$T" $MPIEXEC -n 3 "$rp" --resize 8 3 30 7 greedy rank > out 2> err)
+  timeout -k 10 "$T" $MPIEXEC -n 3 "$rp" --resize 8 3 30 7 greedy rank > out 2> err)
 rc=$?
 if [ $rc -ne 0 ] || ! grep -q "FINAL size=2 ok" "$tmp/out" || grep -q FAIL "$tmp/out"; then
   echo "FAIL: patches 3->5->2 per rank: rc $rc"; cat "$tmp/out"; grep -v "^ductile" "$tmp/err" | tail; fail=1
@@ -97,7 +97,7 @@ fi
 # with one error per process (5 GiB of 1-byte rows on 2 processes, allocated and never touched, no resize),
 # and both forms' per-rank arrays grown by resizes (1->3->2)
 m64="$abs_top_builddir/tests/malleable/monitor64"
-env DUCTILE_REPORT=none timeout "$T" $MPIEXEC -n 2 "$m64" $((5 << 30)) 4 > "$tmp/out" 2> "$tmp/err"
+env DUCTILE_REPORT=none timeout -k 10 "$T" $MPIEXEC -n 2 "$m64" $((5 << 30)) 4 > "$tmp/out" 2> "$tmp/err"
 rc=$?
 nerr=$(grep -o "does not fit an int: MPI_UNDEFINED returned instead" "$tmp/err" | wc -l)
 if [ $rc -ne 0 ] || ! grep -q "^M64 ok size=2 undefined=4$" "$tmp/out" || [ "$nerr" -ne 2 ]; then
@@ -105,7 +105,7 @@ if [ $rc -ne 0 ] || ! grep -q "^M64 ok size=2 undefined=4$" "$tmp/out" || [ "$ne
 else
   echo "ok: EMPI_Monitor_end64 past INT_MAX exact; the int form: MPI_UNDEFINED and one error per process"
 fi
-env DUCTILE_REPORT=none DUCTILE_SCHEDULE=1:+2,2:-1 timeout "$T" $MPIEXEC -n 1 "$m64" 1000 5 > "$tmp/out" 2> "$tmp/err"
+env DUCTILE_REPORT=none DUCTILE_SCHEDULE=1:+2,2:-1 timeout -k 10 "$T" $MPIEXEC -n 1 "$m64" 1000 5 > "$tmp/out" 2> "$tmp/err"
 rc=$?
 if [ $rc -ne 0 ] || ! grep -q "^M64 ok size=2 undefined=0$" "$tmp/out" || grep -q "does not fit" "$tmp/err"; then
   echo "FAIL: EMPI_Monitor_end(64) 1->3->2: rc $rc"; cat "$tmp/out"; tail "$tmp/err"; fail=1

@@ -11,7 +11,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 fail=0
 t=$((60 * ${TEST_TIME_SCALE:-2} / 2))
-timeout $t $MPIEXEC -n 2 "$prog" 3000 16 > ref 2>&1 || { echo "FAIL: static run"; cat ref; exit 1; }
+timeout -k 10 $t $MPIEXEC -n 2 "$prog" 3000 16 > ref 2>&1 || { echo "FAIL: static run"; cat ref; exit 1; }
 ref=$(grep -o "particles 3000 hash [0-9a-f]*" ref)
 [ -n "$ref" ] || { echo "FAIL: static run: no hash"; cat ref; exit 1; }
 echo "static on 2: $ref"
@@ -20,7 +20,7 @@ echo "static on 2: $ref"
 for c in "3 6 2 3:+3,9:-4 merge col" "2 5 1 4:+3,10:-4 merge col" "3 5 2 4:+2,10:-3 baseline col" \
          "2 5 1 4:+3,10:-4 merge p2p"; do
   set -- $c
-  DUCTILE_REDIST=$6 DUCTILE_RESIZE_METHOD=$5 DUCTILE_SCHEDULE="$4" timeout $t $MPIEXEC -n $1 "$prog" 3000 16 > out 2> err
+  DUCTILE_REDIST=$6 DUCTILE_RESIZE_METHOD=$5 DUCTILE_SCHEDULE="$4" timeout -k 10 $t $MPIEXEC -n $1 "$prog" 3000 16 > out 2> err
   rc=$?
   got=$(grep -o "particles 3000 hash [0-9a-f]* on $3 processes" out | cut -d" " -f1-4)
   if [ $rc -ne 0 ] || [ "$got" != "$ref" ] || grep -q "FAIL\| BAD" out; then

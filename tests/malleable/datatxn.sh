@@ -23,7 +23,7 @@ its=12
 t=$((60 * ${TEST_TIME_SCALE:-2} / 2))
 hashes() { sed -n 's/^hashes \(.*\) on \([0-9]*\) processes.*/\1 on \2/p' "$1"; }
 for np in 2 4; do
-  timeout $t $MPIEXEC -n $np "$prog" $its > "$tmp/ref$np" 2> "$tmp/ref.err" || { echo "FAIL: static run on $np"; cat "$tmp/ref$np" "$tmp/ref.err"; exit 1; }
+  timeout -k 10 $t $MPIEXEC -n $np "$prog" $its > "$tmp/ref$np" 2> "$tmp/ref.err" || { echo "FAIL: static run on $np"; cat "$tmp/ref$np" "$tmp/ref.err"; exit 1; }
   grep -q "FAIL\| BAD" "$tmp/ref$np" && { echo "FAIL: static run on $np"; cat "$tmp/ref$np"; exit 1; }
 done
 ref=$(hashes "$tmp/ref2" | sed 's/ on .*//')
@@ -37,7 +37,7 @@ echo "static on 2 and 4: $ref"
 drun() {
   name=$1 np=$2 final=$3 cause=$4; shift 4
   rep="$tmp/rep.json"; rm -f "$rep"
-  env DUCTILE_REPORT="$rep" "$@" timeout $((t * 2)) $MPIEXEC -n "$np" "$prog" $its > "$tmp/out" 2> "$tmp/err"
+  env DUCTILE_REPORT="$rep" "$@" timeout -k 10 $((t * 2)) $MPIEXEC -n "$np" "$prog" $its > "$tmp/out" 2> "$tmp/err"
   rc=$?
   got=$(hashes "$tmp/out")
   if [ $rc -ne 0 ] || [ "$got" != "$ref on $final" ] || grep -q "FAIL\| BAD" "$tmp/out"; then

@@ -49,12 +49,12 @@ if [ "$family" = openmpi ]; then
   MPIEXEC=$MPIEXEC_SAVED
 fi
 # a bad schedule stops the job in MPI_Init, naming the variable and the value
-DUCTILE_SCHEDULE="10:+2,5:x" timeout 60 $MPIEXEC -n 2 "$APP" 2 > "$tmp/out" 2> "$tmp/err"
+DUCTILE_SCHEDULE="10:+2,5:x" timeout -k 10 60 $MPIEXEC -n 2 "$APP" 2 > "$tmp/out" 2> "$tmp/err"
 rc=$?
 if [ $rc -eq 0 ] || [ $rc -eq 124 ] || ! grep -qF "ductile: error: DUCTILE_SCHEDULE='10:+2,5:x' is not valid: entry 2" "$tmp/err"; then
   echo "FAIL: bad DUCTILE_SCHEDULE (rc $rc)"; head -5 "$tmp/err"; fail=1
 else echo "ok: bad schedule -> $(grep -F 'ductile: error' "$tmp/err" | head -1)"; fi
-DUCTILE_RESIZE_METHOD=fast timeout 60 $MPIEXEC -n 1 "$APP" 2 > "$tmp/out" 2> "$tmp/err"
+DUCTILE_RESIZE_METHOD=fast timeout -k 10 60 $MPIEXEC -n 1 "$APP" 2 > "$tmp/out" 2> "$tmp/err"
 if ! grep -qF "DUCTILE_RESIZE_METHOD='fast' is not valid: expected one of merge,baseline" "$tmp/err"; then
   echo "FAIL: bad DUCTILE_RESIZE_METHOD"; head -5 "$tmp/err"; fail=1
 else echo "ok: bad method -> $(grep -F 'ductile: error' "$tmp/err" | head -1)"; fi

@@ -5,7 +5,7 @@
  * EMPI_Get_status, the EMPI_GLOBAL_* overhead variables, EMPI_free),
  * compiled unchanged against Ductile's empi.h.  It also checks, at every
  * control point, that the blocks follow FlexMPI's distribution (the extra
- * rows on the last ranks), and that a removed rank's EMPI_Get_wsize is -1/-1.
+ * rows on the last ranks), and that a removed rank's EMPI_Get_wsize and EMPI_Monitor_end give -1/-1.
  *
  * usage: flexjacobi DIM ITMAX    (prints "checksum %a on N processes") */
 #include <mpi.h>
@@ -85,6 +85,8 @@ int main(int argc, char **argv)
         int d = 0, c = 0;
         EMPI_Get_wsize(rank, size, dim, &d, &c, NULL, NULL);
         if (d != -1 || c != -1) printf("FAIL: removed rank: EMPI_Get_wsize gives %d+%d, not -1/-1\n", d, c);
+        else if (desp != -1 || count != -1)
+            printf("FAIL: removed rank: EMPI_Monitor_end gave %d+%d, not -1/-1\n", desp, count);
         else printf("removed: wsize -1 -1\n");
     } else {
         int anybad = 0;

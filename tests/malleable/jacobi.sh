@@ -11,7 +11,7 @@ cd "$tmp" || exit 1
 # Open MPI 4.1's OMPIO hangs in MPI_File_open on a communicator that spans a
 # parent and a spawned job; ROMIO works (see docs/malleability.md).
 if $MPIEXEC --version 2>&1 | grep -qiE "open ?(rte|mpi)"; then OMPI_MCA_io=romio321; export OMPI_MCA_io; fi
-timeout 120 $MPIEXEC -n 2 "$prog" 120 30 5 ref.bin > ref.out 2> ref.err || { echo "FAIL: reference run"; cat ref.err; exit 1; }
+timeout -k 10 120 $MPIEXEC -n 2 "$prog" 120 30 5 ref.bin > ref.out 2> ref.err || { echo "FAIL: reference run"; cat ref.err; exit 1; }
 ref=$(sed -n 's/.*checksum \([^ ]*\).*/\1/p' ref.out)
 [ -n "$ref" ] || { echo "FAIL: no checksum"; cat ref.out; exit 1; }
 echo "reference: $(cat ref.out)"
@@ -20,7 +20,7 @@ echo "reference: $(cat ref.out)"
 for m in merge baseline persistent; do
   if [ $m = persistent ]; then set -- DUCTILE_PERSISTENT=1 DUCTILE_SCHEDULE="3:+2,7:-2,11:+2,15:-2,19:+2,23:-2"
   else set -- DUCTILE_RESIZE_METHOD=$m DUCTILE_SCHEDULE="4:+2,12:-3,20:+1"; fi
-  env "$@" timeout 120 $MPIEXEC -n 2 "$prog" 120 30 5 $m.bin > $m.out 2> $m.err
+  env "$@" timeout -k 10 120 $MPIEXEC -n 2 "$prog" 120 30 5 $m.bin > $m.out 2> $m.err
   rc=$?
   got=$(sed -n 's/.*checksum \([^ ]*\).*/\1/p' $m.out)
   if [ $rc -ne 0 ] || [ "$got" != "$ref" ] || ! grep -q "on 2 processes" $m.out; then

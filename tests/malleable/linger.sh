@@ -17,7 +17,7 @@ set -u
 prog="$abs_top_builddir/tests/malleable/cjacobi"
 dim=200 its=60
 t=$((60 * ${TEST_TIME_SCALE:-2} / 2))
-timeout $t $MPIEXEC -n 2 "$prog" $dim $its > "$tmp/ref.out" 2> "$tmp/ref.err" || { echo "FAIL: reference run"; cat "$tmp/ref.err"; exit 1; }
+timeout -k 10 $t $MPIEXEC -n 2 "$prog" $dim $its > "$tmp/ref.out" 2> "$tmp/ref.err" || { echo "FAIL: reference run"; cat "$tmp/ref.err"; exit 1; }
 ref=$(sed -n 's/.*checksum \([^ ]*\).*/\1/p' "$tmp/ref.out")
 [ -n "$ref" ] || { echo "FAIL: no checksum"; cat "$tmp/ref.out"; exit 1; }
 echo "reference: $(cat "$tmp/ref.out")"
@@ -27,7 +27,7 @@ lrun() {
   name=$1 np=$2 final=$3; shift 3
   # a failed background transfer's new buffers are abandoned on purpose (docs/malleability.md)
   env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" CJACOBI_LINGER_MS=500 "$@" \
-    timeout $((t * 2)) $MPIEXEC -n "$np" "$prog" $dim $its > "$tmp/out" 2> "$tmp/err"
+    timeout -k 10 $((t * 2)) $MPIEXEC -n "$np" "$prog" $dim $its > "$tmp/out" 2> "$tmp/err"
   rc=$?
   got=$(sed -n 's/.*checksum \([^ ]*\).*/\1/p' "$tmp/out")
   if [ $rc -ne 0 ] || [ "$got" != "$ref" ] || ! grep -q "on $final processes, wrong elements 0" "$tmp/out" ||

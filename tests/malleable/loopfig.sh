@@ -21,7 +21,7 @@ iters=60
 lrun() {
   name=$1 np=$2 calls=$3; shift 3
   rep="$tmp/rep.json"; rm -f "$rep"
-  env DUCTILE_REPORT="$rep" "$@" timeout 120 $MPIEXEC -n "$np" "$prog" $iters "$calls" 5 > "$tmp/out" 2> "$tmp/err"
+  env DUCTILE_REPORT="$rep" "$@" timeout -k 10 120 $MPIEXEC -n "$np" "$prog" $iters "$calls" 5 > "$tmp/out" 2> "$tmp/err"
   rc=$?
   line=$(grep "^loopfig: loop" "$tmp/out")
   n=$(echo "$line" | sed -n 's/.*loop \([0-9]*\) iterations.*/\1/p')

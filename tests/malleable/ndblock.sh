@@ -16,7 +16,7 @@ hash_of() { grep -o "hash [0-9a-f]* on $2 processes" "$1" | cut -d" " -f2; }
 # run NAME NP FINAL_SIZE REF_HASH ARGS... [with DUCTILE_* in the environment]
 check() {
   name=$1 np=$2 final=$3 ref=$4; shift 4
-  timeout $t $MPIEXEC -n "$np" "$prog" "$@" > out 2> err
+  timeout -k 10 $t $MPIEXEC -n "$np" "$prog" "$@" > out 2> err
   rc=$?
   got=$(hash_of out "$final")
   if [ $rc -ne 0 ] || [ "$got" != "$ref" ] || grep -q "FAIL\|BADHALO" out; then
@@ -25,14 +25,14 @@ check() {
     echo "ok: $name: $(grep -o 'checksum.*' out)"
   fi
 }
-timeout $t $MPIEXEC -n 4 "$prog" 2 40 30 > ref2 2>&1 || { echo "FAIL: 2-D static run"; cat ref2; exit 1; }
+timeout -k 10 $t $MPIEXEC -n 4 "$prog" 2 40 30 > ref2 2>&1 || { echo "FAIL: 2-D static run"; cat ref2; exit 1; }
 ref2=$(hash_of ref2 4)
 [ -n "$ref2" ] || { echo "FAIL: 2-D static run: no hash"; cat ref2; exit 1; }
 echo "static 2-D on 4: $(grep -o 'checksum.*' ref2)"
 for m in merge baseline; do
   DUCTILE_RESIZE_METHOD=$m DUCTILE_SCHEDULE="5:+2,12:-3,20:-2" check "2-D 4->6->3->1 $m" 4 1 "$ref2" 2 40 30
 done
-timeout $t $MPIEXEC -n 1 "$prog" 3 12 12 > ref3 2>&1 || { echo "FAIL: 3-D static run"; cat ref3; exit 1; }
+timeout -k 10 $t $MPIEXEC -n 1 "$prog" 3 12 12 > ref3 2>&1 || { echo "FAIL: 3-D static run"; cat ref3; exit 1; }
 ref3=$(hash_of ref3 1)
 [ -n "$ref3" ] || { echo "FAIL: 3-D static run: no hash"; cat ref3; exit 1; }
 echo "static 3-D on 1: $(grep -o 'checksum.*' ref3)"

@@ -18,7 +18,7 @@ prog="$abs_top_builddir/tests/malleable/allkinds"
 its=16
 t=$((60 * ${TEST_TIME_SCALE:-2} / 2))
 hashes() { sed -n 's/^hashes \(.*\) on \([0-9]*\) processes.*/\1 on \2/p' "$1"; }
-timeout $t $MPIEXEC -n 2 "$prog" $its > "$tmp/ref" 2> "$tmp/ref.err" || { echo "FAIL: static run"; cat "$tmp/ref" "$tmp/ref.err"; exit 1; }
+timeout -k 10 $t $MPIEXEC -n 2 "$prog" $its > "$tmp/ref" 2> "$tmp/ref.err" || { echo "FAIL: static run"; cat "$tmp/ref" "$tmp/ref.err"; exit 1; }
 ref=$(hashes "$tmp/ref" | sed 's/ on .*//')
 [ -n "$ref" ] || { echo "FAIL: no hashes"; cat "$tmp/ref"; exit 1; }
 echo "static on 2: $ref"
@@ -27,7 +27,7 @@ echo "static on 2: $ref"
 nrun() {
   name=$1 np=$2 final=$3 sb=$4; shift 4
   rep="$tmp/rep.json"; rm -f "$rep"
-  env DUCTILE_REPORT="$rep" "$@" timeout $((t * 2)) $MPIEXEC -n "$np" "$prog" $its > "$tmp/out" 2> "$tmp/err"
+  env DUCTILE_REPORT="$rep" "$@" timeout -k 10 $((t * 2)) $MPIEXEC -n "$np" "$prog" $its > "$tmp/out" 2> "$tmp/err"
   rc=$?
   got=$(hashes "$tmp/out")
   if [ $rc -ne 0 ] || [ "$got" != "$ref on $final" ] || grep -q "FAIL\| BAD" "$tmp/out"; then

@@ -23,5 +23,11 @@ run "4->2->3->2 merge, rank 0 leaves" 4 4 2 3 DUCTILE_SCHEDULE="0:-2@0;1,1:+1,2:
 # baseline: every old process leaves (2, then 3)
 run "2->3->2 baseline" 2 3 2 2 DUCTILE_RESIZE_METHOD=baseline DUCTILE_SCHEDULE="0:+1,1:-1" &&
   check_departed "2->3->2 baseline" 5
+# more departed processes than DUCTILE_REPORT_RANKS: entries without functions, the sums still count them
+# (first resize: 2 left, each one's functions kept; second: 5 in all, dropped; rank 0 changes at both)
+run "2->3->2 baseline, report ranks 3" 2 3 2 2 DUCTILE_RESIZE_METHOD=baseline DUCTILE_SCHEDULE="0:+1,1:-1" \
+  DUCTILE_REPORT_RANKS=3 && check_departed "2->3->2 baseline, report ranks 3" 5 nofns
+run "4->2->3->2 merge, rank 0 leaves, report ranks 2" 4 4 2 3 DUCTILE_SCHEDULE="0:-2@0;1,1:+1,2:-1@0" \
+  DUCTILE_REPORT_RANKS=2 && check_departed "4->2->3->2 merge, rank 0 leaves, report ranks 2" 3 nofns
 run "2->4->3 rank 1 leaves after growing" 2 4 3 2 DUCTILE_REDIST=p2p DUCTILE_SCHEDULE="0:+2,2:-1@1"
 exit $fail

@@ -15,7 +15,7 @@ fail=0
 t=$((60 * ${TEST_TIME_SCALE:-2} / 2))
 for c in "4 2 50 7" "3 3 22 5" "5 1 101 9"; do
   set -- $c
-  timeout $t $MPIEXEC -n $1 "$prog" $2 $3 $4 2 > rep.csv 2> rep.err
+  timeout -k 10 $t $MPIEXEC -n $1 "$prog" $2 $3 $4 2 > rep.csv 2> rep.err
   rc=$?
   if [ $rc -ne 0 ] || ! grep -q "# check: every element ok" rep.err || grep -q FAIL rep.csv; then
     echo "FAIL: repartition on $1 processes, $2-D $3 patch $4: rc $rc"; grep -v "^ductile" rep.err | tail; grep FAIL rep.csv | head; fail=1
@@ -29,7 +29,7 @@ if $PYTHON -c "import matplotlib" 2>/dev/null; then
 fi
 for c in "greedy patch merge" "greedy rank merge" "balanced auto merge" "balanced patch baseline"; do
   set -- $c
-  DUCTILE_RESIZE_METHOD=$3 DUCTILE_SCHEDULE="2:+2,5:-3" timeout $t $MPIEXEC -n 3 "$prog" --resize 8 3 30 7 $1 $2 > out 2> err
+  DUCTILE_RESIZE_METHOD=$3 DUCTILE_SCHEDULE="2:+2,5:-3" timeout -k 10 $t $MPIEXEC -n 3 "$prog" --resize 8 3 30 7 $1 $2 > out 2> err
   rc=$?
   if [ $rc -ne 0 ] || ! grep -q "FINAL size=2 ok" out || grep -q FAIL out; then
     echo "FAIL: 3->5->2 $1 $2 $3: rc $rc"; cat out; grep -v "^ductile" err | tail; fail=1

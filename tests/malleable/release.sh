@@ -34,7 +34,7 @@ departed_kinds() {
 
 # 1. spawned processes exit
 rep="$tmp/r1.json"
-env DUCTILE_REPORT="$rep" DUCTILE_DEPARTURE=exit DUCTILE_SCHEDULE="2:+2,4:-2" timeout $((60 * S)) $MPIEXEC -n 2 "$CYC" 40 250 \
+env DUCTILE_REPORT="$rep" DUCTILE_DEPARTURE=exit DUCTILE_SCHEDULE="2:+2,4:-2" timeout -k 10 $((60 * S)) $MPIEXEC -n 2 "$CYC" 40 250 \
   > "$tmp/out" 2> "$tmp/err" &
 job=$!
 pids=$(wait_left 2)
@@ -57,7 +57,7 @@ fi
 # 2. native processes parked
 rep="$tmp/r2.json"
 rm -f "$tmp/out" # the background job truncates it only once it starts: case 1's LEFT lines must not count
-env DUCTILE_REPORT="$rep" DUCTILE_SCHEDULE="1:-2" timeout $((60 * S)) $MPIEXEC -n 4 "$CYC" 60 250 \
+env DUCTILE_REPORT="$rep" DUCTILE_SCHEDULE="1:-2" timeout -k 10 $((60 * S)) $MPIEXEC -n 4 "$CYC" 60 250 \
   > "$tmp/out" 2> "$tmp/err" &
 job=$!
 pids=$(wait_left 2)

@@ -36,7 +36,7 @@ count() { ps -eo comm=,args= 2>/dev/null | awk -v m="$mark" '$1 == "resize_app" 
 xrun() {
   name=$1 np=$2 nnew=$3 final=$4 nok=$5 after=$6; shift 6
   rep="$tmp/rep.json"; rm -f "$rep" "$tmp/out" "$tmp/err"
-  env DUCTILE_REPORT="$rep" "$@" timeout $((60 * S)) $MPIEXEC -n "$np" "$APP" 40 150 "$mark" > "$tmp/out" 2> "$tmp/err" &
+  env DUCTILE_REPORT="$rep" "$@" timeout -k 10 $((60 * S)) $MPIEXEC -n "$np" "$APP" 40 150 "$mark" > "$tmp/out" 2> "$tmp/err" &
   job=$!
   k=0
   while ! grep -q "failed: " "$tmp/err" 2>/dev/null && [ $k -lt $((100 * S)) ]; do sleep 0.1; k=$((k+1)); done

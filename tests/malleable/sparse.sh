@@ -13,7 +13,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 fail=0
 t=$((60 * ${TEST_TIME_SCALE:-2} / 2))
-timeout $t $MPIEXEC -n 2 "$prog" 600 14 rows > ref 2>&1 || { echo "FAIL: static run"; cat ref; exit 1; }
+timeout -k 10 $t $MPIEXEC -n 2 "$prog" 600 14 rows > ref 2>&1 || { echo "FAIL: static run"; cat ref; exit 1; }
 ref=$(grep -o "x hash [0-9a-f]* residual [^ ]* on 2 processes" ref | cut -d" " -f3-5)
 [ -n "$ref" ] || { echo "FAIL: static run: no hash"; cat ref; exit 1; }
 echo "static on 2: $(grep -o 'x hash.*' ref)"
@@ -22,7 +22,7 @@ echo "static on 2: $(grep -o 'x hash.*' ref)"
 for c in "flex merge col" "rows merge col" "nnz merge col" "nnz baseline col" "nnz merge p2p" "flex merge rma-lock" \
          "rows baseline p2p"; do
   set -- $c
-  DUCTILE_REDIST=$3 DUCTILE_RESIZE_METHOD=$2 DUCTILE_SCHEDULE="3:+3,8:-2" timeout $t $MPIEXEC -n 2 "$prog" 600 14 $1 > out 2> err
+  DUCTILE_REDIST=$3 DUCTILE_RESIZE_METHOD=$2 DUCTILE_SCHEDULE="3:+3,8:-2" timeout -k 10 $t $MPIEXEC -n 2 "$prog" 600 14 $1 > out 2> err
   rc=$?
   got=$(grep -o "x hash [0-9a-f]* residual [^ ]* on 3 processes" out | cut -d" " -f3-5)
   if [ $rc -ne 0 ] || [ "$got" != "$ref" ] || grep -q "FAIL\| BAD" out; then

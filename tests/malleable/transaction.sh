@@ -16,7 +16,7 @@ set -u
 . "$abs_top_srcdir/tests/malleable/common.sh"
 prog="$abs_top_builddir/tests/malleable/cjacobi"
 dim=300 its=200
-timeout 120 $MPIEXEC -n 2 "$prog" $dim $its > "$tmp/ref.out" 2> "$tmp/ref.err" || { echo "FAIL: reference run"; cat "$tmp/ref.err"; exit 1; }
+timeout -k 10 120 $MPIEXEC -n 2 "$prog" $dim $its > "$tmp/ref.out" 2> "$tmp/ref.err" || { echo "FAIL: reference run"; cat "$tmp/ref.err"; exit 1; }
 ref=$(sed -n 's/.*checksum \([^ ]*\).*/\1/p' "$tmp/ref.out")
 [ -n "$ref" ] || { echo "FAIL: no checksum"; cat "$tmp/ref.out"; exit 1; }
 echo "reference: $(cat "$tmp/ref.out")"
@@ -28,7 +28,7 @@ frun() {
   rep="$tmp/rep.json"; rm -f "$rep"
   # a failed background transfer's new buffers are abandoned on purpose (docs/malleability.md)
   env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" DUCTILE_REPORT="$rep" "$@" \
-    timeout 240 $MPIEXEC -n "$np" "$prog" $dim $its > "$tmp/out" 2> "$tmp/err"
+    timeout -k 10 240 $MPIEXEC -n "$np" "$prog" $dim $its > "$tmp/out" 2> "$tmp/err"
   rc=$?
   got=$(sed -n 's/.*checksum \([^ ]*\).*/\1/p' "$tmp/out")
   if [ $rc -ne 0 ] || [ "$got" != "$ref" ] || ! grep -q "on $np processes, wrong elements 0" "$tmp/out" ||
@@ -75,7 +75,7 @@ RESIZE_APP_NO_GET_SHARED=1 run "new process without EMPI_Get_shared" 2 8 3 1 DUC
 # Item 3: standby processes with a tiny DUCTILE_LEAVE_TIMEOUT (1 s): the shrink
 # puts them on standby, the first control point after 1 s releases the pool;
 # the later expansion spawns new processes.  Nobody aborts or waits for ever.
-APP_SLEEP_MS=100 run "standby timeout 4->2, then +2" 4 40 4 2 DUCTILE_PERSISTENT=1 DUCTILE_LEAVE_TIMEOUT=1 \
+APP_SLEEP_MS=100 run "standby timeout -k 10 4->2, then +2" 4 40 4 2 DUCTILE_PERSISTENT=1 DUCTILE_LEAVE_TIMEOUT=1 \
   DUCTILE_SCHEDULE=3:-2,30:+2 && {
   if grep -q "MPI_Abort\|aborting" "$tmp/err"; then echo "FAIL: standby timeout: a process aborted"; fail=1; fi
   $PYTHON - "$rep" <<'PY' || fail=1

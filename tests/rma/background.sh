@@ -37,7 +37,7 @@ bgmethod() {
     echo "FAIL: $1: $n records moved constant data by the collective under $MPI_FAMILY"; fail=1
   fi
 }
-level=$(env DUCTILE_REPORT=none DUCTILE_SUMMARY=0 timeout 60 $MPIEXEC -n 1 "$MT" 1 2>/dev/null | sed -n 's/^THREAD LEVEL //p')
+level=$(env DUCTILE_REPORT=none DUCTILE_SUMMARY=0 timeout -k 10 60 $MPIEXEC -n 1 "$MT" 1 2>/dev/null | sed -n 's/^THREAD LEVEL //p')
 for m in col rma-lock rma-lockall; do
   for s in wd thread; do
     if [ "$s" = thread ] && [ "$level" != multiple ]; then

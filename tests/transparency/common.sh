@@ -16,7 +16,7 @@ run() {
   while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs="$envs $1"; shift; done
   [ $# -gt 0 ] && shift
   # shellcheck disable=SC2086
-  env DUCTILE_REPORT="$T/$name-%j.json" $envs timeout $((60 * ${TEST_TIME_SCALE:-2})) \
+  env DUCTILE_REPORT="$T/$name-%j.json" $envs timeout -k 10 $((60 * ${TEST_TIME_SCALE:-2})) \
     $MPIEXEC -n "$np" "$B/tests/transparency/$prog" "$@" > "$T/out" 2> "$T/err"
   rc=$?
   if [ $rc -ne 0 ] || ! grep -q "^RESULT size=$size failures=0\$" "$T/out"; then

@@ -15,7 +15,7 @@ if [ ! -x "$prog" ]; then
     echo "FAIL: $prog was not built"
     exit 1
 fi
-out=$(timeout 30 "$prog" 2>&1)
+out=$(timeout -k 10 30 "$prog" 2>&1)
 if [ $? -eq 77 ]; then
     echo "SKIP: $out"
     exit 77
@@ -32,10 +32,10 @@ trap 'rm -rf "$T"' EXIT
 preload=$LIBDUCTILE
 [ -n "${SANITIZER_PRELOAD:-}" ] && preload="$SANITIZER_PRELOAD:$LIBDUCTILE"
 # shellcheck disable=SC2086
-timeout "$TEST_TIMEOUT" $MPIEXEC -n 2 env -u DUCTILE_REPORT "$prog" only 3 >"$T/plain.out" 2>"$T/plain.err"
+timeout -k 10 "$TEST_TIMEOUT" $MPIEXEC -n 2 env -u DUCTILE_REPORT "$prog" only 3 >"$T/plain.out" 2>"$T/plain.err"
 rc_plain=$?
 # shellcheck disable=SC2086
-timeout "$TEST_TIMEOUT" $MPIEXEC -n 2 env LD_PRELOAD="$preload" DUCTILE_REPORT="$T/report.json" DUCTILE_SUMMARY=0 \
+timeout -k 10 "$TEST_TIMEOUT" $MPIEXEC -n 2 env LD_PRELOAD="$preload" DUCTILE_REPORT="$T/report.json" DUCTILE_SUMMARY=0 \
     "$prog" only 3 >"$T/shim.out" 2>"$T/shim.err"
 rc_shim=$?
 if [ $rc_plain -eq 0 ] || [ $rc_plain -ge 124 ] || [ $rc_plain -ne $rc_shim ]; then

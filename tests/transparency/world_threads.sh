@@ -4,7 +4,7 @@
 # program's world (its name and attribute).  Old worlds are freed only at
 # MPI_Finalize in this mode (src/world/worldid.c).
 . "$abs_top_srcdir/tests/transparency/common.sh"
-out=$(env timeout 60 $MPIEXEC -n 1 "$B/tests/transparency/world_threads" 0 2>&1)
+out=$(env timeout -k 10 60 $MPIEXEC -n 1 "$B/tests/transparency/world_threads" 0 2>&1)
 case $out in *SKIP*) echo "$out"; exit 77 ;; esac
 run "2->3->1->2, second thread on the world" world_threads 2 2 DUCTILE_SCHEDULE=1:+1,3:-2,5:+1 -- 8
 exit $fail

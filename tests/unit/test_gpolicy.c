@@ -2,7 +2,8 @@
  * (src/daemon/policy.c) on synthetic job models: fair sharing, efficiency
  * threshold and band, throughput, io weighting, the Eq. 2 cost check,
  * hysteresis (cooldown, in-flight resizes), slots for a waiting job, and a
- * randomised check that no decision leaves --min/--max or the free slots. */
+ * randomised check that no decision leaves --min/--max or the free slots;
+ * size constraints (DUCTILE_SIZES): only counts the job can use. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -268,6 +269,70 @@ static void test_random_bounds(void **state)
     }
 }
 
+/* size constraints (DUCTILE_SIZES): a policy asks only for counts the job can use */
+static void test_sizes_respected(void **state)
+{
+    (void)state;
+    struct ductile_sizes sz = {0};
+    char why[400];
+    assert_int_equal(sizes_parse("allowed=squares|multiples:3", &sz, why, sizeof why), 0);
+    struct pol_job j[1] = {job(1, 4, 1, 16, mk(0, 0.01, 2, 0, 2, 0, 1000))};
+    j[0].sizes = &sz;
+    struct pol_decision d[32];
+    int n = decide(POL_FAIR, j, 1, 4, 0, d); /* 8 slots: 8 is neither, 6 is */
+    assert_int_equal(n, 1);
+    assert_int_equal(d[0].to, 6);
+    n = decide(POL_FAIR, j, 1, 1, 0, d); /* 5 slots: none between 4 and 5 */
+    assert_int_equal(n, 0);
+    struct pol_job k[1] = {job(1, 10, 1, 7, mk(0, 0.01, 2, 0, 2, 0, 1000))}; /* above --max: down to 6, not 7 */
+    k[0].sizes = &sz;
+    n = decide(POL_FAIR, k, 1, 0, 0, d);
+    assert_int_equal(n, 1);
+    assert_int_equal(d[0].to, 6);
+}
+
+static void test_random_sizes(void **state)
+{
+    (void)state;
+    static const char *specs[] = {"allowed=squares|multiples:3", "allowed=pow2", "step=2", "allowed=2|5|7", "min=2,step=3"};
+    struct ductile_sizes sz[5];
+    char why[400];
+    for (int i = 0; i < 5; i++) {
+        memset(&sz[i], 0, sizeof sz[i]);
+        assert_int_equal(sizes_parse(specs[i], &sz[i], why, sizeof why), 0);
+    }
+    static const int kinds[] = {POL_FAIR, POL_EFFICIENCY, POL_THROUGHPUT, POL_IO, POL_FAIR | POL_IO, POL_EFFICIENCY | POL_IO};
+    srand(26);
+    int proposed = 0;
+    for (int round = 0; round < 2000; round++) {
+        int n = 1 + rand() % 6, free_slots = rand() % 12, reserve = rand() % 4;
+        struct pol_job j[6];
+        for (int i = 0; i < n; i++) {
+            int min = 1 + rand() % 3, max = min + rand() % 8;
+            int procs = min + rand() % (max - min + 1);
+            j[i] = job(i + 1, procs, min, max, mk(i, (rand() % 100) / 100.0, 0.1 + (rand() % 100) / 10.0,
+                                                  (rand() % 3) / 10.0, 1 + rand() % 3, rand() % 500, 500 + rand() % 500));
+            j[i].cost_s = (rand() % 100) / 20.0;
+            j[i].sizes = rand() % 4 ? &sz[rand() % 5] : NULL;
+        }
+        struct pol_params p = prm();
+        struct pol_snapshot s = {.jobs = j, .n = n, .free = free_slots, .reserve = reserve, .now = NOW};
+        struct pol_decision d[32];
+        int nd = policy_decide(kinds[round % 6], &p, &s, d, 32);
+        int grown = 0;
+        for (int k = 0; k < nd; k++) {
+            const struct pol_job *x = &j[d[k].job - 1];
+            assert_true(d[k].to >= x->min && d[k].to <= x->max);
+            if (x->sizes && !sizes_allows(x->sizes, d[k].to, why, sizeof why))
+                fail_msg("job %d: %d -> %d proposed: %s", x->id, x->procs, d[k].to, why);
+            if (d[k].to > x->procs) grown += d[k].to - x->procs;
+            proposed += x->sizes != NULL;
+        }
+        assert_true(grown <= free_slots);
+    }
+    assert_true(proposed > 100); /* the constrained jobs were resized too */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -283,6 +348,8 @@ int main(void)
         cmocka_unit_test(test_hysteresis),
         cmocka_unit_test(test_above_max_shrinks),
         cmocka_unit_test(test_random_bounds),
+        cmocka_unit_test(test_sizes_respected),
+        cmocka_unit_test(test_random_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

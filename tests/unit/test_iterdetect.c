@@ -426,6 +426,50 @@ static void test_recent_times_ring(void **state)
     assert_dbl_eq(st.last, dur_of(2999));
 }
 
+/* The whole-run series: 5000 iterations in at most ITERDETECT_BUCKETS buckets of one width, contiguous,
+   every iteration in exactly one, sums / minima / maxima / start times exact (durations are multiples of DT). */
+static void test_timeline(void **state)
+{
+    (void)state;
+    iterdetect_init(&D, 2, 0);
+    const iterdetect_bucket *b;
+    uint64_t width;
+    assert_int_equal(iterdetect_timeline(&D, &b, &width), 0);
+    static double start[6000];
+    double t = 0.0;
+    for (size_t j = 0; j <= 5000; j++) {
+        iterdetect_feed(&D, H, t);
+        iterdetect_feed(&D, K, t);
+        start[j] = t;
+        t += dur_of(j);
+        if (j == 100) { /* 100 iterations: one per bucket */
+            assert_int_equal(iterdetect_timeline(&D, &b, &width), 100);
+            assert_int_equal(width, 1);
+        }
+    }
+    size_t n = iterdetect_timeline(&D, &b, &width);
+    assert_int_equal(iterdetect_iterations(&D), 5000);
+    assert_true(n <= ITERDETECT_BUCKETS && n > ITERDETECT_BUCKETS / 2);
+    assert_int_equal(width, 16); /* 5000 iterations: 512 buckets of 8 hold 4096, so 16 */
+    uint64_t next = 0;
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(b[i].first, next);
+        assert_true(b[i].count == width || (i == n - 1 && b[i].count <= width && b[i].count > 0));
+        double sum = 0, mn = 1e9, mx = 0;
+        for (uint64_t k = b[i].first; k < b[i].first + b[i].count; k++) {
+            sum += dur_of(k);
+            if (dur_of(k) < mn) mn = dur_of(k);
+            if (dur_of(k) > mx) mx = dur_of(k);
+        }
+        assert_dbl_eq(b[i].sum, sum);
+        assert_dbl_eq(b[i].min, mn);
+        assert_dbl_eq(b[i].max, mx);
+        assert_dbl_eq(b[i].t_start, start[b[i].first]);
+        next += b[i].count;
+    }
+    assert_int_equal(next, 5000);
+}
+
 /* Stats over known durations 0.25, 0.5, 0.125, 1.0 repeating (40 iterations). */
 static void test_stats(void **state)
 {
@@ -610,6 +654,7 @@ int main(void)
         cmocka_unit_test(test_min_repeats_respected),
         cmocka_unit_test(test_recent_times_ring),
         cmocka_unit_test(test_stats),
+        cmocka_unit_test(test_timeline),
         cmocka_unit_test(test_varying_content_no_false_lock),
         cmocka_unit_test(test_inner_neighbour_loop),
         cmocka_unit_test(test_window_overflow_prefix),

@@ -15,7 +15,7 @@
 
 static int check(int ns, int nd, int baseline, int sparse, const char *req, const char *hosts, char *list, char *why)
 {
-    struct policy_request r = {ns, nd, baseline, sparse, req, hosts};
+    struct policy_request r = {ns, nd, baseline, sparse, req, hosts, NULL};
     return policy_check(&r, list, RESIZE_LIST_MAX, why, 400);
 }
 
@@ -91,6 +91,26 @@ static void test_strategy(void **state)
     assert_int_equal(note, 0);
 }
 
+/* the job's size constraints (src/common/sizes.h): a count outside them is refused with the reason */
+static void test_constraints(void **state)
+{
+    (void)state;
+    char list[RESIZE_LIST_MAX], why[400];
+    struct ductile_sizes sz = {0};
+    assert_int_equal(sizes_parse("allowed=squares|multiples:3,max=9", &sz, why, sizeof why), 0);
+    struct policy_request r = {4, 9, 0, 0, "", NULL, &sz};
+    assert_int_equal(policy_check(&r, list, RESIZE_LIST_MAX, why, sizeof why), 0);
+    r.nd = 6;
+    assert_int_equal(policy_check(&r, list, RESIZE_LIST_MAX, why, sizeof why), 0);
+    r.nd = 5;
+    assert_int_equal(policy_check(&r, list, RESIZE_LIST_MAX, why, sizeof why), -1);
+    assert_non_null(strstr(why, "the job cannot run on 5 processes: 5 processes is not among the job's allowed counts"));
+    r.nd = 12;
+    assert_int_equal(policy_check(&r, list, RESIZE_LIST_MAX, why, sizeof why), -1);
+    assert_non_null(strstr(why, "above the job's maximum of 9"));
+    assert_string_equal(list, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -98,6 +118,7 @@ int main(void)
         cmocka_unit_test(test_hosts),
         cmocka_unit_test(test_leaving_ranks),
         cmocka_unit_test(test_strategy),
+        cmocka_unit_test(test_constraints),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

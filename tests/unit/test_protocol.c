@@ -438,10 +438,11 @@ static void test_jobs(void **st)
     assert_true(fabs(proto_get_num(c, "spawn_s", 0) - 0.25) < 1e-9);
     assert_string_equal(proto_get_str(c, "spawn_source", ""), "measured");
     json_decref(c);
-    /* growth seen in a sample takes slots */
-    r = req_of("{\"v\":1,\"id\":50,\"cmd\":\"sample\",\"job\":1,\"t\":200,\"iteration\":100,\"procs\":3}");
-    jobs_sample(&t, j, r, 200);
-    json_decref(r);
+    /* a growth the job reports (a resize nobody placed) takes slots on its host */
+    json_t *ev = json_pack("{s:s, s:i, s:i, s:s}", "op", "expand", "from", 2, "to", 3, "status", "ok");
+    jobs_resized(&t, j, ev, 200);
+    json_decref(ev);
+    assert_int_equal(j->procs, 3);
     assert_int_equal(rm_free_slots(&rm), 1);
     /* state file round trip */
     char path[] = "/tmp/ductile-test-state-XXXXXX";

@@ -159,19 +159,24 @@ static void test_departed(void **state)
     (void)state;
     struct report_input in = make_input();
     static struct report_departed dep[2];
+    static struct report_fn depfns[2 * DUCTILE_FN_COUNT];
     memset(dep, 0, sizeof dep);
+    memset(depfns, 0, sizeof depfns);
     for (int k = 0; k < 2; k++) {
+        struct report_fn *fns = depfns + k * DUCTILE_FN_COUNT;
         dep[k].who.rank = 2 + k;
         dep[k].who.pid = 200 + k;
         snprintf(dep[k].who.host, sizeof dep[k].who.host, "node%d", 2 + k);
         dep[k].who.wall_s = 4.0;
         dep[k].left_at_iteration = 7;
         /* 3 Allreduce (1 s, 16 B each way), 1 Barrier */
-        dep[k].fns[DUCTILE_FN_MPI_Allreduce] = (struct report_fn){3, 1.0, 16, 16};
-        dep[k].fns[DUCTILE_FN_MPI_Barrier] = (struct report_fn){1, 0.5, 0, 0};
+        fns[DUCTILE_FN_MPI_Allreduce] = (struct report_fn){3, 1.0, 16, 16};
+        fns[DUCTILE_FN_MPI_Barrier] = (struct report_fn){1, 0.5, 0, 0};
+        report_fn_totals(fns, dep[k].who.wall_s, &dep[k].tot);
     }
     in.departed = dep;
     in.ndeparted = 2;
+    in.departed_fns = depfns;
     json_t *j = report_build_json(&in);
     assert_non_null(j);
     json_t *d = json_object_get(j, "departed");
@@ -199,7 +204,28 @@ static void test_departed(void **state)
     assert_int_equal(json_integer_value(json_object_get(agg, "calls")), 8 + 6);
     assert_int_equal(json_integer_value(json_object_get(json_object_get(json_object_get(j, "functions"),
                                                                         "MPI_Barrier"), "calls")), 2);
+    json_int_t agg_bytes = json_integer_value(json_object_get(agg, "bytes_sent"));
     json_decref(j);
+    /* many departed (more than DUCTILE_REPORT_RANKS): no functions per entry, the combined sums count them */
+    static struct report_departed_fns sum;
+    memset(&sum, 0, sizeof sum);
+    sum.sum[DUCTILE_FN_MPI_Allreduce] = (struct report_fn){6, 2.0, 32, 32};
+    sum.sum[DUCTILE_FN_MPI_Barrier] = (struct report_fn){2, 1.0, 0, 0};
+    sum.tmax[DUCTILE_FN_MPI_Allreduce] = 7.5;
+    in.departed_fns = NULL;
+    in.departed_sum = &sum;
+    j = report_build_json(&in);
+    d1 = json_array_get(json_object_get(j, "departed"), 1);
+    assert_null(json_object_get(d1, "functions"));
+    assert_int_equal(json_integer_value(json_object_get(d1, "calls")), 4);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "totals"), "calls")), 9 + 8);
+    agg = json_object_get(json_object_get(j, "functions"), "MPI_Allreduce");
+    assert_int_equal(json_integer_value(json_object_get(agg, "calls")), 8 + 6);
+    assert_int_equal(json_integer_value(json_object_get(agg, "bytes_sent")), agg_bytes);
+    assert_true(json_real_value(json_object_get(agg, "time_max_rank_s")) == 7.5);
+    json_decref(j);
+    in.departed_sum = NULL;
+    in.departed_fns = depfns;
     /* without departed processes the array is empty */
     in.departed = NULL;
     in.ndeparted = 0;

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "../../src/common/settings.h"
+#include "../../src/proto/net.h"
 
 static int parse(char **env, struct ductile_settings *s, char *err)
 {
@@ -126,6 +127,72 @@ static void test_every_default_parses(void **state)
     }
 }
 
+/* DUCTILE_WSIZE is a setting like the others (it was refused as unknown) */
+static void test_wsize(void **state)
+{
+    (void)state;
+    struct ductile_settings s;
+    char err[512] = "";
+    char *env0[] = {NULL};
+    assert_int_equal(parse(env0, &s, err), 0);
+    assert_string_equal(s.wsize, "flexmpi");
+    char *env1[] = {"DUCTILE_WSIZE=first", NULL};
+    assert_int_equal(parse(env1, &s, err), 0);
+    assert_string_equal(s.wsize, "first");
+    char *env2[] = {"DUCTILE_WSIZE=middle", NULL};
+    assert_int_equal(parse(env2, &s, err), -1);
+    assert_string_equal(err, "DUCTILE_WSIZE='middle' is not valid: expected one of flexmpi,first");
+}
+
+/* DUCTILE_CONTROLLER: a bad address is refused here, naming it; every
+ * address accepted here is one src/proto/net.c's net_parse_addr takes, and
+ * every word appctl.c knows is accepted */
+static void test_controller(void **state)
+{
+    (void)state;
+    static const char *const good[] = {"auto", "off", "none", "", "unix:/tmp/x.sock", "/tmp/x.sock", "tcp:localhost:9",
+                                       "tcp:10.0.0.1:65535", "tcp:[::1]:80", "tcp:node-1.example.org:7000", NULL};
+    static const char *const bad[] = {"bogus", "tcp:nohost", "tcp:host:99999", "tcp:host:0", "tcp:host:", "tcp::80",
+                                      "tcp:a:b:80", "tcp:ho st:80", "tcp:host:80x", "unix:", "tcp:[::1]80", "x.sock",
+                                      NULL};
+    char why[160];
+    for (int i = 0; good[i]; i++) {
+        assert_int_equal(settings_check_address(good[i], why, sizeof why), 0);
+        if (!*good[i] || !strcmp(good[i], "auto") || !strcmp(good[i], "off") || !strcmp(good[i], "none")) continue;
+        struct net_addr a;
+        char err[256];
+        if (net_parse_addr(good[i], &a, err, sizeof err) != 0) fail_msg("net_parse_addr refuses '%s': %s", good[i], err);
+    }
+    for (int i = 0; bad[i]; i++) {
+        if (settings_check_address(bad[i], why, sizeof why) == 0) fail_msg("'%s' accepted", bad[i]);
+        struct net_addr a;
+        char err[256];
+        if (net_parse_addr(bad[i], &a, err, sizeof err) == 0) fail_msg("net_parse_addr takes '%s', refused here", bad[i]);
+    }
+    struct ductile_settings s;
+    char err[512] = "";
+    char *env[] = {"DUCTILE_CONTROLLER=tcp:nohost", NULL};
+    assert_int_equal(parse(env, &s, err), -1);
+    assert_non_null(strstr(err, "DUCTILE_CONTROLLER='tcp:nohost' is not valid"));
+    char *env2[] = {"DUCTILE_CONTROLLER=unix:/run/d.sock", NULL};
+    assert_int_equal(parse(env2, &s, err), 0);
+    assert_string_equal(s.controller, "unix:/run/d.sock");
+}
+
+/* fields of each width get their value; a setting without a field is only validated */
+static void test_fields(void **state)
+{
+    (void)state;
+    char *env[] = {"DUCTILE_ITER_MAX_CALLS=2000000000", "DUCTILE_TEST_INT_LIMIT=2147483647", "DUCTILE_MIN_PROCS=7",
+                   "DUCTILE_TEST_FAIL=spawn", "DUCTILE_REPORT_RANKS=3", NULL};
+    struct ductile_settings s;
+    char err[512] = "";
+    assert_int_equal(parse(env, &s, err), 0);
+    assert_int_equal(s.iter_max_calls, 2000000000L);
+    assert_int_equal(s.test_int_limit, 2147483647L);
+    assert_int_equal(s.min_procs, 7);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -133,6 +200,8 @@ int main(void)
         cmocka_unit_test(test_bad_bool),       cmocka_unit_test(test_bad_int),
         cmocka_unit_test(test_unknown_suggests), cmocka_unit_test(test_bool_words),
         cmocka_unit_test(test_expand_path),    cmocka_unit_test(test_every_default_parses),
+        cmocka_unit_test(test_wsize),          cmocka_unit_test(test_controller),
+        cmocka_unit_test(test_fields),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
