@@ -6,7 +6,8 @@
 
 #include <stddef.h>
 
-/* The MPI library's text for error code rc ("MPI error <rc>" if it has none)
+/* The MPI library's text for error code rc ("MPI error <rc>" if it has none;
+ * of an MPICH error stack, the class and its innermost line)
  * into buf (always terminated). */
 void ductile_mpi_error_text(int rc, char *buf, size_t len);
 
