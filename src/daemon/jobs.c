@@ -283,6 +283,7 @@ void jobs_sample(struct jobs *t, struct job *j, const json_t *req, double now)
     }
     json_t *held = json_object_get(req, "io_held");
     if (held) j->io_held = json_is_true(held);
+    if (json_is_true(json_object_get(req, "control_point"))) j->cp_seen = 1;
     j->samples++;
     j->last_seen = now;
 }
@@ -424,7 +425,8 @@ json_t *jobs_status(const struct jobs *t, const struct job *j, int history, doub
 {
     json_t *o = jobs_summary(t, j, now);
     json_object_set_new(o, "mpi", json_string(j->mpi));
-    json_object_set_new(o, "malleable", json_boolean(j->malleable));
+    /* resizable: its library can, and the program reaches control points (an unmodified program never does) */
+    json_object_set_new(o, "malleable", json_boolean(j->malleable && j->cp_seen));
     json_object_set_new(o, "hosts", jobs_hosts_json(t, j)); /* where its processes are, and their slots */
     if (j->procs <= 256 && j->rank_host) {
         json_t *rh = json_array();

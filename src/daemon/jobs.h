@@ -58,7 +58,8 @@ struct job {
     char binary[512];
     char mpi[65];
     char launcher[16]; /* how it was started: mpiexec, srun-pmi2, srun-pmix, srun (registration's "launcher") */
-    int procs, malleable;
+    int procs, malleable; /* malleable: its libductile can resize it */
+    int cp_seen;      /* a sample said it reached a control point: only then can it be resized */
     enum job_state state;
     int exit_status;
     double registered, last_seen, disconnected_at; /* epoch seconds */

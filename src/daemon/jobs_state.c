@@ -33,6 +33,7 @@ char *jobs_save_text(const struct jobs *t)
                               "samples", (json_int_t)j->samples);
         if (!o) continue;
         json_object_set_new(o, "launcher", json_string(j->launcher));
+        json_object_set_new(o, "cp_seen", json_boolean(j->cp_seen));
         jobs_place_save(t, j, o); /* where its processes are, parked and on standby */
         jobs_cmds_save(t, j, o);  /* its commands and their reserved slots */
         if (j->io_shrink_n > 0)
@@ -154,6 +155,7 @@ int jobs_load(struct jobs *t, const char *path, double now, char *err, size_t er
         j->period = proto_get_num(o, "period", 0);
         j->iteration = proto_get_int(o, "iteration", 0);
         j->samples = proto_get_int(o, "samples", 0);
+        j->cp_seen = json_is_true(json_object_get(o, "cp_seen"));
         json_t *shr = json_object_get(o, "io_shrink");
         j->io_shrink_n = (int)proto_get_int(shr, "n", 0);
         j->io_shrink_from = (int)proto_get_int(shr, "from", 0);

@@ -217,7 +217,7 @@ static void jobs_text(FILE *f, double now)
         lval(f, j->tag);
         fprintf(f, "\",program=\"");
         lval(f, prog ? prog + 1 : j->binary);
-        fprintf(f, "\",state=\"%s\",malleable=\"%d\"} 1\n", job_state_name(j->state), j->malleable != 0);
+        fprintf(f, "\",state=\"%s\",malleable=\"%d\"} 1\n", job_state_name(j->state), j->malleable && j->cp_seen);
     }
     static const char *const per[][3] = {
         {"ductile_job_processes", "gauge", "Processes in the job's world (running or disconnected jobs)."},

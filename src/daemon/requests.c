@@ -40,6 +40,16 @@ static void do_resize(int ci, long long id, const char *cmd, const json_t *req)
                   j->id);
         return;
     }
+    /* an unmodified program never reaches a control point: a command would wait there for good, its
+     * slots reserved (a malleable program's first samples may come before its first control point:
+     * three samples and 5 s after its registration) */
+    if (!j->cp_seen && j->samples >= 3 && j->last_seen - j->registered >= 5.0) {
+        reply_err(ci, id, PERR_NOT_SUPPORTED,
+                  "job %d cannot be resized: in %.0f s it reached no control point (EMPI_Monitor_end, "
+                  "ductile_control_point, MAM_Checkpoint); a program without them keeps its size",
+                  j->id, j->last_seen - j->registered);
+        return;
+    }
     int cur = j->procs + j->pending, delta;
     if (strcmp(cmd, "expand") == 0) delta = (int)proto_get_int(req, "n", 0);
     else if (strcmp(cmd, "shrink") == 0) delta = -(int)proto_get_int(req, "n", 0);

@@ -53,6 +53,18 @@ grep -q "I/O waited for release" "$T/a.log" && ok "the job saw its I/O held" || 
 ctl period 1 0.1 > /dev/null && ok "monitoring period changed" || bad "period"
 ctl watch 1 --count 2 --interval 0.2 | grep -q "ITERATION" && ok "watch prints a live table" || bad "watch"
 
+# an unmodified program (no control points) is monitored but not resizable: an expand is refused with
+# the cause instead of waiting for good with its slot reserved
+env LD_PRELOAD="${SANITIZER_PRELOAD:+$SANITIZER_PRELOAD:}$LIBDUCTILE" timeout -k 10 60 $MPIEXEC -n 1 \
+  "$abs_top_builddir/tests/mpi/iter" 100000000 > "$T/plain.log" 2>&1 &
+PID_plain=$!
+wait_until 20 '[ "$(ctl --json list | jget "len(d[\"jobs\"])")" = 2 ]' || bad "the plain program did not register"
+sleep 6
+ctl --json status 2 | jget 'd["malleable"]' | grep -q False && ok "a plain program: status says not malleable" || bad "plain program: $(ctl status 2 | grep -i malleable)"
+out=$(ctl expand 2 1 2>&1); rc=$?
+[ $rc = 1 ] && echo "$out" | grep -q "reached no control point" && ok "its expand refused: $out" || bad "plain program's expand: rc $rc: $out"
+kill "$PID_plain" 2>/dev/null; wait "$PID_plain" 2>/dev/null
+
 # the job ends: exited, slots back
 touch "$T/stop-a"
 wait "$PID_a"; rc=$?
