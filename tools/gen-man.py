@@ -88,7 +88,8 @@ def parse_help(text):
             out.append((sect, "example", "$ " + m.group(2)))
             i += 1
             continue
-        m = re.match(r"^( {1,5})(\S.*?)(?:( {2,})(\S.*))?$", line)
+        # an entry's term: up to 5 blanks in, or up to 8 for a long-only option ("      --json")
+        m = re.match(r"^( {1,5}|  {4,6}(?=-))(\S.*?)(?:( {2,})(\S.*))?$", line)
         if m:  # an entry: term [  text], continuation lines indented deeper
             ind = len(m.group(1))
             term, first = m.group(2).strip(), m.group(4) or ""
@@ -97,8 +98,8 @@ def parse_help(text):
             i += 1
             while i < len(lines) and lines[i].strip():
                 n = len(lines[i]) - len(lines[i].lstrip())
-                if n <= ind:
-                    break
+                if n <= ind or (n < col and n <= 8 and lines[i].lstrip().startswith("-")):
+                    break  # the next entry (a long-only option is indented more than "-x, --long")
                 (desc if n >= col else body).append(lines[i].strip())
                 i += 1
             if body:  # the text on the term's line belongs to the tag

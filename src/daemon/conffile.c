@@ -88,10 +88,20 @@ static int find(const char *name)
     return -1;
 }
 
+/* The resources are one choice (slots, hostfile or slurm): one of them on the command line
+ * overrides the file's, whichever of the three it names. */
+static int is_resource(const char *name)
+{
+    return !strcmp(name, "slots") || !strcmp(name, "hostfile") || !strcmp(name, "slurm");
+}
+
 void conf_given(const char *name)
 {
     int k = find(name);
     if (k >= 0) keys[k].given = 1;
+    if (is_resource(name))
+        for (int i = 0; i < nkeys; i++)
+            if (is_resource(keys[i].o->name)) keys[i].given = 1;
 }
 
 const char *conf_path(void) { return in_use; }
