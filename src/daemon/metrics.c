@@ -77,7 +77,7 @@ static const char *const outcomes[] = {"ok", "failed", "refused"};
 static double resizes[2][3], bytes_moved[2];
 static struct hist resize_s[2], io_wait;
 static double registrations, io_requests, io_grants;
-static struct lfam decisions, folds, slurm_calls, slurm_fails, conns;
+static struct lfam decisions, folds, slurm_calls, slurm_fails, conns, refusals;
 
 /* I/O token requests waiting for their grant (per job; a grant may come
  * before the part hears the request: then `early`) */
@@ -140,6 +140,7 @@ static void metrics_note(const struct job *j, const char *what, const char *l1, 
     if (!strcmp(what, "policy_decision")) lc_add(&decisions, l1, l2, 1);
     else if (!strcmp(what, "fold")) lc_add(&folds, l1, l2, 1);
     else if (!strcmp(what, "connection")) lc_add(&conns, l1, l2, 1);
+    else if (!strcmp(what, "command_refused")) lc_add(&refusals, l1, l2, 1);
     else if (!strcmp(what, "slurm_call")) {
         lc_add(&slurm_calls, l1, NULL, 1);
         if (v != 0) lc_add(&slurm_fails, l1, NULL, 1);
@@ -274,6 +275,9 @@ static void counters_text(FILE *f)
     head(f, "ductile_policy_decisions_total", "counter",
          "Decisions of the global policy (sent or refused) and of the I/O interference controller (planned or cancelled).");
     lfam_print(f, "ductile_policy_decisions_total", &decisions, "policy", "outcome");
+    head(f, "ductile_commands_refused_total", "counter",
+         "Resize commands (expand, shrink, resize) ductiled refused before they reached the job, by command and cause.");
+    lfam_print(f, "ductile_commands_refused_total", &refusals, "command", "code");
     head(f, "ductile_folds_total", "counter", "Folds and unfolds sent to jobs, by whom (client or ductiled: --fold-to-admit).");
     lfam_print(f, "ductile_folds_total", &folds, "action", "by");
     head(f, "ductile_slurm_calls_total", "counter", "Slurm commands ductiled ran, by command.");

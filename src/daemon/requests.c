@@ -31,12 +31,19 @@ static struct job *need_job(int ci, long long id, const json_t *req, int running
 }
 
 /* expand / shrink / resize: resource manager decision, then forward. */
+/* A resize command refused here: counted (metrics.c), then answered. */
+#define refuse(j, cmd, ci, id, code, ...) \
+    do { \
+        core_note((j), "command_refused", (cmd), (code), 1); \
+        reply_err((ci), (id), (code), __VA_ARGS__); \
+    } while (0)
+
 static void do_resize(int ci, long long id, const char *cmd, const json_t *req)
 {
     struct job *j = need_job(ci, id, req, 1);
     if (!j) return;
     if (!j->malleable) {
-        reply_err(ci, id, PERR_NOT_SUPPORTED, "job %d cannot be resized: its libductile has no malleability support",
+        refuse(j, cmd, ci, id, PERR_NOT_SUPPORTED, "job %d cannot be resized: its libductile has no malleability support",
                   j->id);
         return;
     }
@@ -44,7 +51,7 @@ static void do_resize(int ci, long long id, const char *cmd, const json_t *req)
      * slots reserved (a malleable program's first samples may come before its first control point:
      * three samples and 5 s after its registration) */
     if (!j->cp_seen && j->samples >= 3 && j->last_seen - j->registered >= 5.0) {
-        reply_err(ci, id, PERR_NOT_SUPPORTED,
+        refuse(j, cmd, ci, id, PERR_NOT_SUPPORTED,
                   "job %d cannot be resized: in %.0f s it reached no control point (EMPI_Monitor_end, "
                   "ductile_control_point, MAM_Checkpoint); a program without them keeps its size",
                   j->id, j->last_seen - j->registered);
@@ -55,7 +62,7 @@ static void do_resize(int ci, long long id, const char *cmd, const json_t *req)
     else if (strcmp(cmd, "shrink") == 0) delta = -(int)proto_get_int(req, "n", 0);
     else delta = (int)proto_get_int(req, "to", cur) - cur;
     if (cur + delta < 1) {
-        reply_err(ci, id, PERR_BAD_ARGUMENT, "job %d has %d processes: cannot remove %d", j->id, cur, -delta);
+        refuse(j, cmd, ci, id, PERR_BAD_ARGUMENT, "job %d has %d processes: cannot remove %d", j->id, cur, -delta);
         return;
     }
     if (delta == 0) {
@@ -71,7 +78,7 @@ static void do_resize(int ci, long long id, const char *cmd, const json_t *req)
         json_t *hosts = json_object_get(req, "hosts");
         if (hosts && json_array_size(hosts) > 0) {
             if ((int)json_array_size(hosts) != delta) {
-                reply_err(ci, id, PERR_BAD_ARGUMENT, "%d hosts given for %d new processes: give one per process", (int)json_array_size(hosts), delta);
+                refuse(j, cmd, ci, id, PERR_BAD_ARGUMENT, "%d hosts given for %d new processes: give one per process", (int)json_array_size(hosts), delta);
                 json_decref(args);
                 return;
             }
@@ -82,7 +89,7 @@ static void do_resize(int ci, long long id, const char *cmd, const json_t *req)
         json_t *ranks = json_object_get(req, "ranks");
         if (ranks && json_array_size(ranks) > 0) {
             if ((int)json_array_size(ranks) != -delta) {
-                reply_err(ci, id, PERR_BAD_ARGUMENT, "%d ranks given for removing %d processes", (int)json_array_size(ranks), -delta);
+                refuse(j, cmd, ci, id, PERR_BAD_ARGUMENT, "%d ranks given for removing %d processes", (int)json_array_size(ranks), -delta);
                 json_decref(args);
                 return;
             }
@@ -90,7 +97,7 @@ static void do_resize(int ci, long long id, const char *cmd, const json_t *req)
             json_t *r;
             json_array_foreach(ranks, k, r) {
                 if (json_integer_value(r) >= j->procs) {
-                    reply_err(ci, id, PERR_BAD_ARGUMENT, "job %d has no rank %lld", j->id, json_integer_value(r));
+                    refuse(j, cmd, ci, id, PERR_BAD_ARGUMENT, "job %d has no rank %lld", j->id, json_integer_value(r));
                     json_decref(args);
                     return;
                 }
@@ -100,7 +107,7 @@ static void do_resize(int ci, long long id, const char *cmd, const json_t *req)
     }
     if (forward_resize(ci, id, NULL, j, delta > 0 ? "expand" : "shrink", delta > 0 ? delta : -delta, args, wanted, reason,
                        sizeof reason) != 0) {
-        reply_err(ci, id, delta > 0 ? PERR_NO_SLOTS : PERR_BUSY, "job %d: %s by %d refused: %s", j->id,
+        refuse(j, cmd, ci, id, delta > 0 ? PERR_NO_SLOTS : PERR_BUSY, "job %d: %s by %d refused: %s", j->id,
                   delta > 0 ? "expansion" : "shrink", delta > 0 ? delta : -delta, reason);
         logmsg("refused to %s job %d by %d: %s", delta > 0 ? "expand" : "shrink", j->id, delta > 0 ? delta : -delta, reason);
     }

@@ -95,6 +95,10 @@ wait_until 10 '[ "$(mq "ductile_folds_total{action=\"fold\",by=\"client\"}")" = 
   || bad "after the fold: $(fetch "http://127.0.0.1:$MPORT/metrics" | grep '^ductile_folds_total\|^ductile_job_cores')"
 ctl unfold 1 > /dev/null 2>&1 && wait_until 10 '[ "$(mq "ductile_job_cores{job_id=\"1\"}")" = 3 ]' \
   && ok "unfolded: ductile_job_cores{job_id=\"1\"} 3" || bad "after the unfold: $(fetch "http://127.0.0.1:$MPORT/metrics" | grep '^ductile_job_cores')"
+# a command ductiled refuses (more processes than free slots): counted by command and cause
+! ctl expand 1 100 > /dev/null 2>&1 && wait_until 10 '[ "$(mq "ductile_commands_refused_total{command=\"expand\",code=\"no_slots\"}")" = 1 ]' \
+  && ok "/metrics: ductile_commands_refused_total{command=\"expand\",code=\"no_slots\"} 1" \
+  || bad "refused expand: $(fetch "http://127.0.0.1:$MPORT/metrics" | grep '^ductile_commands_refused')"
 
 touch "$T/stop-a"
 wait "$PID_a"; ra=$?
