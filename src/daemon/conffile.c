@@ -341,17 +341,18 @@ void conf_reload(void)
         return;
     }
     for (int i = 0; i < r.n; i++) nv[r.e[i].k] = r.e[i].value, nl[r.e[i].k] = r.e[i].line;
-    int napplied = 0, nrestart = 0, failed = -1;
+    int napplied = 0, nrestart = 0, nfailed = 0;
     char e[512];
-    for (int i = 0; i < r.n + nkeys && failed < 0; i++) { /* the file's order, then the keys it no longer has */
+    for (int i = 0; i < r.n + nkeys; i++) { /* the file's order, then the keys it no longer has */
         int k = i < r.n ? r.e[i].k : i - r.n;
         if (i >= r.n && (nv[k] || !keys[k].value)) continue;
         if (keys[k].given || same(keys[k].value, nv[k]) || !keys[k].live) continue;
-        if (apply(k, nv[k], e, sizeof e) != 0) failed = k;
-        else done[napplied++] = k;
+        if (apply(k, nv[k], e, sizeof e) != 0) { /* every bad value is told, then nothing changes */
+            logmsg("configuration not reloaded: %s:%d: bad value for '%s': %s", in_use, nl[k], keys[k].o->name, e);
+            nfailed++;
+        } else done[napplied++] = k;
     }
-    if (failed >= 0) {
-        logmsg("configuration not reloaded: %s:%d: bad value for '%s': %s", in_use, nl[failed], keys[failed].o->name, e);
+    if (nfailed) {
         for (int i = napplied - 1; i >= 0; i--) /* back to what was in force */
             if (apply(done[i], keys[done[i]].value, e, sizeof e) != 0)
                 logmsg("'%s' could not be set back to '%s': %s", keys[done[i]].o->name, keys[done[i]].value, e);
@@ -362,13 +363,20 @@ void conf_reload(void)
             struct key *K = &keys[k];
             const char *o = K->value ? K->value : "(default)", *n = nv[k] ? nv[k] : "(default)";
             if (same(K->value, nv[k])) continue;
-            if (K->given) logmsg("%s:%d: '%s' is given on the command line: the file's '%s' is not used", in_use, nl[k], K->o->name, n);
+            if (!nv[k] && !K->given) { /* no longer in the file */
+                logmsg("%s: '%s' is no longer in the file: from '%s' back to its default%s", in_use, K->o->name, o,
+                       K->live ? "" : " at the next start");
+                if (!K->live) {
+                    nrestart++;
+                    continue;
+                }
+            } else if (K->given) logmsg("%s:%d: '%s' is given on the command line: the file's '%s' is not used", in_use, nl[k], K->o->name, n);
             else if (!K->live) {
                 logmsg("%s:%d: '%s' changed from '%s' to '%s': takes effect at the next start (until then '%s')", in_use,
                        nl[k], K->o->name, o, n, o);
                 nrestart++;
                 continue; /* what is in force stays recorded */
-            } else logmsg("%s:%d: '%s' changed from '%s' to '%s'", in_use, nl[k], K->o->name, o, n);
+            } else if (nv[k]) logmsg("%s:%d: '%s' changed from '%s' to '%s'", in_use, nl[k], K->o->name, o, n);
             free(K->value);
             K->value = nv[k], K->line = nl[k];
             for (int i = 0; i < r.n; i++)
