@@ -71,8 +71,20 @@ int EMPI_Register_block(const char *id, MPI_Datatype datatype, int ndims, const 
 {
     char err[512];
     empi_layout_once();
-    int rc = ndblock_register(id, datatype, ndims, gsizes, halo, !empi_waiting_for_data(), blk, err, sizeof err);
+    int rc = ndblock_register(id, datatype, ndims, gsizes, halo, NULL, NULL, NULL, !empi_waiting_for_data(), blk, err,
+                              sizeof err);
     if (rc != 0) fprintf(stderr, "ductile: error: EMPI_Register_block: %s\n", err);
+    return rc;
+}
+
+int EMPI_Register_block_grid(const char *id, MPI_Datatype datatype, int ndims, const int gsizes[], const int halo[],
+                             const int periods[], EMPI_Grid_fn grid, void *grid_arg, EMPI_Block *blk)
+{
+    char err[512];
+    empi_layout_once();
+    int rc = ndblock_register(id, datatype, ndims, gsizes, halo, periods, grid, grid_arg, !empi_waiting_for_data(),
+                              blk, err, sizeof err);
+    if (rc != 0) fprintf(stderr, "ductile: error: EMPI_Register_block_grid: %s\n", err);
     return rc;
 }
 

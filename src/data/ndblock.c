@@ -1,5 +1,6 @@
-/* ndblock.c -- N-D block data (EMPI_Register_block): an array of 1 to 3
- * dimensions, C order, decomposed over a process grid as MPI_Dims_create +
+/* ndblock.c -- N-D block data (EMPI_Register_block, EMPI_Register_block_grid):
+ * an array of 1 to 3 dimensions, C order, decomposed over a process grid
+ * (MPI_Dims_create's, or the program's grid function's: ndgrid.c) as
  * MPI_Cart_create (no reorder: rank = row-major grid coordinates) would make
  * it, each block stored with halo cells around its interior.  At a resize
  * every non-empty intersection of an old interior block with a new one moves
@@ -7,11 +8,12 @@
  * new local array kept aside (the old one stays the item's) until the resize
  * commits (ndblock_commit; ndblock_abort drops it); the new local arrays are
  * Ductile's.  When the new world is in place (data_world_changed, after the
- * commit) each item whose layout the commit changed gets a Cartesian
- * communicator of it and its halos are filled from the neighbours' interiors
- * (dimension by dimension, over full extents, so edges and corners are
- * filled too); after a rolled-back resize nothing changes, the communicator
- * included. */
+ * commit) each item whose layout the commit changed gets the Cartesian
+ * communicator of its grid (one per grid and resize, shared by the blocks on
+ * it) and its halos are filled from the neighbours' interiors (dimension by
+ * dimension, over full extents, so edges and corners are filled too; across
+ * the boundary of a periodic dimension as well); after a rolled-back resize
+ * nothing changes, the communicator included. */
 #include "config.h"
 
 #include <stdio.h>
@@ -19,6 +21,7 @@
 #include <string.h>
 
 #include "data.h"
+#include "ndgrid.h"
 #include "empi.h"
 #include "../core/hotpath.h"
 #include "../core/state.h"
@@ -34,21 +37,16 @@ struct nd_geom {
 struct nd_state {
     int ndims, g[3], halo[3];
     int nprocs, rank;      /* the layout the local array has */
-    MPI_Comm cart, fill;   /* Cartesian communicator of the world, and Ductile's duplicate for halo fills */
+    int dims[3];           /*   and its process grid */
+    struct nd_grid *grid;  /* the grid (and communicator) it shares with the blocks registered alike */
     int warned;
-    int stale;             /* the layout changed (or no communicator yet): data_world_changed makes a new one */
+    int stale;             /* no communicator or halos for the layout yet: data_world_changed makes them */
+    int moved;             /* a commit changed the layout: the grid's communicator is made anew */
     struct {               /* a resize's new array and layout, until its commit */
-        int set, nprocs, rank;
+        int set, nprocs, rank, dims[3];
         void *addr;
     } next;
 };
-
-static void dims_of(const struct nd_state *s, int P, int dims[3])
-{
-    int d3[3] = {0, 0, 0};
-    PMPI_Dims_create(P, s->ndims, d3);
-    for (int d = 0; d < 3; d++) dims[d] = d < s->ndims ? d3[d] : 1;
-}
 
 /* rank's block in the process grid dims (MPI_Dims_create once per grid, not per rank) */
 static void geom_at(const struct nd_state *s, const int dims[3], int rank, struct nd_geom *o)
@@ -67,12 +65,8 @@ static void geom_at(const struct nd_state *s, const int dims[3], int rank, struc
     }
 }
 
-static void geom_of(const struct nd_state *s, int P, int rank, struct nd_geom *o)
-{
-    int dims[3];
-    dims_of(s, P, dims);
-    geom_at(s, dims, rank, o);
-}
+/* rank's block in the item's current layout */
+static void geom_cur(const struct nd_state *s, struct nd_geom *o) { geom_at(s, s->dims, s->rank, o); }
 
 static int64_t box_elems(const int64_t lo[3], const int64_t hi[3])
 {
@@ -128,7 +122,7 @@ static void fill_blk(const struct reg_item *it, EMPI_Block *b)
 {
     const struct nd_state *s = it->ext;
     struct nd_geom g;
-    geom_of(s, s->nprocs, s->rank, &g);
+    geom_cur(s, &g);
     memset(b, 0, sizeof *b);
     b->ndims = s->ndims;
     for (int d = 0; d < 3; d++) {
@@ -140,7 +134,7 @@ static void fill_blk(const struct reg_item *it, EMPI_Block *b)
         b->subsizes[d] = (int)g.sub[d];
         b->lsizes[d] = (int)g.lsz[d];
     }
-    b->comm = s->cart;
+    b->comm = s->grid->cart;
     b->addr = it->addr;
 }
 
@@ -153,7 +147,8 @@ int ndblock_get(const char *id, EMPI_Block *blk)
 }
 
 int ndblock_register(const char *id, MPI_Datatype type, int ndims, const int gsizes[], const int halo[],
-                     int make_comm, EMPI_Block *blk, char *err, size_t errlen)
+                     const int periods[], EMPI_Grid_fn grid, void *grid_arg, int make_comm, EMPI_Block *blk,
+                     char *err, size_t errlen)
 {
     if (ndims < 1 || ndims > 3 || !gsizes) {
         snprintf(err, errlen, "'%s': ndims must be 1, 2 or 3 (got %d) and gsizes given", id ? id : "", ndims);
@@ -172,27 +167,43 @@ int ndblock_register(const char *id, MPI_Datatype type, int ndims, const int gsi
     }
     st.nprocs = ductile_rt.size > 0 ? ductile_rt.size : 1;
     st.rank = ductile_rt.rank;
-    st.cart = st.fill = MPI_COMM_NULL;
     st.stale = 1;
-    struct nd_geom g;
-    geom_of(&st, st.nprocs, st.rank, &g);
+    int per[3] = {0, 0, 0};
+    for (int d = 0; d < ndims && periods; d++) per[d] = periods[d] != 0;
     MPI_Aint lb, ext;
     if (PMPI_Type_get_extent(type, &lb, &ext) != MPI_SUCCESS || ext <= 0) {
         snprintf(err, errlen, "'%s': not a valid MPI datatype", id ? id : "");
         return -1;
     }
+    st.grid = ndgrid_get(ndims, per, grid, grid_arg);
+    if (!st.grid) {
+        snprintf(err, errlen, "'%s': out of memory", id ? id : "");
+        return -1;
+    }
+    char why[200];
+    if (ndgrid_dims(st.grid, st.nprocs, st.dims, why, sizeof why) != 0) {
+        snprintf(err, errlen, "'%s': %s", id ? id : "", why);
+        ndgrid_put(st.grid);
+        return -1;
+    }
+    struct nd_geom g;
+    geom_cur(&st, &g);
     void *a = calloc(1, local_bytes(&g, (size_t)ext) ? local_bytes(&g, (size_t)ext) : 1);
     struct nd_state *s = malloc(sizeof *s);
     if (!a || !s) {
         free(a);
         free(s);
+        ndgrid_put(st.grid);
         snprintf(err, errlen, "'%s': out of memory", id ? id : "");
         return -1;
     }
     *s = st;
-    /* what every process must agree on: the global sizes (halos are this process's business) */
-    if (reg_add(id, a, type, REG_NDBLOCK, 0, st.g[0], st.g[1], (int64_t)st.g[2] * 4 + (ndims - 1), err, errlen) != 0) {
+    /* what every process must agree on: the global sizes and the periodicity (halos are this process's
+     * business; the grid function is the program's, the same code everywhere) */
+    int64_t shape = ((int64_t)st.g[2] * 4 + (ndims - 1)) * 8 + per[0] * 4 + per[1] * 2 + per[2];
+    if (reg_add(id, a, type, REG_NDBLOCK, 0, st.g[0], st.g[1], shape, err, errlen) != 0) {
         free(a);
+        ndgrid_put(s->grid);
         free(s);
         return -1;
     }
@@ -220,10 +231,18 @@ int ndblock_move(struct reg_item *it, const struct redist_layout *L, int ok, uin
     int64_t lo[3], hi[3], llo[3], lhi[3], stot = 0, rtot = 0;
     if (ok && !a) ok = 0;
     int dold[3], dnew[3];
-    dims_of(s, L->ns, dold);
-    dims_of(s, L->nd, dnew);
+    char why[200];
+    /* both grids from the grid function (a spawned process's layout is not the old world's) */
+    if (ndgrid_dims(s->grid, L->ns, dold, why, sizeof why) != 0 ||
+        ndgrid_dims(s->grid, L->nd, dnew, why, sizeof why) != 0) { /* refused at the decision: not reached */
+        if (ok) snprintf(err, errlen, "'%s': %s", it->d.name, why);
+        ok = came_ok = 0;
+        free(a);
+        a = NULL;
+        sc = sd = rc = rd = NULL;
+    }
     if (ok && L->my_old >= 0) {
-        geom_of(s, L->ns, L->my_old, &og);
+        geom_at(s, dold, L->my_old, &og);
         for (int d = 0; d < L->nd; d++) {
             geom_at(s, dnew, d, &x);
             int c = L->new_to_comm[d];
@@ -232,7 +251,7 @@ int ndblock_move(struct reg_item *it, const struct redist_layout *L, int ok, uin
         }
     }
     if (ok && L->my_new >= 0) {
-        geom_of(s, L->nd, L->my_new, &ng);
+        geom_at(s, dnew, L->my_new, &ng);
         for (int r = 0; r < L->ns; r++) {
             geom_at(s, dold, r, &x);
             int c = L->old_to_comm[r];
@@ -281,6 +300,7 @@ int ndblock_move(struct reg_item *it, const struct redist_layout *L, int ok, uin
         s->next.addr = na;
         s->next.nprocs = L->nd;
         s->next.rank = L->my_new;
+        memcpy(s->next.dims, dnew, sizeof dnew);
         s->next.set = 1;
     }
     for (int c = 0; c < n; c++)
@@ -296,7 +316,7 @@ static void fill_dim(struct reg_item *it, const struct nd_geom *g, int d)
     struct nd_state *s = it->ext;
     size_t ext = (size_t)it->d.extent;
     int h = s->halo[d], lower, upper;
-    PMPI_Cart_shift(s->fill, d, 1, &lower, &upper);
+    PMPI_Cart_shift(s->grid->fill, d, 1, &lower, &upper);
     int64_t slo[3], shi[3], rlo[3], rhi[3];
     for (int e = 0; e < 3; e++) { slo[e] = rlo[e] = 0; shi[e] = rhi[e] = g->lsz[e]; }
     int64_t cnt = 1;
@@ -318,7 +338,7 @@ static void fill_dim(struct reg_item *it, const struct nd_geom *g, int d)
             int len = 0;
             chunk_piece((int64_t)bytes, piece, k, &o, &len);
             PMPI_Sendrecv(sbuf + o, to != MPI_PROC_NULL ? len : 0, MPI_BYTE, to, 7400 + d, rbuf + o,
-                          from != MPI_PROC_NULL ? len : 0, MPI_BYTE, from, 7400 + d, s->fill, MPI_STATUS_IGNORE);
+                          from != MPI_PROC_NULL ? len : 0, MPI_BYTE, from, 7400 + d, s->grid->fill, MPI_STATUS_IGNORE);
         }
         if (from != MPI_PROC_NULL) box_copy(it->addr, g->lsz, rlo, rhi, ext, rbuf, 1);
     }
@@ -338,7 +358,8 @@ void ndblock_commit(struct reg_item *it)
     it->owned = 1;
     s->nprocs = s->next.nprocs;
     s->rank = s->next.rank;
-    s->stale = 1; /* the communicator and halos follow in data_world_changed, with the new world */
+    memcpy(s->dims, s->next.dims, sizeof s->dims);
+    s->stale = s->moved = 1; /* the communicator and halos follow in data_world_changed, with the new world */
     memset(&s->next, 0, sizeof s->next);
 }
 
@@ -355,19 +376,13 @@ void ndblock_world_changed(struct reg_item *it)
     struct nd_state *s = it->ext;
     if (!s || !s->stale) return; /* no committed change since its communicator was made */
     s->stale = 0;
-    if (s->cart != MPI_COMM_NULL) PMPI_Comm_free(&s->cart);
-    if (s->fill != MPI_COMM_NULL) PMPI_Comm_free(&s->fill);
     struct nd_geom g;
-    geom_of(s, s->nprocs, s->rank, &g);
-    int periods[3] = {0, 0, 0};
-    if (PMPI_Cart_create(ductile_world, s->ndims, g.dims, periods, 0, &s->cart) != MPI_SUCCESS ||
-        PMPI_Comm_dup(s->cart, &s->fill) != MPI_SUCCESS) {
-        fprintf(stderr, "ductile: error: '%s': MPI_Cart_create over the world of %d processes failed\n", it->d.name,
-                s->nprocs);
-        return;
-    }
+    geom_cur(s, &g);
+    int moved = s->moved;
+    s->moved = 0;
+    if (ndgrid_comm(s->grid, s->nprocs, s->dims, moved, it->d.name) != 0) return;
     for (int d = 0; d < s->ndims; d++) {
-        if (!s->halo[d] || g.dims[d] == 1) continue;
+        if (!s->halo[d] || (g.dims[d] == 1 && !s->grid->periods[d])) continue; /* periodic: from itself */
         /* every block of this dimension must be at least as wide as the halo (all processes agree) */
         if (s->g[d] / g.dims[d] < s->halo[d]) {
             if (!s->warned++ && s->rank == 0)
@@ -383,12 +398,7 @@ void ndblock_world_changed(struct reg_item *it)
 void ndblock_free(struct reg_item *it)
 {
     struct nd_state *s = it->ext;
-    int fin = 1;
-    PMPI_Finalized(&fin);
-    if (!fin) {
-        if (s->cart != MPI_COMM_NULL) PMPI_Comm_free(&s->cart);
-        if (s->fill != MPI_COMM_NULL) PMPI_Comm_free(&s->fill);
-    }
+    ndgrid_put(s->grid);
     free(s->next.addr);
     free(s);
 }
