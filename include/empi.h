@@ -351,6 +351,30 @@ typedef int (*EMPI_Grid_fn)(int nprocs, int ndims, int dims[], void *arg);
  * stderr (also when the function refuses the current size). */
 int EMPI_Register_block_grid(const char *id, MPI_Datatype datatype, int ndims, const int gsizes[], const int halo[],
                              const int periods[], EMPI_Grid_fn grid, void *grid_arg, EMPI_Block *blk);
+/* Program-owned storage: EMPI_Register_block_grid whose local arrays the
+ * program allocates.  alloc(blk, strides, arg) is called for every local
+ * array this process needs (at the registration, and for the new block of
+ * every resize, inside the control point; blk->comm is MPI_COMM_NULL and
+ * blk->addr NULL then): it returns the array and fills strides[0..2], in
+ * elements, with the array's layout -- local element (i, j, k) (halo cells
+ * included, unused dimensions 0) is at index i * strides[0] + j * strides[1]
+ * + k * strides[2]; on entry they hold the dense C-order layout; any padding
+ * is allowed as long as rows do not overlap (strides[2] >= 1, strides[1] >=
+ * lsizes[2] * strides[2], strides[0] >= lsizes[1] * strides[1]).  Returning
+ * NULL (or smaller strides) makes the resize fail and roll back cleanly.
+ * release(addr, arg) (may be NULL) gets back an array Ductile no longer
+ * uses: the old one when a resize commits, a new one when it is rolled back.
+ * Ductile never zeroes or frees the program's arrays; the current one is the
+ * program's to free after EMPI_free(NULL, id) (which deregisters without
+ * freeing) or at the end.  The callbacks must
+ * not communicate.  Read the strides with EMPI_Get_block_strides after every
+ * EMPI_Get_block. */
+typedef void *(*EMPI_Block_alloc_fn)(const EMPI_Block *blk, int64_t strides[3], void *arg);
+typedef void (*EMPI_Block_free_fn)(void *addr, void *arg);
+int EMPI_Register_block_storage(const char *id, MPI_Datatype datatype, int ndims, const int gsizes[],
+                                const int halo[], const int periods[], EMPI_Grid_fn grid, void *grid_arg,
+                                EMPI_Block_alloc_fn alloc, EMPI_Block_free_fn release, void *arg, EMPI_Block *blk);
+int EMPI_Get_block_strides(const char *id, int64_t strides[3]);
 
 /* A CSR sparse matrix with 64-bit row pointers and column indices: my rows
  * [row0, row0 + rows) of nrows, rowptr[0..rows] from 0, col / val of

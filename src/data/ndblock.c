@@ -7,7 +7,9 @@
  * once, packed, in one MPI_Alltoallv over the transfer communicator, into a
  * new local array kept aside (the old one stays the item's) until the resize
  * commits (ndblock_commit; ndblock_abort drops it); the new local arrays are
- * Ductile's.  When the new world is in place (data_world_changed, after the
+ * Ductile's (or the program's, EMPI_Register_block_storage: its callback
+ * gives each new array and its strides, its old one goes back to it at the
+ * commit, the new one at a rollback).  When the new world is in place (data_world_changed, after the
  * commit) each item whose layout the commit changed gets the Cartesian
  * communicator of its grid (one per grid and resize, shared by the blocks on
  * it) and its halos are filled from the neighbours' interiors (dimension by
@@ -21,6 +23,7 @@
 #include <string.h>
 
 #include "data.h"
+#include "ndblock.h"
 #include "ndgrid.h"
 #include "empi.h"
 #include "../core/hotpath.h"
@@ -38,12 +41,15 @@ struct nd_state {
     int ndims, g[3], halo[3];
     int nprocs, rank;      /* the layout the local array has */
     int dims[3];           /*   and its process grid */
+    int64_t str[3];        /*   and its strides (elements; dense C order unless the program's storage says) */
+    struct nd_storage mem; /* the program's storage (EMPI_Register_block_storage); alloc NULL: Ductile's */
     struct nd_grid *grid;  /* the grid (and communicator) it shares with the blocks registered alike */
     int warned;
     int stale;             /* no communicator or halos for the layout yet: data_world_changed makes them */
     int moved;             /* a commit changed the layout: the grid's communicator is made anew */
     struct {               /* a resize's new array and layout, until its commit */
         int set, nprocs, rank, dims[3];
+        int64_t str[3];
         void *addr;
     } next;
 };
@@ -75,19 +81,27 @@ static int64_t box_elems(const int64_t lo[3], const int64_t hi[3])
     return n;
 }
 
-/* Copy the box [lo, hi) (local coordinates of an array of lsz elements of
- * ext bytes) to (unpack = 0) or from (unpack = 1) the packed buffer buf. */
-static void box_copy(char *arr, const int64_t lsz[3], const int64_t lo[3], const int64_t hi[3], size_t ext, char *buf,
+/* Copy the box [lo, hi) (local coordinates of an array of strides str, in
+ * elements of ext bytes) to (unpack = 0) or from (unpack = 1) the packed
+ * buffer buf. */
+static void box_copy(char *arr, const int64_t str[3], const int64_t lo[3], const int64_t hi[3], size_t ext, char *buf,
                      int unpack)
 {
     if (box_elems(lo, hi) == 0) return;
     size_t run = (size_t)(hi[2] - lo[2]) * ext;
     for (int64_t i = lo[0]; i < hi[0]; i++)
         for (int64_t j = lo[1]; j < hi[1]; j++) {
-            char *p = arr + (size_t)(((i * lsz[1]) + j) * lsz[2] + lo[2]) * ext;
-            if (unpack) memcpy(p, buf, run);
-            else memcpy(buf, p, run);
-            buf += run;
+            char *p = arr + (size_t)(i * str[0] + j * str[1] + lo[2] * str[2]) * ext;
+            if (str[2] == 1) {
+                if (unpack) memcpy(p, buf, run);
+                else memcpy(buf, p, run);
+                buf += run;
+                continue;
+            }
+            for (int64_t k = lo[2]; k < hi[2]; k++, p += (size_t)str[2] * ext, buf += ext) {
+                if (unpack) memcpy(p, buf, ext);
+                else memcpy(buf, p, ext);
+            }
         }
 }
 
@@ -118,37 +132,86 @@ static size_t local_bytes(const struct nd_geom *g, size_t ext)
     return (size_t)(g->lsz[0] * g->lsz[1] * g->lsz[2]) * ext;
 }
 
-static void fill_blk(const struct reg_item *it, EMPI_Block *b)
+/* The block g as the program sees it (before its communicator exists). */
+static void geom_blk(const struct nd_state *s, const struct nd_geom *g, EMPI_Block *b)
 {
-    const struct nd_state *s = it->ext;
-    struct nd_geom g;
-    geom_cur(s, &g);
     memset(b, 0, sizeof *b);
     b->ndims = s->ndims;
     for (int d = 0; d < 3; d++) {
         b->gsizes[d] = s->g[d];
         b->halo[d] = s->halo[d];
-        b->dims[d] = g.dims[d];
-        b->coords[d] = g.coords[d];
-        b->starts[d] = (int)g.start[d];
-        b->subsizes[d] = (int)g.sub[d];
-        b->lsizes[d] = (int)g.lsz[d];
+        b->dims[d] = g->dims[d];
+        b->coords[d] = g->coords[d];
+        b->starts[d] = (int)g->start[d];
+        b->subsizes[d] = (int)g->sub[d];
+        b->lsizes[d] = (int)g->lsz[d];
     }
+    b->comm = MPI_COMM_NULL;
+}
+
+/* A new local array for the block g, zeroed when Ductile's: Ductile's dense one, or the program's
+ * (its allocation callback, strides checked: C order, rows not overlapping).  NULL with why. */
+static void *new_local(const struct nd_state *s, const struct nd_geom *g, size_t ext, int64_t str[3], char *why,
+                       size_t len)
+{
+    str[2] = 1;
+    str[1] = g->lsz[2];
+    str[0] = g->lsz[1] * g->lsz[2];
+    if (!s->mem.alloc) {
+        void *p = txn_calloc(1, local_bytes(g, ext) ? local_bytes(g, ext) : 1);
+        if (!p) snprintf(why, len, "out of memory for the local array");
+        return p;
+    }
+    EMPI_Block b;
+    geom_blk(s, g, &b);
+    int64_t want[3] = {str[0], str[1], str[2]};
+    void *p = s->mem.alloc(&b, str, s->mem.arg);
+    if (!p) {
+        snprintf(why, len, "the program's storage callback gave no array for the block of %d x %d x %d", b.lsizes[0],
+                 b.lsizes[1], b.lsizes[2]);
+        return NULL;
+    }
+    if (str[2] < 1 || str[1] < g->lsz[2] * str[2] || str[0] < g->lsz[1] * str[1]) {
+        snprintf(why, len, "the program's storage callback gave strides %lld %lld %lld for a block of %d x %d x %d "
+                 "(at least %lld %lld %lld)", (long long)str[0], (long long)str[1], (long long)str[2], b.lsizes[0],
+                 b.lsizes[1], b.lsizes[2], (long long)want[0], (long long)want[1], (long long)want[2]);
+        if (s->mem.release) s->mem.release(p, s->mem.arg);
+        return NULL;
+    }
+    return p;
+}
+
+/* Give back a local array new_local made (not the item's current one, unless it is being replaced). */
+static void free_local(const struct nd_state *s, void *p)
+{
+    if (!p) return;
+    if (!s->mem.alloc) free(p);
+    else if (s->mem.release) s->mem.release(p, s->mem.arg);
+}
+
+static void fill_blk(const struct reg_item *it, EMPI_Block *b)
+{
+    const struct nd_state *s = it->ext;
+    struct nd_geom g;
+    geom_cur(s, &g);
+    geom_blk(s, &g, b);
     b->comm = s->grid->cart;
     b->addr = it->addr;
 }
 
-int ndblock_get(const char *id, EMPI_Block *blk)
+int ndblock_get(const char *id, EMPI_Block *blk, int64_t strides[3])
 {
     struct reg_item *it = reg_find(id);
     if (!it || it->d.kind != REG_NDBLOCK || !it->ext) return -1;
     if (blk) fill_blk(it, blk);
+    const struct nd_state *s = it->ext;
+    for (int d = 0; d < 3 && strides; d++) strides[d] = s->str[d];
     return 0;
 }
 
 int ndblock_register(const char *id, MPI_Datatype type, int ndims, const int gsizes[], const int halo[],
-                     const int periods[], EMPI_Grid_fn grid, void *grid_arg, int make_comm, EMPI_Block *blk,
-                     char *err, size_t errlen)
+                     const int periods[], EMPI_Grid_fn grid, void *grid_arg, const struct nd_storage *mem,
+                     int make_comm, EMPI_Block *blk, char *err, size_t errlen)
 {
     if (ndims < 1 || ndims > 3 || !gsizes) {
         snprintf(err, errlen, "'%s': ndims must be 1, 2 or 3 (got %d) and gsizes given", id ? id : "", ndims);
@@ -168,6 +231,7 @@ int ndblock_register(const char *id, MPI_Datatype type, int ndims, const int gsi
     st.nprocs = ductile_rt.size > 0 ? ductile_rt.size : 1;
     st.rank = ductile_rt.rank;
     st.stale = 1;
+    if (mem) st.mem = *mem;
     int per[3] = {0, 0, 0};
     for (int d = 0; d < ndims && periods; d++) per[d] = periods[d] != 0;
     MPI_Aint lb, ext;
@@ -188,13 +252,13 @@ int ndblock_register(const char *id, MPI_Datatype type, int ndims, const int gsi
     }
     struct nd_geom g;
     geom_cur(&st, &g);
-    void *a = calloc(1, local_bytes(&g, (size_t)ext) ? local_bytes(&g, (size_t)ext) : 1);
+    void *a = new_local(&st, &g, (size_t)ext, st.str, why, sizeof why);
     struct nd_state *s = malloc(sizeof *s);
     if (!a || !s) {
-        free(a);
+        free_local(&st, a);
         free(s);
         ndgrid_put(st.grid);
-        snprintf(err, errlen, "'%s': out of memory", id ? id : "");
+        snprintf(err, errlen, "'%s': %s", id ? id : "", a ? "out of memory" : why);
         return -1;
     }
     *s = st;
@@ -202,14 +266,14 @@ int ndblock_register(const char *id, MPI_Datatype type, int ndims, const int gsi
      * business; the grid function is the program's, the same code everywhere) */
     int64_t shape = ((int64_t)st.g[2] * 4 + (ndims - 1)) * 8 + per[0] * 4 + per[1] * 2 + per[2];
     if (reg_add(id, a, type, REG_NDBLOCK, 0, st.g[0], st.g[1], shape, err, errlen) != 0) {
-        free(a);
+        free_local(&st, a);
         ndgrid_put(s->grid);
         free(s);
         return -1;
     }
     struct reg_item *it = reg_find(id);
     it->ext = s;
-    it->owned = 1;
+    it->owned = !s->mem.alloc; /* the program's storage is never freed by the registry */
     if (make_comm) ndblock_world_changed(it);
     if (blk) fill_blk(it, blk);
     return 0;
@@ -227,6 +291,8 @@ int ndblock_move(struct reg_item *it, const struct redist_layout *L, int ok, uin
     int came_ok = ok;
     int64_t *a = ok ? txn_calloc(4 * (size_t)n, sizeof *a) : NULL;
     char *sb = NULL, *rb = NULL, *na = NULL;
+    int64_t nstr[3];
+    char nwhy[300] = "";
     int64_t *sc = a, *sd = a ? a + n : NULL, *rc = a ? a + 2 * n : NULL, *rd = a ? a + 3 * n : NULL;
     int64_t lo[3], hi[3], llo[3], lhi[3], stot = 0, rtot = 0;
     if (ok && !a) ok = 0;
@@ -268,10 +334,11 @@ int ndblock_move(struct reg_item *it, const struct redist_layout *L, int ok, uin
     if (ok) {
         sb = txn_malloc(stot ? (size_t)stot : 1);
         rb = txn_malloc(rtot ? (size_t)rtot : 1);
-        if (L->my_new >= 0) na = txn_calloc(1, local_bytes(&ng, ext) ? local_bytes(&ng, ext) : 1);
+        if (L->my_new >= 0) na = new_local(s, &ng, ext, nstr, nwhy, sizeof nwhy);
         if (!sb || !rb || (L->my_new >= 0 && !na)) ok = 0;
     }
-    if (came_ok && !ok) snprintf(err, errlen, "'%s': out of memory for the transfer", it->d.name);
+    if (came_ok && !ok)
+        snprintf(err, errlen, "'%s': %s", it->d.name, nwhy[0] ? nwhy : "out of memory for the transfer");
     if (ok && L->my_old >= 0)
         for (int d = 0; d < L->nd; d++) {
             int c = L->new_to_comm[d];
@@ -279,12 +346,12 @@ int ndblock_move(struct reg_item *it, const struct redist_layout *L, int ok, uin
             geom_at(s, dnew, d, &x);
             isect(&og, &x, lo, hi);
             to_local(s, &og, lo, hi, llo, lhi);
-            box_copy(it->addr, og.lsz, llo, lhi, ext, sb + sd[c], 0);
+            box_copy(it->addr, s->str, llo, lhi, ext, sb + sd[c], 0);
         }
     /* the exchange's agreement is this item's checkpoint (what it needs is allocated above) */
     int rcode = data_alltoallv_bytes(sb, sc, sd, rb, rc, rd, ok, L->comm, err, errlen);
     if (rcode != MOVE_OK) {
-        free(sb); free(rb); free(na); free(a);
+        free(sb); free(rb); free_local(s, na); free(a);
         return rcode; /* the old array stays the item's */
     }
     if (L->my_new >= 0) {
@@ -294,13 +361,14 @@ int ndblock_move(struct reg_item *it, const struct redist_layout *L, int ok, uin
             geom_at(s, dold, r, &x);
             isect(&x, &ng, lo, hi);
             to_local(s, &ng, lo, hi, llo, lhi);
-            box_copy(na, ng.lsz, llo, lhi, ext, rb + rd[c], 1);
+            box_copy(na, nstr, llo, lhi, ext, rb + rd[c], 1);
         }
         /* staged: adopted at the commit (ndblock_commit), dropped on a rollback */
         s->next.addr = na;
         s->next.nprocs = L->nd;
         s->next.rank = L->my_new;
         memcpy(s->next.dims, dnew, sizeof dnew);
+        memcpy(s->next.str, nstr, sizeof nstr);
         s->next.set = 1;
     }
     for (int c = 0; c < n; c++)
@@ -331,7 +399,7 @@ static void fill_dim(struct reg_item *it, const struct nd_geom *g, int d)
         shi[d] = slo[d] + h;
         rlo[d] = dir ? 0 : h + g->sub[d];
         rhi[d] = rlo[d] + h;
-        if (to != MPI_PROC_NULL) box_copy(it->addr, g->lsz, slo, shi, ext, sbuf, 0);
+        if (to != MPI_PROC_NULL) box_copy(it->addr, s->str, slo, shi, ext, sbuf, 0);
         /* the neighbours' faces are the same size: both cut them into the same pieces below an int count */
         for (int64_t k = 0, piece = chunk_piece_max(), np = chunk_count((int64_t)bytes, piece); k < np; k++) {
             int64_t o = 0;
@@ -340,7 +408,7 @@ static void fill_dim(struct reg_item *it, const struct nd_geom *g, int d)
             PMPI_Sendrecv(sbuf + o, to != MPI_PROC_NULL ? len : 0, MPI_BYTE, to, 7400 + d, rbuf + o,
                           from != MPI_PROC_NULL ? len : 0, MPI_BYTE, from, 7400 + d, s->grid->fill, MPI_STATUS_IGNORE);
         }
-        if (from != MPI_PROC_NULL) box_copy(it->addr, g->lsz, rlo, rhi, ext, rbuf, 1);
+        if (from != MPI_PROC_NULL) box_copy(it->addr, s->str, rlo, rhi, ext, rbuf, 1);
     }
     free(sbuf);
     free(rbuf);
@@ -350,12 +418,15 @@ void ndblock_commit(struct reg_item *it)
 {
     struct nd_state *s = it->ext;
     if (!s || !s->next.set) return;
-    if (it->owned && it->addr) {
+    if (s->mem.alloc) {
+        free_local(s, it->addr); /* the program's old array goes back to it */
+    } else if (it->owned && it->addr) {
         if (reg_is_tracked(it->addr)) reg_untrack_free(it->addr);
         else free(it->addr);
     }
     it->addr = s->next.addr;
-    it->owned = 1;
+    it->owned = !s->mem.alloc;
+    memcpy(s->str, s->next.str, sizeof s->str);
     s->nprocs = s->next.nprocs;
     s->rank = s->next.rank;
     memcpy(s->dims, s->next.dims, sizeof s->dims);
@@ -367,7 +438,7 @@ void ndblock_abort(struct reg_item *it)
 {
     struct nd_state *s = it->ext;
     if (!s || !s->next.set) return;
-    free(s->next.addr);
+    free_local(s, s->next.addr);
     memset(&s->next, 0, sizeof s->next);
 }
 
@@ -399,6 +470,6 @@ void ndblock_free(struct reg_item *it)
 {
     struct nd_state *s = it->ext;
     ndgrid_put(s->grid);
-    free(s->next.addr);
+    free_local(s, s->next.addr);
     free(s);
 }

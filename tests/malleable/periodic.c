@@ -17,6 +17,12 @@
  * "hash H on P processes" over both global grids (bit-identical to a static
  * run whatever the sizes), "BAD" when a check failed.
  *
+ * PERIODIC_STORAGE=1: the local arrays are the program's
+ * (EMPI_Register_block_storage): rows padded by 3 cells holding a sentinel
+ * that must never change, strides read with EMPI_Get_block_strides; the
+ * checks add that exactly two arrays are live (the old ones given back at
+ * every resize) and the padding is intact.
+ *
  * usage: periodic N ITERS   (grid N x (N+7)) */
 #include <mpi.h>
 #include <empi.h>
@@ -25,7 +31,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int G[2], rank_, size_, refuse_primes;
+static int G[2], rank_, size_, refuse_primes, storage, live;
+enum { PAD = 3 };
+static const double SENTINEL = -7777.25;
+static struct { void *addr; int64_t row; } rows_[2]; /* the program's arrays: their row strides */
+
+static void *alloc_fn(const EMPI_Block *b, int64_t strides[3], void *arg)
+{
+    (void)arg;
+    size_t n = (size_t)b->lsizes[0] * (size_t)(b->lsizes[1] + PAD);
+    double *p = malloc((n ? n : 1) * sizeof *p);
+    for (size_t x = 0; p && x < n; x++) p[x] = SENTINEL;
+    strides[0] = b->lsizes[1] + PAD;
+    strides[1] = 1;
+    strides[2] = 1;
+    if (p) live++;
+    return p;
+}
+static void release_fn(void *addr, void *arg)
+{
+    (void)arg;
+    live--;
+    free(addr);
+}
+static void refresh(const char *id, int f)
+{
+    int64_t st[3] = {0, 0, 0};
+    EMPI_Block b;
+    EMPI_Get_block(id, &b);
+    rows_[f].addr = b.addr;
+    rows_[f].row = EMPI_Get_block_strides(id, st) == 0 ? st[0] : -1;
+}
+static int64_t row_of(const EMPI_Block *b)
+{
+    for (int f = 0; f < 2; f++)
+        if (storage && rows_[f].addr == b->addr) return rows_[f].row;
+    return b->lsizes[1];
+}
 
 static int grid_fn(int nprocs, int ndims, int dims[], void *arg)
 {
@@ -40,21 +82,21 @@ static int grid_fn(int nprocs, int ndims, int dims[], void *arg)
     return 0;
 }
 
-static size_t at(const EMPI_Block *b, int i, int j) { return (size_t)i * b->lsizes[1] + j; }
+static size_t at(const EMPI_Block *b, int i, int j) { return (size_t)i * row_of(b) + j; }
 
 static void exchange(const EMPI_Block *b, double *u)
 {
     for (int d = 0; d < 2; d++) {
-        int lo, hi, sub[2], st[2];
+        int lo, hi, sub[2], st[2], full[2] = {b->lsizes[0], (int)row_of(b)};
         MPI_Cart_shift(b->comm, d, 1, &lo, &hi);
         for (int dir = 0; dir < 2; dir++) {
             MPI_Datatype s, r;
             sub[0] = b->lsizes[0]; sub[1] = b->lsizes[1]; st[0] = st[1] = 0;
             sub[d] = b->halo[d];
             st[d] = dir ? b->subsizes[d] : b->halo[d];
-            MPI_Type_create_subarray(2, b->lsizes, sub, st, MPI_ORDER_C, MPI_DOUBLE, &s);
+            MPI_Type_create_subarray(2, full, sub, st, MPI_ORDER_C, MPI_DOUBLE, &s);
             st[d] = dir ? 0 : b->halo[d] + b->subsizes[d];
-            MPI_Type_create_subarray(2, b->lsizes, sub, st, MPI_ORDER_C, MPI_DOUBLE, &r);
+            MPI_Type_create_subarray(2, full, sub, st, MPI_ORDER_C, MPI_DOUBLE, &r);
             MPI_Type_commit(&s);
             MPI_Type_commit(&r);
             MPI_Sendrecv(u, 1, s, dir ? hi : lo, 30 + d, u, 1, r, dir ? lo : hi, 30 + d, b->comm, MPI_STATUS_IGNORE);
@@ -114,8 +156,23 @@ static int check(const EMPI_Block *b, const EMPI_Block *c, const char *when, int
                "periodic)\n", rank_, size_, when, it, cs, dims[0], dims[1], periods[0], periods[1], want[0], want[1]);
         bad = 1;
     }
+    if (storage && live != 2) {
+        printf("FAIL: rank %d of %d (%s, iteration %d): %d arrays of the program live, not 2\n", rank_, size_, when,
+               it, live);
+        bad = 1;
+    }
     for (int f = 0; f < 2; f++) {
         const EMPI_Block *x = f ? c : b;
+        const double *px = x->addr;
+        for (int i = 0; storage && i < x->lsizes[0]; i++)
+            for (int j = x->lsizes[1]; j < row_of(x); j++)
+                if (px[at(x, i, j)] != SENTINEL) {
+                    printf("FAIL: rank %d of %d (%s, iteration %d): padding (%d,%d) of '%s' written\n", rank_, size_,
+                           when, it, i, j, f ? "w" : "u");
+                    bad = 1;
+                    i = x->lsizes[0];
+                    break;
+                }
         double *all = global_of(x);
         const double *u = x->addr;
         for (int i = 0; i < x->lsizes[0] && !bad; i++)
@@ -138,7 +195,8 @@ static void step(const EMPI_Block *b, const EMPI_Block *c)
 {
     double *u = b->addr, *w = c->addr;
     size_t len = (size_t)b->lsizes[0] * b->lsizes[1];
-    double *v = malloc(len * sizeof *v);
+    len = (size_t)b->lsizes[0] * (size_t)row_of(b);
+    double *v = malloc((len ? len : 1) * sizeof *v);
     memcpy(v, u, len * sizeof *v);
     for (int i = 1; i <= b->subsizes[0]; i++)
         for (int j = 1; j <= b->subsizes[1]; j++) {
@@ -162,15 +220,25 @@ int main(int argc, char **argv)
     refuse_primes = getenv("PERIODIC_REFUSE_PRIMES") && atoi(getenv("PERIODIC_REFUSE_PRIMES"));
     MPI_Comm_rank(EMPI_COMM_WORLD, &rank_);
     MPI_Comm_size(EMPI_COMM_WORLD, &size_);
+    storage = getenv("PERIODIC_STORAGE") && atoi(getenv("PERIODIC_STORAGE"));
     EMPI_Block b, c;
-    if (EMPI_Register_block_grid("u", MPI_DOUBLE, 2, G, halo, periods, grid_fn, &refuse_primes, &b) != 0 ||
-        EMPI_Register_block_grid("w", MPI_DOUBLE, 2, G, halo, periods, grid_fn, &refuse_primes, &c) != 0)
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    int rc = 0;
+    for (int f = 0; f < 2; f++) {
+        const char *id = f ? "w" : "u";
+        EMPI_Block *x = f ? &c : &b;
+        if (storage)
+            rc |= EMPI_Register_block_storage(id, MPI_DOUBLE, 2, G, halo, periods, grid_fn, &refuse_primes, alloc_fn,
+                                              release_fn, NULL, x);
+        else rc |= EMPI_Register_block_grid(id, MPI_DOUBLE, 2, G, halo, periods, grid_fn, &refuse_primes, x);
+        if (storage) refresh(id, f);
+    }
+    if (rc) MPI_Abort(MPI_COMM_WORLD, 1);
     EMPI_Get_type(&type);
     if (type == EMPI_SPAWNED) {
         EMPI_Get_shared(&it);
         EMPI_Get_block("u", &b);
         EMPI_Get_block("w", &c);
+        if (storage) refresh("u", 0), refresh("w", 1);
         bad |= check(&b, &c, "spawned", it);
     } else {
         double *u = b.addr, *w = c.addr;
@@ -193,6 +261,7 @@ int main(int argc, char **argv)
         if (status == EMPI_REMOVED) break;
         EMPI_Get_block("u", &b);
         EMPI_Get_block("w", &c);
+        if (storage) refresh("u", 0), refresh("w", 1);
         if (size_ != oldsize) bad |= check(&b, &c, "resized", it);
     }
     if (status != EMPI_REMOVED) {
@@ -209,6 +278,12 @@ int main(int argc, char **argv)
         if (rank_ == 0) printf("hash %016llx on %d processes%s\n", (unsigned long long)h, size_, anybad ? " BAD" : "");
         free(gu);
         free(gw);
+        if (storage) {
+            EMPI_free(NULL, "u"); /* deregistered; the arrays are ours */
+            EMPI_free(NULL, "w");
+            free(b.addr);
+            free(c.addr);
+        }
     }
     MPI_Finalize();
     return 0;

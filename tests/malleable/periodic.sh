@@ -6,7 +6,9 @@
 # (periodic wrap and corners included) checked after every resize, both
 # fields on one periodic communicator of the program's grid.  With the grid
 # function refusing primes, the resize to 5 is refused with its reason and
-# the job ends on 3, still identical to the static run.
+# the job ends on 3, still identical to the static run.  The same with the
+# local arrays in the program's storage (rows padded, a sentinel in the
+# padding that must not change, the old arrays given back at each resize).
 set -u
 prog="$abs_top_builddir/tests/malleable/periodic"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -31,6 +33,10 @@ ref=$(hash_of ref 4)
 echo "static on 4: $(cat ref)"
 for m in merge baseline; do
   DUCTILE_RESIZE_METHOD=$m DUCTILE_SCHEDULE="4:+2,9:-3,14:+2" check "4->6->3->5 $m" 4 5 "$ref"
+done
+# the program's own storage (padded rows, EMPI_Register_block_storage)
+for m in merge baseline; do
+  PERIODIC_STORAGE=1 DUCTILE_RESIZE_METHOD=$m DUCTILE_SCHEDULE="4:+2,9:-3,14:+2" check "4->6->3->5 program storage $m" 4 5 "$ref"
 done
 PERIODIC_REFUSE_PRIMES=1 DUCTILE_SCHEDULE="4:+2,9:-3,14:+2" check "4->6->3, 5 refused" 4 3 "$ref"
 if [ $fail -eq 0 ] && ! grep -q "refused: the job cannot run on 5 processes: the program's process grid function refuses 5 processes" err; then
