@@ -21,7 +21,8 @@
  * (EMPI_Register_block_storage): rows padded by 3 cells holding a sentinel
  * that must never change, strides read with EMPI_Get_block_strides; the
  * checks add that exactly two arrays are live (the old ones given back at
- * every resize) and the padding is intact.
+ * every resize) and the padding is intact.  PERIODIC_ALLOC_FAIL=N: rank 0's
+ * N-th allocation returns NULL (that resize must roll back cleanly).
  *
  * usage: periodic N ITERS   (grid N x (N+7)) */
 #include <mpi.h>
@@ -31,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int G[2], rank_, size_, refuse_primes, storage, live;
+static int G[2], rank_, size_, refuse_primes, storage, live, alloc_fail, nalloc;
 enum { PAD = 3 };
 static const double SENTINEL = -7777.25;
 static struct { void *addr; int64_t row; } rows_[2]; /* the program's arrays: their row strides */
@@ -39,6 +40,7 @@ static struct { void *addr; int64_t row; } rows_[2]; /* the program's arrays: th
 static void *alloc_fn(const EMPI_Block *b, int64_t strides[3], void *arg)
 {
     (void)arg;
+    if (rank_ == 0 && ++nalloc == alloc_fail) return NULL;
     size_t n = (size_t)b->lsizes[0] * (size_t)(b->lsizes[1] + PAD);
     double *p = malloc((n ? n : 1) * sizeof *p);
     for (size_t x = 0; p && x < n; x++) p[x] = SENTINEL;
@@ -221,6 +223,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(EMPI_COMM_WORLD, &rank_);
     MPI_Comm_size(EMPI_COMM_WORLD, &size_);
     storage = getenv("PERIODIC_STORAGE") && atoi(getenv("PERIODIC_STORAGE"));
+    alloc_fail = getenv("PERIODIC_ALLOC_FAIL") ? atoi(getenv("PERIODIC_ALLOC_FAIL")) : 0;
     EMPI_Block b, c;
     int rc = 0;
     for (int f = 0; f < 2; f++) {

@@ -8,7 +8,8 @@
 # function refusing primes, the resize to 5 is refused with its reason and
 # the job ends on 3, still identical to the static run.  The same with the
 # local arrays in the program's storage (rows padded, a sentinel in the
-# padding that must not change, the old arrays given back at each resize).
+# padding that must not change, the old arrays given back at each resize),
+# and a resize whose allocation callback fails on rank 0 rolls back.
 set -u
 prog="$abs_top_builddir/tests/malleable/periodic"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -38,6 +39,12 @@ done
 for m in merge baseline; do
   PERIODIC_STORAGE=1 DUCTILE_RESIZE_METHOD=$m DUCTILE_SCHEDULE="4:+2,9:-3,14:+2" check "4->6->3->5 program storage $m" 4 5 "$ref"
 done
+# rank 0's callback gives no array for "w" at the first resize: it rolls back (4->6 failed,
+# then 4->1->3), the array made for "u" given back (exactly two live after each resize)
+PERIODIC_STORAGE=1 PERIODIC_ALLOC_FAIL=4 DUCTILE_SCHEDULE="4:+2,9:-3,14:+2" check "4->6 failed ->1->3 program storage" 4 3 "$ref"
+if [ $fail -eq 0 ] && ! grep -q "the program's storage callback gave no array" err; then
+  echo "FAIL: the failed allocation is not reported"; tail -15 err; fail=1
+fi
 PERIODIC_REFUSE_PRIMES=1 DUCTILE_SCHEDULE="4:+2,9:-3,14:+2" check "4->6->3, 5 refused" 4 3 "$ref"
 if [ $fail -eq 0 ] && ! grep -q "refused: the job cannot run on 5 processes: the program's process grid function refuses 5 processes" err; then
   echo "FAIL: the refusal of 5 processes is not reported"; tail -15 err; fail=1
