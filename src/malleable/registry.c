@@ -13,10 +13,12 @@
 #include <string.h>
 
 /* The items, each allocated on its own (a pointer to one stays valid while it is registered),
- * in an array of pointers that doubles as it fills: no fixed limit.  The lock guards the array
- * and the items' descriptions against the controller thread's reads (reg_lock). */
+ * in an array of pointers that doubles as it fills: no fixed limit.  Slots nitems..nslots-1 hold
+ * the items reg_clear forgot, kept (so are the buffers they point to, which stay the program's
+ * after MPI_Finalize) and reused by later registrations.  The lock guards the array and the
+ * items' descriptions against the controller thread's reads (reg_lock). */
 static struct reg_item **items;
-static int nitems, capitems;
+static int nitems, nslots, capitems;
 static pthread_mutex_t reg_mu = PTHREAD_MUTEX_INITIALIZER;
 
 void reg_lock(void) { pthread_mutex_lock(&reg_mu); }
@@ -25,7 +27,11 @@ void reg_unlock(void) { pthread_mutex_unlock(&reg_mu); }
 /* A new, zeroed item at the end, or NULL (out of memory: nothing changed).  Under the lock. */
 static struct reg_item *append_item(void)
 {
-    if (nitems == capitems) {
+    if (nitems < nslots) { /* a slot reg_clear left */
+        memset(items[nitems], 0, sizeof *items[nitems]);
+        return items[nitems++];
+    }
+    if (nslots == capitems) {
         if (capitems > INT_MAX / 2) return NULL;
         int nc = capitems ? 2 * capitems : 16;
         struct reg_item **a = realloc(items, (size_t)nc * sizeof *a);
@@ -34,7 +40,7 @@ static struct reg_item *append_item(void)
         capitems = nc;
     }
     struct reg_item *it = calloc(1, sizeof *it);
-    if (it) items[nitems++] = it;
+    if (it) items[nslots++] = items[nitems++] = it;
     return it;
 }
 
@@ -214,8 +220,9 @@ int reg_remove(const char *name)
     reg_lock();
     int i = 0;
     while (items[i] != it) i++;
-    memmove(&items[i], &items[i + 1], (size_t)(nitems - i - 1) * sizeof items[0]);
+    memmove(&items[i], &items[i + 1], (size_t)(nslots - i - 1) * sizeof items[0]);
     nitems--;
+    nslots--;
     free(it);
     reg_unlock();
     return 0;
@@ -283,10 +290,7 @@ void reg_clear(void)
         DUCTILE_HOOK_VOID(data_ext_free, (items[i]));
     }
     reg_lock();
-    for (int i = 0; i < nitems; i++) free(items[i]);
-    free(items);
-    items = NULL;
-    nitems = capitems = 0;
+    nitems = 0; /* the items stay allocated in their slots, reused by later registrations */
     reg_unlock();
     frozen = 0; /* the pending resize ended with the job (reg_thaw ran, or its memory is left alone) */
     free(later);
