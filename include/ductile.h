@@ -50,7 +50,7 @@ int ductile_request_resize(int delta_or_target, int is_target, int at_iteration,
 
 /* A control point for programs that do not use <empi.h>: collective over the
  * world; a due resize happens here.  Returns 1 if the world changed (then
- * N-D blocks, EMPI_Register_block, have their new communicator and halos, as
+ * N-D blocks, EMPI_Register_block(_grid), have their new communicator and halos, as
  * after EMPI_Monitor_end).  With
  * DUCTILE_PERSISTENT=1 a removed process may wait here and come back at a
  * later expansion: read the iteration with EMPI_Get_iteration() (<empi.h>)

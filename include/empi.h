@@ -305,13 +305,16 @@ int EMPI_Reconfig_comm(MPI_Comm *comm);
 
 /* N-D block data: an array of ndims (1-3) dimensions of gsizes[] elements
  * (C order: the last dimension is contiguous), decomposed over the process
- * grid MPI_Dims_create(size, ndims) gives, ranks in row-major grid order
+ * grid MPI_Dims_create(size, ndims) gives (or the program's grid function,
+ * EMPI_Register_block_grid), ranks in row-major grid order
  * (MPI_Cart_create without reorder), each dimension block-distributed like
  * EMPI_Get_wsize; the local array holds my interior block with halo[d]
  * cells on both sides in each dimension (lsizes = subsizes + 2 * halo; the
  * interior starts at index halo[d]).  Ductile allocates the local array
- * (zeroed) and its Cartesian communicator (not periodic) of the current
- * world; both are Ductile's. */
+ * (zeroed) and the Cartesian communicator of the current world (not
+ * periodic, unless registered so); both are Ductile's.  Blocks registered
+ * with the same ndims, periodicity and grid function (and argument) share
+ * one process grid and one communicator (comm is the same handle). */
 typedef struct EMPI_Block {
     int ndims;
     int gsizes[3], halo[3];   /* as registered (unused dimensions: 1 and 0) */
@@ -331,6 +334,47 @@ typedef struct EMPI_Block {
 int EMPI_Register_block(const char *id, MPI_Datatype datatype, int ndims, const int gsizes[], const int halo[],
                         EMPI_Block *blk);
 int EMPI_Get_block(const char *id, EMPI_Block *blk);
+/* The program's process grid for nprocs processes: fill dims[0..ndims-1]
+ * (each >= 1, product nprocs) and return 0, or return non-zero when the
+ * program cannot run on nprocs processes.  It must give the same answer on
+ * every process (it runs on each, spawned ones included) and must not
+ * communicate. */
+typedef int (*EMPI_Grid_fn)(int nprocs, int ndims, int dims[], void *arg);
+/* EMPI_Register_block with periodic dimensions (periods[d] non-zero; NULL:
+ * none) and the program's grid (grid NULL: MPI_Dims_create's), called with
+ * grid_arg for every world size the block lives on.  Halos of a periodic
+ * dimension are filled across its boundary after a resize (from the other
+ * end; from the block itself when the dimension has one process).  A resize
+ * to a size the grid function refuses (or answers with a wrong grid) is
+ * refused before anything starts, with the function's refusal as the
+ * reason; the job goes on at its size.  Returns 0, or -1 with a message on
+ * stderr (also when the function refuses the current size). */
+int EMPI_Register_block_grid(const char *id, MPI_Datatype datatype, int ndims, const int gsizes[], const int halo[],
+                             const int periods[], EMPI_Grid_fn grid, void *grid_arg, EMPI_Block *blk);
+/* Program-owned storage: EMPI_Register_block_grid whose local arrays the
+ * program allocates.  alloc(blk, strides, arg) is called for every local
+ * array this process needs (at the registration, and for the new block of
+ * every resize, inside the control point; blk->comm is MPI_COMM_NULL and
+ * blk->addr NULL then): it returns the array and fills strides[0..2], in
+ * elements, with the array's layout -- local element (i, j, k) (halo cells
+ * included, unused dimensions 0) is at index i * strides[0] + j * strides[1]
+ * + k * strides[2]; on entry they hold the dense C-order layout; any padding
+ * is allowed as long as rows do not overlap (strides[2] >= 1, strides[1] >=
+ * lsizes[2] * strides[2], strides[0] >= lsizes[1] * strides[1]).  Returning
+ * NULL (or smaller strides) makes the resize fail and roll back cleanly.
+ * release(addr, arg) (may be NULL) gets back an array Ductile no longer
+ * uses: the old one when a resize commits, a new one when it is rolled back.
+ * Ductile never zeroes or frees the program's arrays; the current one is the
+ * program's to free after EMPI_free(NULL, id) (which deregisters without
+ * freeing) or at the end.  The callbacks must
+ * not communicate.  Read the strides with EMPI_Get_block_strides after every
+ * EMPI_Get_block. */
+typedef void *(*EMPI_Block_alloc_fn)(const EMPI_Block *blk, int64_t strides[3], void *arg);
+typedef void (*EMPI_Block_free_fn)(void *addr, void *arg);
+int EMPI_Register_block_storage(const char *id, MPI_Datatype datatype, int ndims, const int gsizes[],
+                                const int halo[], const int periods[], EMPI_Grid_fn grid, void *grid_arg,
+                                EMPI_Block_alloc_fn alloc, EMPI_Block_free_fn release, void *arg, EMPI_Block *blk);
+int EMPI_Get_block_strides(const char *id, int64_t strides[3]);
 
 /* A CSR sparse matrix with 64-bit row pointers and column indices: my rows
  * [row0, row0 + rows) of nrows, rowptr[0..rows] from 0, col / val of

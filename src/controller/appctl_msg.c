@@ -291,14 +291,18 @@ char *appctl_handle_command(const struct proto_msg *m)
 /* The registered distributed arrays as protocol "arrays", queued for the next
  * sample when their number changed since *seen.  Called on the application's
  * thread at control points; before the first control point the controller
- * thread calls it itself (the registry is a fixed array: a read racing with a
- * registration may be stale, never out of bounds). */
+ * thread calls it itself (under the registry's lock: the program may be
+ * registering meanwhile). */
 void appctl_registry_snapshot(int *seen)
 {
+    reg_lock();
     int nreg = reg_count();
-    if (nreg == __atomic_load_n(seen, __ATOMIC_RELAXED)) return; /* the thread may reset it */
+    if (nreg == __atomic_load_n(seen, __ATOMIC_RELAXED)) { /* the thread may reset it */
+        reg_unlock();
+        return;
+    }
     json_t *arr = json_array();
-    for (int i = 0; i < nreg && i < REG_MAX_ITEMS; i++) {
+    for (int i = 0; i < nreg; i++) {
         const struct reg_item *it = reg_at(i);
         if (!it || it->d.kind != REG_DISTRIBUTED) continue;
         char name[REG_NAME_MAX];
@@ -313,6 +317,7 @@ void appctl_registry_snapshot(int *seen)
                                              (json_int_t)(it->d.nrows > 0 ? it->d.nrows : 0), "elem_size",
                                              (json_int_t)(unit > 0 && unit <= 1048576 ? unit : 1)));
     }
+    reg_unlock();
     pthread_mutex_lock(&appctl.lock);
     json_decref(appctl.arrays);
     appctl.arrays = arr;

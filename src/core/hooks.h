@@ -96,6 +96,9 @@ struct ductile_hooks {
     void (*data_world_changed)(void);
     /* free an item's kind state (registry.c) */
     void (*data_ext_free)(struct reg_item *it);
+    /* rank 0, deciding a resize to nprocs processes (resize.c): 1 when the registered data can live
+     * on them (the program's process grids of N-D blocks), else 0 with why */
+    int (*data_allows)(int nprocs, char *why, size_t len);
 
     /* ---- report sections: the engine's records -> src/monitor/report.c */
     const struct report_reconfig *(*reconfig_history)(int *n);

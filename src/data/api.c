@@ -71,12 +71,40 @@ int EMPI_Register_block(const char *id, MPI_Datatype datatype, int ndims, const 
 {
     char err[512];
     empi_layout_once();
-    int rc = ndblock_register(id, datatype, ndims, gsizes, halo, !empi_waiting_for_data(), blk, err, sizeof err);
+    int rc = ndblock_register(id, datatype, ndims, gsizes, halo, NULL, NULL, NULL, NULL, !empi_waiting_for_data(), blk,
+                              err, sizeof err);
     if (rc != 0) fprintf(stderr, "ductile: error: EMPI_Register_block: %s\n", err);
     return rc;
 }
 
-int EMPI_Get_block(const char *id, EMPI_Block *blk) { return ndblock_get(id, blk); }
+int EMPI_Register_block_grid(const char *id, MPI_Datatype datatype, int ndims, const int gsizes[], const int halo[],
+                             const int periods[], EMPI_Grid_fn grid, void *grid_arg, EMPI_Block *blk)
+{
+    char err[512];
+    empi_layout_once();
+    int rc = ndblock_register(id, datatype, ndims, gsizes, halo, periods, grid, grid_arg, NULL,
+                              !empi_waiting_for_data(), blk, err, sizeof err);
+    if (rc != 0) fprintf(stderr, "ductile: error: EMPI_Register_block_grid: %s\n", err);
+    return rc;
+}
+
+int EMPI_Register_block_storage(const char *id, MPI_Datatype datatype, int ndims, const int gsizes[],
+                                const int halo[], const int periods[], EMPI_Grid_fn grid, void *grid_arg,
+                                EMPI_Block_alloc_fn alloc, EMPI_Block_free_fn release, void *arg, EMPI_Block *blk)
+{
+    char err[512];
+    empi_layout_once();
+    struct nd_storage mem = {alloc, release, arg};
+    int rc = !alloc ? -1
+                    : ndblock_register(id, datatype, ndims, gsizes, halo, periods, grid, grid_arg, &mem,
+                                       !empi_waiting_for_data(), blk, err, sizeof err);
+    if (!alloc) snprintf(err, sizeof err, "'%s': no allocation callback", id ? id : "");
+    if (rc != 0) fprintf(stderr, "ductile: error: EMPI_Register_block_storage: %s\n", err);
+    return rc;
+}
+
+int EMPI_Get_block(const char *id, EMPI_Block *blk) { return ndblock_get(id, blk, NULL); }
+int EMPI_Get_block_strides(const char *id, int64_t strides[3]) { return ndblock_get(id, NULL, strides); }
 
 int EMPI_Register_patches(const char *id, MPI_Datatype datatype, int ndims, const int gsizes[], const int psizes[],
                           int placement, int scheme)

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "data.h"
+#include "ndgrid.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -60,6 +61,7 @@ void data_unstage(struct reg_item *it)
 
 void data_world_changed(void)
 {
+    ndgrid_new_round(); /* each grid's communicator is made once in it (ndgrid.c) */
     for (int i = 0; i < reg_count(); i++)
         if (reg_at(i)->d.kind == REG_NDBLOCK) ndblock_world_changed(reg_at(i));
 }
@@ -94,4 +96,5 @@ DUCTILE_REGISTER(data_register)
     h->data_unstage = data_unstage;
     h->data_world_changed = data_world_changed;
     h->data_ext_free = data_ext_free;
+    h->data_allows = ndgrid_allows;
 }

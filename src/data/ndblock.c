@@ -1,17 +1,21 @@
-/* ndblock.c -- N-D block data (EMPI_Register_block): an array of 1 to 3
- * dimensions, C order, decomposed over a process grid as MPI_Dims_create +
+/* ndblock.c -- N-D block data (EMPI_Register_block, EMPI_Register_block_grid):
+ * an array of 1 to 3 dimensions, C order, decomposed over a process grid
+ * (MPI_Dims_create's, or the program's grid function's: ndgrid.c) as
  * MPI_Cart_create (no reorder: rank = row-major grid coordinates) would make
  * it, each block stored with halo cells around its interior.  At a resize
  * every non-empty intersection of an old interior block with a new one moves
  * once, packed, in one MPI_Alltoallv over the transfer communicator, into a
  * new local array kept aside (the old one stays the item's) until the resize
  * commits (ndblock_commit; ndblock_abort drops it); the new local arrays are
- * Ductile's.  When the new world is in place (data_world_changed, after the
- * commit) each item whose layout the commit changed gets a Cartesian
- * communicator of it and its halos are filled from the neighbours' interiors
- * (dimension by dimension, over full extents, so edges and corners are
- * filled too); after a rolled-back resize nothing changes, the communicator
- * included. */
+ * Ductile's (or the program's, EMPI_Register_block_storage: its callback
+ * gives each new array and its strides, its old one goes back to it at the
+ * commit, the new one at a rollback).  When the new world is in place (data_world_changed, after the
+ * commit) each item whose layout the commit changed gets the Cartesian
+ * communicator of its grid (one per grid and resize, shared by the blocks on
+ * it) and its halos are filled from the neighbours' interiors (dimension by
+ * dimension, over full extents, so edges and corners are filled too; across
+ * the boundary of a periodic dimension as well); after a rolled-back resize
+ * nothing changes, the communicator included. */
 #include "config.h"
 
 #include <stdio.h>
@@ -19,6 +23,8 @@
 #include <string.h>
 
 #include "data.h"
+#include "ndblock.h"
+#include "ndgrid.h"
 #include "empi.h"
 #include "../core/hotpath.h"
 #include "../core/state.h"
@@ -34,21 +40,19 @@ struct nd_geom {
 struct nd_state {
     int ndims, g[3], halo[3];
     int nprocs, rank;      /* the layout the local array has */
-    MPI_Comm cart, fill;   /* Cartesian communicator of the world, and Ductile's duplicate for halo fills */
+    int dims[3];           /*   and its process grid */
+    int64_t str[3];        /*   and its strides (elements; dense C order unless the program's storage says) */
+    struct nd_storage mem; /* the program's storage (EMPI_Register_block_storage); alloc NULL: Ductile's */
+    struct nd_grid *grid;  /* the grid (and communicator) it shares with the blocks registered alike */
     int warned;
-    int stale;             /* the layout changed (or no communicator yet): data_world_changed makes a new one */
+    int stale;             /* no communicator or halos for the layout yet: data_world_changed makes them */
+    int moved;             /* a commit changed the layout: the grid's communicator is made anew */
     struct {               /* a resize's new array and layout, until its commit */
-        int set, nprocs, rank;
+        int set, nprocs, rank, dims[3];
+        int64_t str[3];
         void *addr;
     } next;
 };
-
-static void dims_of(const struct nd_state *s, int P, int dims[3])
-{
-    int d3[3] = {0, 0, 0};
-    PMPI_Dims_create(P, s->ndims, d3);
-    for (int d = 0; d < 3; d++) dims[d] = d < s->ndims ? d3[d] : 1;
-}
 
 /* rank's block in the process grid dims (MPI_Dims_create once per grid, not per rank) */
 static void geom_at(const struct nd_state *s, const int dims[3], int rank, struct nd_geom *o)
@@ -67,12 +71,8 @@ static void geom_at(const struct nd_state *s, const int dims[3], int rank, struc
     }
 }
 
-static void geom_of(const struct nd_state *s, int P, int rank, struct nd_geom *o)
-{
-    int dims[3];
-    dims_of(s, P, dims);
-    geom_at(s, dims, rank, o);
-}
+/* rank's block in the item's current layout */
+static void geom_cur(const struct nd_state *s, struct nd_geom *o) { geom_at(s, s->dims, s->rank, o); }
 
 static int64_t box_elems(const int64_t lo[3], const int64_t hi[3])
 {
@@ -81,19 +81,27 @@ static int64_t box_elems(const int64_t lo[3], const int64_t hi[3])
     return n;
 }
 
-/* Copy the box [lo, hi) (local coordinates of an array of lsz elements of
- * ext bytes) to (unpack = 0) or from (unpack = 1) the packed buffer buf. */
-static void box_copy(char *arr, const int64_t lsz[3], const int64_t lo[3], const int64_t hi[3], size_t ext, char *buf,
+/* Copy the box [lo, hi) (local coordinates of an array of strides str, in
+ * elements of ext bytes) to (unpack = 0) or from (unpack = 1) the packed
+ * buffer buf. */
+static void box_copy(char *arr, const int64_t str[3], const int64_t lo[3], const int64_t hi[3], size_t ext, char *buf,
                      int unpack)
 {
     if (box_elems(lo, hi) == 0) return;
     size_t run = (size_t)(hi[2] - lo[2]) * ext;
     for (int64_t i = lo[0]; i < hi[0]; i++)
         for (int64_t j = lo[1]; j < hi[1]; j++) {
-            char *p = arr + (size_t)(((i * lsz[1]) + j) * lsz[2] + lo[2]) * ext;
-            if (unpack) memcpy(p, buf, run);
-            else memcpy(buf, p, run);
-            buf += run;
+            char *p = arr + (size_t)(i * str[0] + j * str[1] + lo[2] * str[2]) * ext;
+            if (str[2] == 1) {
+                if (unpack) memcpy(p, buf, run);
+                else memcpy(buf, p, run);
+                buf += run;
+                continue;
+            }
+            for (int64_t k = lo[2]; k < hi[2]; k++, p += (size_t)str[2] * ext, buf += ext) {
+                if (unpack) memcpy(p, buf, ext);
+                else memcpy(buf, p, ext);
+            }
         }
 }
 
@@ -124,35 +132,85 @@ static size_t local_bytes(const struct nd_geom *g, size_t ext)
     return (size_t)(g->lsz[0] * g->lsz[1] * g->lsz[2]) * ext;
 }
 
-static void fill_blk(const struct reg_item *it, EMPI_Block *b)
+/* The block g as the program sees it (before its communicator exists). */
+static void geom_blk(const struct nd_state *s, const struct nd_geom *g, EMPI_Block *b)
 {
-    const struct nd_state *s = it->ext;
-    struct nd_geom g;
-    geom_of(s, s->nprocs, s->rank, &g);
     memset(b, 0, sizeof *b);
     b->ndims = s->ndims;
     for (int d = 0; d < 3; d++) {
         b->gsizes[d] = s->g[d];
         b->halo[d] = s->halo[d];
-        b->dims[d] = g.dims[d];
-        b->coords[d] = g.coords[d];
-        b->starts[d] = (int)g.start[d];
-        b->subsizes[d] = (int)g.sub[d];
-        b->lsizes[d] = (int)g.lsz[d];
+        b->dims[d] = g->dims[d];
+        b->coords[d] = g->coords[d];
+        b->starts[d] = (int)g->start[d];
+        b->subsizes[d] = (int)g->sub[d];
+        b->lsizes[d] = (int)g->lsz[d];
     }
-    b->comm = s->cart;
+    b->comm = MPI_COMM_NULL;
+}
+
+/* A new local array for the block g, zeroed when Ductile's: Ductile's dense one, or the program's
+ * (its allocation callback, strides checked: C order, rows not overlapping).  NULL with why. */
+static void *new_local(const struct nd_state *s, const struct nd_geom *g, size_t ext, int64_t str[3], char *why,
+                       size_t len)
+{
+    str[2] = 1;
+    str[1] = g->lsz[2];
+    str[0] = g->lsz[1] * g->lsz[2];
+    if (!s->mem.alloc) {
+        void *p = txn_calloc(1, local_bytes(g, ext) ? local_bytes(g, ext) : 1);
+        if (!p) snprintf(why, len, "out of memory for the local array");
+        return p;
+    }
+    EMPI_Block b;
+    geom_blk(s, g, &b);
+    int64_t want[3] = {str[0], str[1], str[2]};
+    void *p = s->mem.alloc(&b, str, s->mem.arg);
+    if (!p) {
+        snprintf(why, len, "the program's storage callback gave no array for the block of %d x %d x %d", b.lsizes[0],
+                 b.lsizes[1], b.lsizes[2]);
+        return NULL;
+    }
+    if (str[2] < 1 || str[1] < g->lsz[2] * str[2] || str[0] < g->lsz[1] * str[1]) {
+        snprintf(why, len, "the program's storage callback gave strides %lld %lld %lld for a block of %d x %d x %d "
+                 "(at least %lld %lld %lld)", (long long)str[0], (long long)str[1], (long long)str[2], b.lsizes[0],
+                 b.lsizes[1], b.lsizes[2], (long long)want[0], (long long)want[1], (long long)want[2]);
+        if (s->mem.release) s->mem.release(p, s->mem.arg);
+        return NULL;
+    }
+    return p;
+}
+
+/* Give back a local array new_local made (not the item's current one, unless it is being replaced). */
+static void free_local(const struct nd_state *s, void *p)
+{
+    if (!p) return;
+    if (!s->mem.alloc) free(p);
+    else if (s->mem.release) s->mem.release(p, s->mem.arg);
+}
+
+static void fill_blk(const struct reg_item *it, EMPI_Block *b)
+{
+    const struct nd_state *s = it->ext;
+    struct nd_geom g;
+    geom_cur(s, &g);
+    geom_blk(s, &g, b);
+    b->comm = s->grid->cart;
     b->addr = it->addr;
 }
 
-int ndblock_get(const char *id, EMPI_Block *blk)
+int ndblock_get(const char *id, EMPI_Block *blk, int64_t strides[3])
 {
     struct reg_item *it = reg_find(id);
     if (!it || it->d.kind != REG_NDBLOCK || !it->ext) return -1;
     if (blk) fill_blk(it, blk);
+    const struct nd_state *s = it->ext;
+    for (int d = 0; d < 3 && strides; d++) strides[d] = s->str[d];
     return 0;
 }
 
 int ndblock_register(const char *id, MPI_Datatype type, int ndims, const int gsizes[], const int halo[],
+                     const int periods[], EMPI_Grid_fn grid, void *grid_arg, const struct nd_storage *mem,
                      int make_comm, EMPI_Block *blk, char *err, size_t errlen)
 {
     if (ndims < 1 || ndims > 3 || !gsizes) {
@@ -172,33 +230,50 @@ int ndblock_register(const char *id, MPI_Datatype type, int ndims, const int gsi
     }
     st.nprocs = ductile_rt.size > 0 ? ductile_rt.size : 1;
     st.rank = ductile_rt.rank;
-    st.cart = st.fill = MPI_COMM_NULL;
     st.stale = 1;
-    struct nd_geom g;
-    geom_of(&st, st.nprocs, st.rank, &g);
+    if (mem) st.mem = *mem;
+    int per[3] = {0, 0, 0};
+    for (int d = 0; d < ndims && periods; d++) per[d] = periods[d] != 0;
     MPI_Aint lb, ext;
     if (PMPI_Type_get_extent(type, &lb, &ext) != MPI_SUCCESS || ext <= 0) {
         snprintf(err, errlen, "'%s': not a valid MPI datatype", id ? id : "");
         return -1;
     }
-    void *a = calloc(1, local_bytes(&g, (size_t)ext) ? local_bytes(&g, (size_t)ext) : 1);
-    struct nd_state *s = malloc(sizeof *s);
-    if (!a || !s) {
-        free(a);
-        free(s);
+    st.grid = ndgrid_get(ndims, per, grid, grid_arg);
+    if (!st.grid) {
         snprintf(err, errlen, "'%s': out of memory", id ? id : "");
         return -1;
     }
+    char why[200];
+    if (ndgrid_dims(st.grid, st.nprocs, st.dims, why, sizeof why) != 0) {
+        snprintf(err, errlen, "'%s': %s", id ? id : "", why);
+        ndgrid_put(st.grid);
+        return -1;
+    }
+    struct nd_geom g;
+    geom_cur(&st, &g);
+    void *a = new_local(&st, &g, (size_t)ext, st.str, why, sizeof why);
+    struct nd_state *s = malloc(sizeof *s);
+    if (!a || !s) {
+        free_local(&st, a);
+        free(s);
+        ndgrid_put(st.grid);
+        snprintf(err, errlen, "'%s': %s", id ? id : "", a ? "out of memory" : why);
+        return -1;
+    }
     *s = st;
-    /* what every process must agree on: the global sizes (halos are this process's business) */
-    if (reg_add(id, a, type, REG_NDBLOCK, 0, st.g[0], st.g[1], (int64_t)st.g[2] * 4 + (ndims - 1), err, errlen) != 0) {
-        free(a);
+    /* what every process must agree on: the global sizes and the periodicity (halos are this process's
+     * business; the grid function is the program's, the same code everywhere) */
+    int64_t shape = ((int64_t)st.g[2] * 4 + (ndims - 1)) * 8 + per[0] * 4 + per[1] * 2 + per[2];
+    if (reg_add(id, a, type, REG_NDBLOCK, 0, st.g[0], st.g[1], shape, err, errlen) != 0) {
+        free_local(&st, a);
+        ndgrid_put(s->grid);
         free(s);
         return -1;
     }
     struct reg_item *it = reg_find(id);
     it->ext = s;
-    it->owned = 1;
+    it->owned = !s->mem.alloc; /* the program's storage is never freed by the registry */
     if (make_comm) ndblock_world_changed(it);
     if (blk) fill_blk(it, blk);
     return 0;
@@ -216,14 +291,24 @@ int ndblock_move(struct reg_item *it, const struct redist_layout *L, int ok, uin
     int came_ok = ok;
     int64_t *a = ok ? txn_calloc(4 * (size_t)n, sizeof *a) : NULL;
     char *sb = NULL, *rb = NULL, *na = NULL;
+    int64_t nstr[3];
+    char nwhy[300] = "";
     int64_t *sc = a, *sd = a ? a + n : NULL, *rc = a ? a + 2 * n : NULL, *rd = a ? a + 3 * n : NULL;
     int64_t lo[3], hi[3], llo[3], lhi[3], stot = 0, rtot = 0;
     if (ok && !a) ok = 0;
     int dold[3], dnew[3];
-    dims_of(s, L->ns, dold);
-    dims_of(s, L->nd, dnew);
+    char why[200];
+    /* both grids from the grid function (a spawned process's layout is not the old world's) */
+    if (ndgrid_dims(s->grid, L->ns, dold, why, sizeof why) != 0 ||
+        ndgrid_dims(s->grid, L->nd, dnew, why, sizeof why) != 0) { /* refused at the decision: not reached */
+        if (ok) snprintf(err, errlen, "'%s': %s", it->d.name, why);
+        ok = came_ok = 0;
+        free(a);
+        a = NULL;
+        sc = sd = rc = rd = NULL;
+    }
     if (ok && L->my_old >= 0) {
-        geom_of(s, L->ns, L->my_old, &og);
+        geom_at(s, dold, L->my_old, &og);
         for (int d = 0; d < L->nd; d++) {
             geom_at(s, dnew, d, &x);
             int c = L->new_to_comm[d];
@@ -232,7 +317,7 @@ int ndblock_move(struct reg_item *it, const struct redist_layout *L, int ok, uin
         }
     }
     if (ok && L->my_new >= 0) {
-        geom_of(s, L->nd, L->my_new, &ng);
+        geom_at(s, dnew, L->my_new, &ng);
         for (int r = 0; r < L->ns; r++) {
             geom_at(s, dold, r, &x);
             int c = L->old_to_comm[r];
@@ -249,10 +334,11 @@ int ndblock_move(struct reg_item *it, const struct redist_layout *L, int ok, uin
     if (ok) {
         sb = txn_malloc(stot ? (size_t)stot : 1);
         rb = txn_malloc(rtot ? (size_t)rtot : 1);
-        if (L->my_new >= 0) na = txn_calloc(1, local_bytes(&ng, ext) ? local_bytes(&ng, ext) : 1);
+        if (L->my_new >= 0) na = new_local(s, &ng, ext, nstr, nwhy, sizeof nwhy);
         if (!sb || !rb || (L->my_new >= 0 && !na)) ok = 0;
     }
-    if (came_ok && !ok) snprintf(err, errlen, "'%s': out of memory for the transfer", it->d.name);
+    if (came_ok && !ok)
+        snprintf(err, errlen, "'%s': %s", it->d.name, nwhy[0] ? nwhy : "out of memory for the transfer");
     if (ok && L->my_old >= 0)
         for (int d = 0; d < L->nd; d++) {
             int c = L->new_to_comm[d];
@@ -260,12 +346,12 @@ int ndblock_move(struct reg_item *it, const struct redist_layout *L, int ok, uin
             geom_at(s, dnew, d, &x);
             isect(&og, &x, lo, hi);
             to_local(s, &og, lo, hi, llo, lhi);
-            box_copy(it->addr, og.lsz, llo, lhi, ext, sb + sd[c], 0);
+            box_copy(it->addr, s->str, llo, lhi, ext, sb + sd[c], 0);
         }
     /* the exchange's agreement is this item's checkpoint (what it needs is allocated above) */
     int rcode = data_alltoallv_bytes(sb, sc, sd, rb, rc, rd, ok, L->comm, err, errlen);
     if (rcode != MOVE_OK) {
-        free(sb); free(rb); free(na); free(a);
+        free(sb); free(rb); free_local(s, na); free(a);
         return rcode; /* the old array stays the item's */
     }
     if (L->my_new >= 0) {
@@ -275,12 +361,14 @@ int ndblock_move(struct reg_item *it, const struct redist_layout *L, int ok, uin
             geom_at(s, dold, r, &x);
             isect(&x, &ng, lo, hi);
             to_local(s, &ng, lo, hi, llo, lhi);
-            box_copy(na, ng.lsz, llo, lhi, ext, rb + rd[c], 1);
+            box_copy(na, nstr, llo, lhi, ext, rb + rd[c], 1);
         }
         /* staged: adopted at the commit (ndblock_commit), dropped on a rollback */
         s->next.addr = na;
         s->next.nprocs = L->nd;
         s->next.rank = L->my_new;
+        memcpy(s->next.dims, dnew, sizeof dnew);
+        memcpy(s->next.str, nstr, sizeof nstr);
         s->next.set = 1;
     }
     for (int c = 0; c < n; c++)
@@ -296,7 +384,7 @@ static void fill_dim(struct reg_item *it, const struct nd_geom *g, int d)
     struct nd_state *s = it->ext;
     size_t ext = (size_t)it->d.extent;
     int h = s->halo[d], lower, upper;
-    PMPI_Cart_shift(s->fill, d, 1, &lower, &upper);
+    PMPI_Cart_shift(s->grid->fill, d, 1, &lower, &upper);
     int64_t slo[3], shi[3], rlo[3], rhi[3];
     for (int e = 0; e < 3; e++) { slo[e] = rlo[e] = 0; shi[e] = rhi[e] = g->lsz[e]; }
     int64_t cnt = 1;
@@ -311,16 +399,16 @@ static void fill_dim(struct reg_item *it, const struct nd_geom *g, int d)
         shi[d] = slo[d] + h;
         rlo[d] = dir ? 0 : h + g->sub[d];
         rhi[d] = rlo[d] + h;
-        if (to != MPI_PROC_NULL) box_copy(it->addr, g->lsz, slo, shi, ext, sbuf, 0);
+        if (to != MPI_PROC_NULL) box_copy(it->addr, s->str, slo, shi, ext, sbuf, 0);
         /* the neighbours' faces are the same size: both cut them into the same pieces below an int count */
         for (int64_t k = 0, piece = chunk_piece_max(), np = chunk_count((int64_t)bytes, piece); k < np; k++) {
             int64_t o = 0;
             int len = 0;
             chunk_piece((int64_t)bytes, piece, k, &o, &len);
             PMPI_Sendrecv(sbuf + o, to != MPI_PROC_NULL ? len : 0, MPI_BYTE, to, 7400 + d, rbuf + o,
-                          from != MPI_PROC_NULL ? len : 0, MPI_BYTE, from, 7400 + d, s->fill, MPI_STATUS_IGNORE);
+                          from != MPI_PROC_NULL ? len : 0, MPI_BYTE, from, 7400 + d, s->grid->fill, MPI_STATUS_IGNORE);
         }
-        if (from != MPI_PROC_NULL) box_copy(it->addr, g->lsz, rlo, rhi, ext, rbuf, 1);
+        if (from != MPI_PROC_NULL) box_copy(it->addr, s->str, rlo, rhi, ext, rbuf, 1);
     }
     free(sbuf);
     free(rbuf);
@@ -330,15 +418,19 @@ void ndblock_commit(struct reg_item *it)
 {
     struct nd_state *s = it->ext;
     if (!s || !s->next.set) return;
-    if (it->owned && it->addr) {
+    if (s->mem.alloc) {
+        free_local(s, it->addr); /* the program's old array goes back to it */
+    } else if (it->owned && it->addr) {
         if (reg_is_tracked(it->addr)) reg_untrack_free(it->addr);
         else free(it->addr);
     }
     it->addr = s->next.addr;
-    it->owned = 1;
+    it->owned = !s->mem.alloc;
+    memcpy(s->str, s->next.str, sizeof s->str);
     s->nprocs = s->next.nprocs;
     s->rank = s->next.rank;
-    s->stale = 1; /* the communicator and halos follow in data_world_changed, with the new world */
+    memcpy(s->dims, s->next.dims, sizeof s->dims);
+    s->stale = s->moved = 1; /* the communicator and halos follow in data_world_changed, with the new world */
     memset(&s->next, 0, sizeof s->next);
 }
 
@@ -346,7 +438,7 @@ void ndblock_abort(struct reg_item *it)
 {
     struct nd_state *s = it->ext;
     if (!s || !s->next.set) return;
-    free(s->next.addr);
+    free_local(s, s->next.addr);
     memset(&s->next, 0, sizeof s->next);
 }
 
@@ -355,19 +447,13 @@ void ndblock_world_changed(struct reg_item *it)
     struct nd_state *s = it->ext;
     if (!s || !s->stale) return; /* no committed change since its communicator was made */
     s->stale = 0;
-    if (s->cart != MPI_COMM_NULL) PMPI_Comm_free(&s->cart);
-    if (s->fill != MPI_COMM_NULL) PMPI_Comm_free(&s->fill);
     struct nd_geom g;
-    geom_of(s, s->nprocs, s->rank, &g);
-    int periods[3] = {0, 0, 0};
-    if (PMPI_Cart_create(ductile_world, s->ndims, g.dims, periods, 0, &s->cart) != MPI_SUCCESS ||
-        PMPI_Comm_dup(s->cart, &s->fill) != MPI_SUCCESS) {
-        fprintf(stderr, "ductile: error: '%s': MPI_Cart_create over the world of %d processes failed\n", it->d.name,
-                s->nprocs);
-        return;
-    }
+    geom_cur(s, &g);
+    int moved = s->moved;
+    s->moved = 0;
+    if (ndgrid_comm(s->grid, s->nprocs, s->dims, moved, it->d.name) != 0) return;
     for (int d = 0; d < s->ndims; d++) {
-        if (!s->halo[d] || g.dims[d] == 1) continue;
+        if (!s->halo[d] || (g.dims[d] == 1 && !s->grid->periods[d])) continue; /* periodic: from itself */
         /* every block of this dimension must be at least as wide as the halo (all processes agree) */
         if (s->g[d] / g.dims[d] < s->halo[d]) {
             if (!s->warned++ && s->rank == 0)
@@ -383,12 +469,7 @@ void ndblock_world_changed(struct reg_item *it)
 void ndblock_free(struct reg_item *it)
 {
     struct nd_state *s = it->ext;
-    int fin = 1;
-    PMPI_Finalized(&fin);
-    if (!fin) {
-        if (s->cart != MPI_COMM_NULL) PMPI_Comm_free(&s->cart);
-        if (s->fill != MPI_COMM_NULL) PMPI_Comm_free(&s->fill);
-    }
-    free(s->next.addr);
+    ndgrid_put(s->grid);
+    free_local(s, s->next.addr);
     free(s);
 }

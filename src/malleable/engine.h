@@ -107,6 +107,11 @@ struct decision {
     char why[220];        /* its reason, for the record */
 };
 
+/* The registrations' descriptions follow the header in broadcasts of at most this many
+ * (spawn.c, connect_group; join.c): a new process that cannot allocate room for them all
+ * still takes part in each (into a piece of scratch) and then rolls the resize back. */
+#define JOIN_DESC_CHUNK 64
+
 /* Sent by the parents to the spawned processes over the intercommunicator. */
 struct join_header {
     int32_t status; /* 1 join, 0 cancelled (the spawn failed on the parents' side) */

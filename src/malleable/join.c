@@ -84,8 +84,15 @@ static int ready_to_connect(MPI_Comm parent)
     return ok;
 }
 #endif
-/* The running processes' registrations (no allocation: a registry holds at most REG_MAX_ITEMS). */
-static struct reg_desc jdesc_store[REG_MAX_ITEMS];
+/* The running processes' registrations (M.jdesc points here while a join is pending): allocated
+ * for the header's count, freed when the join ends (free_jdesc). */
+static struct reg_desc *jdesc_store;
+static void free_jdesc(void)
+{
+    free(jdesc_store);
+    jdesc_store = NULL;
+    M.jdesc = NULL;
+}
 /* A failure while joining (an MPI error seen here): the preparation's agreement rolls back. */
 static char join_why[TXN_WHY_MAX];
 
@@ -124,14 +131,26 @@ static void join_parents(MPI_Comm parent)
     M.jh = h;
     join_child = ductile_rt.rank; /* in the spawned processes' own world */
     txn_begin(h.id, join_rank());
-    if (h.nitems > REG_MAX_ITEMS || h.nitems < 0) { /* not from Ductile's parents: the join is refused */
-        fprintf(stderr, "ductile: rank %d (new): the header names %d registered items (at most %d)\n",
-                ductile_rt.rank, h.nitems, REG_MAX_ITEMS);
+    if (h.nitems < 0) { /* not from Ductile's parents */
+        fprintf(stderr, "ductile: rank %d (new): the header names %d registered items\n", ductile_rt.rank,
+                h.nitems);
         join_failed("MPI_Bcast of the header", MPI_ERR_COUNT);
     }
+    /* the parents' descriptions arrive here, in pieces (spawn.c, connect_group); no room: the
+     * resize rolls back, the pieces still received (into a scratch piece) so that the parents'
+     * broadcasts complete */
+    jdesc_store = h.nitems ? txn_calloc((size_t)h.nitems, sizeof *jdesc_store) : NULL;
     M.jdesc = jdesc_store;
-    if (h.nitems && txn_mpi(PMPI_Bcast(M.jdesc, h.nitems * (int)sizeof *M.jdesc, MPI_BYTE, 0, parent)) != MPI_SUCCESS)
-        snprintf(join_why, sizeof join_why, "rank %d (new): receiving the registrations failed", ductile_rt.rank);
+    if (h.nitems && !jdesc_store)
+        snprintf(join_why, sizeof join_why, "rank %d (new): out of memory for the %d registrations' descriptions",
+                 ductile_rt.rank, h.nitems);
+    static struct reg_desc scratch[JOIN_DESC_CHUNK];
+    for (int k = 0; k < h.nitems; k += JOIN_DESC_CHUNK) {
+        int n = h.nitems - k < JOIN_DESC_CHUNK ? h.nitems - k : JOIN_DESC_CHUNK;
+        if (txn_mpi(PMPI_Bcast(jdesc_store ? jdesc_store + k : scratch, n * (int)sizeof *scratch, MPI_BYTE, 0,
+                               parent)) != MPI_SUCCESS && !join_why[0])
+            snprintf(join_why, sizeof join_why, "rank %d (new): receiving the registrations failed", ductile_rt.rank);
+    }
     step_mark(&tmark, "header received");
     double tm = ductile_now();
     MPI_Comm inter, merged;
@@ -381,7 +400,7 @@ static void join_abort(int *o2c, int *n2c, const char *why, int together)
     free(o2c);
     free(n2c);
     stage_abort();
-    M.jdesc = NULL;
+    free_jdesc();
     txn_end();
     join_cancelled(together);
 }
@@ -512,7 +531,7 @@ int ductile_malleable_get_shared(int *iteration)
         }
     } /* Merge: merged is the world's private communicator now (new_world_adopt) */
     M.join_comm = MPI_COMM_NULL;
-    M.jdesc = NULL;
+    free_jdesc();
     if (!baseline && !h->persistent) ductile_files_reattach(); /* file hook: the world's open files, with the parents */
     /* the reconfiguration hooks (reconf.c), now that the data is here, at the same point as the parents */
     reconf_committed(h->id, h->ns, h->nd, baseline, -1, ductile_rt.rank, h->iteration,

@@ -6,12 +6,43 @@
 #include "../common/txnfault.h"
 #include "../core/hooks.h"
 
+#include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static struct reg_item items[REG_MAX_ITEMS];
-static int nitems;
+/* The items, each allocated on its own (a pointer to one stays valid while it is registered),
+ * in an array of pointers that doubles as it fills: no fixed limit.  Slots nitems..nslots-1 hold
+ * the items reg_clear forgot, kept (so are the buffers they point to, which stay the program's
+ * after MPI_Finalize) and reused by later registrations.  The lock guards the array and the
+ * items' descriptions against the controller thread's reads (reg_lock). */
+static struct reg_item **items;
+static int nitems, nslots, capitems;
+static pthread_mutex_t reg_mu = PTHREAD_MUTEX_INITIALIZER;
+
+void reg_lock(void) { pthread_mutex_lock(&reg_mu); }
+void reg_unlock(void) { pthread_mutex_unlock(&reg_mu); }
+
+/* A new, zeroed item at the end, or NULL (out of memory: nothing changed).  Under the lock. */
+static struct reg_item *append_item(void)
+{
+    if (nitems < nslots) { /* a slot reg_clear left */
+        memset(items[nitems], 0, sizeof *items[nitems]);
+        return items[nitems++];
+    }
+    if (nslots == capitems) {
+        if (capitems > INT_MAX / 2) return NULL;
+        int nc = capitems ? 2 * capitems : 16;
+        struct reg_item **a = realloc(items, (size_t)nc * sizeof *a);
+        if (!a) return NULL;
+        items = a;
+        capitems = nc;
+    }
+    struct reg_item *it = calloc(1, sizeof *it);
+    if (it) items[nslots++] = items[nitems++] = it;
+    return it;
+}
 
 /* Blocks handed out by EMPI_malloc (so that registering one transfers ownership), with their
  * sizes (so that a registered buffer's size is known: reg_buffer_bytes). */
@@ -119,12 +150,13 @@ int reg_add(const char *name, void *addr, MPI_Datatype type, int kind, int const
     }
     struct reg_item *it = reg_find(name);
     if (!it) {
-        if (nitems == REG_MAX_ITEMS) {
-            snprintf(err, errlen, "'%s': more than %d registered items", name, REG_MAX_ITEMS);
+        reg_lock();
+        it = append_item();
+        reg_unlock();
+        if (!it) {
+            snprintf(err, errlen, "'%s': out of memory for a registry of %d items", name, nitems + 1);
             return -1;
         }
-        it = &items[nitems++];
-        memset(it, 0, sizeof *it);
     } else if (it->owned && it->addr && it->addr != addr) {
         /* re-registration with a new buffer: the old one was ours */
         if (reg_is_tracked(it->addr)) reg_untrack_free(it->addr);
@@ -132,6 +164,7 @@ int reg_add(const char *name, void *addr, MPI_Datatype type, int kind, int const
     }
     reg_drop_spare(it); /* a spare block of the old registration does not fit the new one */
     DUCTILE_HOOK_VOID(data_ext_free, (it)); /* so does the state of a src/data/ kind */
+    reg_lock();
     snprintf(it->d.name, sizeof it->d.name, "%s", name);
     it->d.kind = kind;
     it->d.constant = constant;
@@ -139,6 +172,7 @@ int reg_add(const char *name, void *addr, MPI_Datatype type, int kind, int const
     it->d.nrows = nrows;
     it->d.row_elems = row_elems;
     it->d.elems = elems;
+    reg_unlock();
     it->addr = addr;
     it->type = type;
     it->owned = addr && reg_is_tracked(addr);
@@ -151,12 +185,12 @@ struct reg_item *reg_find(const char *name)
 {
     if (!name) return NULL;
     for (int i = 0; i < nitems; i++)
-        if (strcmp(items[i].d.name, name) == 0) return &items[i];
+        if (strcmp(items[i]->d.name, name) == 0) return items[i];
     return NULL;
 }
 
 int reg_count(void) { return nitems; }
-struct reg_item *reg_at(int i) { return i >= 0 && i < nitems ? &items[i] : NULL; }
+struct reg_item *reg_at(int i) { return i >= 0 && i < nitems ? items[i] : NULL; }
 
 static void free_owned(void *p)
 {
@@ -183,9 +217,14 @@ int reg_remove(const char *name)
         else free(it->addr);
     }
     DUCTILE_HOOK_VOID(data_ext_free, (it));
-    int i = (int)(it - items);
-    memmove(&items[i], &items[i + 1], (size_t)(nitems - i - 1) * sizeof items[0]);
+    reg_lock();
+    int i = 0;
+    while (items[i] != it) i++;
+    memmove(&items[i], &items[i + 1], (size_t)(nslots - i - 1) * sizeof items[0]);
     nitems--;
+    nslots--;
+    free(it);
+    reg_unlock();
     return 0;
 }
 
@@ -200,12 +239,12 @@ int reg_free_later(void *addr, const char *id)
     if (named) named->dropping = 1;
     if (!addr) return 1;
     for (int i = 0; i < nitems; i++)
-        if (items[i].addr == addr) {
-            items[i].owned = 1; /* Ductile's now: freed when replaced at the switch, or when the item goes */
+        if (items[i]->addr == addr) {
+            items[i]->owned = 1; /* Ductile's now: freed when replaced at the switch, or when the item goes */
             return 1;
         }
     for (int i = 0; i < nitems; i++)
-        if (items[i].sp_row == addr || items[i].sp_col == addr) {
+        if (items[i]->sp_row == addr || items[i]->sp_col == addr) {
             if (nlater == caplater) {
                 int nc = caplater ? 2 * caplater : 8;
                 struct later_free *l = realloc(later, (size_t)nc * sizeof *l);
@@ -223,9 +262,9 @@ void reg_thaw(int release)
 {
     frozen = 0;
     for (int i = 0; i < nitems;) {
-        if (!items[i].dropping) { i++; continue; }
-        if (!release) items[i].owned = 0; /* the MPI may still use it: left alone */
-        reg_remove(items[i].d.name);
+        if (!items[i]->dropping) { i++; continue; }
+        if (!release) items[i]->owned = 0; /* the MPI may still use it: left alone */
+        reg_remove(items[i]->d.name);
     }
     for (int k = 0; k < nlater && release; k++) {
         if (!later[k].tracked) free(later[k].addr); /* Ductile never frees untracked arrays of these kinds */
@@ -247,10 +286,12 @@ void reg_clear(void)
     /* Buffers stay allocated: the program may still read them after MPI_Finalize.
      * Spare blocks (DUCTILE_PERSISTENT) are Ductile's own: freed. */
     for (int i = 0; i < nitems; i++) {
-        reg_drop_spare(&items[i]);
-        DUCTILE_HOOK_VOID(data_ext_free, (&items[i]));
+        reg_drop_spare(items[i]);
+        DUCTILE_HOOK_VOID(data_ext_free, (items[i]));
     }
-    nitems = 0;
+    reg_lock();
+    nitems = 0; /* the items stay allocated in their slots, reused by later registrations */
+    reg_unlock();
     frozen = 0; /* the pending resize ended with the job (reg_thaw ran, or its memory is left alone) */
     free(later);
     later = NULL;

@@ -1,7 +1,8 @@
 /* registry.h -- the data a malleable program registered (EMPI_Register_*):
  * distributed arrays (block-distributed rows), replicated arrays and scalars,
  * with their MPI datatype, element extent and current local buffer.  After a
- * resize Ductile owns the new buffers of distributed arrays. */
+ * resize Ductile owns the new buffers of distributed arrays.  No fixed limit on
+ * the number of items: the registry grows as the program registers. */
 #ifndef DUCTILE_REGISTRY_H
 #define DUCTILE_REGISTRY_H
 
@@ -9,7 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define REG_MAX_ITEMS 64
 #define REG_NAME_MAX 64
 
 enum reg_kind {
@@ -56,7 +56,8 @@ struct reg_item {
 };
 
 /* Register (or re-register under the same name) an item.  Returns 0 or -1
- * with a message (bad datatype, negative size, too many items). */
+ * with a message (bad datatype, negative size, out of memory).  A registered
+ * item's address (reg_find, reg_at) stays the same until it is removed. */
 int reg_add(const char *name, void *addr, MPI_Datatype type, int kind, int constant, int64_t nrows,
             int64_t row_elems, int64_t elems, char *err, size_t errlen);
 struct reg_item *reg_find(const char *name);
@@ -94,6 +95,10 @@ int reg_is_tracked(void *p);
  * for messages), or 0: unknown (the program's own memory). */
 int reg_buffer_bytes(const struct reg_item *it, int64_t *bytes, const char **how);
 void reg_untrack_free(void *p);
+/* Another thread reading the registry (the controller's, src/controller/): between
+ * reg_lock and reg_unlock, items are neither added, removed nor renamed. */
+void reg_lock(void);
+void reg_unlock(void);
 /* Forget all items (at MPI_Finalize; buffers are not freed). */
 void reg_clear(void);
 

@@ -158,6 +158,13 @@ static void decide(int iteration, struct decision *d, char *list)
         record_problem(&rec, "refused", why);
         return;
     }
+    /* the data's own constraints (the program's process grids of N-D blocks: src/data/ndgrid.c) */
+    if (ductile_hooks.data_allows && nd >= 1 && !ductile_hooks.data_allows(nd, why, sizeof why)) {
+        char full[480];
+        snprintf(full, sizeof full, "the job cannot run on %d processes: %s", nd, why);
+        record_problem(&rec, "refused", full);
+        return;
+    }
     d->op = OP_RESIZE;
     d->nd = nd;
     /* DUCTILE_PERSISTENT: back to the kept world's size, standby processes waiting */
@@ -360,6 +367,10 @@ int ductile_request_resize(int delta_or_target, int is_target, int at_iteration,
     engine_sizes(&sz);
     char why[400];
     if (nd != ns && nd >= 1 && !sizes_allows(&sz, nd, why, sizeof why)) {
+        snprintf(err, errlen, "resize refused: the job cannot run on %d processes: %s", nd, why);
+        return -1;
+    }
+    if (nd != ns && nd >= 1 && ductile_hooks.data_allows && !ductile_hooks.data_allows(nd, why, sizeof why)) {
         snprintf(err, errlen, "resize refused: the job cannot run on %d processes: %s", nd, why);
         return -1;
     }

@@ -216,10 +216,12 @@ static MPI_Comm connect_group(const struct join_header *h, const struct reg_desc
         int root = me == 0 ? MPI_ROOT : MPI_PROC_NULL;
         PMPI_Comm_set_errhandler(*inter, MPI_ERRORS_RETURN);
         if (txn_mpi(PMPI_Bcast((void *)h, (int)sizeof *h, MPI_BYTE, root, *inter)) != MPI_SUCCESS) *ok = 0;
-        if (h->nitems &&
-            txn_mpi(PMPI_Bcast(me == 0 ? (void *)ds : NULL, me == 0 ? h->nitems * (int)sizeof *ds : 0, MPI_BYTE, root,
-                               *inter)) != MPI_SUCCESS)
-            *ok = 0;
+        for (int k = 0; k < h->nitems; k += JOIN_DESC_CHUNK) { /* in pieces: see JOIN_DESC_CHUNK */
+            int n = h->nitems - k < JOIN_DESC_CHUNK ? h->nitems - k : JOIN_DESC_CHUNK;
+            if (txn_mpi(PMPI_Bcast(me == 0 ? (void *)(ds + k) : NULL, me == 0 ? n * (int)sizeof *ds : 0, MPI_BYTE,
+                                   root, *inter)) != MPI_SUCCESS)
+                *ok = 0;
+        }
     }
 #if SPAWN_COLLECTIVE
     PMPI_Intercomm_merge(*inter, 0, &merged);

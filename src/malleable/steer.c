@@ -98,7 +98,7 @@ void engine_set_methods(int method, int redist, int nb, int *note)
 
 const struct reg_desc *engine_join_items(int *n)
 {
-    *n = M.join_pending ? M.jh.nitems : 0;
+    *n = M.join_pending && M.jdesc ? M.jh.nitems : 0; /* none: out of memory (the join rolls back) */
     return *n ? M.jdesc : NULL;
 }
 
