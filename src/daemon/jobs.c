@@ -432,6 +432,7 @@ json_t *jobs_status(const struct jobs *t, const struct job *j, int history, doub
             json_array_append_new(rh, j->rank_host[r] >= 0 ? json_string(t->rm->hosts[j->rank_host[r]].name) : json_null());
         json_object_set_new(o, "rank_hosts", rh);
     }
+    json_object_set_new(o, "rank_sets", jobs_rank_hosts_json(t, j)); /* any size: {host: rank set} */
     json_object_set_new(o, "standby", json_integer(j->nstandby));
     json_object_set_new(o, "fold_cores_per_host", json_integer(j->fold_cores));
     json_object_set_new(o, "placement", json_string(j->guessed ? "guessed" : "known"));

@@ -27,7 +27,6 @@
  * as it is queued); ductiled --pending-ttl. */
 #define JOBS_PENDING_TTL 120.0
 #define JOBS_MAX_QUEUED 16    /* the job's REQUEST_QUEUE_MAX */
-#define JOBS_LIST_MAX 1024    /* a command's host or rank list */
 
 enum job_state { JOB_RUNNING, JOB_DISCONNECTED, JOB_EXITED, JOB_CRASHED, JOB_LOST };
 
@@ -44,7 +43,7 @@ struct jcmd {
     int n;               /* expand / shrink: processes; resize: the target */
     long long at;        /* at_iteration (-1: the next control point) */
     int nres, *res;      /* reserved slots and their hosts */
-    char list[JOBS_LIST_MAX]; /* ranks that leave (shrink) or hosts (expand), ';'-separated */
+    char *list;          /* ranks that leave (shrink: a rank set, src/common/rankset.h) or hosts (expand, ';'-separated); malloc'ed, never NULL */
     double since;        /* sent, or taken */
     int by_daemon;       /* ductiled's own (the I/O policy) */
 };
@@ -134,8 +133,8 @@ int jobs_expire(struct jobs *t, double now, double grace, void (*left)(struct jo
  * per host its running processes (at most fold_cores of them when folded),
  * its parked processes and its commands' reservations; none once it ended. */
 void jobs_place(struct jobs *t, struct job *j);
-/* The registration's rank_hosts (or hosts as blocks of ranks) become the
- * ranks' hosts. */
+/* The registration's rank_hosts ({host: rank set}, or one host per rank;
+ * else its hosts as blocks of ranks) become the ranks' hosts. */
 void jobs_place_registered(struct jobs *t, struct job *j, const json_t *req);
 /* A validated "resized" event: ranks join on their reserved (or standby)
  * hosts, or leave (the command's ranks, else the highest) and park, exit or
@@ -150,7 +149,8 @@ int jobs_procs_on(const struct job *j, int h);
 int jobs_reserved_on(const struct job *j, int h);
 /* The rm host where most of the job's ranks run (the first host up when none). */
 int jobs_main_host(const struct jobs *t, const struct job *j);
-/* status "hosts": [{name, procs, parked, reserved, slots}] and "rank_hosts" (small jobs). */
+/* status "hosts": [{name, procs, parked, reserved, slots}]; "rank_hosts" as {host: rank set}. */
+json_t *jobs_rank_hosts_json(const struct jobs *t, const struct job *j);
 json_t *jobs_hosts_json(const struct jobs *t, const struct job *j);
 void jobs_place_save(const struct jobs *t, const struct job *j, json_t *o);
 void jobs_place_load(struct jobs *t, struct job *j, const json_t *o);

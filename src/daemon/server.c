@@ -253,6 +253,7 @@ void accept_on(int li)
         }
         conns[i].tcp = tcp;
         conns[i].authed = !conns[i].tcp;
+        if (conns[i].authed) conns[i].lb.max = PROTO_MAX_MSG; /* after authentication: a job's rank lists at 65,536 ranks */
         conns[i].uid = -1;
         if (!tcp) {
             uid_t u;
@@ -271,8 +272,9 @@ void handle_input(int ci)
 {
     struct conn *c = &conns[ci];
     char buf[16384];
-    /* bounded reading: at most IN_ROUND_BYTES buffered per round */
-    for (int reads = 0; !c->eof && !c->closing && reads < 8 && c->lb.len < IN_ROUND_BYTES; reads++) {
+    /* bounded reading: at most 8 reads per round, and none while IN_ROUND_BYTES
+     * with a complete message are buffered (a long message is read on) */
+    for (int reads = 0; !c->eof && !c->closing && reads < 8 && (c->lb.len < IN_ROUND_BYTES || !has_line(&c->lb)); reads++) {
         ssize_t r = recv(c->fd, buf, sizeof buf, 0);
         if (r < 0 && errno == EINTR) continue;
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
@@ -289,8 +291,9 @@ void handle_input(int ci)
         long n = linebuf_next(&c->lb, &line);
         if (!line) {
             if (n < 0 || c->lb.overflow) {
-                logmsg("message larger than %d bytes from %s: connection dropped", PROTO_MAX_LINE, c->peer);
-                reply_err(ci, -1, PERR_TOO_LARGE, "message larger than %d bytes: connection dropped", PROTO_MAX_LINE);
+                size_t max = c->lb.max ? c->lb.max : PROTO_MAX_LINE;
+                logmsg("message larger than %zu bytes from %s: connection dropped", max, c->peer);
+                reply_err(ci, -1, PERR_TOO_LARGE, "message larger than %zu bytes: connection dropped", max);
                 c->closing = 1;
                 c->lb.len = 0;
             }

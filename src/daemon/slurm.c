@@ -20,8 +20,10 @@
 
 #include "../proto/net.h"
 #include "../proto/protocol.h"
+#include "../common/rankset.h"
 #include "children.h"
 #include "core.h"
+#include "rankpick.h"
 #include "slurm_grow.h"
 #include "slurm_launch.h"
 #include "slurm_run.h"
@@ -203,43 +205,21 @@ static void slurm_registered(struct job *j, const json_t *req)
 
 static void slurm_choose_ranks(const struct job *j, int n, json_t *args)
 {
-    if (!S.on || j->guessed || n < 1 || n >= j->procs || json_array_size(json_object_get(args, "ranks")) > 0) return;
+    const json_t *given = json_object_get(args, "ranks"); /* a rank set (the schema made arrays one) */
+    if (!S.on || j->guessed || n < 1 || n >= j->procs || (given && json_string_length(given) > 0)) return;
     /* empty hosts: the host with the fewest of the job's processes first
-     * (ties: the later host), never rank 0; within a host the highest ranks */
-    int nh = S.rm->nhosts, nleave = 0;
-    int *cnt = calloc((size_t)nh, sizeof(int)), *leave = calloc((size_t)n, sizeof(int));
-    char *taken = calloc((size_t)j->procs, 1);
-    if (!cnt || !taken || !leave) {
-        free(cnt);
-        free(taken);
-        free(leave);
-        return;
+     * (ties: the later host), never rank 0; within a host the highest ranks
+     * (rankpick.c, O(P + H log H)); sent as a rank set ("0-511,1024-2047") */
+    int *leave = malloc((size_t)n * sizeof(int));
+    if (!leave) return;
+    if (rankpick_empty_hosts(j->rank_host, j->procs, S.rm->nhosts, n, leave, NULL) == n) {
+        unsigned char *m = calloc((size_t)j->procs, 1);
+        char *set = NULL;
+        for (int k = 0; m && k < n; k++) m[leave[k]] = 1;
+        if (m && (set = rankset_encode_marked(m, j->procs, 1)) != NULL) json_object_set_new(args, "ranks", json_string(set));
+        free(set);
+        free(m);
     }
-    for (int r = 0; r < j->procs; r++)
-        if (j->rank_host[r] >= 0) cnt[j->rank_host[r]]++;
-    while (nleave < n) {
-        int best = -1;
-        for (int h = 0; h < nh; h++) {
-            int avail = cnt[h] - (h == j->rank_host[0]);
-            if (avail <= 0) continue;
-            if (best < 0 || cnt[h] <= cnt[best]) best = h;
-        }
-        if (best < 0) break;
-        for (int r = j->procs - 1; r > 0 && nleave < n; r--)
-            if (!taken[r] && j->rank_host[r] == best) {
-                taken[r] = 1;
-                leave[nleave++] = r;
-                cnt[best]--;
-                break;
-            }
-    }
-    if (nleave == n) {
-        json_t *a = json_array();
-        for (int k = 0; k < n; k++) json_array_append_new(a, json_integer(leave[k]));
-        json_object_set_new(args, "ranks", a);
-    }
-    free(cnt);
-    free(taken);
     free(leave);
 }
 

@@ -148,7 +148,7 @@ static char *finish_max(json_t *o, size_t max)
     return line;
 }
 
-static char *finish(json_t *o) { return finish_max(o, PROTO_MAX_LINE); }
+static char *finish(json_t *o) { return finish_max(o, PROTO_MAX_MSG); }
 
 static json_t *base(const json_t *extra)
 {
