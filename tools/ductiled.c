@@ -343,7 +343,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < MAX_CONNS; i++) {
             if (conns[i].kind == C_FREE) continue;
             pfd[n].fd = conns[i].fd;
-            pfd[n].events = (short)(conns[i].kind == C_PEER && (conns[i].closing || conns[i].eof || conns[i].lb.len >= IN_ROUND_BYTES) ? 0 : POLLIN);
+            pfd[n].events = (short)(conns[i].kind == C_PEER && (conns[i].closing || conns[i].eof || (conns[i].lb.len >= IN_ROUND_BYTES && conns[i].backlog)) ? 0 : POLLIN); /* a long message is read on */
             if (conns[i].outlen || conns[i].closing) pfd[n].events |= POLLOUT;
             pfd[n].revents = 0;
             idx[n++] = i;
