@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -303,6 +304,15 @@ int main(int argc, char **argv)
         return 1;
     }
     add_conn(C_LISTEN_UNIX, lfd);
+    /* a connection per job and client: as many descriptors as connections (the soft limit is often 1024) */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < MAX_CONNS + 256) {
+        rlim_t want = MAX_CONNS + 256;
+        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= want ? want : rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < want)
+            logmsg("warning: at most %ld open files (ulimit -n): fewer than %d connections at once", (long)rl.rlim_cur,
+                   MAX_CONNS);
+    }
     if (tcp) {
         struct net_addr ta;
         char spec[300];

@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "history.h"
 #include "rm.h"
 
 #define JOBS_HISTORY 512      /* samples kept per job */
@@ -62,7 +63,7 @@ struct job {
     int exit_status;
     double registered, last_seen, disconnected_at; /* epoch seconds */
     json_t *arrays;   /* [{name, elements, elem_size}] */
-    json_t *history;  /* samples, oldest first */
+    struct history hist; /* samples, oldest first (history.c: compact, allocated once) */
     json_t *events;   /* resize and command events, oldest first (bounded) */
     /* where its processes are (jobs_place.c) */
     int *rank_host;   /* [procs]: rm host of each rank, -1 a host ductiled does not manage (no slot) */

@@ -19,10 +19,7 @@ char *jobs_save_text(const struct jobs *t)
     json_t *jobs = json_array();
     for (int i = 0; i < t->n; i++) {
         const struct job *j = t->v[i];
-        json_t *h = json_array();
-        size_t n = json_array_size(j->history);
-        for (size_t k = n > JOBS_SAVED_HISTORY ? n - JOBS_SAVED_HISTORY : 0; k < n; k++)
-            json_array_append(h, json_array_get(j->history, k));
+        json_t *h = hist_tail_json(&j->hist, JOBS_SAVED_HISTORY);
         json_t *o = json_pack("{s:i, s:s, s:I, s:s, s:s, s:i, s:b, s:s, s:i, s:f, s:f, s:O, s:o, s:O, s:o, s:b, "
                               "s:f, s:I, s:I}",
                               "id", j->id, "tag", j->tag, "pid", (json_int_t)j->pid, "binary", j->binary, "mpi", j->mpi,
@@ -161,7 +158,7 @@ int jobs_load(struct jobs *t, const char *path, double now, char *err, size_t er
         if (j->io_shrink_n < 0 || j->io_shrink_n > PROTO_MAX_PROCS) j->io_shrink_n = 0;
 #define TAKE(f, key) do { json_t *x_ = json_object_get(o, key); if (json_is_array(x_)) { json_decref(j->f); j->f = json_deep_copy(x_); } } while (0)
         TAKE(arrays, "arrays");
-        TAKE(history, "history");
+        hist_load(&j->hist, json_object_get(o, "history"));
         TAKE(events, "events");
 #undef TAKE
         const char *st = proto_get_str(o, "state", "lost");
