@@ -2,12 +2,12 @@
 """daemon-scale.py -- ductiled at site scale (issue 25, item 4).
 
 Starts a private ductiled, connects JOBS simulated jobs to it
-(tests/controller/simjob.py: one process, one real Unix-socket connection
-per job, the real protocol), each sending a sample a second (staggered), and
-while they run measures the latency of `ductilectl list` (the program, run
-LIST_HZ times a second: process start included) and of the same request on
-a connection of its own (the daemon's answer alone), with the daemon's RSS
-and CPU.  Prints a table every REPORT seconds and a summary; asserts
+(tests/controller/simjob.py: processes of 500 jobs each, one real
+Unix-socket connection per job, the real protocol), each sending a sample a
+second (staggered), and while they run measures, from a process of its own,
+the latency of `ductilectl list` (the program, LIST_HZ times a second:
+process start included) and of the same request on a connection of its own
+(the daemon's answer alone), with the daemon's RSS and CPU.  Prints a table every REPORT seconds and a summary; asserts
 nothing on times.  With --max-rss-growth-mb it fails (exit 1) when the
 daemon's RSS grew by more than that between the end of the first minute and
 the end (the long run, tests/long/daemon-scale.sh); every run fails when a
@@ -15,7 +15,7 @@ job lost its connection or a list failed.
 
 usage: daemon-scale.py --ductiled PATH --ductilectl PATH [--jobs 2000] [--seconds 600]
                        [--procs 4] [--list-hz 4] [--report 30] [--max-rss-growth-mb MB]"""
-import argparse, json, os, resource, selectors, shutil, socket, subprocess, sys, tempfile, threading, time
+import argparse, json, os, resource, selectors, shutil, socket, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "controller"))
 from simjob import SimJob  # noqa: E402
@@ -48,49 +48,90 @@ def cpu_s(pid):
         return float("nan")
 
 
-class Lister(threading.Thread):
-    """`ductilectl list` and a raw `list` request, LIST_HZ times a second each, timed."""
+def swarm(sock, first, n, procs, seconds):
+    """One process of the simulated jobs (no GIL shared with the measurement): n jobs from `first`,
+    a sample a second each, staggered, until its stdin ends (or `seconds` pass); prints "ready" once
+    registered, then a JSON line of its counts."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < n + 64:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(n + 64, hard) if hard != resource.RLIM_INFINITY else n + 64, hard))
+    sel = selectors.DefaultSelector()
+    jobs = []
+    for k in range(n):
+        j = SimJob(sock, "scale%d" % (first + k), ["localhost"] * procs)
+        j.register()
+        sel.register(j.s, selectors.EVENT_READ, j)
+        jobs.append(j)
+    print("ready", flush=True)
+    sel.register(sys.stdin, selectors.EVENT_READ, None)  # the measuring process closes it at the end
+    start = time.time()
+    nxt = [start + k / float(n) for k in range(n)]
+    sent, lost, errors = 0, 0, []
+    done = False
+    while not done and time.time() - start < seconds:
+        now = time.time()
+        for k, j in enumerate(jobs):
+            if j is not None and nxt[k] <= now:
+                try:
+                    j.tick(now)
+                    sent += 1
+                except OSError as e:
+                    errors.append("%s: %s" % (j.tag, e))
+                    sel.unregister(j.s)
+                    jobs[k] = None
+                    lost += 1
+                nxt[k] += 1.0
+        for key, _ in sel.select(timeout=0.02):
+            j = key.data
+            if j is None:
+                done = not os.read(sys.stdin.fileno(), 4096)
+                continue
+            try:
+                data = j.s.recv(1 << 16)
+            except OSError:
+                data = b""
+            if not data:
+                errors.append("%s: the daemon closed its connection" % j.tag)
+                sel.unregister(j.s)
+                jobs[jobs.index(j)] = None
+                lost += 1
+                continue
+            j.buf += data
+            while b"\n" in j.buf:
+                line, j.buf = j.buf.split(b"\n", 1)
+                if b'"ok"' not in line:  # replies to samples are read and dropped
+                    j.handle(json.loads(line))
+    for j in jobs:
+        if j is not None:
+            try:
+                j.request("exit", status=0)
+            except OSError:
+                pass
+    print(json.dumps({"sent": sent, "lost": lost, "errors": errors[:5]}), flush=True)
 
-    def __init__(self, ctl, sock, hz):
-        super().__init__(daemon=True)
-        self.ctl, self.sock, self.period = ctl, sock, 1.0 / hz
-        self.lock = threading.Lock()
-        self.prog, self.raw, self.errors = [], [], []
-        self.stop = threading.Event()
 
-    def take(self):
-        with self.lock:
-            p, r = self.prog, self.raw
-            self.prog, self.raw = [], []
-            return p, r
-
-    def run(self):
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.settimeout(10)
-        s.connect(self.sock)
-        f = s.makefile("rwb")
-        json.loads(f.readline())  # hello
-        rid = 0
-        while not self.stop.is_set():
-            t0 = time.perf_counter()
-            r = subprocess.run([self.ctl, "-c", "unix:" + self.sock, "list"], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, timeout=30)
-            t1 = time.perf_counter()
-            rid += 1
-            f.write(json.dumps({"v": 1, "id": rid, "cmd": "list"}).encode() + b"\n")
-            f.flush()
-            rep = json.loads(f.readline())
-            t2 = time.perf_counter()
-            with self.lock:
-                self.prog.append(t1 - t0)
-                self.raw.append(t2 - t1)
-                if r.returncode != 0 or not rep.get("ok"):
-                    self.errors.append((r.returncode, r.stderr[:200], rep.get("reason")))
-            self.stop.wait(max(0.0, self.period - (time.perf_counter() - t0)))
-        s.close()
+def list_once(ctl, sock, f, rid):
+    """`ductilectl list` (the program) and a raw list request: their times in seconds, and an error or None."""
+    t0 = time.perf_counter()
+    r = subprocess.run([ctl, "-c", "unix:" + sock, "list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    t1 = time.perf_counter()
+    f.write(json.dumps({"v": 1, "id": rid, "cmd": "list"}).encode() + b"\n")
+    f.flush()
+    while True:
+        rep = json.loads(f.readline())
+        if rep.get("id") == rid:
+            break
+    t2 = time.perf_counter()
+    err = None
+    if r.returncode != 0 or not rep.get("ok"):
+        err = (r.returncode, r.stderr[:200], rep.get("reason"))
+    return t1 - t0, t2 - t1, err
 
 
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--swarm":
+        swarm(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6]))
+        return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ductiled", required=True)
     ap.add_argument("--ductilectl", required=True)
@@ -122,94 +163,80 @@ def main():
               "second; load %s; %d CPUs" % (a.jobs, a.procs, a.seconds, a.list_hz,
                                            " ".join("%.2f" % x for x in os.getloadavg()), os.cpu_count()), flush=True)
         t0 = time.time()
-        sel = selectors.DefaultSelector()
-        jobs = []
-        for k in range(a.jobs):
-            j = SimJob(sock, "scale%d" % k, ["localhost"] * a.procs)
-            j.register()
-            j.s.settimeout(5)
-            sel.register(j.s, selectors.EVENT_READ, j)
-            jobs.append(j)
+        per = 500  # jobs per simulating process
+        sw = []
+        for first in range(0, a.jobs, per):
+            sw.append(subprocess.Popen([sys.executable, os.path.abspath(__file__), "--swarm", sock, str(first),
+                                        str(min(per, a.jobs - first)), str(a.procs), str(a.seconds + 3600)],
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True))
+        for p in sw:
+            if p.stdout.readline().strip() != "ready":
+                fail.append("a simulating process did not get its jobs registered")
         treg = time.time() - t0
-        print("daemon-scale: %d jobs registered in %.1f s; daemon RSS %.1f MB" % (a.jobs, treg, rss_mb(d.pid)), flush=True)
-        lister = Lister(a.ductilectl, sock, a.list_hz)
-        lister.start()
-        print("%8s %6s %9s | %-26s | %-26s | %9s %7s %6s" % ("t_s", "jobs", "samples/s", "ductilectl list ms p50/p99/max",
-                                                             "list request ms p50/p99/max", "RSS_MB", "CPU_%", "load1"))
-        start = time.time()
-        nxt = [start + k / float(a.jobs) for k in range(a.jobs)]  # staggered over the second
-        sent, last_rep, last_cpu, all_prog, all_raw, rss_rows = 0, start, cpu_s(d.pid), [], [], []
-        lost = 0
+        print("daemon-scale: %d jobs registered in %.1f s by %d processes; daemon RSS %.1f MB" % (
+            a.jobs, treg, len(sw), rss_mb(d.pid)), flush=True)
+        print("%8s %-28s | %-28s | %9s %7s %6s" % ("t_s", "ductilectl list ms p50/p99/max", "list request ms p50/p99/max",
+                                                   "RSS_MB", "CPU_%", "load1"))
+        ls = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        ls.settimeout(60)
+        ls.connect(sock)
+        lf = ls.makefile("rwb")
+        json.loads(lf.readline())  # hello
+        start = last_rep = time.time()
+        last_cpu, prog, raw, all_prog, all_raw, rss_rows, errors, rid = cpu_s(d.pid), [], [], [], [], [], [], 0
         while time.time() - start < a.seconds:
+            t = time.time()
+            rid += 1
+            tp, tr, err = list_once(a.ductilectl, sock, lf, rid)
+            prog.append(tp)
+            raw.append(tr)
+            if err:
+                errors.append(err)
             now = time.time()
-            for k, j in enumerate(jobs):
-                if j is not None and nxt[k] <= now:
-                    try:
-                        j.tick(now)
-                        sent += 1
-                    except OSError as e:
-                        fail.append("job %d: %s" % (k, e))
-                        sel.unregister(j.s)
-                        jobs[k] = None
-                        lost += 1
-                    nxt[k] += 1.0
-            for key, _ in sel.select(timeout=0.02):
-                j = key.data
-                try:
-                    data = j.s.recv(1 << 16)
-                except OSError:
-                    data = b""
-                if not data:
-                    fail.append("%s: the daemon closed its connection" % j.tag)
-                    sel.unregister(j.s)
-                    jobs[jobs.index(j)] = None
-                    lost += 1
-                    continue
-                j.buf += data
-                while b"\n" in j.buf:
-                    line, j.buf = j.buf.split(b"\n", 1)
-                    if b'"ok"' in line:
-                        continue  # a reply to a sample
-                    j.handle(json.loads(line))
             if now - last_rep >= a.report:
-                p, r = lister.take()
-                all_prog += p
-                all_raw += r
-                c = cpu_s(d.pid)
-                rss = rss_mb(d.pid)
+                c, rss = cpu_s(d.pid), rss_mb(d.pid)
                 rss_rows.append((now - start, rss))
-                print("%8.0f %6d %9.0f | %8.1f %8.1f %8.1f | %8.1f %8.1f %8.1f | %9.1f %7.1f %6.2f" % (
-                    now - start, a.jobs - lost, sent / (now - last_rep), 1e3 * pct(p, 50), 1e3 * pct(p, 99),
-                    1e3 * max(p or [float("nan")]), 1e3 * pct(r, 50), 1e3 * pct(r, 99), 1e3 * max(r or [float("nan")]),
-                    rss, 100 * (c - last_cpu) / (now - last_rep), os.getloadavg()[0]), flush=True)
-                sent, last_rep, last_cpu = 0, now, c
-        lister.stop.set()
-        lister.join(timeout=30)
-        p, r = lister.take()
-        all_prog += p
-        all_raw += r
+                print("%8.0f %8.1f %8.1f %8.1f   | %8.1f %8.1f %8.1f   | %9.1f %7.1f %6.2f" % (
+                    now - start, 1e3 * pct(prog, 50), 1e3 * pct(prog, 99), 1e3 * max(prog), 1e3 * pct(raw, 50),
+                    1e3 * pct(raw, 99), 1e3 * max(raw), rss, 100 * (c - last_cpu) / (now - last_rep),
+                    os.getloadavg()[0]), flush=True)
+                all_prog += prog
+                all_raw += raw
+                prog, raw, last_rep, last_cpu = [], [], now, c
+            time.sleep(max(0.0, 1.0 / a.list_hz - (time.time() - t)))
+        all_prog += prog
+        all_raw += raw
+        ls.close()
         rss_end = rss_mb(d.pid)
-        print("daemon-scale: summary: %d jobs for %.0f s: `ductilectl list` (%d runs) p50 %.1f ms, p99 %.1f ms, max %.1f ms; "
-              "the list request alone p50 %.1f ms, p99 %.1f ms, max %.1f ms; RSS %.1f MB at the end" % (
-                  a.jobs, time.time() - start, len(all_prog), 1e3 * pct(all_prog, 50), 1e3 * pct(all_prog, 99),
-                  1e3 * max(all_prog or [float("nan")]), 1e3 * pct(all_raw, 50), 1e3 * pct(all_raw, 99),
-                  1e3 * max(all_raw or [float("nan")]), rss_end), flush=True)
+        sent = lost = 0
+        for p in sw:
+            try:
+                out, _ = p.communicate(input="", timeout=60)
+                res = json.loads(out.strip().splitlines()[-1])
+                sent, lost = sent + res["sent"], lost + res["lost"]
+                fail += res["errors"]
+            except (subprocess.TimeoutExpired, ValueError, IndexError):
+                p.kill()
+                fail.append("a simulating process did not end")
+        print("daemon-scale: summary: %d jobs for %.0f s (%d samples, %.0f a second; %d jobs lost their connection): "
+              "`ductilectl list` (%d runs) p50 %.1f ms, p99 %.1f ms, max %.1f ms; the list request alone p50 %.1f ms, "
+              "p99 %.1f ms, max %.1f ms; daemon RSS %.1f MB at the end; load %s" % (
+                  a.jobs, time.time() - start, sent, sent / max(1.0, a.seconds), lost, len(all_prog),
+                  1e3 * pct(all_prog, 50), 1e3 * pct(all_prog, 99), 1e3 * max(all_prog or [float("nan")]),
+                  1e3 * pct(all_raw, 50), 1e3 * pct(all_raw, 99), 1e3 * max(all_raw or [float("nan")]), rss_end,
+                  " ".join("%.2f" % x for x in os.getloadavg())), flush=True)
+        if lost:
+            fail.append("%d jobs lost their connection" % lost)
         after1 = [x for t, x in rss_rows if t >= 60]
         if after1:
             g = rss_end - after1[0]
             print("daemon-scale: RSS from minute 1 (%.1f MB) to the end (%.1f MB): %+.1f MB" % (after1[0], rss_end, g))
             if a.max_rss_growth_mb is not None and g > a.max_rss_growth_mb:
                 fail.append("the daemon's RSS grew by %.1f MB after minute 1 (bound %.1f MB)" % (g, a.max_rss_growth_mb))
-        if lister.errors:
-            fail.append("%d lists failed: %s" % (len(lister.errors), lister.errors[:3]))
+        if errors:
+            fail.append("%d lists failed: %s" % (len(errors), errors[:3]))
         if d.poll() is not None:
             fail.append("ductiled exited (%s)" % d.returncode)
-        for j in jobs:
-            if j is not None:
-                try:
-                    j.request("exit", status=0)
-                except OSError:
-                    pass
     finally:
         d.terminate()
         try:

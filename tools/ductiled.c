@@ -410,9 +410,10 @@ int main(int argc, char **argv)
         core_on_tick(wall()); /* the parts: the I/O lease, the job queue, the policy, the check against Slurm */
         /* the loop serialises, the writer thread writes; never more than a fifth of the loop's time */
         double gap = now - last_save, floor = 4 * save_cost;
-        if (state_dirty && gap >= floor && (gap >= STATE_PERIOD || (state_urgent && gap >= STATE_URGENT_PERIOD))) {
-            if (state_path[0]) state_writer_submit(jobs_save_text(&jobs));
-            state_dirty = state_urgent = 0;
+        if ((state_dirty || (state_samples && gap >= STATE_SAMPLES_PERIOD)) && gap >= floor &&
+            (gap >= STATE_PERIOD || (state_urgent && gap >= STATE_URGENT_PERIOD))) {
+            if (state_path[0]) state_writer_submit(jobs_snapshot(&jobs));
+            state_dirty = state_urgent = state_samples = 0;
             last_save = net_now();
             save_cost = last_save - now;
         }

@@ -151,7 +151,7 @@ void job_message(int ci, long long id, const char *cmd, const json_t *req)
     if (!strcmp(cmd, "sample")) {
         jobs_sample(&jobs, j, req, now);
         core_on_sample(j, req);
-        state_dirty = 1;
+        state_samples = 1; /* samples alone: the state file every STATE_SAMPLES_PERIOD s */
     } else if (!strcmp(cmd, "exit")) {
         int st = (int)proto_get_int(req, "status", 0);
         jobs_exit(&jobs, j, st, now);

@@ -200,6 +200,12 @@ int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen);
 /* The same in two steps (ductiled writes off its loop, state_writer.c): the
  * state as text (malloc'ed, NULL out of memory), and the text written. */
 char *jobs_save_text(const struct jobs *t);
+/* The same split (jobs_state.c): a snapshot the loop takes (sharing nothing with the table), its text
+ * made by any thread (the snapshot freed); NULL out of memory. */
+struct jobs_snapshot;
+struct jobs_snapshot *jobs_snapshot(const struct jobs *t);
+char *jobs_snapshot_text(struct jobs_snapshot *sn);
+void jobs_snapshot_free(struct jobs_snapshot *sn);
 int jobs_write_text(const char *text, const char *path, char *err, size_t errlen);
 int jobs_load(struct jobs *t, const char *path, double now, char *err, size_t errlen);
 

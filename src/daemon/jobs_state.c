@@ -14,21 +14,48 @@
 
 #include "../proto/protocol.h"
 
-char *jobs_save_text(const struct jobs *t)
+/* What the loop hands the writer (state_writer.c): the table as a JSON tree
+ * that shares nothing with the loop's, without the samples, and the newest
+ * JOBS_SAVED_HISTORY samples of each job as plain structs; the writer turns
+ * the samples into JSON and the whole into text (at 2,000 jobs the samples
+ * are most of the work: 128,000 of them). */
+struct jobs_snapshot {
+    json_t *root;
+    int n;
+    int *count;          /* samples of job k */
+    struct hsample *s;   /* job k's at s + k * JOBS_SAVED_HISTORY */
+};
+
+struct jobs_snapshot *jobs_snapshot(const struct jobs *t)
 {
+    struct jobs_snapshot *sn = calloc(1, sizeof *sn);
+    if (!sn) return NULL;
+    sn->n = t->n;
+    sn->count = calloc((size_t)t->n + 1, sizeof *sn->count);
+    sn->s = malloc(((size_t)t->n + 1) * JOBS_SAVED_HISTORY * sizeof *sn->s);
     json_t *jobs = json_array();
+    if (!sn->count || !sn->s || !jobs) {
+        json_decref(jobs);
+        jobs_snapshot_free(sn);
+        return NULL;
+    }
     for (int i = 0; i < t->n; i++) {
         const struct job *j = t->v[i];
-        json_t *h = hist_tail_json(&j->hist, JOBS_SAVED_HISTORY);
-        json_t *o = json_pack("{s:i, s:s, s:I, s:s, s:s, s:i, s:b, s:s, s:i, s:f, s:f, s:O, s:o, s:O, s:o, s:b, "
+        int k0 = j->hist.n > JOBS_SAVED_HISTORY ? j->hist.n - JOBS_SAVED_HISTORY : 0;
+        sn->count[i] = j->hist.n - k0;
+        if (sn->count[i] > 0) memcpy(sn->s + (size_t)i * JOBS_SAVED_HISTORY, j->hist.v + k0, (size_t)sn->count[i] * sizeof *sn->s);
+        json_t *o = json_pack("{s:i, s:s, s:I, s:s, s:s, s:i, s:b, s:s, s:i, s:f, s:f, s:o, s:o, s:o, s:b, "
                               "s:f, s:I, s:I}",
                               "id", j->id, "tag", j->tag, "pid", (json_int_t)j->pid, "binary", j->binary, "mpi", j->mpi,
                               "procs", j->procs, "malleable", j->malleable, "state", job_state_name(j->state),
                               "exit_status", j->exit_status, "registered", j->registered, "last_seen", j->last_seen,
-                              "arrays", j->arrays, "history", h, "events", j->events, "slots", jobs_alloc_json(t, j),
+                              "arrays", json_deep_copy(j->arrays), "events", json_deep_copy(j->events), "slots", jobs_alloc_json(t, j),
                               "io_held", j->io_held, "period", j->period, "iteration", (json_int_t)j->iteration,
                               "samples", (json_int_t)j->samples);
-        if (!o) continue;
+        if (!o) {
+            json_array_append_new(jobs, json_object()); /* keeps job k at [k] */
+            continue;
+        }
         json_object_set_new(o, "launcher", json_string(j->launcher));
         jobs_place_save(t, j, o); /* where its processes are, parked and on standby */
         jobs_cmds_save(t, j, o);  /* its commands and their reserved slots */
@@ -39,11 +66,39 @@ char *jobs_save_text(const struct jobs *t)
         if (j->key[0]) json_object_set_new(o, "key", json_string(j->key)); /* the file is mode 0600 */
         json_array_append_new(jobs, o);
     }
-    json_t *root = json_pack("{s:i, s:i, s:o}", "version", 1, "next_id", t->next_id, "jobs", jobs);
-    char *text = root ? json_dumps(root, JSON_INDENT(1)) : NULL;
-    json_decref(root);
+    sn->root = json_pack("{s:i, s:i, s:o}", "version", 1, "next_id", t->next_id, "jobs", jobs);
+    if (!sn->root) {
+        jobs_snapshot_free(sn);
+        return NULL;
+    }
+    return sn;
+}
+
+void jobs_snapshot_free(struct jobs_snapshot *sn)
+{
+    if (!sn) return;
+    json_decref(sn->root);
+    free(sn->count);
+    free(sn->s);
+    free(sn);
+}
+
+char *jobs_snapshot_text(struct jobs_snapshot *sn)
+{
+    if (!sn) return NULL;
+    json_t *jobs = json_object_get(sn->root, "jobs");
+    for (int i = 0; i < sn->n; i++) {
+        json_t *h = json_array(), *o = json_array_get(jobs, (size_t)i);
+        for (int k = 0; h && k < sn->count[i]; k++) json_array_append_new(h, hist_json(sn->s + (size_t)i * JOBS_SAVED_HISTORY + k));
+        if (json_object_size(o)) json_object_set_new(o, "history", h);
+        else json_decref(h);
+    }
+    char *text = json_dumps(sn->root, JSON_INDENT(1));
+    jobs_snapshot_free(sn);
     return text;
 }
+
+char *jobs_save_text(const struct jobs *t) { return jobs_snapshot_text(jobs_snapshot(t)); }
 
 int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen)
 {

@@ -25,7 +25,7 @@ struct jobs jobs;
 struct auth_secret secret;
 int have_secret, from_hostfile, verbose;
 char state_path[4096] = "";
-int state_dirty, state_urgent;
+int state_dirty, state_urgent, state_samples;
 static unsigned conn_gen;
 
 double wall(void)

@@ -79,7 +79,9 @@ class SimJob:
         end = time.time() + timeout
         while b"\n" not in self.buf:
             left = end - time.time()
-            if left <= 0 or not select.select([self.s], [], [], left)[0]:
+            p = select.poll()  # not select(): descriptors above 1024 (bench/daemon-scale.py)
+            p.register(self.s, select.POLLIN)
+            if left <= 0 or not p.poll(int(left * 1000) + 1):
                 return b""
             d = self.s.recv(1 << 20)
             if not d:
