@@ -83,19 +83,70 @@ void jobs_snapshot_free(struct jobs_snapshot *sn)
     free(sn);
 }
 
+/* Text appended to a growing buffer; -1 out of memory. */
+struct sbuf {
+    char *s;
+    size_t n, cap;
+};
+
+static int put(struct sbuf *b, const char *t, size_t n)
+{
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 1 << 16;
+        while (cap < b->n + n + 1) cap *= 2;
+        char *x = realloc(b->s, cap);
+        if (!x) return -1;
+        b->s = x, b->cap = cap;
+    }
+    memcpy(b->s + b->n, t, n);
+    b->n += n;
+    b->s[b->n] = '\0';
+    return 0;
+}
+
+static int put_json(struct sbuf *b, const json_t *o)
+{
+    char *t = json_dumps(o, JSON_COMPACT);
+    int rc = t ? put(b, t, strlen(t)) : -1;
+    free(t);
+    return rc;
+}
+
 char *jobs_snapshot_text(struct jobs_snapshot *sn)
 {
+    /* written piece by piece (a job, then its samples one at a time): the text, never a tree of every sample */
     if (!sn) return NULL;
+    struct sbuf b = {NULL, 0, 0};
+    char head[96];
+    int rc = 0;
+    snprintf(head, sizeof head, "{\"version\": 1, \"next_id\": %lld, \"jobs\": [\n",
+             (long long)json_integer_value(json_object_get(sn->root, "next_id")));
+    rc |= put(&b, head, strlen(head));
     json_t *jobs = json_object_get(sn->root, "jobs");
-    for (int i = 0; i < sn->n; i++) {
-        json_t *h = json_array(), *o = json_array_get(jobs, (size_t)i);
-        for (int k = 0; h && k < sn->count[i]; k++) json_array_append_new(h, hist_json(sn->s + (size_t)i * JOBS_SAVED_HISTORY + k));
-        if (json_object_size(o)) json_object_set_new(o, "history", h);
-        else json_decref(h);
+    for (int i = 0; i < sn->n && !rc; i++) {
+        json_t *o = json_array_get(jobs, (size_t)i);
+        if (!json_object_size(o)) continue;
+        if (b.s[b.n - 2] == '}') rc |= put(&b, ",\n", 2);
+        char *t = json_dumps(o, JSON_COMPACT);
+        size_t tl = t ? strlen(t) : 0;
+        rc |= !t || tl < 2 || put(&b, t, tl - 1); /* without its closing brace */
+        free(t);
+        rc |= put(&b, ",\"history\":[", 12);
+        for (int k = 0; k < sn->count[i] && !rc; k++) {
+            json_t *h = hist_json(sn->s + (size_t)i * JOBS_SAVED_HISTORY + k);
+            rc |= (k && put(&b, ",", 1)) || !h || put_json(&b, h);
+            json_decref(h);
+        }
+        rc |= put(&b, "]}\n", 3);
+        json_array_set_new(jobs, (size_t)i, json_object()); /* freed as it goes */
     }
-    char *text = json_dumps(sn->root, JSON_INDENT(1));
+    rc |= put(&b, "]}\n", 3);
     jobs_snapshot_free(sn);
-    return text;
+    if (rc) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
 }
 
 char *jobs_save_text(const struct jobs *t) { return jobs_snapshot_text(jobs_snapshot(t)); }
