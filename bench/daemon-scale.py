@@ -244,6 +244,9 @@ def main():
         except subprocess.TimeoutExpired:
             d.kill()
         log.close()
+        with open(os.path.join(tmp, "daemon.log")) as f:  # a sanitizer build's report (--enable-asan)
+            if any(k in f.read() for k in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")):
+                fail.append("a sanitizer report in the daemon's log")
         if fail:
             print("daemon-scale: the daemon's log ends:")
             with open(os.path.join(tmp, "daemon.log")) as f:
