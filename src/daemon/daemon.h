@@ -70,7 +70,7 @@ struct conn {
     int eof;           /* the peer closed: close once the backlog is handled */
     char eofwhy[64];
     char *out;
-    size_t outlen;
+    size_t outlen, outoff; /* what is still to send: out[outoff .. outoff + outlen) */
     int job;           /* job id this connection registered, 0 if none */
     int handed;        /* the job this connection handed over to a new rank 0 (event "handover"): it acts on nothing */
     double opened;

@@ -116,6 +116,14 @@ void queue_out(int i, char *line)
         logmsg("connection %s does not read its messages: dropped", c->peer);
         return;
     }
+    if (c->outlen == 0) { /* nothing queued: the line is the buffer (no copy of a large reply) */
+        free(c->out);
+        c->out = line;
+        c->outlen = n;
+        c->outoff = 0;
+        return;
+    }
+    if (c->outoff) memmove(c->out, c->out + c->outoff, c->outlen), c->outoff = 0;
     char *nb = realloc(c->out, c->outlen + n);
     if (!nb) {
         free(line);
@@ -358,15 +366,16 @@ void flush_out(int ci)
 {
     struct conn *c = &conns[ci];
     while (c->outlen) {
-        ssize_t w = send(c->fd, c->out, c->outlen, MSG_NOSIGNAL | MSG_DONTWAIT);
+        ssize_t w = send(c->fd, c->out + c->outoff, c->outlen, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (w < 0 && errno == EINTR) continue;
         if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
         if (w <= 0) {
             close_conn(ci, "write failed");
             return;
         }
-        memmove(c->out, c->out + w, c->outlen - (size_t)w);
+        c->outoff += (size_t)w; /* no copy of the rest: it is sent from where it is */
         c->outlen -= (size_t)w;
     }
+    c->outoff = 0;
     if (c->closing) close_conn(ci, "closed by the daemon");
 }
