@@ -225,12 +225,38 @@ static void slurm_choose_ranks(const struct job *j, int n, json_t *args)
 
 /* ------------------------------------------------------------ give back */
 
+/* The live jobs' processes on every host and whether some job's placement
+ * is not known, counted once for a pass over the hosts (give_back, the
+ * slots view): O(ranks + hosts), not a pass over every rank per host. */
+static struct {
+    int *procs, unknown, valid;
+} K;
+
+static void census_begin(void)
+{
+    free(K.procs);
+    K.procs = calloc((size_t)S.rm->nhosts + 1, sizeof(int));
+    K.unknown = 0;
+    K.valid = K.procs != NULL;
+    for (int i = 0; K.valid && i < jobs.n; i++) {
+        const struct job *j = jobs.v[i];
+        if (!live(j)) continue;
+        K.unknown |= j->guessed;
+        for (int r = 0; r < j->procs && j->rank_host; r++) {
+            if (j->rank_host[r] >= 0 && j->rank_host[r] < S.rm->nhosts) K.procs[j->rank_host[r]]++;
+            else K.unknown = 1;
+        }
+    }
+}
+
+static void census_end(void) { K.valid = 0; }
+
 /* Why host h cannot be given back now (NULL: it can). */
 static const char *hold_reason(int h, char *buf, size_t len)
 {
     if (S.rm->hosts[h].away) return "not in the allocation";
     if (h == S.self) return "ductiled runs there";
-    int used = S.rm->hosts[h].used, procs = procs_on(h);
+    int used = S.rm->hosts[h].used, procs = K.valid ? K.procs[h] : procs_on(h);
     if (procs || (used && !parked_on(h))) {
         snprintf(buf, len, "%d process(es) of ductile jobs run there (%d slots in use)", procs, used);
         return buf;
@@ -243,12 +269,13 @@ static const char *hold_reason(int h, char *buf, size_t len)
     for (int i = 0; i < jobs.n; i++)
         if (live(jobs.v[i]) && slurm_launch_ompi_mpiexec(jobs.v[i]))
             return "an Open MPI job runs: its mpiexec ends the whole job when a host of its daemons leaves the allocation";
-    for (int i = 0; i < jobs.n; i++) {
+    int unknown = K.valid && K.unknown;
+    for (int i = 0; !K.valid && !unknown && i < jobs.n; i++) {
         int unmanaged = 0;
         for (int r = 0; r < jobs.v[i]->procs && jobs.v[i]->rank_host; r++) unmanaged += jobs.v[i]->rank_host[r] < 0;
-        if (live(jobs.v[i]) && (jobs.v[i]->guessed || unmanaged))
-            return "a job's placement is not known (it resized without ductiled, or runs outside the allocation)";
+        unknown = live(jobs.v[i]) && (jobs.v[i]->guessed || unmanaged);
     }
+    if (unknown) return "a job's placement is not known (it resized without ductiled, or runs outside the allocation)";
     int up = 0;
     for (int i = 0; i < S.rm->nhosts; i++) up += !S.rm->hosts[i].away;
     if (up <= 1) return "the job's last host";
@@ -309,6 +336,7 @@ static void give_back(void)
     int *go = calloc((size_t)nh, sizeof(int)), ngo = 0;
     if (!go) return;
     G.keep[0] = G.names[0] = '\0';
+    census_begin();
     for (int h = 0; h < nh; h++) {
         if (S.rm->hosts[h].away) continue;
         if (S.shrunk[h] && !hold_reason(h, why, sizeof why)) {
@@ -321,6 +349,7 @@ static void give_back(void)
             if (kl >= sizeof G.keep) kl = sizeof G.keep - 1;
         }
     }
+    census_end();
     if (!ngo || !kl) {
         free(go);
         return;
@@ -484,13 +513,15 @@ static void slurm_slots(json_t *sv)
     if (!S.on) return;
     json_t *a = json_array();
     char why[160];
+    census_begin();
     for (int h = 0; h < S.rm->nhosts; h++) {
         const char *r = S.rm->hosts[h].away ? NULL : hold_reason(h, why, sizeof why);
         json_t *o = json_pack("{s:s, s:i, s:s, s:i, s:i}", "name", S.rm->hosts[h].name, "cpus", S.rm->hosts[h].slots, "state",
-                              rm_host_state(S.rm, h), "procs", procs_on(h), "parked", parked_on(h));
+                              rm_host_state(S.rm, h), "procs", K.valid ? K.procs[h] : procs_on(h), "parked", parked_on(h));
         if (r) json_object_set_new(o, "kept_because", json_string(r));
         json_array_append_new(a, o);
     }
+    census_end();
     json_t *pj = json_object();
     for (int i = 0; i < jobs.n; i++)
         if (live(jobs.v[i]) && jobs.v[i]->pmix) {
