@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../src/common/rankset.h"
 #include "../src/proto/protocol.h"
 #include "../src/proto/session.h"
 #include "ductilectl.h"
@@ -38,7 +39,7 @@ static const struct subcmd subcmds[] = {
     {"status", "JOB [--history N]", "Show a job: size, iteration, hosts, slots, I/O period, recent monitoring samples."},
     {"watch", "[JOB] [--interval S] [--count N]", "Live table of one job's monitoring (or of all jobs), refreshed every S seconds (default 1) until interrupted or N refreshes."},
     {"expand", "JOB N [--at-iteration I] [--hosts H1,H2,...]", "Add N processes at the job's next control point (or at iteration I). The resource manager must grant N free slots; --hosts places the new processes (one host name per process)."},
-    {"shrink", "JOB N [--at-iteration I] [--ranks R1,R2,...]", "Remove N processes at the next control point (or at iteration I); --ranks chooses which ranks leave."},
+    {"shrink", "JOB N [--at-iteration I] [--ranks R1,R2,...]", "Remove N processes at the next control point (or at iteration I); --ranks chooses which ranks leave (ranges A-B and strides A-B:S too: 0-511,1024-2047:2)."},
     {"resize", "JOB N [--at-iteration I]", "Resize the job to N processes (expansion or shrink)."},
     {"cancel", "JOB [ID]", "Cancel the job's delayed command ID before it runs (status and events show the ids of queued commands); without ID, every queued command of the job, its I/O hold and its I/O token. The slots reserved for a cancelled expansion are freed."},
     {"io", "hold|release JOB [SECONDS]", "Hold the job's next I/O phase (it waits at ductile_io_gate) or release it. A hold "
@@ -380,22 +381,14 @@ int main(int argc, char **argv)
             free(copy);
             json_object_set_new(args, "hosts", h);
         }
-        if (ranks) {
-            json_t *rk = json_array();
-            char *copy = strdup(ranks), *save = NULL;
-            for (char *t = strtok_r(copy, ",;", &save); t; t = strtok_r(NULL, ",;", &save)) {
-                long r;
-                if (parse_int(t, 0, PROTO_MAX_PROCS - 1, &r)) {
-                    fprintf(stderr, "ductilectl %s: '%s' is not a rank\n", cmd, t);
-                    free(copy);
-                    json_decref(rk);
-                    json_decref(args);
-                    return EX_USAGE;
-                }
-                json_array_append_new(rk, json_integer(r));
+        if (ranks) { /* a rank set: "3,5", "0-511,1024-2047" or "0-1023:4" (src/common/rankset.h) */
+            char w[200];
+            if (rankset_each(ranks, strlen(ranks), PROTO_MAX_PROCS, NULL, NULL, w, sizeof w) < 0) {
+                fprintf(stderr, "ductilectl %s: --ranks '%.64s': %s\n", cmd, ranks, w);
+                json_decref(args);
+                return EX_USAGE;
             }
-            free(copy);
-            json_object_set_new(args, "ranks", rk);
+            json_object_set_new(args, "ranks", json_string(ranks));
         }
     } else if (!strcmp(cmd, "cancel")) {
         if (npos < 1 || npos > 2) {

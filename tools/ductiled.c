@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -397,6 +398,15 @@ int main(int argc, char **argv)
         return 1;
     }
     add_conn(C_LISTEN_UNIX, lfd);
+    /* a connection per job and client: as many descriptors as connections (the soft limit is often 1024) */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < MAX_CONNS + 256) {
+        rlim_t want = MAX_CONNS + 256;
+        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= want ? want : rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < want)
+            logmsg("warning: at most %ld open files (ulimit -n): fewer than %d connections at once", (long)rl.rlim_cur,
+                   MAX_CONNS);
+    }
     if (tcp[0]) {
         struct net_addr ta;
         char spec[300];
@@ -439,7 +449,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < MAX_CONNS; i++) {
             if (conns[i].kind == C_FREE) continue;
             pfd[n].fd = conns[i].fd;
-            pfd[n].events = (short)(conns[i].kind == C_PEER && (conns[i].closing || conns[i].eof || conns[i].lb.len >= IN_ROUND_BYTES) ? 0 : POLLIN);
+            pfd[n].events = (short)(conns[i].kind == C_PEER && (conns[i].closing || conns[i].eof || (conns[i].lb.len >= IN_ROUND_BYTES && conns[i].backlog)) ? 0 : POLLIN); /* a long message is read on */
             if (conns[i].outlen || conns[i].closing) pfd[n].events |= POLLOUT;
             pfd[n].revents = 0;
             idx[n++] = i;
@@ -504,9 +514,10 @@ int main(int argc, char **argv)
         core_on_tick(wall()); /* the parts: the I/O lease, the job queue, the policy, the check against Slurm */
         /* the loop serialises, the writer thread writes; never more than a fifth of the loop's time */
         double gap = now - last_save, floor = 4 * save_cost;
-        if (state_dirty && gap >= floor && (gap >= STATE_PERIOD || (state_urgent && gap >= STATE_URGENT_PERIOD))) {
-            if (state_path[0]) state_writer_submit(jobs_save_text(&jobs));
-            state_dirty = state_urgent = 0;
+        if ((state_dirty || (state_samples && gap >= STATE_SAMPLES_PERIOD)) && gap >= floor &&
+            (gap >= STATE_PERIOD || (state_urgent && gap >= STATE_URGENT_PERIOD))) {
+            if (state_path[0]) state_writer_submit(jobs_snapshot(&jobs));
+            state_dirty = state_urgent = state_samples = 0;
             last_save = net_now();
             save_cost = last_save - now;
         }

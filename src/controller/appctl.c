@@ -37,6 +37,7 @@
 #include "appctl_int.h"
 #include "../malleable/resize.h"
 #include "../cluster/pmix.h"
+#include "../common/rankset.h"
 
 #define IO_TIMEOUT_MS 2000
 #define BACKOFF_MIN 0.2
@@ -432,24 +433,39 @@ void ductile_appctl_start(int enabled)
     PMPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, P);
     if (ductile_rt.rank != 0) return;
     if (!all) return;
-    json_t *hosts = json_array(), *rank_hosts = json_array(); /* rank_hosts: ductiled --slurm (src/daemon/slurm.c) */
-    for (int r = 0; r < ductile_rt.size; r++) {
+    /* hosts [{name, procs}] and rank_hosts {host: rank set} (ductiled's picture of the job,
+     * src/daemon/jobs_place.c): O(P) with the names hashed, a few bytes a host at any size */
+    int np = ductile_rt.size, nh = 0;
+    json_t *hosts = json_array(), *rank_hosts = json_object(), *index = json_object();
+    int *hidx = malloc((size_t)np * sizeof *hidx), *cnt = calloc((size_t)np + 1, sizeof *cnt);
+    int *first = malloc(((size_t)np + 1) * sizeof *first), *byhost = malloc((size_t)np * sizeof *byhost);
+    for (int r = 0; hidx && cnt && first && byhost && r < np; r++) {
         char *h = all + (size_t)r * MPI_MAX_PROCESSOR_NAME;
         h[MPI_MAX_PROCESSOR_NAME - 1] = '\0';
         if (!proto_valid_hostname(h)) snprintf(h, MPI_MAX_PROCESSOR_NAME, "localhost");
-        json_array_append_new(rank_hosts, json_string(h));
-        size_t i;
-        json_t *e;
-        int found = 0;
-        json_array_foreach(hosts, i, e) {
-            if (!strcmp(json_string_value(json_object_get(e, "name")), h)) {
-                json_object_set_new(e, "procs", json_integer(json_integer_value(json_object_get(e, "procs")) + 1));
-                found = 1;
-                break;
-            }
+        json_t *k = json_object_get(index, h);
+        if (!k) {
+            json_object_set_new(index, h, json_integer(nh));
+            json_array_append_new(hosts, json_pack("{s:s, s:i}", "name", h, "procs", 0));
+            hidx[r] = nh++;
+        } else {
+            hidx[r] = (int)json_integer_value(k);
         }
-        if (!found) json_array_append_new(hosts, json_pack("{s:s, s:i}", "name", h, "procs", 1));
+        cnt[hidx[r]]++;
     }
+    if (hidx && cnt && first && byhost) {
+        for (int h = 0, at = 0; h < nh; h++) first[h] = at, at += cnt[h];
+        for (int r = 0; r < np; r++) byhost[first[hidx[r]]++] = r;
+        for (int h = 0, at = 0; h < nh; at += cnt[h], h++) {
+            json_t *e = json_array_get(hosts, (size_t)h);
+            json_object_set_new(e, "procs", json_integer(cnt[h]));
+            char *set = rankset_encode(byhost + at, cnt[h]);
+            if (set) json_object_set_new(rank_hosts, json_string_value(json_object_get(e, "name")), json_string(set));
+            free(set);
+        }
+    }
+    free(hidx), free(cnt), free(first), free(byhost);
+    json_decref(index);
     free(all);
     char tag[64];
     snprintf(tag, sizeof tag, "%s", ductile_rt.job_id);
@@ -468,10 +484,8 @@ void ductile_appctl_start(int enabled)
     /* the job's size constraints (DUCTILE_SIZES, validated at the start): ductiled's policies ask for no other count */
     if (appctl.reg && ductile_rt.settings.sizes && *ductile_rt.settings.sizes)
         json_object_set_new(appctl.reg, "sizes", json_string(ductile_rt.settings.sizes));
-    /* one host per rank while that stays small (a registration line is at most PROTO_MAX_LINE) */
-    size_t rh_len = 0;
-    for (size_t i = 0; i < json_array_size(rank_hosts); i++) rh_len += json_string_length(json_array_get(rank_hosts, i)) + 3;
-    if (rh_len < 16384) json_object_set_new(appctl.reg, "rank_hosts", rank_hosts);
+    /* the host of every rank at any size: {host: rank set}, within PROTO_MAX_MSG for 65,536 ranks in any placement */
+    if (appctl.reg && json_object_size(rank_hosts) == json_array_size(hosts)) json_object_set_new(appctl.reg, "rank_hosts", rank_hosts);
     else json_decref(rank_hosts);
     char pwhy[256];
     json_t *pm = ductile_pmix_facts(pwhy, sizeof pwhy); /* src/cluster/pmix.c: NULL without a PMIx server */

@@ -106,6 +106,11 @@ static json_t *join_list(const json_t *arr, char *out, size_t len)
     size_t i, o = 0;
     json_t *e;
     out[0] = '\0';
+    if (json_is_string(arr)) { /* a shrink's rank set ("0-511,1024-2047", validated by proto_parse) */
+        if (json_string_length(arr) >= len) return NULL;
+        snprintf(out, len, "%s", json_string_value(arr));
+        return (json_t *)arr;
+    }
     json_array_foreach(arr, i, e) {
         char item[300];
         if (json_is_string(e)) {
@@ -201,10 +206,11 @@ char *appctl_handle_command(const struct proto_msg *m)
     if (!strcmp(cmd, "expand") || !strcmp(cmd, "shrink") || !strcmp(cmd, "resize")) {
         int at = (int)proto_get_int(r, "at_iteration", -1);
         if (proto_get_int(r, "at_iteration", -1) > 2147483647LL) at = 2147483647;
-        char list[1024];
+        static char list[RESIZE_LIST_MAX]; /* only the controller thread handles commands (16 KiB: not on its stack) */
         const json_t *l = json_object_get(r, !strcmp(cmd, "shrink") ? "ranks" : "hosts");
         if (l && !join_list(l, list, sizeof list))
-            return proto_reply_err(m->id, PERR_BAD_ARGUMENT, "host or rank list too long");
+            return proto_reply_err(m->id, PERR_BAD_ARGUMENT, "host or rank list too long (the job keeps at most "
+                                   "16 KiB of it: ranks as a rank set, e.g. 0-511,1024-2047:2)");
         if (!l) list[0] = '\0';
         int value, target = 0;
         if (!strcmp(cmd, "expand")) value = (int)proto_get_int(r, "n", 0);

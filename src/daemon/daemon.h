@@ -25,7 +25,9 @@
 #include "../proto/seal.h"
 #include "core.h"
 
-#define MAX_CONNS 1024
+/* connections at once: a site's jobs hold one each (issue 25, item 4); ductiled raises its
+ * file limit to hold them (tools/ductiled.c) */
+#define MAX_CONNS 8192
 #define MAX_FORWARDS 256
 #define OUT_MAX (PROTO_MAX_REPLY + (4 << 20)) /* a peer that does not read is dropped */
 #define AUTH_TIMEOUT 5.0
@@ -41,6 +43,9 @@
  * the table takes at most a fifth of its time (ductiled.c). */
 #define STATE_PERIOD 1.0
 #define STATE_URGENT_PERIOD 0.1
+/* samples alone (a job's history) are saved at most this often: 2,000 jobs sending one a
+ * second would keep the table dirty (issue 25, item 4) */
+#define STATE_SAMPLES_PERIOD 10.0
 /* Input per connection and poll round: a fast sender cannot starve the
  * others or make the daemon buffer without bound (the rest waits in the
  * kernel's socket buffer, which pushes back on the sender). */
@@ -65,7 +70,7 @@ struct conn {
     int eof;           /* the peer closed: close once the backlog is handled */
     char eofwhy[64];
     char *out;
-    size_t outlen;
+    size_t outlen, outoff; /* what is still to send: out[outoff .. outoff + outlen) */
     int job;           /* job id this connection registered, 0 if none */
     int handed;        /* the job this connection handed over to a new rank 0 (event "handover"): it acts on nothing */
     double opened;
@@ -93,12 +98,13 @@ extern struct conn conns[MAX_CONNS];
 extern struct auth_secret secret;
 extern int have_secret, from_hostfile;
 extern int state_urgent;
+extern int state_samples; /* only samples came since the last save */
 
 void save_state(void);     /* a registration, exit or crash: the loop has it written soon (STATE_URGENT_PERIOD) */
 void save_state_now(void); /* at exit: the writer's last text, then this state, written before returning */
 /* ---- the state file's writer thread (state_writer.c) */
 int state_writer_start(const char *path);
-void state_writer_submit(char *text); /* jobs_save_text's text, taken */
+void state_writer_submit(struct jobs_snapshot *sn); /* jobs_snapshot's, taken */
 void state_writer_stop(void);
 int add_conn(enum conn_kind k, int fd);
 void close_conn(int i, const char *why);

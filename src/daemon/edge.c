@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/rankset.h"
 #include "daemon.h"
 
 /* ------------------------------------------------------------ hosts */
@@ -77,6 +78,29 @@ static const char *check_hosts(const json_t *req, char *why, size_t wl)
         code = PERR_BAD_ARGUMENT;
     }
     const json_t *rh = json_object_get(req, "rank_hosts");
+    if (!code && json_is_object(rh)) { /* {host: rank set}: the schema saw each rank once; here: every rank below procs */
+        const char *k;
+        json_t *e;
+        long long total = 0;
+        json_object_foreach((json_t *)rh, k, e) {
+            char w[200];
+            long n = rankset_each(json_string_value(e), json_string_length(e), (int)procs, NULL, NULL, w, sizeof w);
+            if (n < 0) {
+                snprintf(why, wl, "register: 'rank_hosts.%.64s': %s (%lld processes)", k, w, procs);
+                return PERR_BAD_ARGUMENT;
+            }
+            if (host_index(k) < 0) {
+                snprintf(why, wl, "register: 'rank_hosts' names host '%s', which is not one of ductiled's", k);
+                return PERR_BAD_ARGUMENT;
+            }
+            total += n;
+        }
+        if (total != procs) {
+            snprintf(why, wl, "register: 'rank_hosts' places %lld ranks, not the %lld of 'procs'", total, procs);
+            return PERR_BAD_ARGUMENT;
+        }
+        return NULL;
+    }
     if (!code && rh && (long long)json_array_size(rh) != procs) {
         snprintf(why, wl, "register: 'rank_hosts' names %zu hosts for %lld processes", json_array_size(rh), procs);
         code = PERR_BAD_ARGUMENT;

@@ -28,21 +28,25 @@ struct forward *new_forward(void)
     return NULL;
 }
 
-/* A ';'-separated list of a JSON array of strings or numbers (a command's hosts or ranks). */
-static void list_of(const json_t *arr, char *out, size_t len)
+/* A command's list as jobs_queue keeps it: the rank set of a shrink as it
+ * is, an expansion's hosts ';'-separated (malloc'ed; NULL out of memory). */
+static char *list_of(const json_t *v)
 {
-    size_t i, o = 0;
+    if (json_is_string(v)) return strdup(json_string_value(v));
+    size_t i, len = 1;
     json_t *e;
+    json_array_foreach(v, i, e) len += (json_is_string(e) ? json_string_length(e) : 12) + 1;
+    char *out = malloc(len);
+    size_t o = 0;
+    if (!out) return NULL;
     out[0] = '\0';
-    json_array_foreach(arr, i, e) {
+    json_array_foreach(v, i, e) {
         int n = json_is_string(e) ? snprintf(out + o, len - o, "%s%s", o ? ";" : "", json_string_value(e))
                                   : snprintf(out + o, len - o, "%s%lld", o ? ";" : "", (long long)json_integer_value(e));
-        if (n < 0 || (size_t)n >= len - o) {
-            out[o] = '\0';
-            return;
-        }
+        if (n < 0 || (size_t)n >= len - o) break;
         o += (size_t)n;
     }
+    return out;
 }
 
 /* An expansion waiting for a part to make room (Slurm's growth). */
@@ -116,13 +120,13 @@ int forward_resize(int ci, long long id, const struct dpart *by, struct job *j, 
     } else {
         core_choose_ranks(j, n, args); /* a part may choose the ranks (Slurm: those that empty hosts), unless given */
     }
-    char list[JOBS_LIST_MAX];
-    list_of(json_object_get(args, expand ? "hosts" : "ranks"), list, sizeof list);
+    char *list = list_of(json_object_get(args, expand ? "hosts" : "ranks"));
     json_object_set_new(args, "n", json_integer(n));
     struct forward *f = new_forward();
     if (!f) {
         snprintf(why, wl, "too many commands in flight; try again");
         free(where);
+        free(list);
         json_decref(args);
         jobs_place(&jobs, j); /* the grant goes back */
         return -1;
@@ -138,6 +142,7 @@ int forward_resize(int ci, long long id, const struct dpart *by, struct job *j, 
     jobs_cmd_sent(j, f->job_req, op, n, where, expand ? n : 0, list, by != NULL, wall());
     jobs_place(&jobs, j);
     free(where);
+    free(list);
     json_object_set_new(args, "job", json_integer(j->id));
     queue_out(j->conn, proto_request(f->job_req, op, args));
     json_decref(args);

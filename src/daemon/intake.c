@@ -278,7 +278,7 @@ static int start(struct qjob *e, int size, double now)
         int nul = open("/dev/null", O_RDONLY);
         if (nul >= 0) dup2(nul, 0);
         if (fd >= 0) dup2(fd, 1), dup2(fd, 2);
-        for (int f = 3; f < 1024; f++) close(f);
+        for (long f = 3, top = sysconf(_SC_OPEN_MAX); f < (top > 0 ? top : 65536); f++) close((int)f);
         signal(SIGPIPE, SIG_DFL);
         if (chdir(e->cwd) != 0) {
             fprintf(stderr, "ductiled: cannot enter %s: %s\n", e->cwd, strerror(errno));

@@ -22,10 +22,11 @@ static void reserve_again(struct job *j)
         struct jcmd *c = &j->cmds[k];
         int need = !strcmp(c->op, "expand") ? c->n : !strcmp(c->op, "resize") && c->n > j->procs ? c->n - j->procs : 0;
         if (c->state != CMD_QUEUED || c->nres > 0 || need <= 0) continue;
-        char hosts[JOBS_LIST_MAX], why[256] = "";
+        char why[256] = "";
         const char **wanted = NULL;
         int nw = 0;
-        snprintf(hosts, sizeof hosts, "%s", !strcmp(c->op, "expand") ? c->list : "");
+        char *hosts = strdup(!strcmp(c->op, "expand") && c->list ? c->list : "");
+        if (!hosts) continue;
         if (hosts[0] && (wanted = calloc((size_t)need + 1, sizeof *wanted)))
             for (char *save = NULL, *h = strtok_r(hosts, ";", &save); h && nw < need; h = strtok_r(NULL, ";", &save))
                 wanted[nw++] = h;
@@ -41,6 +42,7 @@ static void reserve_again(struct job *j)
                    c->op, c->n, why[0] ? why : "out of memory");
         }
         free(wanted);
+        free(hosts);
     }
 }
 
@@ -149,7 +151,7 @@ void job_message(int ci, long long id, const char *cmd, const json_t *req)
     if (!strcmp(cmd, "sample")) {
         jobs_sample(&jobs, j, req, now);
         core_on_sample(j, req);
-        state_dirty = 1;
+        state_samples = 1; /* samples alone: the state file every STATE_SAMPLES_PERIOD s */
     } else if (!strcmp(cmd, "exit")) {
         int st = (int)proto_get_int(req, "status", 0);
         jobs_exit(&jobs, j, st, now);

@@ -46,7 +46,7 @@ static void job_free(struct job *j)
 {
     if (!j) return;
     json_decref(j->arrays);
-    json_decref(j->history);
+    hist_free(&j->hist);
     json_decref(j->events);
     json_decref(j->pmix);
     jobs_cmds_clear(j);
@@ -67,6 +67,15 @@ void jobs_destroy(struct jobs *t)
 
 struct job *jobs_get(struct jobs *t, int id)
 {
+    /* the table is in the order of the ids (jobs_new_job inserts there, pruning keeps the order):
+     * a binary search, for every message of 2,000 jobs; a linear one should the order ever not hold */
+    int lo = 0, hi = t->n - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (t->v[mid]->id == id) return t->v[mid];
+        if (t->v[mid]->id < id) lo = mid + 1;
+        else hi = mid - 1;
+    }
     for (int i = 0; i < t->n; i++)
         if (t->v[i]->id == id) return t->v[i];
     return NULL;
@@ -107,15 +116,18 @@ struct job *jobs_new_job(struct jobs *t, int id)
     j->alloc = rm_alloc_new(t->rm);
     j->parked_on = rm_alloc_new(t->rm);
     j->shrunk_on = rm_alloc_new(t->rm);
-    j->history = json_array();
     j->events = json_array();
     j->arrays = json_array();
     j->period = 0;
-    if (!j->alloc || !j->parked_on || !j->shrunk_on || !j->history || !j->events || !j->arrays) {
+    if (!j->alloc || !j->parked_on || !j->shrunk_on || hist_init(&j->hist, JOBS_HISTORY) != 0 || !j->events || !j->arrays) {
         job_free(j);
         return NULL;
     }
-    t->v[t->n++] = j;
+    int at = t->n; /* kept in the order of the ids (jobs_get's binary search) */
+    while (at > 0 && t->v[at - 1]->id > id) at--;
+    memmove(&t->v[at + 1], &t->v[at], (size_t)(t->n - at) * sizeof *t->v);
+    t->v[at] = j;
+    t->n++;
     if (id >= t->next_id) t->next_id = id + 1;
     return j;
 }
@@ -208,69 +220,9 @@ void jobs_event(struct job *j, const char *kind, json_t *details, double now)
     }
 }
 
-/* Keep the whole run in JOBS_HISTORY samples: when the history is full,
- * its older half is merged pairwise (times, iterations and bytes added; the
- * later sample's time, iteration and size kept; "merged" counts the samples
- * in one), so the newest samples stay exact and the run's beginning stays
- * visible, ever coarser (tools/plot-timeline, ductilectl watch). */
-/* a + b without overflow (the values come from the network): saturated */
-static json_int_t sat_add(json_int_t a, json_int_t b)
-{
-    json_int_t r;
-    if (__builtin_add_overflow(a, b, &r)) return b > 0 ? LLONG_MAX : LLONG_MIN; /* json_int_t is long long */
-    return r;
-}
-
-static void merge_into(json_t *a, const json_t *b)
-{
-    static const char *const sums[] = {"iters", "interval_s", "compute_s", "comm_s", "io_s", "bytes", "io_calls", "dropped"};
-    for (size_t k = 0; k < sizeof sums / sizeof sums[0]; k++) {
-        json_t *x = json_object_get(a, sums[k]), *y = json_object_get(b, sums[k]);
-        if (!x && !y) continue;
-        if (json_is_integer(x) && (!y || json_is_integer(y)))
-            json_object_set_new(a, sums[k], json_integer(sat_add(json_integer_value(x), y ? json_integer_value(y) : 0)));
-        else
-            json_object_set_new(a, sums[k], json_real(json_number_value(x) + json_number_value(y)));
-    }
-    static const char *const last[] = {"t", "iteration", "procs", "recv", "io_held", "control_point"};
-    for (size_t k = 0; k < sizeof last / sizeof last[0]; k++) {
-        json_t *y = json_object_get(b, last[k]);
-        if (y) json_object_set(a, last[k], y);
-    }
-    json_object_set_new(a, "merged", json_integer(sat_add(proto_get_int(a, "merged", 1), proto_get_int(b, "merged", 1))));
-}
-
-static void downsample(json_t *h)
-{
-    size_t half = json_array_size(h) / 2, out = 0;
-    for (size_t i = 0; i < half; out++) {
-        json_t *a = json_array_get(h, i), *b = i + 1 < half ? json_array_get(h, i + 1) : NULL;
-        /* a change of size stays a sample boundary */
-        if (!b || proto_get_int(a, "procs", 0) != proto_get_int(b, "procs", 0)) {
-            json_array_set(h, out, a);
-            i++;
-            continue;
-        }
-        json_t *m = json_deep_copy(a);
-        merge_into(m, b);
-        json_array_set_new(h, out, m);
-        i += 2;
-    }
-    size_t drop = half - out;
-    for (size_t k = 0; k < drop && json_array_size(h) > 0; k++) json_array_remove(h, out);
-    while (json_array_size(h) > JOBS_HISTORY) json_array_remove(h, 0);
-}
-
 void jobs_sample(struct jobs *t, struct job *j, const json_t *req, double now)
 {
-    json_t *s = json_deep_copy(req);
-    json_object_del(s, "v");
-    json_object_del(s, "id");
-    json_object_del(s, "cmd");
-    json_object_del(s, "job");
-    json_object_set_new(s, "recv", json_real(now));
-    json_array_append_new(j->history, s);
-    if (json_array_size(j->history) > JOBS_HISTORY) downsample(j->history);
+    hist_add(&j->hist, req, now); /* history.c: a ring of plain structs, older halves merged when full */
     jobs_size_seen(t, j, (int)proto_get_int(req, "procs", j->procs), now); /* resizes come as events (jobs_resized) */
     j->iteration = proto_get_int(req, "iteration", j->iteration);
     j->maxiter = proto_get_int(req, "maxiter", j->maxiter);
@@ -279,7 +231,6 @@ void jobs_sample(struct jobs *t, struct job *j, const json_t *req, double now)
     if (arrays) {
         json_decref(j->arrays);
         j->arrays = json_deep_copy(arrays);
-        json_object_del(s, "arrays");
     }
     json_t *held = json_object_get(req, "io_held");
     if (held) j->io_held = json_is_true(held);
@@ -346,13 +297,9 @@ json_t *jobs_alloc_json(const struct jobs *t, const struct job *j)
 
 static json_t *summary_base(const struct jobs *t, const struct job *j, double now)
 {
-    json_t *last = json_array_size(j->history) ? json_array_get(j->history, json_array_size(j->history) - 1) : NULL;
+    const struct hsample *last = hist_last(&j->hist);
     double it_time = 0;
-    if (last) {
-        double iv = proto_get_num(last, "interval_s", 0);
-        long long k = proto_get_int(last, "iters", 0);
-        if (k > 0) it_time = iv / (double)k;
-    }
+    if (last && last->iters > 0) it_time = last->interval_s / (double)last->iters;
     return json_pack("{s:i, s:s, s:I, s:s, s:s, s:i, s:i, s:I, s:f, s:b, s:f, s:o, s:i, s:I}", "job", j->id, "tag", j->tag, "pid",
                      (json_int_t)j->pid, "binary", j->binary, "state", job_state_name(j->state), "procs", j->procs,
                      "pending", j->pending, "iteration", (json_int_t)j->iteration, "iteration_s", it_time, "io_held",
@@ -380,10 +327,9 @@ json_t *jobs_io_period(const struct job *j)
     iop_job_init(&m, j->id, j->procs);
     double cpu = 0, comm = 0, io = 0, last_cpu = 0, last_comm = 0, last_io = 0;
     int phases = 0, in_phase = 0;
-    size_t i;
-    json_t *s;
-    json_array_foreach(j->history, i, s) {
-        double ios = proto_get_num(s, "io_s", 0), t = proto_get_num(s, "t", 0);
+    for (int i = 0; i < j->hist.n; i++) {
+        const struct hsample *s = &j->hist.v[i];
+        double ios = s->io_s, t = s->t;
         int is_io = ios > 0;
         if (is_io && !in_phase) {
             if (phases > 0) {
@@ -392,14 +338,13 @@ json_t *jobs_io_period(const struct job *j)
                 last_io = io;
             }
             phases++;
-            iop_add_phase(&m, t - proto_get_num(s, "interval_s", 0), 0, proto_get_int(s, "iteration", -1),
-                          (int)proto_get_int(s, "procs", j->procs));
+            iop_add_phase(&m, t - s->interval_s, 0, s->iteration, s->procs > 0 ? s->procs : j->procs);
             cpu = comm = io = 0;
         }
         if (is_io) m.dur[m.nph - 1] += ios;
         in_phase = is_io;
-        cpu += proto_get_num(s, "compute_s", 0);
-        comm += proto_get_num(s, "comm_s", 0);
+        cpu += s->compute_s;
+        comm += s->comm_s;
         io += ios;
     }
     m.procs = j->procs;
@@ -434,6 +379,7 @@ json_t *jobs_status(const struct jobs *t, const struct job *j, int history, doub
             json_array_append_new(rh, j->rank_host[r] >= 0 ? json_string(t->rm->hosts[j->rank_host[r]].name) : json_null());
         json_object_set_new(o, "rank_hosts", rh);
     }
+    json_object_set_new(o, "rank_sets", jobs_rank_hosts_json(t, j)); /* any size: {host: rank set} */
     json_object_set_new(o, "standby", json_integer(j->nstandby));
     json_object_set_new(o, "fold_cores_per_host", json_integer(j->fold_cores));
     json_object_set_new(o, "placement", json_string(j->guessed ? "guessed" : "known"));
@@ -441,11 +387,7 @@ json_t *jobs_status(const struct jobs *t, const struct job *j, int history, doub
     json_object_set_new(o, "registered", json_real(j->registered));
     json_object_set_new(o, "period_s", json_real(j->period));
     json_object_set_new(o, "io_period", jobs_io_period(j));
-    json_t *h = json_array();
-    size_t n = json_array_size(j->history);
-    for (size_t i = n > (size_t)history ? n - (size_t)history : 0; i < n; i++)
-        json_array_append(h, json_array_get(j->history, i));
-    json_object_set_new(o, "history", h);
+    json_object_set_new(o, "history", hist_tail_json(&j->hist, history));
     json_object_set_new(o, "events", json_deep_copy(j->events));
     json_object_set_new(o, "queued", jobs_queue_json(j));
     json_t *running = json_array();
@@ -486,9 +428,9 @@ json_t *jobs_cost(const struct jobs *t, const struct job *j, int to)
     }
     /* bandwidth: rank 0's bytes over its communication time, whole history */
     double b = 0, c = 0;
-    json_array_foreach(j->history, i, a) {
-        b += (double)proto_get_int(a, "bytes", 0);
-        c += proto_get_num(a, "comm_s", 0);
+    for (int k = 0; k < j->hist.n; k++) {
+        b += (double)j->hist.v[k].bytes;
+        c += j->hist.v[k].comm_s;
     }
     int measured = c > 0.01 && b > 1e6;
     double bw = measured ? b / c : ASSUMED_BANDWIDTH;

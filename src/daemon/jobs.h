@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "history.h"
 #include "rm.h"
 
 #define JOBS_HISTORY 512      /* samples kept per job */
@@ -27,7 +28,6 @@
  * as it is queued); ductiled --pending-ttl. */
 #define JOBS_PENDING_TTL 120.0
 #define JOBS_MAX_QUEUED 16    /* the job's REQUEST_QUEUE_MAX */
-#define JOBS_LIST_MAX 1024    /* a command's host or rank list */
 
 enum job_state { JOB_RUNNING, JOB_DISCONNECTED, JOB_EXITED, JOB_CRASHED, JOB_LOST };
 
@@ -44,7 +44,7 @@ struct jcmd {
     int n;               /* expand / shrink: processes; resize: the target */
     long long at;        /* at_iteration (-1: the next control point) */
     int nres, *res;      /* reserved slots and their hosts */
-    char list[JOBS_LIST_MAX]; /* ranks that leave (shrink) or hosts (expand), ';'-separated */
+    char *list;          /* ranks that leave (shrink: a rank set, src/common/rankset.h) or hosts (expand, ';'-separated); malloc'ed, never NULL */
     double since;        /* sent, or taken */
     int by_daemon;       /* ductiled's own (the I/O policy) */
 };
@@ -64,7 +64,7 @@ struct job {
     int exit_status;
     double registered, last_seen, disconnected_at; /* epoch seconds */
     json_t *arrays;   /* [{name, elements, elem_size}] */
-    json_t *history;  /* samples, oldest first */
+    struct history hist; /* samples, oldest first (history.c: compact, allocated once) */
     json_t *events;   /* resize and command events, oldest first (bounded) */
     /* where its processes are (jobs_place.c) */
     int *rank_host;   /* [procs]: rm host of each rank, -1 a host ductiled does not manage (no slot) */
@@ -135,8 +135,8 @@ int jobs_expire(struct jobs *t, double now, double grace, void (*left)(struct jo
  * per host its running processes (at most fold_cores of them when folded),
  * its parked processes and its commands' reservations; none once it ended. */
 void jobs_place(struct jobs *t, struct job *j);
-/* The registration's rank_hosts (or hosts as blocks of ranks) become the
- * ranks' hosts. */
+/* The registration's rank_hosts ({host: rank set}, or one host per rank;
+ * else its hosts as blocks of ranks) become the ranks' hosts. */
 void jobs_place_registered(struct jobs *t, struct job *j, const json_t *req);
 /* A validated "resized" event: ranks join on their reserved (or standby)
  * hosts, or leave (the command's ranks, else the highest) and park, exit or
@@ -151,7 +151,8 @@ int jobs_procs_on(const struct job *j, int h);
 int jobs_reserved_on(const struct job *j, int h);
 /* The rm host where most of the job's ranks run (the first host up when none). */
 int jobs_main_host(const struct jobs *t, const struct job *j);
-/* status "hosts": [{name, procs, parked, reserved, slots}] and "rank_hosts" (small jobs). */
+/* status "hosts": [{name, procs, parked, reserved, slots}]; "rank_hosts" as {host: rank set}. */
+json_t *jobs_rank_hosts_json(const struct jobs *t, const struct job *j);
 json_t *jobs_hosts_json(const struct jobs *t, const struct job *j);
 void jobs_place_save(const struct jobs *t, const struct job *j, json_t *o);
 void jobs_place_load(struct jobs *t, struct job *j, const json_t *o);
@@ -200,6 +201,12 @@ int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen);
 /* The same in two steps (ductiled writes off its loop, state_writer.c): the
  * state as text (malloc'ed, NULL out of memory), and the text written. */
 char *jobs_save_text(const struct jobs *t);
+/* The same split (jobs_state.c): a snapshot the loop takes (sharing nothing with the table), its text
+ * made by any thread (the snapshot freed); NULL out of memory. */
+struct jobs_snapshot;
+struct jobs_snapshot *jobs_snapshot(const struct jobs *t);
+char *jobs_snapshot_text(struct jobs_snapshot *sn);
+void jobs_snapshot_free(struct jobs_snapshot *sn);
 int jobs_write_text(const char *text, const char *path, char *err, size_t errlen);
 int jobs_load(struct jobs *t, const char *path, double now, char *err, size_t errlen);
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/rankset.h"
 #include "../proto/protocol.h"
 
 /* rm host of a name the job reports: ours, or the only host (a job on
@@ -31,6 +32,14 @@ static int ensure_ranks(struct job *j, int n)
     return 0;
 }
 
+/* cnt[h] = the job's running processes on each of the nh hosts, in one pass over the ranks */
+static void count_hosts(const struct job *j, int nh, int *cnt)
+{
+    memset(cnt, 0, (size_t)nh * sizeof *cnt);
+    for (int r = 0; r < j->procs && j->rank_host; r++)
+        if (j->rank_host[r] >= 0 && j->rank_host[r] < nh) cnt[j->rank_host[r]]++;
+}
+
 int jobs_procs_on(const struct job *j, int h)
 {
     int n = 0;
@@ -48,11 +57,13 @@ int jobs_reserved_on(const struct job *j, int h)
 
 int jobs_main_host(const struct jobs *t, const struct job *j)
 {
-    int best = -1, bn = 0;
+    int best = -1, bn = 0, *cnt = malloc(((size_t)t->rm->nhosts + 1) * sizeof *cnt);
+    if (cnt) count_hosts(j, t->rm->nhosts, cnt);
     for (int h = 0; h < t->rm->nhosts; h++) {
-        int n = jobs_procs_on(j, h);
+        int n = cnt ? cnt[h] : jobs_procs_on(j, h);
         if (n > bn) best = h, bn = n;
     }
+    free(cnt);
     for (int h = 0; best < 0 && h < t->rm->nhosts; h++)
         if (!t->rm->hosts[h].away) best = h;
     return best < 0 ? 0 : best;
@@ -72,11 +83,12 @@ void jobs_place(struct jobs *t, struct job *j)
         j->fold_cores = 0;
         return;
     }
-    int pend = 0, parked = 0;
+    int pend = 0, parked = 0, *cnt = malloc(((size_t)nh + 1) * sizeof *cnt);
+    if (cnt) count_hosts(j, nh, cnt); /* O(P + H), not a pass over the ranks per host */
     if (j->exited > PROTO_MAX_PROCS) j->exited = PROTO_MAX_PROCS; /* counts stay bounded, whatever events come */
     for (int h = 0; h < nh; h++) {
         if (j->parked_on[h] > PROTO_MAX_PROCS) j->parked_on[h] = PROTO_MAX_PROCS;
-        int run = jobs_procs_on(j, h), res = jobs_reserved_on(j, h);
+        int run = cnt ? cnt[h] : jobs_procs_on(j, h), res = jobs_reserved_on(j, h);
         if (j->fold_cores > 0 && run > j->fold_cores) run = j->fold_cores; /* folded: fewer cores */
         int want = run + j->parked_on[h] + res;
         if (j->alloc[h] != want) rm_set_host(t->rm, j->alloc, h, want);
@@ -85,6 +97,19 @@ void jobs_place(struct jobs *t, struct job *j)
     }
     j->pending = pend;
     j->parked = parked;
+    free(cnt);
+}
+
+struct place_arg {
+    int *rank_host, procs, h;
+};
+
+static int place_rank(void *arg, int r, char *why, size_t wl)
+{
+    (void)why, (void)wl;
+    struct place_arg *a = arg;
+    if (r < a->procs) a->rank_host[r] = a->h;
+    return 0;
 }
 
 void jobs_place_registered(struct jobs *t, struct job *j, const json_t *req)
@@ -93,6 +118,18 @@ void jobs_place_registered(struct jobs *t, struct job *j, const json_t *req)
     j->guessed = 0;
     const json_t *rh = json_object_get(req, "rank_hosts");
     int r = 0;
+    if (json_is_object(rh)) { /* {host: rank set} (validated at the edge: each rank once) */
+        for (r = 0; r < j->procs; r++) j->rank_host[r] = -1;
+        const char *k;
+        json_t *e;
+        json_object_foreach((json_t *)rh, k, e) {
+            struct place_arg a = {j->rank_host, j->procs, host_of(t, k)};
+            char why[160];
+            const char *s = json_string_value(e);
+            if (s) rankset_each(s, strlen(s), PROTO_MAX_PROCS, place_rank, &a, why, sizeof why);
+        }
+        return;
+    }
     if (json_is_array(rh) && (int)json_array_size(rh) == j->procs) {
         for (; r < j->procs; r++) j->rank_host[r] = host_of(t, json_string_value(json_array_get(rh, (size_t)r)));
     } else {
@@ -128,14 +165,11 @@ static void shrink(struct job *j, int from, int to, const struct jcmd *c, int st
     char *gone = calloc((size_t)from, 1);
     if (!gone) return;
     int n = 0;
-    if (c && c->list[0] && !strcmp(c->op, "shrink")) {
-        char buf[JOBS_LIST_MAX];
-        snprintf(buf, sizeof buf, "%s", c->list);
-        for (char *save = NULL, *p = strtok_r(buf, ";,", &save); p; p = strtok_r(NULL, ";,", &save)) {
-            long r = strtol(p, NULL, 10);
-            if (r >= 0 && r < from && !gone[r]) gone[r] = 1, n++;
-        }
-        if (n != from - to) memset(gone, 0, (size_t)from), n = 0;
+    if (c && c->list && c->list[0] && !strcmp(c->op, "shrink")) { /* a rank set ("0-511,1024-2047") */
+        char why[160];
+        long k = rankset_mark(c->list, from, (unsigned char *)gone, why, sizeof why);
+        n = k == from - to ? (int)k : 0;
+        if (n == 0) memset(gone, 0, (size_t)from);
     }
     if (n == 0)
         for (int r = to; r < from; r++) gone[r] = 1;
@@ -274,8 +308,10 @@ json_t *jobs_hosts_json(const struct jobs *t, const struct job *j)
     json_t *a = json_array();
     int unmanaged = 0;
     for (int r = 0; r < j->procs && j->rank_host; r++) unmanaged += j->rank_host[r] < 0;
+    int *cnt = malloc(((size_t)t->rm->nhosts + 1) * sizeof *cnt);
+    if (cnt) count_hosts(j, t->rm->nhosts, cnt);
     for (int h = 0; h < t->rm->nhosts; h++) {
-        int p = jobs_procs_on(j, h), res = jobs_reserved_on(j, h);
+        int p = cnt ? cnt[h] : jobs_procs_on(j, h), res = jobs_reserved_on(j, h);
         if (!p && !j->parked_on[h] && !res && !j->alloc[h]) continue;
         json_array_append_new(a, json_pack("{s:s, s:i, s:i, s:i, s:i}", "name", t->rm->hosts[h].name, "procs", p, "parked",
                                            j->parked_on[h], "reserved", res, "slots", j->alloc[h]));
@@ -283,14 +319,35 @@ json_t *jobs_hosts_json(const struct jobs *t, const struct job *j)
     if (unmanaged)
         json_array_append_new(a, json_pack("{s:n, s:i, s:i, s:i, s:i}", "name", "procs", unmanaged, "parked", 0,
                                            "reserved", 0, "slots", 0));
+    free(cnt);
     return a;
+}
+
+json_t *jobs_rank_hosts_json(const struct jobs *t, const struct job *j)
+{
+    /* {host: rank set}: a counting sort of the ranks by host, O(P + H) ("null" for unmanaged ranks is left out) */
+    int nh = t->rm->nhosts, *cnt = calloc((size_t)nh + 1, sizeof *cnt), *first = malloc(((size_t)nh + 1) * sizeof *first);
+    int *byhost = malloc(((size_t)j->procs + 1) * sizeof *byhost);
+    json_t *o = json_object();
+    if (!cnt || !first || !byhost || !o || !j->rank_host) goto out;
+    count_hosts(j, nh, cnt);
+    for (int h = 0, at = 0; h < nh; h++) first[h] = at, at += cnt[h];
+    for (int r = 0; r < j->procs; r++)
+        if (j->rank_host[r] >= 0 && j->rank_host[r] < nh) byhost[first[j->rank_host[r]]++] = r;
+    for (int h = 0, at = 0; h < nh; at += cnt[h], h++) {
+        if (!cnt[h]) continue;
+        char *s = rankset_encode(byhost + at, cnt[h]);
+        if (s) json_object_set_new(o, t->rm->hosts[h].name, json_string(s));
+        free(s);
+    }
+out:
+    free(cnt), free(first), free(byhost);
+    return o;
 }
 
 void jobs_place_save(const struct jobs *t, const struct job *j, json_t *o)
 {
-    json_t *ranks = json_array(), *parked = json_object(), *sb = json_array();
-    for (int r = 0; r < j->procs && j->rank_host; r++)
-        json_array_append_new(ranks, j->rank_host[r] >= 0 ? json_string(t->rm->hosts[j->rank_host[r]].name) : json_null());
+    json_t *ranks = jobs_rank_hosts_json(t, j), *parked = json_object(), *sb = json_array();
     for (int h = 0; h < t->rm->nhosts; h++)
         if (j->parked_on[h]) json_object_set_new(parked, t->rm->hosts[h].name, json_integer(j->parked_on[h]));
     for (int k = 0; k < j->nstandby; k++)
@@ -306,7 +363,7 @@ void jobs_place_save(const struct jobs *t, const struct job *j, json_t *o)
 void jobs_place_load(struct jobs *t, struct job *j, const json_t *o)
 {
     const json_t *ranks = json_object_get(o, "rank_hosts");
-    if (json_is_array(ranks) && (int)json_array_size(ranks) == j->procs) {
+    if (json_is_object(ranks) || (json_is_array(ranks) && (int)json_array_size(ranks) == j->procs)) {
         json_t *reg = json_pack("{s:O}", "rank_hosts", ranks);
         jobs_place_registered(t, j, reg);
         json_decref(reg);

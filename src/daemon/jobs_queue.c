@@ -22,13 +22,14 @@ void jobs_cmd_drop(struct job *j, struct jcmd *c)
     int k = (int)(c - j->cmds);
     if (k < 0 || k >= j->ncmds) return;
     free(c->res);
+    free(c->list);
     memmove(&j->cmds[k], &j->cmds[k + 1], (size_t)(j->ncmds - k - 1) * sizeof *c);
     j->ncmds--;
 }
 
 void jobs_cmds_clear(struct job *j)
 {
-    for (int k = 0; k < j->ncmds; k++) free(j->cmds[k].res);
+    for (int k = 0; k < j->ncmds; k++) free(j->cmds[k].res), free(j->cmds[k].list);
     free(j->cmds);
     j->cmds = NULL;
     j->ncmds = 0;
@@ -62,7 +63,11 @@ struct jcmd *jobs_cmd_sent(struct job *j, long long fwd, const char *op, int n, 
     c->state = CMD_SENT;
     snprintf(c->op, sizeof c->op, "%s", op);
     c->n = n;
-    snprintf(c->list, sizeof c->list, "%s", list ? list : "");
+    if (!(c->list = strdup(list ? list : ""))) {
+        free(c->res);
+        j->ncmds--;
+        return NULL;
+    }
     c->since = now;
     c->by_daemon = by_daemon;
     return c;
@@ -108,7 +113,7 @@ int jobs_queue_set(struct jobs *t, struct job *j, const json_t *list, double now
         for (size_t k = 0; k < 3; k++) known |= !strcmp(op, ops[k]);
         json_t *l = json_object_get(e, "list");
         if (!json_is_object(e) || !known || id <= 0 || id > 2147483647LL || at < -1 || n < 1 || n > PROTO_MAX_PROCS ||
-            (l && (!json_is_string(l) || strlen(json_string_value(l)) >= JOBS_LIST_MAX)))
+            (l && (!json_is_string(l) || json_string_length(l) > PROTO_MAX_MSG)))
             return -1;
     }
     char *seen = calloc((size_t)j->ncmds + 1, 1);
@@ -126,7 +131,9 @@ int jobs_queue_set(struct jobs *t, struct job *j, const json_t *list, double now
         snprintf(c->op, sizeof c->op, "%s", op);
         c->n = (int)proto_get_int(e, !strcmp(op, "resize") ? "to" : "n", 1);
         c->at = proto_get_int(e, "at_iteration", -1);
-        if (json_object_get(e, "list")) snprintf(c->list, sizeof c->list, "%s", proto_get_str(e, "list", ""));
+        char *nl = strdup(proto_get_str(e, "list", c->list ? c->list : ""));
+        if (nl) free(c->list), c->list = nl;
+        if (!c->list) c->list = strdup(""); /* a new one when out of memory */
     }
     /* queued before, not now: taken (running) -- its "resized" event settles it */
     for (int k = 0; k < nold; k++)
@@ -176,7 +183,7 @@ static json_t *cmd_json(const struct jcmd *c)
 {
     json_t *o = json_pack("{s:i, s:s, s:i, s:I, s:i}", "id", c->id, "op", c->op, !strcmp(c->op, "resize") ? "to" : "n",
                           c->n, "at_iteration", (json_int_t)c->at, "reserved", c->nres);
-    if (o && c->list[0]) json_object_set_new(o, "list", json_string(c->list));
+    if (o && c->list && c->list[0]) json_object_set_new(o, "list", json_string(c->list));
     if (o && c->by_daemon) json_object_set_new(o, "by_ductiled", json_true());
     return o;
 }

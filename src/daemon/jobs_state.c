@@ -14,24 +14,48 @@
 
 #include "../proto/protocol.h"
 
-char *jobs_save_text(const struct jobs *t)
+/* What the loop hands the writer (state_writer.c): the table as a JSON tree
+ * that shares nothing with the loop's, without the samples, and the newest
+ * JOBS_SAVED_HISTORY samples of each job as plain structs; the writer turns
+ * the samples into JSON and the whole into text (at 2,000 jobs the samples
+ * are most of the work: 128,000 of them). */
+struct jobs_snapshot {
+    json_t *root;
+    int n;
+    int *count;          /* samples of job k */
+    struct hsample *s;   /* job k's at s + k * JOBS_SAVED_HISTORY */
+};
+
+struct jobs_snapshot *jobs_snapshot(const struct jobs *t)
 {
+    struct jobs_snapshot *sn = calloc(1, sizeof *sn);
+    if (!sn) return NULL;
+    sn->n = t->n;
+    sn->count = calloc((size_t)t->n + 1, sizeof *sn->count);
+    sn->s = malloc(((size_t)t->n + 1) * JOBS_SAVED_HISTORY * sizeof *sn->s);
     json_t *jobs = json_array();
+    if (!sn->count || !sn->s || !jobs) {
+        json_decref(jobs);
+        jobs_snapshot_free(sn);
+        return NULL;
+    }
     for (int i = 0; i < t->n; i++) {
         const struct job *j = t->v[i];
-        json_t *h = json_array();
-        size_t n = json_array_size(j->history);
-        for (size_t k = n > JOBS_SAVED_HISTORY ? n - JOBS_SAVED_HISTORY : 0; k < n; k++)
-            json_array_append(h, json_array_get(j->history, k));
-        json_t *o = json_pack("{s:i, s:s, s:I, s:s, s:s, s:i, s:b, s:s, s:i, s:f, s:f, s:O, s:o, s:O, s:o, s:b, "
+        int k0 = j->hist.n > JOBS_SAVED_HISTORY ? j->hist.n - JOBS_SAVED_HISTORY : 0;
+        sn->count[i] = j->hist.n - k0;
+        if (sn->count[i] > 0) memcpy(sn->s + (size_t)i * JOBS_SAVED_HISTORY, j->hist.v + k0, (size_t)sn->count[i] * sizeof *sn->s);
+        json_t *o = json_pack("{s:i, s:s, s:I, s:s, s:s, s:i, s:b, s:s, s:i, s:f, s:f, s:o, s:o, s:o, s:b, "
                               "s:f, s:I, s:I}",
                               "id", j->id, "tag", j->tag, "pid", (json_int_t)j->pid, "binary", j->binary, "mpi", j->mpi,
                               "procs", j->procs, "malleable", j->malleable, "state", job_state_name(j->state),
                               "exit_status", j->exit_status, "registered", j->registered, "last_seen", j->last_seen,
-                              "arrays", j->arrays, "history", h, "events", j->events, "slots", jobs_alloc_json(t, j),
+                              "arrays", json_deep_copy(j->arrays), "events", json_deep_copy(j->events), "slots", jobs_alloc_json(t, j),
                               "io_held", j->io_held, "period", j->period, "iteration", (json_int_t)j->iteration,
                               "samples", (json_int_t)j->samples);
-        if (!o) continue;
+        if (!o) {
+            json_array_append_new(jobs, json_object()); /* keeps job k at [k] */
+            continue;
+        }
         json_object_set_new(o, "launcher", json_string(j->launcher));
         json_object_set_new(o, "cp_seen", json_boolean(j->cp_seen));
         jobs_place_save(t, j, o); /* where its processes are, parked and on standby */
@@ -43,11 +67,90 @@ char *jobs_save_text(const struct jobs *t)
         if (j->key[0]) json_object_set_new(o, "key", json_string(j->key)); /* the file is mode 0600 */
         json_array_append_new(jobs, o);
     }
-    json_t *root = json_pack("{s:i, s:i, s:o}", "version", 1, "next_id", t->next_id, "jobs", jobs);
-    char *text = root ? json_dumps(root, JSON_INDENT(1)) : NULL;
-    json_decref(root);
-    return text;
+    sn->root = json_pack("{s:i, s:i, s:o}", "version", 1, "next_id", t->next_id, "jobs", jobs);
+    if (!sn->root) {
+        jobs_snapshot_free(sn);
+        return NULL;
+    }
+    return sn;
 }
+
+void jobs_snapshot_free(struct jobs_snapshot *sn)
+{
+    if (!sn) return;
+    json_decref(sn->root);
+    free(sn->count);
+    free(sn->s);
+    free(sn);
+}
+
+/* Text appended to a growing buffer; -1 out of memory. */
+struct sbuf {
+    char *s;
+    size_t n, cap;
+};
+
+static int put(struct sbuf *b, const char *t, size_t n)
+{
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 1 << 16;
+        while (cap < b->n + n + 1) cap *= 2;
+        char *x = realloc(b->s, cap);
+        if (!x) return -1;
+        b->s = x, b->cap = cap;
+    }
+    memcpy(b->s + b->n, t, n);
+    b->n += n;
+    b->s[b->n] = '\0';
+    return 0;
+}
+
+static int put_json(struct sbuf *b, const json_t *o)
+{
+    char *t = json_dumps(o, JSON_COMPACT);
+    int rc = t ? put(b, t, strlen(t)) : -1;
+    free(t);
+    return rc;
+}
+
+char *jobs_snapshot_text(struct jobs_snapshot *sn)
+{
+    /* written piece by piece (a job, then its samples one at a time): the text, never a tree of every sample */
+    if (!sn) return NULL;
+    struct sbuf b = {NULL, 0, 0};
+    char head[96];
+    int rc = 0;
+    snprintf(head, sizeof head, "{\"version\": 1, \"next_id\": %lld, \"jobs\": [\n",
+             (long long)json_integer_value(json_object_get(sn->root, "next_id")));
+    rc |= put(&b, head, strlen(head));
+    json_t *jobs = json_object_get(sn->root, "jobs");
+    for (int i = 0; i < sn->n && !rc; i++) {
+        json_t *o = json_array_get(jobs, (size_t)i);
+        if (!json_object_size(o)) continue;
+        if (b.s[b.n - 2] == '}') rc |= put(&b, ",\n", 2);
+        char *t = json_dumps(o, JSON_COMPACT);
+        size_t tl = t ? strlen(t) : 0;
+        rc |= !t || tl < 2 || put(&b, t, tl - 1); /* without its closing brace */
+        free(t);
+        rc |= put(&b, ",\"history\":[", 12);
+        for (int k = 0; k < sn->count[i] && !rc; k++) {
+            json_t *h = hist_json(sn->s + (size_t)i * JOBS_SAVED_HISTORY + k);
+            rc |= (k && put(&b, ",", 1)) || !h || put_json(&b, h);
+            json_decref(h);
+        }
+        rc |= put(&b, "]}\n", 3);
+        json_array_set_new(jobs, (size_t)i, json_object()); /* freed as it goes */
+    }
+    rc |= put(&b, "]}\n", 3);
+    jobs_snapshot_free(sn);
+    if (rc) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}
+
+char *jobs_save_text(const struct jobs *t) { return jobs_snapshot_text(jobs_snapshot(t)); }
 
 int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen)
 {
@@ -163,7 +266,7 @@ int jobs_load(struct jobs *t, const char *path, double now, char *err, size_t er
         if (j->io_shrink_n < 0 || j->io_shrink_n > PROTO_MAX_PROCS) j->io_shrink_n = 0;
 #define TAKE(f, key) do { json_t *x_ = json_object_get(o, key); if (json_is_array(x_)) { json_decref(j->f); j->f = json_deep_copy(x_); } } while (0)
         TAKE(arrays, "arrays");
-        TAKE(history, "history");
+        hist_load(&j->hist, json_object_get(o, "history"));
         TAKE(events, "events");
 #undef TAKE
         const char *st = proto_get_str(o, "state", "lost");

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/rankset.h"
 #include "daemon.h"
 #include "edge.h"
 
@@ -86,21 +87,19 @@ static void do_resize(int ci, long long id, const char *cmd, const json_t *req)
             for (int k = 0; wanted && k < delta; k++) wanted[k] = json_string_value(json_array_get(hosts, (size_t)k));
         }
     } else {
-        json_t *ranks = json_object_get(req, "ranks");
-        if (ranks && json_array_size(ranks) > 0) {
-            if ((int)json_array_size(ranks) != -delta) {
-                refuse(j, cmd, ci, id, PERR_BAD_ARGUMENT, "%d ranks given for removing %d processes", (int)json_array_size(ranks), -delta);
+        json_t *ranks = json_object_get(req, "ranks"); /* a rank set: the schema made an array one, each rank once */
+        if (ranks && json_string_length(ranks) > 0) {
+            char w[200];
+            long n = rankset_each(json_string_value(ranks), json_string_length(ranks), j->procs, NULL, NULL, w, sizeof w);
+            if (n < 0) {
+                refuse(j, cmd, ci, id, PERR_BAD_ARGUMENT, "job %d (%d processes): %s", j->id, j->procs, w);
                 json_decref(args);
                 return;
             }
-            size_t k;
-            json_t *r;
-            json_array_foreach(ranks, k, r) {
-                if (json_integer_value(r) >= j->procs) {
-                    refuse(j, cmd, ci, id, PERR_BAD_ARGUMENT, "job %d has no rank %lld", j->id, json_integer_value(r));
-                    json_decref(args);
-                    return;
-                }
+            if (n != -delta) {
+                refuse(j, cmd, ci, id, PERR_BAD_ARGUMENT, "%ld ranks given for removing %d processes", n, -delta);
+                json_decref(args);
+                return;
             }
             json_object_set(args, "ranks", ranks);
         }
@@ -142,6 +141,7 @@ void handle_request(int ci, struct proto_msg *m)
             return;
         }
         c->authed = 1;
+        c->lb.max = PROTO_MAX_MSG; /* authenticated: messages up to 1 MiB (a job's rank lists) */
         if (verbose) logmsg("%s authenticated", c->peer);
         reply_ok(ci, id, json_pack("{s:s}", "mac", mac));
         /* from now on every message each way carries a MAC (seal.h) */

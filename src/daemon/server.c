@@ -25,7 +25,7 @@ struct jobs jobs;
 struct auth_secret secret;
 int have_secret, from_hostfile, verbose;
 char state_path[4096] = "";
-int state_dirty, state_urgent;
+int state_dirty, state_urgent, state_samples;
 static unsigned conn_gen;
 
 double wall(void)
@@ -123,6 +123,14 @@ void queue_out(int i, char *line)
         logmsg("connection %s does not read its messages: dropped", c->peer);
         return;
     }
+    if (c->outlen == 0) { /* nothing queued: the line is the buffer (no copy of a large reply) */
+        free(c->out);
+        c->out = line;
+        c->outlen = n;
+        c->outoff = 0;
+        return;
+    }
+    if (c->outoff) memmove(c->out, c->out + c->outoff, c->outlen), c->outoff = 0;
     char *nb = realloc(c->out, c->outlen + n);
     if (!nb) {
         free(line);
@@ -263,6 +271,7 @@ void accept_on(int li)
         }
         conns[i].tcp = tcp;
         conns[i].authed = !conns[i].tcp;
+        if (conns[i].authed) conns[i].lb.max = PROTO_MAX_MSG; /* after authentication: a job's rank lists at 65,536 ranks */
         conns[i].uid = -1;
         if (!tcp) {
             uid_t u;
@@ -282,8 +291,9 @@ void handle_input(int ci)
 {
     struct conn *c = &conns[ci];
     char buf[16384];
-    /* bounded reading: at most IN_ROUND_BYTES buffered per round */
-    for (int reads = 0; !c->eof && !c->closing && reads < 8 && c->lb.len < IN_ROUND_BYTES; reads++) {
+    /* bounded reading: at most 8 reads per round, and none while IN_ROUND_BYTES
+     * with a complete message are buffered (a long message is read on) */
+    for (int reads = 0; !c->eof && !c->closing && reads < 8 && (c->lb.len < IN_ROUND_BYTES || !has_line(&c->lb)); reads++) {
         ssize_t r = recv(c->fd, buf, sizeof buf, 0);
         if (r < 0 && errno == EINTR) continue;
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
@@ -300,8 +310,9 @@ void handle_input(int ci)
         long n = linebuf_next(&c->lb, &line);
         if (!line) {
             if (n < 0 || c->lb.overflow) {
-                logmsg("message larger than %d bytes from %s: connection dropped", PROTO_MAX_LINE, c->peer);
-                reply_err(ci, -1, PERR_TOO_LARGE, "message larger than %d bytes: connection dropped", PROTO_MAX_LINE);
+                size_t max = c->lb.max ? c->lb.max : PROTO_MAX_LINE;
+                logmsg("message larger than %zu bytes from %s: connection dropped", max, c->peer);
+                reply_err(ci, -1, PERR_TOO_LARGE, "message larger than %zu bytes: connection dropped", max);
                 c->closing = 1;
                 c->lb.len = 0;
             }
@@ -366,15 +377,16 @@ void flush_out(int ci)
 {
     struct conn *c = &conns[ci];
     while (c->outlen) {
-        ssize_t w = send(c->fd, c->out, c->outlen, MSG_NOSIGNAL | MSG_DONTWAIT);
+        ssize_t w = send(c->fd, c->out + c->outoff, c->outlen, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (w < 0 && errno == EINTR) continue;
         if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
         if (w <= 0) {
             close_conn(ci, "write failed");
             return;
         }
-        memmove(c->out, c->out + w, c->outlen - (size_t)w);
+        c->outoff += (size_t)w; /* no copy of the rest: it is sent from where it is */
         c->outlen -= (size_t)w;
     }
+    c->outoff = 0;
     if (c->closing) close_conn(ci, "closed by the daemon");
 }

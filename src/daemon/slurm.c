@@ -20,8 +20,10 @@
 
 #include "../proto/net.h"
 #include "../proto/protocol.h"
+#include "../common/rankset.h"
 #include "children.h"
 #include "core.h"
+#include "rankpick.h"
 #include "slurm_grow.h"
 #include "slurm_launch.h"
 #include "slurm_run.h"
@@ -203,54 +205,58 @@ static void slurm_registered(struct job *j, const json_t *req)
 
 static void slurm_choose_ranks(const struct job *j, int n, json_t *args)
 {
-    if (!S.on || j->guessed || n < 1 || n >= j->procs || json_array_size(json_object_get(args, "ranks")) > 0) return;
+    const json_t *given = json_object_get(args, "ranks"); /* a rank set (the schema made arrays one) */
+    if (!S.on || j->guessed || n < 1 || n >= j->procs || (given && json_string_length(given) > 0)) return;
     /* empty hosts: the host with the fewest of the job's processes first
-     * (ties: the later host), never rank 0; within a host the highest ranks */
-    int nh = S.rm->nhosts, nleave = 0;
-    int *cnt = calloc((size_t)nh, sizeof(int)), *leave = calloc((size_t)n, sizeof(int));
-    char *taken = calloc((size_t)j->procs, 1);
-    if (!cnt || !taken || !leave) {
-        free(cnt);
-        free(taken);
-        free(leave);
-        return;
+     * (ties: the later host), never rank 0; within a host the highest ranks
+     * (rankpick.c, O(P + H log H)); sent as a rank set ("0-511,1024-2047") */
+    int *leave = malloc((size_t)n * sizeof(int));
+    if (!leave) return;
+    if (rankpick_empty_hosts(j->rank_host, j->procs, S.rm->nhosts, n, leave, NULL) == n) {
+        unsigned char *m = calloc((size_t)j->procs, 1);
+        char *set = NULL;
+        for (int k = 0; m && k < n; k++) m[leave[k]] = 1;
+        if (m && (set = rankset_encode_marked(m, j->procs, 1)) != NULL) json_object_set_new(args, "ranks", json_string(set));
+        free(set);
+        free(m);
     }
-    for (int r = 0; r < j->procs; r++)
-        if (j->rank_host[r] >= 0) cnt[j->rank_host[r]]++;
-    while (nleave < n) {
-        int best = -1;
-        for (int h = 0; h < nh; h++) {
-            int avail = cnt[h] - (h == j->rank_host[0]);
-            if (avail <= 0) continue;
-            if (best < 0 || cnt[h] <= cnt[best]) best = h;
-        }
-        if (best < 0) break;
-        for (int r = j->procs - 1; r > 0 && nleave < n; r--)
-            if (!taken[r] && j->rank_host[r] == best) {
-                taken[r] = 1;
-                leave[nleave++] = r;
-                cnt[best]--;
-                break;
-            }
-    }
-    if (nleave == n) {
-        json_t *a = json_array();
-        for (int k = 0; k < n; k++) json_array_append_new(a, json_integer(leave[k]));
-        json_object_set_new(args, "ranks", a);
-    }
-    free(cnt);
-    free(taken);
     free(leave);
 }
 
 /* ------------------------------------------------------------ give back */
+
+/* The live jobs' processes on every host and whether some job's placement
+ * is not known, counted once for a pass over the hosts (give_back, the
+ * slots view): O(ranks + hosts), not a pass over every rank per host. */
+static struct {
+    int *procs, unknown, valid;
+} K;
+
+static void census_begin(void)
+{
+    free(K.procs);
+    K.procs = calloc((size_t)S.rm->nhosts + 1, sizeof(int));
+    K.unknown = 0;
+    K.valid = K.procs != NULL;
+    for (int i = 0; K.valid && i < jobs.n; i++) {
+        const struct job *j = jobs.v[i];
+        if (!live(j)) continue;
+        K.unknown |= j->guessed;
+        for (int r = 0; r < j->procs && j->rank_host; r++) {
+            if (j->rank_host[r] >= 0 && j->rank_host[r] < S.rm->nhosts) K.procs[j->rank_host[r]]++;
+            else K.unknown = 1;
+        }
+    }
+}
+
+static void census_end(void) { K.valid = 0; }
 
 /* Why host h cannot be given back now (NULL: it can). */
 static const char *hold_reason(int h, char *buf, size_t len)
 {
     if (S.rm->hosts[h].away) return "not in the allocation";
     if (h == S.self) return "ductiled runs there";
-    int used = S.rm->hosts[h].used, procs = procs_on(h);
+    int used = S.rm->hosts[h].used, procs = K.valid ? K.procs[h] : procs_on(h);
     if (procs || (used && !parked_on(h))) {
         snprintf(buf, len, "%d process(es) of ductile jobs run there (%d slots in use)", procs, used);
         return buf;
@@ -263,12 +269,13 @@ static const char *hold_reason(int h, char *buf, size_t len)
     for (int i = 0; i < jobs.n; i++)
         if (live(jobs.v[i]) && slurm_launch_ompi_mpiexec(jobs.v[i]))
             return "an Open MPI job runs: its mpiexec ends the whole job when a host of its daemons leaves the allocation";
-    for (int i = 0; i < jobs.n; i++) {
+    int unknown = K.valid && K.unknown;
+    for (int i = 0; !K.valid && !unknown && i < jobs.n; i++) {
         int unmanaged = 0;
         for (int r = 0; r < jobs.v[i]->procs && jobs.v[i]->rank_host; r++) unmanaged += jobs.v[i]->rank_host[r] < 0;
-        if (live(jobs.v[i]) && (jobs.v[i]->guessed || unmanaged))
-            return "a job's placement is not known (it resized without ductiled, or runs outside the allocation)";
+        unknown = live(jobs.v[i]) && (jobs.v[i]->guessed || unmanaged);
     }
+    if (unknown) return "a job's placement is not known (it resized without ductiled, or runs outside the allocation)";
     int up = 0;
     for (int i = 0; i < S.rm->nhosts; i++) up += !S.rm->hosts[i].away;
     if (up <= 1) return "the job's last host";
@@ -329,6 +336,7 @@ static void give_back(void)
     int *go = calloc((size_t)nh, sizeof(int)), ngo = 0;
     if (!go) return;
     G.keep[0] = G.names[0] = '\0';
+    census_begin();
     for (int h = 0; h < nh; h++) {
         if (S.rm->hosts[h].away) continue;
         if (S.shrunk[h] && !hold_reason(h, why, sizeof why)) {
@@ -341,6 +349,7 @@ static void give_back(void)
             if (kl >= sizeof G.keep) kl = sizeof G.keep - 1;
         }
     }
+    census_end();
     if (!ngo || !kl) {
         free(go);
         return;
@@ -504,13 +513,15 @@ static void slurm_slots(json_t *sv)
     if (!S.on) return;
     json_t *a = json_array();
     char why[160];
+    census_begin();
     for (int h = 0; h < S.rm->nhosts; h++) {
         const char *r = S.rm->hosts[h].away ? NULL : hold_reason(h, why, sizeof why);
         json_t *o = json_pack("{s:s, s:i, s:s, s:i, s:i}", "name", S.rm->hosts[h].name, "cpus", S.rm->hosts[h].slots, "state",
-                              rm_host_state(S.rm, h), "procs", procs_on(h), "parked", parked_on(h));
+                              rm_host_state(S.rm, h), "procs", K.valid ? K.procs[h] : procs_on(h), "parked", parked_on(h));
         if (r) json_object_set_new(o, "kept_because", json_string(r));
         json_array_append_new(a, o);
     }
+    census_end();
     json_t *pj = json_object();
     for (int i = 0; i < jobs.n; i++)
         if (live(jobs.v[i]) && jobs.v[i]->pmix) {

@@ -3,6 +3,7 @@
 #include "policy.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "schedule.h"
@@ -33,13 +34,13 @@ int policy_check(const struct policy_request *r, char *list, size_t listlen, cha
         if (nd < ns && rl[0] && !why[0])
             snprintf(why, whylen, "the baseline method replaces every process: a list of leaving ranks makes no sense");
     } else if (!why[0] && rl[0]) {
-        int ranks[RESIZE_LIST_MAX];
         char e[300];
-        int n = schedule_parse_ranks(rl, ranks, RESIZE_LIST_MAX, e, sizeof e);
-        if (n < 0) snprintf(why, whylen, "%s", e);
-        else if (n != ns - nd) snprintf(why, whylen, "%d ranks listed to leave, %d must", n, ns - nd);
-        for (int i = 0; i < n && !why[0]; i++)
-            if (ranks[i] >= ns) snprintf(why, whylen, "rank %d does not exist (world of %d)", ranks[i], ns);
+        long n = schedule_count_ranks(rl, e, sizeof e);
+        unsigned char *m = n > 0 ? calloc((size_t)ns, 1) : NULL;
+        if (n >= 0 && n != ns - nd) snprintf(why, whylen, "%ld ranks listed to leave, %d must", n, ns - nd);
+        else if (n > 0 && !m) snprintf(why, whylen, "out of memory");
+        else if (n < 0 || (m && schedule_mark_ranks(rl, ns, m, e, sizeof e) < 0)) snprintf(why, whylen, "%s", e);
+        free(m);
         if (!why[0]) snprintf(list, listlen, "%s", rl);
     }
     if (why[0]) {

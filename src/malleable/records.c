@@ -152,7 +152,9 @@ static void recv_bytes(void *p, size_t len, int from, MPI_Comm comm)
 void send_history(int to, MPI_Comm comm)
 {
     DUCTILE_HOOK_VOID(ctl_send, (to, comm, TAG_CONTROLLER)); /* src/controller/appctl.c */
-    struct resize_request q[REQUEST_QUEUE_MAX];
+    /* the queue (16 requests with their lists, 256 KiB: not on the stack) */
+    static struct resize_request qs[REQUEST_QUEUE_MAX];
+    struct resize_request *q = qs;
     int nq_id[2];
     nq_id[0] = request_queue_export(&M.q, q, REQUEST_QUEUE_MAX, &nq_id[1]);
     PMPI_Send(nq_id, 2, MPI_INT, to, TAG_HISTORY, comm);
@@ -169,7 +171,8 @@ void recv_history(int from, MPI_Comm comm)
 {
     DUCTILE_HOOK_VOID(ctl_recv, (from, comm, TAG_CONTROLLER));
     int nq_id[2] = {0, 1};
-    struct resize_request q[REQUEST_QUEUE_MAX];
+    static struct resize_request qs[REQUEST_QUEUE_MAX]; /* 256 KiB: not on the stack */
+    struct resize_request *q = qs;
     PMPI_Recv(nq_id, 2, MPI_INT, from, TAG_HISTORY, comm, MPI_STATUS_IGNORE);
     if (nq_id[0] < 0 || nq_id[0] > REQUEST_QUEUE_MAX) nq_id[0] = 0; /* never: the same library sent it */
     if (nq_id[0]) PMPI_Recv(q, nq_id[0] * (int)sizeof *q, MPI_BYTE, from, TAG_HISTORY, comm, MPI_STATUS_IGNORE);

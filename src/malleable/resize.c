@@ -351,14 +351,14 @@ int ductile_request_resize(int delta_or_target, int is_target, int at_iteration,
         return -1;
     }
     if (!is_target && delta_or_target < 0 && hosts && *hosts && strlen(hosts) < RESIZE_LIST_MAX) {
-        int ranks[RESIZE_LIST_MAX];
         char why[300];
-        int n = schedule_parse_ranks(hosts, ranks, RESIZE_LIST_MAX, why, sizeof why);
-        for (int i = 0; i < n; i++)
-            if (ranks[i] >= ns) {
-                snprintf(err, errlen, "resize refused: rank %d does not exist (world of %d)", ranks[i], ns);
-                return -1;
-            }
+        unsigned char *m = calloc((size_t)ns, 1);
+        long n = m ? schedule_mark_ranks(hosts, ns, m, why, sizeof why) : 0;
+        free(m);
+        if (n < 0) {
+            snprintf(err, errlen, "resize refused: %s", why);
+            return -1;
+        }
     }
     /* a count the job cannot use is refused now, with the reason (and again at the decision,
      * against the size and the constraints of then) */

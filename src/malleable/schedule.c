@@ -2,6 +2,8 @@
  * queue (pure C, no MPI; see schedule.h). */
 #include "schedule.h"
 
+#include "../common/rankset.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -40,35 +42,76 @@ int schedule_check_hosts(const char *list, int *nhosts, char *err, size_t errlen
     return 0;
 }
 
+struct collect {
+    int *ranks, cap, n;
+};
+
+static int collect(void *arg, int r, char *why, size_t wl)
+{
+    struct collect *c = arg;
+    for (int i = 0; i < c->n; i++) /* small lists only (cap): the callers with a world use schedule_mark_ranks */
+        if (c->ranks[i] == r) {
+            snprintf(why, wl, "rank %d appears twice", r);
+            return -1;
+        }
+    if (c->n >= c->cap) {
+        snprintf(why, wl, "more than %d ranks", c->cap);
+        return -1;
+    }
+    c->ranks[c->n++] = r;
+    return 0;
+}
+
+static long rank_list_error(const char *list, const char *w, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "rank list '%.200s': %s (non-negative ranks R, A-B or A-B:S separated by ';')", list, w);
+    return -1;
+}
+
 int schedule_parse_ranks(const char *list, int *ranks, int cap, char *err, size_t errlen)
 {
-    int n = 0;
-    const char *p = list;
-    while (*p) {
-        char *end = NULL;
-        errno = 0;
-        long v = strtol(p, &end, 10);
-        if (end == p || errno || v < 0 || v > INT_MAX || !isdigit((unsigned char)*p) ||
-            (*end && *end != ';' && *end != ',')) {
-            snprintf(err, errlen, "rank list '%s': expected non-negative ranks separated by ';'", list);
-            return -1;
-        }
-        for (int i = 0; i < n; i++)
-            if (ranks[i] == (int)v) {
-                snprintf(err, errlen, "rank list '%s': rank %ld appears twice", list, v);
-                return -1;
-            }
-        if (n >= cap) {
-            snprintf(err, errlen, "rank list '%s': more than %d ranks", list, cap);
-            return -1;
-        }
-        ranks[n++] = (int)v;
-        p = *end ? end + 1 : end;
-        if (*end && !*p) {
-            snprintf(err, errlen, "rank list '%s': ends with a separator", list);
-            return -1;
-        }
+    struct collect c = {ranks, cap, 0};
+    char w[200];
+    if (rankset_each(list, strlen(list), INT_MAX, collect, &c, w, sizeof w) < 0) return (int)rank_list_error(list, w, err, errlen);
+    return c.n;
+}
+
+struct world_mark {
+    unsigned char *mark;
+    int ns, out; /* out: a rank >= ns (said as such) */
+};
+
+static int world_mark(void *arg, int r, char *why, size_t wl)
+{
+    struct world_mark *m = arg;
+    if (r >= m->ns) {
+        snprintf(why, wl, "rank %d does not exist (world of %d)", r, m->ns);
+        m->out = 1;
+        return -1;
     }
+    if (m->mark[r]) {
+        snprintf(why, wl, "rank %d appears twice", r);
+        return -1;
+    }
+    m->mark[r] = 1;
+    return 0;
+}
+
+long schedule_mark_ranks(const char *list, int ns, unsigned char *mark, char *err, size_t errlen)
+{
+    char w[200];
+    struct world_mark m = {mark, ns, 0};
+    long n = rankset_each(list, strlen(list), INT_MAX, world_mark, &m, w, sizeof w);
+    if (n < 0 && m.out) snprintf(err, errlen, "%s", w);
+    else if (n < 0) return rank_list_error(list, w, err, errlen);
+    return n;
+}
+
+long schedule_count_ranks(const char *list, char *err, size_t errlen)
+{
+    char w[200];
+    long n = rankset_each(list, strlen(list), 1 << 20, NULL, NULL, w, sizeof w);
+    if (n < 0) return rank_list_error(list, w, err, errlen);
     return n;
 }
 
@@ -116,10 +159,12 @@ static int parse_entry(const char *p, const char *e, struct resize_request *r, c
         r->list[len] = '\0';
         char err2[256];
         if (op == '-') {
-            int ranks[256];
-            int n = schedule_parse_ranks(r->list, ranks, 256, err2, sizeof err2);
+            long n = schedule_count_ranks(r->list, err2, sizeof err2);
+            unsigned char *m = n > 0 ? calloc(1 << 20, 1) : NULL; /* each rank once */
+            if (n > 0 && (!m || schedule_mark_ranks(r->list, 1 << 20, m, err2, sizeof err2) < 0)) n = -1;
+            free(m);
             if (n < 0) { snprintf(why, wl, "%s", err2); return -1; }
-            if (n != (int)v) { snprintf(why, wl, "%d ranks listed to remove %ld", n, v); return -1; }
+            if (n != v) { snprintf(why, wl, "%ld ranks listed to remove %ld", n, v); return -1; }
         } else if (op == '+') {
             if (schedule_check_hosts(r->list, NULL, err2, sizeof err2) != 0) {
                 snprintf(why, wl, "%s", err2);
@@ -128,7 +173,7 @@ static int parse_entry(const char *p, const char *e, struct resize_request *r, c
         } else {
             /* =N@list: hosts or ranks, known only at run time; only the characters are checked */
             for (const char *x = r->list; *x; x++)
-                if (!is_host_char((unsigned char)*x) && *x != ';') {
+                if (!is_host_char((unsigned char)*x) && *x != ';' && *x != ':') {
                     snprintf(why, wl, "bad character '%c' in list", *x);
                     return -1;
                 }
@@ -227,10 +272,13 @@ static int check_request(int delta_or_target, int kind, const char *list, char *
     if (list && *list) {
         int rc;
         if (kind == RESIZE_DELTA && delta_or_target < 0) {
-            int ranks[256];
-            rc = schedule_parse_ranks(list, ranks, 256, why, sizeof why);
-            if (rc >= 0 && rc != -delta_or_target) {
-                snprintf(why, sizeof why, "%d ranks listed to remove %d", rc, -delta_or_target);
+            long n = schedule_count_ranks(list, why, sizeof why);
+            unsigned char *m = n > 0 ? calloc(1 << 20, 1) : NULL; /* each rank once */
+            if (n > 0 && (!m || schedule_mark_ranks(list, 1 << 20, m, why, sizeof why) < 0)) n = -1;
+            free(m);
+            rc = n < 0 ? -1 : 0;
+            if (n >= 0 && n != -delta_or_target) {
+                snprintf(why, sizeof why, "%ld ranks listed to remove %d", n, -delta_or_target);
                 rc = -1;
             }
         } else if (kind == RESIZE_DELTA) {

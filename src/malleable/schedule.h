@@ -11,7 +11,10 @@
 
 #define RESIZE_DELTA 0  /* value is +N (add) or -N (remove) */
 #define RESIZE_TARGET 1 /* value is the new world size */
-#define RESIZE_LIST_MAX 1024
+/* a request's host list (';'-separated) or rank set ("0-511;1024-2047:2",
+ * src/common/rankset.h), text bytes: any rank set of the regular choices
+ * (blocks, strides, whole hosts) at 65,536 ranks, or about 2,700 arbitrary ranks */
+#define RESIZE_LIST_MAX 16384
 
 enum { REQUEST_FROM_SCHEDULE = 0, REQUEST_FROM_CONTROLLER = 1 };
 
@@ -36,9 +39,15 @@ int schedule_parse(const char *text, struct resize_request **out, int *n, char *
  * Returns 0 or -1 with a message. */
 int schedule_check_hosts(const char *list, int *nhosts, char *err, size_t errlen);
 
-/* Parse a rank list "3;1" into ranks[0..cap); returns how many, or -1 with a
- * message when malformed, negative, duplicated or longer than cap. */
+/* Parse a rank list "3;1" (a rank set: also "0-7", "0-15:4") into
+ * ranks[0..cap); returns how many, or -1 with a message when malformed,
+ * negative, duplicated or longer than cap. */
 int schedule_parse_ranks(const char *list, int *ranks, int cap, char *err, size_t errlen);
+/* The same without a cap: the ranks marked in mark[0..ns) (zeroed by the
+ * caller); -1 with a message when malformed, duplicated or >= ns. */
+long schedule_mark_ranks(const char *list, int ns, unsigned char *mark, char *err, size_t errlen);
+/* How many ranks a rank list names (each below 2^20); -1 when malformed. */
+long schedule_count_ranks(const char *list, char *err, size_t errlen);
 
 /* The queue: scheduled requests (in order) and up to REQUEST_QUEUE_MAX
  * pending controller requests, each with an id (several delayed commands

@@ -26,10 +26,8 @@ void shrink(const struct decision *d, const char *list, double t_begin)
     int *n2c = txn_malloc((size_t)nd * sizeof(int)), *o2c = txn_malloc((size_t)ns * sizeof(int));
     int room = leaving && n2c && o2c;
     if (room && list && *list) {
-        int ranks[RESIZE_LIST_MAX];
-        char err[256];
-        int n = schedule_parse_ranks(list, ranks, RESIZE_LIST_MAX, err, sizeof err);
-        for (int i = 0; i < n; i++) leaving[ranks[i]] = 1;
+        char err[300]; /* checked at the decision (policy.c): each rank once, below ns */
+        if (schedule_mark_ranks(list, ns, (unsigned char *)leaving, err, sizeof err) < 0) memset(leaving, 0, (size_t)ns);
     } else if (room) {
         for (int r = nd; r < ns; r++) leaving[r] = 1;
     }

@@ -305,7 +305,7 @@ long net_read_line(int fd, struct linebuf *lb, char **line, int timeout_ms, char
         long n = linebuf_next(lb, line);
         if (*line) return n;
         if (n < 0 || lb->overflow) {
-            snprintf(err, errlen, "message larger than %d bytes", PROTO_MAX_LINE);
+            snprintf(err, errlen, "message larger than %zu bytes", lb->max ? lb->max : (size_t)PROTO_MAX_LINE);
             return -1;
         }
         int w = wait_fd(fd, POLLIN, deadline);
@@ -321,7 +321,7 @@ long net_read_line(int fd, struct linebuf *lb, char **line, int timeout_ms, char
             return -1;
         }
         if (linebuf_append(lb, buf, (size_t)r) != 0) {
-            snprintf(err, errlen, "message larger than %d bytes", PROTO_MAX_LINE);
+            snprintf(err, errlen, "message larger than %zu bytes", lb->max ? lb->max : (size_t)PROTO_MAX_LINE);
             return -1;
         }
     }

@@ -148,7 +148,7 @@ static char *finish_max(json_t *o, size_t max)
     return line;
 }
 
-static char *finish(json_t *o) { return finish_max(o, PROTO_MAX_LINE); }
+static char *finish(json_t *o) { return finish_max(o, PROTO_MAX_MSG); }
 
 static json_t *base(const json_t *extra)
 {
@@ -177,7 +177,8 @@ char *proto_reply_ok(long long id, const json_t *result)
     if (!o) return NULL;
     json_object_set_new(o, "id", id >= 0 ? json_integer(id) : json_null());
     json_object_set_new(o, "ok", json_true());
-    json_object_set_new(o, "result", result ? json_deep_copy(result) : json_object());
+    /* shared, not copied (a list of 2,000 jobs is a large tree); the caller keeps its reference */
+    json_object_set_new(o, "result", result ? json_incref((json_t *)result) : json_object());
     return finish_max(o, PROTO_MAX_REPLY);
 }
 

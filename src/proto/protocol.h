@@ -15,6 +15,11 @@
 /* Largest message, newline included.  A longer line is an error and the
  * connection that sent it is dropped. */
 #define PROTO_MAX_LINE 65536
+/* Largest message from a peer that has authenticated (the Unix socket's
+ * peers from the start): a registration or a command whose rank lists name
+ * 65,536 ranks in any placement (rank sets, src/common/rankset.h: at most
+ * about 6 bytes a rank) fits.  Requests are built up to this size. */
+#define PROTO_MAX_MSG (1 << 20)
 /* Largest reply a client accepts (a status with a long history): replies are
  * built up to this size and the client sessions read up to it.  A server
  * still reads at most PROTO_MAX_LINE per message. */
@@ -67,7 +72,7 @@ double proto_get_num(const json_t *obj, const char *key, double dflt);
 const char *proto_get_str(const json_t *obj, const char *key, const char *dflt);
 
 /* Builders: each returns a malloc'ed, NUL-terminated line ending in '\n', or
- * NULL when out of memory or larger than PROTO_MAX_LINE (requests) or
+ * NULL when out of memory or larger than PROTO_MAX_MSG (requests) or
  * PROTO_MAX_REPLY (replies).  `args` / `result`
  * are borrowed (may be NULL); members "v", "id", "cmd", "ok" are set here. */
 char *proto_request(long long id, const char *cmd, const json_t *args);

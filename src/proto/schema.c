@@ -7,9 +7,11 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "protocol.h"
+#include "../common/rankset.h"
 #include "../common/sizes.h"
 
 enum ftype {
@@ -23,7 +25,10 @@ enum ftype {
     F_TAG,    /* proto_valid_tag */
     F_HOST,   /* proto_valid_hostname */
     F_ARGV,   /* 1..256 strings of at most 4096 bytes, the first not empty */
-    F_RANKS,  /* distinct ranks, at most PROTO_MAX_HOSTS */
+    F_RANKS,  /* distinct ranks below PROTO_MAX_PROCS: a rank set ("0-511,1024-2047:2", src/common/rankset.h)
+               * or an array of ranks, which becomes its rank set */
+    F_RANKHOSTS, /* the host of each rank: {host: rank set} (at most PROTO_MAX_HOSTS hosts, no rank twice),
+                  * or an array of at most PROTO_MAX_PROCS host names (rank r's at [r]) */
     F_ARRAY,  /* min..max elements, each checked against the one field `sub` */
     F_OBJECT, /* the members `sub` (a list ended by F_END); others removed */
     F_HOSTMAP, /* {host name: value}, at most max entries, values checked against `sub` */
@@ -51,7 +56,8 @@ struct field {
 #define USER {"user", F_INT, 0, 0, U32, NULL}
 
 static const struct field host_f = {NULL, F_HOST, 1, 0, 0, NULL};
-#define HOSTS_F {"hosts", F_ARRAY, 0, 0, PROTO_MAX_HOSTS, &host_f}
+/* an expansion's hosts: one per new process */
+#define HOSTS_F {"hosts", F_ARRAY, 0, 0, PROCS, &host_f}
 static const struct field hostcount_m[] = {{"name", F_HOST, 1, 0, 0, NULL}, {"procs", F_INT, 1, 1, PROCS, NULL}, END};
 static const struct field hostcount_f = {NULL, F_OBJECT, 1, 0, 0, hostcount_m};
 static const struct field array_m[] = {{"name", F_STR, 0, 0, 63, NULL}, {"elements", F_INT, 1, 0, BIG, NULL},
@@ -62,7 +68,7 @@ static const struct field pmix_m[] = {{"nspace", F_STR, 0, 0, 255, NULL}, {"job_
 /* a delayed command as the job lists it (its queue, a revoke's acknowledgement) */
 static const struct field queued_m[] = {{"id", F_INT, 1, 1, I32, NULL}, {"op", F_ENUM, 1, 0, 0, "expand,shrink,resize"},
                                         {"n", F_INT, 0, 1, PROCS, NULL}, {"to", F_INT, 0, 1, PROCS, NULL},
-                                        {"at_iteration", F_INT, 0, -1, ITER, NULL}, {"list", F_STR, 0, 0, 1024, NULL}, END};
+                                        {"at_iteration", F_INT, 0, -1, ITER, NULL}, {"list", F_STR, 0, 0, PROTO_MAX_MSG, NULL}, END};
 static const struct field queued_f = {NULL, F_OBJECT, 1, 0, 0, queued_m};
 static const struct field exited_n = {NULL, F_INT, 1, 1, PROCS, NULL};
 
@@ -99,7 +105,7 @@ static const struct spec requests[] = {
                   {"mpi", F_STR, 0, 0, 64, NULL}, {"launcher", F_ENUM, 0, 0, 0, "mpiexec,srun-pmi2,srun-pmix,srun"},
                   {"start", F_NUM, 0, 0, 1e12, NULL}, {"uid", F_INT, 0, 0, U32, NULL},
                   {"min_procs", F_INT, 0, 1, PROCS, NULL}, {"max_procs", F_INT, 0, 1, PROCS, NULL},
-                  {"sizes", F_SIZES, 0, 0, 400, NULL}, {"rank_hosts", F_ARRAY, 0, 0, PROCS, &host_f}, {"pmix", F_OBJECT, 0, 0, 0, pmix_m},
+                  {"sizes", F_SIZES, 0, 0, 400, NULL}, {"rank_hosts", F_RANKHOSTS, 0, 0, 0, NULL}, {"pmix", F_OBJECT, 0, 0, 0, pmix_m},
                   {"key", F_HEX64, 0, 0, 0, NULL}, END}},
     {"sample", {JOB, {"t", F_NUM, 1, 0, 1e12, NULL}, {"iteration", F_INT, 1, 0, ITER, NULL},
                 {"procs", F_INT, 1, 1, PROCS, NULL}, {"iters", F_INT, 0, 0, ITER, NULL},
@@ -199,6 +205,57 @@ static int str_ok(const json_t *v) { return json_is_string(v) && strlen(json_str
 
 static int check_members(const struct field *fs, json_t *obj, const char *path, char *why, size_t wl);
 
+/* ranks marked so far (a bitmap of PROTO_MAX_PROCS), for F_RANKS and F_RANKHOSTS */
+static int rank_mark(unsigned char *seen, int r, char *why, size_t wl, const char *path)
+{
+    if (seen[r >> 3] & (1u << (r & 7))) {
+        snprintf(why, wl, "'%s' names rank %d twice", path, r);
+        return -1;
+    }
+    seen[r >> 3] |= (unsigned char)(1u << (r & 7));
+    return 0;
+}
+
+struct markarg {
+    unsigned char *seen;
+    const char *path;
+};
+
+static int mark_cb(void *arg, int r, char *why, size_t wl)
+{
+    struct markarg *m = arg;
+    return rank_mark(m->seen, r, why, wl, m->path);
+}
+
+/* A rank set (string) or an array of ranks, all distinct and below PROTO_MAX_PROCS, marked in
+ * seen; returns how many, or -1 with the reason. */
+static long check_ranks(const json_t *v, unsigned char *seen, const char *path, char *why, size_t wl)
+{
+    if (json_is_string(v)) {
+        char w[200];
+        struct markarg m = {seen, path};
+        long n = str_ok(v) ? rankset_each(json_string_value(v), json_string_length(v), PROTO_MAX_PROCS, mark_cb, &m, w, sizeof w)
+                           : (snprintf(w, sizeof w, "a NUL byte"), -1L);
+        if (n < 0) snprintf(why, wl, "'%s': %s", path, w);
+        return n;
+    }
+    if (!json_is_array(v) || json_array_size(v) > PROTO_MAX_PROCS) {
+        snprintf(why, wl, "'%s' must be a rank set (\"0-511,1024-2047:2\") or an array of at most %d ranks", path,
+                 PROTO_MAX_PROCS);
+        return -1;
+    }
+    size_t i;
+    json_t *e;
+    json_array_foreach(v, i, e) {
+        if (!int_ok(e, 0, PROCS - 1)) {
+            snprintf(why, wl, "'%s'[%zu] must be a rank from 0 to %d", path, i, PROTO_MAX_PROCS - 1);
+            return -1;
+        }
+        if (rank_mark(seen, (int)json_integer_value(e), why, wl, path) != 0) return -1;
+    }
+    return (long)json_array_size(v);
+}
+
 #define BAD(...) do { snprintf(why, wl, __VA_ARGS__); return -1; } while (0)
 
 /* Check value v against field f; `path` names it in the reason. */
@@ -256,17 +313,46 @@ static int check_value(const struct field *f, json_t *v, const char *path, char 
         return 0;
     }
     case F_RANKS: {
-        if (!json_is_array(v) || json_array_size(v) > PROTO_MAX_HOSTS)
-            BAD("'%s' must be an array of at most %d ranks", path, PROTO_MAX_HOSTS);
-        size_t i, j;
-        json_t *e;
-        json_array_foreach(v, i, e) {
-            if (!int_ok(e, 0, PROCS - 1)) BAD("'%s'[%zu] must be a rank from 0 to %d", path, i, PROTO_MAX_PROCS - 1);
-            for (j = 0; j < i; j++)
-                if (json_integer_value(json_array_get(v, j)) == json_integer_value(e))
-                    BAD("'%s' names rank %lld twice", path, json_integer_value(e));
+        unsigned char *seen = calloc(PROTO_MAX_PROCS / 8, 1);
+        if (!seen) BAD("'%s': out of memory", path);
+        long n = check_ranks(v, seen, path, why, wl);
+        free(seen);
+        return n < 0 ? -1 : 0;
+    }
+    case F_RANKHOSTS: {
+        if (json_is_array(v)) {
+            if (json_array_size(v) > PROTO_MAX_PROCS) BAD("'%s' must be an array of at most %d host names", path, PROTO_MAX_PROCS);
+            size_t i;
+            json_t *e;
+            json_array_foreach(v, i, e) {
+                if (!str_ok(e) || !proto_valid_hostname(json_string_value(e)))
+                    BAD("'%s[%zu]' is not a valid host name (letters, digits, '-' and '.' only)", path, i);
+            }
+            return 0;
         }
-        return 0;
+        if (!json_is_object(v) || json_object_size(v) > PROTO_MAX_HOSTS)
+            BAD("'%s' must be {host: rank set} of at most %d hosts, or an array of host names", path, PROTO_MAX_HOSTS);
+        unsigned char *seen = calloc(PROTO_MAX_PROCS / 8, 1);
+        if (!seen) BAD("'%s': out of memory", path);
+        const char *k;
+        json_t *e;
+        int rc = 0;
+        json_object_foreach(v, k, e) {
+            char p[96];
+            snprintf(p, sizeof p, "%s.%.40s", path, k);
+            if (!proto_valid_hostname(k)) {
+                snprintf(why, wl, "'%s': '%.40s' is not a valid host name", path, k);
+                rc = -1;
+            } else if (!json_is_string(e)) {
+                snprintf(why, wl, "'%s' must be a rank set (\"0-511,1024-2047:2\")", p);
+                rc = -1;
+            } else if (check_ranks(e, seen, p, why, wl) < 0) {
+                rc = -1;
+            }
+            if (rc) break;
+        }
+        free(seen);
+        return rc;
     }
     case F_ARRAY: {
         if (!json_is_array(v) || json_array_size(v) < (size_t)f->min || json_array_size(v) > (size_t)f->max)
@@ -314,6 +400,19 @@ static int check_members(const struct field *fs, json_t *obj, const char *path, 
             continue;
         }
         if (check_value(f, v, p, why, wl) != 0) return -1;
+        if (f->type == F_RANKS && json_is_array(v)) { /* one form from here on: the rank set */
+            unsigned char *m = calloc(PROTO_MAX_PROCS, 1);
+            char *s = NULL;
+            size_t i;
+            json_t *e;
+            json_array_foreach(v, i, e) if (m) m[json_integer_value(e)] = 1;
+            if (!m || !(s = rankset_encode_marked(m, PROTO_MAX_PROCS, 1))) {
+                free(m);
+                BAD("'%s': out of memory", p);
+            }
+            json_object_set_new(obj, f->name, json_string(s));
+            free(m), free(s);
+        }
     }
     const char *k;
     json_t *v;

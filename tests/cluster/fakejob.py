@@ -53,6 +53,18 @@ def request(cmd, **kw):
     send(kw)
 
 
+def rankset(s):
+    """The ranks of a rank set ("0-511,1024-2047:2", src/common/rankset.h), or of a list."""
+    if not isinstance(s, str):
+        return list(s)
+    out = []
+    for item in filter(None, s.replace(";", ",").split(",")):
+        a, _, rest = item.partition("-")
+        b, _, st = rest.partition(":")
+        out += range(int(a), int(b or a) + 1, int(st or 1))
+    return out
+
+
 def counts(hs):
     c = {}
     for h in hs:
@@ -83,13 +95,13 @@ while time.time() < end and not os.path.exists(stopfile):
             ranks += new
             print("fakejob: expand by %d onto %s" % (m["n"], ",".join(new)), flush=True)
         elif cmd == "shrink":
-            gone = m.get("ranks") or list(range(frm - m["n"], frm))
+            gone = set(rankset(m.get("ranks") or "")) or set(range(frm - m["n"], frm))
             left = {}
             for r in gone:
                 left[ranks[r]] = left.get(ranks[r], 0) + 1
             ranks = [h for r, h in enumerate(ranks) if r not in gone]
             exits.append((time.time() + exit_delay, left))
-            print("fakejob: shrink by %d: ranks %s leave (%s)" % (m["n"], gone, left), flush=True)
+            print("fakejob: shrink by %d: ranks %s leave (%s)" % (m["n"], sorted(gone), left), flush=True)
         else:
             send({"id": rid, "ok": False, "error": "not_supported", "reason": "fakejob does not do " + str(cmd)})
             continue

@@ -14,7 +14,7 @@ command -v "$CLANG" >/dev/null 2>&1 || { echo "run-fuzz: no clang (apt-get insta
 cflags=$(pkg-config --cflags jansson 2>/dev/null)
 libs=$(pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 if ! "$CLANG" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE \
-    -I"$top/src/proto" $cflags "$here/fuzz_protocol.c" "$top/src/proto/protocol.c" "$top/src/proto/schema.c" "$top/src/common/sizes.c" $libs -lm \
+    -I"$top/src/proto" $cflags "$here/fuzz_protocol.c" "$top/src/proto/protocol.c" "$top/src/proto/schema.c" "$top/src/common/sizes.c" "$top/src/common/rankset.c" $libs -lm \
     -o "$work/fuzz_protocol" 2> "$work/build.log"; then
   if grep -q "fuzzer" "$work/build.log"; then echo "run-fuzz: clang lacks libFuzzer: skipped"; cat "$work/build.log"; exit 77; fi
   cat "$work/build.log"; exit 1

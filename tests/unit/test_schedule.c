@@ -38,6 +38,10 @@ static void test_parse_ok(void **state)
     assert_null(r);
     assert_int_equal(schedule_parse("0:+1@a;b", &r, &n, err, sizeof err), 0);
     free(r);
+    assert_int_equal(schedule_parse("40:-4@0-3,50:-3@0-4:2", &r, &n, err, sizeof err), 0); /* rank sets */
+    assert_int_equal(n, 2);
+    assert_string_equal(r[1].list, "0-4:2");
+    free(r);
 }
 
 static void expect_bad(const char *text, const char *needle)
@@ -71,6 +75,9 @@ static void test_parse_bad(void **state)
     expect_bad("10:-2@1", "1 ranks listed to remove 2");
     expect_bad("10:-2@1;1", "appears twice");
     expect_bad("10:-1@x", "non-negative ranks");
+    expect_bad("10:-4@0-4", "5 ranks listed to remove 4"); /* rank sets (src/common/rankset.h) */
+    expect_bad("10:-3@0-4:2;2", "appears twice");
+    expect_bad("10:-3@4-0", "non-negative ranks");
     expect_bad("99999999999:+1", "iteration too large");
     expect_bad("-1:+1", "expected ITER");
 }
@@ -93,6 +100,16 @@ static void test_hosts_ranks(void **state)
     assert_int_equal(schedule_parse_ranks("-1", ranks, 4, err, sizeof err), -1);
     assert_int_equal(schedule_parse_ranks("1;", ranks, 4, err, sizeof err), -1);
     assert_int_equal(schedule_parse_ranks("", ranks, 4, err, sizeof err), 0);
+    assert_int_equal(schedule_parse_ranks("1-3", ranks, 4, err, sizeof err), 3);
+    assert_int_equal(ranks[2], 3);
+    /* any number of ranks against the world: 65,536 in 11 bytes */
+    static unsigned char mark[65536];
+    assert_int_equal(schedule_mark_ranks("0-65535:2", 65536, mark, err, sizeof err), 32768);
+    assert_int_equal(mark[65534] + mark[65535], 1);
+    memset(mark, 0, sizeof mark);
+    assert_int_equal(schedule_mark_ranks("7,9", 8, mark, err, sizeof err), -1);
+    assert_non_null(strstr(err, "rank 9 does not exist (world of 8)"));
+    assert_int_equal(schedule_count_ranks("0-1023;2048-4095:4", err, sizeof err), 1024 + 512);
 }
 
 static void test_queue(void **state)

@@ -114,6 +114,33 @@ static void test_stripped(void **st)
              "\"key\":\"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\"}");
     refused("{\"v\":1,\"id\":1,\"cmd\":\"register\",\"tag\":\"t\",\"pid\":1,\"binary\":\"b\",\"procs\":2,\"rank_hosts\":[\"a;b\"]}",
             "rank_hosts[0]");
+    /* rank_hosts as {host: rank set} (issue 25): each rank once, below 65,536, known host names */
+    accepted("{\"v\":1,\"id\":1,\"cmd\":\"register\",\"tag\":\"t\",\"pid\":1,\"binary\":\"b\",\"procs\":65536,"
+             "\"rank_hosts\":{\"n1\":\"0-65535:2\",\"n2\":\"1-65535:2\"}}");
+    refused("{\"v\":1,\"id\":1,\"cmd\":\"register\",\"tag\":\"t\",\"pid\":1,\"binary\":\"b\",\"procs\":4,"
+            "\"rank_hosts\":{\"n1\":\"0-3\",\"n2\":\"3\"}}", "'rank_hosts.n2' names rank 3 twice");
+    refused("{\"v\":1,\"id\":1,\"cmd\":\"register\",\"tag\":\"t\",\"pid\":1,\"binary\":\"b\",\"procs\":4,"
+            "\"rank_hosts\":{\"n1\":\"0-65536\"}}", "out of range");
+    refused("{\"v\":1,\"id\":1,\"cmd\":\"register\",\"tag\":\"t\",\"pid\":1,\"binary\":\"b\",\"procs\":4,"
+            "\"rank_hosts\":{\"n1\":[0,1]}}", "must be a rank set");
+    refused("{\"v\":1,\"id\":1,\"cmd\":\"register\",\"tag\":\"t\",\"pid\":1,\"binary\":\"b\",\"procs\":4,"
+            "\"rank_hosts\":{\"a;b\":\"0\"}}", "not a valid host name");
+    refused("{\"v\":1,\"id\":1,\"cmd\":\"register\",\"tag\":\"t\",\"pid\":1,\"binary\":\"b\",\"procs\":4,"
+            "\"rank_hosts\":{\"n1\":\"0-2,\"}}", "rank set");
+    refused("{\"v\":1,\"id\":1,\"cmd\":\"register\",\"tag\":\"t\",\"pid\":1,\"binary\":\"b\",\"procs\":4,"
+            "\"rank_hosts\":7}", "rank_hosts");
+    /* a shrink's ranks: a rank set, or an array that becomes one */
+    accepted("{\"v\":1,\"id\":1,\"cmd\":\"shrink\",\"job\":1,\"n\":16384,\"ranks\":\"49152-65535\"}");
+    refused("{\"v\":1,\"id\":1,\"cmd\":\"shrink\",\"job\":1,\"n\":3,\"ranks\":\"1-4:2,3\"}", "names rank 3 twice");
+    refused("{\"v\":1,\"id\":1,\"cmd\":\"shrink\",\"job\":1,\"n\":3,\"ranks\":\"x\"}", "ranks");
+    {
+        struct proto_msg m2;
+        char w2[512];
+        const char *s2 = "{\"v\":1,\"id\":1,\"cmd\":\"shrink\",\"job\":1,\"n\":6,\"ranks\":[9,1,2,3,7,5]}";
+        assert_int_equal(parse(s2, &m2, w2, sizeof w2), PROTO_REQUEST);
+        assert_string_equal(json_string_value(json_object_get(m2.root, "ranks")), "1-3,5-9:2");
+        proto_msg_free(&m2);
+    }
     refused("{\"v\":1,\"id\":1,\"cmd\":\"register\",\"tag\":\"t\",\"pid\":1,\"binary\":\"b\",\"procs\":2,\"pmix\":{\"job_size\":-1}}",
             "pmix.job_size");
     refused("{\"v\":1,\"id\":1,\"cmd\":\"register\",\"tag\":\"t\",\"pid\":1,\"binary\":\"b\",\"procs\":2,\"key\":\"abc\"}", "'key'");
