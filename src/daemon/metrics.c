@@ -63,7 +63,7 @@ struct hist {
     double sum;
 };
 
-static void hist_add(struct hist *h, double v)
+static void bucket_add(struct hist *h, double v)
 {
     if (!(v >= 0) || !isfinite(v)) return;
     for (size_t k = 0; k < NB; k++) h->b[k] += v <= buckets[k];
@@ -123,14 +123,14 @@ static void metrics_event(struct job *j, const char *kind, const json_t *d, doub
         if (k < 0) k = proto_get_int(d, "to", 0) >= proto_get_int(d, "from", 0) ? 0 : 1;
         if (o < 0) o = 1;
         resizes[k][o] += 1;
-        if (o == 0) hist_add(&resize_s[k], proto_get_num(d, "duration_s", -1));
+        if (o == 0) bucket_add(&resize_s[k], proto_get_num(d, "duration_s", -1));
         double b = proto_get_num(d, "bytes_moved", 0);
         if (b > 0 && isfinite(b)) bytes_moved[k] += b;
     } else if (!strcmp(kind, "io_request")) {
         io_requests += 1;
         struct iowait *w = iow_get(j->id, 1);
         if (!w) return;
-        if (w->early) iow_drop(j->id), hist_add(&io_wait, 0); /* granted at once, before this part heard it */
+        if (w->early) iow_drop(j->id), bucket_add(&io_wait, 0); /* granted at once, before this part heard it */
         else if (!w->since) w->since = now;
     }
 }
@@ -147,7 +147,7 @@ static void metrics_note(const struct job *j, const char *what, const char *l1, 
     } else if (!strcmp(what, "io_grant") && j) {
         io_grants += 1;
         struct iowait *w = iow_get(j->id, 1);
-        if (w && w->since > 0) hist_add(&io_wait, wall() - w->since), iow_drop(j->id);
+        if (w && w->since > 0) bucket_add(&io_wait, wall() - w->since), iow_drop(j->id);
         else if (w) w->early = 1;
     }
 }
