@@ -1,18 +1,20 @@
 #!/bin/sh
 # Constant sparse matrices in the background (issue 26, item 4): a CG whose
 # CSR matrix is registered constant (tests/malleable/cg.c "const":
-# EMPI_Set_flags(EMPI_CONSTANT)) resized 2->4->3 under
-# DUCTILE_REDIST_CONSTANT=nb, wd and thread, with both CSR forms
-# (EMPI_Register_sparse, FlexMPI's int indices; EMPI_Register_csr, 64-bit,
-# balanced by rows and by non-zeros), and 4->2 (a shrink alone), gives the x
-# of a static run bit for bit; the report shows every resize that committed
-# moved its constant data in the background ("+nb", "+wd", "+thread") and
-# that the sources overlapped at least one iteration.  cg.c checks after
-# every control point that kept the size (the resize still pending, or
-# rolled back) that the matrix is the one it had: the same arrays, range and
-# non-zeros.  A background transfer that fails (DUCTILE_TEST_FAIL=bgtransfer)
-# rolls back: the matrix stays as it was (the same checks), the run gives
-# the static result at its old size, and the record names the cause.
+# EMPI_Set_flags(EMPI_CONSTANT)) gives the x of a static run bit for bit
+# when resized 2->4->3 under DUCTILE_REDIST_CONSTANT=nb (EMPI_Register_csr by
+# rows), wd (by non-zeros) and thread (EMPI_Register_sparse, FlexMPI's int
+# indices), shrunk 4->2 (nb, p2p) and expanded 2->3 by Baseline (wd with
+# rma-lock: the matrix's exchanges are MPI_Ialltoallv's of their own then);
+# the report shows every committed resize moved its constant data in the
+# background ("+nb", "+wd", "+thread"; Open MPI 4.1 gives no
+# MPI_THREAD_MULTIPLE: its thread run moves blocking, as the record says) and
+# that the sources overlapped at least one iteration.  After every control
+# point that kept the size (the resize still pending, or rolled back) cg.c
+# checks that the matrix is the one it had: the same arrays, range and
+# non-zeros.  A background transfer that fails (DUCTILE_TEST_FAIL=bgtransfer;
+# 2->4 nb, 4->2 wd) rolls back: the matrix stays as it was (the same checks),
+# the run gives the static result at its old size, the record names the cause.
 set -u
 . "$abs_top_srcdir/tests/malleable/common.sh"
 prog="$abs_top_builddir/tests/malleable/cg"

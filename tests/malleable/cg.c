@@ -65,7 +65,10 @@ static double dot(const double *a, const double *b)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    /* "const": with MPI_THREAD_MULTIPLE, for DUCTILE_REDIST_CONSTANT=thread (Threading needs it) */
+    int provided = 0;
+    if (argc > 4 && strcmp(argv[4], "const") == 0) MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    else MPI_Init(&argc, &argv);
     n = argc > 1 ? atoi(argv[1]) : 500;
     int itmax = argc > 2 ? atoi(argv[2]) : 30;
     const char *mode = argc > 3 ? argv[3] : "rows";
