@@ -184,24 +184,22 @@ static int move_bytes(struct transfer *x, struct reg_item *it, const struct byte
     int n = x->LX.comm_size, me = -1;
     PMPI_Comm_rank(x->LX.comm, &me);
     int v[2] = {ok && chunk_fits_int(xf->sc, xf->sd, n, 1) && chunk_fits_int(xf->rc, xf->rd, n, 1), ok};
-    if (txn_mpi(PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MIN, x->LX.comm)) != MPI_SUCCESS) {
+    if (txn_mpi(PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MIN, x->LX.comm)) != MPI_SUCCESS && ok) {
+        /* it ran (the others have their answer): this process goes the same way, unable to take part */
         snprintf(why, len, "'%s': MPI_Allreduce of the background exchange's form failed", it->d.name);
-        return MOVE_FAILED; /* (an MPI error here ends the resize at its agreement) */
+        ok = 0;
     }
     if (!v[1]) return MOVE_STOPPED;
     /* the item's entry (its first exchange's): adopted or dropped at the switch, forgotten if abandoned */
-    struct nb_entry *e = nb_entry_add(it->d.name, NULL, 0);
+    struct nb_entry *e = ok ? nb_entry_add(it->d.name, NULL, 0) : NULL;
+    if (ok && !e) snprintf(why, len, "out of memory");
     if (e) e->data = first;
-    int group = NB.bg && bg_collective(NB.bg), rc;
-    if (group) {
+    int rc;
+    if (NB.bg && bg_collective(NB.bg)) { /* local: the launch's checkpoint stops every process */
         rc = e ? bg_add_bytes(NB.bg, a2a_kind(v[0]), xf, why, len) : MOVE_FAILED;
-    } else {
+    } else { /* its own checkpoint first */
         struct redist_pending *none = NULL;
         rc = redist_start_bytes(x->LX.comm, a2a_kind(v[0]), xf, e != NULL, e ? &e->p : &none, why, len);
-    }
-    if (!e && rc != MOVE_STOPPED) {
-        snprintf(why, len, "out of memory");
-        rc = MOVE_FAILED;
     }
     if (rc == MOVE_OK)
         for (int c = 0; c < n; c++)
