@@ -7,8 +7,8 @@
 # indices), shrunk 4->2 (nb, p2p) and expanded 2->3 by Baseline (wd with
 # rma-lock: the matrix's exchanges are MPI_Ialltoallv's of their own then);
 # the report shows every committed resize moved its constant data in the
-# background ("+nb", "+wd", "+thread"; Open MPI 4.1 gives no
-# MPI_THREAD_MULTIPLE: its thread run moves blocking, as the record says) and
+# background ("+nb", "+wd", "+thread"; an MPI without
+# MPI_THREAD_MULTIPLE would move the thread run blocking, as its record says) and
 # that the sources overlapped at least one iteration.  After every control
 # point that kept the size (the resize still pending, or rolled back) cg.c
 # checks that the matrix is the one it had: the same arrays, range and
