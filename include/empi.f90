@@ -69,6 +69,12 @@ module empi
        integer(c_int64_t), value :: rows
        integer(c_int) :: c_set_buffer_rows
      end function c_set_buffer_rows
+     function c_set_flags(id, flags) bind(C, name='EMPI_Set_flags')
+       import :: c_char, c_int
+       character(kind=c_char) :: id(*)
+       integer(c_int), value :: flags
+       integer(c_int) :: c_set_flags
+     end function c_set_flags
      subroutine c_deregister(id) bind(C, name='EMPI_Deregister_shared')
        import :: c_char
        character(kind=c_char) :: id(*)
@@ -201,6 +207,12 @@ contains
     integer(c_int64_t), intent(in) :: rows
     EMPI_Set_buffer_rows = c_set_buffer_rows(cstr(id), rows)
   end function EMPI_Set_buffer_rows
+
+  integer(c_int) function EMPI_Set_flags(id, flags)
+    character(len=*), intent(in) :: id
+    integer(c_int), intent(in) :: flags
+    EMPI_Set_flags = c_set_flags(cstr(id), flags)
+  end function EMPI_Set_flags
 
   subroutine EMPI_Deregister_shared(id)
     character(len=*), intent(in) :: id

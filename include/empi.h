@@ -267,6 +267,17 @@ void EMPI_Get_iteration(int *it);
  * knows the size of EMPI_malloc'ed buffers without it.  Returns 0, or -1
  * with a message (unknown or non-distributed item, negative count). */
 int EMPI_Set_buffer_rows(const char *id, int64_t rows);
+/* The flags of a registered item, as EMPI_Register_array takes them:
+ * EMPI_VARIABLE or EMPI_CONSTANT (its data does not change from now on: it
+ * may move in the background, DUCTILE_REDIST_CONSTANT=nb|wd|thread).  For
+ * the items registered without flags: EMPI_Register_sparse and
+ * EMPI_Register_csr matrices, EMPI_Register_vector / _dense arrays.  Call it
+ * after registering, on every process (spawned ones too, before
+ * EMPI_Get_shared: the flag must match).  N-D blocks, custom data, patches
+ * and scalars are refused (they move at the control point).  Returns 0, or
+ * -1 with a message on stderr (unknown item, other kind, other flags, a
+ * resize pending). */
+int EMPI_Set_flags(const char *id, int flags);
 /* A scalar (`count` elements of datatype, replicated; new processes get rank 0's value). */
 int EMPI_Register_scalar(const char *id, void *addr, MPI_Datatype datatype, int count);
 /* 64-bit EMPI_Get_wsize: my block of n rows (EMPI_Monitor_end64 is the

@@ -27,6 +27,7 @@ struct report_fn;
 struct io_phase;
 struct reg_item;
 struct redist_layout;
+struct bytes_xfer;
 
 struct ductile_hooks {
     /* ---- life cycle, in the order src/wrap/runtime.c calls them */
@@ -92,6 +93,16 @@ struct ductile_hooks {
      * fails (custom data: restored from a snapshot taken by data_stage) */
     int (*data_stage)(struct reg_item *it, char *why, size_t len);
     void (*data_unstage)(struct reg_item *it);
+    /* a constant item of such a kind moving in the background (transfer.c, phase XF_BG; sparse
+     * matrices): its small metadata moves now, blocking, its new state is staged (data_commit adopts
+     * it, data_abort drops it) with room for the rest, and *nxf exchanges (src/redist/layout.h), the
+     * same number on every process that did not stop, say what the engine moves into it in the
+     * background; MOVE_OK, MOVE_FAILED, MOVE_STOPPED as data_move */
+    int (*data_bg_start)(struct reg_item *it, const struct redist_layout *L, int method, int ok,
+                         struct bytes_xfer *xf, int *nxf, char *err, size_t errlen);
+    /* such a background transfer was abandoned (the MPI may still write into its buffers): the staged
+     * state is forgotten, its buffers never freed (background.c, nb_abandon) */
+    void (*data_bg_forget)(struct reg_item *it);
     /* the world changed: Cartesian communicators and halos of N-D blocks (empi.c) */
     void (*data_world_changed)(void);
     /* free an item's kind state (registry.c) */

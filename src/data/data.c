@@ -10,6 +10,7 @@
 
 #include "pmpi_exports.h"
 #include "../common/mpierror.h"
+#include "../common/txnfault.h"
 #include "../core/hooks.h"
 
 int data_move(struct reg_item *it, const struct redist_layout *L, int ok, uint64_t *moved, char *err, size_t errlen)
@@ -87,8 +88,27 @@ static int hook_move(struct reg_item *it, const struct redist_layout *L, int met
     return data_move(it, L, ok, moved, err, errlen);
 }
 
+/* A constant item in the background: sparse matrices only (the other kinds move blocking, constant or
+ * not; transfer.c never asks for them). */
+static int hook_bg_start(struct reg_item *it, const struct redist_layout *L, int method, int ok, struct bytes_xfer *xf,
+                         int *nxf, char *err, size_t errlen)
+{
+    *nxf = 0;
+    data_exchange_method(method); /* the metadata's exchange follows the resize's method */
+    if (it->d.kind == REG_SPARSE && it->ext) return sparse_bg_start(it, L, ok, xf, nxf, err, errlen);
+    snprintf(err, errlen, "'%s': this kind does not move in the background", it->d.name);
+    return txn_all_ok(L->comm, 0) ? MOVE_FAILED : MOVE_STOPPED; /* (the checkpoint every mover starts with) */
+}
+
+static void hook_bg_forget(struct reg_item *it)
+{
+    if (it->d.kind == REG_SPARSE) sparse_bg_forget(it);
+}
+
 DUCTILE_REGISTER(data_register)
 {
+    h->data_bg_start = hook_bg_start;
+    h->data_bg_forget = hook_bg_forget;
     h->data_move = hook_move;
     h->data_commit = data_commit;
     h->data_abort = data_abort;

@@ -91,6 +91,10 @@ void ndblock_world_changed(struct reg_item *it);
 void ndblock_free(struct reg_item *it);
 int sparse_move(struct reg_item *it, const struct redist_layout *L, int ok, uint64_t *moved, char *err,
                 size_t errlen);
+/* sparse_bg.c: a constant matrix in the background (the hook data_bg_start, src/core/hooks.h) */
+int sparse_bg_start(struct reg_item *it, const struct redist_layout *L, int ok, struct bytes_xfer *xf, int *nxf,
+                    char *err, size_t errlen);
+void sparse_bg_forget(struct reg_item *it);
 void sparse_commit(struct reg_item *it);
 void sparse_abort(struct reg_item *it);
 void sparse_free(struct reg_item *it);

@@ -99,10 +99,6 @@ static int64_t rowlen(const struct sp_state *s, const void *row, int64_t i)
 }
 
 /* The metadata a move needs (O(processes)), allocated before its first collective. */
-struct sp_meta {
-    int64_t *all, *newrows, *cnt, *byold, *nz, *sp, *rp, *arr;
-};
-
 static int meta_alloc(struct sp_meta *m, int n, int nd, int ns)
 {
     m->all = txn_malloc(3 * (size_t)n * sizeof *m->all);
@@ -116,9 +112,11 @@ static int meta_alloc(struct sp_meta *m, int n, int nd, int ns)
     return m->all && m->newrows && m->cnt && m->byold && m->nz && m->sp && m->rp && m->arr ? 0 : -1;
 }
 
-static void meta_free(struct sp_meta *m)
+void sp_plan_free(struct sp_plan *p)
 {
+    struct sp_meta *m = &p->m;
     free(m->all); free(m->newrows); free(m->cnt); free(m->byold); free(m->nz); free(m->sp); free(m->rp); free(m->arr);
+    memset(m, 0, sizeof *m);
 }
 
 /* Old ranges by old rank: contiguous, in rank order, covering the matrix
@@ -148,114 +146,180 @@ static int check_ranges(const struct sp_state *s, const struct reg_item *it, con
     return 0;
 }
 
-/* After the checkpoint every process takes part in each collective below up
- * to the exchanges, whose agreement stops all when one failed; a process
- * that failed on the way sends zero counts. */
-int sparse_move(struct reg_item *it, const struct redist_layout *L, int ok, uint64_t *moved, char *err,
-                size_t errlen)
+/* After the checkpoint every process takes part in each collective below; a
+ * process that failed on the way (*ok = 0) sends zero counts, and the next
+ * exchange's agreement stops every process. */
+int sp_plan_make(struct reg_item *it, const struct redist_layout *L, int *ok, struct sp_plan *p, char *err,
+                 size_t errlen)
 {
     struct sp_state *s = it->ext;
-    int n = L->comm_size, me = -1;
-    PMPI_Comm_rank(L->comm, &me);
-    sparse_abort(it); /* nothing should be staged; if it were, it is not this resize's */
-    size_t ext = (size_t)it->d.extent, iw = s->wide ? 8 : 4;
-    int rc = MOVE_FAILED;
+    int n = L->comm_size;
+    memset(p, 0, sizeof *p);
+    PMPI_Comm_rank(L->comm, &p->me);
+    p->ext = (size_t)it->d.extent;
+    p->iw = s->wide ? 8 : 4;
     int64_t mine[3] = {-1, 0, 0}; /* old rank, first row, rows; */
     if (L->my_old >= 0) {
         mine[0] = L->my_old;
         mine[1] = s->row0;
         mine[2] = s->rows;
     }
-    struct sp_meta m;
-    memset(&m, 0, sizeof m);
-    char *sb[3] = {NULL, NULL, NULL}, *rb[3] = {NULL, NULL, NULL};
-    void *nrow = NULL, *ncol = NULL, *nval = NULL;
-    if (ok && meta_alloc(&m, n, L->nd, L->ns) != 0) {
+    struct sp_meta *m = &p->m;
+    if (*ok && meta_alloc(m, n, L->nd, L->ns) != 0) {
         snprintf(err, errlen, "'%s': out of memory", it->d.name);
-        ok = 0;
+        *ok = 0;
     }
-    if (!txn_all_ok(L->comm, ok)) { /* the checkpoint */
-        rc = MOVE_STOPPED;
-        goto out;
-    }
-    if (txn_mpi(PMPI_Allgather(mine, 3, MPI_INT64_T, m.all, 3, MPI_INT64_T, L->comm)) != MPI_SUCCESS) {
+    if (!txn_all_ok(L->comm, *ok)) return MOVE_STOPPED; /* the checkpoint */
+    if (txn_mpi(PMPI_Allgather(mine, 3, MPI_INT64_T, m->all, 3, MPI_INT64_T, L->comm)) != MPI_SUCCESS) {
         snprintf(err, errlen, "'%s': MPI_Allgather of the row ranges failed", it->d.name);
-        ok = 0;
+        *ok = 0;
     }
-    if (ok && check_ranges(s, it, L, &m, n, err, errlen) != 0) ok = 0;
+    if (*ok && check_ranges(s, it, L, m, n, err, errlen) != 0) *ok = 0;
     /* non-zero prefix before my rows (in old-rank order: comm order may differ), and the total */
     int64_t my_nnz = L->my_old >= 0 ? s->nnz : 0, pre = 0, total = 0;
-    if (txn_mpi(PMPI_Allgather(&my_nnz, 1, MPI_INT64_T, m.nz, 1, MPI_INT64_T, L->comm)) != MPI_SUCCESS && ok) {
+    if (txn_mpi(PMPI_Allgather(&my_nnz, 1, MPI_INT64_T, m->nz, 1, MPI_INT64_T, L->comm)) != MPI_SUCCESS && *ok) {
         snprintf(err, errlen, "'%s': MPI_Allgather of the non-zeros failed", it->d.name);
-        ok = 0;
+        *ok = 0;
     }
     for (int c = 0; c < n; c++) {
-        total += m.nz[c];
-        if (L->my_old >= 0 && m.all[3 * c] >= 0 && m.all[3 * c] < L->my_old) pre += m.nz[c];
+        total += m->nz[c];
+        if (L->my_old >= 0 && m->all[3 * c] >= 0 && m->all[3 * c] < L->my_old) pre += m->nz[c];
     }
     /* my rows and non-zeros per destination comm rank */
-    int64_t *srow = m.cnt, *snz = m.cnt + n, *rrow = m.cnt + 2 * n, *rnz = m.cnt + 3 * n;
-    if (ok && L->my_old >= 0) {
-        int64_t p = pre;
+    int64_t *srow = m->cnt, *snz = m->cnt + n, *rrow = m->cnt + 2 * n, *rnz = m->cnt + 3 * n;
+    if (*ok && L->my_old >= 0) {
+        int64_t q = pre;
         for (int64_t i = 0; i < s->rows; i++) {
-            int k = owner(s, L->nd, s->row0 + i, p, total);
+            int k = owner(s, L->nd, s->row0 + i, q, total);
             int c = L->new_to_comm[k];
             srow[c]++;
             snz[c] += rowlen(s, it->sp_row, i);
-            m.newrows[k]++;
-            p += rowlen(s, it->sp_row, i);
+            m->newrows[k]++;
+            q += rowlen(s, it->sp_row, i);
         }
     }
-    if (txn_mpi(PMPI_Allreduce(MPI_IN_PLACE, m.newrows, L->nd, MPI_INT64_T, MPI_SUM, L->comm)) != MPI_SUCCESS && ok) {
+    if (txn_mpi(PMPI_Allreduce(MPI_IN_PLACE, m->newrows, L->nd, MPI_INT64_T, MPI_SUM, L->comm)) != MPI_SUCCESS &&
+        *ok) {
         snprintf(err, errlen, "'%s': MPI_Allreduce of the new row counts failed", it->d.name);
-        ok = 0;
+        *ok = 0;
     }
-    for (int c = 0; ok && c < n; c++) { m.sp[2 * c] = srow[c]; m.sp[2 * c + 1] = snz[c]; }
-    if (txn_mpi(PMPI_Alltoall(m.sp, 2, MPI_INT64_T, m.rp, 2, MPI_INT64_T, L->comm)) != MPI_SUCCESS && ok) {
+    for (int c = 0; *ok && c < n; c++) { m->sp[2 * c] = srow[c]; m->sp[2 * c + 1] = snz[c]; }
+    if (txn_mpi(PMPI_Alltoall(m->sp, 2, MPI_INT64_T, m->rp, 2, MPI_INT64_T, L->comm)) != MPI_SUCCESS && *ok) {
         snprintf(err, errlen, "'%s': MPI_Alltoall of the counts failed", it->d.name);
-        ok = 0;
+        *ok = 0;
     }
-    for (int c = 0; c < n; c++) { rrow[c] = m.rp[2 * c]; rnz[c] = m.rp[2 * c + 1]; }
-    /* three exchanges: row lengths (int64), column indices, values; receive in old-rank (= row) order */
-    int64_t *sc[3], *sd[3], *rcn[3], *rd[3];
-    size_t unit[3] = {8, iw, ext};
-    int64_t stot[3] = {0, 0, 0}, rtot[3] = {0, 0, 0};
+    for (int c = 0; c < n; c++) { rrow[c] = m->rp[2 * c]; rnz[c] = m->rp[2 * c + 1]; }
+    /* three exchanges: row lengths (int64), column indices, values; my rows go out in order (destinations
+     * are nondecreasing along them), and arrive in old-rank (= row) order */
+    size_t unit[3] = {8, p->iw, p->ext};
     for (int k = 0; k < 3; k++) {
-        sc[k] = m.arr + (4 * k) * n;
-        sd[k] = m.arr + (4 * k + 1) * n;
-        rcn[k] = m.arr + (4 * k + 2) * n;
-        rd[k] = m.arr + (4 * k + 3) * n;
+        p->sc[k] = m->arr + (4 * k) * n;
+        p->sd[k] = m->arr + (4 * k + 1) * n;
+        p->rc[k] = m->arr + (4 * k + 2) * n;
+        p->rd[k] = m->arr + (4 * k + 3) * n;
         for (int c = 0; c < n; c++) {
-            sc[k][c] = (k == 0 ? srow[c] : snz[c]) * (int64_t)unit[k];
-            rcn[k][c] = (k == 0 ? rrow[c] : rnz[c]) * (int64_t)unit[k];
+            p->sc[k][c] = (k == 0 ? srow[c] : snz[c]) * (int64_t)unit[k];
+            p->rc[k][c] = (k == 0 ? rrow[c] : rnz[c]) * (int64_t)unit[k];
         }
         for (int d = 0; d < L->nd; d++) {
             int c = L->new_to_comm[d];
             if (c < 0) continue;
-            sd[k][c] = stot[k];
-            stot[k] += sc[k][c];
+            p->sd[k][c] = p->stot[k];
+            p->stot[k] += p->sc[k][c];
         }
         for (int r = 0; r < L->ns; r++) {
             int c = L->old_to_comm[r];
             if (c < 0) continue;
-            rd[k][c] = rtot[k];
-            rtot[k] += rcn[k][c];
+            p->rd[k][c] = p->rtot[k];
+            p->rtot[k] += p->rc[k][c];
         }
-        if (ok) sb[k] = txn_malloc(stot[k] ? (size_t)stot[k] : 1);
-        if (ok) rb[k] = txn_malloc(rtot[k] ? (size_t)rtot[k] : 1);
+    }
+    return MOVE_OK;
+}
+
+/* My row lengths, in order (the first exchange's send buffer). */
+void sp_pack_lengths(const struct reg_item *it, int64_t *lens)
+{
+    const struct sp_state *s = it->ext;
+    for (int64_t i = 0; i < s->rows; i++) lens[i] = rowlen(s, it->sp_row, i);
+}
+
+int sp_stage_new(struct reg_item *it, const struct redist_layout *L, struct sp_plan *p, const int64_t *lens,
+                 char *err, size_t errlen)
+{
+    struct sp_state *s = it->ext;
+    int64_t nr = p->rtot[0] / 8, nz = p->rtot[1] / (int64_t)p->iw, r0 = 0;
+    for (int k = 0; k < L->my_new; k++) r0 += p->m.newrows[k];
+    if (!s->wide && nz > 0x7fffffff) {
+        snprintf(err, errlen, "'%s': %lld non-zeros on one process do not fit FlexMPI's int row pointers (use "
+                 "EMPI_Register_csr)", it->d.name, (long long)nz);
+        return -1;
+    }
+    /* EMPI_malloc'ed: freed by Ductile at the next resize, or by the program's EMPI_free */
+    void *nrow = reg_malloc((size_t)(nr + 1) * p->iw, 0);
+    void *ncol = reg_malloc(nz ? (size_t)nz * p->iw : 1, 0);
+    void *nval = reg_malloc(nz ? (size_t)nz * p->ext : 1, 0);
+    if (!nrow || !ncol || !nval) {
+        free_if_owned(nrow);
+        free_if_owned(ncol);
+        free_if_owned(nval);
+        snprintf(err, errlen, "'%s': out of memory", it->d.name);
+        return -1;
+    }
+    int64_t acc = 0;
+    for (int64_t i = 0; i <= nr; i++) {
+        if (s->wide) ((int64_t *)nrow)[i] = acc;
+        else ((int *)nrow)[i] = (int)acc;
+        if (i < nr) acc += lens[i];
+    }
+    /* staged: adopted at the commit (sparse_commit), dropped on a rollback */
+    s->next.row = nrow;
+    s->next.col = ncol;
+    s->next.val = nval;
+    s->next.row0 = r0;
+    s->next.rows = nr;
+    s->next.nnz = nz;
+    s->next.vcounts = p->m.newrows;
+    s->next.nv = L->nd;
+    s->next.set = 1;
+    p->m.newrows = NULL;
+    return 0;
+}
+
+/* The first byte of my rows' column indices and values (the sources of the
+ * second and third exchanges). */
+const void *sp_first(const struct reg_item *it, int val)
+{
+    const struct sp_state *s = it->ext;
+    if (s->rows == 0 || !it->sp_row) return NULL;
+    int64_t first = s->wide ? ((const int64_t *)it->sp_row)[0] : ((const int *)it->sp_row)[0];
+    return val ? (const char *)it->addr + (size_t)first * (size_t)it->d.extent
+               : (const char *)it->sp_col + (size_t)first * (s->wide ? 8 : 4);
+}
+
+int sparse_move(struct reg_item *it, const struct redist_layout *L, int ok, uint64_t *moved, char *err,
+                size_t errlen)
+{
+    sparse_abort(it); /* nothing should be staged; if it were, it is not this resize's */
+    struct sp_plan p;
+    char *sb[3] = {NULL, NULL, NULL}, *rb[3] = {NULL, NULL, NULL};
+    int rc = sp_plan_make(it, L, &ok, &p, err, errlen);
+    if (rc == MOVE_STOPPED) goto out;
+    rc = MOVE_FAILED;
+    for (int k = 0; k < 3; k++) {
+        if (ok) sb[k] = txn_malloc(p.stot[k] ? (size_t)p.stot[k] : 1);
+        if (ok) rb[k] = txn_malloc(p.rtot[k] ? (size_t)p.rtot[k] : 1);
         if (ok && (!sb[k] || !rb[k])) { snprintf(err, errlen, "'%s': out of memory", it->d.name); ok = 0; }
     }
     if (ok && L->my_old >= 0) {
-        /* my rows go out in order: destinations are nondecreasing along my rows */
-        int64_t *lens = (int64_t *)(void *)sb[0];
-        for (int64_t i = 0; i < s->rows; i++) lens[i] = rowlen(s, it->sp_row, i);
-        int64_t first = s->wide ? ((int64_t *)it->sp_row)[0] : ((int *)it->sp_row)[0];
-        memcpy(sb[1], (char *)it->sp_col + (size_t)first * iw, (size_t)s->nnz * iw);
-        memcpy(sb[2], (char *)it->addr + (size_t)first * ext, (size_t)s->nnz * ext);
+        sp_pack_lengths(it, (int64_t *)(void *)sb[0]);
+        const void *c0 = sp_first(it, 0), *v0 = sp_first(it, 1);
+        if (c0) memcpy(sb[1], c0, (size_t)p.stot[1]);
+        if (v0) memcpy(sb[2], v0, (size_t)p.stot[2]);
     }
     /* the first exchange's agreement stops every process when one failed; after it, all three run */
     for (int k = 0; k < 3; k++) {
-        int e = data_alltoallv_bytes(sb[k], sc[k], sd[k], rb[k], rcn[k], rd[k], ok, L->comm, err, errlen);
+        int e = data_alltoallv_bytes(sb[k], p.sc[k], p.sd[k], rb[k], p.rc[k], p.rd[k], ok, L->comm, err, errlen);
         if (e == MOVE_STOPPED) {
             rc = MOVE_STOPPED;
             goto out; /* old arrays intact */
@@ -263,56 +327,25 @@ int sparse_move(struct reg_item *it, const struct redist_layout *L, int ok, uint
         if (e != MOVE_OK) ok = 0;
     }
     if (!ok) goto out;
-    for (int c = 0; c < n; c++)
-        if (c != me) *moved += (uint64_t)(sc[0][c] + sc[1][c] + sc[2][c]);
+    for (int c = 0; c < L->comm_size; c++)
+        if (c != p.me) *moved += (uint64_t)(p.sc[0][c] + p.sc[1][c] + p.sc[2][c]);
     if (L->my_new >= 0) {
-        int64_t nr = rtot[0] / 8, nz = rtot[1] / (int64_t)iw, r0 = 0;
-        for (int k = 0; k < L->my_new; k++) r0 += m.newrows[k];
-        if (!s->wide && nz > 0x7fffffff) {
-            snprintf(err, errlen, "'%s': %lld non-zeros on one process do not fit FlexMPI's int row pointers (use "
-                     "EMPI_Register_csr)", it->d.name, (long long)nz);
-            goto out;
-        }
-        /* EMPI_malloc'ed: freed by Ductile at the next resize, or by the program's EMPI_free */
-        nrow = reg_malloc((size_t)(nr + 1) * iw, 0);
-        ncol = reg_malloc(nz ? (size_t)nz * iw : 1, 0);
-        nval = reg_malloc(nz ? (size_t)nz * ext : 1, 0);
-        if (!nrow || !ncol || !nval) { snprintf(err, errlen, "'%s': out of memory", it->d.name); goto out; }
-        const int64_t *lens = (const int64_t *)(const void *)rb[0];
-        int64_t acc = 0;
-        for (int64_t i = 0; i <= nr; i++) {
-            if (s->wide) ((int64_t *)nrow)[i] = acc;
-            else ((int *)nrow)[i] = (int)acc;
-            if (i < nr) acc += lens[i];
-        }
-        memcpy(ncol, rb[1], (size_t)nz * iw);
-        memcpy(nval, rb[2], (size_t)nz * ext);
-        /* staged: adopted at the commit (sparse_commit), dropped on a rollback */
-        s->next.row = nrow;
-        s->next.col = ncol;
-        s->next.val = nval;
-        s->next.row0 = r0;
-        s->next.rows = nr;
-        s->next.nnz = nz;
-        s->next.vcounts = m.newrows;
-        s->next.nv = L->nd;
-        s->next.set = 1;
-        m.newrows = NULL;
-        nrow = ncol = nval = NULL;
+        if (sp_stage_new(it, L, &p, (const int64_t *)(const void *)rb[0], err, errlen) != 0) goto out;
+        struct sp_state *s = it->ext;
+        memcpy(s->next.col, rb[1], (size_t)p.rtot[1]);
+        memcpy(s->next.val, rb[2], (size_t)p.rtot[2]);
     }
     rc = MOVE_OK;
 out:
     for (int k = 0; k < 3; k++) { free(sb[k]); free(rb[k]); }
-    meta_free(&m);
-    free_if_owned(nrow);
-    free_if_owned(ncol);
-    free_if_owned(nval);
+    sp_plan_free(&p);
     return rc;
 }
 
 void sparse_commit(struct reg_item *it)
 {
     struct sp_state *s = it->ext;
+    if (s) sp_bg_plan_free(s);
     if (!s || !s->next.set) return;
     if (it->owned) free_if_owned(it->addr);
     free_if_owned(it->sp_row);
@@ -337,6 +370,7 @@ void sparse_commit(struct reg_item *it)
 void sparse_abort(struct reg_item *it)
 {
     struct sp_state *s = it->ext;
+    if (s) sp_bg_plan_free(s);
     if (!s || !s->next.set) return;
     free_if_owned(s->next.row);
     free_if_owned(s->next.col);

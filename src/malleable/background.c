@@ -11,7 +11,9 @@
 /* ------------------------------------------------------------------ NB (background) transfer of constant data
  *
  * With DUCTILE_REDIST_CONSTANT=nb, distributed items registered as constant
- * (EMPI_CONSTANT) move with one MPI_Ialltoallv each, started at the resize
+ * (EMPI_CONSTANT; sparse matrices: their column indices and values, their
+ * row lengths having moved at the start, transfer.c) move with one
+ * MPI_Ialltoallv each, started at the resize
  * over a duplicate of the transfer communicator, into new buffers owned by
  * Ductile on the old processes and into the buffers they registered on the
  * spawned ones (nb_entry.in_place: they wait in EMPI_Get_shared until it is
@@ -137,6 +139,10 @@ void nb_finish(int adopt)
     for (int i = 0; i < NB.n; i++) {
         struct nb_entry *e = &NB.e[i];
         struct reg_item *it = reg_find(e->name);
+        if (e->data && it) { /* staged in the item (src/data): adopted, or dropped */
+            if (adopt) DUCTILE_HOOK_VOID(data_commit, (it));
+            else DUCTILE_HOOK_VOID(data_abort, (it));
+        }
         if (!e->has_new || e->in_place) continue; /* a spawned process's own buffer: filled in place */
         if (!it || !adopt) { free(e->dst); continue; } /* deregistered meanwhile, or cancelled */
         if (it->owned && it->addr && it->addr != e->dst) {
@@ -170,6 +176,8 @@ void nb_abandon(void)
         if (NB.e[i].p) __lsan_ignore_object(NB.e[i].p); /* and what it points to (the collective's arguments) */
     }
 #endif
+    for (int i = 0; i < NB.n; i++) /* a general data item's staged buffers too: never freed */
+        if (NB.e[i].data && reg_find(NB.e[i].name)) DUCTILE_HOOK_VOID(data_bg_forget, (reg_find(NB.e[i].name)));
     NB.left_alone = 1; /* the buffers its requests name stay allocated (reg_thaw) */
     if (NB.bg) bg_forget(NB.bg);
     free(NB.e);

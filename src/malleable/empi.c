@@ -136,6 +136,25 @@ int EMPI_Set_buffer_rows(const char *id, int64_t rows)
     return 0;
 }
 
+int EMPI_Set_flags(const char *id, int flags)
+{
+    struct reg_item *it = reg_find(id);
+    int k = it ? it->d.kind : 0;
+    const char *why = !it ? "no item of that name is registered"
+                      : flags != EMPI_VARIABLE && flags != EMPI_CONSTANT ? "flags must be EMPI_VARIABLE or EMPI_CONSTANT"
+                      : reg_frozen() ? "refused while a resize is pending (ductile_constant_pending() returns 1)"
+                      : k != REG_DISTRIBUTED && k != REG_REPLICATED && k != REG_SPARSE
+                          ? "only arrays and sparse matrices can be constant (N-D blocks, custom data, patches and "
+                            "scalars move at the control point: docs/data.md)"
+                          : NULL;
+    if (why) {
+        fprintf(stderr, "ductile: error: EMPI_Set_flags('%s', %d): %s\n", id ? id : "", flags, why);
+        return -1;
+    }
+    it->d.constant = flags == EMPI_CONSTANT;
+    return 0;
+}
+
 int EMPI_Register_scalar(const char *id, void *addr, MPI_Datatype datatype, int count)
 {
     char err[512];

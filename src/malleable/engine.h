@@ -260,6 +260,8 @@ struct nb_entry {
     void *dst;                /* my new buffer (NULL: no new block here) */
     int has_new;
     int in_place;             /* dst is the item's own buffer (a spawned process's): never freed or adopted */
+    int data;                 /* a general data kind's item (sparse): its new state is staged in the item
+                               * (src/data), adopted / dropped through the hook table */
 };
 struct nb_state {
     int active;

@@ -237,6 +237,32 @@ int redist_start(const struct redist_layout *L, int64_t nrows, size_t rowbytes, 
     return MOVE_OK;
 }
 
+int redist_start_bytes(MPI_Comm comm, int kind, const struct bytes_xfer *xf, int ok, struct redist_pending **out,
+                       char *err, size_t errlen)
+{
+    int n = 0;
+    PMPI_Comm_size(comm, &n);
+    *out = NULL;
+    struct redist_pending *p = ok ? txn_calloc(1, sizeof *p) : NULL;
+    if (ok && !p) snprintf(err, errlen, "out of memory");
+    int mine = p && a2a_prepare(&p->args, kind, n, xf->sc, xf->sd, xf->rc, xf->rd, 1, xf->src, xf->dst, err,
+                                errlen) == 0;
+    if (!txn_all_ok(comm, mine)) { /* the checkpoint: a process without its arguments stops everyone */
+        if (mine) a2a_free(&p->args);
+        free(p);
+        return MOVE_STOPPED;
+    }
+    int rc = txn_mpi_req(a2a_run(&p->args, comm, &p->req), &p->req);
+    if (rc != MPI_SUCCESS) {
+        a2a_free(&p->args);
+        free(p);
+        ductile_mpi_failed(rc, "MPI_Ialltoallv", err, errlen);
+        return MOVE_FAILED;
+    }
+    *out = p;
+    return MOVE_OK;
+}
+
 static void pending_free(struct redist_pending *p)
 {
     a2a_free(&p->args);

@@ -38,6 +38,14 @@ int redist_move(const struct redist_layout *L, int method, int64_t nrows, size_t
  * process of L->comm calls it in the same order); the same returns. */
 int redist_start(const struct redist_layout *L, int64_t nrows, size_t rowbytes, const void *src, void *dst, int ok,
                  struct redist_pending **out, uint64_t *moved, char *err, size_t errlen);
+/* Start an exchange of bytes with counts of its own (struct bytes_xfer,
+ * src/redist/layout.h) as a nonblocking collective over comm in the form
+ * `kind` every process agreed on (src/redist/bigcoll.h); its checkpoint
+ * first (collective: every process of comm, in the same order; ok = 0:
+ * this process cannot take part, every process stops).  The same returns
+ * as redist_start. */
+int redist_start_bytes(MPI_Comm comm, int kind, const struct bytes_xfer *xf, int ok, struct redist_pending **out,
+                       char *err, size_t errlen);
 /* Local progress: *done = 1 once complete (p is then freed, also when the
  * result is -1: an injected failure).  0, or -1 on an MPI error. */
 int redist_test(struct redist_pending *p, int *done);

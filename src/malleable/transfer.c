@@ -14,6 +14,8 @@
  * the agreement that follows the transfer. */
 #include "engine.h"
 
+#include "../redist/bigcoll.h"
+
 /* DUCTILE_TEST_FAIL=STEP (for tests only, docs/malleability.md): make one
  * step of a resize fail on purpose -- "spawn" (rank 0's spawn is refused),
  * "alloc" (the last new process cannot allocate its blocks; in a shrink the
@@ -28,13 +30,22 @@ int test_fail(const char *step)
     return f && strcmp(f, step) == 0;
 }
 
+/* 1 for an item that moves in the background when the resize's strategy is
+ * nb, wd or thread: a distributed array or a sparse matrix (src/data, through
+ * the hook table) registered constant.  The other kinds move blocking at the
+ * switch, constant or not (docs/data.md). */
+static int moves_in_background(const struct reg_item *it)
+{
+    return it->d.constant && (it->d.kind == REG_DISTRIBUTED || it->d.kind == REG_SPARSE);
+}
+
 /* 1 when a resize with constant-data strategy nb moves something in the
- * background: some distributed item is registered constant. */
+ * background: some such item is registered. */
 int bg_wanted(int nb)
 {
     if (nb == CONST_BLOCKING) return 0;
     for (int i = 0; i < reg_count(); i++)
-        if (reg_at(i)->d.kind == REG_DISTRIBUTED && reg_at(i)->d.constant) return 1;
+        if (moves_in_background(reg_at(i))) return 1;
     return 0;
 }
 
@@ -158,6 +169,67 @@ static int move_constant(struct transfer *x, struct reg_item *it, char *why, siz
     if (rc == MOVE_OK) {
         x->t.bytes += moved;
         NB.bytes += moved;
+    }
+    return rc;
+}
+
+/* One exchange of a general data item in the background: its form agreed
+ * (with whether every process can take part: collective, also on a process
+ * that failed), then added to the collective group (wd, thread with col or
+ * p2p) or started as an MPI_Ialltoallv of its own (nb; and wd / thread with
+ * a one-sided method, whose group reads block-distributed arrays only). */
+static int move_bytes(struct transfer *x, struct reg_item *it, const struct bytes_xfer *xf, int ok, int first,
+                      char *why, size_t len)
+{
+    int n = x->LX.comm_size, me = -1;
+    PMPI_Comm_rank(x->LX.comm, &me);
+    int v[2] = {ok && chunk_fits_int(xf->sc, xf->sd, n, 1) && chunk_fits_int(xf->rc, xf->rd, n, 1), ok};
+    if (txn_mpi(PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MIN, x->LX.comm)) != MPI_SUCCESS && ok) {
+        /* it ran (the others have their answer): this process goes the same way, unable to take part */
+        snprintf(why, len, "'%s': MPI_Allreduce of the background exchange's form failed", it->d.name);
+        ok = 0;
+    }
+    if (!v[1]) return MOVE_STOPPED;
+    /* the item's entry (its first exchange's): adopted or dropped at the switch, forgotten if abandoned */
+    struct nb_entry *e = ok ? nb_entry_add(it->d.name, NULL, 0) : NULL;
+    if (ok && !e) snprintf(why, len, "out of memory");
+    if (e) e->data = first;
+    int rc;
+    if (NB.bg && bg_collective(NB.bg)) { /* local: the launch's checkpoint stops every process */
+        rc = e ? bg_add_bytes(NB.bg, a2a_kind(v[0]), xf, why, len) : MOVE_FAILED;
+    } else { /* its own checkpoint first */
+        struct redist_pending *none = NULL;
+        rc = redist_start_bytes(x->LX.comm, a2a_kind(v[0]), xf, e != NULL, e ? &e->p : &none, why, len);
+    }
+    if (rc == MOVE_OK)
+        for (int c = 0; c < n; c++)
+            if (c != me) {
+                x->t.bytes += (uint64_t)xf->sc[c];
+                NB.bytes += (uint64_t)xf->sc[c];
+            }
+    return rc;
+}
+
+/* A constant sparse matrix (or another general kind, src/data) in the
+ * background: its metadata moves now, blocking (the kind's data_bg_start:
+ * row lengths; the new arrays are staged in the item, not adopted), then
+ * its exchanges start (move_bytes) into the staged arrays.  Until the switch
+ * the item keeps its old arrays, range and distribution everywhere. */
+static int move_constant_data(struct transfer *x, struct reg_item *it, char *why, size_t len)
+{
+    struct bytes_xfer xf[BYTES_XFER_MAX];
+    int nxf = 0, ok = x->ok;
+    memset(xf, 0, sizeof xf);
+    int rc = DUCTILE_HOOK(data_bg_start, (it, &x->LX, x->method, ok, xf, &nxf, why, len));
+    if (rc == MOVE_STOPPED) return rc;
+    if (rc != MOVE_OK) ok = 0; /* it still takes part in every exchange's agreement, which stops all */
+    for (int k = 0; k < nxf && k < BYTES_XFER_MAX; k++) {
+        char w[TXN_WHY_MAX] = "";
+        int r = move_bytes(x, it, &xf[k], ok, k == 0, w, sizeof w);
+        if (r != MOVE_OK && rc == MOVE_OK) snprintf(why, len, "%s", w); /* the first cause (this process's) */
+        if (r == MOVE_STOPPED) return MOVE_STOPPED; /* every process, together */
+        if (r != MOVE_OK) rc = r;
+        if (r != MOVE_OK) ok = 0;
     }
     return rc;
 }
@@ -306,12 +378,13 @@ static void broadcast(struct transfer *x, struct reg_item *it)
 static void move_item(struct transfer *x, int i)
 {
     struct reg_item *it = reg_at(i);
-    int bgitem = it->d.kind == REG_DISTRIBUTED && it->d.constant;
+    int bgitem = moves_in_background(it);
     if (x->phase == XF_BG && (!bgitem || !x->bg)) return; /* the background start: constant items only */
     if (x->phase == XF_REST && bgitem) return;            /* moved in the background */
     char why[TXN_WHY_MAX] = "";
     if (x->phase == XF_BG) {
-        note(x, move_constant(x, it, why, sizeof why), why);
+        note(x, it->d.kind == REG_DISTRIBUTED ? move_constant(x, it, why, sizeof why)
+                                              : move_constant_data(x, it, why, sizeof why), why);
     } else if (it->d.kind == REG_DISTRIBUTED) {
         note(x, move_rows(x, i, it, why, sizeof why), why);
     } else if (REG_KIND_IS_DATA(it->d.kind)) {

@@ -6,6 +6,7 @@
 #define DUCTILE_REDIST_LAYOUT_H
 
 #include <mpi.h>
+#include <stdint.h>
 
 /* How one mover's part of a transfer went.  Every mover (an array's move in
  * src/malleable/redist.c and persist.c, src/rma/xfer.c, a data kind's in
@@ -30,6 +31,19 @@ struct redist_layout {
     int my_old, my_new;      /* -1 when this process has no old / new rank */
     const int *old_to_comm;  /* [ns] */
     const int *new_to_comm;  /* [nd] */
+};
+
+/* One exchange of bytes with counts and displacements of its own (not a
+ * block-distributed array's): a general data kind's part of a background
+ * transfer (src/data: the column indices or values of a sparse matrix),
+ * started by the engine like the arrays' (src/malleable/transfer.c).  Counts
+ * and displacements in bytes, [comm_size] each, in the transfer
+ * communicator's ranks; src is read and dst written until completion. */
+#define BYTES_XFER_MAX 4 /* exchanges one item starts, at most */
+struct bytes_xfer {
+    const void *src;
+    void *dst;
+    const int64_t *sc, *sd, *rc, *rd;
 };
 
 #endif

@@ -357,20 +357,43 @@ int bg_window(struct bg_group *g, char *err, size_t errlen)
     return 0;
 }
 
+/* Room for one more item: 0, or -1 with a message. */
+static int bg_room(struct bg_group *g, char *err, size_t errlen)
+{
+    if (g->n < g->cap) return 0;
+    int nc = g->cap ? 2 * g->cap : 4;
+    struct item *a = txn_realloc(g->items, (size_t)nc * sizeof *a);
+    if (a) g->items = a;
+    struct a2a_args *b = a ? txn_realloc(g->a2a, (size_t)nc * sizeof *b) : NULL;
+    if (b) g->a2a = b;
+    if (b) g->cap = nc;
+    else snprintf(err, errlen, "out of memory");
+    return b ? 0 : -1;
+}
+
+int bg_collective(const struct bg_group *g) { return g->method == BG_METHOD_COL; }
+
+int bg_add_bytes(struct bg_group *g, int kind, const struct bytes_xfer *xf, char *err, size_t errlen)
+{
+    if (g->method != BG_METHOD_COL || bg_room(g, err, errlen) != 0) {
+        if (g->method != BG_METHOD_COL) snprintf(err, errlen, "bg_add_bytes: not a collective group");
+        return MOVE_FAILED; /* the launch's checkpoint stops every process */
+    }
+    struct item *it = &g->items[g->n];
+    memset(it, 0, sizeof *it);
+    it->win = MPI_WIN_NULL;
+    memset(&g->a2a[g->n], 0, sizeof g->a2a[g->n]);
+    g->n++; /* local only, as bg_add's collective items: the collective starts at the launch */
+    return a2a_prepare(&g->a2a[g->n - 1], kind, g->L.comm_size, xf->sc, xf->sd, xf->rc, xf->rd, 1, xf->src, xf->dst,
+                       err, errlen) == 0 ? MOVE_OK : MOVE_FAILED;
+}
+
 int bg_add(struct bg_group *g, int64_t nrows, size_t rowbytes, const void *src, void *dst, int ok, uint64_t *moved,
            char *err, size_t errlen)
 {
     if (moved) *moved = 0;
     int col = g->method == BG_METHOD_COL;
-    if (ok && g->n == g->cap) {
-        int nc = g->cap ? 2 * g->cap : 4;
-        struct item *a = txn_realloc(g->items, (size_t)nc * sizeof *a);
-        if (a) g->items = a;
-        struct a2a_args *b = a ? txn_realloc(g->a2a, (size_t)nc * sizeof *b) : NULL;
-        if (b) g->a2a = b;
-        if (b) g->cap = nc;
-        else { snprintf(err, errlen, "out of memory"); ok = 0; }
-    }
+    if (ok && bg_room(g, err, errlen) != 0) ok = 0;
     if (!ok && col) return MOVE_FAILED; /* the launch's checkpoint stops every process */
     if (!ok) {
         txn_all_ok(g->L.comm, 0); /* the checkpoint of this item (below on the others) */

@@ -54,6 +54,13 @@ struct bg_group *bg_begin(const struct redist_layout *L, int method, int strateg
 int bg_window(struct bg_group *g, char *err, size_t errlen);
 int bg_add(struct bg_group *g, int64_t nrows, size_t rowbytes, const void *src, void *dst, int ok, uint64_t *moved,
            char *err, size_t errlen);
+/* A collective group (BG_METHOD_COL) also takes exchanges with counts of
+ * their own (struct bytes_xfer: a general data kind's, src/data), in the
+ * form `kind` every process agreed on (src/redist/bigcoll.h), started with
+ * the arrays at the launch in the order added (local: a failure here is
+ * caught by the launch's checkpoint).  bg_collective: 1 for such a group. */
+int bg_collective(const struct bg_group *g);
+int bg_add_bytes(struct bg_group *g, int kind, const struct bytes_xfer *xf, char *err, size_t errlen);
 int bg_launch(struct bg_group *g, int ok, char *err, size_t errlen);
 /* Local progress, never blocks: *done = 1 once this process's part and (WD)
  * the barrier are complete.  Returns 0, or -1 once done when this

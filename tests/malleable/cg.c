@@ -13,13 +13,25 @@
  *
  * After every resize it checks its rows: "rows"/"flex" = its EMPI_Get_wsize
  * block; "nnz" = at most ceil(nnz/P) + the longest row's non-zeros.
- * usage: cg N ITERS flex|rows|nnz    (prints "x hash %016llx ... on P processes") */
+ * With a fourth argument "const" the matrix is registered constant
+ * (EMPI_Set_flags(EMPI_CONSTANT): it moves in the background under
+ * DUCTILE_REDIST_CONSTANT=nb|wd|thread).  After every control point that kept
+ * the size (no resize, one still pending in the background, or one rolled
+ * back) the matrix must be exactly what it was before it: the same arrays,
+ * row range and non-zeros.  It also restarts every 16 iterations with a
+ * new right-hand side (x accumulates), so that x depends on the matrix in
+ * every iteration of a long run, not only until it converged.
+ * A fifth argument: microseconds each iteration sleeps (a loop this fast
+ * otherwise ends before a background transfer's last step, which needs the
+ * spawned processes, asleep between tests, to run).
+ * usage: cg N ITERS flex|rows|nnz [const [US]]   (prints "x hash %016llx ... on P processes") */
 #include <mpi.h>
 #include <empi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int n;
 
@@ -53,11 +65,16 @@ static double dot(const double *a, const double *b)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    /* "const": with MPI_THREAD_MULTIPLE, for DUCTILE_REDIST_CONSTANT=thread (Threading needs it) */
+    int provided = 0;
+    if (argc > 4 && strcmp(argv[4], "const") == 0) MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    else MPI_Init(&argc, &argv);
     n = argc > 1 ? atoi(argv[1]) : 500;
     int itmax = argc > 2 ? atoi(argv[2]) : 30;
     const char *mode = argc > 3 ? argv[3] : "rows";
     int flex = strcmp(mode, "flex") == 0, bal = strcmp(mode, "nnz") == 0 ? EMPI_NNZ : EMPI_ROWS;
+    int constant = argc > 4 && strcmp(argv[4], "const") == 0;
+    long nap_us = argc > 5 ? atol(argv[5]) : 0;
     int rank, size, type, status = EMPI_ACTIVE, it = 0, bad = 0, desp, count;
     MPI_Comm_rank(EMPI_COMM_WORLD, &rank);
     MPI_Comm_size(EMPI_COMM_WORLD, &size);
@@ -93,6 +110,7 @@ int main(int argc, char **argv)
         if (flex) EMPI_Register_sparse("A", NULL, NULL, NULL, MPI_DOUBLE, n, 0);
         else EMPI_Register_csr("A", NULL, NULL, NULL, MPI_DOUBLE, n, 0, 0, bal);
     }
+    if (constant && EMPI_Set_flags("A", EMPI_CONSTANT) != 0) { printf("FAIL: EMPI_Set_flags\n"); bad = 1; }
     EMPI_Register_vector("x", x, MPI_DOUBLE, n, EMPI_SHARED);
     EMPI_Register_vector("r", r, MPI_DOUBLE, n, EMPI_SHARED);
     EMPI_Register_vector("p", p, MPI_DOUBLE, n, EMPI_SHARED);
@@ -106,6 +124,14 @@ int main(int argc, char **argv)
     int resized = type == EMPI_SPAWNED;
     for (; it < itmax; it++) {
         EMPI_Monitor_init();
+        if (nap_us > 0) {
+            struct timespec ts = {nap_us / 1000000, (nap_us % 1000000) * 1000};
+            nanosleep(&ts, NULL);
+        }
+        if (constant && it > 0 && it % 16 == 0) { /* restart (see the header) */
+            for (int i = 0; i < n; i++) r[i] = p[i] = 1.0 + (i + it / 16) % 3;
+            rho = dot(r, r);
+        }
         int64_t row0, rows, nnz;
         EMPI_Get_sparse_rows("A", &row0, &rows, &nnz);
         if (flex) EMPI_Get_addr_sparse("A", (void **)&rp32, (void **)&ci32, (void **)&va);
@@ -144,6 +170,17 @@ int main(int argc, char **argv)
         EMPI_Monitor_end(&rank, &size, it, itmax, NULL, NULL, NULL, NULL, NULL, argv + 1, argv[0]);
         EMPI_Get_status(&status);
         if (status == EMPI_REMOVED) break;
+        if (size == oldsize) { /* no resize here: the matrix is the one before the control point */
+            int64_t r0b, rowsb, nnzb;
+            void *rpb, *cib, *vab;
+            EMPI_Get_sparse_rows("A", &r0b, &rowsb, &nnzb);
+            EMPI_Get_addr_sparse("A", &rpb, &cib, &vab);
+            if (r0b != row0 || rowsb != rows || nnzb != nnz || rpb != (flex ? (void *)rp32 : (void *)rp64) ||
+                cib != (flex ? (void *)ci32 : (void *)ci64) || vab != (void *)va) {
+                printf("FAIL: rank %d: the matrix changed at iteration %d without a resize\n", rank, it);
+                bad = 1;
+            }
+        }
         if (size != oldsize) {
             resized = 1;
             vc = realloc(vc, (size_t)size * sizeof *vc);
