@@ -115,7 +115,7 @@ while time.time() < end and not os.path.exists(stopfile):
         print("fakejob: reported exited %s" % e[1], flush=True)
     it[0] += 1
     if job[0]:
-        request("sample", t=now, iteration=it[0], procs=len(ranks))
+        request("sample", t=now, iteration=it[0], procs=len(ranks), control_point=True)
 if job[0]:
     request("exit", status=0)
     time.sleep(0.2)

@@ -294,7 +294,7 @@ def timeline(path, hold):
         procs = 2 if k < 350 else 4
         io = 0.05 if k % 10 == 0 else 0.0
         _send(f, {"v": 1, "id": 10 + k, "cmd": "sample", "job": j, "t": t0 + k, "iteration": 10 * k, "procs": procs,
-                  "iters": 10, "interval_s": 1.0 if procs == 2 else 0.5, "io_s": io})
+                  "iters": 10, "interval_s": 1.0 if procs == 2 else 0.5, "io_s": io, "control_point": True})
         if k % 10 == 0:
             _send(f, {"v": 1, "id": 5000 + k, "cmd": "event", "job": j, "kind": "io_phase",
                       "details": {"start": t0 + k - 0.05, "duration_s": 0.05, "iteration": 10 * k, "procs": procs}})

@@ -40,7 +40,8 @@ ctl expand "$jb" 2 --at-iteration "$at" && ok "expand job $jb by 2 at iteration 
 ctl expand "$jb" 1 --at-iteration "$((at + 1000000))" > "$T/out" 2> "$T/err"; rc=$?
 cid=$(sed -n 's/.*queued as command \([0-9]*\).*/\1/p' "$T/out")
 [ $rc -eq 0 ] && [ -n "$cid" ] && ok "a second delayed request is queued too: $(cat "$T/out")" || bad "second request: rc $rc $(cat "$T/out" "$T/err")"
-ctl cancel "$jb" "$cid" > /dev/null && wait_until 5 '[ "$(ctl --json list | jget "[j for j in d[\"jobs\"] if j[\"job\"] == '"$jb"'][0][\"pending\"]")" = 2 ]' && ok "the cancelled request's slot was given back" || bad "cancelled request kept its slot"
+# (at most 2: the first request may have run meanwhile on a loaded machine, giving its 2 back too)
+ctl cancel "$jb" "$cid" > /dev/null && wait_until 5 '[ "$(ctl --json list | jget "[j for j in d[\"jobs\"] if j[\"job\"] == '"$jb"'][0][\"pending\"] <= 2")" = True ]' && ok "the cancelled request's slot was given back" || bad "cancelled request kept its slot"
 wait_until 60 '[ "$(job_field '"$jb"' "d[\"procs\"]")" = 4 ]' && ok "job $jb at 4 processes" || bad "job $jb not at 4"
 line=$(grep -h "size 2 -> 4" "$T/a.log" "$T/b.log" | head -1)
 got=$(echo "$line" | sed -n 's/^iteration \([0-9]*\):.*/\1/p')

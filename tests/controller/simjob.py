@@ -158,7 +158,7 @@ class SimJob:
             self.request("event", kind="exited", details={"hosts": e[1]})
         self.it += 10
         self.request("sample", t=now, iteration=self.it, procs=len(self.ranks), iters=10, interval_s=1.0,
-                     compute_s=0.7, comm_s=0.25, io_s=0.05, bytes=123456789, io_calls=3)
+                     compute_s=0.7, comm_s=0.25, io_s=0.05, bytes=123456789, io_calls=3, control_point=True)
 
     def view(self):
         by = {}

@@ -82,7 +82,10 @@ peer unauth_hold "$port" 400 $((30 * ${TEST_TIME_SCALE:-1})) "$T/hold2" > "$T/ho
 hp=$!
 wait_until 20 '[ -s "$T/hold2" ] && [ "$(cut -d" " -f3 "$T/hold2")" -gt 0 ]' && ok "400 wanted: the daemon dropped some ($(cat "$T/hold2"): open, opened, dropped)" ||
   bad "no drop over the limit: $(cat "$T/hold2" 2>/dev/null)"
-tctl list > /dev/null 2>&1 && ok "ductilectl still gets in" || bad "ductilectl locked out"
+# (the flood keeps opening connections: a client among them may be dropped with the oldest on a loaded
+# machine; it gets in within three tries)
+n=0; until tctl list > /dev/null 2>&1; do n=$((n + 1)); [ $n -lt 3 ] || break; sleep 1; done
+[ $n -lt 3 ] && ok "ductilectl still gets in ($((n + 1)) tries)" || bad "ductilectl locked out (3 tries)"
 grep -q "dropped, oldest first" "$T/daemon.log" && ok "$(grep -m1 'oldest first' "$T/daemon.log" | cut -c19-)" || bad "no drop logged"
 touch "$T/hold2.stop"
 wait $hp
