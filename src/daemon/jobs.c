@@ -299,7 +299,15 @@ static json_t *summary_base(const struct jobs *t, const struct job *j, double no
 {
     const struct hsample *last = hist_last(&j->hist);
     double it_time = 0;
-    if (last && last->iters > 0) it_time = last->interval_s / (double)last->iters;
+    if (j->state == JOB_RUNNING || j->state == JOB_DISCONNECTED) {
+        if (last && last->iters > 0) it_time = last->interval_s / (double)last->iters;
+    } else { /* an ended job: its last sample was cut short by the end; the run's mean instead */
+        double s = 0;
+        long long n = 0;
+        for (int k = 0; k < j->hist.n; k++)
+            if (j->hist.v[k].iters > 0) s += j->hist.v[k].interval_s, n += j->hist.v[k].iters;
+        if (n > 0) it_time = s / (double)n;
+    }
     return json_pack("{s:i, s:s, s:I, s:s, s:s, s:i, s:i, s:I, s:f, s:b, s:f, s:o, s:i, s:I}", "job", j->id, "tag", j->tag, "pid",
                      (json_int_t)j->pid, "binary", j->binary, "state", job_state_name(j->state), "procs", j->procs,
                      "pending", j->pending, "iteration", (json_int_t)j->iteration, "iteration_s", it_time, "io_held",
