@@ -398,6 +398,8 @@ int EMPI_Get_block_strides(const char *id, int64_t strides[3]);
  * EMPI_Get_wsize rows.  Returns 0, or -1 with a message on stderr. */
 int EMPI_Register_csr(const char *id, int64_t *rowptr, int64_t *col, void *val, MPI_Datatype datatype, int64_t nrows,
                       int64_t row0, int64_t rows, int balance);
+/* (EMPI_Register_csr items only: one registered with EMPI_Register_sparse has int arrays, get them
+ * with EMPI_Get_addr_sparse; -1 with a message) */
 int EMPI_Get_csr(const char *id, int64_t **rowptr, int64_t **col, void **val, int64_t *row0, int64_t *rows,
                  int64_t *nnz);
 /* The row range of any sparse item (EMPI_Register_sparse or _csr). */

@@ -60,6 +60,11 @@ int EMPI_Get_csr(const char *id, int64_t **rowptr, int64_t **col, void **val, in
 {
     struct reg_item *it = reg_find(id);
     if (!it || it->d.kind != REG_SPARSE || !it->ext) return -1;
+    if (!((const struct sp_state *)it->ext)->wide) { /* int indices: int64_t pointers to them would be wrong */
+        fprintf(stderr, "ductile: error: EMPI_Get_csr('%s'): registered with EMPI_Register_sparse (int row pointers "
+                        "and columns): use EMPI_Get_addr_sparse, and EMPI_Get_sparse_rows for its range\n", id);
+        return -1;
+    }
     if (rowptr) *rowptr = it->sp_row;
     if (col) *col = it->sp_col;
     if (val) *val = it->addr;
