@@ -52,7 +52,7 @@ case "$lib" in
 esac
 echo "library: $lib"
 jrun "expansion 2->3 fails with the cause" 2 2 failed "Error in spawn call" DUCTILE_SCHEDULE=5:+1 &&
-  result "$ONE_HOST" expand fails - "the MPI cannot spawn; the job goes on at its size, its data intact: $(failed_reason "$rep")"
+  result "$ONE_HOST" expand fails - "the MPI cannot spawn; the job goes on at its size, its data intact: $(failed_reason "$rep" | sed "s,of /[^ ]*/,of ,")"
 grep -q "resize 2 -> 3 at iteration 5 failed: MPI_Comm_spawn .*Error in spawn call; continuing with 2 processes" "$tmp/err" ||
   { echo "FAIL: no one-line cause on stderr"; grep "ductile: resize" "$tmp/err"; fail=1; }
 jrun "expansion 2->4, background constant data, fails with the cause" 2 2 failed "Error in spawn call" \
