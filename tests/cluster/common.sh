@@ -48,7 +48,7 @@ cluster_up() {
     export UCX_TLS=${UCX_TLS:-tcp,self} UCX_NET_DEVICES=${UCX_NET_DEVICES:-eth0} # TCP between the namespaces, on their veth (docs/cluster.md)
   fi
   RESULTS="$abs_top_builddir/tests/cluster/results.tsv"
-  export T B="$abs_top_builddir" S="$abs_top_srcdir" PYTHON MPIEXEC MPI_FAMILY scale RESULTS
+  export T B="$abs_top_builddir" S="$abs_top_srcdir" PYTHON MPIEXEC MPI_FAMILY MPI_NAME scale RESULTS
 }
 
 # part INNER NAME SALLOC-ARGS...: the inner script's part NAME in an allocation made on dnode1

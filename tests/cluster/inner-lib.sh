@@ -37,4 +37,4 @@ trap cleanup EXIT
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'; }
 
-. "$S/tests/cluster/results-lib.sh"
+. "$S/tests/results-lib.sh"

@@ -24,7 +24,7 @@
 #         checks that the added hosts are idle once the allocation ends.
 # Environment from slurm.sh: T (work directory), B (build tree), S (source
 # tree), PYTHON, MPIEXEC, MPI_FAMILY, scale, RESULTS (rows of the table of
-# what works where: tests/cluster/results-lib.sh).
+# what works where: tests/results-lib.sh).
 set -u
 part=$1
 fail=0
@@ -62,7 +62,7 @@ trap cleanup EXIT
 # job id of the running job whose binary is $1
 jobid() { ctl --json list | jget '[j["job"] for j in d["jobs"] if j["binary"] == "'"$1"'" and j["state"] == "running"][-1]' 2>/dev/null; }
 
-. "$S/tests/cluster/results-lib.sh"
+. "$S/tests/results-lib.sh"
 if [ "$MPI_FAMILY" = openmpi ]; then PPN1="--map-by ppr:1:node"; else PPN1="-ppn 1"; fi
 
 case $part in

@@ -54,9 +54,9 @@ else
   # the namespaces (tests/cluster/hosts.sh, docs/cluster.md)
   export SLURM_OVERLAP=1 UCX_TLS=${UCX_TLS:-tcp,self} UCX_NET_DEVICES=${UCX_NET_DEVICES:-eth0}
 fi
-# rows of docs/cluster.md's table of what works where (tests/cluster/results-lib.sh)
+# rows of docs/cluster.md's table of what works where (tests/results-lib.sh)
 RESULTS="$abs_top_builddir/tests/cluster/results.tsv"
-export T B="$abs_top_builddir" S="$abs_top_srcdir" PYTHON MPIEXEC MPI_FAMILY scale RESULTS
+export T B="$abs_top_builddir" S="$abs_top_srcdir" PYTHON MPIEXEC MPI_FAMILY MPI_NAME scale RESULTS
 fail=0
 # part NAME SALLOC-ARGS...: the inner part in an allocation made on dnode1
 part() {

@@ -4,11 +4,13 @@
 # processes than free slots), cost estimate, I/O hold/release, --help and exit
 # codes, and the job's exit returning its slots.
 . "$abs_top_srcdir/tests/controller/common.sh"
+. "$abs_top_srcdir/tests/results-lib.sh"
 start_daemon --slots 4
 # I/O every 25 iterations of 20 ms: phases 0.5 s apart, more than two 200 ms samples
 start_job a 2 5000 20 25 "$T/stop-a"
 wait_until 30 '[ "$(ctl --json list | jget "len(d[\"jobs\"])")" = 1 ]' && ok "job registered" || { bad "job did not register"; exit 1; }
-wait_until 20 '[ "$(job_field 1 "len(d[\"history\"]) >= 5")" = True ]' && ok "monitoring samples arrive" || bad "no monitoring samples"
+wait_until 20 '[ "$(job_field 1 "len(d[\"history\"]) >= 5")" = True ]' && ok "monitoring samples arrive" &&
+  result "$ONE_HOST" monitor works - "registers with ductiled, samples (tests/controller/basic.sh)" || bad "no monitoring samples"
 st=$(ctl --json status 1 --history 50)
 echo "$st" | jget '(d["procs"], d["state"], d["binary"], d["slots"])'
 [ "$(echo "$st" | jget 'd["procs"] == 2 and d["state"] == "running" and d["binary"] == "ctl_job"')" = True ] && ok "status: 2 processes, running, ctl_job" || bad "status wrong: $st"

@@ -7,6 +7,7 @@
 # the run's result is byte for byte that of a run nobody folded.
 . "$abs_top_srcdir/tests/controller/common.sh"
 . "$abs_top_srcdir/tests/fold/common.sh"
+. "$abs_top_srcdir/tests/results-lib.sh"
 export DUCTILE_VERBOSE=1
 start_daemon --slots 2
 timeout -k 10 300 $MPIEXEC -n 2 env LD_PRELOAD="$LIBDUCTILE" "$APP" 1000000 20 6 "$T/stop" > "$T/job.log" 2>&1 &
@@ -24,8 +25,10 @@ ctl fold "$j" 0 > /dev/null 2> "$T/err" && bad "fold to 0 cores accepted" || ok 
 ctl fold 99 1 > /dev/null 2> "$T/err" && bad "fold of an unknown job accepted" || ok "fold of an unknown job refused: $(cat "$T/err")"
 
 i0=$(job_field "$j" 'd["iteration"]')
+t0=$(date +%s.%N)
 ctl fold "$j" 1 && ok "fold to 1 core queued" || bad "fold refused"
-wait_until 20 'all_on "$P" "$F"' && ok "every thread of both ranks is pinned to CPU $F" || bad "affinity after fold: $(for p in $P; do cpus_of $p; done)"
+wait_until 20 'all_on "$P" "$F"' && fold_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') &&
+  ok "every thread of both ranks is pinned to CPU $F (${fold_s} s after the command)" || bad "affinity after fold: $(for p in $P; do cpus_of $p; done)"
 [ "$(job_field "$j" 'd["cores"]')" = 1 ] && ok "status: the job holds 1 core" || bad "cores after fold: $(job_field "$j" 'd.get("cores")')"
 [ "$(ctl --json slots | jget 'd["free"]')" = 1 ] && ok "ductiled: 1 slot free while folded" || bad "slots while folded: $(ctl --json slots)"
 set -- $(cpu_window "$P" 2)
@@ -49,4 +52,5 @@ res=$(grep '^RESULT' "$T/job.log")
 iters=$(echo "$res" | sed -n 's/.*iters=\([0-9]*\).*/\1/p')
 ref=$(DUCTILE_CONTROLLER=off timeout -k 10 300 $MPIEXEC -n 2 env LD_PRELOAD="$LIBDUCTILE" "$APP" "$iters" 20 6 2>&1 | grep '^RESULT')
 [ "$ref" = "$res" ] && ok "identical to a run nobody folded" || bad "results differ: folded '$res', reference '$ref'"
+[ $fail = 0 ] && result "$ONE_HOST" fold works "$fold_s" "fold to 1 core and unfold, twice, of a running unmodified program, result as unfolded; seconds: from ductilectl fold to every thread pinned, polled every 0.2 s (tests/fold/unmodified.sh)"
 exit $fail

@@ -9,6 +9,7 @@
 # other malleable tests cover them).
 set -u
 . "$abs_top_srcdir/tests/malleable/common.sh"
+. "$abs_top_srcdir/tests/results-lib.sh"
 prog="$abs_top_builddir/tests/malleable/cjacobi"
 dim=300 its=200
 timeout -k 10 120 $MPIEXEC -n 2 "$prog" $dim $its > "$tmp/ref.out" 2> "$tmp/ref.err" || { echo "FAIL: reference run"; cat "$tmp/ref.err"; exit 1; }
@@ -50,10 +51,12 @@ case "$lib" in
   *) echo "SKIP: $lib can spawn (this test is for MPIs that cannot)"; exit 77 ;;
 esac
 echo "library: $lib"
-jrun "expansion 2->3 fails with the cause" 2 2 failed "Error in spawn call" DUCTILE_SCHEDULE=5:+1
+jrun "expansion 2->3 fails with the cause" 2 2 failed "Error in spawn call" DUCTILE_SCHEDULE=5:+1 &&
+  result "$ONE_HOST" expand fails - "the MPI cannot spawn; the job goes on at its size, its data intact: $(failed_reason "$rep" | sed "s,of /[^ ]*/,of ,")"
 grep -q "resize 2 -> 3 at iteration 5 failed: MPI_Comm_spawn .*Error in spawn call; continuing with 2 processes" "$tmp/err" ||
   { echo "FAIL: no one-line cause on stderr"; grep "ductile: resize" "$tmp/err"; fail=1; }
 jrun "expansion 2->4, background constant data, fails with the cause" 2 2 failed "Error in spawn call" \
   DUCTILE_REDIST_CONSTANT=nb DUCTILE_SCHEDULE=5:+2
-jrun "shrink 3->2 works" 3 2 ok "" DUCTILE_SCHEDULE=5:-1
+jrun "shrink 3->2 works" 3 2 ok "" DUCTILE_SCHEDULE=5:-1 &&
+  result "$ONE_HOST" shrink works "$(r=$(resizes "$rep"); echo "${r#*:}")" "3 -> 2 (no process started), data checked (tests/malleable/nospawn.sh)"
 exit $fail

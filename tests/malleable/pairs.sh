@@ -4,11 +4,20 @@
 # element of every registered array after every resize.
 set -u
 . "$abs_top_srcdir/tests/malleable/common.sh"
+. "$abs_top_srcdir/tests/results-lib.sh"
+# the table's rows (docs/cluster.md, "What works where"): the 2 -> 4 and
+# 4 -> 2 resizes of the merge/col run, their total time in the job's report
+table_rows() {
+  set -- $(resizes "$rep") - - - -
+  result "$ONE_HOST" expand works "${3#*:}" "2 -> 4: spawn, merge, data redistributed and checked (tests/malleable/pairs.sh)"
+  result "$ONE_HOST" shrink works "${4#*:}" "4 -> 2: 2 ranks leave, data redistributed and checked (tests/malleable/pairs.sh)"
+}
 for method in merge baseline; do
   for redist in col p2p; do
     e="DUCTILE_RESIZE_METHOD=$method DUCTILE_REDIST=$redist"
     run "1->2->1 $method $redist" 1 3 1 2 $e DUCTILE_SCHEDULE="0:+1,1:-1"
-    run "2->3->2->4->2 $method $redist" 2 5 2 4 $e DUCTILE_SCHEDULE="0:+1,1:-1,2:+2,3:-2"
+    run "2->3->2->4->2 $method $redist" 2 5 2 4 $e DUCTILE_SCHEDULE="0:+1,1:-1,2:+2,3:-2" &&
+      [ $method = merge ] && [ $redist = col ] && table_rows
     run "4->1 $method $redist" 4 2 1 1 $e DUCTILE_SCHEDULE="0:=1"
     run "3->5->3 $method $redist" 3 3 3 2 $e DUCTILE_SCHEDULE="0:+2,1:-2"
   done
