@@ -66,6 +66,7 @@ ctl --json status 2 | jget 'd["malleable"]' | grep -q False && ok "a plain progr
 out=$(ctl expand 2 1 2>&1); rc=$?
 [ $rc = 1 ] && echo "$out" | grep -q "reached no control point" && ok "its expand refused: $out" || bad "plain program's expand: rc $rc: $out"
 kill "$PID_plain" 2>/dev/null; wait "$PID_plain" 2>/dev/null
+wait_until 30 '[ "$(job_field 2 "d[\"state\"]")" != running ]' || bad "the plain program still listed as running after its end"
 
 # the job ends: exited, slots back
 touch "$T/stop-a"
