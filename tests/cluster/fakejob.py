@@ -53,16 +53,10 @@ def request(cmd, **kw):
     send(kw)
 
 
-def rankset(s):
-    """The ranks of a rank set ("0-511,1024-2047:2", src/common/rankset.h), or of a list."""
-    if not isinstance(s, str):
-        return list(s)
-    out = []
-    for item in filter(None, s.replace(";", ",").split(",")):
-        a, _, rest = item.partition("-")
-        b, _, st = rest.partition(":")
-        out += range(int(a), int(b or a) + 1, int(st or 1))
-    return out
+# the ranks of a rank set ("0-511,1024-2047:2", src/common/rankset.h), or of a list: the simulated
+# job's decoder (tests/controller/simjob.py)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "controller"))
+from simjob import rankset_decode as rankset  # noqa: E402
 
 
 def counts(hs):
