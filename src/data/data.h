@@ -88,6 +88,10 @@ int ndblock_move(struct reg_item *it, const struct redist_layout *L, int ok, uin
 void ndblock_commit(struct reg_item *it);
 void ndblock_abort(struct reg_item *it);
 void ndblock_world_changed(struct reg_item *it);
+/* ndblock_bg.c: a constant N-D block in the background (the hook data_bg_start, src/core/hooks.h) */
+int ndblock_bg_start(struct reg_item *it, const struct redist_layout *L, int ok, struct bytes_xfer *xf, int *nxf,
+                     char *err, size_t errlen);
+void ndblock_bg_forget(struct reg_item *it);
 void ndblock_free(struct reg_item *it);
 int sparse_move(struct reg_item *it, const struct redist_layout *L, int ok, uint64_t *moved, char *err,
                 size_t errlen);
