@@ -111,6 +111,10 @@ void custom_abort(struct reg_item *it);
 void custom_free(struct reg_item *it);
 int patches_move(struct reg_item *it, const struct redist_layout *L, int ok, uint64_t *moved, char *err,
                  size_t errlen);
+/* patches_bg.c / patches.c: a constant patch set in the background (the hook data_bg_start) */
+int patches_bg_start(struct reg_item *it, const struct redist_layout *L, int ok, struct bytes_xfer *xf, int *nxf,
+                     char *err, size_t errlen);
+void patches_bg_forget(struct reg_item *it);
 void patches_commit(struct reg_item *it);
 void patches_abort(struct reg_item *it);
 void patches_free(struct reg_item *it);

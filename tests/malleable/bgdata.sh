@@ -1,9 +1,10 @@
 #!/bin/sh
-# Constant N-D blocks in the background (issue 26, item 4): a periodic
-# diffusion stencil whose coefficient field is an N-D block registered
-# constant (tests/malleable/ndconst.c: EMPI_Set_flags(EMPI_CONSTANT)), the
-# field itself a variable block on the same grid, gives the hash of a static
-# run (global u and k, bit for bit) and of the blocking move
+# Constant N-D blocks and patch sets in the background (issue 26, item 4): a
+# periodic diffusion stencil whose coefficient field is an N-D block
+# registered constant (tests/malleable/bgdata.c: EMPI_Set_flags(EMPI_CONSTANT)),
+# the field itself a variable block on the same grid, with a constant patch
+# set beside them, gives the hash of a static run (the global field,
+# coefficients and patch set, bit for bit) and of the blocking move
 # (DUCTILE_REDIST_CONSTANT=blocking) when resized 3->5->2 under nb, wd and
 # thread, with Ductile's arrays and with the program's storage
 # (EMPI_Register_block_storage, padded rows whose sentinel must never
@@ -11,9 +12,11 @@
 # moved its constant data in the background ("+nb", "+wd", "+thread"; an MPI
 # without MPI_THREAD_MULTIPLE would move the thread run blocking, as its
 # record says) and that the sources overlapped at least one iteration.  At
-# every control point ndconst.c checks every cell of the coefficient field,
-# halos included, and that a control point that kept the size (the resize
-# pending, or rolled back) left both blocks the arrays they were.  A
+# every control point bgdata.c checks every cell of the coefficient field,
+# halos included, and every element of its patches (and their balanced
+# counts), and that a control point that kept the size (the resize pending,
+# or rolled back) left the blocks and the patches the arrays they were
+# (EMPI_Repartition is refused while the transfer is pending).  A
 # background transfer that fails (DUCTILE_TEST_FAIL=bgtransfer: 3->5 nb,
 # 5->2 wd with the program's storage) rolls back: the blocks stay as they
 # were (the same checks; the program's arrays: exactly two live again), the
@@ -22,7 +25,7 @@
 # control point).
 set -u
 . "$abs_top_srcdir/tests/malleable/common.sh"
-prog="$abs_top_builddir/tests/malleable/ndconst"
+prog="$abs_top_builddir/tests/malleable/bgdata"
 # 120 iterations of 2 ms at least (a Wait Drains transfer completes at the control point after its
 # MPI_Ibarrier did, which needs the spawned processes, asleep between tests, to run)
 n=40 its=120 us=2000

@@ -1,4 +1,5 @@
-/* ndconst.c -- a constant N-D block in the background (issue 26, item 4):
+/* bgdata.c -- constant N-D blocks and patch sets in the background (issue 26,
+ * item 4):
  * a 2-D periodic diffusion stencil whose coefficient field "k" is an N-D
  * block registered constant (EMPI_Set_flags(EMPI_CONSTANT): it moves in the
  * background under DUCTILE_REDIST_CONSTANT=nb|wd|thread) and whose field
@@ -17,11 +18,22 @@
  * arrays are the program's (EMPI_Register_block_storage, rows padded by 3
  * cells holding a sentinel that must never change): exactly 2 live when no
  * transfer is pending, at most 3 while one is (k's new array is allocated at
- * the resize's start).  At the end rank 0 prints "hash H on P processes"
- * over the global u and k (the same whatever the sizes), "BAD" when a check
+ * the resize's start).
+ *
+ * Besides them a constant patch set "p" (EMPI_Register_patches, 2-D, the
+ * same grid, patches of 7 x 5, balanced, the cost estimate's scheme) holds
+ * v(i, j) = i * (N + 7) + j: repartitioned from its blocks once at the start
+ * (EMPI_Repartition), then moved only by the resizes.  At every control point
+ * every element of every patch this process holds is checked (and the
+ * balanced counts); after one that kept the size the patches are the same
+ * arrays (the same list, the same addresses); EMPI_Repartition is refused
+ * while a transfer is pending.
+ *
+ * At the end rank 0 prints "hash H on P processes" over the global u, k and
+ * p (the same whatever the sizes), "BAD" when a check
  * failed anywhere, and "pending at N control points" (how many control points
  * it saw with a background transfer pending).
- * usage: ndconst N ITERS [US]   (grid N x (N+7); US: microseconds each iteration sleeps) */
+ * usage: bgdata N ITERS [US]   (grid N x (N+7); US: microseconds each iteration sleeps) */
 #include <mpi.h>
 #include <empi.h>
 #include <ductile.h>
@@ -185,6 +197,65 @@ static double *global_of(const EMPI_Block *b)
     return all;
 }
 
+static double pval(int i, int j) { return (double)i * G[1] + j; }
+
+/* every element of my patches and the balanced counts; 1 when something is wrong */
+static int check_patches(const char *when, int it)
+{
+    int n = 0, bad = 0;
+    EMPI_Patch *q = NULL;
+    if (EMPI_Get_patches("p", &n, &q) != 0) n = -1;
+    for (int x = 0; x < n && !bad; x++) {
+        const double *a = q[x].addr;
+        for (int i = 0; i < q[x].size[0] && !bad; i++)
+            for (int j = 0; j < q[x].size[1] && !bad; j++) {
+                double want = pval(q[x].lo[0] + i, q[x].lo[1] + j);
+                if (memcmp(&a[(size_t)i * q[x].size[1] + j], &want, sizeof want)) bad = 1;
+            }
+    }
+    int m = (G[0] + 6) / 7 * ((G[1] + 4) / 5);
+    if (n < m / size_ || n > m / size_ + 1) bad = 1;
+    if (bad) printf("FAIL: rank %d of %d (%s, iteration %d): patches wrong (%d held)\n", rank_, size_, when, it, n);
+    return bad;
+}
+
+/* The global patch set on rank 0 (NULL elsewhere). */
+static double *global_patches(void)
+{
+    int n = 0;
+    EMPI_Patch *q = NULL;
+    EMPI_Get_patches("p", &n, &q);
+    double *all = rank_ ? NULL : calloc((size_t)G[0] * G[1], sizeof *all);
+    for (int r = 0; r < size_; r++) {
+        int cnt = rank_ == r ? n : 0;
+        if (r && rank_ == r) MPI_Send(&cnt, 1, MPI_INT, 0, 3, EMPI_COMM_WORLD);
+        if (r && rank_ == 0) MPI_Recv(&cnt, 1, MPI_INT, r, 3, EMPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (rank_ != r && rank_ != 0) continue;
+        for (int x = 0; x < cnt; x++) {
+            int h[4] = {0, 0, 0, 0};
+            double *buf = NULL;
+            if (rank_ == r) {
+                h[0] = q[x].lo[0]; h[1] = q[x].lo[1]; h[2] = q[x].size[0]; h[3] = q[x].size[1];
+                buf = q[x].addr;
+            }
+            if (r) {
+                if (rank_ == r) {
+                    MPI_Send(h, 4, MPI_INT, 0, 4, EMPI_COMM_WORLD);
+                    MPI_Send(buf, h[2] * h[3], MPI_DOUBLE, 0, 5, EMPI_COMM_WORLD);
+                    continue;
+                }
+                MPI_Recv(h, 4, MPI_INT, r, 4, EMPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                buf = malloc(((size_t)h[2] * h[3] + 1) * sizeof *buf);
+                MPI_Recv(buf, h[2] * h[3], MPI_DOUBLE, r, 5, EMPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            }
+            for (int i = 0; i < h[2]; i++)
+                for (int j = 0; j < h[3]; j++) all[(size_t)(h[0] + i) * G[1] + h[1] + j] = buf[(size_t)i * h[3] + j];
+            if (r) free(buf);
+        }
+    }
+    return all;
+}
+
 static int reg(const char *id, int f, EMPI_Block *b)
 {
     static const int halo[2] = {1, 1}, periods[2] = {1, 1};
@@ -208,7 +279,10 @@ int main(int argc, char **argv)
     MPI_Comm_rank(EMPI_COMM_WORLD, &rank_);
     MPI_Comm_size(EMPI_COMM_WORLD, &size_);
     EMPI_Block k, u;
-    if (reg("k", 0, &k) || reg("u", 1, &u)) MPI_Abort(MPI_COMM_WORLD, 1);
+    static const int psz[2] = {7, 5};
+    if (reg("k", 0, &k) || reg("u", 1, &u) ||
+        EMPI_Register_patches("p", MPI_DOUBLE, 2, G, psz, EMPI_PLACE_BALANCED, EMPI_COMM_AUTO) != 0)
+        MPI_Abort(MPI_COMM_WORLD, 1);
     EMPI_Get_type(&type);
     if (type != EMPI_SPAWNED) {
         double *pk = k.addr, *pu = u.addr;
@@ -220,15 +294,23 @@ int main(int argc, char **argv)
             }
         exchange(&k, pk); /* k's halos: this once; after a resize they are Ductile's */
         exchange(&u, pu);
+        EMPI_Block pb;
+        if (EMPI_Get_patch_block("p", &pb) != 0) MPI_Abort(MPI_COMM_WORLD, 1);
+        double *a = pb.addr;
+        for (int i = 0; i < pb.subsizes[0]; i++)
+            for (int j = 0; j < pb.subsizes[1]; j++)
+                a[(size_t)i * pb.subsizes[1] + j] = pval(pb.starts[0] + i, pb.starts[1] + j);
+        if (EMPI_Repartition("p") != 0) MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    if (EMPI_Set_flags("k", EMPI_CONSTANT) != 0) MPI_Abort(MPI_COMM_WORLD, 1);
+    if (EMPI_Set_flags("k", EMPI_CONSTANT) != 0 || EMPI_Set_flags("p", EMPI_CONSTANT) != 0)
+        MPI_Abort(MPI_COMM_WORLD, 1);
     if (type == EMPI_SPAWNED) {
         EMPI_Get_shared(&it);
         refresh("k", 0, &k);
         refresh("u", 1, &u);
-        bad |= check(&k, &u, "spawned", it);
+        bad |= check(&k, &u, "spawned", it) | check_patches("spawned", it);
     } else {
-        bad |= check(&k, &u, "start", 0);
+        bad |= check(&k, &u, "start", 0) | check_patches("start", 0);
     }
     struct timespec nap = {0, nap_us * 1000};
     for (; it < itmax; it++) {
@@ -237,12 +319,24 @@ int main(int argc, char **argv)
         if (nap_us) nanosleep(&nap, NULL);
         int oldsize = size_;
         EMPI_Block k0 = k, u0 = u;
+        int np0 = 0;
+        EMPI_Patch *p0 = NULL;
+        EMPI_Get_patches("p", &np0, &p0);
+        void *a0 = np0 > 0 ? p0[0].addr : NULL;
         EMPI_Monitor_end(&rank_, &size_, it, itmax, NULL, NULL, NULL, NULL, NULL, argv + 1, argv[0]);
         EMPI_Get_status(&status);
         if (status == EMPI_REMOVED) break;
         refresh("k", 0, &k);
         refresh("u", 1, &u);
-        if (ductile_constant_pending()) npending++;
+        if (ductile_constant_pending()) {
+            npending++;
+            /* a repartition would lose the resize's packed fragments: refused (on every old process alike) */
+            if (npending == 1 && EMPI_Repartition("p") != -1) {
+                printf("FAIL: rank %d of %d (iteration %d): EMPI_Repartition accepted while pending\n", rank_, size_,
+                       it);
+                bad = 1;
+            }
+        }
         if (size_ == oldsize &&
             (k.addr != k0.addr || u.addr != u0.addr || k.starts[0] != k0.starts[0] || k.starts[1] != k0.starts[1] ||
              k.subsizes[0] != k0.subsizes[0] || k.subsizes[1] != k0.subsizes[1] || k.comm != k0.comm)) {
@@ -253,19 +347,27 @@ int main(int argc, char **argv)
             printf("FAIL: rank %d of %d (iteration %d): resized: k not a new array on u's grid\n", rank_, size_, it);
             bad = 1;
         }
+        int np1 = 0;
+        EMPI_Patch *p1 = NULL;
+        EMPI_Get_patches("p", &np1, &p1);
+        if (size_ == oldsize && (np1 != np0 || p1 != p0 || (np1 > 0 && p1[0].addr != a0))) {
+            printf("FAIL: rank %d of %d (iteration %d): the size stayed, the patches changed\n", rank_, size_, it);
+            bad = 1;
+        }
         bad |= check(&k, &u, size_ == oldsize ? "kept" : "resized", it);
+        bad |= check_patches(size_ == oldsize ? "kept" : "resized", it);
     }
     if (status != EMPI_REMOVED) {
-        bad |= check(&k, &u, "end", it);
-        double *gu = global_of(&u), *gk = global_of(&k);
+        bad |= check(&k, &u, "end", it) | check_patches("end", it);
+        double *gu = global_of(&u), *gk = global_of(&k), *gp = global_patches();
         int anybad = 0, maxpending = 0;
         MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, EMPI_COMM_WORLD);
         MPI_Allreduce(&npending, &maxpending, 1, MPI_INT, MPI_MAX, EMPI_COMM_WORLD);
         if (rank_ == 0) {
             uint64_t h = 1469598103934665603ULL;
             for (size_t x = 0; x < (size_t)G[0] * G[1]; x++)
-                for (int f = 0; f < 2; f++) {
-                    const unsigned char *p = (const unsigned char *)(f ? &gk[x] : &gu[x]);
+                for (int f = 0; f < 3; f++) {
+                    const unsigned char *p = (const unsigned char *)(f == 2 ? &gp[x] : f ? &gk[x] : &gu[x]);
                     for (size_t y = 0; y < sizeof(double); y++) h = (h ^ p[y]) * 1099511628211ULL;
                 }
             printf("hash %016llx on %d processes, pending at %d control points%s\n", (unsigned long long)h, size_,
@@ -273,6 +375,7 @@ int main(int argc, char **argv)
         }
         free(gu);
         free(gk);
+        free(gp);
         if (storage) {
             EMPI_free(NULL, "u"); /* deregistered; the arrays are ours */
             EMPI_free(NULL, "k");
