@@ -88,8 +88,8 @@ static int hook_move(struct reg_item *it, const struct redist_layout *L, int met
     return data_move(it, L, ok, moved, err, errlen);
 }
 
-/* A constant item in the background: sparse matrices, N-D blocks and patch sets (the other kinds move
- * blocking, constant or not; transfer.c never asks for them). */
+/* A constant item of a general kind in the background: sparse matrices, N-D blocks, patch sets and
+ * custom data (transfer.c asks for no other kind). */
 static int hook_bg_start(struct reg_item *it, const struct redist_layout *L, int method, int ok, struct bytes_xfer *xf,
                          int *nxf, char *err, size_t errlen)
 {
@@ -98,6 +98,7 @@ static int hook_bg_start(struct reg_item *it, const struct redist_layout *L, int
     if (it->d.kind == REG_SPARSE && it->ext) return sparse_bg_start(it, L, ok, xf, nxf, err, errlen);
     if (it->d.kind == REG_NDBLOCK && it->ext) return ndblock_bg_start(it, L, ok, xf, nxf, err, errlen);
     if (it->d.kind == REG_PATCHES && it->ext) return patches_bg_start(it, L, ok, xf, nxf, err, errlen);
+    if (it->d.kind == REG_CUSTOM && it->ext) return custom_bg_start(it, L, ok, xf, nxf, err, errlen);
     snprintf(err, errlen, "'%s': this kind does not move in the background", it->d.name);
     return txn_all_ok(L->comm, 0) ? MOVE_FAILED : MOVE_STOPPED; /* (the checkpoint every mover starts with) */
 }
@@ -107,6 +108,7 @@ static void hook_bg_forget(struct reg_item *it)
     if (it->d.kind == REG_SPARSE) sparse_bg_forget(it);
     if (it->d.kind == REG_NDBLOCK) ndblock_bg_forget(it);
     if (it->d.kind == REG_PATCHES) patches_bg_forget(it);
+    if (it->d.kind == REG_CUSTOM) custom_bg_forget(it);
 }
 
 DUCTILE_REGISTER(data_register)

@@ -104,6 +104,10 @@ void sparse_abort(struct reg_item *it);
 void sparse_free(struct reg_item *it);
 int custom_move(struct reg_item *it, const struct redist_layout *L, int ok, uint64_t *moved, char *err,
                 size_t errlen);
+/* custom.c: constant custom data in the background (the hook data_bg_start) */
+int custom_bg_start(struct reg_item *it, const struct redist_layout *L, int ok, struct bytes_xfer *xf, int *nxf,
+                    char *err, size_t errlen);
+void custom_bg_forget(struct reg_item *it);
 int custom_stage(struct reg_item *it, char *why, size_t len);
 void custom_unstage(struct reg_item *it);
 void custom_commit(struct reg_item *it);

@@ -31,13 +31,14 @@ int test_fail(const char *step)
 }
 
 /* 1 for an item that moves in the background when the resize's strategy is
- * nb, wd or thread: a distributed array, a sparse matrix, an N-D block or
- * a patch set (src/data, through the hook table) registered constant.  The other kinds
- * move blocking at the switch, constant or not (docs/data.md). */
+ * nb, wd or thread: a distributed array or an item of a general kind (a
+ * sparse matrix, an N-D block, a patch set or custom data: src/data,
+ * through the hook table) registered constant.  Replicated items and
+ * scalars move blocking at the switch, constant or not (docs/data.md). */
 static int moves_in_background(const struct reg_item *it)
 {
     int k = it->d.kind;
-    return it->d.constant && (k == REG_DISTRIBUTED || k == REG_SPARSE || k == REG_NDBLOCK || k == REG_PATCHES);
+    return it->d.constant && (k == REG_DISTRIBUTED || REG_KIND_IS_DATA(k));
 }
 
 /* 1 when a resize with constant-data strategy nb moves something in the

@@ -1,5 +1,5 @@
-/* bgdata.c -- constant N-D blocks and patch sets in the background (issue 26,
- * item 4):
+/* bgdata.c -- constant N-D blocks, patch sets and custom data in the
+ * background (issue 26, item 4):
  * a 2-D periodic diffusion stencil whose coefficient field "k" is an N-D
  * block registered constant (EMPI_Set_flags(EMPI_CONSTANT): it moves in the
  * background under DUCTILE_REDIST_CONSTANT=nb|wd|thread) and whose field
@@ -14,7 +14,7 @@
  * that kept the size (no resize, one still pending in the background, or
  * one rolled back) k and u are the arrays they were, on the same grid
  * position; after one that changed it, k's halos were filled by Ductile (the
- * program never exchanges k's halos after the start).  NDCONST_STORAGE=1: the
+ * program never exchanges k's halos after the start).  BGDATA_STORAGE=1: the
  * arrays are the program's (EMPI_Register_block_storage, rows padded by 3
  * cells holding a sentinel that must never change): exactly 2 live when no
  * transfer is pending, at most 3 while one is (k's new array is allocated at
@@ -29,8 +29,16 @@
  * arrays (the same list, the same addresses); EMPI_Repartition is refused
  * while a transfer is pending.
  *
- * At the end rank 0 prints "hash H on P processes" over the global u, k and
- * p (the same whatever the sizes), "BAD" when a check
+ * And constant custom data "r" (EMPI_Register_custom): R = 5 N + 3 records
+ * {gid, value}, block-distributed by gid (rank order), in an array the
+ * callbacks replace (unpack of old rank 0 frees it).  At every control point
+ * the records are exactly this process's block, values bit for bit; while a
+ * transfer is pending, the same array.  BGDATA_UNPACK_FAIL=1: rank 0's unpack
+ * fails for the last old rank of the first resize (at the switch): rolled
+ * back, the records restored from the snapshot.
+ *
+ * At the end rank 0 prints "hash H on P processes" over the global u, k, p
+ * and r (the same whatever the sizes), "BAD" when a check
  * failed anywhere, and "pending at N control points" (how many control points
  * it saw with a background transfer pending).
  * usage: bgdata N ITERS [US]   (grid N x (N+7); US: microseconds each iteration sleeps) */
@@ -256,6 +264,93 @@ static double *global_patches(void)
     return all;
 }
 
+/* ---- custom data "r": records {gid, value} of R = 5 * N + 3, block-distributed by gid, in a growing array */
+struct rec {
+    int64_t gid;
+    double v;
+};
+static struct rec *recs;
+static int nrecs, nrec_total, unpack_fail, resizes_seen;
+static double rval(int64_t gid) { return (double)gid * 0.5 + 1.0; }
+static int owner(int64_t gid, int P)
+{
+    int64_t b = nrec_total / P, rem = nrec_total % P;
+    return gid < rem * (b + 1) ? (int)(gid / (b + 1)) : (int)(rem + (gid - rem * (b + 1)) / b);
+}
+static int64_t r_size(void *user, int nr, int ns)
+{
+    (void)user;
+    int64_t c = 0;
+    for (int x = 0; x < nrecs; x++) c += owner(recs[x].gid, ns) == nr;
+    return c * (int64_t)sizeof(struct rec);
+}
+static int r_pack(void *user, int nr, int ns, void *buf, int64_t bytes)
+{
+    (void)user;
+    char *o = buf;
+    for (int x = 0; x < nrecs; x++)
+        if (owner(recs[x].gid, ns) == nr) {
+            memcpy(o, &recs[x], sizeof recs[x]);
+            o += sizeof recs[x];
+        }
+    return o - (char *)buf == bytes ? 0 : -1;
+}
+static int r_unpack(void *user, int orank, int osize, const void *buf, int64_t bytes)
+{
+    (void)user;
+    if (orank == 0) { /* the first old rank: the old data goes (it is packed already) */
+        free(recs);
+        recs = NULL;
+        nrecs = 0;
+        resizes_seen += osize > 1;
+    }
+    if (unpack_fail && rank_ == 0 && resizes_seen == 1 && osize > 1 && orank == osize - 1) return -1;
+    int add = (int)(bytes / (int64_t)sizeof(struct rec));
+    struct rec *g = realloc(recs, (size_t)(nrecs + add + 1) * sizeof *g);
+    if (!g) return -1;
+    recs = g;
+    memcpy(recs + nrecs, buf, (size_t)bytes);
+    nrecs += add;
+    return 0;
+}
+/* my records: exactly my block's gids in order, each value bit for bit; 1 when something is wrong */
+static int check_recs(const char *when, int it)
+{
+    int64_t b = nrec_total / size_, rem = nrec_total % size_;
+    int64_t lo = rank_ * b + (rank_ < rem ? rank_ : rem), cnt = b + (rank_ < rem);
+    int bad = nrecs != cnt;
+    for (int x = 0; x < nrecs && !bad; x++) {
+        double want = rval(lo + x);
+        bad = recs[x].gid != lo + x || memcmp(&recs[x].v, &want, sizeof want) != 0;
+    }
+    if (bad) printf("FAIL: rank %d of %d (%s, iteration %d): custom records wrong (%d held)\n", rank_, size_, when, it,
+                    nrecs);
+    return bad;
+}
+/* the record values in gid order on rank 0 (NULL elsewhere) */
+static double *global_recs(void)
+{
+    double *all = rank_ ? NULL : calloc((size_t)nrec_total, sizeof *all);
+    for (int r = 0; r < size_; r++) {
+        int cnt = nrecs;
+        struct rec *buf = recs;
+        if (r && rank_ == r) {
+            MPI_Send(&cnt, 1, MPI_INT, 0, 6, EMPI_COMM_WORLD);
+            MPI_Send(recs, cnt * (int)sizeof *recs, MPI_BYTE, 0, 7, EMPI_COMM_WORLD);
+        }
+        if (rank_) continue;
+        if (r) {
+            MPI_Recv(&cnt, 1, MPI_INT, r, 6, EMPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            buf = malloc(((size_t)cnt + 1) * sizeof *buf);
+            MPI_Recv(buf, cnt * (int)sizeof *buf, MPI_BYTE, r, 7, EMPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+        for (int x = 0; x < cnt; x++)
+            if (buf[x].gid >= 0 && buf[x].gid < nrec_total) all[buf[x].gid] = buf[x].v;
+        if (r) free(buf);
+    }
+    return all;
+}
+
 static int reg(const char *id, int f, EMPI_Block *b)
 {
     static const int halo[2] = {1, 1}, periods[2] = {1, 1};
@@ -275,13 +370,16 @@ int main(int argc, char **argv)
     int type, status = EMPI_ACTIVE, it = 0, bad = 0, npending = 0;
     G[0] = n;
     G[1] = n + 7;
-    storage = getenv("NDCONST_STORAGE") && atoi(getenv("NDCONST_STORAGE"));
+    storage = getenv("BGDATA_STORAGE") && atoi(getenv("BGDATA_STORAGE"));
+    unpack_fail = getenv("BGDATA_UNPACK_FAIL") && atoi(getenv("BGDATA_UNPACK_FAIL"));
+    nrec_total = 5 * n + 3;
     MPI_Comm_rank(EMPI_COMM_WORLD, &rank_);
     MPI_Comm_size(EMPI_COMM_WORLD, &size_);
     EMPI_Block k, u;
     static const int psz[2] = {7, 5};
     if (reg("k", 0, &k) || reg("u", 1, &u) ||
-        EMPI_Register_patches("p", MPI_DOUBLE, 2, G, psz, EMPI_PLACE_BALANCED, EMPI_COMM_AUTO) != 0)
+        EMPI_Register_patches("p", MPI_DOUBLE, 2, G, psz, EMPI_PLACE_BALANCED, EMPI_COMM_AUTO) != 0 ||
+        EMPI_Register_custom("r", r_size, r_pack, r_unpack, NULL) != 0)
         MPI_Abort(MPI_COMM_WORLD, 1);
     EMPI_Get_type(&type);
     if (type != EMPI_SPAWNED) {
@@ -301,16 +399,22 @@ int main(int argc, char **argv)
             for (int j = 0; j < pb.subsizes[1]; j++)
                 a[(size_t)i * pb.subsizes[1] + j] = pval(pb.starts[0] + i, pb.starts[1] + j);
         if (EMPI_Repartition("p") != 0) MPI_Abort(MPI_COMM_WORLD, 1);
+        int64_t b = nrec_total / size_, rem = nrec_total % size_;
+        int64_t lo = rank_ * b + (rank_ < rem ? rank_ : rem);
+        nrecs = (int)(b + (rank_ < rem));
+        recs = malloc(((size_t)nrecs + 1) * sizeof *recs);
+        for (int x = 0; x < nrecs; x++) recs[x] = (struct rec){lo + x, rval(lo + x)};
     }
-    if (EMPI_Set_flags("k", EMPI_CONSTANT) != 0 || EMPI_Set_flags("p", EMPI_CONSTANT) != 0)
+    if (EMPI_Set_flags("k", EMPI_CONSTANT) != 0 || EMPI_Set_flags("p", EMPI_CONSTANT) != 0 ||
+        EMPI_Set_flags("r", EMPI_CONSTANT) != 0)
         MPI_Abort(MPI_COMM_WORLD, 1);
     if (type == EMPI_SPAWNED) {
         EMPI_Get_shared(&it);
         refresh("k", 0, &k);
         refresh("u", 1, &u);
-        bad |= check(&k, &u, "spawned", it) | check_patches("spawned", it);
+        bad |= check(&k, &u, "spawned", it) | check_patches("spawned", it) | check_recs("spawned", it);
     } else {
-        bad |= check(&k, &u, "start", 0) | check_patches("start", 0);
+        bad |= check(&k, &u, "start", 0) | check_patches("start", 0) | check_recs("start", 0);
     }
     struct timespec nap = {0, nap_us * 1000};
     for (; it < itmax; it++) {
@@ -323,6 +427,7 @@ int main(int argc, char **argv)
         EMPI_Patch *p0 = NULL;
         EMPI_Get_patches("p", &np0, &p0);
         void *a0 = np0 > 0 ? p0[0].addr : NULL;
+        struct rec *r0 = recs;
         EMPI_Monitor_end(&rank_, &size_, it, itmax, NULL, NULL, NULL, NULL, NULL, argv + 1, argv[0]);
         EMPI_Get_status(&status);
         if (status == EMPI_REMOVED) break;
@@ -356,10 +461,15 @@ int main(int argc, char **argv)
         }
         bad |= check(&k, &u, size_ == oldsize ? "kept" : "resized", it);
         bad |= check_patches(size_ == oldsize ? "kept" : "resized", it);
+        bad |= check_recs(size_ == oldsize ? "kept" : "resized", it);
+        if (ductile_constant_pending() && recs != r0) { /* (rolled back after its unpacks: restored anew) */
+            printf("FAIL: rank %d of %d (iteration %d): pending, the records changed\n", rank_, size_, it);
+            bad = 1;
+        }
     }
     if (status != EMPI_REMOVED) {
-        bad |= check(&k, &u, "end", it) | check_patches("end", it);
-        double *gu = global_of(&u), *gk = global_of(&k), *gp = global_patches();
+        bad |= check(&k, &u, "end", it) | check_patches("end", it) | check_recs("end", it);
+        double *gu = global_of(&u), *gk = global_of(&k), *gp = global_patches(), *gr = global_recs();
         int anybad = 0, maxpending = 0;
         MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, EMPI_COMM_WORLD);
         MPI_Allreduce(&npending, &maxpending, 1, MPI_INT, MPI_MAX, EMPI_COMM_WORLD);
@@ -370,12 +480,17 @@ int main(int argc, char **argv)
                     const unsigned char *p = (const unsigned char *)(f == 2 ? &gp[x] : f ? &gk[x] : &gu[x]);
                     for (size_t y = 0; y < sizeof(double); y++) h = (h ^ p[y]) * 1099511628211ULL;
                 }
+            for (int x = 0; x < nrec_total; x++) {
+                const unsigned char *p = (const unsigned char *)&gr[x];
+                for (size_t y = 0; y < sizeof(double); y++) h = (h ^ p[y]) * 1099511628211ULL;
+            }
             printf("hash %016llx on %d processes, pending at %d control points%s\n", (unsigned long long)h, size_,
                    maxpending, anybad ? " BAD" : "");
         }
         free(gu);
         free(gk);
         free(gp);
+        free(gr);
         if (storage) {
             EMPI_free(NULL, "u"); /* deregistered; the arrays are ours */
             EMPI_free(NULL, "k");
@@ -383,6 +498,7 @@ int main(int argc, char **argv)
             free(k.addr);
         }
     }
+    free(recs);
     MPI_Finalize();
     return 0;
 }

@@ -1,10 +1,12 @@
 #!/bin/sh
-# Constant N-D blocks and patch sets in the background (issue 26, item 4): a
-# periodic diffusion stencil whose coefficient field is an N-D block
-# registered constant (tests/malleable/bgdata.c: EMPI_Set_flags(EMPI_CONSTANT)),
-# the field itself a variable block on the same grid, with a constant patch
-# set beside them, gives the hash of a static run (the global field,
-# coefficients and patch set, bit for bit) and of the blocking move
+# Constant N-D blocks, patch sets and custom data in the background (issue
+# 26, item 4): a periodic diffusion stencil whose coefficient field is an N-D
+# block registered constant (tests/malleable/bgdata.c:
+# EMPI_Set_flags(EMPI_CONSTANT)), the field itself a variable block on the
+# same grid, with a constant patch set and constant custom data (records in
+# an array the program's callbacks replace) beside them, gives the hash of a
+# static run (the global field, coefficients, patch set and records, bit for
+# bit) and of the blocking move
 # (DUCTILE_REDIST_CONSTANT=blocking) when resized 3->5->2 under nb, wd and
 # thread, with Ductile's arrays and with the program's storage
 # (EMPI_Register_block_storage, padded rows whose sentinel must never
@@ -13,8 +15,8 @@
 # without MPI_THREAD_MULTIPLE would move the thread run blocking, as its
 # record says) and that the sources overlapped at least one iteration.  At
 # every control point bgdata.c checks every cell of the coefficient field,
-# halos included, and every element of its patches (and their balanced
-# counts), and that a control point that kept the size (the resize pending,
+# halos included, every element of its patches (and their balanced counts)
+# and its records, and that a control point that kept the size (the resize pending,
 # or rolled back) left the blocks and the patches the arrays they were
 # (EMPI_Repartition is refused while the transfer is pending).  A
 # background transfer that fails (DUCTILE_TEST_FAIL=bgtransfer: 3->5 nb,
@@ -22,7 +24,8 @@
 # were (the same checks; the program's arrays: exactly two live again), the
 # run gives the static result at its old size, the record names the cause;
 # so does one that MPI_Finalize cancels (thread 3->5 decided at the last
-# control point).
+# control point), and one whose custom unpack fails on rank 0 at the switch
+# (3->5 nb: the records come back from the snapshot).
 set -u
 . "$abs_top_srcdir/tests/malleable/common.sh"
 prog="$abs_top_builddir/tests/malleable/bgdata"
@@ -35,7 +38,8 @@ ref=$(grep -o "^hash [0-9a-f]*" "$tmp/ref" | cut -d" " -f2)
 [ -n "$ref" ] && ! grep -q "FAIL\|BAD" "$tmp/ref" || { echo "FAIL: static run"; cat "$tmp/ref"; exit 1; }
 echo "static on 3: $(grep '^hash' "$tmp/ref")"
 # one run: NAME NP NOK FAILED VAR=value...  (NOK resizes expected to commit; FAILED 1: one injected
-# failure, 2: one resize cancelled by MPI_Finalize; BGCHECK=0: a blocking run, no background expected)
+# failure, 2: one resize cancelled by MPI_Finalize, 3: an unpack callback that failed at the switch;
+# BGCHECK=0: a blocking run, no background expected)
 crun() {
   name=$1 np=$2 nok=$3 nfail=$4; shift 4
   rep="$tmp/rep.json"; rm -f "$rep"
@@ -55,7 +59,7 @@ rc = json.load(open(rep))["reconfigurations"]
 ok = [x for x in rc if x["status"] == "ok"]
 failed = [x for x in rc if x["status"] != "ok"]
 if nfail:
-    cause = "injected" if nfail == 1 else "program ended"
+    cause = {1: "injected", 2: "program ended", 3: "unpack callback failed"}[nfail]
     if len(rc) != 1 or not failed or cause not in failed[0]["reason"] or final != np:
         sys.exit("FAIL: %s: expected one failed resize (%s), at %d processes: %s" % (name, cause, np, rc))
     print("  %d->%d failed: %s" % (failed[0]["from"], failed[0]["to"], failed[0]["reason"]))
@@ -82,14 +86,17 @@ PY
 }
 S="DUCTILE_SCHEDULE=3:+2,50:-3"
 BGCHECK=0 crun "blocking 3->5->2" 3 2 0 DUCTILE_REDIST_CONSTANT=blocking $S
-crun "wd 3->5->2 program storage" 3 2 0 NDCONST_STORAGE=1 DUCTILE_REDIST_CONSTANT=wd $S
+crun "wd 3->5->2 program storage" 3 2 0 BGDATA_STORAGE=1 DUCTILE_REDIST_CONSTANT=wd $S
 crun "thread 3->5->2" 3 2 0 DUCTILE_REDIST_CONSTANT=thread $S
-crun "nb 3->5->2 p2p program storage" 3 2 0 NDCONST_STORAGE=1 DUCTILE_REDIST_CONSTANT=nb DUCTILE_REDIST=p2p $S
+crun "nb 3->5->2 p2p program storage" 3 2 0 BGDATA_STORAGE=1 DUCTILE_REDIST_CONSTANT=nb DUCTILE_REDIST=p2p $S
 crun "wd rma-lock 3->4 baseline" 3 1 0 DUCTILE_REDIST_CONSTANT=wd DUCTILE_REDIST=rma-lock \
   DUCTILE_RESIZE_METHOD=baseline DUCTILE_SCHEDULE="3:+1"
 crun "nb 3->5 rolled back" 3 0 1 DUCTILE_TEST_FAIL=bgtransfer DUCTILE_REDIST_CONSTANT=nb DUCTILE_SCHEDULE=3:+2
-crun "wd 5->2 rolled back program storage" 5 0 1 NDCONST_STORAGE=1 DUCTILE_TEST_FAIL=bgtransfer \
+crun "wd 5->2 rolled back program storage" 5 0 1 BGDATA_STORAGE=1 DUCTILE_TEST_FAIL=bgtransfer \
   DUCTILE_REDIST_CONSTANT=wd DUCTILE_SCHEDULE=3:-3
+# rank 0's unpack of the custom records fails at the switch (the last old rank): rolled back everywhere,
+# the records restored from the snapshot, the blocks and patches never adopted
+crun "nb 3->5 unpack fails at the switch" 3 0 3 BGDATA_UNPACK_FAIL=1 DUCTILE_REDIST_CONSTANT=nb DUCTILE_SCHEDULE=3:+2
 # decided at the last control point: still pending at MPI_Finalize, which cancels it
 crun "thread 3->5 cancelled at the end" 3 0 2 DUCTILE_REDIST_CONSTANT=thread DUCTILE_SCHEDULE="$((its - 1)):+2"
 exit $fail
