@@ -271,10 +271,10 @@ int EMPI_Set_buffer_rows(const char *id, int64_t rows);
  * EMPI_VARIABLE or EMPI_CONSTANT (its data does not change from now on: it
  * may move in the background, DUCTILE_REDIST_CONSTANT=nb|wd|thread).  For
  * the items registered without flags: EMPI_Register_sparse and
- * EMPI_Register_csr matrices, EMPI_Register_vector / _dense arrays.  Call it
- * after registering, on every process (spawned ones too, before
- * EMPI_Get_shared: the flag must match).  N-D blocks, custom data, patches
- * and scalars are refused (they move at the control point).  Returns 0, or
+ * EMPI_Register_csr matrices, N-D blocks, patch sets, custom data,
+ * EMPI_Register_vector / _dense arrays.  Call it after registering, on
+ * every process (spawned ones too, before EMPI_Get_shared: the flag must
+ * match).  Scalars are refused (they move at the control point).  Returns 0, or
  * -1 with a message on stderr (unknown item, other kind, other flags, a
  * resize pending). */
 int EMPI_Set_flags(const char *id, int flags);

@@ -127,11 +127,11 @@ const struct setting_def ductile_setting_defs[] = {
              "blocking only), or auto (a cost model picks method and constant-data strategy per resize). "
              "docs/rma.md."},
     {.name = "DUCTILE_REDIST_CONSTANT", .type = SETTING_ENUM, .default_value = "blocking", .choices = "blocking,nb,wd,thread", FIELD(redist_constant),
-     .help = "Distributed items and sparse matrices registered as constant (EMPI_CONSTANT, EMPI_Set_flags; "
-             "docs/data.md): blocking (they move with the variable data), nb (one nonblocking MPI_Ialltoallv "
-             "each, overlapped with the iterations; col only), wd (Wait Drains: nonblocking transfer, then an "
-             "MPI_Ibarrier polled at control points) or thread (an auxiliary thread moves them; needs "
-             "MPI_THREAD_MULTIPLE). docs/rma.md."},
+     .help = "Distributed items, sparse matrices, N-D blocks, patch sets and custom data registered as constant "
+             "(EMPI_CONSTANT, EMPI_Set_flags; docs/data.md): blocking (they move with the variable data), nb (one "
+             "nonblocking MPI_Ialltoallv each, overlapped with the iterations; col only), wd (Wait Drains: "
+             "nonblocking transfer, then an MPI_Ibarrier polled at control points) or thread (an auxiliary thread "
+             "moves them; needs MPI_THREAD_MULTIPLE). docs/rma.md."},
     {.name = "DUCTILE_RMA_WINDOW", .type = SETTING_ENUM, .default_value = "reuse", .choices = "reuse,create", FIELD(rma_window),
      .help = "Windows of the rma-* methods: reuse (one dynamic window per world, created at its first use and "
              "reused by every later redistribution while the world lasts) or create (MPI_Win_create per array and "

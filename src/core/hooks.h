@@ -93,9 +93,10 @@ struct ductile_hooks {
      * fails (custom data: restored from a snapshot taken by data_stage) */
     int (*data_stage)(struct reg_item *it, char *why, size_t len);
     void (*data_unstage)(struct reg_item *it);
-    /* a constant item of such a kind moving in the background (transfer.c, phase XF_BG; sparse
-     * matrices): its small metadata moves now, blocking, its new state is staged (data_commit adopts
-     * it, data_abort drops it) with room for the rest, and *nxf exchanges (src/redist/layout.h), the
+    /* a constant item of such a kind moving in the background (transfer.c, phase XF_BG; every kind):
+     * its small metadata moves now, blocking (or its bytes are packed now: N-D blocks, patch sets, custom
+     * data), its new state is staged (data_commit unpacks and adopts it, data_abort drops it) with room
+     * for the rest, and *nxf exchanges (src/redist/layout.h), the
      * same number on every process that did not stop, say what the engine moves into it in the
      * background; MOVE_OK, MOVE_FAILED, MOVE_STOPPED as data_move */
     int (*data_bg_start)(struct reg_item *it, const struct redist_layout *L, int method, int ok,

@@ -12,7 +12,14 @@
  * unpacked restores the snapshot (unpack(user, 0, 1): custom_unstage) and
  * the resize is rolled back.  A rollback before that (custom_abort) drops
  * the bytes and calls nothing, so the program's data stays as it was --
- * provided its size() and pack() only read it (docs/data.md). */
+ * provided its size() and pack() only read it (docs/data.md).
+ *
+ * Custom data registered constant (EMPI_Set_flags) moves in the background
+ * under DUCTILE_REDIST_CONSTANT=nb|wd|thread (custom_bg_start): the size
+ * and pack callbacks and the counts' exchange run at the resize's start (the
+ * decision), the packed bytes move in the background (src/malleable/
+ * transfer.c), and the snapshot and unpacks run at the switch (custom_stage
+ * in txn_agree_commit), as after a blocking move. */
 #include "config.h"
 
 #include <stdio.h>
@@ -23,6 +30,10 @@
 #include "../common/txnfault.h"
 #include "data.h"
 #include "../core/state.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#endif
 
 int custom_register(const char *id, EMPI_Custom_size_fn size, EMPI_Custom_pack_fn pack, EMPI_Custom_unpack_fn unpack,
                     void *user, char *err, size_t errlen)
@@ -38,6 +49,7 @@ int custom_register(const char *id, EMPI_Custom_size_fn size, EMPI_Custom_pack_f
     s->unpack = unpack;
     s->user = user;
     memset(&s->next, 0, sizeof s->next);
+    memset(&s->bg, 0, sizeof s->bg);
     if (reg_add(id, user, MPI_BYTE, REG_CUSTOM, 0, 0, 0, 0, err, errlen) != 0) {
         free(s);
         return -1;
@@ -48,23 +60,39 @@ int custom_register(const char *id, EMPI_Custom_size_fn size, EMPI_Custom_pack_f
     return 0;
 }
 
-int custom_move(struct reg_item *it, const struct redist_layout *L, int ok, uint64_t *moved, char *err,
-                size_t errlen)
+/* What a move packs and exchanges: counts and displacements (sc, sd, rc, rd: n each), per old rank the
+ * start and length of its bytes, the buffers. */
+struct cu_xfer {
+    int64_t *a, *ol;
+    char *sb, *rb;
+};
+
+static void cu_xfer_free(struct cu_xfer *x)
+{
+    free(x->a);
+    free(x->ol);
+    free(x->sb);
+    free(x->rb);
+    memset(x, 0, sizeof *x);
+}
+
+/* The first half of a move (collective over L->comm): the checkpoint, the program's size callbacks, the
+ * counts' MPI_Alltoall, the buffers, the program's pack callbacks.  MOVE_STOPPED (nothing allocated),
+ * else MOVE_OK with *ok 0 when this process cannot go on (a message in err). */
+static int prepare(struct reg_item *it, const struct redist_layout *L, int *ok, struct cu_xfer *x, char *err,
+                   size_t errlen)
 {
     struct custom_state *s = it->ext;
-    int n = L->comm_size, me = -1, bad = 0, rc = MOVE_FAILED;
-    PMPI_Comm_rank(L->comm, &me);
-    custom_abort(it); /* nothing should be staged; if it were, it is not this resize's */
-    int64_t *a = ok ? txn_calloc(4 * (size_t)n, sizeof *a) : NULL;
-    int64_t *ol = ok ? txn_malloc(2 * (size_t)(L->ns ? L->ns : 1) * sizeof *ol) : NULL; /* per old rank: start, bytes */
-    char *sb = NULL, *rb = NULL;
-    if (ok && (!a || !ol)) { snprintf(err, errlen, "'%s': out of memory", it->d.name); ok = 0; }
-    if (!txn_all_ok(L->comm, ok)) { /* the checkpoint */
-        free(a);
-        free(ol);
+    int n = L->comm_size, bad = 0;
+    memset(x, 0, sizeof *x);
+    x->a = *ok ? txn_calloc(4 * (size_t)n, sizeof *x->a) : NULL;
+    x->ol = *ok ? txn_malloc(2 * (size_t)(L->ns ? L->ns : 1) * sizeof *x->ol) : NULL; /* per old rank: start, bytes */
+    if (*ok && (!x->a || !x->ol)) { snprintf(err, errlen, "'%s': out of memory", it->d.name); *ok = 0; }
+    if (!txn_all_ok(L->comm, *ok)) { /* the checkpoint */
+        cu_xfer_free(x);
         return MOVE_STOPPED;
     }
-    int64_t *sc = a, *sd = a + n, *rcn = a + 2 * n, *rd = a + 3 * n, stot = 0, rtot = 0;
+    int64_t *sc = x->a, *sd = x->a + n, *rcn = x->a + 2 * n, *rd = x->a + 3 * n, stot = 0, rtot = 0;
     if (L->my_old >= 0)
         for (int k = 0; k < L->nd; k++) {
             int64_t b = s->size(s->user, k, L->nd);
@@ -74,7 +102,7 @@ int custom_move(struct reg_item *it, const struct redist_layout *L, int ok, uint
     if (bad) memset(sc, 0, (size_t)n * sizeof *sc); /* take part in the exchanges with nothing */
     if (txn_mpi(PMPI_Alltoall(sc, 1, MPI_INT64_T, rcn, 1, MPI_INT64_T, L->comm)) != MPI_SUCCESS) {
         snprintf(err, errlen, "'%s': MPI_Alltoall of the sizes failed", it->d.name);
-        ok = 0;
+        *ok = 0;
     }
     for (int k = 0; k < L->nd; k++) {
         int c = L->new_to_comm[k];
@@ -88,48 +116,103 @@ int custom_move(struct reg_item *it, const struct redist_layout *L, int ok, uint
         rd[c] = rtot;
         rtot += rcn[c];
     }
-    if (ok && !bad) {
-        sb = txn_malloc(stot ? (size_t)stot : 1);
-        rb = txn_malloc(rtot ? (size_t)rtot : 1);
-        if (!sb || !rb) { snprintf(err, errlen, "'%s': out of memory", it->d.name); ok = 0; }
+    if (*ok && !bad) {
+        x->sb = txn_malloc(stot ? (size_t)stot : 1);
+        x->rb = txn_malloc(rtot ? (size_t)rtot : 1);
+        if (!x->sb || !x->rb) { snprintf(err, errlen, "'%s': out of memory", it->d.name); *ok = 0; }
     }
-    if (ok && !bad && L->my_old >= 0)
+    if (*ok && !bad && L->my_old >= 0)
         for (int k = 0; k < L->nd; k++) {
             int c = L->new_to_comm[k];
             if (c < 0) continue;
-            if (s->pack(s->user, k, L->nd, sb + sd[c], sc[c]) != 0) bad = 1;
+            if (s->pack(s->user, k, L->nd, x->sb + sd[c], sc[c]) != 0) bad = 1;
         }
-    if (ok && bad) snprintf(err, errlen, "'%s': a size or pack callback failed", it->d.name);
+    if (*ok && bad) snprintf(err, errlen, "'%s': a size or pack callback failed", it->d.name);
+    if (bad) *ok = 0;
+    /* per old rank, where its bytes land (the staging of custom_move and custom_bg_start) */
+    for (int r = 0; r < L->ns; r++) {
+        int c = L->old_to_comm[r];
+        x->ol[r] = c < 0 ? 0 : rd[c];
+        x->ol[L->ns + r] = c < 0 ? -1 : rcn[c];
+    }
+    return MOVE_OK;
+}
+
+/* The received bytes (filled now, or at the switch) become the item's staged state. */
+static void stage(struct custom_state *s, const struct redist_layout *L, struct cu_xfer *x)
+{
+    s->next.buf = x->rb;
+    s->next.off = x->ol;
+    s->next.len = x->ol + L->ns;
+    s->next.ns = L->ns;
+    s->next.set = 1;
+    x->rb = NULL;
+    x->ol = NULL;
+}
+
+int custom_move(struct reg_item *it, const struct redist_layout *L, int ok, uint64_t *moved, char *err,
+                size_t errlen)
+{
+    struct custom_state *s = it->ext;
+    int n = L->comm_size, me = -1;
+    PMPI_Comm_rank(L->comm, &me);
+    custom_abort(it); /* nothing should be staged; if it were, it is not this resize's */
+    struct cu_xfer x;
+    if (prepare(it, L, &ok, &x, err, errlen) == MOVE_STOPPED) return MOVE_STOPPED;
+    int64_t *sc = x.a;
     /* the exchange's agreement: a failed callback or allocation anywhere stops every process before anything moves */
-    int e = data_alltoallv_bytes(sb, sc, sd, rb, rcn, rd, ok && !bad, L->comm, err, errlen);
-    if (e != MOVE_OK) {
-        rc = e;
-        goto out;
+    int e = data_alltoallv_bytes(x.sb, sc, sc ? sc + n : NULL, x.rb, sc ? sc + 2 * n : NULL, sc ? sc + 3 * n : NULL,
+                                 ok, L->comm, err, errlen);
+    if (e == MOVE_OK) {
+        if (L->my_new >= 0) stage(s, L, &x); /* unpacked at the commit (custom_stage / custom_commit) */
+        for (int c = 0; c < n; c++)
+            if (c != me) *moved += (uint64_t)sc[c];
     }
-    if (L->my_new >= 0) {
-        /* staged: unpacked at the commit (custom_commit), dropped on a rollback */
-        for (int r = 0; r < L->ns; r++) {
-            int c = L->old_to_comm[r];
-            ol[r] = c < 0 ? 0 : rd[c];
-            ol[L->ns + r] = c < 0 ? -1 : rcn[c];
-        }
-        s->next.buf = rb;
-        s->next.off = ol;
-        s->next.len = ol + L->ns;
-        s->next.ns = L->ns;
-        s->next.set = 1;
-        rb = NULL;
-        ol = NULL;
+    cu_xfer_free(&x);
+    return e;
+}
+
+int custom_bg_start(struct reg_item *it, const struct redist_layout *L, int ok, struct bytes_xfer *xf, int *nxf,
+                    char *err, size_t errlen)
+{
+    struct custom_state *s = it->ext;
+    int n = L->comm_size;
+    custom_abort(it); /* nothing should be staged; if it were, it is not this resize's */
+    *nxf = 0;
+    struct cu_xfer x;
+    if (prepare(it, L, &ok, &x, err, errlen) == MOVE_STOPPED) return MOVE_STOPPED;
+    *nxf = 1; /* one exchange on every process (on one that failed, its agreement stops all) */
+    if (!ok) {
+        cu_xfer_free(&x);
+        return MOVE_FAILED;
     }
-    for (int c = 0; c < n; c++)
-        if (c != me) *moved += (uint64_t)sc[c];
-    rc = MOVE_OK;
-out:
-    free(a);
-    free(sb);
-    free(rb);
-    free(ol);
-    return rc;
+    int64_t *a = x.a;
+    xf[0] = (struct bytes_xfer){x.sb, x.rb, a, a + n, a + 2 * n, a + 3 * n};
+    /* the bytes arrive in the background; unpacked at the switch (custom_stage), as after a blocking move */
+    s->bg.set = 1;
+    s->bg.sb = x.sb;
+    s->bg.rb = x.rb;
+    s->bg.a = a;
+    x.sb = NULL;
+    x.a = NULL;
+    if (L->my_new >= 0) stage(s, L, &x);
+    else x.rb = NULL; /* (kept in s->bg) */
+    cu_xfer_free(&x);
+    return MOVE_OK;
+}
+
+void custom_bg_forget(struct reg_item *it)
+{
+    struct custom_state *s = it->ext;
+    if (!s || !s->bg.set) return;
+#if defined(__SANITIZE_ADDRESS__)
+    __lsan_ignore_object(s->bg.sb); /* left to the MPI on purpose: not a leak to report */
+    __lsan_ignore_object(s->bg.rb);
+    __lsan_ignore_object(s->bg.a);
+#endif
+    if (s->next.buf == s->bg.rb) s->next.buf = NULL; /* never freed */
+    memset(&s->bg, 0, sizeof s->bg);
+    custom_abort(it); /* the rest (offsets, a snapshot) is this process's own */
 }
 
 /* The unpacks, old rank by old rank; 0, or -1 with why at the first that fails. */
@@ -184,10 +267,10 @@ void custom_unstage(struct reg_item *it)
 void custom_commit(struct reg_item *it)
 {
     struct custom_state *s = it->ext;
-    if (!s || !s->next.set) return;
+    if (!s) return;
     char why[256];
     /* staged and agreed already (txn_agree_commit); else, the unpacks now, past the point of return */
-    if (!s->next.unpacked && unpack_all(it, why, sizeof why) != 0)
+    if (s->next.set && !s->next.unpacked && unpack_all(it, why, sizeof why) != 0)
         fprintf(stderr, "ductile: error: %s at the commit of a resize; the remaining old ranks are not unpacked on "
                         "this process\n", why);
     custom_abort(it); /* frees the bytes and the snapshot */
@@ -196,7 +279,15 @@ void custom_commit(struct reg_item *it)
 void custom_abort(struct reg_item *it)
 {
     struct custom_state *s = it->ext;
-    if (!s || !s->next.set) return;
+    if (!s) return;
+    if (s->bg.set) { /* a move in the background: its buffers (the received one may be the staged one) */
+        if (s->next.buf == s->bg.rb) s->next.buf = NULL;
+        free(s->bg.sb);
+        free(s->bg.rb);
+        free(s->bg.a);
+        memset(&s->bg, 0, sizeof s->bg);
+    }
+    if (!s->next.set) return;
     free(s->next.buf);
     free(s->next.off);
     free(s->next.snap);

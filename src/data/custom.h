@@ -19,6 +19,11 @@ struct custom_state {
         char *snap;         /* this process's data before the first unpack: size/pack(user, 0, 1) */
         int64_t snap_len;
     } next;
+    struct {                /* a move in the background (custom_bg_start), until the switch or the rollback */
+        int set;
+        char *sb, *rb;      /* the packed bytes (packed at the start) and the received ones (next.buf, if staged) */
+        int64_t *a;         /* counts and displacements, read by the MPI */
+    } bg;
 };
 
 int custom_register(const char *id, EMPI_Custom_size_fn size, EMPI_Custom_pack_fn pack, EMPI_Custom_unpack_fn unpack,

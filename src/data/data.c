@@ -88,14 +88,17 @@ static int hook_move(struct reg_item *it, const struct redist_layout *L, int met
     return data_move(it, L, ok, moved, err, errlen);
 }
 
-/* A constant item in the background: sparse matrices only (the other kinds move blocking, constant or
- * not; transfer.c never asks for them). */
+/* A constant item of a general kind in the background: sparse matrices, N-D blocks, patch sets and
+ * custom data (transfer.c asks for no other kind). */
 static int hook_bg_start(struct reg_item *it, const struct redist_layout *L, int method, int ok, struct bytes_xfer *xf,
                          int *nxf, char *err, size_t errlen)
 {
     *nxf = 0;
     data_exchange_method(method); /* the metadata's exchange follows the resize's method */
     if (it->d.kind == REG_SPARSE && it->ext) return sparse_bg_start(it, L, ok, xf, nxf, err, errlen);
+    if (it->d.kind == REG_NDBLOCK && it->ext) return ndblock_bg_start(it, L, ok, xf, nxf, err, errlen);
+    if (it->d.kind == REG_PATCHES && it->ext) return patches_bg_start(it, L, ok, xf, nxf, err, errlen);
+    if (it->d.kind == REG_CUSTOM && it->ext) return custom_bg_start(it, L, ok, xf, nxf, err, errlen);
     snprintf(err, errlen, "'%s': this kind does not move in the background", it->d.name);
     return txn_all_ok(L->comm, 0) ? MOVE_FAILED : MOVE_STOPPED; /* (the checkpoint every mover starts with) */
 }
@@ -103,6 +106,9 @@ static int hook_bg_start(struct reg_item *it, const struct redist_layout *L, int
 static void hook_bg_forget(struct reg_item *it)
 {
     if (it->d.kind == REG_SPARSE) sparse_bg_forget(it);
+    if (it->d.kind == REG_NDBLOCK) ndblock_bg_forget(it);
+    if (it->d.kind == REG_PATCHES) patches_bg_forget(it);
+    if (it->d.kind == REG_CUSTOM) custom_bg_forget(it);
 }
 
 DUCTILE_REGISTER(data_register)

@@ -88,6 +88,10 @@ int ndblock_move(struct reg_item *it, const struct redist_layout *L, int ok, uin
 void ndblock_commit(struct reg_item *it);
 void ndblock_abort(struct reg_item *it);
 void ndblock_world_changed(struct reg_item *it);
+/* ndblock_bg.c: a constant N-D block in the background (the hook data_bg_start, src/core/hooks.h) */
+int ndblock_bg_start(struct reg_item *it, const struct redist_layout *L, int ok, struct bytes_xfer *xf, int *nxf,
+                     char *err, size_t errlen);
+void ndblock_bg_forget(struct reg_item *it);
 void ndblock_free(struct reg_item *it);
 int sparse_move(struct reg_item *it, const struct redist_layout *L, int ok, uint64_t *moved, char *err,
                 size_t errlen);
@@ -100,6 +104,10 @@ void sparse_abort(struct reg_item *it);
 void sparse_free(struct reg_item *it);
 int custom_move(struct reg_item *it, const struct redist_layout *L, int ok, uint64_t *moved, char *err,
                 size_t errlen);
+/* custom.c: constant custom data in the background (the hook data_bg_start) */
+int custom_bg_start(struct reg_item *it, const struct redist_layout *L, int ok, struct bytes_xfer *xf, int *nxf,
+                    char *err, size_t errlen);
+void custom_bg_forget(struct reg_item *it);
 int custom_stage(struct reg_item *it, char *why, size_t len);
 void custom_unstage(struct reg_item *it);
 void custom_commit(struct reg_item *it);
@@ -107,6 +115,10 @@ void custom_abort(struct reg_item *it);
 void custom_free(struct reg_item *it);
 int patches_move(struct reg_item *it, const struct redist_layout *L, int ok, uint64_t *moved, char *err,
                  size_t errlen);
+/* patches_bg.c / patches.c: a constant patch set in the background (the hook data_bg_start) */
+int patches_bg_start(struct reg_item *it, const struct redist_layout *L, int ok, struct bytes_xfer *xf, int *nxf,
+                     char *err, size_t errlen);
+void patches_bg_forget(struct reg_item *it);
 void patches_commit(struct reg_item *it);
 void patches_abort(struct reg_item *it);
 void patches_free(struct reg_item *it);

@@ -15,7 +15,9 @@
  * it) and its halos are filled from the neighbours' interiors (dimension by
  * dimension, over full extents, so edges and corners are filled too; across
  * the boundary of a periodic dimension as well); after a rolled-back resize
- * nothing changes, the communicator included. */
+ * nothing changes, the communicator included.  A constant block moves in
+ * the background instead (ndblock_bg.c): the same boxes, packed at the
+ * resize's start, unpacked at the switch (ndblock_commit). */
 #include "config.h"
 
 #include <stdio.h>
@@ -24,6 +26,7 @@
 
 #include "data.h"
 #include "ndblock.h"
+#include "ndblock_int.h"
 #include "ndgrid.h"
 #include "empi.h"
 #include "../core/hotpath.h"
@@ -32,30 +35,8 @@
 #include "../redist/chunk.h"
 #include "../redist/plan.h"
 
-struct nd_geom {
-    int dims[3], coords[3];
-    int64_t start[3], sub[3], lsz[3];
-};
-
-struct nd_state {
-    int ndims, g[3], halo[3];
-    int nprocs, rank;      /* the layout the local array has */
-    int dims[3];           /*   and its process grid */
-    int64_t str[3];        /*   and its strides (elements; dense C order unless the program's storage says) */
-    struct nd_storage mem; /* the program's storage (EMPI_Register_block_storage); alloc NULL: Ductile's */
-    struct nd_grid *grid;  /* the grid (and communicator) it shares with the blocks registered alike */
-    int warned;
-    int stale;             /* no communicator or halos for the layout yet: data_world_changed makes them */
-    int moved;             /* a commit changed the layout: the grid's communicator is made anew */
-    struct {               /* a resize's new array and layout, until its commit */
-        int set, nprocs, rank, dims[3];
-        int64_t str[3];
-        void *addr;
-    } next;
-};
-
 /* rank's block in the process grid dims (MPI_Dims_create once per grid, not per rank) */
-static void geom_at(const struct nd_state *s, const int dims[3], int rank, struct nd_geom *o)
+void nd_geom_at(const struct nd_state *s, const int dims[3], int rank, struct nd_geom *o)
 {
     for (int d = 0; d < 3; d++) o->dims[d] = dims[d];
     int r = rank;
@@ -72,7 +53,7 @@ static void geom_at(const struct nd_state *s, const int dims[3], int rank, struc
 }
 
 /* rank's block in the item's current layout */
-static void geom_cur(const struct nd_state *s, struct nd_geom *o) { geom_at(s, s->dims, s->rank, o); }
+static void nd_geom_cur(const struct nd_state *s, struct nd_geom *o) { nd_geom_at(s, s->dims, s->rank, o); }
 
 static int64_t box_elems(const int64_t lo[3], const int64_t hi[3])
 {
@@ -84,7 +65,7 @@ static int64_t box_elems(const int64_t lo[3], const int64_t hi[3])
 /* Copy the box [lo, hi) (local coordinates of an array of strides str, in
  * elements of ext bytes) to (unpack = 0) or from (unpack = 1) the packed
  * buffer buf. */
-static void box_copy(char *arr, const int64_t str[3], const int64_t lo[3], const int64_t hi[3], size_t ext, char *buf,
+void nd_box_copy(char *arr, const int64_t str[3], const int64_t lo[3], const int64_t hi[3], size_t ext, char *buf,
                      int unpack)
 {
     if (box_elems(lo, hi) == 0) return;
@@ -106,7 +87,7 @@ static void box_copy(char *arr, const int64_t str[3], const int64_t lo[3], const
 }
 
 /* The intersection of the interiors of a and b, in global coordinates. */
-static int64_t isect(const struct nd_geom *a, const struct nd_geom *b, int64_t lo[3], int64_t hi[3])
+int64_t nd_isect(const struct nd_geom *a, const struct nd_geom *b, int64_t lo[3], int64_t hi[3])
 {
     for (int d = 0; d < 3; d++) {
         lo[d] = a->start[d] > b->start[d] ? a->start[d] : b->start[d];
@@ -118,7 +99,7 @@ static int64_t isect(const struct nd_geom *a, const struct nd_geom *b, int64_t l
 }
 
 /* Global box -> local box of the array of geometry g. */
-static void to_local(const struct nd_state *s, const struct nd_geom *g, const int64_t glo[3], const int64_t ghi[3],
+void nd_to_local(const struct nd_state *s, const struct nd_geom *g, const int64_t glo[3], const int64_t ghi[3],
                      int64_t lo[3], int64_t hi[3])
 {
     for (int d = 0; d < 3; d++) {
@@ -151,7 +132,7 @@ static void geom_blk(const struct nd_state *s, const struct nd_geom *g, EMPI_Blo
 
 /* A new local array for the block g, zeroed when Ductile's: Ductile's dense one, or the program's
  * (its allocation callback, strides checked: C order, rows not overlapping).  NULL with why. */
-static void *new_local(const struct nd_state *s, const struct nd_geom *g, size_t ext, int64_t str[3], char *why,
+void *nd_new_local(const struct nd_state *s, const struct nd_geom *g, size_t ext, int64_t str[3], char *why,
                        size_t len)
 {
     str[2] = 1;
@@ -181,8 +162,8 @@ static void *new_local(const struct nd_state *s, const struct nd_geom *g, size_t
     return p;
 }
 
-/* Give back a local array new_local made (not the item's current one, unless it is being replaced). */
-static void free_local(const struct nd_state *s, void *p)
+/* Give back a local array nd_new_local made (not the item's current one, unless it is being replaced). */
+void nd_free_local(const struct nd_state *s, void *p)
 {
     if (!p) return;
     if (!s->mem.alloc) free(p);
@@ -193,7 +174,7 @@ static void fill_blk(const struct reg_item *it, EMPI_Block *b)
 {
     const struct nd_state *s = it->ext;
     struct nd_geom g;
-    geom_cur(s, &g);
+    nd_geom_cur(s, &g);
     geom_blk(s, &g, b);
     b->comm = s->grid->cart;
     b->addr = it->addr;
@@ -251,11 +232,11 @@ int ndblock_register(const char *id, MPI_Datatype type, int ndims, const int gsi
         return -1;
     }
     struct nd_geom g;
-    geom_cur(&st, &g);
-    void *a = new_local(&st, &g, (size_t)ext, st.str, why, sizeof why);
+    nd_geom_cur(&st, &g);
+    void *a = nd_new_local(&st, &g, (size_t)ext, st.str, why, sizeof why);
     struct nd_state *s = malloc(sizeof *s);
     if (!a || !s) {
-        free_local(&st, a);
+        nd_free_local(&st, a);
         free(s);
         ndgrid_put(st.grid);
         snprintf(err, errlen, "'%s': %s", id ? id : "", a ? "out of memory" : why);
@@ -266,7 +247,7 @@ int ndblock_register(const char *id, MPI_Datatype type, int ndims, const int gsi
      * business; the grid function is the program's, the same code everywhere) */
     int64_t shape = ((int64_t)st.g[2] * 4 + (ndims - 1)) * 8 + per[0] * 4 + per[1] * 2 + per[2];
     if (reg_add(id, a, type, REG_NDBLOCK, 0, st.g[0], st.g[1], shape, err, errlen) != 0) {
-        free_local(&st, a);
+        nd_free_local(&st, a);
         ndgrid_put(s->grid);
         free(s);
         return -1;
@@ -279,6 +260,86 @@ int ndblock_register(const char *id, MPI_Datatype type, int ndims, const int gsi
     return 0;
 }
 
+int nd_plan(const struct nd_state *s, size_t ext, const struct redist_layout *L, const int dold[3],
+            const int dnew[3], int64_t *sc, int64_t *sd, int64_t *rc, int64_t *rd, int64_t *stot, int64_t *rtot)
+{
+    struct nd_geom og, ng, x;
+    int64_t lo[3], hi[3];
+    int n = L->comm_size;
+    for (int c = 0; c < n; c++) sc[c] = rc[c] = 0;
+    if (L->my_old >= 0) {
+        nd_geom_at(s, dold, L->my_old, &og);
+        for (int d = 0; d < L->nd; d++) {
+            int c = L->new_to_comm[d];
+            if (c < 0) continue;
+            nd_geom_at(s, dnew, d, &x);
+            sc[c] = nd_isect(&og, &x, lo, hi) * (int64_t)ext;
+        }
+    }
+    if (L->my_new >= 0) {
+        nd_geom_at(s, dnew, L->my_new, &ng);
+        for (int r = 0; r < L->ns; r++) {
+            int c = L->old_to_comm[r];
+            if (c < 0) continue;
+            nd_geom_at(s, dold, r, &x);
+            rc[c] = nd_isect(&x, &ng, lo, hi) * (int64_t)ext;
+        }
+    }
+    *stot = *rtot = 0;
+    for (int c = 0; c < n; c++) {
+        sd[c] = *stot;
+        *stot += sc[c];
+        rd[c] = *rtot;
+        *rtot += rc[c];
+    }
+    return 0;
+}
+
+void nd_pack(const struct reg_item *it, const struct redist_layout *L, const int dold[3], const int dnew[3],
+             const int64_t *sc, const int64_t *sd, char *sb)
+{
+    const struct nd_state *s = it->ext;
+    struct nd_geom og, x;
+    int64_t lo[3], hi[3], llo[3], lhi[3];
+    if (L->my_old < 0) return;
+    nd_geom_at(s, dold, L->my_old, &og);
+    for (int d = 0; d < L->nd; d++) {
+        int c = L->new_to_comm[d];
+        if (c < 0 || !sc[c]) continue;
+        nd_geom_at(s, dnew, d, &x);
+        nd_isect(&og, &x, lo, hi);
+        nd_to_local(s, &og, lo, hi, llo, lhi);
+        nd_box_copy(it->addr, s->str, llo, lhi, (size_t)it->d.extent, sb + sd[c], 0);
+    }
+}
+
+void nd_unpack(const struct nd_state *s, size_t ext, int ns, const int *o2c, const int dold[3], const int dnew[3],
+               int my_new, char *na, const int64_t nstr[3], const int64_t *rc, const int64_t *rd, const char *rb)
+{
+    struct nd_geom ng, x;
+    int64_t lo[3], hi[3], llo[3], lhi[3];
+    nd_geom_at(s, dnew, my_new, &ng);
+    for (int r = 0; r < ns; r++) {
+        int c = o2c[r];
+        if (c < 0 || !rc[c]) continue;
+        nd_geom_at(s, dold, r, &x);
+        nd_isect(&x, &ng, lo, hi);
+        nd_to_local(s, &ng, lo, hi, llo, lhi);
+        nd_box_copy(na, nstr, llo, lhi, ext, (char *)(uintptr_t)(rb + rd[c]), 1);
+    }
+}
+
+int nd_grids(const struct reg_item *it, const struct redist_layout *L, int dold[3], int dnew[3], char *err,
+             size_t errlen)
+{
+    const struct nd_state *s = it->ext;
+    char why[200];
+    if (ndgrid_dims(s->grid, L->ns, dold, why, sizeof why) == 0 && ndgrid_dims(s->grid, L->nd, dnew, why, sizeof why) == 0)
+        return 0;
+    snprintf(err, errlen, "'%s': %s", it->d.name, why); /* refused at the decision: not reached */
+    return -1;
+}
+
 int ndblock_move(struct reg_item *it, const struct redist_layout *L, int ok, uint64_t *moved, char *err,
                  size_t errlen)
 {
@@ -287,94 +348,59 @@ int ndblock_move(struct reg_item *it, const struct redist_layout *L, int ok, uin
     int n = L->comm_size, me = -1;
     PMPI_Comm_rank(L->comm, &me);
     ndblock_abort(it); /* nothing should be staged; if it were, it is not this resize's */
-    struct nd_geom og, ng, x;
+    struct nd_geom ng;
     int came_ok = ok;
+    int dold[3], dnew[3];
+    /* both grids from the grid function (a spawned process's layout is not the old world's) */
+    char gwhy[300];
+    if (nd_grids(it, L, dold, dnew, gwhy, sizeof gwhy) != 0) {
+        if (ok) snprintf(err, errlen, "%s", gwhy);
+        ok = came_ok = 0;
+    }
     int64_t *a = ok ? txn_calloc(4 * (size_t)n, sizeof *a) : NULL;
     char *sb = NULL, *rb = NULL, *na = NULL;
     int64_t nstr[3];
     char nwhy[300] = "";
     int64_t *sc = a, *sd = a ? a + n : NULL, *rc = a ? a + 2 * n : NULL, *rd = a ? a + 3 * n : NULL;
-    int64_t lo[3], hi[3], llo[3], lhi[3], stot = 0, rtot = 0;
+    int64_t stot = 0, rtot = 0;
     if (ok && !a) ok = 0;
-    int dold[3], dnew[3];
-    char why[200];
-    /* both grids from the grid function (a spawned process's layout is not the old world's) */
-    if (ndgrid_dims(s->grid, L->ns, dold, why, sizeof why) != 0 ||
-        ndgrid_dims(s->grid, L->nd, dnew, why, sizeof why) != 0) { /* refused at the decision: not reached */
-        if (ok) snprintf(err, errlen, "'%s': %s", it->d.name, why);
-        ok = came_ok = 0;
-        free(a);
-        a = NULL;
-        sc = sd = rc = rd = NULL;
-    }
-    if (ok && L->my_old >= 0) {
-        geom_at(s, dold, L->my_old, &og);
-        for (int d = 0; d < L->nd; d++) {
-            geom_at(s, dnew, d, &x);
-            int c = L->new_to_comm[d];
-            if (c < 0) continue;
-            sc[c] = isect(&og, &x, lo, hi) * (int64_t)ext;
-        }
-    }
-    if (ok && L->my_new >= 0) {
-        geom_at(s, dnew, L->my_new, &ng);
-        for (int r = 0; r < L->ns; r++) {
-            geom_at(s, dold, r, &x);
-            int c = L->old_to_comm[r];
-            if (c < 0) continue;
-            rc[c] = isect(&x, &ng, lo, hi) * (int64_t)ext;
-        }
-    }
-    for (int c = 0; ok && c < n; c++) {
-        sd[c] = stot;
-        stot += sc[c];
-        rd[c] = rtot;
-        rtot += rc[c];
-    }
     if (ok) {
+        nd_plan(s, ext, L, dold, dnew, sc, sd, rc, rd, &stot, &rtot);
         sb = txn_malloc(stot ? (size_t)stot : 1);
         rb = txn_malloc(rtot ? (size_t)rtot : 1);
-        if (L->my_new >= 0) na = new_local(s, &ng, ext, nstr, nwhy, sizeof nwhy);
+        if (L->my_new >= 0) {
+            nd_geom_at(s, dnew, L->my_new, &ng);
+            na = nd_new_local(s, &ng, ext, nstr, nwhy, sizeof nwhy);
+        }
         if (!sb || !rb || (L->my_new >= 0 && !na)) ok = 0;
     }
     if (came_ok && !ok)
         snprintf(err, errlen, "'%s': %s", it->d.name, nwhy[0] ? nwhy : "out of memory for the transfer");
-    if (ok && L->my_old >= 0)
-        for (int d = 0; d < L->nd; d++) {
-            int c = L->new_to_comm[d];
-            if (c < 0 || !sc[c]) continue;
-            geom_at(s, dnew, d, &x);
-            isect(&og, &x, lo, hi);
-            to_local(s, &og, lo, hi, llo, lhi);
-            box_copy(it->addr, s->str, llo, lhi, ext, sb + sd[c], 0);
-        }
+    if (ok) nd_pack(it, L, dold, dnew, sc, sd, sb);
     /* the exchange's agreement is this item's checkpoint (what it needs is allocated above) */
     int rcode = data_alltoallv_bytes(sb, sc, sd, rb, rc, rd, ok, L->comm, err, errlen);
     if (rcode != MOVE_OK) {
-        free(sb); free(rb); free_local(s, na); free(a);
+        free(sb); free(rb); nd_free_local(s, na); free(a);
         return rcode; /* the old array stays the item's */
     }
     if (L->my_new >= 0) {
-        for (int r = 0; r < L->ns; r++) {
-            int c = L->old_to_comm[r];
-            if (c < 0 || !rc[c]) continue;
-            geom_at(s, dold, r, &x);
-            isect(&x, &ng, lo, hi);
-            to_local(s, &ng, lo, hi, llo, lhi);
-            box_copy(na, nstr, llo, lhi, ext, rb + rd[c], 1);
-        }
-        /* staged: adopted at the commit (ndblock_commit), dropped on a rollback */
-        s->next.addr = na;
-        s->next.nprocs = L->nd;
-        s->next.rank = L->my_new;
-        memcpy(s->next.dims, dnew, sizeof dnew);
-        memcpy(s->next.str, nstr, sizeof nstr);
-        s->next.set = 1;
+        nd_unpack(s, ext, L->ns, L->old_to_comm, dold, dnew, L->my_new, na, nstr, rc, rd, rb);
+        nd_stage(s, L, dnew, na, nstr); /* adopted at the commit (ndblock_commit), dropped on a rollback */
     }
     for (int c = 0; c < n; c++)
         if (c != me) *moved += (uint64_t)sc[c];
     free(sb); free(rb); free(a);
     return MOVE_OK;
+}
+
+void nd_stage(struct nd_state *s, const struct redist_layout *L, const int dnew[3], void *na, const int64_t nstr[3])
+{
+    s->next.addr = na;
+    s->next.nprocs = L->nd;
+    s->next.rank = L->my_new;
+    memcpy(s->next.dims, dnew, sizeof s->next.dims);
+    memcpy(s->next.str, nstr, sizeof s->next.str);
+    s->next.set = 1;
 }
 
 /* Exchange the halos of one dimension over s->fill: my low interior face to
@@ -399,7 +425,7 @@ static void fill_dim(struct reg_item *it, const struct nd_geom *g, int d)
         shi[d] = slo[d] + h;
         rlo[d] = dir ? 0 : h + g->sub[d];
         rhi[d] = rlo[d] + h;
-        if (to != MPI_PROC_NULL) box_copy(it->addr, s->str, slo, shi, ext, sbuf, 0);
+        if (to != MPI_PROC_NULL) nd_box_copy(it->addr, s->str, slo, shi, ext, sbuf, 0);
         /* the neighbours' faces are the same size: both cut them into the same pieces below an int count */
         for (int64_t k = 0, piece = chunk_piece_max(), np = chunk_count((int64_t)bytes, piece); k < np; k++) {
             int64_t o = 0;
@@ -408,7 +434,7 @@ static void fill_dim(struct reg_item *it, const struct nd_geom *g, int d)
             PMPI_Sendrecv(sbuf + o, to != MPI_PROC_NULL ? len : 0, MPI_BYTE, to, 7400 + d, rbuf + o,
                           from != MPI_PROC_NULL ? len : 0, MPI_BYTE, from, 7400 + d, s->grid->fill, MPI_STATUS_IGNORE);
         }
-        if (from != MPI_PROC_NULL) box_copy(it->addr, s->str, rlo, rhi, ext, rbuf, 1);
+        if (from != MPI_PROC_NULL) nd_box_copy(it->addr, s->str, rlo, rhi, ext, rbuf, 1);
     }
     free(sbuf);
     free(rbuf);
@@ -417,9 +443,10 @@ static void fill_dim(struct reg_item *it, const struct nd_geom *g, int d)
 void ndblock_commit(struct reg_item *it)
 {
     struct nd_state *s = it->ext;
+    if (s && s->bg.set) nd_bg_end(it, s->next.set); /* moved in the background: the boxes go into place now */
     if (!s || !s->next.set) return;
     if (s->mem.alloc) {
-        free_local(s, it->addr); /* the program's old array goes back to it */
+        nd_free_local(s, it->addr); /* the program's old array goes back to it */
     } else if (it->owned && it->addr) {
         if (reg_is_tracked(it->addr)) reg_untrack_free(it->addr);
         else free(it->addr);
@@ -437,8 +464,9 @@ void ndblock_commit(struct reg_item *it)
 void ndblock_abort(struct reg_item *it)
 {
     struct nd_state *s = it->ext;
+    if (s && s->bg.set) nd_bg_end(it, 0);
     if (!s || !s->next.set) return;
-    free_local(s, s->next.addr);
+    nd_free_local(s, s->next.addr);
     memset(&s->next, 0, sizeof s->next);
 }
 
@@ -448,7 +476,7 @@ void ndblock_world_changed(struct reg_item *it)
     if (!s || !s->stale) return; /* no committed change since its communicator was made */
     s->stale = 0;
     struct nd_geom g;
-    geom_cur(s, &g);
+    nd_geom_cur(s, &g);
     int moved = s->moved;
     s->moved = 0;
     if (ndgrid_comm(s->grid, s->nprocs, s->dims, moved, it->d.name) != 0) return;
@@ -469,7 +497,8 @@ void ndblock_world_changed(struct reg_item *it)
 void ndblock_free(struct reg_item *it)
 {
     struct nd_state *s = it->ext;
+    if (s->bg.set) nd_bg_end(it, 0);
     ndgrid_put(s->grid);
-    free_local(s, s->next.addr);
+    nd_free_local(s, s->next.addr);
     free(s);
 }

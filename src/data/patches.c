@@ -22,7 +22,8 @@
  * once, a resize at its commit (patches_commit; patches_abort drops it).
  * The placement, the fragments and the cost estimate's figures are planned
  * by patchplan.c (pure, no MPI) in O((patches + P) log P + fragments) time and
- * O(patches + P + fragments) memory; patches_xfer.c moves the data. */
+ * O(patches + P + fragments) memory; patches_xfer.c moves the data, and
+ * patches_bg.c a constant set's in the background (EMPI_Set_flags). */
 #include "config.h"
 
 #include <stdio.h>
@@ -128,6 +129,11 @@ int patches_repartition_now(const char *id, char *err, size_t errlen)
     size_t ext;
     struct pt_state *s = state_of(id, &ext);
     if (!s) { snprintf(err, errlen, "'%s' is not a registered patch set", id ? id : ""); return -1; }
+    if (s->bg.set) { /* its resize's fragments are packed, its new patches staged: they would be lost */
+        snprintf(err, errlen, "'%s' is moving in the background: refused while its resize is pending "
+                 "(ductile_constant_pending() returns 1)", id);
+        return -1;
+    }
     int P = ductile_rt.size, *map = malloc((size_t)P * sizeof *map);
     if (!map) { snprintf(err, errlen, "out of memory"); return -1; }
     for (int r = 0; r < P; r++) map[r] = r;
@@ -170,8 +176,57 @@ int patches_move(struct reg_item *it, const struct redist_layout *L, int ok, uin
     return rc;
 }
 
-void patches_commit(struct reg_item *it) { if (it->ext) adopt_next(it->ext); }
-void patches_abort(struct reg_item *it) { if (it->ext) drop_next(it->ext); }
+int patches_bg_start(struct reg_item *it, const struct redist_layout *L, int ok, struct bytes_xfer *xf, int *nxf,
+                     char *err, size_t errlen)
+{
+    struct pt_state *s = it->ext;
+    int me = -1, root = L->old_to_comm[0];
+    PMPI_Comm_rank(L->comm, &me);
+    patches_abort(it); /* nothing should be staged; if it were, it is not this resize's */
+    *nxf = 0;
+    int *lay = ok ? txn_malloc(((size_t)s->m + 1) * sizeof *lay) : NULL;
+    if (ok && !lay) { snprintf(err, errlen, "'%s': out of memory", it->d.name); ok = 0; }
+    if (!txn_all_ok(L->comm, ok)) { /* the checkpoint */
+        free(lay);
+        return MOVE_STOPPED;
+    }
+    lay[0] = s->layout;
+    for (int i = 0; i < s->m; i++) lay[i + 1] = s->owner ? s->owner[i] : -1;
+    if (txn_mpi(PMPI_Bcast(lay, s->m + 1, MPI_INT, root, L->comm)) != MPI_SUCCESS) {
+        snprintf(err, errlen, "'%s': broadcast of the patch owners failed", it->d.name);
+        ok = 0; /* the exchange's agreement stops every process */
+    }
+    *nxf = 1; /* one exchange on every process (on one that failed, its agreement stops all) */
+    struct xlayout X = {L->comm, L->ns, L->nd, L->my_old, L->my_new, me, L->old_to_comm, L->new_to_comm};
+    char why[200] = "";
+    int rc = ok ? pt_bg_start(s, lay[0], lay + 1, &X, (size_t)it->d.extent, ok, xf, why, sizeof why) : MOVE_FAILED;
+    if (rc != MOVE_OK && why[0]) snprintf(err, errlen, "'%s': %s", it->d.name, why);
+    free(lay);
+    return rc;
+}
+
+void patches_bg_forget(struct reg_item *it)
+{
+    if (!it->ext) return;
+    pt_bg_forget(it->ext);
+    drop_next(it->ext); /* the new patches are this process's own: the MPI never writes into them */
+}
+
+void patches_commit(struct reg_item *it)
+{
+    struct pt_state *s = it->ext;
+    if (!s) return;
+    if (s->bg.set) pt_bg_end(s, 1); /* moved in the background: the fragments go into place now */
+    adopt_next(s);
+}
+
+void patches_abort(struct reg_item *it)
+{
+    struct pt_state *s = it->ext;
+    if (!s) return;
+    if (s->bg.set) pt_bg_end(s, 0);
+    drop_next(s);
+}
 
 int patches_get(const char *id, int *n, EMPI_Patch **patches)
 {
@@ -211,6 +266,7 @@ int patches_stats(const char *id, EMPI_Patch_stats *st)
 void patches_free(struct reg_item *it)
 {
     struct pt_state *s = it->ext;
+    if (s->bg.set) pt_bg_end(s, 0);
     drop_next(s);
     free(s->block);
     for (int i = 0; i < s->nmine; i++) free(s->mine[i].addr);

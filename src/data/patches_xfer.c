@@ -35,7 +35,7 @@ void pt_block_box(const struct pt_state *s, int P, int rank, pp_box *b, int dims
 }
 
 /* Copy box b between two C-order arrays: (dst with origin dlo, sizes dsz) <- (src, slo, ssz). */
-static void copy_box(char *dst, const int dlo[3], const int dsz[3], const char *src, const int slo[3],
+void pt_copy_box(char *dst, const int dlo[3], const int dsz[3], const char *src, const int slo[3],
                      const int ssz[3], const pp_box *b, size_t ext)
 {
     if (pt_vol(b) == 0) return;
@@ -49,7 +49,7 @@ static void copy_box(char *dst, const int dlo[3], const int dsz[3], const char *
 }
 
 /* A process's patch `id` (its patches are in id order): O(log patches). */
-static EMPI_Patch *find_patch(EMPI_Patch *v, int n, int id)
+EMPI_Patch *pt_find_patch(EMPI_Patch *v, int n, int id)
 {
     int lo = 0, hi = n;
     while (lo < hi) {
@@ -61,7 +61,7 @@ static EMPI_Patch *find_patch(EMPI_Patch *v, int n, int id)
 }
 
 /* A process's storage of a box: the array holding it, its origin and sizes. */
-static const char *src_storage(const struct pt_state *s, int id, int lo[3], int sz[3])
+const char *pt_src_storage(const struct pt_state *s, int id, int lo[3], int sz[3])
 {
     if (s->layout == LAYOUT_BLOCKS) {
         pp_box bb;
@@ -69,7 +69,7 @@ static const char *src_storage(const struct pt_state *s, int id, int lo[3], int 
         for (int d = 0; d < 3; d++) { lo[d] = bb.lo[d]; sz[d] = bb.hi[d] - bb.lo[d]; }
         return s->block;
     }
-    const EMPI_Patch *q = find_patch(s->mine, s->nmine, id);
+    const EMPI_Patch *q = pt_find_patch(s->mine, s->nmine, id);
     if (!q) return NULL;
     for (int d = 0; d < 3; d++) { lo[d] = q->lo[d]; sz[d] = q->size[d]; }
     return q->addr;
@@ -85,20 +85,7 @@ static MPI_Datatype subarray(const int sz[3], const pp_box *b, const int lo[3], 
     return t;
 }
 
-/* What a repartition allocates before its checkpoint. */
-struct room {
-    int *same_new, *assign;
-    pp_frag *f;
-    size_t nf;
-    EMPI_Patch *nm;
-    int nnm;
-    MPI_Request *rq;
-    char **bufs;        /* per rank: [0, n) send buffers, [n, 2n) receive buffers */
-    int64_t *sb, *rb;   /* per rank: bytes sent to / received from each process */
-    int64_t *pos;       /* per rank: unpacking positions */
-};
-
-static void room_free(struct room *r, int n)
+void pt_room_free(struct pt_room *r, int n)
 {
     if (r->nm)
         for (int i = 0; i < r->nnm; i++) free(r->nm[i].addr);
@@ -117,7 +104,7 @@ static void room_free(struct room *r, int n)
 /* The placement, the fragments in (patch, old rank) order and the scheme (the program's, or the cost
  * estimate's): the same on every process (global information only), planned by patchplan.c.
  * The scheme, or -1 (out of memory). */
-static int plan(const struct pt_state *s, int layout, const int *owner, const struct xlayout *X, struct room *r,
+int pt_plan(const struct pt_state *s, int layout, const int *owner, const struct xlayout *X, struct pt_room *r,
                 int n, size_t ext, EMPI_Patch_stats *st)
 {
     pp_plan pl;
@@ -153,7 +140,7 @@ static int plan(const struct pt_state *s, int layout, const int *owner, const st
 }
 
 /* My new patches' storage, the requests and (per rank) the packing buffers. */
-static int storage(const struct pt_state *s, const struct xlayout *X, struct room *r, int n, size_t ext, int scheme)
+int pt_storage(const struct pt_state *s, const struct xlayout *X, struct pt_room *r, int n, size_t ext, int scheme)
 {
     for (int id = 0; id < s->m; id++) r->nnm += X->my_new >= 0 && r->assign[id] == X->my_new;
     r->nm = txn_calloc((size_t)(r->nnm ? r->nnm : 1), sizeof *r->nm);
@@ -206,9 +193,9 @@ static void post(int recv, void *buf, int count, MPI_Datatype t, int peer, MPI_C
 }
 
 /* where a fragment lands on this process */
-static EMPI_Patch *dest_of(const struct room *r, const pp_frag *fr)
+static EMPI_Patch *dest_of(const struct pt_room *r, const pp_frag *fr)
 {
-    return find_patch(r->nm, r->nnm, fr->id);
+    return pt_find_patch(r->nm, r->nnm, fr->id);
 }
 
 int pt_repartition(struct pt_state *s, int layout, const int *owner, const struct xlayout *X, size_t ext, int ok,
@@ -217,18 +204,18 @@ int pt_repartition(struct pt_state *s, int layout, const int *owner, const struc
     double t0 = PMPI_Wtime();
     int n = 0, came_ok = ok, scheme = 0, rc = MOVE_FAILED;
     PMPI_Comm_size(X->comm, &n);
-    struct room r;
+    struct pt_room r;
     memset(&r, 0, sizeof r);
     EMPI_Patch_stats st;
     memset(&st, 0, sizeof st);
     if (ok) {
         r.same_new = txn_malloc((size_t)X->ns * sizeof *r.same_new);
-        ok = r.same_new && (scheme = plan(s, layout, owner, X, &r, n, ext, &st)) >= 0 &&
-             storage(s, X, &r, n, ext, scheme) == 0;
+        ok = r.same_new && (scheme = pt_plan(s, layout, owner, X, &r, n, ext, &st)) >= 0 &&
+             pt_storage(s, X, &r, n, ext, scheme) == 0;
     }
     if (came_ok && !ok) snprintf(err, errlen, "out of memory");
     if (!txn_all_ok(X->comm, ok)) { /* the checkpoint: nothing is posted anywhere */
-        room_free(&r, n);
+        pt_room_free(&r, n);
         return MOVE_STOPPED;
     }
     MPI_Datatype elem;
@@ -250,11 +237,11 @@ int pt_repartition(struct pt_state *s, int layout, const int *owner, const struc
     for (size_t i = 0; i < r.nf; i++) {
         if (f[i].src != X->my_old) continue;
         int lo[3], sz[3], b = X->n2c[f[i].dst];
-        const char *a = src_storage(s, f[i].id, lo, sz);
+        const char *a = pt_src_storage(s, f[i].id, lo, sz);
         if (b == X->me) {
             EMPI_Patch *q = dest_of(&r, &f[i]);
             if (!q) { ok = 0; continue; } /* cannot happen: a fragment landing here is of my patch */
-            copy_box(q->addr, q->lo, q->size, a, lo, sz, &f[i].b, ext);
+            pt_copy_box(q->addr, q->lo, q->size, a, lo, sz, &f[i].b, ext);
             copied += pt_vol(&f[i].b) * (int64_t)ext;
         } else if (scheme == EMPI_COMM_PER_PATCH) {
             MPI_Datatype t = subarray(sz, &f[i].b, lo, elem);
@@ -265,7 +252,7 @@ int pt_repartition(struct pt_state *s, int layout, const int *owner, const struc
         } else { /* per rank: packed in fragment order */
             int blo[3], bsz[3];
             for (int d = 0; d < 3; d++) { blo[d] = f[i].b.lo[d]; bsz[d] = f[i].b.hi[d] - f[i].b.lo[d]; }
-            copy_box(r.bufs[b] + r.pos[b], blo, bsz, a, lo, sz, &f[i].b, ext);
+            pt_copy_box(r.bufs[b] + r.pos[b], blo, bsz, a, lo, sz, &f[i].b, ext);
             r.pos[b] += pt_vol(&f[i].b) * (int64_t)ext;
         }
     }
@@ -285,7 +272,7 @@ int pt_repartition(struct pt_state *s, int layout, const int *owner, const struc
             if (!q) { ok = 0; continue; } /* cannot happen: a fragment landing here is of my patch */
             int blo[3], bsz[3];
             for (int d = 0; d < 3; d++) { blo[d] = f[i].b.lo[d]; bsz[d] = f[i].b.hi[d] - f[i].b.lo[d]; }
-            copy_box(q->addr, q->lo, q->size, r.bufs[n + a] + r.pos[a], blo, bsz, &f[i].b, ext);
+            pt_copy_box(q->addr, q->lo, q->size, r.bufs[n + a] + r.pos[a], blo, bsz, &f[i].b, ext);
             r.pos[a] += pt_vol(&f[i].b) * (int64_t)ext;
         }
     }
@@ -314,6 +301,6 @@ int pt_repartition(struct pt_state *s, int layout, const int *owner, const struc
     r.assign = NULL;
     rc = MOVE_OK;
 out:
-    room_free(&r, n);
+    pt_room_free(&r, n);
     return rc;
 }

@@ -12,7 +12,8 @@
  *
  * With DUCTILE_REDIST_CONSTANT=nb, distributed items registered as constant
  * (EMPI_CONSTANT; sparse matrices: their column indices and values, their
- * row lengths having moved at the start, transfer.c) move with one
+ * row lengths having moved at the start; N-D blocks, patch sets and custom
+ * data: the bytes they packed at the start, transfer.c) move with one
  * MPI_Ialltoallv each, started at the resize
  * over a duplicate of the transfer communicator, into new buffers owned by
  * Ductile on the old processes and into the buffers they registered on the

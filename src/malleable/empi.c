@@ -143,9 +143,8 @@ int EMPI_Set_flags(const char *id, int flags)
     const char *why = !it ? "no item of that name is registered"
                       : flags != EMPI_VARIABLE && flags != EMPI_CONSTANT ? "flags must be EMPI_VARIABLE or EMPI_CONSTANT"
                       : reg_frozen() ? "refused while a resize is pending (ductile_constant_pending() returns 1)"
-                      : k != REG_DISTRIBUTED && k != REG_REPLICATED && k != REG_SPARSE
-                          ? "only arrays and sparse matrices can be constant (N-D blocks, custom data, patches and "
-                            "scalars move at the control point: docs/data.md)"
+                      : k != REG_DISTRIBUTED && k != REG_REPLICATED && !REG_KIND_IS_DATA(k)
+                          ? "scalars cannot be constant (they move at the control point: docs/data.md)"
                           : NULL;
     if (why) {
         fprintf(stderr, "ductile: error: EMPI_Set_flags('%s', %d): %s\n", id ? id : "", flags, why);

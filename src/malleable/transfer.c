@@ -31,12 +31,14 @@ int test_fail(const char *step)
 }
 
 /* 1 for an item that moves in the background when the resize's strategy is
- * nb, wd or thread: a distributed array or a sparse matrix (src/data, through
- * the hook table) registered constant.  The other kinds move blocking at the
- * switch, constant or not (docs/data.md). */
+ * nb, wd or thread: a distributed array or an item of a general kind (a
+ * sparse matrix, an N-D block, a patch set or custom data: src/data,
+ * through the hook table) registered constant.  Replicated items and
+ * scalars move blocking at the switch, constant or not (docs/data.md). */
 static int moves_in_background(const struct reg_item *it)
 {
-    return it->d.constant && (it->d.kind == REG_DISTRIBUTED || it->d.kind == REG_SPARSE);
+    int k = it->d.kind;
+    return it->d.constant && (k == REG_DISTRIBUTED || REG_KIND_IS_DATA(k));
 }
 
 /* 1 when a resize with constant-data strategy nb moves something in the
@@ -210,9 +212,10 @@ static int move_bytes(struct transfer *x, struct reg_item *it, const struct byte
     return rc;
 }
 
-/* A constant sparse matrix (or another general kind, src/data) in the
+/* A constant sparse matrix or N-D block (a general kind, src/data) in the
  * background: its metadata moves now, blocking (the kind's data_bg_start:
- * row lengths; the new arrays are staged in the item, not adopted), then
+ * a matrix's row lengths; a block has none, it packs its boxes; the new
+ * arrays are staged in the item, not adopted), then
  * its exchanges start (move_bytes) into the staged arrays.  Until the switch
  * the item keeps its old arrays, range and distribution everywhere. */
 static int move_constant_data(struct transfer *x, struct reg_item *it, char *why, size_t len)
