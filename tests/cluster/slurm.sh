@@ -76,6 +76,12 @@ part() {
   fi
 }
 
+case "${MPI_NAME:-}" in
+"Open MPI 5"*|"MPICH 4.0"*) # what works there, measured (slurm-inner.sh, basic); MPICH 4.0 cannot spawn: no growth beyond
+  part basic -N4 -n4 -w 'dnode[1-4]'
+  [ "${MPI_NAME#MPICH 4.0}" = "$MPI_NAME" ] && part beyond -N1 -n2 -w dnode1
+  exit $fail ;;
+esac
 part grow -N4 -n4 -w 'dnode[1-4]'
 
 # beyond: ductiled --slurm-grow grows the job onto hosts Slurm adds
