@@ -69,7 +69,24 @@ static void remember(pid_t pid)
 static int start_step(char *port, const char *cmd, char **args, int nnew, const char *hosts, char *why, size_t len)
 {
     struct step_run s = {.pid = -1, .lfd = -1};
+    /* MPI_Open_port belongs to no communicator: its error goes to the handler of MPI_COMM_SELF
+     * (MPI-4) or MPI_COMM_WORLD (MPICH 4.0), fatal by default, and an MPI without dynamic
+     * processes fails here (Debian's MPICH 4.0, ch4:ucx: "not supported with ucx netmod"): the
+     * resize must fail, not the job.  The application's handlers are put back at once. */
+    MPI_Errhandler eh_self = MPI_ERRHANDLER_NULL, eh_world = MPI_ERRHANDLER_NULL;
+    PMPI_Comm_get_errhandler(MPI_COMM_SELF, &eh_self);
+    PMPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh_world);
+    PMPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int rc = PMPI_Open_port(MPI_INFO_NULL, port);
+    if (eh_self != MPI_ERRHANDLER_NULL) {
+        PMPI_Comm_set_errhandler(MPI_COMM_SELF, eh_self);
+        PMPI_Errhandler_free(&eh_self);
+    }
+    if (eh_world != MPI_ERRHANDLER_NULL) {
+        PMPI_Comm_set_errhandler(MPI_COMM_WORLD, eh_world);
+        PMPI_Errhandler_free(&eh_world);
+    }
     if (rc != MPI_SUCCESS) {
         char m[300];
         ductile_mpi_error_text(rc, m, sizeof m);

@@ -14,6 +14,9 @@
 #         it back when Slurm agrees; dnode5 disappears (tools/cluster lose, by
 #         the outer test): ductiled marks it lost, its view matches Slurm's,
 #         the job goes on, requests for the lost host are refused.
+#   basic (salloc -N4 -n4; Open MPI 5, Debian's MPICH 4.0): a job on 2 hosts
+#         monitored, asked to grow to 4 hosts and to shrink to 1; the data
+#         checked, and what each step did measured into the rows.
 #   beyond (salloc -N1 -n2 -w dnode1; ductiled --slurm-grow): an MPICH job
 #         on dnode1 grows beyond the allocation onto dnode2, which Slurm adds
 #         to the job (data checked, new ranks on dnode2), then shrinks: Slurm
@@ -110,7 +113,9 @@ grow)
     result mpiexec monitor works - "registers with ductiled, samples"
     result mpiexec expand works "${r1#*:}" "2 -> 4 onto 2 more hosts of the allocation (spawn with info host)"
     result mpiexec shrink works "${r2#*:}" "4 -> 1"
-    if [ "$MPI_FAMILY" = openmpi ]; then
+    if [ "${MPI_NAME#Open MPI 4}" = "$MPI_NAME" ] && [ "$MPI_FAMILY" = openmpi ]; then
+      result mpiexec "host given back" kept - "departed processes, spawned ones too, park until the job ends: ductiled gives back no host while an Open MPI mpiexec job runs (what PRRTE does when a host of its daemons goes is not measured)"
+    elif [ "$MPI_FAMILY" = openmpi ]; then
       result mpiexec "host given back" kept - "Open MPI 4.1: departed processes, spawned ones too, park until the job ends, and mpiexec ends the job when a host of its daemons goes: ductiled gives back no host while an Open MPI mpiexec job runs"
     else
       result mpiexec "host given back" kept - "4 -> 1 takes an mpiexec-started rank with the spawned ones: all park until the job ends, their hosts stay; a shrink that removes exactly a spawned group lets it exit and its host goes back (row: host given back after a growth)"
@@ -178,6 +183,61 @@ PY
   grep -q "dnode3' was given back" "$T/refused" && ok "refused: $(cat "$T/refused")" || bad "expand onto a released host: $(cat "$T/refused")"
   touch "$T/stop.fake"
   wait "$JOBPID"; JOBPID=
+  ;;
+basic)
+  # Open MPI 5 and Debian's MPICH 4.0 under mpiexec in the allocation (salloc -N4 -n4): a job on
+  # dnode1, dnode2 is monitored, asked to grow onto dnode3, dnode4 and to shrink to 1; the data is
+  # checked in every case, and what each step did is measured into the rows
+  start_daemon
+  # shellcheck disable=SC2086
+  DUCTILE_CONTROLLER=unix:$SOCK DUCTILE_REPORT=$T/basic.json timeout -k 10 $((60 * scale)) $MPIEXEC $PPN1 -n 2 \
+    "$B/tests/controller/ctl_job" 1000000 30 0 "$T/stop.basic" > "$T/basic.log" 2>&1 &
+  JOBPID=$!
+  wait_until 30 '[ -n "$(jobid ctl_job)" ] || ! kill -0 $JOBPID 2>/dev/null'
+  J=$(jobid ctl_job)
+  [ -n "$J" ] && [ "$(view)" = "dnode1:up:1:0 dnode2:up:1:0 dnode3:up:0:0 dnode4:up:0:0" ] && ok "job $J registered on dnode1, dnode2" ||
+    bad "the MPI job did not register on dnode1, dnode2: $(view); $(tail -5 "$T/basic.log")"
+  wait_until 10 '[ "$(ctl --json status "$J" | jget "d[\"iteration\"]")" -gt 0 ]' && ok "monitored: samples arrive" &&
+    result mpiexec monitor works - "registers with ductiled, samples" || bad "no samples from job $J"
+  ctl expand "$J" 2 > /dev/null || bad "expand $J 2 refused"
+  wait_until 60 '[ "$(ctl --json status "$J" | jget "d[\"pending\"]")" = 0 ] && [ "$(procs "$J")" != "" ]' || bad "the expansion did not end"
+  n=$(procs "$J")
+  ok "after the expansion: $n processes ($(view))"
+  ctl shrink "$J" $((n - 1)) > /dev/null || bad "shrink $J $((n - 1)) refused"
+  wait_until 60 '[ "$(procs "$J")" = 1 ]' && ok "$n -> 1 process" || bad "after shrink: procs $(procs "$J")"
+  sleep 1.5 # a few sync periods: nothing may be given back while departed processes run
+  r=$(reason dnode2)
+  echo "$r" | grep -q "still run there" && [ "$(slurm_nodes)" = "dnode1 dnode2 dnode3 dnode4" ] && ok "dnode2 kept: $r" ||
+    bad "after the shrink: Slurm $(slurm_nodes), dnode2 kept because '$r'"
+  touch "$T/stop.basic"
+  wait "$JOBPID"; rc=$?; JOBPID=
+  grep -q "FINAL size=1 .*failures=0" "$T/basic.log" && ok "job data checked: $(grep FINAL "$T/basic.log") (mpiexec: exit $rc)" ||
+    bad "job failed (exit $rc): $(tail -5 "$T/basic.log")"
+  rs=$(resizes "$T/basic.json"); fr=$(failed_reason "$T/basic.json")
+  where=$("$PYTHON" -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(",".join(sorted(x.get("host", "?") for x in r.get("departed", []))))' "$T/basic.json" 2>/dev/null)
+  read -r r1 r2 r3 <<< "$rs"
+  if [ "$n" = 2 ] && [ -n "$fr" ] && [ "${r1%%:*}" = "2->1" ] && [ -z "$r2" ]; then
+    ok "the expansion failed with its cause, the job went on at 2: $fr"
+    result mpiexec expand fails - "the job goes on at its size, its data intact: ${fr//$B\//}"
+    result mpiexec shrink works "${r1#*:}" "2 -> 1"
+  elif [ "$n" = 4 ] && [ "${r1%%:*}" = "2->4" ] && [ "${r2%%:*}" = "4->1" ] && [ -z "$r3" ]; then
+    if [ $rc = 0 ] && [ "$where" = "dnode2,dnode3,dnode4" ]; then
+      result mpiexec expand works "${r1#*:}" "2 -> 4 onto 2 more hosts of the allocation (spawn with info host)"
+    else
+      c="the data is checked, but"
+      [ "$where" = "dnode2,dnode3,dnode4" ] || c="$c the new processes ran on $(echo "$where" | cut -d, -f2-), not dnode3,dnode4 (the spawn's host info: dnode3,dnode4),"
+      [ $rc = 0 ] || c="$c mpiexec ends with exit $rc at the job's end ($(grep -m1 -oE 'free\(\)[^\r]*|double free[^\r]*|corrupt[^\r]*' "$T/basic.log" || echo "no message"); no Ductile code runs in mpiexec)"
+      ok "expansion: ${c%,}"
+      result mpiexec expand fails "${r1#*:}" "2 -> 4: ${c%,}"
+    fi
+    result mpiexec shrink works "${r2#*:}" "4 -> 1"
+  else
+    bad "report: resizes '$rs', failed '$fr'"
+  fi
+  result mpiexec "host given back" kept - "the departed processes, mpiexec-started ones too, park until the job ends, and their hosts stay ($r)"
   ;;
 lost)
   # a stand-in scontrol that refuses updates until $T/allow exists
