@@ -128,10 +128,11 @@ const struct setting_def ductile_setting_defs[] = {
              "docs/rma.md."},
     {.name = "DUCTILE_REDIST_CONSTANT", .type = SETTING_ENUM, .default_value = "blocking", .choices = "blocking,nb,wd,thread", FIELD(redist_constant),
      .help = "Distributed items, sparse matrices, N-D blocks, patch sets and custom data registered as constant "
-             "(EMPI_CONSTANT, EMPI_Set_flags; docs/data.md): blocking (they move with the variable data), nb (one "
-             "nonblocking MPI_Ialltoallv each, overlapped with the iterations; col only), wd (Wait Drains: "
-             "nonblocking transfer, then an MPI_Ibarrier polled at control points) or thread (an auxiliary thread "
-             "moves them; needs MPI_THREAD_MULTIPLE). docs/rma.md."},
+             "(EMPI_CONSTANT, EMPI_Set_flags; docs/data.md): blocking (they move with the variable data), nb "
+             "(nonblocking transfers overlapped with the iterations: one MPI_Ialltoallv each with col, "
+             "MPI_Isend/MPI_Irecv with p2p; with the rma-* methods the drains cannot tell the sources when they "
+             "are done, so wd is used), wd (Wait Drains: nonblocking transfer, then an MPI_Ibarrier polled at "
+             "control points) or thread (an auxiliary thread moves them; needs MPI_THREAD_MULTIPLE). docs/rma.md."},
     {.name = "DUCTILE_RMA_WINDOW", .type = SETTING_ENUM, .default_value = "reuse", .choices = "reuse,create", FIELD(rma_window),
      .help = "Windows of the rma-* methods: reuse (one dynamic window per world, created at its first use and "
              "reused by every later redistribution while the world lasts) or create (MPI_Win_create per array and "

@@ -73,13 +73,15 @@ int sizes_allows(const struct ductile_sizes *s, int n, char *why, size_t whylen)
     int base = s->min > 0 ? s->min : 1;
     if (n < 1) snprintf(why, whylen, "%d processes: a job needs at least one", n);
     else if (s->min > 0 && n < s->min)
-        snprintf(why, whylen, "%d processes is below the job's minimum of %d", n, s->min);
+        snprintf(why, whylen, "%d process%s is below the job's minimum of %d", n, n == 1 ? "" : "es", s->min);
     else if (s->max > 0 && n > s->max)
-        snprintf(why, whylen, "%d processes is above the job's maximum of %d", n, s->max);
+        snprintf(why, whylen, "%d process%s is above the job's maximum of %d", n, n == 1 ? "" : "es", s->max);
     else if (s->step > 1 && (n - base) % s->step != 0)
-        snprintf(why, whylen, "%d processes is not %d plus a multiple of the job's step %d", n, base, s->step);
+        snprintf(why, whylen, "%d process%s is not %d plus a multiple of the job's step %d", n, n == 1 ? "" : "es", base,
+                 s->step);
     else if (s->allowed[0] && allowed_matches(s->allowed, n, NULL, 0) != 1)
-        snprintf(why, whylen, "%d processes is not among the job's allowed counts (%s)", n, s->allowed);
+        snprintf(why, whylen, "%d process%s is not among the job's allowed counts (%s)", n, n == 1 ? "" : "es",
+                 s->allowed);
     return why[0] == '\0';
 }
 

@@ -229,7 +229,7 @@ char *appctl_handle_command(const struct proto_msg *m)
         int size = __atomic_load_n(&ductile_rt.size, __ATOMIC_RELAXED), nd = target ? value : size + value;
         char why[400];
         if (nd != size && !sizes_allows(&sz, nd, why, sizeof why)) {
-            snprintf(err, sizeof err, "resize refused: the job cannot run on %d processes: %s", nd, why);
+            snprintf(err, sizeof err, "resize refused: the job cannot run on %d process%s: %s", nd, nd == 1 ? "" : "es", why);
             return proto_reply_err(m->id, PERR_BAD_ARGUMENT, err);
         }
         /* under the lock: a hand-over to a new rank 0 (appctl.c) copies the queue after setting moving */

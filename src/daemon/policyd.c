@@ -141,7 +141,7 @@ static int gpolicy_may_resize(const struct job *j, int procs, char *why, size_t 
     }
     char w[400];
     if (g && g->has_sizes && !sizes_allows(&g->sizes, procs, w, sizeof w)) {
-        snprintf(why, wl, "job %d cannot run on %d processes: %s", j->id, procs, w);
+        snprintf(why, wl, "job %d cannot run on %d process%s: %s", j->id, procs, procs == 1 ? "" : "es", w);
         return 0;
     }
     return 1;

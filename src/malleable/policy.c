@@ -21,7 +21,7 @@ int policy_check(const struct policy_request *r, char *list, size_t listlen, cha
     else if (nd == ns)
         snprintf(why, whylen, "the world already has %d process%s", ns, ns == 1 ? "" : "es");
     else if (r->sizes && !sizes_allows(r->sizes, nd, e0, sizeof e0))
-        snprintf(why, whylen, "the job cannot run on %d processes: %s", nd, e0);
+        snprintf(why, whylen, "the job cannot run on %d process%s: %s", nd, nd == 1 ? "" : "es", e0);
     else if (r->sparse)
         snprintf(why, whylen, "sparse (EMPI_Register_sparse) data cannot be redistributed yet");
     if (!why[0] && (nd > ns || r->baseline)) {

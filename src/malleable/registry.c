@@ -297,3 +297,52 @@ void reg_clear(void)
     later = NULL;
     nlater = caplater = 0;
 }
+
+/* ---- the same registry on every process (reg_agree) */
+
+/* What decides which collectives an item's transfer makes: its name, kind and constant flag
+ * (sizes may be each process's own for some kinds). FNV-1a. */
+static uint64_t desc_hash(const struct reg_desc *d)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (const char *c = d->name; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    h = (h ^ (uint64_t)(uint32_t)d->kind) * 1099511628211ULL;
+    return (h ^ (uint64_t)(d->constant != 0)) * 1099511628211ULL;
+}
+
+int reg_agree(MPI_Comm comm, char *why, size_t wl)
+{
+    int n = reg_count(), c[2] = {n, -n};
+    uint64_t all = 1469598103934665603ULL;
+    for (int i = 0; i < n; i++) all = (all ^ desc_hash(&reg_at(i)->d)) * 1099511628211ULL;
+    uint64_t v[2] = {all, ~all}; /* max(v[0]) == ~max(v[1]) only if every process has the same */
+    if (PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_UINT64_T, MPI_MAX, comm) != MPI_SUCCESS) {
+        snprintf(why, wl, "the processes' registries could not be compared (MPI_Allreduce failed)");
+        return -1;
+    }
+    if (v[0] == ~v[1]) return 0;
+    /* they differ (an error path: two more collectives, every process takes it) */
+    if (PMPI_Allreduce(MPI_IN_PLACE, c, 2, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) c[0] = -1;
+    if (c[0] != -c[1] || c[0] < 0) {
+        snprintf(why, wl, "the processes registered different numbers of items (from %d to %d): every process "
+                          "must register the same items, in the same order", -c[1], c[0]);
+        return -1;
+    }
+    uint64_t *h = malloc(2 * (size_t)(n ? n : 1) * sizeof *h);
+    int bad = -1, ok = h != NULL, okall = ok;
+    PMPI_Allreduce(&ok, &okall, 1, MPI_INT, MPI_MIN, comm);
+    if (okall) {
+        for (int i = 0; i < n; i++) h[2 * i] = desc_hash(&reg_at(i)->d), h[2 * i + 1] = ~h[2 * i];
+        if (PMPI_Allreduce(MPI_IN_PLACE, h, 2 * n, MPI_UINT64_T, MPI_MAX, comm) == MPI_SUCCESS)
+            for (int i = 0; i < n && bad < 0; i++)
+                if (h[2 * i] != ~h[2 * i + 1]) bad = i;
+    }
+    free(h);
+    if (bad >= 0)
+        snprintf(why, wl, "registered item %d ('%s') is not the same on every process (its name, kind or "
+                          "EMPI_CONSTANT flag differs): every process must register it alike", bad, reg_at(bad)->d.name);
+    else
+        snprintf(why, wl, "the processes' registries differ (names, kinds or EMPI_CONSTANT flags): every process "
+                          "must register the same items alike");
+    return -1;
+}

@@ -101,5 +101,9 @@ void reg_lock(void);
 void reg_unlock(void);
 /* Forget all items (at MPI_Finalize; buffers are not freed). */
 void reg_clear(void);
+/* Collective over comm: 0 when every process registered the same items (names, kinds and
+ * EMPI_CONSTANT flags, in order), else -1 on every process with why naming the first item that
+ * differs (one MPI_Allreduce of 16 bytes when they agree; a resize checks it before moving data). */
+int reg_agree(MPI_Comm comm, char *why, size_t wl);
 
 #endif

@@ -161,7 +161,7 @@ static void decide(int iteration, struct decision *d, char *list)
     /* the data's own constraints (the program's process grids of N-D blocks: src/data/ndgrid.c) */
     if (ductile_hooks.data_allows && nd >= 1 && !ductile_hooks.data_allows(nd, why, sizeof why)) {
         char full[480];
-        snprintf(full, sizeof full, "the job cannot run on %d processes: %s", nd, why);
+        snprintf(full, sizeof full, "the job cannot run on %d process%s: %s", nd, nd == 1 ? "" : "es", why);
         record_problem(&rec, "refused", full);
         return;
     }
@@ -288,6 +288,18 @@ static int control_point(int iteration)
         return 0;
     }
     if (d.listlen) PMPI_Bcast(list, d.listlen + 1, MPI_CHAR, 0, P);
+    /* every process registered the same items alike (a flag set on some processes only would put
+     * them in different collectives of the transfer): else refused on all, with the item named */
+    char rwhy[400];
+    if (reg_agree(P, rwhy, sizeof rwhy) != 0) {
+        if (ductile_rt.rank == 0) {
+            struct report_reconfig rec;
+            fill_record(&rec, d.id, iteration, ductile_rt.size, d.nd, M.method, M.redist, M.nb);
+            record_problem(&rec, "refused", rwhy);
+            request_queue_set_busy(&M.q, 0);
+        }
+        return 0;
+    }
     request_queue_set_busy(&M.q, 1);
     if (SB.active && !d.pool) {
         /* any other resize: standby processes become removed ones; a kept world
@@ -367,11 +379,11 @@ int ductile_request_resize(int delta_or_target, int is_target, int at_iteration,
     engine_sizes(&sz);
     char why[400];
     if (nd != ns && nd >= 1 && !sizes_allows(&sz, nd, why, sizeof why)) {
-        snprintf(err, errlen, "resize refused: the job cannot run on %d processes: %s", nd, why);
+        snprintf(err, errlen, "resize refused: the job cannot run on %d process%s: %s", nd, nd == 1 ? "" : "es", why);
         return -1;
     }
     if (nd != ns && nd >= 1 && ductile_hooks.data_allows && !ductile_hooks.data_allows(nd, why, sizeof why)) {
-        snprintf(err, errlen, "resize refused: the job cannot run on %d processes: %s", nd, why);
+        snprintf(err, errlen, "resize refused: the job cannot run on %d process%s: %s", nd, nd == 1 ? "" : "es", why);
         return -1;
     }
     return request_queue_submit(&M.q, delta_or_target, is_target ? RESIZE_TARGET : RESIZE_DELTA, at_iteration,
