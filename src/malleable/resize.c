@@ -129,6 +129,9 @@ static void auto_learn(struct cost_input *in)
         double net = last[m][1] - in->lat_s * last[m][2]; /* the time the bytes took */
         *bw[m] = last[m][0] / (net > 0.1 * last[m][1] ? net : 0.1 * last[m][1]);
     }
+    /* col and p2p move the same bytes over the same transport: one measured, both known */
+    if (last[0][1] > 0 && !(last[1][1] > 0)) in->bw_p2p = in->bw_col;
+    if (last[1][1] > 0 && !(last[0][1] > 0)) in->bw_col = in->bw_p2p;
 }
 
 /* DUCTILE_REDIST=auto (rank 0): pick method and constant-data strategy with
