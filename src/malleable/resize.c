@@ -95,31 +95,29 @@ static void auto_learn(struct cost_input *in)
     double by[FIT], t[FIT], st[FIT], last[3][3] = {{0}};
     int n = 0;
     in->lat_s = COST_LAT_DEFAULT;
-    for (int i = 0; i < M.nhist; i++) {
+    for (int i = M.nhist - 1; i >= 0; i--) { /* the latest first; a shape is computed only when it is used */
         const struct report_reconfig *r = &M.hist[i];
         if (strcmp(r->status, "ok") != 0 || r->bytes_moved == 0 || !(r->transfer_s > 0) || strchr(r->redist, '+'))
             continue;
         int m = strncmp(r->redist, "col", 3) == 0 ? 0 : strncmp(r->redist, "p2p", 3) == 0 ? 1
               : strncmp(r->redist, "rma-lock", 8) == 0 ? 2 : -1;
-        if (m < 0 || r->from < 1 || r->to < 1) continue;
+        if (m < 0 || r->from < 1 || r->to < 1 || (last[m][1] > 0 && (m == 2 || n == FIT))) continue;
         struct cost_input h = *in;
         auto_shape(r->from, r->to, strcmp(r->method, "baseline") != 0, &h);
         int cm = m == 0 ? COST_COL : m == 1 ? COST_P2P : strcmp(r->redist, "rma-lock") == 0 ? COST_RMA_LOCK
                                                                                             : COST_RMA_LOCKALL;
         double steps = (h.nx > 0 ? h.nx : 1) * cost_steps(&h, cm);
-        last[m][0] = (double)r->bytes_moved;
-        last[m][1] = r->transfer_s;
-        last[m][2] = steps;
-        if (m == 2) continue;
-        if (n == FIT) { /* the oldest goes */
-            memmove(by, by + 1, (FIT - 1) * sizeof *by);
-            memmove(t, t + 1, (FIT - 1) * sizeof *t);
-            memmove(st, st + 1, (FIT - 1) * sizeof *st);
-            n--;
+        if (!(last[m][1] > 0)) {
+            last[m][0] = (double)r->bytes_moved;
+            last[m][1] = r->transfer_s;
+            last[m][2] = steps;
         }
-        by[n] = (double)r->bytes_moved;
-        t[n] = r->transfer_s;
-        st[n++] = steps;
+        if (m < 2 && n < FIT) {
+            by[n] = (double)r->bytes_moved;
+            t[n] = r->transfer_s;
+            st[n++] = steps;
+        }
+        if (n == FIT && last[2][1] > 0) break;
     }
     double fbw = 0, flat = 0;
     if (cost_fit(by, t, st, n, &fbw, &flat)) in->lat_s = flat;
