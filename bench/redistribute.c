@@ -339,6 +339,7 @@ const char *take_report(const char *path)
     return text;
 }
 
+static char chosen[32]; /* the last run's record: its redistribution (what auto chose) */
 static int run_ductile(const char *self, int ns, int nd, long long bytes, const char *method, const char *redist,
                        int prepare, double out[4])
 {
@@ -354,6 +355,8 @@ static int run_ductile(const char *self, int ns, int nd, long long bytes, const 
     const char *text = take_report(rep);
     const char *rc0 = strstr(text, "\"reconfigurations\"");
     if (rc != 0 || !rc0 || !strstr(rc0, "\"ok\"")) return -1;
+    const char *rd = strstr(rc0, "\"redistribution\"");
+    if (rd && (rd = strchr(rd + 16, '"'))) sscanf(rd + 1, "%31[^\"]", chosen);
     rc0 = strstr(rc0, "\"times_s\"");
     if (!rc0) return -1;
     out[0] = val(rc0, "spawn");
@@ -371,7 +374,8 @@ static int run_ductile(const char *self, int ns, int nd, long long bytes, const 
  * MPI_Comm_spawn + MPI_Intercomm_merge + first MPI_Alltoallv of the same
  * bytes (w_spawn, cold: nothing prepared); and the shrink under Ductile
  * against a warm MPI_Alltoallv of the same pattern among running ranks
- * (w_static).  Medians over the rounds; ratio = Ductile / raw. */
+ * (w_static).  Medians over the rounds; ratio = Ductile / raw.  --redists
+ * col,p2p,auto: one Ductile run per DUCTILE_REDIST in each round. */
 int cmp_dbl(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -385,15 +389,15 @@ double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-static int run_vs_raw(const char *self, const char *pairs, const char *sizes, int reps, const char *csv)
+static int run_vs_raw(const char *self, const char *pairs, const char *sizes, int reps, const char *csv,
+                      const char *redists)
 {
     FILE *out = fopen(csv, "w");
     if (!out) { perror(csv); return 1; }
     fprintf(out, "ns,nd,mib,round,kind,spawn_s,merge_s,transfer_s,total_s\n");
     printf("mpiexec: %s\nlibductile: %s\nCSV: %s   (%d alternated rounds, medians; seconds)\n\n", mpiexec, libductile,
            csv, reps);
-    printf("%-6s %6s  %-34s %8s %8s %9s %8s %7s\n", "pair", "MiB", "what", "spawn", "merge", "transfer", "total",
-           "ratio");
+    printf("%-6s %6s  %-34s %8s %8s %9s %8s %7s\n", "pair", "MiB", "what", "spawn", "merge", "transfer", "total", "ratio");
     char pl[256], sl[256];
     snprintf(pl, sizeof pl, "%s", pairs);
     for (char *sp = NULL, *tok = strtok_r(pl, ",", &sp); tok; tok = strtok_r(NULL, ",", &sp)) {
@@ -403,8 +407,11 @@ static int run_vs_raw(const char *self, const char *pairs, const char *sizes, in
         for (char *ss = NULL, *st = strtok_r(sl, ",", &ss); st; st = strtok_r(NULL, ",", &ss)) {
             long mib = atol(st);
             long long bytes = (long long)mib << 20;
-            double raw[4][64], duc[4][64];
-            int nr = 0, ndc = 0;
+            char rl[128], *rn[8], *rs = NULL, ch[8][32] = {{0}};
+            int nrd = 0, nr = 0, ndc[8] = {0};
+            snprintf(rl, sizeof rl, "%s", redists);
+            for (char *t = strtok_r(rl, ",", &rs); t && nrd < 8; t = strtok_r(NULL, ",", &rs)) rn[nrd++] = t;
+            double raw[4][64], duc[8][4][64];
             for (int k = 0; k < reps && k < 64; k++) {
                 char cmd[16384];
                 struct res r;
@@ -428,24 +435,34 @@ static int run_vs_raw(const char *self, const char *pairs, const char *sizes, in
                             raw[2][nr], raw[3][nr]);
                     nr++;
                 } else printf("%d->%d %ld MiB round %d: raw reference failed\n", ns, nd, mib, k);
-                double t[4];
-                if (run_ductile(self, ns, nd, bytes, "merge", "col", 1, t) == 0) {
-                    for (int j = 0; j < 4; j++) duc[j][ndc] = t[j];
-                    fprintf(out, "%d,%d,%ld,%d,ductile,%.6f,%.6f,%.6f,%.6f\n", ns, nd, mib, k, t[0], t[1], t[2], t[3]);
-                    ndc++;
-                } else printf("%d->%d %ld MiB round %d: ductile run failed\n", ns, nd, mib, k);
+                for (int q = 0; q < nrd; q++) {
+                    double t[4];
+                    chosen[0] = 0;
+                    if (run_ductile(self, ns, nd, bytes, "merge", rn[q], 1, t) == 0) {
+                        for (int j = 0; j < 4; j++) duc[q][j][ndc[q]] = t[j];
+                        fprintf(out, "%d,%d,%ld,%d,ductile %s (%s),%.6f,%.6f,%.6f,%.6f\n", ns, nd, mib, k, rn[q], chosen,
+                                t[0], t[1], t[2], t[3]);
+                        ndc[q]++;
+                        snprintf(ch[q], sizeof ch[q], "%s", chosen);
+                    } else printf("%d->%d %ld MiB round %d: ductile %s run failed\n", ns, nd, mib, k, rn[q]);
+                }
                 fflush(out);
             }
-            double m[2][4];
+            double m[9][4];
             for (int j = 0; j < 4; j++) {
                 m[0][j] = median(raw[j], nr);
-                m[1][j] = median(duc[j], ndc);
+                for (int q = 0; q < nrd; q++) m[1 + q][j] = median(duc[q][j], ndc[q]);
             }
             printf("%d->%-3d %6ld  %-34s %8.4f %8.4f %9.4f %8.4f\n", ns, nd, mib,
                    nd > ns ? "raw spawn+merge+first Alltoallv" : "raw warm Alltoallv", m[0][0], m[0][1], m[0][2],
                    m[0][3]);
-            printf("%-6s %6s  %-34s %8.4f %8.4f %9.4f %8.4f %6.2fx\n", "", "", "ductile merge col (whole resize)",
-                   m[1][0], m[1][1], m[1][2], m[1][3], m[0][3] > 0 ? m[1][3] / m[0][3] : 0);
+            for (int q = 0; q < nrd; q++) {
+                char nm[320];
+                snprintf(nm, sizeof nm, "ductile %.40s%s%.31s%s (whole resize)", rn[q], strcmp(rn[q], ch[q]) ? " [" : "",
+                         strcmp(rn[q], ch[q]) ? ch[q] : "", strcmp(rn[q], ch[q]) ? "]" : "");
+                printf("%-6s %6s  %-34s %8.4f %8.4f %9.4f %8.4f %6.2fx\n", "", "", nm, m[1 + q][0], m[1 + q][1],
+                       m[1 + q][2], m[1 + q][3], m[0][3] > 0 ? m[1 + q][3] / m[0][3] : 0);
+            }
             fflush(stdout);
         }
     }
@@ -479,7 +496,7 @@ int main(int argc, char **argv)
         return rc;
     }
     int full = 0, paper = 0, reps = 3, cycles = 0, throttle = 1, vsraw = 0;
-    const char *vs_sizes = "64,1024";
+    const char *vs_sizes = "64,1024", *redists = "col";
     const char *cycle_kib = "128,1024,8192,65536";
     long max_mib = 64, paper_mib = 64;
     const char *csv = "redistribute.csv", *pairs = "1:2,2:4,4:2,2:3,3:5";
@@ -494,6 +511,7 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--cycles") == 0) cycles = 1;
         else if (strcmp(argv[i], "--vs-raw") == 0) vsraw = 1;
         else if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) vs_sizes = argv[++i];
+        else if (strcmp(argv[i], "--redists") == 0 && i + 1 < argc) redists = argv[++i];
         else if (strcmp(argv[i], "--no-throttle") == 0) throttle = 0;
         else if (strcmp(argv[i], "--cycle-kib") == 0 && i + 1 < argc) cycle_kib = argv[++i];
         else {
@@ -504,7 +522,8 @@ int main(int argc, char **argv)
                             "       %s --cycles [--cycle-kib 128,1024,...] [--pairs 2:4,4:2] [--no-throttle] [--csv FILE]:\n"
                             "         persistent redistribution (DUCTILE_PERSISTENT=0/1, DUCTILE_RMA_MEMORY=shared) over\n"
                             "         3 Phase Shifting cycles A -> B -> A per method\n"
-                            "       %s --vs-raw [--sizes 64,1024] [--reps N] [--pairs 2:4,4:2] [--csv FILE]: Ductile's\n"
+                            "       %s --vs-raw [--sizes 64,1024] [--reps N] [--pairs 2:4,4:2] [--redists col,p2p,auto]\n"
+                            "         [--csv FILE]: Ductile's\n"
                             "         whole expansion against raw spawn+merge+first Alltoallv, and its shrink against a\n"
                             "         warm Alltoallv, side by side in alternated rounds\n"
                             "  default: 8 and 64 MiB in total; --full: 8, 64, 256 and 1024 MiB\n", argv[0], argv[0], argv[0], argv[0]);
@@ -516,7 +535,7 @@ int main(int argc, char **argv)
     if (!libductile[0]) { fprintf(stderr, "redistribute: set LIBDUCTILE to libductile.so\n"); return 2; }
     if (paper) return run_paper(self, pairs, paper_mib, csv, reps < 1 ? 1 : reps);
     if (vsraw) return run_vs_raw(self, strcmp(pairs, "1:2,2:4,4:2,2:3,3:5") == 0 ? "2:4,4:2" : pairs, vs_sizes,
-                                 reps < 1 ? 1 : reps, csv);
+                                 reps < 1 ? 1 : reps, csv, redists);
     if (cycles) return run_cycles(self, strcmp(pairs, "1:2,2:4,4:2,2:3,3:5") == 0 ? "2:4,4:2" : pairs, cycle_kib, csv, throttle);
     FILE *out = fopen(csv, "w");
     if (!out) { perror(csv); return 1; }

@@ -66,15 +66,81 @@ int ductile_malleable_settings(const struct ductile_settings *s, char *err, size
 
 /* ------------------------------------------------------------------ decisions */
 
+/* The messages of a transfer for the cost model: the distributed arrays that
+ * move (each its own exchange) and the most partners one process has in any
+ * of them (plan_max_partners: O(ns + nd) per array, on rank 0). */
+static void auto_shape(int ns, int nd, int merge, struct cost_input *in)
+{
+    in->ns = ns;
+    in->nd = nd;
+    in->np = merge ? (ns > nd ? ns : nd) : ns + nd;
+    in->nx = 0;
+    in->partners = 0;
+    for (int i = 0; i < reg_count(); i++) {
+        struct reg_item *it = reg_at(i);
+        if (it->d.kind != REG_DISTRIBUTED || plan_moved_elements(it->d.nrows, ns, nd) <= 0) continue;
+        int p = plan_max_partners(it->d.nrows, ns, nd, merge);
+        in->nx++;
+        if (p > in->partners) in->partners = p;
+    }
+}
+
+/* Bandwidths and the latency per message or step from the run's blocking
+ * resizes (the latest win): the latency fitted over the col and p2p records
+ * when their shapes tell bytes and steps apart (cost_fit), else the default;
+ * each method's bandwidth from its latest record, net of its steps. */
+static void auto_learn(struct cost_input *in)
+{
+    enum { FIT = 16 }; /* the latest transfers only */
+    double by[FIT], t[FIT], st[FIT], last[3][3] = {{0}};
+    int n = 0;
+    in->lat_s = COST_LAT_DEFAULT;
+    for (int i = M.nhist - 1; i >= 0; i--) { /* the latest first; a shape is computed only when it is used */
+        const struct report_reconfig *r = &M.hist[i];
+        if (strcmp(r->status, "ok") != 0 || r->bytes_moved == 0 || !(r->transfer_s > 0) || strchr(r->redist, '+'))
+            continue;
+        int m = strncmp(r->redist, "col", 3) == 0 ? 0 : strncmp(r->redist, "p2p", 3) == 0 ? 1
+              : strncmp(r->redist, "rma-lock", 8) == 0 ? 2 : -1;
+        if (m < 0 || r->from < 1 || r->to < 1 || (last[m][1] > 0 && (m == 2 || n == FIT))) continue;
+        struct cost_input h = *in;
+        auto_shape(r->from, r->to, strcmp(r->method, "baseline") != 0, &h);
+        int cm = m == 0 ? COST_COL : m == 1 ? COST_P2P : strcmp(r->redist, "rma-lock") == 0 ? COST_RMA_LOCK
+                                                                                            : COST_RMA_LOCKALL;
+        double steps = (h.nx > 0 ? h.nx : 1) * cost_steps(&h, cm);
+        if (!(last[m][1] > 0)) {
+            last[m][0] = (double)r->bytes_moved;
+            last[m][1] = r->transfer_s;
+            last[m][2] = steps;
+        }
+        if (m < 2 && n < FIT) {
+            by[n] = (double)r->bytes_moved;
+            t[n] = r->transfer_s;
+            st[n++] = steps;
+        }
+        if (n == FIT && last[2][1] > 0) break;
+    }
+    double fbw = 0, flat = 0;
+    if (cost_fit(by, t, st, n, &fbw, &flat)) in->lat_s = flat;
+    double *bw[3] = {&in->bw_col, &in->bw_p2p, &in->bw_rma};
+    for (int m = 0; m < 3; m++) {
+        if (!(last[m][1] > 0)) continue;
+        double net = last[m][1] - in->lat_s * last[m][2]; /* the time the bytes took */
+        *bw[m] = last[m][0] / (net > 0.1 * last[m][1] ? net : 0.1 * last[m][1]);
+    }
+    /* col and p2p move the same bytes over the same transport: one measured, both known */
+    if (last[0][1] > 0 && !(last[1][1] > 0)) in->bw_p2p = in->bw_col;
+    if (last[1][1] > 0 && !(last[0][1] > 0)) in->bw_col = in->bw_p2p;
+}
+
 /* DUCTILE_REDIST=auto (rank 0): pick method and constant-data strategy with
- * the cost model of src/rma/cost.c, from the registered sizes, the pair,
- * bandwidths measured at earlier resizes and the iteration time. */
+ * the cost model of src/rma/cost.c, from the registered sizes, the pair, the
+ * partners of the block plan, bandwidths and the latency measured at earlier
+ * resizes and the iteration time. */
 static void choose_auto(int ns, int nd, struct decision *d)
 {
     struct cost_input in;
     memset(&in, 0, sizeof in);
-    in.ns = ns;
-    in.nd = nd;
+    auto_shape(ns, nd, d->method != METHOD_BASELINE, &in);
     for (int i = 0; i < reg_count(); i++) {
         struct reg_item *it = reg_at(i);
         if (it->d.kind != REG_DISTRIBUTED) continue;
@@ -82,16 +148,18 @@ static void choose_auto(int ns, int nd, struct decision *d)
         if (it->d.constant) in.const_bytes += b;
         else in.var_bytes += b;
     }
+#ifdef OMPI_MAJOR_VERSION
+    in.col_alg = COST_A2A_PAIRWISE; /* coll/tuned's pairwise exchange */
+#else
+    in.col_alg = COST_A2A_SCATTERED; /* MPICH's MPIR_Alltoallv_intra_scattered */
+#endif
     in.bw_col = 1e9;
     in.bw_rma = 0.8e9;
     in.win_setup_s = 0.02;
+    auto_learn(&in);
     for (int i = 0; i < M.nhist; i++) { /* the latest measurements win */
         const struct report_reconfig *r = &M.hist[i];
         if (strcmp(r->status, "ok") != 0) continue;
-        if (r->bytes_moved > 0 && r->transfer_s > 0 && !strchr(r->redist, '+')) {
-            if (strncmp(r->redist, "col", 3) == 0) in.bw_col = (double)r->bytes_moved / r->transfer_s;
-            if (strncmp(r->redist, "rma", 3) == 0) in.bw_rma = (double)r->bytes_moved / r->transfer_s;
-        }
         if (r->window_s > 0) in.win_setup_s = r->window_s;
         if (r->prepare_s > 0 && strncmp(r->redist, "rma", 3) == 0) in.win_setup_s = r->prepare_s; /* persistent */
     }

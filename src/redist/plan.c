@@ -216,6 +216,45 @@ int64_t plan_moved_elements(int64_t n, int ns, int nd)
     return n - kept;
 }
 
+/* The next transfer of a sweep over [*pos, hi) (the counterpart's rank in *peer;
+ * the new owner when `to_new`, else the old one), or 0 at the end. */
+static int next_peer(int64_t n, int ns, int nd, int to_new, int64_t *pos, int64_t hi, int *peer)
+{
+    if (*pos >= hi) return 0;
+    plan_transfer t;
+    *pos = transfer_at(n, ns, nd, *pos, hi, &t);
+    *peer = to_new ? t.dst : t.src;
+    return 1;
+}
+
+int plan_max_partners(int64_t n, int ns, int nd, int same_process)
+{
+    if (!valid_sizes(n, ns, nd))
+        return -1;
+    int most = 0, np = same_process ? (ns > nd ? ns : nd) : ns + nd;
+    for (int p = 0; p < np; p++) {
+        /* process p: old rank o (or -1), new rank w (or -1) */
+        int o = p < ns ? p : -1;
+        int w = same_process ? (p < nd ? p : -1) : (p >= ns ? p - ns : -1);
+        plan_block ob = o >= 0 ? plan_block_of(n, ns, o) : (plan_block){0, 0};
+        plan_block wb = w >= 0 ? plan_block_of(n, nd, w) : (plan_block){0, 0};
+        int64_t sp = ob.displ, se = ob.displ + ob.count, rp = wb.displ, re = wb.displ + wb.count;
+        /* destinations (new ranks) and sources (old ranks) both come in increasing order: with
+         * same_process new rank d and old rank d are one process, so merge the two to count it once */
+        int d = -1, s = -1, k = 0;
+        int hd = next_peer(n, ns, nd, 1, &sp, se, &d), hs = next_peer(n, ns, nd, 0, &rp, re, &s);
+        while (hd || hs) {
+            int take_d = hd && (!hs || !same_process || d <= s), take_s = hs && (!hd || !same_process || s <= d);
+            int peer = take_d ? d : s;
+            if (!same_process || peer != p) k += same_process ? 1 : take_d + take_s;
+            if (take_d) hd = next_peer(n, ns, nd, 1, &sp, se, &d);
+            if (take_s) hs = next_peer(n, ns, nd, 0, &rp, re, &s);
+        }
+        if (k > most) most = k;
+    }
+    return most;
+}
+
 long plan_recv_sources(plan_transfer *tr, long ntr, const int *o2c, int comm_size, int me, unsigned char *seen,
                        int *out, uint64_t *ops)
 {

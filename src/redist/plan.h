@@ -126,6 +126,14 @@ int plan_alltoallv_arrays(int64_t n, int ns, int nd, int my_old_rank, int my_new
  * estimates.  O(min(ns, nd)).  Returns -1 on bad arguments. */
 int64_t plan_moved_elements(int64_t n, int ns, int nd);
 
+/* The most other processes any one process exchanges elements with (sends to
+ * or receives from, each counted once) in the redistribution of n elements
+ * from ns to nd blocks: the message count of a point-to-point transfer, for
+ * the cost model (src/rma/cost.c).  same_process: old rank r and new rank r
+ * are one process (Merge); else the ns old and nd new ranks are ns + nd
+ * processes (Baseline).  O(ns + nd) in total, no table.  -1 on bad arguments. */
+int plan_max_partners(int64_t n, int ns, int nd, int same_process);
+
 #ifdef __cplusplus
 }
 #endif

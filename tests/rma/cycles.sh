@@ -3,7 +3,11 @@
 # one-sided methods: data checked after every resize; every shrink reuses the
 # window its expansion created (set-up time 0 in the report), so each window
 # is created once per world.  Then DUCTILE_REDIST=auto: every record says
-# "auto" with the cost model's reason, and the data is still right.
+# "auto" with the cost model's reason, and the data is still right.  Last,
+# auto on a sparse exchange (4 -> 8 -> 4, variable data only: each process
+# has 3 partners out of 7): the first choice follows the steps the reason
+# names, p2p where the collective takes more (Open MPI's pairwise
+# MPI_Alltoallv: 7), col on a tie (MPICH's scattered one: 3), data right.
 set -u
 . "$abs_top_srcdir/tests/malleable/common.sh"
 . "$abs_top_srcdir/tests/rma/common.sh"
@@ -35,5 +39,18 @@ bad = [x for x in ok if x["choice"]["by"] != "auto" or "f=" not in x["choice"]["
 if bad:
     sys.exit("FAIL: auto: records without the cost model's choice: %s" % bad)
 for x in ok: print("   %d->%d %s: %s" % (x["from"], x["to"], x["redistribution"], x["choice"]["reason"][:150]))
+PY
+run "4->8->4 auto, 3 partners" 4 20 4 2 DUCTILE_REDIST=auto DUCTILE_SCHEDULE="0:+4,10:-4" &&
+$PYTHON - "$rep" <<'PY' || fail=1
+import json, re, sys
+ok = [x for x in json.load(open(sys.argv[1]))["reconfigurations"] if x["status"] == "ok"]
+x = ok[0]
+m = re.search(r"steps col (\d+) p2p (\d+)", x["choice"]["reason"])
+if not m or int(m.group(2)) % 3:
+    sys.exit("FAIL: sparse auto: no steps, or not 3 partners, in %r" % x["choice"]["reason"])
+want = "p2p" if int(m.group(1)) > int(m.group(2)) else "col"
+if x["redistribution"] != want or ("< col " if want == "p2p" else "< p2p ") not in x["choice"]["reason"]:
+    sys.exit("FAIL: sparse auto: %s, expected %s: %s" % (x["redistribution"], want, x["choice"]["reason"]))
+print("   4->8 %s: %s" % (x["redistribution"], x["choice"]["reason"][:200]))
 PY
 exit $fail

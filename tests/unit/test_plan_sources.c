@@ -3,7 +3,9 @@
  * transfer reads from, as the P x partners scan of persist.c found them, over
  * many small layouts and mappings; and at 16,384 and 65,536 ranks (a shrink to
  * 2 processes, where new rank 0 reads from half the old ranks) its operation
- * count and scratch grow no faster than P log P between the two sizes. */
+ * count and scratch grow no faster than P log P between the two sizes.
+ * Also plan_max_partners() (the cost model's message count) against a count
+ * over plan_compute()'s whole table, and its 2-3 partners at 32 <-> 64. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -105,10 +107,57 @@ static void test_scale(void **state)
     assert_true(rb <= bound);
 }
 
+/* the partners of every process from the whole plan (P x P marks, small P only) */
+static int naive_partners(int64_t n, int ns, int nd, int same)
+{
+    int np = same ? (ns > nd ? ns : nd) : ns + nd, most = 0;
+    plan_transfer *tr = calloc(plan_max_transfers(ns, nd), sizeof *tr);
+    unsigned char *m = calloc((size_t)np * (size_t)np, 1);
+    assert_non_null(tr);
+    assert_non_null(m);
+    long k = plan_compute(n, ns, nd, tr, plan_max_transfers(ns, nd));
+    assert_true(k >= 0);
+    for (long i = 0; i < k; i++) {
+        int a = tr[i].src, b = same ? tr[i].dst : ns + tr[i].dst;
+        if (a == b) continue;
+        m[(size_t)a * np + b] = m[(size_t)b * np + a] = 1;
+    }
+    for (int p = 0; p < np; p++) {
+        int c = 0;
+        for (int q = 0; q < np; q++) c += m[(size_t)p * np + q];
+        most = c > most ? c : most;
+    }
+    free(tr);
+    free(m);
+    return most;
+}
+
+static void test_max_partners(void **state)
+{
+    (void)state;
+    static const int64_t sizes[] = {0, 1, 7, 64, 1000, 4099};
+    for (int ns = 1; ns <= 12; ns++)
+        for (int nd = 1; nd <= 12; nd++)
+            for (int si = 0; si < 6; si++)
+                for (int same = 0; same < 2; same++)
+                    assert_int_equal(plan_max_partners(sizes[si], ns, nd, same), naive_partners(sizes[si], ns, nd, same));
+    /* a block expansion or shrink by 2x: each process has 2-3 partners, not P - 1 */
+    int e = plan_max_partners(1 << 20, 32, 64, 1), s = plan_max_partners(1 << 20, 64, 32, 1);
+    assert_true(e >= 2 && e <= 3);
+    assert_true(s >= 2 && s <= 3);
+    assert_int_equal(e, naive_partners(1 << 20, 32, 64, 1));
+    assert_int_equal(plan_max_partners(1000, 0, 4, 1), -1);
+    /* 2 -> 4: rank 1 gives its old half to ranks 2 and 3 and takes its new quarter from rank 0 */
+    assert_int_equal(plan_max_partners(1000, 2, 4, 1), 3);
+    /* Baseline 2 -> 4: an old process sends to two new ones, a new one receives from one */
+    assert_int_equal(plan_max_partners(1000, 2, 4, 0), 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_as_before),
+        cmocka_unit_test(test_max_partners),
         cmocka_unit_test(test_scale),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
