@@ -27,15 +27,15 @@ const char *safe(const char *in)
     return b;
 }
 
-static void list_cell(const char *col, json_t *j, int header)
+static void list_cell(FILE *o, const char *col, json_t *j, int header)
 {
     char tbuf[32] = "-", ubuf[32] = "-";
-    if (!strcmp(col, "job")) header ? printf("%-4s", "JOB") : printf("%-4lld", proto_get_int(j, "job", 0));
-    else if (!strcmp(col, "state")) header ? printf("%-12s", "STATE") : printf("%-12s", safe(proto_get_str(j, "state", "?")));
-    else if (!strcmp(col, "procs")) header ? printf("%5s", "PROCS") : printf("%5lld", proto_get_int(j, "procs", 0));
-    else if (!strcmp(col, "pending")) header ? printf("%7s", "PENDING") : printf("%7lld", proto_get_int(j, "pending", 0));
-    else if (!strcmp(col, "iteration")) header ? printf("%10s", "ITERATION") : printf("%10lld", proto_get_int(j, "iteration", 0));
-    else if (!strcmp(col, "iter_s")) header ? printf("%9s", "ITER_S") : printf("%9.4f", proto_get_num(j, "iteration_s", 0));
+    if (!strcmp(col, "job")) header ? fprintf(o, "%-4s", "JOB") : fprintf(o, "%-4lld", proto_get_int(j, "job", 0));
+    else if (!strcmp(col, "state")) header ? fprintf(o, "%-12s", "STATE") : fprintf(o, "%-12s", safe(proto_get_str(j, "state", "?")));
+    else if (!strcmp(col, "procs")) header ? fprintf(o, "%5s", "PROCS") : fprintf(o, "%5lld", proto_get_int(j, "procs", 0));
+    else if (!strcmp(col, "pending")) header ? fprintf(o, "%7s", "PENDING") : fprintf(o, "%7lld", proto_get_int(j, "pending", 0));
+    else if (!strcmp(col, "iteration")) header ? fprintf(o, "%10s", "ITERATION") : fprintf(o, "%10lld", proto_get_int(j, "iteration", 0));
+    else if (!strcmp(col, "iter_s")) header ? fprintf(o, "%9s", "ITER_S") : fprintf(o, "%9.4f", proto_get_num(j, "iteration_s", 0));
     else if (!strcmp(col, "user")) {
         if (!header && json_is_integer(json_object_get(j, "uid"))) {
             long long uid = proto_get_int(j, "uid", -1);
@@ -43,16 +43,16 @@ static void list_cell(const char *col, json_t *j, int header)
             snprintf(ubuf, sizeof ubuf, "%s", pw ? pw->pw_name : "");
             if (!pw) snprintf(ubuf, sizeof ubuf, "%lld", uid);
         }
-        printf("%-10s", header ? "USER" : safe(ubuf));
+        fprintf(o, "%-10s", header ? "USER" : safe(ubuf));
     } else if (!strcmp(col, "start")) {
         double st = proto_get_num(j, "start", 0);
         if (!header && st > 0) {
             time_t tt = (time_t)st;
             strftime(tbuf, sizeof tbuf, "%m-%d %H:%M:%S", localtime(&tt));
         }
-        printf("%-14s", header ? "START" : tbuf);
-    } else if (!strcmp(col, "tag")) header ? printf("%-10s", "TAG") : printf("%-10s", safe(proto_get_str(j, "tag", "")));
-    else if (!strcmp(col, "binary")) printf("%s", header ? "BINARY" : safe(proto_get_str(j, "binary", "")));
+        fprintf(o, "%-14s", header ? "START" : tbuf);
+    } else if (!strcmp(col, "tag")) header ? fprintf(o, "%-10s", "TAG") : fprintf(o, "%-10s", safe(proto_get_str(j, "tag", "")));
+    else if (!strcmp(col, "binary")) fprintf(o, "%s", header ? "BINARY" : safe(proto_get_str(j, "binary", "")));
 }
 
 int valid_format(const char *f)
@@ -74,11 +74,18 @@ static void list_row(json_t *j, int header)
     char copy[256], *save = NULL;
     snprintf(copy, sizeof copy, "%s", list_format);
     int first = 1;
+    char *line = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&line, &len);
+    if (!o) return;
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save), first = 0) {
-        if (!first) putchar(' ');
-        list_cell(t, j, header);
+        if (!first) fputc(' ', o);
+        list_cell(o, t, j, header);
     }
-    putchar('\n');
+    fclose(o);
+    while (len > 0 && line[len - 1] == ' ') line[--len] = '\0'; /* no padding after the last column (scripts) */
+    printf("%s\n", line);
+    free(line);
 }
 
 void print_list(json_t *res)

@@ -18,6 +18,9 @@ ctl list > "$T/list.out"
 if od -c "$T/list.out" | grep -q '033'; then bad "an escape sequence reached the terminal"; else ok "program name printed without control characters: $(grep evil "$T/list.out")"; fi
 ctl --noheader --format job,user,start,tag list > "$T/list2.out"
 [ "$(wc -l < "$T/list2.out")" = 1 ] && grep -q "^$ej *$(id -un) " "$T/list2.out" && ok "--noheader --format job,user,start,tag: $(cat "$T/list2.out")" || bad "format: $(cat "$T/list2.out")"
+# a script's use: the job number alone, no padding, usable as an argument (the stranger's "1   ")
+J=$(ctl --noheader --format job list | head -1)
+[ "$J" = "$ej" ] && ctl status "$J" > /dev/null && ok "--noheader --format job gives '$J', usable as is" || bad "--format job gave '$J'"
 ctl --format job,nonsense list > /dev/null 2>&1; [ $? -eq 2 ] && ok "bad --format column is a usage error" || bad "bad --format accepted"
 ctl events "$ej" > "$T/ev.out" && grep -q "registered" "$T/ev.out" && ok "events: $(head -1 "$T/ev.out")" || bad "events: $(cat "$T/ev.out")"
 ctl status "$ej" | grep -q "recent events" && ok "human status shows events and plans" || bad "status without events"
