@@ -261,14 +261,15 @@ static const char *hold_reason(int h, char *buf, size_t len)
         snprintf(buf, len, "%d process(es) of ductile jobs run there (%d slots in use)", procs, used);
         return buf;
     }
+    int ompi = 0;
+    for (int i = 0; i < jobs.n && !ompi; i++) ompi = live(jobs.v[i]) && slurm_launch_ompi_mpiexec(jobs.v[i]);
     if (parked_on(h)) { /* they hold their slots there */
-        snprintf(buf, len, "%d process(es) that left their world still run there (parked until they exit)", parked_on(h));
+        snprintf(buf, len, "%d process(es) that left their world still run there (parked until they exit%s)", parked_on(h),
+                 ompi ? "; under Open MPI's mpiexec that is the job's end" : "");
         return buf;
     }
     if (S.frozen[0]) return S.frozen;
-    for (int i = 0; i < jobs.n; i++)
-        if (live(jobs.v[i]) && slurm_launch_ompi_mpiexec(jobs.v[i]))
-            return "an Open MPI job runs: its mpiexec ends the whole job when a host of its daemons leaves the allocation";
+    if (ompi) return "an Open MPI job runs: its mpiexec ends the whole job when a host of its daemons leaves the allocation";
     int unknown = K.valid && K.unknown;
     for (int i = 0; !K.valid && !unknown && i < jobs.n; i++) {
         int unmanaged = 0;
