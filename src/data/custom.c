@@ -31,9 +31,7 @@
 #include "data.h"
 #include "../core/state.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-#endif
+#include "../common/leftmpi.h"
 
 int custom_register(const char *id, EMPI_Custom_size_fn size, EMPI_Custom_pack_fn pack, EMPI_Custom_unpack_fn unpack,
                     void *user, char *err, size_t errlen)
@@ -205,11 +203,9 @@ void custom_bg_forget(struct reg_item *it)
 {
     struct custom_state *s = it->ext;
     if (!s || !s->bg.set) return;
-#if defined(__SANITIZE_ADDRESS__)
-    __lsan_ignore_object(s->bg.sb); /* left to the MPI on purpose: not a leak to report */
-    __lsan_ignore_object(s->bg.rb);
-    __lsan_ignore_object(s->bg.a);
-#endif
+    left_to_mpi(s->bg.sb); /* left to the MPI on purpose: not a leak to report */
+    left_to_mpi(s->bg.rb);
+    left_to_mpi(s->bg.a);
     if (s->next.buf == s->bg.rb) s->next.buf = NULL; /* never freed */
     memset(&s->bg, 0, sizeof s->bg);
     custom_abort(it); /* the rest (offsets, a snapshot) is this process's own */

@@ -25,9 +25,7 @@
 #include "ndblock_int.h"
 #include "../common/txnfault.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-#endif
+#include "../common/leftmpi.h"
 
 int ndblock_bg_start(struct reg_item *it, const struct redist_layout *L, int ok, struct bytes_xfer *xf, int *nxf,
                      char *err, size_t errlen)
@@ -98,11 +96,9 @@ void ndblock_bg_forget(struct reg_item *it)
 {
     struct nd_state *s = it->ext;
     if (!s || !s->bg.set) return;
-#if defined(__SANITIZE_ADDRESS__)
-    __lsan_ignore_object(s->bg.sb); /* left to the MPI on purpose: not a leak to report */
-    __lsan_ignore_object(s->bg.rb);
-    __lsan_ignore_object(s->bg.a);
-#endif
+    left_to_mpi(s->bg.sb); /* left to the MPI on purpose: not a leak to report */
+    left_to_mpi(s->bg.rb);
+    left_to_mpi(s->bg.a);
     free(s->bg.o2c); /* ours only */
     memset(&s->bg, 0, sizeof s->bg);
     ndblock_abort(it); /* the staged new array is this process's own: the MPI never writes into it */

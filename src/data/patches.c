@@ -149,26 +149,37 @@ int patches_repartition_now(const char *id, char *err, size_t errlen)
     return rc == MOVE_OK ? 0 : -1;
 }
 
+/* The old layout (lay[0]) and patch owners (lay[1..m]) from the first old
+ * process, for processes that do not know it (spawned ones), after the
+ * transaction's checkpoint: NULL when the checkpoint stopped every process;
+ * else the array (the caller frees it), *ok 0 if the broadcast failed here. */
+static int *share_layout(const struct reg_item *it, const struct redist_layout *L, int *ok, char *err, size_t errlen)
+{
+    const struct pt_state *s = it->ext;
+    int *lay = *ok ? txn_malloc(((size_t)s->m + 1) * sizeof *lay) : NULL;
+    if (*ok && !lay) { snprintf(err, errlen, "'%s': out of memory", it->d.name); *ok = 0; }
+    if (!txn_all_ok(L->comm, *ok)) { /* the checkpoint */
+        free(lay);
+        return NULL;
+    }
+    lay[0] = s->layout;
+    for (int i = 0; i < s->m; i++) lay[i + 1] = s->owner ? s->owner[i] : -1;
+    if (txn_mpi(PMPI_Bcast(lay, s->m + 1, MPI_INT, L->old_to_comm[0], L->comm)) != MPI_SUCCESS) {
+        snprintf(err, errlen, "'%s': broadcast of the patch owners failed", it->d.name);
+        *ok = 0;
+    }
+    return lay;
+}
+
 int patches_move(struct reg_item *it, const struct redist_layout *L, int ok, uint64_t *moved, char *err,
                  size_t errlen)
 {
     struct pt_state *s = it->ext;
-    int me = -1, root = L->old_to_comm[0];
+    int me = -1;
     PMPI_Comm_rank(L->comm, &me);
     drop_next(s); /* nothing should be staged; if it were, it is not this resize's */
-    /* the old layout, for processes that do not know it (spawned ones) */
-    int *lay = ok ? txn_malloc(((size_t)s->m + 1) * sizeof *lay) : NULL;
-    if (ok && !lay) { snprintf(err, errlen, "'%s': out of memory", it->d.name); ok = 0; }
-    if (!txn_all_ok(L->comm, ok)) { /* the checkpoint */
-        free(lay);
-        return MOVE_STOPPED;
-    }
-    lay[0] = s->layout;
-    for (int i = 0; i < s->m; i++) lay[i + 1] = s->owner ? s->owner[i] : -1;
-    if (txn_mpi(PMPI_Bcast(lay, s->m + 1, MPI_INT, root, L->comm)) != MPI_SUCCESS) {
-        snprintf(err, errlen, "'%s': broadcast of the patch owners failed", it->d.name);
-        ok = 0; /* the repartition's checkpoint stops every process */
-    }
+    int *lay = share_layout(it, L, &ok, err, errlen); /* ok 0 now: the repartition's checkpoint stops all */
+    if (!lay) return MOVE_STOPPED;
     struct xlayout X = {L->comm, L->ns, L->nd, L->my_old, L->my_new, me, L->old_to_comm, L->new_to_comm};
     int rc = pt_repartition(s, lay[0], lay + 1, &X, (size_t)it->d.extent, ok, err, errlen);
     free(lay);
@@ -180,22 +191,12 @@ int patches_bg_start(struct reg_item *it, const struct redist_layout *L, int ok,
                      char *err, size_t errlen)
 {
     struct pt_state *s = it->ext;
-    int me = -1, root = L->old_to_comm[0];
+    int me = -1;
     PMPI_Comm_rank(L->comm, &me);
     patches_abort(it); /* nothing should be staged; if it were, it is not this resize's */
     *nxf = 0;
-    int *lay = ok ? txn_malloc(((size_t)s->m + 1) * sizeof *lay) : NULL;
-    if (ok && !lay) { snprintf(err, errlen, "'%s': out of memory", it->d.name); ok = 0; }
-    if (!txn_all_ok(L->comm, ok)) { /* the checkpoint */
-        free(lay);
-        return MOVE_STOPPED;
-    }
-    lay[0] = s->layout;
-    for (int i = 0; i < s->m; i++) lay[i + 1] = s->owner ? s->owner[i] : -1;
-    if (txn_mpi(PMPI_Bcast(lay, s->m + 1, MPI_INT, root, L->comm)) != MPI_SUCCESS) {
-        snprintf(err, errlen, "'%s': broadcast of the patch owners failed", it->d.name);
-        ok = 0; /* the exchange's agreement stops every process */
-    }
+    int *lay = share_layout(it, L, &ok, err, errlen); /* ok 0 now: the exchange's agreement stops all */
+    if (!lay) return MOVE_STOPPED;
     *nxf = 1; /* one exchange on every process (on one that failed, its agreement stops all) */
     struct xlayout X = {L->comm, L->ns, L->nd, L->my_old, L->my_new, me, L->old_to_comm, L->new_to_comm};
     char why[200] = "";

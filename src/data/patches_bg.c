@@ -24,9 +24,7 @@
 #include "patches_int.h"
 #include "../common/txnfault.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-#endif
+#include "../common/leftmpi.h"
 
 static void frag_box(const pp_frag *f, int lo[3], int sz[3])
 {
@@ -169,11 +167,9 @@ void pt_bg_end(struct pt_state *s, int unpack)
 void pt_bg_forget(struct pt_state *s)
 {
     if (!s->bg.set) return;
-#if defined(__SANITIZE_ADDRESS__)
-    __lsan_ignore_object(s->bg.sbuf); /* left to the MPI on purpose: not a leak to report */
-    __lsan_ignore_object(s->bg.rbuf);
-    __lsan_ignore_object(s->bg.a);
-#endif
+    left_to_mpi(s->bg.sbuf); /* left to the MPI on purpose: not a leak to report */
+    left_to_mpi(s->bg.rbuf);
+    left_to_mpi(s->bg.a);
     free(s->bg.o2c); /* ours only */
     free(s->bg.f);
     memset(&s->bg, 0, sizeof s->bg);

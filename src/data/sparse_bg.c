@@ -23,9 +23,7 @@
 #include "sparse.h"
 #include "../common/txnfault.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-#endif
+#include "../common/leftmpi.h"
 
 static char no_rows; /* the source and target of a process without rows: nothing is read or written */
 
@@ -99,10 +97,8 @@ void sparse_bg_forget(struct reg_item *it)
     if (!s) return;
     sp_bg_plan_free(s);
     if (!s->next.set) return;
-#if defined(__SANITIZE_ADDRESS__)
-    __lsan_ignore_object(s->next.col); /* left to the MPI on purpose: not a leak to report */
-    __lsan_ignore_object(s->next.val);
-#endif
+    left_to_mpi(s->next.col); /* left to the MPI on purpose: not a leak to report */
+    left_to_mpi(s->next.val);
     s->next.col = s->next.val = NULL; /* never freed */
     sparse_abort(it);                 /* the rest (row pointers, row counts) is this process's own */
 }

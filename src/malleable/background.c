@@ -4,9 +4,7 @@
  * go/cancel message to the spawned processes, cancellation. */
 #include "engine.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-#endif
+#include "../common/leftmpi.h"
 
 /* ------------------------------------------------------------------ NB (background) transfer of constant data
  *
@@ -171,12 +169,10 @@ void nb_finish(int adopt)
  * What it leaves allocated on purpose is not a leak to report. */
 void nb_abandon(void)
 {
-#if defined(__SANITIZE_ADDRESS__)
     for (int i = 0; i < NB.n; i++) {
-        if (NB.e[i].dst && !NB.e[i].in_place) __lsan_ignore_object(NB.e[i].dst);
-        if (NB.e[i].p) __lsan_ignore_object(NB.e[i].p); /* and what it points to (the collective's arguments) */
+        if (!NB.e[i].in_place) left_to_mpi(NB.e[i].dst);
+        left_to_mpi(NB.e[i].p); /* and what it points to (the collective's arguments) */
     }
-#endif
     for (int i = 0; i < NB.n; i++) /* a general data item's staged buffers too: never freed */
         if (NB.e[i].data && reg_find(NB.e[i].name)) DUCTILE_HOOK_VOID(data_bg_forget, (reg_find(NB.e[i].name)));
     NB.left_alone = 1; /* the buffers its requests name stay allocated (reg_thaw) */
