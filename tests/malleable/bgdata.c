@@ -411,6 +411,11 @@ int main(int argc, char **argv)
     if (EMPI_Set_flags("k", EMPI_CONSTANT) != 0 || EMPI_Set_flags("p", EMPI_CONSTANT) != 0 ||
         (!partial && EMPI_Set_flags("r", EMPI_CONSTANT) != 0))
         MPI_Abort(MPI_COMM_WORLD, 1);
+    /* BGDATA_EXTRA=1: original rank 1 registers one item more than the others: refused the same way */
+    static int extra;
+    if (getenv("BGDATA_EXTRA") && atoi(getenv("BGDATA_EXTRA")) && type != EMPI_SPAWNED && rank_ == 1 &&
+        EMPI_Register_scalar("extra", &extra, MPI_INT, 1) != 0)
+        MPI_Abort(MPI_COMM_WORLD, 1);
     if (type == EMPI_SPAWNED) {
         EMPI_Get_shared(&it);
         refresh("k", 0, &k);

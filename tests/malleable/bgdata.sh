@@ -39,7 +39,7 @@ ref=$(grep -o "^hash [0-9a-f]*" "$tmp/ref" | cut -d" " -f2)
 echo "static on 3: $(grep '^hash' "$tmp/ref")"
 # one run: NAME NP NOK FAILED VAR=value...  (NOK resizes expected to commit; FAILED 1: one injected
 # failure, 2: one resize cancelled by MPI_Finalize, 3: an unpack callback that failed at the switch,
-# 4: refused, the constant flag set on some processes only;
+# 4: refused, the constant flag set on some processes only, 5: refused, an item more on one process;
 # BGCHECK=0: a blocking run, no background expected)
 crun() {
   name=$1 np=$2 nok=$3 nfail=$4; shift 4
@@ -61,7 +61,8 @@ ok = [x for x in rc if x["status"] == "ok"]
 failed = [x for x in rc if x["status"] != "ok"]
 if nfail:
     cause = {1: "injected", 2: "program ended", 3: "unpack callback failed",
-             4: "item 3 ('r') is not the same on every process"}[nfail]
+             4: "item 3 ('r') is not the same on every process",
+             5: "registered different numbers of items (from 4 to 5)"}[nfail]
     if len(rc) != 1 or not failed or cause not in failed[0]["reason"] or final != np:
         sys.exit("FAIL: %s: expected one failed resize (%s), at %d processes: %s" % (name, cause, np, rc))
     print("  %d->%d failed: %s" % (failed[0]["from"], failed[0]["to"], failed[0]["reason"]))
@@ -101,6 +102,7 @@ crun "wd 5->2 rolled back program storage" 5 0 1 BGDATA_STORAGE=1 DUCTILE_TEST_F
 crun "nb 3->5 unpack fails at the switch" 3 0 3 BGDATA_UNPACK_FAIL=1 DUCTILE_REDIST_CONSTANT=nb DUCTILE_SCHEDULE=3:+2
 # rank 1 did not mark the records constant: refused on every process, naming them (it hung before)
 crun "nb 3->5 a flag on some ranks only" 3 0 4 BGDATA_PARTIAL=1 DUCTILE_REDIST_CONSTANT=nb DUCTILE_SCHEDULE=3:+2
+crun "nb 3->5 an item more on one rank" 3 0 5 BGDATA_EXTRA=1 DUCTILE_REDIST_CONSTANT=nb DUCTILE_SCHEDULE=3:+2
 # decided at the last control point: still pending at MPI_Finalize, which cancels it
 crun "thread 3->5 cancelled at the end" 3 0 2 DUCTILE_REDIST_CONSTANT=thread DUCTILE_SCHEDULE="$((its - 1)):+2"
 exit $fail
