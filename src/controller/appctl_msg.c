@@ -101,29 +101,24 @@ json_t *appctl_sample_json(const struct snap *a, const struct snap *b)
 
 #define MOVING "the job's rank 0 left the world: its controller is moving to the new rank 0; try again in a moment"
 
-static json_t *join_list(const json_t *arr, char *out, size_t len)
+/* A command's hosts (an array of names, one per new process) or ranks (a
+ * rank set string, or an array of ranks), validated by proto_parse, as the
+ * queue's ';'-separated list: malloc'ed, any length; NULL when out of memory. */
+static char *join_list(const json_t *arr)
 {
-    size_t i, o = 0;
+    if (json_is_string(arr)) return strdup(json_string_value(arr)); /* a shrink's rank set ("0-511,1024-2047") */
+    size_t i, len = 1;
     json_t *e;
-    out[0] = '\0';
-    if (json_is_string(arr)) { /* a shrink's rank set ("0-511,1024-2047", validated by proto_parse) */
-        if (json_string_length(arr) >= len) return NULL;
-        snprintf(out, len, "%s", json_string_value(arr));
-        return (json_t *)arr;
-    }
+    json_array_foreach(arr, i, e) len += (json_is_string(e) ? json_string_length(e) : 24) + 1;
+    char *out = malloc(len), *o = out;
+    if (!out) return NULL;
+    *o = '\0';
     json_array_foreach(arr, i, e) {
-        char item[300];
-        if (json_is_string(e)) {
-            /* validated by proto_parse: letters, digits, '-', '.' only */
-            snprintf(item, sizeof item, "%s", json_string_value(e));
-        } else {
-            snprintf(item, sizeof item, "%lld", (long long)json_integer_value(e));
-        }
-        int n = snprintf(out + o, len - o, "%s%s", o ? ";" : "", item);
-        if (n < 0 || (size_t)n >= len - o) return NULL;
-        o += (size_t)n;
+        /* validated by proto_parse: letters, digits, '-', '.' only, or integers */
+        if (json_is_string(e)) o += sprintf(o, "%s%s", i ? ";" : "", json_string_value(e));
+        else o += sprintf(o, "%s%lld", i ? ";" : "", (long long)json_integer_value(e));
     }
-    return (json_t *)arr;
+    return out;
 }
 
 /* A queued request as the protocol shows it: {id, op, n | to, at_iteration, list?}. */
@@ -132,7 +127,7 @@ static json_t *request_json(const struct resize_request *q)
     const char *op = q->kind == RESIZE_TARGET ? "resize" : q->value > 0 ? "expand" : "shrink";
     json_t *o = json_pack("{s:i, s:s, s:i, s:i}", "id", q->id, "op", op, q->kind == RESIZE_TARGET ? "to" : "n",
                           q->value < 0 ? -q->value : q->value, "at_iteration", q->iteration);
-    if (o && q->list[0]) json_object_set_new(o, "list", json_string(q->list));
+    if (o && q->list) json_object_set_new(o, "list", json_string(q->list));
     return o;
 }
 
@@ -147,6 +142,7 @@ json_t *appctl_queue_json(unsigned *version)
     int n = request_queue_list(q, l, REQUEST_QUEUE_MAX, version);
     for (int k = 0; k < n; k++)
         if (l[k].source == REQUEST_FROM_CONTROLLER) json_array_append_new(a, request_json(&l[k]));
+    if (n > 0) resize_request_free(l, n);
     free(l);
     return a;
 }
@@ -175,6 +171,7 @@ static char *handle_revoke(const struct proto_msg *m)
         struct resize_request *l = malloc(REQUEST_QUEUE_MAX * sizeof *l);
         int n = q && l ? request_queue_cancel(q, id, l, REQUEST_QUEUE_MAX) : 0;
         for (int k = 0; k < n && k < REQUEST_QUEUE_MAX; k++) json_array_append_new(c, request_json(&l[k]));
+        if (l) resize_request_free(l, n < REQUEST_QUEUE_MAX ? n : REQUEST_QUEUE_MAX);
         free(l);
         if (n > 0) (void)!write(appctl.wake[1], "q", 1);
         if (!all && id > 0 && n == 0) {
@@ -206,12 +203,9 @@ char *appctl_handle_command(const struct proto_msg *m)
     if (!strcmp(cmd, "expand") || !strcmp(cmd, "shrink") || !strcmp(cmd, "resize")) {
         int at = (int)proto_get_int(r, "at_iteration", -1);
         if (proto_get_int(r, "at_iteration", -1) > 2147483647LL) at = 2147483647;
-        static char list[RESIZE_LIST_MAX]; /* only the controller thread handles commands (16 KiB: not on its stack) */
         const json_t *l = json_object_get(r, !strcmp(cmd, "shrink") ? "ranks" : "hosts");
-        if (l && !join_list(l, list, sizeof list))
-            return proto_reply_err(m->id, PERR_BAD_ARGUMENT, "host or rank list too long (the job keeps at most "
-                                   "16 KiB of it: ranks as a rank set, e.g. 0-511,1024-2047:2)");
-        if (!l) list[0] = '\0';
+        char *list = l ? join_list(l) : NULL; /* any length (the protocol's message size bounds it) */
+        if (l && !list) return proto_reply_err(m->id, PERR_BUSY, "resize refused: out of memory for the list");
         int value, target = 0;
         if (!strcmp(cmd, "expand")) value = (int)proto_get_int(r, "n", 0);
         else if (!strcmp(cmd, "shrink")) value = -(int)proto_get_int(r, "n", 0);
@@ -220,8 +214,10 @@ char *appctl_handle_command(const struct proto_msg *m)
          * (REQUEST_QUEUE_MAX): it runs at its iteration unless cancelled */
         struct request_queue *q = request_queue_active();
         int qid = 0;
-        if (!q)
+        if (!q) {
+            free(list);
             return proto_reply_err(m->id, PERR_BUSY, "resize refused: the malleability engine is not active");
+        }
         /* a count the job cannot use (its size constraints, src/common/sizes.h): refused now, with the
          * reason (the decision checks again, against the size of then) */
         struct ductile_sizes sz;
@@ -230,14 +226,16 @@ char *appctl_handle_command(const struct proto_msg *m)
         char why[400];
         if (nd != size && !sizes_allows(&sz, nd, why, sizeof why)) {
             snprintf(err, sizeof err, "resize refused: the job cannot run on %d process%s: %s", nd, nd == 1 ? "" : "es", why);
+            free(list);
             return proto_reply_err(m->id, PERR_BAD_ARGUMENT, err);
         }
         /* under the lock: a hand-over to a new rank 0 (appctl.c) copies the queue after setting moving */
         pthread_mutex_lock(&appctl.lock);
         int rc = appctl.moving ? 1
-                 : request_queue_submit_id(q, value, target ? RESIZE_TARGET : RESIZE_DELTA, at, list[0] ? list : NULL,
-                                           &qid, err, sizeof err);
+                 : request_queue_submit_id(q, value, target ? RESIZE_TARGET : RESIZE_DELTA, at, list, &qid, err,
+                                           sizeof err);
         pthread_mutex_unlock(&appctl.lock);
+        free(list); /* the queue keeps its own copy */
         if (rc == 1) return proto_reply_err(m->id, PERR_BUSY, MOVING);
         if (rc != 0) return proto_reply_err(m->id, PERR_BUSY, err);
         ductile_log(1, "controller: %s %d queued as command %d for %s", cmd, value < 0 ? -value : value, qid,

@@ -299,7 +299,6 @@ struct pending_resize {
     char *leaving; /* shrink */
     int standby, my_new, new0;
     int exiting; /* shrink: the leaving processes are the whole newest spawned group: they exit */
-    char list[RESIZE_LIST_MAX];
     struct redist_layout L;
     struct xfer_times xt; /* the background start */
 };

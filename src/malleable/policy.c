@@ -8,13 +8,13 @@
 
 #include "schedule.h"
 
-int policy_check(const struct policy_request *r, char *list, size_t listlen, char *why, size_t whylen)
+int policy_check(const struct policy_request *r, const char **list, char *why, size_t whylen)
 {
     int ns = r->ns, nd = r->nd;
     const char *rl = r->req_list ? r->req_list : "";
     char e0[400];
     why[0] = '\0';
-    list[0] = '\0';
+    *list = "";
     if (nd < 1)
         snprintf(why, whylen, "shrinking below one process is not possible (removing %d of %d process%s)", ns - nd,
                  ns, ns == 1 ? "" : "es");
@@ -29,8 +29,8 @@ int policy_check(const struct policy_request *r, char *list, size_t listlen, cha
         char e[300];
         if (hosts && *hosts && schedule_check_hosts(hosts, NULL, e, sizeof e) != 0)
             snprintf(why, whylen, "%s", e);
-        else if (hosts) snprintf(list, listlen, "%s", hosts);
-        if (nd < ns) list[0] = '\0'; /* baseline shrink: placement by the launcher */
+        else if (hosts) *list = hosts;
+        if (nd < ns) *list = ""; /* baseline shrink: placement by the launcher */
         if (nd < ns && rl[0] && !why[0])
             snprintf(why, whylen, "the baseline method replaces every process: a list of leaving ranks makes no sense");
     } else if (!why[0] && rl[0]) {
@@ -41,10 +41,10 @@ int policy_check(const struct policy_request *r, char *list, size_t listlen, cha
         else if (n > 0 && !m) snprintf(why, whylen, "out of memory");
         else if (n < 0 || (m && schedule_mark_ranks(rl, ns, m, e, sizeof e) < 0)) snprintf(why, whylen, "%s", e);
         free(m);
-        if (!why[0]) snprintf(list, listlen, "%s", rl);
+        if (!why[0]) *list = rl;
     }
     if (why[0]) {
-        list[0] = '\0';
+        *list = "";
         return -1;
     }
     return 0;

@@ -19,10 +19,10 @@ struct policy_request {
     const struct ductile_sizes *sizes; /* the job's size constraints (src/common/sizes.h), or NULL */
 };
 
-/* 0: the request can be carried out (nd within the job's size constraints); list (RESIZE_LIST_MAX bytes) gets the
- * hosts for the new processes or the leaving ranks ("" = default).
- * -1: refused; why names the cause, list is "". */
-int policy_check(const struct policy_request *r, char *list, size_t listlen, char *why, size_t whylen);
+/* 0: the request can be carried out (nd within the job's size constraints); *list points at the hosts for the new
+ * processes or the leaving ranks (r's req_list or spawn_hosts; "" = default).
+ * -1: refused; why names the cause, *list is "". */
+int policy_check(const struct policy_request *r, const char **list, char *why, size_t whylen);
 
 /* Constant-data strategies (DUCTILE_REDIST_CONSTANT). */
 enum { CONST_BLOCKING = 0, CONST_NB = 1, CONST_WD = 2, CONST_THREAD = 3 };

@@ -126,6 +126,8 @@ void note_transfer(struct report_reconfig *r, const struct xfer_times *xt)
                  xt->n_prepared == 0 && xt->n_reused > 0 ? "reused" : xt->n_prepared + xt->n_reused ? "prepared" : "");
 }
 
+#define LIST_PIECE 65536L /* a queued command's list moves in pieces of this many bytes */
+
 /* Bytes in pieces below an int count (a history can outgrow INT_MAX bytes). */
 static void send_bytes(const void *p, size_t len, int to, MPI_Comm comm)
 {
@@ -152,13 +154,19 @@ static void recv_bytes(void *p, size_t len, int from, MPI_Comm comm)
 void send_history(int to, MPI_Comm comm)
 {
     DUCTILE_HOOK_VOID(ctl_send, (to, comm, TAG_CONTROLLER)); /* src/controller/appctl.c */
-    /* the queue (16 requests with their lists, 256 KiB: not on the stack) */
-    static struct resize_request qs[REQUEST_QUEUE_MAX];
-    struct resize_request *q = qs;
+    /* the queue: up to REQUEST_QUEUE_MAX requests, each its fields then its list (any length) */
+    struct resize_request q[REQUEST_QUEUE_MAX];
     int nq_id[2];
     nq_id[0] = request_queue_export(&M.q, q, REQUEST_QUEUE_MAX, &nq_id[1]);
     PMPI_Send(nq_id, 2, MPI_INT, to, TAG_HISTORY, comm);
-    if (nq_id[0]) PMPI_Send(q, nq_id[0] * (int)sizeof *q, MPI_BYTE, to, TAG_HISTORY, comm);
+    for (int k = 0; k < nq_id[0]; k++) {
+        long f[6] = {q[k].kind, q[k].value, q[k].iteration, q[k].source, q[k].id, (long)strlen(request_list(&q[k]))};
+        PMPI_Send(f, 6, MPI_LONG, to, TAG_HISTORY, comm);
+        for (long off = 0; off < f[5]; off += LIST_PIECE) /* in pieces: the receiver may drop it piece by piece */
+            PMPI_Send(request_list(&q[k]) + off, (int)(f[5] - off < LIST_PIECE ? f[5] - off : LIST_PIECE), MPI_CHAR, to,
+                      TAG_HISTORY, comm);
+    }
+    resize_request_free(q, nq_id[0]);
     int n[3] = {M.nhist, M.ndep, !M.depfns_off};
     PMPI_Send(n, 3, MPI_INT, to, TAG_HISTORY, comm);
     send_bytes(M.hist, (size_t)n[0] * sizeof *M.hist, to, comm);
@@ -171,12 +179,27 @@ void recv_history(int from, MPI_Comm comm)
 {
     DUCTILE_HOOK_VOID(ctl_recv, (from, comm, TAG_CONTROLLER));
     int nq_id[2] = {0, 1};
-    static struct resize_request qs[REQUEST_QUEUE_MAX]; /* 256 KiB: not on the stack */
-    struct resize_request *q = qs;
+    struct resize_request q[REQUEST_QUEUE_MAX];
     PMPI_Recv(nq_id, 2, MPI_INT, from, TAG_HISTORY, comm, MPI_STATUS_IGNORE);
     if (nq_id[0] < 0 || nq_id[0] > REQUEST_QUEUE_MAX) nq_id[0] = 0; /* never: the same library sent it */
-    if (nq_id[0]) PMPI_Recv(q, nq_id[0] * (int)sizeof *q, MPI_BYTE, from, TAG_HISTORY, comm, MPI_STATUS_IGNORE);
-    request_queue_import(&M.q, q, nq_id[0], nq_id[1]);
+    int nq = 0;
+    for (int k = 0; k < nq_id[0]; k++) {
+        long f[6];
+        PMPI_Recv(f, 6, MPI_LONG, from, TAG_HISTORY, comm, MPI_STATUS_IGNORE);
+        char *l = f[5] > 0 ? malloc((size_t)f[5] + 1) : NULL;
+        static char sink[LIST_PIECE]; /* out of memory: the pieces are received and dropped, and the command said lost */
+        for (long off = 0; off < f[5]; off += LIST_PIECE)
+            PMPI_Recv(l ? l + off : sink, (int)(f[5] - off < LIST_PIECE ? f[5] - off : LIST_PIECE), MPI_CHAR, from,
+                      TAG_HISTORY, comm, MPI_STATUS_IGNORE);
+        if (f[5] > 0 && !l) {
+            ductile_log(0, "out of memory for the list of queued command %ld (%ld bytes): the command is dropped", f[4],
+                        f[5]);
+            continue;
+        }
+        if (l) l[f[5]] = '\0';
+        q[nq++] = (struct resize_request){(int)f[0], (int)f[1], (int)f[2], (int)f[3], (int)f[4], l};
+    }
+    request_queue_import(&M.q, q, nq, nq_id[1]);
     int n[3] = {0, 0, 0};
     PMPI_Recv(n, 3, MPI_INT, from, TAG_HISTORY, comm, MPI_STATUS_IGNORE);
     M.hist = grow(M.hist, &M.caphist, n[0], sizeof *M.hist);

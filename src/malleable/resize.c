@@ -195,7 +195,7 @@ void note_choice(struct report_reconfig *r, const struct decision *d)
 
 /* Rank 0: turn the due request (if any) into a decision.  Refusals are
  * recorded here and become OP_NONE. */
-static void decide(int iteration, struct decision *d, char *list)
+static void decide(int iteration, struct decision *d, char **list)
 {
     memset(d, 0, sizeof *d);
     d->iteration = iteration;
@@ -220,10 +220,17 @@ static void decide(int iteration, struct decision *d, char *list)
     /* sparse data is redistributed (src/data/sparse.c): never refused for it */
     struct ductile_sizes sz;
     engine_sizes(&sz); /* the job's size constraints (ductile_set_sizes, DUCTILE_SIZES) */
-    struct policy_request pr = {ns, nd, M.method == METHOD_BASELINE, 0, r.list,
+    struct policy_request pr = {ns, nd, M.method == METHOD_BASELINE, 0, request_list(&r),
                                 ductile_rt.settings.spawn_hosts, &sz};
-    if (policy_check(&pr, list, RESIZE_LIST_MAX, why, sizeof why) != 0) { /* pure checks (policy.c) */
+    const char *chosen;
+    if (policy_check(&pr, &chosen, why, sizeof why) != 0) { /* pure checks (policy.c) */
         record_problem(&rec, "refused", why);
+        resize_request_free(&r, 1);
+        return;
+    }
+    if (*chosen && !(*list = strdup(chosen))) {
+        record_problem(&rec, "refused", "out of memory for the request's list");
+        resize_request_free(&r, 1);
         return;
     }
     /* the data's own constraints (the program's process grids of N-D blocks: src/data/ndgrid.c) */
@@ -231,13 +238,17 @@ static void decide(int iteration, struct decision *d, char *list)
         char full[480];
         snprintf(full, sizeof full, "the job cannot run on %d process%s: %s", nd, nd == 1 ? "" : "es", why);
         record_problem(&rec, "refused", full);
+        resize_request_free(&r, 1);
+        free(*list);
+        *list = NULL;
         return;
     }
     d->op = OP_RESIZE;
     d->nd = nd;
     /* DUCTILE_PERSISTENT: back to the kept world's size, standby processes waiting */
     d->pool = SB.active && ductile_world != SB.world && ns == SB.nsmall && nd == SB.nbig && M.method == METHOD_MERGE &&
-              !r.list[0];
+              !r.list;
+    resize_request_free(&r, 1);
     d->method = M.method;
     d->redist = M.redist;
     d->nb = M.nb;
@@ -247,7 +258,8 @@ static void decide(int iteration, struct decision *d, char *list)
      * transfer communicator did not complete with Open MPI 4: not yet supported) */
     if (d->pool || M.persistent) d->nb = CONST_BLOCKING;
     d->id = id;
-    d->listlen = (int)strlen(list);
+    size_t ll = *list ? strlen(*list) : 0;
+    d->listlen = ll < INT_MAX ? (int)ll : 0; /* a list of 2 GiB: the default placement */
 }
 
 static int control_point(int iteration);
@@ -335,9 +347,9 @@ static int control_point(int iteration)
         return M.removed || ductile_world != w0;
     }
     struct decision d;
-    char list[RESIZE_LIST_MAX] = "";
+    char *list = NULL; /* rank 0's decision's hosts or leaving ranks, then everyone's copy */
     if (ductile_rt.rank == 0) {
-        decide(iteration, &d, list);
+        decide(iteration, &d, &list);
         /* the standby processes waited DUCTILE_LEAVE_TIMEOUT (standby.c): the pool goes first, no wake-up */
         if (SB.active && ductile_world != SB.world && pool_expired()) {
             d.release_pool = 1;
@@ -353,9 +365,25 @@ static int control_point(int iteration)
     if (d.release_pool && SB.active && ductile_world != SB.world) pool_release();
     if (d.op != OP_RESIZE) {
         if (ductile_rt.rank == 0) request_queue_set_busy(&M.q, 0); /* a request taken and refused */
+        free(list);
         return 0;
     }
-    if (d.listlen) PMPI_Bcast(list, d.listlen + 1, MPI_CHAR, 0, P);
+    if (d.listlen) { /* the hosts or leaving ranks, of any length: everyone's copy, or the resize refused on all */
+        if (ductile_rt.rank != 0) list = malloc((size_t)d.listlen + 1);
+        int ok = list != NULL;
+        PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, P);
+        if (!ok) {
+            if (ductile_rt.rank == 0) {
+                struct report_reconfig rec;
+                fill_record(&rec, d.id, iteration, ductile_rt.size, d.nd, M.method, M.redist, M.nb);
+                record_problem(&rec, "refused", "a process is out of memory for the request's host or rank list");
+                request_queue_set_busy(&M.q, 0);
+            }
+            free(list);
+            return 0;
+        }
+        PMPI_Bcast(list, d.listlen + 1, MPI_CHAR, 0, P);
+    }
     /* every process registered the same items alike (a flag set on some processes only would put
      * them in different collectives of the transfer): else refused on all, with the item named */
     char rwhy[400];
@@ -366,6 +394,7 @@ static int control_point(int iteration)
             record_problem(&rec, "refused", rwhy);
             request_queue_set_busy(&M.q, 0);
         }
+        free(list);
         return 0;
     }
     request_queue_set_busy(&M.q, 1);
@@ -384,6 +413,7 @@ static int control_point(int iteration)
     ductile_files_detach(); /* file hook: world files closed on the old world (src/world/filekeep.c) */
     if (d.nd > ns || d.method == METHOD_BASELINE) expand(&d, list, t0, e0);
     else shrink(&d, list, t0);
+    free(list); /* used by the spawn or the choice of leavers: both done */
     if (PEND.active) {
         /* the registry keeps its slots and buffers until the switch (registry.h, reg_freeze) */
         NB.left_alone = 0;
@@ -430,7 +460,7 @@ int ductile_request_resize(int delta_or_target, int is_target, int at_iteration,
                  "process%s)", -delta_or_target, ns, ns == 1 ? "" : "es");
         return -1;
     }
-    if (!is_target && delta_or_target < 0 && hosts && *hosts && strlen(hosts) < RESIZE_LIST_MAX) {
+    if (!is_target && delta_or_target < 0 && hosts && *hosts) {
         char why[300];
         unsigned char *m = calloc((size_t)ns, 1);
         long n = m ? schedule_mark_ranks(hosts, ns, m, why, sizeof why) : 0;

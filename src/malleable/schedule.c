@@ -115,6 +115,40 @@ long schedule_count_ranks(const char *list, char *err, size_t errlen)
     return n;
 }
 
+char *schedule_host_runs(const char *list, long *nruns)
+{
+    size_t len = strlen(list), seps = 0;
+    for (const char *c = list; *c; c++) seps += *c == ';' || *c == ',';
+    char *out = malloc(len + 12 * (seps + 1) + 1), *o = out;
+    if (!out) return NULL;
+    long runs = 0;
+    const char *p = list;
+    while (*p) {
+        const char *e = p;
+        while (*e && *e != ';' && *e != ',') e++;
+        size_t n = (size_t)(e - p);
+        long count = 1;
+        const char *q = *e ? e + 1 : e;
+        for (;;) { /* the next names equal to this one */
+            const char *f = q;
+            while (*f && *f != ';' && *f != ',') f++;
+            if (q == e || (size_t)(f - q) != n || memcmp(q, p, n) != 0) break;
+            count++;
+            e = f;
+            q = *f ? f + 1 : f;
+        }
+        if (n) {
+            o += sprintf(o, "%s%.*s", runs ? "," : "", (int)n, p);
+            if (count > 1) o += sprintf(o, ":%ld", count);
+            runs++;
+        }
+        p = q;
+    }
+    *o = '\0';
+    if (nruns) *nruns = runs;
+    return out;
+}
+
 /* Parse one entry [p, e) into r; returns 0 or -1 with a reason in why. */
 static int parse_entry(const char *p, const char *e, struct resize_request *r, char *why, size_t wl)
 {
@@ -154,9 +188,9 @@ static int parse_entry(const char *p, const char *e, struct resize_request *r, c
         if (*c != '@') { snprintf(why, wl, "unexpected '%c'", *c); return -1; }
         c++;
         size_t len = (size_t)(e - c);
-        if (len == 0 || len >= RESIZE_LIST_MAX) { snprintf(why, wl, "empty or too long list after '@'"); return -1; }
-        memcpy(r->list, c, len);
-        r->list[len] = '\0';
+        if (len == 0) { snprintf(why, wl, "empty list after '@'"); return -1; }
+        r->list = strndup(c, len);
+        if (!r->list) { snprintf(why, wl, "out of memory"); return -1; }
         char err2[256];
         if (op == '-') {
             long n = schedule_count_ranks(r->list, err2, sizeof err2);
@@ -204,12 +238,14 @@ int schedule_parse(const char *text, struct resize_request **out, int *n, char *
         if (parse_entry(p, e, &rs[k], why, sizeof why) != 0) {
             snprintf(err, errlen, "DUCTILE_SCHEDULE='%s' is not valid: entry %d '%.*s': %s", text, k + 1,
                      (int)(e - p), p, why);
+            resize_request_free(rs, k + 1);
             free(rs);
             return -1;
         }
         if (k > 0 && rs[k].iteration < rs[k - 1].iteration) {
             snprintf(err, errlen, "DUCTILE_SCHEDULE='%s' is not valid: entry %d '%.*s': iterations must not decrease",
                      text, k + 1, (int)(e - p), p);
+            resize_request_free(rs, k + 1);
             free(rs);
             return -1;
         }
@@ -220,6 +256,14 @@ int schedule_parse(const char *text, struct resize_request **out, int *n, char *
     *out = rs;
     *n = k;
     return 0;
+}
+
+void resize_request_free(struct resize_request *r, int n)
+{
+    for (int k = 0; k < n; k++) {
+        free(r[k].list);
+        r[k].list = NULL;
+    }
 }
 
 static struct request_queue *active_queue;
@@ -244,6 +288,9 @@ void request_queue_destroy(struct request_queue *q)
     struct request_queue *self = q;
     __atomic_compare_exchange_n(&active_queue, &self, NULL, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
     pthread_mutex_destroy(&q->lock);
+    resize_request_free(q->pending, q->npending);
+    q->npending = 0;
+    resize_request_free(q->sched, q->nsched);
     free(q->sched);
     q->sched = NULL;
     q->nsched = q->next = 0;
@@ -263,10 +310,6 @@ static int check_request(int delta_or_target, int kind, const char *list, char *
     }
     if (kind == RESIZE_TARGET && delta_or_target < 1) {
         snprintf(err, errlen, "resize refused: a world needs at least one process (target %d)", delta_or_target);
-        return -1;
-    }
-    if (list && strlen(list) >= RESIZE_LIST_MAX) {
-        snprintf(err, errlen, "resize refused: list too long");
         return -1;
     }
     if (list && *list) {
@@ -294,8 +337,8 @@ static int check_request(int delta_or_target, int kind, const char *list, char *
     return 0;
 }
 
-/* Append a checked request (lock held). */
-static int push(struct request_queue *q, int delta_or_target, int kind, int at_iteration, const char *list)
+/* Append a checked request (lock held), taking over `list` (malloc'ed or NULL). */
+static int push(struct request_queue *q, int delta_or_target, int kind, int at_iteration, char *list)
 {
     struct resize_request *r = &q->pending[q->npending++];
     memset(r, 0, sizeof *r);
@@ -305,7 +348,7 @@ static int push(struct request_queue *q, int delta_or_target, int kind, int at_i
     r->source = REQUEST_FROM_CONTROLLER;
     r->id = q->next_id++;
     if (q->next_id <= 0) q->next_id = 1;
-    if (list) snprintf(r->list, sizeof r->list, "%s", list);
+    r->list = list;
     q->version++;
     return r->id;
 }
@@ -314,6 +357,11 @@ int request_queue_submit(struct request_queue *q, int delta_or_target, int kind,
                          const char *list, char *err, size_t errlen)
 {
     if (check_request(delta_or_target, kind, list, err, errlen) != 0) return -1;
+    char *own = NULL;
+    if (list && *list && !(own = strdup(list))) {
+        snprintf(err, errlen, "resize refused: out of memory");
+        return -1;
+    }
     pthread_mutex_lock(&q->lock);
     int rc = 0;
     if (q->busy) {
@@ -323,9 +371,11 @@ int request_queue_submit(struct request_queue *q, int delta_or_target, int kind,
         snprintf(err, errlen, "resize refused: another resize request is pending");
         rc = -1;
     } else {
-        push(q, delta_or_target, kind, at_iteration, list);
+        push(q, delta_or_target, kind, at_iteration, own);
+        own = NULL;
     }
     pthread_mutex_unlock(&q->lock);
+    free(own);
     return rc;
 }
 
@@ -333,6 +383,11 @@ int request_queue_submit_id(struct request_queue *q, int delta_or_target, int ki
                             const char *list, int *id, char *err, size_t errlen)
 {
     if (check_request(delta_or_target, kind, list, err, errlen) != 0) return -1;
+    char *own = NULL;
+    if (list && *list && !(own = strdup(list))) {
+        snprintf(err, errlen, "resize refused: out of memory");
+        return -1;
+    }
     pthread_mutex_lock(&q->lock);
     int rc = 0;
     if (q->npending >= REQUEST_QUEUE_MAX) {
@@ -340,14 +395,16 @@ int request_queue_submit_id(struct request_queue *q, int delta_or_target, int ki
                               "cancel one or wait until one has run", REQUEST_QUEUE_MAX);
         rc = -1;
     } else {
-        int k = push(q, delta_or_target, kind, at_iteration, list);
+        int k = push(q, delta_or_target, kind, at_iteration, own);
+        own = NULL;
         if (id) *id = k;
     }
     pthread_mutex_unlock(&q->lock);
+    free(own);
     return rc;
 }
 
-/* Remove pending[k] (lock held). */
+/* Remove pending[k] (lock held); its list goes with whoever copied it out. */
 static void drop(struct request_queue *q, int k)
 {
     memmove(&q->pending[k], &q->pending[k + 1], (size_t)(q->npending - k - 1) * sizeof q->pending[0]);
@@ -362,6 +419,7 @@ int request_queue_cancel(struct request_queue *q, int id, struct resize_request 
     for (int k = 0; k < q->npending;) {
         if (id == 0 || q->pending[k].id == id) {
             if (out && n < cap) out[n] = q->pending[k];
+            else free(q->pending[k].list);
             n++;
             drop(q, k);
         } else {
@@ -377,6 +435,12 @@ int request_queue_list(struct request_queue *q, struct resize_request *out, int 
     pthread_mutex_lock(&q->lock);
     int n = q->npending < cap ? q->npending : cap;
     if (n > 0) memcpy(out, q->pending, (size_t)n * sizeof *out);
+    for (int k = 0; k < n; k++)
+        if (out[k].list && !(out[k].list = strdup(out[k].list))) {
+            resize_request_free(out, k);
+            n = -1;
+            break;
+        }
     if (version) *version = q->version;
     pthread_mutex_unlock(&q->lock);
     return n;
@@ -394,8 +458,12 @@ int request_queue_take(struct request_queue *q, int iteration, struct resize_req
             break;
         }
     if (!got && q->next < q->nsched && q->sched[q->next].iteration <= iteration) {
-        *out = q->sched[q->next++];
-        got = 1;
+        *out = q->sched[q->next]; /* the schedule keeps its entries: a new rank 0 may take them again */
+        if (out->list) out->list = strdup(out->list);
+        if (!q->sched[q->next].list || out->list) {
+            q->next++;
+            got = 1;
+        }
     }
     /* the engine is busy from the moment it holds a request: an application
      * request cannot slip in between the take and the resize */
@@ -416,6 +484,7 @@ int request_queue_export(struct request_queue *q, struct resize_request *out, in
     pthread_mutex_lock(&q->lock);
     int n = q->npending < cap ? q->npending : cap;
     if (n > 0) memcpy(out, q->pending, (size_t)n * sizeof *out);
+    resize_request_free(q->pending + n, q->npending - n);
     *next_id = q->next_id;
     q->npending = 0;
     q->version++;
@@ -423,10 +492,14 @@ int request_queue_export(struct request_queue *q, struct resize_request *out, in
     return n;
 }
 
-void request_queue_import(struct request_queue *q, const struct resize_request *in, int n, int next_id)
+void request_queue_import(struct request_queue *q, struct resize_request *in, int n, int next_id)
 {
     pthread_mutex_lock(&q->lock);
-    for (int k = 0; k < n && q->npending < REQUEST_QUEUE_MAX; k++) q->pending[q->npending++] = in[k];
+    for (int k = 0; k < n; k++) {
+        if (q->npending < REQUEST_QUEUE_MAX) q->pending[q->npending++] = in[k];
+        else free(in[k].list);
+        in[k].list = NULL;
+    }
     if (next_id > q->next_id) q->next_id = next_id;
     if (n > 0) q->version++;
     pthread_mutex_unlock(&q->lock);

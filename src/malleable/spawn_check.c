@@ -44,14 +44,15 @@ MPI_Info spawn_info(const char *hosts)
     if (!need) return MPI_INFO_NULL;
     PMPI_Info_create(&info);
     if (hosts && *hosts) {
-        char h[RESIZE_LIST_MAX];
-        snprintf(h, sizeof h, "%s", hosts);
-        for (char *c = h; *c; c++)
-            if (*c == ';') *c = ',';
-        PMPI_Info_set(info, "host", h);
+        /* one name per new process, as runs "a:2,b:3" (precheck_spawn checked they fit an info value) */
+        char *h = schedule_host_runs(hosts, NULL);
+        if (h && strlen(h) < MPI_MAX_INFO_VAL) {
+            PMPI_Info_set(info, "host", h);
 #ifdef MPICH_VERSION
-        PMPI_Info_set(info, "hosts", h);
+            PMPI_Info_set(info, "hosts", h);
 #endif
+        }
+        free(h);
     }
     ompi5_spawn_info(info);
     return info;
@@ -83,22 +84,40 @@ int precheck_spawn(const char *cmd, const char *hosts, int ns, int nnew, char *w
         snprintf(why, len, "executable '%.300s' is not runnable: neither an ELF binary nor a script", cmd);
         return -1;
     }
-    for (const char *p = hosts ? hosts : ""; *p;) {
+    long nruns = 0;
+    char *runs = hosts && *hosts ? schedule_host_runs(hosts, &nruns) : NULL;
+    if (hosts && *hosts && !runs) {
+        snprintf(why, len, "out of memory for the host list");
+        return -1;
+    }
+    if (runs && !launch_step_direct() && strlen(runs) >= MPI_MAX_INFO_VAL) { /* srun takes its own list */
+        snprintf(why, len, "the host list (%ld runs of hosts, '%.60s...') takes %zu characters as the spawn's "
+                 "\"host\" info value, more than this MPI allows (MPI_MAX_INFO_VAL %d): give the new processes "
+                 "fewer hosts, or grouped by host", nruns, runs, strlen(runs), MPI_MAX_INFO_VAL);
+        free(runs);
+        return -1;
+    }
+    /* each host named once: one lookup per run, not per new process */
+    for (const char *p = runs ? runs : ""; *p;) {
         const char *e = p;
-        while (*e && *e != ';' && *e != ',') e++;
+        while (*e && *e != ',') e++;
         char h[256];
         snprintf(h, sizeof h, "%.*s", (int)(e - p), p);
+        char *colon = strchr(h, ':');
+        if (colon) *colon = '\0';
         struct addrinfo hints, *res = NULL;
         memset(&hints, 0, sizeof hints);
         hints.ai_family = AF_UNSPEC;
         int rc = getaddrinfo(h, NULL, &hints, &res);
         if (rc != 0) {
             snprintf(why, len, "unknown host '%s': %s", h, gai_strerror(rc));
+            free(runs);
             return -1;
         }
         freeaddrinfo(res);
         p = *e ? e + 1 : e;
     }
+    free(runs);
 #ifdef OMPI_MAJOR_VERSION
     /* Open MPI: without --oversubscribe the job may not exceed its slots */
     const char *ov = getenv("OMPI_MCA_rmaps_base_oversubscribe");

@@ -13,27 +13,28 @@
 #include "policy.h"
 #include "schedule.h"
 
-static int check(int ns, int nd, int baseline, int sparse, const char *req, const char *hosts, char *list, char *why)
+static int check(int ns, int nd, int baseline, int sparse, const char *req, const char *hosts, const char **list, char *why)
 {
     struct policy_request r = {ns, nd, baseline, sparse, req, hosts, NULL};
-    return policy_check(&r, list, RESIZE_LIST_MAX, why, 400);
+    return policy_check(&r, list, why, 400);
 }
 
 static void test_sizes(void **state)
 {
     (void)state;
-    char list[RESIZE_LIST_MAX], why[400];
-    assert_int_equal(check(2, 4, 0, 0, "", NULL, list, why), 0);
+    const char *list;
+    char why[400];
+    assert_int_equal(check(2, 4, 0, 0, "", NULL, &list, why), 0);
     assert_string_equal(list, "");
     assert_string_equal(why, "");
-    assert_int_equal(check(4, 2, 0, 0, "", NULL, list, why), 0);
-    assert_int_equal(check(2, 0, 0, 0, "", NULL, list, why), -1);
+    assert_int_equal(check(4, 2, 0, 0, "", NULL, &list, why), 0);
+    assert_int_equal(check(2, 0, 0, 0, "", NULL, &list, why), -1);
     assert_non_null(strstr(why, "below one process"));
-    assert_int_equal(check(3, 3, 0, 0, "", NULL, list, why), -1);
+    assert_int_equal(check(3, 3, 0, 0, "", NULL, &list, why), -1);
     assert_non_null(strstr(why, "already has 3 processes"));
-    assert_int_equal(check(1, 1, 0, 0, "", NULL, list, why), -1);
+    assert_int_equal(check(1, 1, 0, 0, "", NULL, &list, why), -1);
     assert_non_null(strstr(why, "already has 1 process"));
-    assert_int_equal(check(2, 3, 0, 1, "", NULL, list, why), -1);
+    assert_int_equal(check(2, 3, 0, 1, "", NULL, &list, why), -1);
     assert_non_null(strstr(why, "sparse"));
     assert_string_equal(list, "");
 }
@@ -41,34 +42,36 @@ static void test_sizes(void **state)
 static void test_hosts(void **state)
 {
     (void)state;
-    char list[RESIZE_LIST_MAX], why[400];
+    const char *list;
+    char why[400];
     /* the request's hosts win over DUCTILE_SPAWN_HOSTS */
-    assert_int_equal(check(2, 4, 0, 0, "localhost", "other", list, why), 0);
+    assert_int_equal(check(2, 4, 0, 0, "localhost", "other", &list, why), 0);
     assert_string_equal(list, "localhost");
-    assert_int_equal(check(2, 4, 0, 0, "", "localhost", list, why), 0);
+    assert_int_equal(check(2, 4, 0, 0, "", "localhost", &list, why), 0);
     assert_string_equal(list, "localhost");
-    assert_int_equal(check(2, 4, 0, 0, "bad host!", NULL, list, why), -1);
+    assert_int_equal(check(2, 4, 0, 0, "bad host!", NULL, &list, why), -1);
     assert_string_equal(list, "");
     assert_true(why[0] != '\0');
     /* baseline shrink: the launcher places the new processes; no list of leaving ranks */
-    assert_int_equal(check(4, 2, 1, 0, "", "localhost", list, why), 0);
+    assert_int_equal(check(4, 2, 1, 0, "", "localhost", &list, why), 0);
     assert_string_equal(list, "");
-    assert_int_equal(check(4, 2, 1, 0, "3;2", NULL, list, why), -1);
+    assert_int_equal(check(4, 2, 1, 0, "3;2", NULL, &list, why), -1);
     assert_non_null(strstr(why, "baseline"));
 }
 
 static void test_leaving_ranks(void **state)
 {
     (void)state;
-    char list[RESIZE_LIST_MAX], why[400];
-    assert_int_equal(check(4, 2, 0, 0, "0;2", NULL, list, why), 0);
+    const char *list;
+    char why[400];
+    assert_int_equal(check(4, 2, 0, 0, "0;2", NULL, &list, why), 0);
     assert_string_equal(list, "0;2");
-    assert_int_equal(check(4, 2, 0, 0, "1", NULL, list, why), -1);
+    assert_int_equal(check(4, 2, 0, 0, "1", NULL, &list, why), -1);
     assert_non_null(strstr(why, "1 ranks listed to leave, 2 must"));
-    assert_int_equal(check(4, 3, 0, 0, "7", NULL, list, why), -1);
+    assert_int_equal(check(4, 3, 0, 0, "7", NULL, &list, why), -1);
     assert_non_null(strstr(why, "rank 7 does not exist (world of 4)"));
     assert_string_equal(list, "");
-    assert_int_equal(check(4, 3, 0, 0, "x", NULL, list, why), -1);
+    assert_int_equal(check(4, 3, 0, 0, "x", NULL, &list, why), -1);
     assert_true(why[0] != '\0');
 }
 
@@ -95,18 +98,19 @@ static void test_strategy(void **state)
 static void test_constraints(void **state)
 {
     (void)state;
-    char list[RESIZE_LIST_MAX], why[400];
+    const char *list;
+    char why[400];
     struct ductile_sizes sz = {0};
     assert_int_equal(sizes_parse("allowed=squares|multiples:3,max=9", &sz, why, sizeof why), 0);
     struct policy_request r = {4, 9, 0, 0, "", NULL, &sz};
-    assert_int_equal(policy_check(&r, list, RESIZE_LIST_MAX, why, sizeof why), 0);
+    assert_int_equal(policy_check(&r, &list, why, sizeof why), 0);
     r.nd = 6;
-    assert_int_equal(policy_check(&r, list, RESIZE_LIST_MAX, why, sizeof why), 0);
+    assert_int_equal(policy_check(&r, &list, why, sizeof why), 0);
     r.nd = 5;
-    assert_int_equal(policy_check(&r, list, RESIZE_LIST_MAX, why, sizeof why), -1);
+    assert_int_equal(policy_check(&r, &list, why, sizeof why), -1);
     assert_non_null(strstr(why, "the job cannot run on 5 processes: 5 processes is not among the job's allowed counts"));
     r.nd = 12;
-    assert_int_equal(policy_check(&r, list, RESIZE_LIST_MAX, why, sizeof why), -1);
+    assert_int_equal(policy_check(&r, &list, why, sizeof why), -1);
     assert_non_null(strstr(why, "above the job's maximum of 9"));
     assert_string_equal(list, "");
 }

@@ -24,6 +24,7 @@ static void test_parse_ok(void **state)
     assert_int_equal(r[0].value, 2);
     assert_int_equal(r[1].iteration, 40);
     assert_int_equal(r[1].value, -3);
+    resize_request_free(r, n);
     free(r);
     assert_int_equal(schedule_parse("5:=4@node1;node-2.x,5:-1@3,7:+1", &r, &n, err, sizeof err), 0);
     assert_int_equal(n, 3);
@@ -31,16 +32,19 @@ static void test_parse_ok(void **state)
     assert_int_equal(r[0].value, 4);
     assert_string_equal(r[0].list, "node1;node-2.x");
     assert_string_equal(r[1].list, "3");
-    assert_int_equal(r[2].list[0], '\0');
+    assert_null(r[2].list);
+    resize_request_free(r, n);
     free(r);
     assert_int_equal(schedule_parse("", &r, &n, err, sizeof err), 0);
     assert_int_equal(n, 0);
     assert_null(r);
     assert_int_equal(schedule_parse("0:+1@a;b", &r, &n, err, sizeof err), 0);
+    resize_request_free(r, n);
     free(r);
     assert_int_equal(schedule_parse("40:-4@0-3,50:-3@0-4:2", &r, &n, err, sizeof err), 0); /* rank sets */
     assert_int_equal(n, 2);
     assert_string_equal(r[1].list, "0-4:2");
+    resize_request_free(r, n);
     free(r);
 }
 
@@ -70,7 +74,7 @@ static void test_parse_bad(void **state)
     expect_bad(",10:+2", "entry 1");
     expect_bad("10:+2,5:-1", "must not decrease");
     expect_bad("10:+2x", "unexpected 'x'");
-    expect_bad("10:+2@", "empty or too long list");
+    expect_bad("10:+2@", "empty list");
     expect_bad("10:+2@a b", "not a valid host name");
     expect_bad("10:-2@1", "1 ranks listed to remove 2");
     expect_bad("10:-2@1;1", "appears twice");
@@ -158,9 +162,11 @@ static void test_queue(void **state)
     assert_int_equal(got.value, -3);
     assert_int_equal(request_queue_take(&q, 100, &got), 1);
     assert_string_equal(got.list, "2");
+    resize_request_free(&got, 1);
     /* position hand-over */
     request_queue_set_position(&q, 0);
     assert_int_equal(request_queue_take(&q, 10, &got), 1);
+    resize_request_free(&got, 1);
     request_queue_set_position(&q, 99);
     assert_int_equal(request_queue_position(&q), 3);
     request_queue_destroy(&q);
@@ -187,6 +193,7 @@ static void test_queue_ids(void **state)
     unsigned v1, v2;
     assert_int_equal(request_queue_list(&q, l, REQUEST_QUEUE_MAX, &v1), 3);
     assert_int_equal(l[0].id, id1);
+    resize_request_free(l, 3);
     /* the earliest due goes first, whatever the order of submission */
     assert_int_equal(request_queue_take(&q, 29, &got), 0);
     assert_int_equal(request_queue_take(&q, 30, &got), 1);
@@ -194,6 +201,7 @@ static void test_queue_ids(void **state)
     request_queue_set_busy(&q, 0);
     assert_int_equal(request_queue_list(&q, l, REQUEST_QUEUE_MAX, &v2), 2);
     assert_true(v2 != v1);
+    resize_request_free(l, 2);
     /* cancel one by id, then a missing id, then all */
     assert_int_equal(request_queue_cancel(&q, id1, l, REQUEST_QUEUE_MAX), 1);
     assert_int_equal(l[0].value, 2);
@@ -211,6 +219,67 @@ static void test_queue_ids(void **state)
     assert_null(request_queue_active());
 }
 
+/* lists of any length: 65,536 new processes, one host name each (a 720 KB
+ * list), through the queue, listed, taken, handed to a new rank 0; and the
+ * runs that go into the spawn's info value */
+static void test_long_lists(void **state)
+{
+    (void)state;
+    enum { P = 65536, PER_HOST = 128 };
+    char *hosts = malloc((size_t)P * 12 + 1), *o = hosts;
+    for (int i = 0; i < P; i++) o += sprintf(o, "%snode%05d", i ? ";" : "", i / PER_HOST);
+    size_t len = strlen(hosts);
+    assert_true(len > 600000);
+    struct request_queue q;
+    request_queue_init(&q, NULL, 0);
+    char err[512] = "";
+    int id = 0;
+    assert_int_equal(request_queue_submit_id(&q, P, RESIZE_DELTA, 5, hosts, &id, err, sizeof err), 0);
+    /* a shrink naming every other rank of 65,536 as an explicit list (no rank set ranges) */
+    char *ranks = malloc((size_t)P / 2 * 7 + 1);
+    o = ranks;
+    for (int i = 0; i < P; i += 2) o += sprintf(o, "%s%d", i ? ";" : "", i);
+    assert_int_equal(request_queue_submit_id(&q, -P / 2, RESIZE_DELTA, 6, ranks, NULL, err, sizeof err), 0);
+    struct resize_request l[REQUEST_QUEUE_MAX], got;
+    unsigned v;
+    assert_int_equal(request_queue_list(&q, l, REQUEST_QUEUE_MAX, &v), 2);
+    assert_string_equal(l[0].list, hosts);
+    assert_string_equal(l[1].list, ranks);
+    assert_ptr_not_equal(l[0].list, hosts);
+    resize_request_free(l, 2);
+    /* the hand-over to a new rank 0 moves the lists */
+    int next = 0;
+    assert_int_equal(request_queue_export(&q, l, REQUEST_QUEUE_MAX, &next), 2);
+    assert_int_equal(request_queue_take(&q, 10, &got), 0);
+    struct request_queue q2;
+    request_queue_init(&q2, NULL, 0);
+    request_queue_import(&q2, l, 2, next);
+    assert_null(l[0].list);
+    assert_int_equal(request_queue_take(&q2, 5, &got), 1);
+    assert_int_equal(got.id, id);
+    assert_string_equal(request_list(&got), hosts);
+    resize_request_free(&got, 1);
+    /* the runs: 512 hosts of 128 processes each, "node00000:128,..." */
+    long nruns = 0;
+    char *runs = schedule_host_runs(hosts, &nruns);
+    assert_int_equal(nruns, P / PER_HOST);
+    assert_int_equal(strncmp(runs, "node00000:128,node00001:128,", 28), 0);
+    assert_int_equal(strlen(runs), (size_t)(P / PER_HOST) * 14 - 1);
+    free(runs);
+    runs = schedule_host_runs("a;a;b;a,c", &nruns); /* only adjacent names join: the order of the processes stays */
+    assert_string_equal(runs, "a:2,b,a,c");
+    assert_int_equal(nruns, 4);
+    free(runs);
+    runs = schedule_host_runs("", &nruns);
+    assert_string_equal(runs, "");
+    assert_int_equal(nruns, 0);
+    free(runs);
+    request_queue_destroy(&q2); /* frees the shrink still queued */
+    request_queue_destroy(&q);
+    free(hosts);
+    free(ranks);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -219,6 +288,7 @@ int main(void)
         cmocka_unit_test(test_hosts_ranks),
         cmocka_unit_test(test_queue),
         cmocka_unit_test(test_queue_ids),
+        cmocka_unit_test(test_long_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

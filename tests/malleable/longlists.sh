@@ -1,0 +1,57 @@
+#!/bin/sh
+# Host lists of any length (issue 25 item 3).  An expansion's host list names
+# one host per new process ("localhost;localhost;..."); MPI_Comm_spawn's
+# "host"/"hosts" info value holds at most MPI_MAX_INFO_VAL characters (256 on
+# Open MPI, 1024 on MPICH), so Ductile passes runs of equal adjacent names,
+# "localhost:26":
+#   1. a job of 2 grows by 26 processes named one by one (259 characters, past
+#      Open MPI's limit), then shrinks back: the checksum of a static run,
+#      every element checked, both resizes ok;
+#   2. a host list whose runs do not fit an info value (120 alternating names)
+#      is refused before any process starts, naming MPI_MAX_INFO_VAL; the job
+#      goes on at 2 processes with the static checksum;
+#   3. a shrink naming its leaving ranks one by one ("1;3;5;...") works.
+set -u
+. "$abs_top_srcdir/tests/malleable/common.sh"
+prog="$abs_top_builddir/tests/malleable/cjacobi"
+dim=120 its=60
+timeout -k 10 120 $MPIEXEC -n 2 "$prog" $dim $its > "$tmp/ref.out" 2> "$tmp/ref.err" || { echo "FAIL: reference run"; cat "$tmp/ref.err"; exit 1; }
+ref=$(sed -n 's/.*checksum \([^ ]*\).*/\1/p' "$tmp/ref.out")
+[ -n "$ref" ] || { echo "FAIL: no checksum"; cat "$tmp/ref.out"; exit 1; }
+fail=0
+
+# jrun NAME NP EXPECT-NP STATUSES CAUSE VAR=value...: the job ends at EXPECT-NP
+# processes with the reference checksum; its resizes' statuses are STATUSES
+# (comma-separated) and the first one's reason holds CAUSE
+jrun() {
+  name=$1 np=$2 endnp=$3 status=$4 cause=$5; shift 5
+  rep="$tmp/rep.json"; rm -f "$rep"
+  env DUCTILE_REPORT="$rep" "$@" timeout -k 10 300 $MPIEXEC -n "$np" "$prog" $dim $its > "$tmp/out" 2> "$tmp/err"
+  rc=$?
+  got=$(sed -n 's/.*checksum \([^ ]*\).*/\1/p' "$tmp/out")
+  if [ $rc -ne 0 ] || [ "$got" != "$ref" ] || ! grep -q "on $endnp processes, wrong elements 0" "$tmp/out"; then
+    echo "FAIL: $name: rc $rc, checksum '$got' (expected $ref)"; cat "$tmp/out"; tail -15 "$tmp/err"; fail=1; return 1
+  fi
+  $PYTHON - "$rep" "$name" "$status" "$cause" <<'PY' || { fail=1; return 1; }
+import json, sys
+r = json.load(open(sys.argv[1]))
+rc = r["reconfigurations"]
+st = ",".join(x["status"] for x in rc)
+if st != sys.argv[3] or sys.argv[4] not in (rc[0].get("reason") or ""):
+    sys.exit("FAIL: %s: expected resizes %s, the first naming '%s': %s" % (sys.argv[2], sys.argv[3], sys.argv[4], rc))
+for x in rc:
+    print("  %d->%d %s %s" % (x["from"], x["to"], x["status"], x.get("reason") or ""))
+PY
+  echo "ok: $name"
+}
+
+hosts=$(yes localhost | head -n 26 | paste -sd';')
+[ ${#hosts} -gt 256 ] || { echo "FAIL: the list is only ${#hosts} characters"; exit 1; }
+jrun "2 -> 28 -> 2, 26 hosts named one by one (${#hosts} characters)" 2 2 ok,ok "" \
+  OMPI_MCA_rmaps_base_oversubscribe=1 DUCTILE_SCHEDULE="10:+26@$hosts,12:-26"
+alt=$(for i in $(seq 60); do echo "localhost;127.0.0.1"; done | paste -sd';')
+jrun "an info value too long for the MPI: refused before spawning" 2 2 failed MPI_MAX_INFO_VAL \
+  DUCTILE_SCHEDULE="10:+120@$alt"
+grep -q "MPI_MAX_INFO_VAL" "$tmp/err" || { echo "FAIL: stderr does not name the cause"; tail -5 "$tmp/err"; fail=1; }
+jrun "shrink 6 -> 3 naming ranks one by one" 6 3 ok "" OMPI_MCA_rmaps_base_oversubscribe=1 DUCTILE_SCHEDULE="10:-3@5;1;3"
+exit $fail
