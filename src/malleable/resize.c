@@ -28,6 +28,7 @@ int ductile_malleable_settings(const struct ductile_settings *s, char *err, size
     if (txn_fault_setup(s->test_fail, s->test_delay, err, errlen) != 0) return -1; /* tests only */
     if (s->schedule && *s->schedule) {
         if (schedule_parse(s->schedule, &rs, &n, err, errlen) != 0) return -1;
+        resize_request_free(rs, n);
         free(rs);
     }
 #ifdef OMPI_MAJOR_VERSION
