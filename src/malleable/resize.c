@@ -86,6 +86,9 @@ static void auto_shape(int ns, int nd, int merge, struct cost_input *in)
     }
 }
 
+#define COL_BW_DEFAULT 1e9 /* bytes/s before any measurement */
+#define RMA_BW_DEFAULT 0.8e9
+
 /* Bandwidths and the latency per message or step from the run's blocking
  * resizes (the latest win): the latency fitted over the col and p2p records
  * when their shapes tell bytes and steps apart (cost_fit), else the default;
@@ -131,6 +134,12 @@ static void auto_learn(struct cost_input *in)
     /* col and p2p move the same bytes over the same transport: one measured, both known */
     if (last[0][1] > 0 && !(last[1][1] > 0)) in->bw_p2p = in->bw_col;
     if (last[1][1] > 0 && !(last[0][1] > 0)) in->bw_col = in->bw_p2p;
+    /* one-sided never measured: its default keeps its ratio to the measured two-sided bandwidth
+     * (a small, latency-bound col transfer must not make an unmeasured rma-* look faster), and
+     * the other way round */
+    if ((last[0][1] > 0 || last[1][1] > 0) && !(last[2][1] > 0)) in->bw_rma = in->bw_col * (RMA_BW_DEFAULT / COL_BW_DEFAULT);
+    if (last[2][1] > 0 && !(last[0][1] > 0 || last[1][1] > 0))
+        in->bw_col = in->bw_p2p = in->bw_rma * (COL_BW_DEFAULT / RMA_BW_DEFAULT);
 }
 
 /* DUCTILE_REDIST=auto (rank 0): pick method and constant-data strategy with
@@ -154,8 +163,8 @@ static void choose_auto(int ns, int nd, struct decision *d)
 #else
     in.col_alg = COST_A2A_SCATTERED; /* MPICH's MPIR_Alltoallv_intra_scattered */
 #endif
-    in.bw_col = 1e9;
-    in.bw_rma = 0.8e9;
+    in.bw_col = COL_BW_DEFAULT;
+    in.bw_rma = RMA_BW_DEFAULT;
     in.win_setup_s = 0.02;
     auto_learn(&in);
     for (int i = 0; i < M.nhist; i++) { /* the latest measurements win */

@@ -45,9 +45,14 @@ int cost_fit(const double *bytes, const double *t, const double *steps, int n, d
     double det = bb * ss - bs * bs;
     if (n < 2 || !(bb > 0) || !(ss > 0) || det <= 1e-6 * bb * ss) return 0; /* one shape of transfer */
     double a = (bt * ss - bs * st) / det, l = (bb * st - bs * bt) / det; /* t = a x bytes + l x steps */
-    if (l < 0) { /* no latency seen: bandwidth alone */
-        l = 0;
-        a = bt / bb;
+    /* bounded by what was measured: no negative latency, and no step longer than
+     * the transfer with the fewest seconds per step (noise can suggest either) */
+    double lmax = -1;
+    for (int i = 0; i < n; i++)
+        if (steps[i] > 0 && (lmax < 0 || t[i] / steps[i] < lmax)) lmax = t[i] / steps[i];
+    if (l < 0 || (lmax >= 0 && l > lmax)) {
+        l = l < 0 ? 0 : lmax;
+        a = (bt - l * bs) / bb; /* the bandwidth, least squares with that latency */
     }
     if (!(a > 0)) return 0;
     *bw = 1.0 / a;

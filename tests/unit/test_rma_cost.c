@@ -254,6 +254,11 @@ static void test_fit(void **st)
     assert_int_equal(cost_fit(by3, t3, s3, 2, &fb, &fl), 1);
     assert_true(fl == 0);
     assert_true(fb > 0.99e9 && fb < 1.01e9);
+    /* noise suggesting a latency larger than a whole transfer's time per step: bounded by it */
+    double by4[3] = {1e6, 1e8, 2e8}, s4[3] = {60, 2, 3}, t4[3] = {0.003, 0.9, 0.5};
+    assert_int_equal(cost_fit(by4, t4, s4, 3, &fb, &fl), 1);
+    assert_true(fl <= 0.003 / 60 + 1e-12);
+    assert_true(fb > 0);
 }
 
 int main(void)
