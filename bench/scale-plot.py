@@ -86,5 +86,5 @@ if spawn:
     ax.set_title("one MPI_Comm_spawn against parallel spawning", fontsize=9)
     ax.legend(fontsize=6)
 fig.tight_layout()
-fig.savefig(out, dpi=80)
+fig.savefig(out, dpi=70)
 print("wrote", out)
