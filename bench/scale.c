@@ -48,17 +48,27 @@ int sc_exec(const char *cmd, struct sc_run *r)
 {
     r->res[0] = 0;
     r->mem_max = r->mem_sum = r->nmem = 0;
+    r->nhosts = 0;
     FILE *p = popen(cmd, "r");
     if (!p) return -1;
-    char line[1024];
+    char line[1024], **hosts = NULL;
     while (fgets(line, sizeof line, p)) {
         if (strncmp(line, "RES ", 4) == 0) snprintf(r->res, sizeof r->res, "%s", line + 4);
         else if (strncmp(line, "MEM ", 4) == 0) {
-            long k = atol(line + 4);
+            char *end, h[256] = "";
+            long k = strtol(line + 4, &end, 10);
+            sscanf(end, "%255s", h);
             r->mem_sum += k, r->nmem++;
             if (k > r->mem_max) r->mem_max = k;
+            int seen = 0;
+            for (int i = 0; i < r->nhosts && !seen; i++) seen = strcmp(hosts[i], h) == 0;
+            char **nh = seen ? hosts : realloc(hosts, (size_t)(r->nhosts + 1) * sizeof *hosts);
+            if (!seen && nh && (nh[r->nhosts] = strdup(h))) hosts = nh, r->nhosts++;
+            else if (!seen && nh) hosts = nh;
         }
     }
+    for (int i = 0; i < r->nhosts; i++) free(hosts[i]);
+    free(hosts);
     int rc = pclose(p);
     return rc == 0 && r->res[0] ? 0 : -1;
 }
@@ -110,7 +120,7 @@ static void load_env(const char *self)
 }
 
 /* one measured run: 0 ok (data checked), -1 failed */
-struct meas { double sp, mg, pl, tr, ot, to; long mmax, msum, nproc; char redist[32]; };
+struct meas { double sp, mg, pl, tr, ot, to; long mmax, msum, nproc, nhosts; char redist[32]; };
 
 static int raw_run(const char *self, int ns, int nd, long long bytes, struct meas *m)
 {
@@ -122,7 +132,7 @@ static int raw_run(const char *self, int ns, int nd, long long bytes, struct mea
     memset(m, 0, sizeof *m);
     m->sp = sc_val(r.res, "spawn"), m->mg = sc_val(r.res, "merge"), m->tr = sc_val(r.res, "transfer");
     m->to = m->sp + m->mg + m->tr;
-    m->mmax = r.mem_max, m->msum = r.mem_sum, m->nproc = r.nmem;
+    m->mmax = r.mem_max, m->msum = r.mem_sum, m->nproc = r.nmem, m->nhosts = r.nhosts;
     snprintf(m->redist, sizeof m->redist, "raw");
     return 0;
 }
@@ -155,7 +165,7 @@ static int duc_run(const char *self, int ns, int nd, long long bytes, const char
     m->sp = sc_val(rc0, "spawn"), m->mg = sc_val(rc0, "merge"), m->pl = sc_val(rc0, "plan");
     m->tr = sc_val(rc0, "transfer"), m->to = sc_val(rc0, "total");
     m->ot = m->to - m->sp - m->mg - m->pl - m->tr;
-    m->mmax = r.mem_max, m->msum = r.mem_sum, m->nproc = r.nmem;
+    m->mmax = r.mem_max, m->msum = r.mem_sum, m->nproc = r.nmem, m->nhosts = r.nhosts;
     return 0;
 }
 
@@ -182,16 +192,16 @@ static void median_of(struct meas *v, int n, struct meas *out)
         for (int i = 0; i < n; i++) a[i] = (double)v[i].field;                                                     \
         out->field = med(a, n);                                                                                    \
     } while (0)
-    MED(sp); MED(mg); MED(pl); MED(tr); MED(ot); MED(to); MED(mmax); MED(msum); MED(nproc);
+    MED(sp); MED(mg); MED(pl); MED(tr); MED(ot); MED(to); MED(mmax); MED(msum); MED(nproc); MED(nhosts);
 #undef MED
 }
 
 static void csv_row(FILE *out, const char *kind, int ns, int nd, long mib, int round, const char *what,
                     const struct meas *m, double ratio)
 {
-    fprintf(out, "\"%s\",%s,%d,%d,%d,%ld,%d,%s,%s,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%ld,%ld,%ld\n", sc_mpiname, kind,
+    fprintf(out, "\"%s\",%s,%d,%d,%d,%ld,%d,%s,%s,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%ld,%ld,%ld,%ld\n", sc_mpiname, kind,
             ns < nd ? ns : nd, ns, nd, mib, round, what, m->redist, m->sp, m->mg, m->pl, m->tr, m->ot, m->to, ratio,
-            m->mmax, m->msum, m->nproc);
+            m->mmax, m->msum, m->nproc, m->nhosts);
 }
 
 static int run_scale(const char *self, const char *procs, long mib, int reps, const char *redist, const char *csv)
@@ -199,7 +209,7 @@ static int run_scale(const char *self, const char *procs, long mib, int reps, co
     FILE *out = fopen(csv, "w");
     if (!out) { perror(csv); return 1; }
     fprintf(out, "mpi,kind,p,ns,nd,mib,round,what,redist,spawn_s,merge_s,plan_s,transfer_s,other_s,total_s,ratio,"
-                 "mem_max_kib,mem_sum_kib,processes\n");
+                 "mem_max_kib,mem_sum_kib,processes,hosts\n");
     printf("%s   mpiexec: %s\nlibductile: %s\nCSV: %s   (%ld MiB in total, %d alternated round%s, medians; seconds; "
            "memory: peak resident set per process, MiB)\n\n",
            sc_mpiname, sc_mpiexec, sc_libductile, csv, mib, reps, reps > 1 ? "s" : "");

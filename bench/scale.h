@@ -17,6 +17,7 @@ extern char sc_mpiexec[2048], sc_libductile[PATH_MAX], sc_mpiname[128];
 struct sc_run {
     char res[1024];
     long mem_max, mem_sum, nmem;
+    int nhosts; /* distinct host names among them */
 };
 
 double sc_now(void);
@@ -24,7 +25,7 @@ double sc_now(void);
 int sc_exec(const char *cmd, struct sc_run *r);
 /* The value of `key=` (or "key": ) in text, or -1. */
 double sc_val(const char *text, const char *key);
-/* Every process: print its peak resident set (getrusage ru_maxrss) as "MEM KiB". */
+/* Every process: print its peak resident set (getrusage ru_maxrss) and host as "MEM KiB HOST". */
 void sc_print_mem(void);
 
 /* scale_workers.c: the MPI programs the drivers start (argv: mode P Q BYTES) */

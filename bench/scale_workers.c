@@ -20,14 +20,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "scale.h"
 
 void sc_print_mem(void)
 {
     struct rusage ru;
+    char host[256] = "?";
     getrusage(RUSAGE_SELF, &ru);
-    printf("MEM %ld\n", (long)ru.ru_maxrss);
+    gethostname(host, sizeof host - 1);
+    host[strcspn(host, " \n")] = 0;
+    printf("MEM %ld %s\n", (long)ru.ru_maxrss, host);
     fflush(stdout);
 }
 

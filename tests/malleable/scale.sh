@@ -24,7 +24,7 @@ cat "$tmp/sout"
 "$PYTHON" - "$tmp/scale.csv" "$tmp/spawn.csv" <<'PY' || fail=1
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-want = "mpi,kind,p,ns,nd,mib,round,what,redist,spawn_s,merge_s,plan_s,transfer_s,other_s,total_s,ratio,mem_max_kib,mem_sum_kib,processes"
+want = "mpi,kind,p,ns,nd,mib,round,what,redist,spawn_s,merge_s,plan_s,transfer_s,other_s,total_s,ratio,mem_max_kib,mem_sum_kib,processes,hosts"
 head = open(sys.argv[1]).readline().strip()
 bad = []
 if head != want:
@@ -35,6 +35,8 @@ for r in rows:
         ns, nd, p = int(r["ns"]), int(r["nd"]), int(r["p"])
         t = [float(r[k]) for k in ("spawn_s", "merge_s", "plan_s", "transfer_s", "total_s", "ratio")]
         mmax, msum, n = int(r["mem_max_kib"]), int(r["mem_sum_kib"]), int(r["processes"])
+        if int(r["hosts"]) < 1:
+            bad.append("no host in %s" % r)
     except (ValueError, KeyError, TypeError) as e:
         bad.append("row %s: %s" % (r, e))
         continue
