@@ -20,7 +20,9 @@
  *   default: P = 2,4,8,16,32,64, 64 MiB in total, 3 rounds.
  *   --spawn: spawn time against the number of new processes (scale_spawn.c).
  * The launcher and libductile.so come from $MPIEXEC / $LIBDUCTILE, else from
- * the build's tests/env.sh; run it once per build (Open MPI, MPICH).
+ * the build's tests/env.sh; run it once per build (Open MPI, MPICH).  The
+ * report of each Ductile run goes to $TMPDIR (else /tmp): across the test
+ * hosts, a folder they share (bench/scale-cluster.sh).
  * Plot: python3 bench/scale-plot.py scale-*.csv OUT.png */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -141,7 +143,8 @@ static int duc_run(const char *self, int ns, int nd, long long bytes, const char
 {
     char rep[256], cmd[16384], rd[96] = "";
     struct sc_run r;
-    snprintf(rep, sizeof rep, "/tmp/ductile-scale-%d.json", (int)getpid());
+    const char *td = getenv("TMPDIR"); /* the report's folder: runs across the test hosts need a shared one */
+    snprintf(rep, sizeof rep, "%.200s/ductile-scale-%d.json", td && td[0] ? td : "/tmp", (int)getpid());
     unlink(rep);
     if (redist && redist[0]) snprintf(rd, sizeof rd, "DUCTILE_REDIST=%.60s", redist);
     snprintf(cmd, sizeof cmd,
