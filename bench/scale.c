@@ -216,8 +216,8 @@ static int run_scale(const char *self, const char *procs, long mib, int reps, co
     printf("%s   mpiexec: %s\nlibductile: %s\nCSV: %s   (%ld MiB in total, %d alternated round%s, medians; seconds; "
            "memory: peak resident set per process, MiB)\n\n",
            sc_mpiname, sc_mpiexec, sc_libductile, csv, mib, reps, reps > 1 ? "s" : "");
-    printf("%-9s %-18s %7s %7s %7s %8s %7s %7s %6s %8s %8s\n", "resize", "what", "spawn", "merge", "plan", "transfer",
-           "other", "total", "ratio", "mem max", "mem sum");
+    printf("%-9s %-18s %7s %7s %7s %8s %7s %7s %6s %8s %8s %5s\n", "resize", "what", "spawn", "merge", "plan",
+           "transfer", "other", "total", "ratio", "mem max", "mem sum", "hosts");
     int failed = 0;
     char pl[256];
     snprintf(pl, sizeof pl, "%s", procs);
@@ -248,13 +248,13 @@ static int run_scale(const char *self, const char *procs, long mib, int reps, co
             snprintf(rs, sizeof rs, "%d->%d", ns, nd);
             snprintf(dn, sizeof dn, "ductile %.30s", md.redist);
             if (nr)
-                printf("%-9s %-18s %7.4f %7.4f %7s %8.4f %7s %7.4f %6s %8.1f %8.1f\n", rs,
+                printf("%-9s %-18s %7.4f %7.4f %7s %8.4f %7s %7.4f %6s %8.1f %8.1f %5ld\n", rs,
                        dir ? "raw warm a2av" : "raw spawn+mrg+a2av", mr.sp, mr.mg, "", mr.tr, "", mr.to, "",
-                       mr.mmax / 1024.0, mr.msum / 1024.0);
+                       mr.mmax / 1024.0, mr.msum / 1024.0, mr.nhosts);
             if (ndc)
-                printf("%-9s %-18s %7.4f %7.4f %7.4f %8.4f %7.4f %7.4f %5.2fx %8.1f %8.1f\n", nr ? "" : rs, dn, md.sp,
-                       md.mg, md.pl, md.tr, md.ot, md.to, nr && mr.to > 0 ? md.to / mr.to : 0, md.mmax / 1024.0,
-                       md.msum / 1024.0);
+                printf("%-9s %-18s %7.4f %7.4f %7.4f %8.4f %7.4f %7.4f %5.2fx %8.1f %8.1f %5ld\n", nr ? "" : rs, dn,
+                       md.sp, md.mg, md.pl, md.tr, md.ot, md.to, nr && mr.to > 0 ? md.to / mr.to : 0, md.mmax / 1024.0,
+                       md.msum / 1024.0, md.nhosts);
             fflush(stdout);
         }
     }
