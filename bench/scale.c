@@ -38,6 +38,7 @@
 #include "scale.h"
 
 char sc_mpiexec[2048], sc_libductile[PATH_MAX], sc_mpiname[128];
+static char sc_sanpre[PATH_MAX]; /* a sanitizer build's runtime, preloaded before libductile.so */
 
 double sc_now(void)
 {
@@ -102,6 +103,8 @@ static void env_value(const char *line, const char *key, char *out, size_t n)
 static void load_env(const char *self)
 {
     const char *m = getenv("MPIEXEC"), *l = getenv("LIBDUCTILE"), *nm = getenv("MPI_NAME");
+    const char *sp = getenv("SANITIZER_PRELOAD");
+    if (sp) snprintf(sc_sanpre, sizeof sc_sanpre, "%s", sp);
     if (m) snprintf(sc_mpiexec, sizeof sc_mpiexec, "%s", m);
     if (l) snprintf(sc_libductile, sizeof sc_libductile, "%s", l);
     if (nm) snprintf(sc_mpiname, sizeof sc_mpiname, "%s", nm);
@@ -115,6 +118,7 @@ static void load_env(const char *self)
         env_value(line, "MPIEXEC=\"", sc_mpiexec, sizeof sc_mpiexec);
         env_value(line, "LIBDUCTILE=\"", sc_libductile, sizeof sc_libductile);
         env_value(line, "MPI_NAME=\"", sc_mpiname, sizeof sc_mpiname);
+        if (!sp) env_value(line, "SANITIZER_PRELOAD=\"", sc_sanpre, sizeof sc_sanpre);
     }
     if (f) fclose(f);
     if (!sc_mpiexec[0]) snprintf(sc_mpiexec, sizeof sc_mpiexec, "mpiexec");
@@ -148,9 +152,9 @@ static int duc_run(const char *self, int ns, int nd, long long bytes, const char
     unlink(rep);
     if (redist && redist[0]) snprintf(rd, sizeof rd, "DUCTILE_REDIST=%.60s", redist);
     snprintf(cmd, sizeof cmd,
-             "env LD_PRELOAD=%s DUCTILE_REPORT=%s DUCTILE_SUMMARY=0 DUCTILE_CONTROLLER=off DUCTILE_SCHEDULE=0:=%d %s "
+             "env LD_PRELOAD=%s%s%s DUCTILE_REPORT=%s DUCTILE_SUMMARY=0 DUCTILE_CONTROLLER=off DUCTILE_SCHEDULE=0:=%d %s "
              "timeout -k 10 600 %s -n %d %s --w-duc %d %d %lld 2>/dev/null",
-             sc_libductile, rep, nd, rd, sc_mpiexec, ns, self, ns, nd, bytes);
+             sc_sanpre, sc_sanpre[0] ? ":" : "", sc_libductile, rep, nd, rd, sc_mpiexec, ns, self, ns, nd, bytes);
     int rc = sc_exec(cmd, &r);
     static char text[1 << 20];
     FILE *f = fopen(rep, "r");
