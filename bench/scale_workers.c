@@ -175,6 +175,10 @@ static int w_raws(int ns, int nd, int64_t bytes)
     return 0;
 }
 
+/* the buffer w_duc registered: the program's own (Ductile frees only what it
+ * or EMPI_malloc allocated), freed after MPI_Finalize */
+static char *duc_buf;
+
 /* the resize under Ductile */
 static int w_duc(int ns, int nd, int64_t bytes)
 {
@@ -197,7 +201,7 @@ static int w_duc(int ns, int nd, int64_t bytes)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int64_t nrows = bytes / SC_ROWB, d, c;
     wsize(rank, size, nrows, &d, &c);
-    char *a = buf(c);
+    char *a = duc_buf = buf(c);
     if (reg("data", a, MPI_BYTE, nrows, SC_ROWB, 674782 /* EMPI_DISJOINT */, 0) != 0) return 1;
     gtype(&type);
     if (type == 938594 /* EMPI_SPAWNED */) gshared(&it);
@@ -233,5 +237,6 @@ int sc_worker(int argc, char **argv, const char *self)
     } else if (strcmp(argv[1], "--w-raws") == 0) rc = w_raws(ns, nd, bytes);
     else if (strcmp(argv[1], "--w-duc") == 0) rc = w_duc(ns, nd, bytes);
     MPI_Finalize();
+    free(duc_buf);
     return rc;
 }
