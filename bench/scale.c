@@ -1,0 +1,306 @@
+/* bench/scale -- resize cost against the number of processes (issue 25,
+ * item 1): for every P of a list, the expansion P -> 2P and the shrink
+ * 2P -> P under Ductile next to the raw MPI path of the same bytes, in the
+ * same run and alternated rounds:
+ *   expansion: raw MPI_Comm_spawn + MPI_Intercomm_merge + one cold
+ *              MPI_Alltoallv (old block layout -> new one);
+ *   shrink:    a warm MPI_Alltoallv of the same pattern among running ranks.
+ * Ductile's phases come from its report's record (times_s: spawn, merge,
+ * plan, transfer, total; "other" = total minus those four: agreements,
+ * registries, set-up); each process's peak resident set (ru_maxrss) is
+ * gathered from every process of the run (the parents, the spawned and the
+ * leaving ones): max and sum.  Every run checks every byte of the data it
+ * ends with; a run whose data is wrong or that fails makes the exit status 1.
+ * The table gives medians over the rounds and the ratio Ductile / raw.
+ *
+ * usage: bench/scale [--quick] [--procs 2,4,8,16,32,64] [--mib N] [--reps N]
+ *                    [--redist METHOD] [--csv FILE]
+ *        bench/scale --spawn [--counts 1,2,4,...,64] [--reps N] [--csv FILE]
+ *   --quick: P = 2,4, 4 MiB, 1 round (what make check runs).
+ *   default: P = 2,4,8,16,32,64, 64 MiB in total, 3 rounds.
+ *   --spawn: spawn time against the number of new processes (scale_spawn.c).
+ * The launcher and libductile.so come from $MPIEXEC / $LIBDUCTILE, else from
+ * the build's tests/env.sh; run it once per build (Open MPI, MPICH).  The
+ * report of each Ductile run goes to $TMPDIR (else /tmp): across the test
+ * hosts, a folder they share (bench/scale-cluster.sh).
+ * Plot: python3 bench/scale-plot.py scale-*.csv OUT.png */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <libgen.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "scale.h"
+
+char sc_mpiexec[2048], sc_libductile[PATH_MAX], sc_mpiname[128];
+static char sc_sanpre[PATH_MAX]; /* a sanitizer build's runtime, preloaded before libductile.so */
+
+double sc_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int sc_exec(const char *cmd, struct sc_run *r)
+{
+    r->res[0] = 0;
+    r->mem_max = r->mem_sum = r->nmem = 0;
+    r->nhosts = 0;
+    FILE *p = popen(cmd, "r");
+    if (!p) return -1;
+    char line[1024], **hosts = NULL;
+    while (fgets(line, sizeof line, p)) {
+        if (strncmp(line, "RES ", 4) == 0) snprintf(r->res, sizeof r->res, "%s", line + 4);
+        else if (strncmp(line, "MEM ", 4) == 0) {
+            char *end, h[256] = "";
+            long k = strtol(line + 4, &end, 10);
+            sscanf(end, "%255s", h);
+            r->mem_sum += k, r->nmem++;
+            if (k > r->mem_max) r->mem_max = k;
+            int seen = 0;
+            for (int i = 0; i < r->nhosts && !seen; i++) seen = strcmp(hosts[i], h) == 0;
+            char **nh = seen ? hosts : realloc(hosts, (size_t)(r->nhosts + 1) * sizeof *hosts);
+            if (!seen && nh && (nh[r->nhosts] = strdup(h))) hosts = nh, r->nhosts++;
+            else if (!seen && nh) hosts = nh;
+        }
+    }
+    for (int i = 0; i < r->nhosts; i++) free(hosts[i]);
+    free(hosts);
+    int rc = pclose(p);
+    return rc == 0 && r->res[0] ? 0 : -1;
+}
+
+double sc_val(const char *text, const char *key)
+{
+    char k[64];
+    snprintf(k, sizeof k, "\"%s\"", key);
+    const char *p = strstr(text, k);
+    if (!p) {
+        snprintf(k, sizeof k, "%s=", key);
+        p = strstr(text, k);
+        if (!p) return -1;
+        return strtod(p + strlen(k), NULL);
+    }
+    p += strlen(k);
+    while (*p == ' ' || *p == ':') p++;
+    return strtod(p, NULL);
+}
+
+static void env_value(const char *line, const char *key, char *out, size_t n)
+{
+    size_t k = strlen(key);
+    if (out[0] || strncmp(line, key, k) != 0) return;
+    snprintf(out, n, "%s", line + k);
+    out[strcspn(out, "\"")] = 0;
+}
+
+static void load_env(const char *self)
+{
+    const char *m = getenv("MPIEXEC"), *l = getenv("LIBDUCTILE"), *nm = getenv("MPI_NAME");
+    const char *sp = getenv("SANITIZER_PRELOAD");
+    if (sp) snprintf(sc_sanpre, sizeof sc_sanpre, "%s", sp);
+    if (m) snprintf(sc_mpiexec, sizeof sc_mpiexec, "%s", m);
+    if (l) snprintf(sc_libductile, sizeof sc_libductile, "%s", l);
+    if (nm) snprintf(sc_mpiname, sizeof sc_mpiname, "%s", nm);
+    char path[PATH_MAX + 32], tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s", self);
+    snprintf(path, sizeof path, "%s/../tests/env.sh", dirname(tmp));
+    FILE *f = fopen(path, "r");
+    char line[4096];
+    while (f && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        env_value(line, "MPIEXEC=\"", sc_mpiexec, sizeof sc_mpiexec);
+        env_value(line, "LIBDUCTILE=\"", sc_libductile, sizeof sc_libductile);
+        env_value(line, "MPI_NAME=\"", sc_mpiname, sizeof sc_mpiname);
+        if (!sp) env_value(line, "SANITIZER_PRELOAD=\"", sc_sanpre, sizeof sc_sanpre);
+    }
+    if (f) fclose(f);
+    if (!sc_mpiexec[0]) snprintf(sc_mpiexec, sizeof sc_mpiexec, "mpiexec");
+    if (!sc_mpiname[0]) snprintf(sc_mpiname, sizeof sc_mpiname, "MPI");
+}
+
+/* one measured run: 0 ok (data checked), -1 failed */
+struct meas { double sp, mg, pl, tr, ot, to; long mmax, msum, nproc, nhosts; char redist[32]; };
+
+static int raw_run(const char *self, int ns, int nd, long long bytes, struct meas *m)
+{
+    char cmd[16384];
+    struct sc_run r;
+    snprintf(cmd, sizeof cmd, "timeout -k 10 600 %s -n %d %s %s %d %d %lld 2>/dev/null", sc_mpiexec, ns, self,
+             nd > ns ? "--w-rawx" : "--w-raws", ns, nd, bytes);
+    if (sc_exec(cmd, &r) != 0 || sc_val(r.res, "bad") != 0 || (int)sc_val(r.res, "size") != nd) return -1;
+    memset(m, 0, sizeof *m);
+    m->sp = sc_val(r.res, "spawn"), m->mg = sc_val(r.res, "merge"), m->tr = sc_val(r.res, "transfer");
+    m->to = m->sp + m->mg + m->tr;
+    m->mmax = r.mem_max, m->msum = r.mem_sum, m->nproc = r.nmem, m->nhosts = r.nhosts;
+    snprintf(m->redist, sizeof m->redist, "raw");
+    return 0;
+}
+
+static int duc_run(const char *self, int ns, int nd, long long bytes, const char *redist, struct meas *m)
+{
+    char rep[256], cmd[16384], rd[96] = "";
+    struct sc_run r;
+    const char *td = getenv("TMPDIR"); /* the report's folder: runs across the test hosts need a shared one */
+    snprintf(rep, sizeof rep, "%.200s/ductile-scale-%d.json", td && td[0] ? td : "/tmp", (int)getpid());
+    unlink(rep);
+    if (redist && redist[0]) snprintf(rd, sizeof rd, "DUCTILE_REDIST=%.60s", redist);
+    snprintf(cmd, sizeof cmd,
+             "env LD_PRELOAD=%s%s%s DUCTILE_REPORT=%s DUCTILE_SUMMARY=0 DUCTILE_CONTROLLER=off DUCTILE_SCHEDULE=0:=%d %s "
+             "timeout -k 10 600 %s -n %d %s --w-duc %d %d %lld 2>/dev/null",
+             sc_sanpre, sc_sanpre[0] ? ":" : "", sc_libductile, rep, nd, rd, sc_mpiexec, ns, self, ns, nd, bytes);
+    int rc = sc_exec(cmd, &r);
+    static char text[1 << 20];
+    FILE *f = fopen(rep, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f) fclose(f);
+    text[n] = 0;
+    unlink(rep);
+    if (rc != 0 || sc_val(r.res, "bad") != 0 || (int)sc_val(r.res, "size") != nd) return -1;
+    const char *rc0 = strstr(text, "\"reconfigurations\"");
+    if (!rc0 || !strstr(rc0, "\"ok\"")) return -1;
+    memset(m, 0, sizeof *m);
+    const char *d = strstr(rc0, "\"redistribution\"");
+    if (d && (d = strchr(d + 16, '"'))) sscanf(d + 1, "%31[^\"]", m->redist);
+    if (!(rc0 = strstr(rc0, "\"times_s\""))) return -1;
+    m->sp = sc_val(rc0, "spawn"), m->mg = sc_val(rc0, "merge"), m->pl = sc_val(rc0, "plan");
+    m->tr = sc_val(rc0, "transfer"), m->to = sc_val(rc0, "total");
+    m->ot = m->to - m->sp - m->mg - m->pl - m->tr;
+    m->mmax = r.mem_max, m->msum = r.mem_sum, m->nproc = r.nmem, m->nhosts = r.nhosts;
+    return 0;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double med(double *a, int n)
+{
+    qsort(a, (size_t)n, sizeof *a, cmp_dbl);
+    return n % 2 ? a[n / 2] : 0.5 * (a[n / 2 - 1] + a[n / 2]);
+}
+
+static void median_of(struct meas *v, int n, struct meas *out)
+{
+    double a[64] = {0};
+    memset(out, 0, sizeof *out);
+    if (n <= 0) return;
+    snprintf(out->redist, sizeof out->redist, "%s", v[0].redist);
+#define MED(field)                                                                                                 \
+    do {                                                                                                           \
+        for (int i = 0; i < n; i++) a[i] = (double)v[i].field;                                                     \
+        out->field = med(a, n);                                                                                    \
+    } while (0)
+    MED(sp); MED(mg); MED(pl); MED(tr); MED(ot); MED(to); MED(mmax); MED(msum); MED(nproc); MED(nhosts);
+#undef MED
+}
+
+static void csv_row(FILE *out, const char *kind, int ns, int nd, long mib, int round, const char *what,
+                    const struct meas *m, double ratio)
+{
+    fprintf(out, "\"%s\",%s,%d,%d,%d,%ld,%d,%s,%s,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%ld,%ld,%ld,%ld\n", sc_mpiname, kind,
+            ns < nd ? ns : nd, ns, nd, mib, round, what, m->redist, m->sp, m->mg, m->pl, m->tr, m->ot, m->to, ratio,
+            m->mmax, m->msum, m->nproc, m->nhosts);
+}
+
+static int run_scale(const char *self, const char *procs, long mib, int reps, const char *redist, const char *csv)
+{
+    FILE *out = fopen(csv, "w");
+    if (!out) { perror(csv); return 1; }
+    fprintf(out, "mpi,kind,p,ns,nd,mib,round,what,redist,spawn_s,merge_s,plan_s,transfer_s,other_s,total_s,ratio,"
+                 "mem_max_kib,mem_sum_kib,processes,hosts\n");
+    printf("%s   mpiexec: %s\nlibductile: %s\nCSV: %s   (%ld MiB in total, %d alternated round%s, medians; seconds; "
+           "memory: peak resident set per process, MiB)\n\n",
+           sc_mpiname, sc_mpiexec, sc_libductile, csv, mib, reps, reps > 1 ? "s" : "");
+    printf("%-9s %-18s %7s %7s %7s %8s %7s %7s %6s %8s %8s %5s\n", "resize", "what", "spawn", "merge", "plan",
+           "transfer", "other", "total", "ratio", "mem max", "mem sum", "hosts");
+    int failed = 0;
+    char pl[256];
+    snprintf(pl, sizeof pl, "%s", procs);
+    long long bytes = (long long)mib << 20;
+    for (char *sp = NULL, *tok = strtok_r(pl, ",", &sp); tok; tok = strtok_r(NULL, ",", &sp)) {
+        int p = atoi(tok);
+        if (p < 1) continue;
+        for (int dir = 0; dir < 2; dir++) {
+            int ns = dir ? 2 * p : p, nd = dir ? p : 2 * p;
+            const char *kind = dir ? "shrink" : "expand";
+            struct meas raw[64], duc[64], m;
+            int nr = 0, ndc = 0;
+            for (int k = 0; k < reps && k < 64; k++) {
+                if (raw_run(self, ns, nd, bytes, &m) == 0) {
+                    raw[nr++] = m;
+                    csv_row(out, kind, ns, nd, mib, k, "raw", &m, 1.0);
+                } else printf("%d->%d round %d: raw run failed or its data was wrong\n", ns, nd, k), failed = 1;
+                if (duc_run(self, ns, nd, bytes, redist, &m) == 0) {
+                    duc[ndc++] = m;
+                    csv_row(out, kind, ns, nd, mib, k, "ductile", &m, nr ? m.to / raw[nr - 1].to : 0);
+                } else printf("%d->%d round %d: Ductile run failed or its data was wrong\n", ns, nd, k), failed = 1;
+                fflush(out);
+            }
+            struct meas mr, md;
+            median_of(raw, nr, &mr);
+            median_of(duc, ndc, &md);
+            char rs[32], dn[48];
+            snprintf(rs, sizeof rs, "%d->%d", ns, nd);
+            snprintf(dn, sizeof dn, "ductile %.30s", md.redist);
+            if (nr)
+                printf("%-9s %-18s %7.4f %7.4f %7s %8.4f %7s %7.4f %6s %8.1f %8.1f %5ld\n", rs,
+                       dir ? "raw warm a2av" : "raw spawn+mrg+a2av", mr.sp, mr.mg, "", mr.tr, "", mr.to, "",
+                       mr.mmax / 1024.0, mr.msum / 1024.0, mr.nhosts);
+            if (ndc)
+                printf("%-9s %-18s %7.4f %7.4f %7.4f %8.4f %7.4f %7.4f %5.2fx %8.1f %8.1f %5ld\n", nr ? "" : rs, dn,
+                       md.sp, md.mg, md.pl, md.tr, md.ot, md.to, nr && mr.to > 0 ? md.to / mr.to : 0, md.mmax / 1024.0,
+                       md.msum / 1024.0, md.nhosts);
+            fflush(stdout);
+        }
+    }
+    fclose(out);
+    return failed;
+}
+
+int main(int argc, char **argv)
+{
+    char self[PATH_MAX];
+    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (sl <= 0) return 1;
+    self[sl] = 0;
+    if (argc >= 5 && strncmp(argv[1], "--w-", 4) == 0) return sc_worker(argc, argv, self);
+    const char *procs = "2,4,8,16,32,64", *csv = NULL, *redist = NULL, *counts = "1,2,4,8,16,32,64";
+    long mib = 64;
+    int reps = 3, spawn = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0) procs = "2,4", mib = 4, reps = 1, counts = "1,2,4";
+        else if (strcmp(argv[i], "--procs") == 0 && i + 1 < argc) procs = argv[++i];
+        else if (strcmp(argv[i], "--mib") == 0 && i + 1 < argc) mib = atol(argv[++i]);
+        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--redist") == 0 && i + 1 < argc) redist = argv[++i];
+        else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) csv = argv[++i];
+        else if (strcmp(argv[i], "--spawn") == 0) spawn = 1;
+        else if (strcmp(argv[i], "--counts") == 0 && i + 1 < argc) counts = argv[++i];
+        else {
+            int help = strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0;
+            fprintf(help ? stdout : stderr,
+                    "usage: %s [--quick] [--procs 2,4,...,64] [--mib N] [--reps N] [--redist col|p2p|auto|...] "
+                    "[--csv FILE]\n"
+                    "         expansions P->2P and shrinks 2P->P under Ductile against the raw MPI path\n"
+                    "       %s --spawn [--quick] [--counts 1,2,...,64] [--reps N] [--csv FILE]\n"
+                    "         one MPI_Comm_spawn of n processes against n parents spawning one each + merges\n",
+                    argv[0], argv[0]);
+            return help ? 0 : 2;
+        }
+    }
+    if (mib < 1 || reps < 1) { fprintf(stderr, "scale: --mib and --reps need at least 1\n"); return 2; }
+    if (reps > 64) reps = 64;
+    load_env(self);
+    if (spawn) return sc_spawn_bench(self, counts, reps, csv ? csv : "scale-spawn.csv");
+    if (!sc_libductile[0]) { fprintf(stderr, "scale: set LIBDUCTILE to libductile.so\n"); return 2; }
+    return run_scale(self, procs, mib, reps, redist, csv ? csv : "scale.csv");
+}
