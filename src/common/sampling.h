@@ -28,6 +28,28 @@ static inline uint32_t ductile_sample_gap(uint32_t r, uint32_t n)
     return 1 + (uint32_t)(((uint64_t)r * span) >> 32);
 }
 
+/* One call under sampled timing, with this thread's countdown *left (0 at
+ * the thread's start): 1 = not timed (one call less to wait), 0 = time it
+ * (then draw the next gap with ductile_sample_draw). */
+static inline __attribute__((always_inline)) int ductile_sample_skip(uint32_t *left)
+{
+    if (__builtin_expect(*left > 1, 1)) {
+        (*left)--;
+        return 1;
+    }
+    return 0;
+}
+
+/* The countdown to the next timed call for 1 call in n, from the generator's
+ * state *rng (seeded with `seed` when 0); advances the state. */
+static inline uint32_t ductile_sample_draw(uint32_t *rng, uint32_t seed, uint32_t n)
+{
+    uint32_t x = *rng ? *rng : (seed ? seed : 1);
+    x = ductile_sample_next(x);
+    *rng = x;
+    return ductile_sample_gap(x, n);
+}
+
 /* A function's estimated time in ticks: the `ticks` of its `counted` calls
  * that were counted with their time (or untimed local queries, 0 ticks),
  * scaled to those and the `skipped` calls whose time was not read:

@@ -38,6 +38,10 @@
 /* Internal symbols the hot path uses: hidden, so the wrappers reach them
  * directly instead of through the GOT/PLT. */
 #define DUCTILE_HOT __attribute__((visibility("hidden")))
+/* The hot path's helpers are inlined in every wrapper, whatever the
+ * compiler's size heuristics say (with hundreds of wrappers in one file it
+ * otherwise calls some of them out of line). */
+#define DUCTILE_INLINE static inline __attribute__((always_inline))
 
 /* Per-function counters of this process (rank).  Read them only with
  * ductile_stat_load(). */
@@ -91,17 +95,17 @@ DUCTILE_HOT void ductile_iter_observe(int fn, void *return_address, uint64_t tic
 /* Both at once, for calls with no bookkeeping after the real call. */
 #define DUCTILE_END(fn, s, r) ductile_leave((fn), ductile_t0_, (s), (r))
 
-static inline uint64_t ductile_stat_load(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+DUCTILE_INLINE uint64_t ductile_stat_load(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 
-static inline void ductile_stat_add(uint64_t *p, uint64_t v)
+DUCTILE_INLINE void ductile_stat_add(uint64_t *p, uint64_t v)
 {
     if (__builtin_expect(ductile_threaded, 0)) __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
     else __atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + v, __ATOMIC_RELAXED);
 }
 
-static inline uint32_t ductile_time_every_load(void) { return __atomic_load_n(&ductile_time_every, __ATOMIC_RELAXED); }
+DUCTILE_INLINE uint32_t ductile_time_every_load(void) { return __atomic_load_n(&ductile_time_every, __ATOMIC_RELAXED); }
 
-static inline uint64_t ductile_enter_timed(int fn, void *return_address)
+DUCTILE_INLINE uint64_t ductile_enter_timed(int fn, void *return_address)
 {
     ductile_depth++;
     unsigned char f = ductile_iter_filter[fn];
@@ -113,15 +117,14 @@ static inline uint64_t ductile_enter_timed(int fn, void *return_address)
 }
 
 /* Start tick of a wrapped call, or 0 when sampled timing leaves it untimed. */
-static inline uint64_t ductile_enter(int fn, void *return_address)
+DUCTILE_INLINE uint64_t ductile_enter(int fn, void *return_address)
 {
     if (__builtin_expect(ductile_time_every_load() != 0, 0)) {
-        if (__builtin_expect(ductile_sample_left > 1, 1)) {
+        if (ductile_sample_skip(&ductile_sample_left)) {
             ductile_depth++;
             unsigned char f = ductile_iter_filter[fn];
             if (__builtin_expect(f != 0, 0) && (f == 1 || return_address == ductile_iter_site))
                 ductile_iter_observe(fn, return_address, ductile_ticks());
-            ductile_sample_left--;
             return 0;
         }
         ductile_sample_reload();
@@ -129,7 +132,7 @@ static inline uint64_t ductile_enter(int fn, void *return_address)
     return ductile_enter_timed(fn, return_address);
 }
 
-static inline void ductile_count(int fn, uint64_t ticks, uint64_t sent, uint64_t recv)
+DUCTILE_INLINE void ductile_count(int fn, uint64_t ticks, uint64_t sent, uint64_t recv)
 {
     struct ductile_fn_stats *st = &ductile_stats[fn];
     ductile_stat_add(&st->calls, 1);
@@ -139,16 +142,16 @@ static inline void ductile_count(int fn, uint64_t ticks, uint64_t sent, uint64_t
 }
 
 /* Bytes only (an operation completed after the call that started it). */
-static inline void ductile_count_bytes(int fn, uint64_t sent, uint64_t recv)
+DUCTILE_INLINE void ductile_count_bytes(int fn, uint64_t sent, uint64_t recv)
 {
     if (sent) ductile_stat_add(&ductile_stats[fn].bytes_sent, sent);
     if (recv) ductile_stat_add(&ductile_stats[fn].bytes_recv, recv);
 }
 
 /* Untimed local queries: one counter, no clock. */
-static inline void ductile_count_call(int fn) { ductile_stat_add(&ductile_stats[fn].calls, 1); }
+DUCTILE_INLINE void ductile_count_call(int fn) { ductile_stat_add(&ductile_stats[fn].calls, 1); }
 
-static inline void ductile_finish(int fn, uint64_t t0, uint64_t t1, uint64_t sent, uint64_t recv)
+DUCTILE_INLINE void ductile_finish(int fn, uint64_t t0, uint64_t t1, uint64_t sent, uint64_t recv)
 {
     if (__builtin_expect(t0 != 0, 1)) {
         ductile_last_end = t1;
@@ -160,7 +163,7 @@ static inline void ductile_finish(int fn, uint64_t t0, uint64_t t1, uint64_t sen
     ductile_depth--;
 }
 
-static inline void ductile_leave(int fn, uint64_t t0, uint64_t sent, uint64_t recv)
+DUCTILE_INLINE void ductile_leave(int fn, uint64_t t0, uint64_t sent, uint64_t recv)
 {
     ductile_finish(fn, t0, __builtin_expect(t0 != 0, 1) ? ductile_ticks() : 0, sent, recv);
 }

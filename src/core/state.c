@@ -33,12 +33,9 @@ uint32_t ductile_time_every_max(void) { return __atomic_load_n(&time_every_max, 
 
 void ductile_sample_reload(void)
 {
-    uint32_t x = sample_rng;
-    if (!x) x = (uint32_t)ductile_ticks() ^ (uint32_t)(uintptr_t)&sample_rng ^ 0x9e3779b9u; /* per thread */
-    if (!x) x = 1;
-    x = ductile_sample_next(x);
-    sample_rng = x;
-    ductile_sample_left = ductile_sample_gap(x, ductile_time_every_load());
+    /* seeded per thread at its first timed call: the tick and the thread's own address */
+    uint32_t seed = sample_rng ? 0 : (uint32_t)ductile_ticks() ^ (uint32_t)(uintptr_t)&sample_rng ^ 0x9e3779b9u;
+    ductile_sample_left = ductile_sample_draw(&sample_rng, seed, ductile_time_every_load());
 }
 
 struct ductile_runtime ductile_rt = {.private_comm = MPI_COMM_NULL};
