@@ -4,7 +4,8 @@
 # output and their report's calls and bytes are exactly what each rank counted
 # itself (tests/run-mpi-test.sh, check_report.py): point-to-point,
 # nonblocking collectives (bytes counted at completion), MPI-IO (always
-# timed) and four threads calling under MPI_THREAD_MULTIPLE; the report's
+# timed), four threads calling under MPI_THREAD_MULTIPLE, and the main loop
+# is still detected (tests/mpi/iter); the report's
 # "timing" section and the summary say the times are estimated, with the rate
 # (check_report.py --time-sample), and so does the HTML page (ductile-report).
 # Then bench/overhead runs once, small, and
@@ -19,6 +20,11 @@ for prog in p2p nbcoll io threads; do
         fail=1
     fi
 done
+# the iteration detector still finds the main loop (it reads the loop head's time itself)
+if ! DUCTILE_TIME_SAMPLE=3 bash "$here/run-mpi-test.sh" --iterations 49 50 tests/mpi/iter 4; then
+    echo "FAIL: tests/mpi/iter with DUCTILE_TIME_SAMPLE=3"
+    fail=1
+fi
 
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # the HTML page of a sampled run says its times are estimated (matplotlib draws
