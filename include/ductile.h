@@ -27,6 +27,15 @@ int ductile_active(void);
  * the report and the controller use): other ranks always get 0. */
 unsigned long long ductile_iterations(void);
 
+/* Sampled timing on this process from now on: time 1 wrapped MPI call in
+ * `every` (at random, `every` calls apart on average) instead of every call;
+ * 1 times every call (exact, the default); 0 only asks.  Calls and bytes stay
+ * exact; each function's time is estimated from its timed calls and the
+ * report says so (docs/report.md).  DUCTILE_TIME_SAMPLE sets it at MPI_Init.
+ * Returns the rate in effect before (1: every call), or -1 (nothing changed)
+ * when `every` is outside 0 .. 1000000.  Thread-safe. */
+int ductile_time_sample(int every);
+
 /* ---- Malleability (see <empi.h> and docs/malleability.md) ---- */
 
 #include <stddef.h>

@@ -21,6 +21,12 @@ EXPECT_PREFIX   expectation files EXPECT_PREFIX.0 .. EXPECT_PREFIX.<nprocs-1>,
                 the uncounted iterations (at most max each) minus 0.1 s and 10 %
                 <= time_total_s <= SECONDS plus 5 ms and 2 % (tick-counter
                 calibration).
+--time-sample N
+                the run had DUCTILE_TIME_SAMPLE=N: with N > 1 the report's
+                "timing" must say the times are sampled and estimated, with
+                sample_every N and at least one (but not every) call estimated;
+                with N = 1 that every call was timed and nothing estimated.
+                (Calls and bytes are compared exactly either way.)
 
 The report's structure is always validated (nprocs, ranks[i].rank == i, every
 function entry has integer calls >= 1, bytes_sent/bytes_recv >= 0 and a
@@ -330,6 +336,48 @@ def compare_rank(rank, exp, got, probs):
                       % (rank, name, fmt(e), fmt(g), ", ".join(diffs + ["%s invalid" % b for b in bad])))
 
 
+def check_timing(t, sample, probs):
+    """The report's "timing" section (sampled timing, DUCTILE_TIME_SAMPLE):
+    consistent always; with `sample`, the mode that run used."""
+    if t is None:
+        if sample is not None:
+            probs.add("timing: the report has no 'timing' section")
+        return
+    if not isinstance(t, dict):
+        probs.add("timing: not an object")
+        return
+    mode, est, every = t.get("mode"), t.get("estimated"), t.get("sample_every")
+    ncalls, nest = t.get("calls"), t.get("estimated_calls")
+    if mode not in ("every-call", "sampled"):
+        probs.add("timing: mode %r is neither 'every-call' nor 'sampled'" % (mode,))
+    if not isinstance(est, bool):
+        probs.add("timing: 'estimated' must be true or false, got %r" % (est,))
+    if not is_int(every) or every < 1 or not is_int(ncalls) or not is_int(nest) or nest < 0:
+        probs.add("timing: sample_every, calls, estimated_calls must be integers (>= 1, >= 0): %r" % (t,))
+        return
+    if est and mode != "sampled":
+        probs.add("timing: times estimated but mode %r" % (mode,))
+    if est != (nest > 0):
+        probs.add("timing: estimated=%r but estimated_calls=%d" % (est, nest))
+    if mode == "every-call" and every != 1:
+        probs.add("timing: every call timed but sample_every=%d" % every)
+    if nest > ncalls:
+        probs.add("timing: %d calls estimated of %d" % (nest, ncalls))
+    note = t.get("note")
+    if not isinstance(note, str) or (est and "estimated" not in note):
+        probs.add("timing: the note must say the times are estimated: %r" % (note,))
+    if sample is None:
+        return
+    if sample > 1:
+        if mode != "sampled" or est is not True or every != sample:
+            probs.add("timing: DUCTILE_TIME_SAMPLE=%d but mode=%r estimated=%r sample_every=%r"
+                      % (sample, mode, est, every))
+        if not 0 < nest < ncalls:
+            probs.add("timing: 1 call in %d timed, but %d of %d calls estimated" % (sample, nest, ncalls))
+    elif mode != "every-call" or est is not False or nest != 0:
+        probs.add("timing: every call timed, but mode=%r estimated=%r estimated_calls=%r" % (mode, est, nest))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(
         description="Check a Ductile JSON report against expectation files.")
@@ -338,6 +386,7 @@ def main(argv=None):
     ap.add_argument("--nprocs", type=int)
     ap.add_argument("--iterations", nargs=2, type=int, metavar=("MIN", "MAX"))
     ap.add_argument("--loop", nargs=2, type=float, metavar=("ITERS", "SECONDS"))
+    ap.add_argument("--time-sample", type=int, metavar="N")
     args = ap.parse_args(argv)
 
     probs = Problems()
@@ -391,6 +440,8 @@ def main(argv=None):
             elif not is_int(it.get("count")) or not lo <= it["count"] <= hi:
                 probs.add("iterations: count=%r not in [%d, %d] (period_calls=%r, head=%r)"
                           % (it.get("count"), lo, hi, it.get("period_calls"), it.get("head")))
+
+    check_timing(rep.get("timing") if isinstance(rep, dict) else None, args.time_sample, probs)
 
     loop_total = None
     if args.loop is not None:

@@ -32,6 +32,8 @@
 #   SANITIZER_PRELOAD  optional library preloaded before libductile.so (the
 #                      ASan runtime for a sanitizer build)
 #   PYTHON             Python 3 interpreter (default python3)
+#   DUCTILE_TIME_SAMPLE  passed on (sampled timing): the report and the summary
+#                      must then say the times are estimated, counts stay exact
 #
 # What it does: in a fresh temporary directory, runs
 #   $MPIEXEC -n NPROCS env TEST_EXPECT_PREFIX=<tmp>/plain/expect PROGRAM ARGS
@@ -202,8 +204,17 @@ if [ $preload_rc -eq 0 ]; then
         tail -n 20 "$tmp/preload.err"
     else
         if ! "$python" "$here/check_report.py" "$tmp/report.json" "$tmp/preload/expect" \
-            --nprocs "$nprocs" ${iter_args[@]+"${iter_args[@]}"}; then
+            --nprocs "$nprocs" ${iter_args[@]+"${iter_args[@]}"} \
+            ${DUCTILE_TIME_SAMPLE:+--time-sample "$DUCTILE_TIME_SAMPLE"}; then
             fail "report does not match the expectations"
+        fi
+        # sampled timing: the summary says the times are estimated (and only then)
+        if [ "${DUCTILE_SUMMARY:-1}" = 0 ]; then
+            :
+        elif [ "${DUCTILE_TIME_SAMPLE:-1}" -gt 1 ] && ! grep -q "^ductile: times are ESTIMATED: 1 call in $DUCTILE_TIME_SAMPLE timed" "$tmp/preload.err"; then
+            fail "DUCTILE_TIME_SAMPLE=$DUCTILE_TIME_SAMPLE: the summary does not say the times are estimated"
+        elif [ "${DUCTILE_TIME_SAMPLE:-1}" -le 1 ] && grep -q "^ductile: times are ESTIMATED" "$tmp/preload.err"; then
+            fail "every call timed, but the summary says the times are estimated"
         fi
     fi
 fi

@@ -400,7 +400,8 @@ def render_wrapper(name, expr, big, fid):
             io_fh = "MPI_FILE_NULL"
         if name not in ("MPI_File_open", "MPI_File_open_c"):
             lines.append("    ductile_hook_io_before(%s, %s, MPI_COMM_NULL);" % (fid, io_fh))
-    lines.append("    DUCTILE_BEGIN(%s);" % fid)
+    # MPI-IO is always timed, also under sampled timing: the I/O hook takes the start tick
+    lines.append("    DUCTILE_BEGIN%s(%s);" % ("_TIMED" if io_fh else "", fid))
     lines.append("    int ret = %s;" % real_call(name, args))
     lines.append("    DUCTILE_STOP();")
     if name in ("MPI_File_open", "MPI_File_open_c"):

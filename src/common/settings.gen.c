@@ -10,6 +10,8 @@ _Static_assert(_Generic(((struct ductile_settings *)0)->disable, int: 1, long: 1
                "DUCTILE_DISABLE: field disable must be an int or a long");
 _Static_assert(_Generic(((struct ductile_settings *)0)->monitor, int: 1, long: 1, default: 0),
                "DUCTILE_MONITOR: field monitor must be an int or a long");
+_Static_assert(_Generic(((struct ductile_settings *)0)->time_sample, int: 1, long: 1, default: 0),
+               "DUCTILE_TIME_SAMPLE: field time_sample must be an int or a long");
 _Static_assert(_Generic(((struct ductile_settings *)0)->report, const char *: 1, default: 0),
                "DUCTILE_REPORT: field report must be a const char *");
 _Static_assert(_Generic(((struct ductile_settings *)0)->summary, int: 1, long: 1, default: 0),
@@ -88,6 +90,11 @@ const struct setting_def ductile_setting_defs[] = {
              "other DUCTILE_* settings are not even checked."},
     {.name = "DUCTILE_MONITOR", .type = SETTING_BOOL, .default_value = "1", FIELD(monitor),
      .help = "Count calls, time and bytes per MPI function. 0 keeps the virtual world but measures nothing."},
+    {.name = "DUCTILE_TIME_SAMPLE", .type = SETTING_INT, .default_value = "1", .min = 1L, .max = 1000000L, FIELD(time_sample),
+     .help = "Time 1 wrapped call in N, at random (a per-thread countdown with a random gap of 1 .. 2N-1 calls, N "
+             "on average), instead of every call: calls and bytes stay exact, each function's time is estimated "
+             "from its timed calls (time x calls / timed calls) and the report says so. 1: time every call "
+             "(exact). MPI_File_* calls are always timed."},
     {.name = "DUCTILE_REPORT", .type = SETTING_STRING, .default_value = "ductile-%j.json", .values = "path template (%j job id, %p pid of rank 0), or none", .none_word = "none", FIELD(report),
      .help = "Path of the JSON report rank 0 writes at MPI_Finalize (docs/report.md); %j is the job id, %p rank "
              "0's pid. Empty or none: no report."},

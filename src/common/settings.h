@@ -34,6 +34,7 @@ struct setting_def {
 struct ductile_settings {
     int disable;             /* DUCTILE_DISABLE: pure pass-through */
     int monitor;             /* DUCTILE_MONITOR */
+    int time_sample;         /* DUCTILE_TIME_SAMPLE: time 1 call in N (1: every call) */
     const char *report;      /* DUCTILE_REPORT: path template, "" = none */
     int summary;             /* DUCTILE_SUMMARY */
     int verbose;             /* DUCTILE_VERBOSE: 0..3 */

@@ -46,9 +46,9 @@ void appctl_take_snap(struct snap *s)
     memset(s, 0, sizeof *s);
     s->t = ductile_now();
     for (int f = 0; f < DUCTILE_FN_COUNT; f++) {
-        uint64_t calls = __atomic_load_n(&ductile_stats[f].calls, __ATOMIC_RELAXED);
+        uint64_t calls = ductile_fn_calls(f);
         if (!calls) continue;
-        uint64_t ticks = __atomic_load_n(&ductile_stats[f].ticks, __ATOMIC_RELAXED);
+        uint64_t ticks = ductile_fn_ticks(f); /* estimated under sampled timing */
         s->bytes += __atomic_load_n(&ductile_stats[f].bytes_sent, __ATOMIC_RELAXED) +
                     __atomic_load_n(&ductile_stats[f].bytes_recv, __ATOMIC_RELAXED);
         if (ductile_fn_category[f] == DUCTILE_CAT_IO) {

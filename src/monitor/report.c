@@ -39,8 +39,8 @@ void ductile_report_snapshot(int rank, uint64_t t_end, struct report_rank *me, s
     gethostname(me->host, sizeof me->host - 1);
     me->wall_s = ductile_ticks_to_sec(t_end - ductile_rt.start_ticks);
     for (int i = 0; i < DUCTILE_FN_COUNT; i++) {
-        fns[i].calls = ductile_stat_load(&ductile_stats[i].calls);
-        fns[i].time_s = ductile_ticks_to_sec(ductile_stat_load(&ductile_stats[i].ticks));
+        fns[i].calls = ductile_fn_calls(i);
+        fns[i].time_s = ductile_ticks_to_sec(ductile_fn_ticks(i)); /* estimated under sampled timing */
         fns[i].bytes_sent = ductile_stat_load(&ductile_stats[i].bytes_sent);
         fns[i].bytes_recv = ductile_stat_load(&ductile_stats[i].bytes_recv);
     }
@@ -157,6 +157,11 @@ void ductile_report_write(uint64_t t_end)
         }
     }
     free(mine);
+    /* sampled timing: the largest rate used and the calls whose time was estimated, over the ranks */
+    uint64_t skipped = 0, skipped_all = 0, every = ductile_time_every_max(), every_all = 0;
+    for (int i = 0; i < DUCTILE_FN_COUNT; i++) skipped += ductile_stat_load(&ductile_stats[i].skipped);
+    PMPI_Reduce(&skipped, &skipped_all, 1, MPI_UINT64_T, MPI_SUM, 0, comm);
+    PMPI_Reduce(&every, &every_all, 1, MPI_UINT64_T, MPI_MAX, 0, comm);
     json_t *io = ductile_io_report(comm); /* collective; the "io" section on rank 0 (src/io/iomon.c) */
     if (rank != 0) {
         free(red);
@@ -221,6 +226,8 @@ void ductile_report_write(uint64_t t_end)
     in.departed = ductile_hooks.departed ? ductile_hooks.departed(&in.ndeparted, &in.departed_fns, &in.departed_sum)
                                          : NULL;
     in.io = io;
+    in.time_sample_every = (uint32_t)every_all;
+    in.time_estimated_calls = skipped_all;
     char path[4096] = "";
     if (ductile_rt.settings.report && *ductile_rt.settings.report) {
         if (settings_expand_path(ductile_rt.settings.report, ductile_rt.job_id, ductile_rt.job_pid, path,

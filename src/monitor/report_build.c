@@ -124,6 +124,19 @@ static json_t *fns_json(const struct report_fn *f)
     return fns;
 }
 
+/* How the times were taken: every call timed, or a sample (then every
+ * time_s is an estimate). */
+static json_t *timing_json(const struct report_input *in, uint64_t calls)
+{
+    int sampled = in->time_sample_every > 1 || in->time_estimated_calls > 0;
+    return json_pack("{s:s, s:b, s:I, s:I, s:I, s:s}", "mode", sampled ? "sampled" : "every-call", "estimated",
+                     in->time_estimated_calls > 0, "sample_every", (json_int_t)(sampled ? in->time_sample_every : 1),
+                     "estimated_calls", (json_int_t)in->time_estimated_calls, "calls", (json_int_t)calls, "note",
+                     sampled ? "times are estimated from a random sample of the calls (time x calls / timed calls); "
+                               "calls and bytes are exact"
+                             : "every call timed; times are measured");
+}
+
 static void add_totals(struct report_rank_totals *all, const struct report_rank_totals *t)
 {
     all->calls += t->calls;
@@ -249,6 +262,7 @@ json_t *report_build_json(const struct report_input *in)
         json_pack("{s:I, s:f, s:f, s:f, s:f, s:I, s:I}", "calls", (json_int_t)all.calls, "mpi_time_s", all.mpi_s,
                   "compute_time_s", all.compute_s, "comm_time_s", all.comm_s, "io_time_s", all.io_s,
                   "bytes_sent", (json_int_t)all.bytes_sent, "bytes_recv", (json_int_t)all.bytes_recv));
+    json_object_set_new(root, "timing", timing_json(in, all.calls));
     json_object_set_new(root, "imbalance",
                         json_pack("{s:o, s:o, s:o, s:o}", "wall_time", spread_json(&red->wall, n), "mpi_time",
                                   spread_json(&red->mpi, n), "compute_time", spread_json(&red->compute, n),
@@ -373,6 +387,10 @@ void report_print_summary(FILE *f, const struct report_input *in, const char *re
                 report_human_bytes((double)top[i].sum.bytes_sent, sb, sizeof sb),
                 report_human_bytes((double)top[i].sum.bytes_recv, rb, sizeof rb));
     }
+    if (in->time_sample_every > 1 || in->time_estimated_calls > 0)
+        fprintf(f, "ductile: times are ESTIMATED: 1 call in %u timed (DUCTILE_TIME_SAMPLE), %llu calls untimed; "
+                   "calls and bytes exact\n",
+                in->time_sample_every, (unsigned long long)in->time_estimated_calls);
     if (nd > 0)
         fprintf(f, "ductile: %d process%s left during the run (their counters are included)\n", nd,
                 nd == 1 ? "" : "es");

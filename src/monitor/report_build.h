@@ -138,6 +138,11 @@ struct report_input {
     const struct report_fn *departed_fns;
     /* The departed processes' functions combined; NULL: computed from departed_fns. */
     const struct report_departed_fns *departed_sum;
+    /* Sampled timing (DUCTILE_TIME_SAMPLE, ductile_time_sample()): the largest
+     * rate any process used (0 or 1: every call timed), and the calls of all
+     * ranks whose time was not read but estimated (0: every time is measured). */
+    uint32_t time_sample_every;
+    uint64_t time_estimated_calls;
 };
 
 void report_rank_totals(const struct report_input *in, int rank, struct report_rank_totals *out);

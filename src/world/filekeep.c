@@ -162,7 +162,7 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     if (!DUCTILE_SHOULD_MONITOR())
         return world ? open_world(comm, filename, amode, info, fh) : PMPI_File_open(comm, filename, amode, info, fh);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_open, MPI_FILE_NULL, comm);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_open);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_open); /* the I/O monitor needs the start tick */
     int ret = world ? open_world(comm, filename, amode, info, fh) : PMPI_File_open(comm, filename, amode, info, fh);
     DUCTILE_HOOK_VOID(io_opened, (comm, filename, amode, ret == MPI_SUCCESS ? *fh : MPI_FILE_NULL));
     ductile_hook_io_after(DUCTILE_FN_MPI_File_open, MPI_FILE_NULL, ductile_t0_, 0, 0);
@@ -180,7 +180,7 @@ int MPI_File_close(MPI_File *fh)
         ret = PMPI_File_close(fh);
     } else {
         ductile_hook_io_before(DUCTILE_FN_MPI_File_close, cur, MPI_COMM_NULL);
-        DUCTILE_BEGIN(DUCTILE_FN_MPI_File_close);
+        DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_close);
         ret = PMPI_File_close(fh);
         ductile_hook_io_after(DUCTILE_FN_MPI_File_close, cur, ductile_t0_, 0, 0);
         DUCTILE_END(DUCTILE_FN_MPI_File_close, 0, 0);

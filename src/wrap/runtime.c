@@ -165,6 +165,7 @@ int ductile_runtime_init(int *argc, char ***argv, int required, int *provided, i
     DUCTILE_HOOK_VOID(io_init, ()); /* MPI-IO accounting and phases (src/io/) */
 
     ductile_rt.active = 1;
+    ductile_time_sample_set((uint32_t)ductile_rt.settings.time_sample);
     ductile_monitoring = ductile_rt.settings.monitor;
     if (ductile_monitoring) {
         DUCTILE_HOOK_VOID(monitor_start, (ductile_rt.settings.iter_detect && !ductile_threaded,
@@ -219,6 +220,7 @@ int ductile_runtime_session_begin(void)
     snprintf(ductile_rt.job_id, sizeof ductile_rt.job_id, "%ld", (long)getpid());
     ductile_rt.job_pid = (long)getpid();
     DUCTILE_HOOK_VOID(io_init, ()); /* MPI-IO accounting (src/io/) */
+    ductile_time_sample_set((uint32_t)ductile_rt.settings.time_sample);
     ductile_monitoring = ductile_rt.settings.monitor;
     return 1;
 }

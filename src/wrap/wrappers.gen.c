@@ -1787,7 +1787,7 @@ int MPI_File_call_errhandler(MPI_File fh, int errorcode)
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_call_errhandler(fh, errorcode);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_call_errhandler, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_call_errhandler);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_call_errhandler);
     int ret = PMPI_File_call_errhandler(fh, errorcode);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_call_errhandler, fh, ductile_t0_, 0, 0);
@@ -1803,7 +1803,7 @@ int MPI_File_delete(const char* filename, MPI_Info info)
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_delete(filename, info);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_delete, MPI_FILE_NULL, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_delete);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_delete);
     int ret = PMPI_File_delete(filename, info);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_delete, MPI_FILE_NULL, ductile_t0_, 0, 0);
@@ -1820,7 +1820,7 @@ int MPI_File_get_amode(MPI_File fh, int* amode)
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_amode(fh, amode);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_get_amode, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_amode);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_get_amode);
     int ret = PMPI_File_get_amode(fh, amode);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_get_amode, fh, ductile_t0_, 0, 0);
@@ -1837,7 +1837,7 @@ int MPI_File_get_atomicity(MPI_File fh, int* flag)
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_atomicity(fh, flag);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_get_atomicity, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_atomicity);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_get_atomicity);
     int ret = PMPI_File_get_atomicity(fh, flag);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_get_atomicity, fh, ductile_t0_, 0, 0);
@@ -1854,7 +1854,7 @@ int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp)
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_byte_offset(fh, offset, disp);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_get_byte_offset, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_byte_offset);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_get_byte_offset);
     int ret = PMPI_File_get_byte_offset(fh, offset, disp);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_get_byte_offset, fh, ductile_t0_, 0, 0);
@@ -1871,7 +1871,7 @@ int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler)
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_errhandler(file, errhandler);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_get_errhandler, MPI_FILE_NULL, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_errhandler);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_get_errhandler);
     int ret = PMPI_File_get_errhandler(file, errhandler);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_get_errhandler, MPI_FILE_NULL, ductile_t0_, 0, 0);
@@ -1888,7 +1888,7 @@ int MPI_File_get_group(MPI_File fh, MPI_Group* group)
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_group(fh, group);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_get_group, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_group);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_get_group);
     int ret = PMPI_File_get_group(fh, group);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_get_group, fh, ductile_t0_, 0, 0);
@@ -1905,7 +1905,7 @@ int MPI_File_get_info(MPI_File fh, MPI_Info* info_used)
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_info(fh, info_used);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_get_info, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_info);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_get_info);
     int ret = PMPI_File_get_info(fh, info_used);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_get_info, fh, ductile_t0_, 0, 0);
@@ -1922,7 +1922,7 @@ int MPI_File_get_position(MPI_File fh, MPI_Offset* offset)
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_position(fh, offset);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_get_position, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_position);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_get_position);
     int ret = PMPI_File_get_position(fh, offset);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_get_position, fh, ductile_t0_, 0, 0);
@@ -1939,7 +1939,7 @@ int MPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset)
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_position_shared(fh, offset);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_get_position_shared, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_position_shared);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_get_position_shared);
     int ret = PMPI_File_get_position_shared(fh, offset);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_get_position_shared, fh, ductile_t0_, 0, 0);
@@ -1956,7 +1956,7 @@ int MPI_File_get_size(MPI_File fh, MPI_Offset* size)
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_size(fh, size);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_get_size, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_size);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_get_size);
     int ret = PMPI_File_get_size(fh, size);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_get_size, fh, ductile_t0_, 0, 0);
@@ -1973,7 +1973,7 @@ int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* exten
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_type_extent(fh, datatype, extent);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_get_type_extent, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_type_extent);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_get_type_extent);
     int ret = PMPI_File_get_type_extent(fh, datatype, extent);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_get_type_extent, fh, ductile_t0_, 0, 0);
@@ -1990,7 +1990,7 @@ int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* ex
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_type_extent_c(fh, datatype, extent);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_get_type_extent_c, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_type_extent_c);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_get_type_extent_c);
     int ret = PMPI_File_get_type_extent_c(fh, datatype, extent);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_get_type_extent_c, fh, ductile_t0_, 0, 0);
@@ -2007,7 +2007,7 @@ int MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Da
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_get_view(fh, disp, etype, filetype, datarep);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_get_view, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_get_view);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_get_view);
     int ret = PMPI_File_get_view(fh, disp, etype, filetype, datarep);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_get_view, fh, ductile_t0_, 0, 0);
@@ -2024,7 +2024,7 @@ int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread(fh, buf, count, datatype, request);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_iread, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_iread);
     int ret = PMPI_File_iread(fh, buf, count, datatype, request);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2047,7 +2047,7 @@ int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_all(fh, buf, count, datatype, request);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_iread_all, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_all);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_iread_all);
     int ret = PMPI_File_iread_all(fh, buf, count, datatype, request);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2070,7 +2070,7 @@ int MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype d
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_all_c(fh, buf, count, datatype, request);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_iread_all_c, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_all_c);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_iread_all_c);
     int ret = PMPI_File_iread_all_c(fh, buf, count, datatype, request);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2093,7 +2093,7 @@ int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_iread_at, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_at);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_iread_at);
     int ret = PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2116,7 +2116,7 @@ int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, 
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_iread_at_all, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_at_all);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_iread_at_all);
     int ret = PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2139,7 +2139,7 @@ int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_iread_at_all_c, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_at_all_c);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_iread_at_all_c);
     int ret = PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2162,7 +2162,7 @@ int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count cou
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_iread_at_c, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_at_c);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_iread_at_c);
     int ret = PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2185,7 +2185,7 @@ int MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datat
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_c(fh, buf, count, datatype, request);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_iread_c, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_c);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_iread_c);
     int ret = PMPI_File_iread_c(fh, buf, count, datatype, request);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2208,7 +2208,7 @@ int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype dataty
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_shared(fh, buf, count, datatype, request);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_iread_shared, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_shared);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_iread_shared);
     int ret = PMPI_File_iread_shared(fh, buf, count, datatype, request);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2231,7 +2231,7 @@ int MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_iread_shared_c, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iread_shared_c);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_iread_shared_c);
     int ret = PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2254,7 +2254,7 @@ int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype dataty
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite(fh, buf, count, datatype, request);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_iwrite, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_iwrite);
     int ret = PMPI_File_iwrite(fh, buf, count, datatype, request);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2277,7 +2277,7 @@ int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype da
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_all(fh, buf, count, datatype, request);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_iwrite_all, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_all);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_iwrite_all);
     int ret = PMPI_File_iwrite_all(fh, buf, count, datatype, request);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2300,7 +2300,7 @@ int MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Dat
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_iwrite_all_c, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_all_c);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_iwrite_all_c);
     int ret = PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2323,7 +2323,7 @@ int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int coun
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_iwrite_at, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_at);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_iwrite_at);
     int ret = PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2346,7 +2346,7 @@ int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int 
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_iwrite_at_all, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_at_all);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_iwrite_at_all);
     int ret = PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2369,7 +2369,7 @@ int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MP
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_iwrite_at_all_c, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_at_all_c);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_iwrite_at_all_c);
     int ret = PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2392,7 +2392,7 @@ int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Co
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_iwrite_at_c, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_at_c);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_iwrite_at_c);
     int ret = PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2415,7 +2415,7 @@ int MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatyp
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_c(fh, buf, count, datatype, request);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_iwrite_c, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_c);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_iwrite_c);
     int ret = PMPI_File_iwrite_c(fh, buf, count, datatype, request);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2438,7 +2438,7 @@ int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_iwrite_shared, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_shared);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_iwrite_shared);
     int ret = PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2461,7 +2461,7 @@ int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_iwrite_shared_c, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_iwrite_shared_c);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_iwrite_shared_c);
     int ret = PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2484,7 +2484,7 @@ int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_preallocate(fh, size);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_preallocate, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_preallocate);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_preallocate);
     int ret = PMPI_File_preallocate(fh, size);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_preallocate, fh, ductile_t0_, 0, 0);
@@ -2503,7 +2503,7 @@ int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_hook_io_before(DUCTILE_FN_MPI_File_read, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_read);
     int ret = PMPI_File_read(fh, buf, count, datatype, status);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2526,7 +2526,7 @@ int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, 
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_hook_io_before(DUCTILE_FN_MPI_File_read_all, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_all);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_read_all);
     int ret = PMPI_File_read_all(fh, buf, count, datatype, status);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2547,7 +2547,7 @@ int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype data
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all_begin(fh, buf, count, datatype);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_read_all_begin, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_all_begin);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_read_all_begin);
     int ret = PMPI_File_read_all_begin(fh, buf, count, datatype);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_read_all_begin, fh, ductile_t0_, 0, 0);
@@ -2564,7 +2564,7 @@ int MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datat
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_all_begin_c(fh, buf, count, datatype);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_read_all_begin_c, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_all_begin_c);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_read_all_begin_c);
     int ret = PMPI_File_read_all_begin_c(fh, buf, count, datatype);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_read_all_begin_c, fh, ductile_t0_, 0, 0);
@@ -2583,7 +2583,7 @@ int MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype da
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_hook_io_before(DUCTILE_FN_MPI_File_read_all_c, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_all_c);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_read_all_c);
     int ret = PMPI_File_read_all_c(fh, buf, count, datatype, status);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2606,7 +2606,7 @@ int MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_hook_io_before(DUCTILE_FN_MPI_File_read_all_end, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_all_end);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_read_all_end);
     int ret = PMPI_File_read_all_end(fh, buf, status);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2629,7 +2629,7 @@ int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_D
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_hook_io_before(DUCTILE_FN_MPI_File_read_at, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_read_at);
     int ret = PMPI_File_read_at(fh, offset, buf, count, datatype, status);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2652,7 +2652,7 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, M
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_hook_io_before(DUCTILE_FN_MPI_File_read_at_all, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_all);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_read_at_all);
     int ret = PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2673,7 +2673,7 @@ int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int co
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_read_at_all_begin, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_all_begin);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_read_at_all_begin);
     int ret = PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_read_at_all_begin, fh, ductile_t0_, 0, 0);
@@ -2690,7 +2690,7 @@ int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_read_at_all_begin_c, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_all_begin_c);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_read_at_all_begin_c);
     int ret = PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_read_at_all_begin_c, fh, ductile_t0_, 0, 0);
@@ -2709,7 +2709,7 @@ int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count 
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_hook_io_before(DUCTILE_FN_MPI_File_read_at_all_c, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_all_c);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_read_at_all_c);
     int ret = PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2732,7 +2732,7 @@ int MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_hook_io_before(DUCTILE_FN_MPI_File_read_at_all_end, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_all_end);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_read_at_all_end);
     int ret = PMPI_File_read_at_all_end(fh, buf, status);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2755,7 +2755,7 @@ int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count coun
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_hook_io_before(DUCTILE_FN_MPI_File_read_at_c, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_at_c);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_read_at_c);
     int ret = PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2778,7 +2778,7 @@ int MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype dataty
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_hook_io_before(DUCTILE_FN_MPI_File_read_c, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_c);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_read_c);
     int ret = PMPI_File_read_c(fh, buf, count, datatype, status);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2801,7 +2801,7 @@ int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype dataty
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_hook_io_before(DUCTILE_FN_MPI_File_read_ordered, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_ordered);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_read_ordered);
     int ret = PMPI_File_read_ordered(fh, buf, count, datatype, status);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2822,7 +2822,7 @@ int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype 
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered_begin(fh, buf, count, datatype);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_read_ordered_begin, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_ordered_begin);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_read_ordered_begin);
     int ret = PMPI_File_read_ordered_begin(fh, buf, count, datatype);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_read_ordered_begin, fh, ductile_t0_, 0, 0);
@@ -2839,7 +2839,7 @@ int MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_D
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_read_ordered_begin_c, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_ordered_begin_c);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_read_ordered_begin_c);
     int ret = PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_read_ordered_begin_c, fh, ductile_t0_, 0, 0);
@@ -2858,7 +2858,7 @@ int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_hook_io_before(DUCTILE_FN_MPI_File_read_ordered_c, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_ordered_c);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_read_ordered_c);
     int ret = PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2881,7 +2881,7 @@ int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_hook_io_before(DUCTILE_FN_MPI_File_read_ordered_end, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_ordered_end);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_read_ordered_end);
     int ret = PMPI_File_read_ordered_end(fh, buf, status);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2904,7 +2904,7 @@ int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatyp
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_hook_io_before(DUCTILE_FN_MPI_File_read_shared, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_shared);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_read_shared);
     int ret = PMPI_File_read_shared(fh, buf, count, datatype, status);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2927,7 +2927,7 @@ int MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype
     MPI_Status ductile_st_;
     if (status == MPI_STATUS_IGNORE) status = &ductile_st_;
     ductile_hook_io_before(DUCTILE_FN_MPI_File_read_shared_c, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_read_shared_c);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_read_shared_c);
     int ret = PMPI_File_read_shared_c(fh, buf, count, datatype, status);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -2948,7 +2948,7 @@ int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_seek(fh, offset, whence);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_seek, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_seek);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_seek);
     int ret = PMPI_File_seek(fh, offset, whence);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_seek, fh, ductile_t0_, 0, 0);
@@ -2965,7 +2965,7 @@ int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_seek_shared(fh, offset, whence);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_seek_shared, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_seek_shared);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_seek_shared);
     int ret = PMPI_File_seek_shared(fh, offset, whence);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_seek_shared, fh, ductile_t0_, 0, 0);
@@ -2982,7 +2982,7 @@ int MPI_File_set_atomicity(MPI_File fh, int flag)
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_atomicity(fh, flag);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_set_atomicity, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_set_atomicity);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_set_atomicity);
     int ret = PMPI_File_set_atomicity(fh, flag);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_set_atomicity, fh, ductile_t0_, 0, 0);
@@ -2999,7 +2999,7 @@ int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_errhandler(file, errhandler);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_set_errhandler, MPI_FILE_NULL, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_set_errhandler);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_set_errhandler);
     int ret = PMPI_File_set_errhandler(file, errhandler);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_set_errhandler, MPI_FILE_NULL, ductile_t0_, 0, 0);
@@ -3016,7 +3016,7 @@ int MPI_File_set_info(MPI_File fh, MPI_Info info)
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_info(fh, info);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_set_info, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_set_info);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_set_info);
     int ret = PMPI_File_set_info(fh, info);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_set_info, fh, ductile_t0_, 0, 0);
@@ -3033,7 +3033,7 @@ int MPI_File_set_size(MPI_File fh, MPI_Offset size)
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_size(fh, size);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_set_size, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_set_size);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_set_size);
     int ret = PMPI_File_set_size(fh, size);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_set_size, fh, ductile_t0_, 0, 0);
@@ -3050,7 +3050,7 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_set_view, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_set_view);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_set_view);
     int ret = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_set_view, fh, ductile_t0_, 0, 0);
@@ -3067,7 +3067,7 @@ int MPI_File_sync(MPI_File fh)
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_sync(fh);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_sync, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_sync);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_sync);
     int ret = PMPI_File_sync(fh);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_sync, fh, ductile_t0_, 0, 0);
@@ -3084,7 +3084,7 @@ int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatyp
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write(fh, buf, count, datatype, status);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_write, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_write);
     int ret = PMPI_File_write(fh, buf, count, datatype, status);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -3105,7 +3105,7 @@ int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype dat
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all(fh, buf, count, datatype, status);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_write_all, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_all);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_write_all);
     int ret = PMPI_File_write_all(fh, buf, count, datatype, status);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -3126,7 +3126,7 @@ int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Dataty
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all_begin(fh, buf, count, datatype);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_write_all_begin, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_all_begin);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_write_all_begin);
     int ret = PMPI_File_write_all_begin(fh, buf, count, datatype);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -3147,7 +3147,7 @@ int MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MP
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all_begin_c(fh, buf, count, datatype);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_write_all_begin_c, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_all_begin_c);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_write_all_begin_c);
     int ret = PMPI_File_write_all_begin_c(fh, buf, count, datatype);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -3168,7 +3168,7 @@ int MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Data
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all_c(fh, buf, count, datatype, status);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_write_all_c, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_all_c);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_write_all_c);
     int ret = PMPI_File_write_all_c(fh, buf, count, datatype, status);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -3189,7 +3189,7 @@ int MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_all_end(fh, buf, status);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_write_all_end, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_all_end);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_write_all_end);
     int ret = PMPI_File_write_all_end(fh, buf, status);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_write_all_end, fh, ductile_t0_, 0, 0);
@@ -3206,7 +3206,7 @@ int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at(fh, offset, buf, count, datatype, status);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_write_at, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_write_at);
     int ret = PMPI_File_write_at(fh, offset, buf, count, datatype, status);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -3227,7 +3227,7 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int c
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_write_at_all, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_all);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_write_at_all);
     int ret = PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -3248,7 +3248,7 @@ int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf,
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_write_at_all_begin, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_all_begin);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_write_at_all_begin);
     int ret = PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -3269,7 +3269,7 @@ int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* bu
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_write_at_all_begin_c, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_all_begin_c);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_write_at_all_begin_c);
     int ret = PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -3290,7 +3290,7 @@ int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_write_at_all_c, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_all_c);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_write_at_all_c);
     int ret = PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -3311,7 +3311,7 @@ int MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_all_end(fh, buf, status);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_write_at_all_end, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_all_end);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_write_at_all_end);
     int ret = PMPI_File_write_at_all_end(fh, buf, status);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_write_at_all_end, fh, ductile_t0_, 0, 0);
@@ -3328,7 +3328,7 @@ int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Cou
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_write_at_c, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_at_c);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_write_at_c);
     int ret = PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -3349,7 +3349,7 @@ int MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_c(fh, buf, count, datatype, status);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_write_c, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_c);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_write_c);
     int ret = PMPI_File_write_c(fh, buf, count, datatype, status);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -3370,7 +3370,7 @@ int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered(fh, buf, count, datatype, status);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_write_ordered, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_ordered);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_write_ordered);
     int ret = PMPI_File_write_ordered(fh, buf, count, datatype, status);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -3391,7 +3391,7 @@ int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Da
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered_begin(fh, buf, count, datatype);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_write_ordered_begin, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_ordered_begin);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_write_ordered_begin);
     int ret = PMPI_File_write_ordered_begin(fh, buf, count, datatype);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -3412,7 +3412,7 @@ int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_write_ordered_begin_c, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_ordered_begin_c);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_write_ordered_begin_c);
     int ret = PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -3433,7 +3433,7 @@ int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_write_ordered_c, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_ordered_c);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_write_ordered_c);
     int ret = PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -3454,7 +3454,7 @@ int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status)
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_ordered_end(fh, buf, status);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_write_ordered_end, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_ordered_end);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_write_ordered_end);
     int ret = PMPI_File_write_ordered_end(fh, buf, status);
     DUCTILE_STOP();
     ductile_hook_io_after(DUCTILE_FN_MPI_File_write_ordered_end, fh, ductile_t0_, 0, 0);
@@ -3471,7 +3471,7 @@ int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype 
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_shared(fh, buf, count, datatype, status);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_write_shared, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_shared);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_write_shared);
     int ret = PMPI_File_write_shared(fh, buf, count, datatype, status);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;
@@ -3492,7 +3492,7 @@ int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_D
     if (!DUCTILE_SHOULD_MONITOR())
         return PMPI_File_write_shared_c(fh, buf, count, datatype, status);
     ductile_hook_io_before(DUCTILE_FN_MPI_File_write_shared_c, fh, MPI_COMM_NULL);
-    DUCTILE_BEGIN(DUCTILE_FN_MPI_File_write_shared_c);
+    DUCTILE_BEGIN_TIMED(DUCTILE_FN_MPI_File_write_shared_c);
     int ret = PMPI_File_write_shared_c(fh, buf, count, datatype, status);
     DUCTILE_STOP();
     uint64_t s = 0, r = 0;

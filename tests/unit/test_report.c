@@ -245,6 +245,37 @@ static void test_departed(void **state)
     free(buf);
 }
 
+/* sampled timing: the "timing" section and the summary say whether the times are estimated */
+static void test_timing(void **state)
+{
+    (void)state;
+    struct report_input in = make_input();
+    for (int sampled = 0; sampled <= 1; sampled++) {
+        in.time_sample_every = sampled ? 16 : 0;
+        in.time_estimated_calls = sampled ? 123 : 0;
+        json_t *j = report_build_json(&in);
+        json_t *t = json_object_get(j, "timing");
+        assert_non_null(t);
+        assert_string_equal(json_string_value(json_object_get(t, "mode")), sampled ? "sampled" : "every-call");
+        assert_true(json_is_true(json_object_get(t, "estimated")) == sampled);
+        assert_int_equal(json_integer_value(json_object_get(t, "sample_every")), sampled ? 16 : 1);
+        assert_int_equal(json_integer_value(json_object_get(t, "estimated_calls")), sampled ? 123 : 0);
+        assert_int_equal(json_integer_value(json_object_get(t, "calls")),
+                         json_integer_value(json_object_get(json_object_get(j, "totals"), "calls")));
+        assert_true((strstr(json_string_value(json_object_get(t, "note")), "estimated") != NULL) == sampled);
+        json_decref(j);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        report_print_summary(f, &in, "out.json");
+        fclose(f);
+        const char *line = "ductile: times are ESTIMATED: 1 call in 16 timed (DUCTILE_TIME_SAMPLE), 123 calls untimed; "
+                           "calls and bytes exact\n";
+        assert_true((strstr(buf, sampled ? line : "ESTIMATED") != NULL) == sampled);
+        free(buf);
+    }
+}
+
 static void test_human_bytes(void **state)
 {
     (void)state;
@@ -262,6 +293,7 @@ int main(void)
         cmocka_unit_test(test_summary),
         cmocka_unit_test(test_reduced_only),
         cmocka_unit_test(test_departed),
+        cmocka_unit_test(test_timing),
         cmocka_unit_test(test_human_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -51,6 +51,16 @@ def figure(name, svg, caption):
     return '<figure class="chart" id="chart-%s">%s<figcaption>%s</figcaption></figure>' % (name, svg, caption)
 
 
+def timing_text(rep):
+    """How the MPI times were taken (the report's "timing": sampled timing, DUCTILE_TIME_SAMPLE)."""
+    t = rep.get("timing") or {}
+    if t.get("mode") == "sampled":
+        return ("ESTIMATED: 1 call in %s timed at random, %s of %s calls untimed; every time is time x calls / "
+                "timed calls; calls and bytes are exact" % (t.get("sample_every"), t.get("estimated_calls"),
+                                                            t.get("calls")))
+    return "measured: every call timed"
+
+
 def header(rep, src):
     mpi = rep.get("mpi") or {}
     it = rep.get("iterations") or {}
@@ -65,6 +75,7 @@ def header(rep, src):
             ("processes", "%s at the end, %s at most, %d left during the run" %
              (esc(rep.get("nprocs")), esc(max(n)), len(rep.get("departed") or []))),
             ("MPI", "%s (MPI %s): %s" % (esc(mpi.get("family")), esc(mpi.get("standard")), esc(mpi.get("library")))),
+            ("MPI times", esc(timing_text(rep))),
             ("main loop", esc(loop)),
             ("resizes", "%d done, %d failed, %d refused" % (counts["ok"], counts["failed"], counts["refused"])),
             ("report", "%s (%s, Ductile %s)" % (esc(src), esc(rep.get("schema")), esc(rep.get("ductile_version"))))]
@@ -196,7 +207,9 @@ def build(rep, src, top=12, defaults=None):
                     "dashed: the mean of the processes at the end."),
              imbalance_table(rep),
              '<h2 id="functions">Top MPI functions</h2>',
-             figure("functions", charts.functions(rep, top), "Time and bytes per MPI function, summed over processes."),
+             figure("functions", charts.functions(rep, top), "Time and bytes per MPI function, summed over processes." +
+                    (" Times ESTIMATED from a sample of the calls (%s)." % timing_text(rep)
+                     if (rep.get("timing") or {}).get("mode") == "sampled" else "")),
              functions_table(rep, max(top, 20)),
              '<h2 id="loop">Main loop and resizes</h2>']
     it_svg = charts.iterations(rep)
