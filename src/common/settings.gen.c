@@ -119,9 +119,9 @@ const struct setting_def ductile_setting_defs[] = {
     {.name = "DUCTILE_SCHEDULE", .type = SETTING_STRING, .default_value = "", .values = "ITER:+N, ITER:-N, ITER:=N, each optionally @LIST, separated by commas", FIELD(schedule),
      .help = "Scheduled resizes of a malleable (EMPI) program: comma-separated ITER:+N (add N processes at "
              "iteration ITER), ITER:-N (remove N), ITER:=N (resize to N), each optionally @LIST: hosts for new "
-             "processes (10:+2@node1;node2) or ranks that leave (40:-2@0;3; a rank set: 40:-4@0-3, 40:-3@0-4:2). "
-             "Iterations must not decrease. Empty: no scheduled resizes. A bad value stops the job in MPI_Init "
-             "with a message naming the variable, the value and the entry."},
+             "processes, one per new process (10:+2@node1;node2) or ranks that leave (40:-2@0;3; a rank set: "
+             "40:-4@0-3, 40:-3@0-4:2). Iterations must not decrease. Empty: no scheduled resizes. A bad value "
+             "stops the job in MPI_Init with a message naming the variable, the value and the entry."},
     {.name = "DUCTILE_RESIZE_METHOD", .type = SETTING_ENUM, .default_value = "merge", .choices = "merge,baseline", FIELD(resize_method),
      .help = "How a resize is done: merge (spawn only the difference; old ranks keep their numbers) or baseline "
              "(spawn the whole new world; all old processes leave, as in MaM)."},

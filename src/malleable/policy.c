@@ -27,8 +27,12 @@ int policy_check(const struct policy_request *r, const char **list, char *why, s
     if (!why[0] && (nd > ns || r->baseline)) {
         const char *hosts = rl[0] && nd > ns ? rl : r->spawn_hosts;
         char e[300];
-        if (hosts && *hosts && schedule_check_hosts(hosts, NULL, e, sizeof e) != 0)
+        int nh = 0;
+        if (hosts && *hosts && schedule_check_hosts(hosts, &nh, e, sizeof e) != 0)
             snprintf(why, whylen, "%s", e);
+        else if (hosts == rl && rl[0] && nh != nd - ns) /* the request's list: one per new process (the setting's: a set) */
+            snprintf(why, whylen, "%d host%s listed for %d new process%s (one per new process)", nh, nh == 1 ? "" : "s",
+                     nd - ns, nd - ns == 1 ? "" : "es");
         else if (hosts) *list = hosts;
         if (nd < ns) *list = ""; /* baseline shrink: placement by the launcher */
         if (nd < ns && rl[0] && !why[0])

@@ -124,7 +124,7 @@ static void auto_learn(struct cost_input *in)
         if (n == FIT && last[2][1] > 0) break;
     }
     double fbw = 0, flat = 0;
-    if (cost_fit(by, t, st, n, &fbw, &flat)) in->lat_s = flat;
+    if (cost_fit(by, t, st, n, &fbw, &flat)) in->lat_s = flat > COST_LAT_MIN ? flat : COST_LAT_MIN;
     double *bw[3] = {&in->bw_col, &in->bw_p2p, &in->bw_rma};
     for (int m = 0; m < 3; m++) {
         if (!(last[m][1] > 0)) continue;

@@ -200,8 +200,14 @@ static int parse_entry(const char *p, const char *e, struct resize_request *r, c
             if (n < 0) { snprintf(why, wl, "%s", err2); return -1; }
             if (n != v) { snprintf(why, wl, "%ld ranks listed to remove %ld", n, v); return -1; }
         } else if (op == '+') {
-            if (schedule_check_hosts(r->list, NULL, err2, sizeof err2) != 0) {
+            int nh = 0;
+            if (schedule_check_hosts(r->list, &nh, err2, sizeof err2) != 0) {
                 snprintf(why, wl, "%s", err2);
+                return -1;
+            }
+            if (nh != v) {
+                snprintf(why, wl, "%d host%s listed for %ld new process%s (one per new process)", nh, nh == 1 ? "" : "s",
+                         v, v == 1 ? "" : "es");
                 return -1;
             }
         } else {
@@ -325,7 +331,13 @@ static int check_request(int delta_or_target, int kind, const char *list, char *
                 rc = -1;
             }
         } else if (kind == RESIZE_DELTA) {
-            rc = schedule_check_hosts(list, NULL, why, sizeof why);
+            int nh = 0;
+            rc = schedule_check_hosts(list, &nh, why, sizeof why);
+            if (rc == 0 && nh != delta_or_target) {
+                snprintf(why, sizeof why, "%d host%s listed for %d new process%s (one per new process)", nh,
+                         nh == 1 ? "" : "s", delta_or_target, delta_or_target == 1 ? "" : "es");
+                rc = -1;
+            }
         } else {
             rc = 0;
         }

@@ -52,6 +52,7 @@ struct cost_input {
 enum { COST_A2A_PAIRWISE = 0, COST_A2A_SCATTERED = 1 };
 #define COST_A2A_THROTTLE 32
 #define COST_LAT_DEFAULT 20e-6 /* s per message or step before any measurement */
+#define COST_LAT_MIN 1e-6 /* a fitted latency below this (noise: "no latency seen") counts as this: steps never free */
 
 /* Steps of one exchange by `method` (COST_COL, COST_P2P, COST_RMA_*), with the
  * inputs' np, partners and col_alg. */

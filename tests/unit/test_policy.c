@@ -45,8 +45,11 @@ static void test_hosts(void **state)
     const char *list;
     char why[400];
     /* the request's hosts win over DUCTILE_SPAWN_HOSTS */
-    assert_int_equal(check(2, 4, 0, 0, "localhost", "other", &list, why), 0);
-    assert_string_equal(list, "localhost");
+    assert_int_equal(check(2, 4, 0, 0, "localhost;localhost", "other", &list, why), 0);
+    assert_string_equal(list, "localhost;localhost");
+    /* the request's list names one host per new process; the setting is a set of hosts */
+    assert_int_equal(check(2, 4, 0, 0, "localhost", NULL, &list, why), -1);
+    assert_string_equal(why, "1 host listed for 2 new processes (one per new process)");
     assert_int_equal(check(2, 4, 0, 0, "", "localhost", &list, why), 0);
     assert_string_equal(list, "localhost");
     assert_int_equal(check(2, 4, 0, 0, "bad host!", NULL, &list, why), -1);

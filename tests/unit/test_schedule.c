@@ -38,7 +38,7 @@ static void test_parse_ok(void **state)
     assert_int_equal(schedule_parse("", &r, &n, err, sizeof err), 0);
     assert_int_equal(n, 0);
     assert_null(r);
-    assert_int_equal(schedule_parse("0:+1@a;b", &r, &n, err, sizeof err), 0);
+    assert_int_equal(schedule_parse("0:+2@a;b", &r, &n, err, sizeof err), 0);
     resize_request_free(r, n);
     free(r);
     assert_int_equal(schedule_parse("40:-4@0-3,50:-3@0-4:2", &r, &n, err, sizeof err), 0); /* rank sets */
@@ -76,6 +76,8 @@ static void test_parse_bad(void **state)
     expect_bad("10:+2x", "unexpected 'x'");
     expect_bad("10:+2@", "empty list");
     expect_bad("10:+2@a b", "not a valid host name");
+    expect_bad("3:+1@localhost;localhost", "2 hosts listed for 1 new process (one per new process)");
+    expect_bad("3:+2@localhost", "1 host listed for 2 new processes");
     expect_bad("10:-2@1", "1 ranks listed to remove 2");
     expect_bad("10:-2@1;1", "appears twice");
     expect_bad("10:-1@x", "non-negative ranks");
