@@ -18,8 +18,15 @@ void set_world(MPI_Comm world, MPI_Comm priv)
     else if (old_w != world)
         ductile_world_strip(old_w); /* world identity hook: kept world, the program's attributes moved on */
     (void)old_p; /* the caller decides what happens to the old private communicator */
+    int was = ductile_rt.rank;
     PMPI_Comm_rank(world, &ductile_rt.rank);
     PMPI_Comm_size(world, &ductile_rt.size);
+    /* rank 0 left the world: the main-loop detector (src/monitor/iteration.c, rank 0 only) starts on the
+     * new rank 0, from this control point on (the old one's symbols are its own return addresses) */
+    if (was != 0 && ductile_rt.rank == 0 && ductile_monitoring && !M.removed)
+        DUCTILE_HOOK_VOID(monitor_start, (ductile_rt.settings.iter_detect && !ductile_threaded,
+                                          ductile_rt.settings.iter_frames, ductile_rt.settings.iter_repeats,
+                                          ductile_rt.settings.iter_max_calls));
 }
 
 void new_world_from(MPI_Comm base, MPI_Comm *w, MPI_Comm *p)
@@ -49,8 +56,8 @@ void leave_world(void)
 {
     MPI_Comm w, p;
     new_world_from(MPI_COMM_SELF, &w, &p);
+    M.removed = 1; /* before the switch: rank 0 of its own world is not the job's rank 0 */
     set_world(w, p);
-    M.removed = 1;
 }
 
 /* Persistent mode: the current world's transfer communicator, where its
