@@ -182,6 +182,20 @@ char *proto_reply_ok(long long id, const json_t *result)
     return finish_max(o, PROTO_MAX_REPLY);
 }
 
+char *proto_reply_ok_text(long long id, const char *result, size_t n)
+{
+    char head[96];
+    int h = id >= 0 ? snprintf(head, sizeof head, "{\"v\":%d,\"id\":%lld,\"ok\":true,\"result\":", PROTO_VERSION, id)
+                    : snprintf(head, sizeof head, "{\"v\":%d,\"id\":null,\"ok\":true,\"result\":", PROTO_VERSION);
+    if (h < 0 || (size_t)h + n + 3 > PROTO_MAX_REPLY) return NULL;
+    char *line = malloc((size_t)h + n + 3);
+    if (!line) return NULL;
+    memcpy(line, head, (size_t)h);
+    memcpy(line + h, result, n);
+    memcpy(line + h + n, "}\n", 3);
+    return line;
+}
+
 char *proto_reply_err(long long id, const char *code, const char *reason)
 {
     json_t *o = base(NULL);

@@ -77,6 +77,9 @@ const char *proto_get_str(const json_t *obj, const char *key, const char *dflt);
  * are borrowed (may be NULL); members "v", "id", "cmd", "ok" are set here. */
 char *proto_request(long long id, const char *cmd, const json_t *args);
 char *proto_reply_ok(long long id, const json_t *result);
+/* the same with the result already as JSON text (an object, n bytes; a large answer written
+ * directly, ductiled's list): NULL when the line would pass PROTO_MAX_REPLY */
+char *proto_reply_ok_text(long long id, const char *result, size_t n);
 char *proto_reply_err(long long id, const char *code, const char *reason);
 
 /* Strict host name: 1..253 characters, dot-separated labels of 1..63 letters,
