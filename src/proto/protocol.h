@@ -96,6 +96,7 @@ struct linebuf {
     size_t len, cap;
     int overflow; /* a line longer than the limit was seen */
     size_t max;   /* longest line accepted, newline included (0: PROTO_MAX_LINE) */
+    size_t partial; /* bytes after the last newline (at most len): a long line is scanned once, as it comes */
 };
 void linebuf_init(struct linebuf *lb);
 /* Same, accepting lines up to max bytes (clients reading replies). */
