@@ -189,7 +189,12 @@ def main():
         while time.time() - start < a.seconds:
             t = time.time()
             rid += 1
-            tp, tr, err = list_once(a.ductilectl, sock, lf, rid)
+            try:
+                tp, tr, err = list_once(a.ductilectl, sock, lf, rid)
+            except (socket.timeout, subprocess.TimeoutExpired) as e:  # a late answer is skipped by its id
+                tp = tr = 60.0
+                err = "no answer within 60 s (%s): the daemon is starved or stuck; load %s" % (
+                    type(e).__name__, " ".join("%.2f" % x for x in os.getloadavg()))
             prog.append(tp)
             raw.append(tr)
             if err:
