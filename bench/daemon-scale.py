@@ -111,17 +111,19 @@ def swarm(sock, first, n, procs, seconds):
 
 
 def list_once(ctl, sock, f, rid):
-    """`ductilectl list` (the program) and a raw list request: their times in seconds, and an error or None."""
+    """`ductilectl list` (the program) and the same list request on a connection of our own (the daemon's
+    answer alone): their times in seconds, and an error or None."""
     t0 = time.perf_counter()
     r = subprocess.run([ctl, "-c", "unix:" + sock, "list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
     t1 = time.perf_counter()
-    f.write(json.dumps({"v": 1, "id": rid, "cmd": "list"}).encode() + b"\n")
+    # the request ductilectl list sends (brief: the table's fields; a daemon before it sends them all)
+    f.write(json.dumps({"v": 1, "id": rid, "cmd": "list", "brief": True}).encode() + b"\n")
     f.flush()
-    while True:
-        rep = json.loads(f.readline())
-        if rep.get("id") == rid:
-            break
-    t2 = time.perf_counter()
+    lines = [f.readline()]
+    while b'"id":%d,' % rid not in lines[-1] and lines[-1]:
+        lines.append(f.readline())
+    t2 = time.perf_counter()  # the answer's last byte: parsing it is the measurer's time, not the daemon's
+    rep = json.loads(lines[-1])
     err = None
     if r.returncode != 0 or not rep.get("ok"):
         err = (r.returncode, r.stderr[:200], rep.get("reason"))
@@ -187,7 +189,12 @@ def main():
         while time.time() - start < a.seconds:
             t = time.time()
             rid += 1
-            tp, tr, err = list_once(a.ductilectl, sock, lf, rid)
+            try:
+                tp, tr, err = list_once(a.ductilectl, sock, lf, rid)
+            except (socket.timeout, subprocess.TimeoutExpired) as e:  # a late answer is skipped by its id
+                tp = tr = 60.0
+                err = "no answer within 60 s (%s): the daemon is starved or stuck; load %s" % (
+                    type(e).__name__, " ".join("%.2f" % x for x in os.getloadavg()))
             prog.append(tp)
             raw.append(tr)
             if err:

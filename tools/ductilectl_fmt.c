@@ -38,10 +38,17 @@ static void list_cell(FILE *o, const char *col, json_t *j, int header)
     else if (!strcmp(col, "iter_s")) header ? fprintf(o, "%9s", "ITER_S") : fprintf(o, "%9.4f", proto_get_num(j, "iteration_s", 0));
     else if (!strcmp(col, "user")) {
         if (!header && json_is_integer(json_object_get(j, "uid"))) {
+            /* the last uid's name is kept: 2,000 jobs of a few users read the user database a few times */
+            static long long last_uid = -1;
+            static char last_name[32];
             long long uid = proto_get_int(j, "uid", -1);
-            struct passwd *pw = getpwuid((uid_t)uid);
-            snprintf(ubuf, sizeof ubuf, "%s", pw ? pw->pw_name : "");
-            if (!pw) snprintf(ubuf, sizeof ubuf, "%lld", uid);
+            if (uid != last_uid) {
+                struct passwd *pw = getpwuid((uid_t)uid);
+                snprintf(last_name, sizeof last_name, "%s", pw ? pw->pw_name : "");
+                if (!pw) snprintf(last_name, sizeof last_name, "%lld", uid);
+                last_uid = uid;
+            }
+            snprintf(ubuf, sizeof ubuf, "%s", last_name);
         }
         fprintf(o, "%-10s", header ? "USER" : safe(ubuf));
     } else if (!strcmp(col, "start")) {

@@ -3,8 +3,8 @@
  * owner-only directory (peer uid checked) and optionally on TCP
  * (HMAC challenge-response), tracks jobs and their monitoring history, runs
  * the resource manager, forwards commands to jobs, and keeps its state in a
- * file so that a restarted daemon keeps its jobs.  Single-threaded poll()
- * loop; every read and write is non-blocking and every message bounded.
+ * file so that a restarted daemon keeps its jobs.  Single-threaded loop
+ * (epoll, src/daemon/ioloop.c); every read and write is non-blocking and every message bounded.
  * This file: options (the core's and the parts'), start-up and the loop;
  * the rest is in src/daemon/ (core.h: the core and the parts that register
  * with it; daemon.h: the core's files). */
@@ -442,48 +442,28 @@ int main(int argc, char **argv)
     notify_send("READY=1\nSTATUS=listening on unix:%s%s%s", ua.path, tcp[0] ? " and tcp:" : "", tcp);
 
     double last_save = net_now(), save_cost = 0; /* save_cost: seconds the last serialisation took */
-    struct pollfd pfd[MAX_CONNS + CHILD_MAX];
-    int idx[MAX_CONNS];
+    struct pollfd pfd[1 + CHILD_MAX];
+    double last_auth_check = 0;
+    if (ioloop_fd() < 0) {
+        fprintf(stderr, "ductiled: epoll_create1: %s\n", strerror(errno));
+        unlink(ua.path);
+        return 1;
+    }
     while (!stop && !shutdown_requested) {
-        int n = 0;
-        for (int i = 0; i < MAX_CONNS; i++) {
-            if (conns[i].kind == C_FREE) continue;
-            pfd[n].fd = conns[i].fd;
-            pfd[n].events = (short)(conns[i].kind == C_PEER && (conns[i].closing || conns[i].eof || (conns[i].lb.len >= IN_ROUND_BYTES && conns[i].backlog)) ? 0 : POLLIN); /* a long message is read on */
-            if (conns[i].outlen || conns[i].closing) pfd[n].events |= POLLOUT;
-            pfd[n].revents = 0;
-            idx[n++] = i;
-        }
-        /* Slurm's commands: their output is read here, never waited for (children.c) */
-        int nch = child_pollfds(pfd + n, CHILD_MAX);
-        int backlog = 0;
-        for (int i = 0; i < MAX_CONNS; i++) backlog |= conns[i].kind == C_PEER && conns[i].backlog;
+        /* the connections' epoll set (ioloop.c) and Slurm's commands, whose output is read
+         * here, never waited for (children.c) */
+        pfd[0].fd = ioloop_fd();
+        pfd[0].events = POLLIN;
+        pfd[0].revents = 0;
+        int nch = child_pollfds(pfd + 1, CHILD_MAX);
         double hint = child_wait_hint(net_now());
-        int r = poll(pfd, (nfds_t)(n + nch), backlog ? 0 : hint < 0.25 ? (int)(hint * 1000) + 1 : 250);
+        int r = poll(pfd, (nfds_t)(1 + nch), ioloop_busy() ? 0 : hint < 0.25 ? (int)(hint * 1000) + 1 : 250);
         if (r < 0 && errno != EINTR) {
             logmsg("poll: %s", strerror(errno));
             break;
         }
-        child_poll(pfd + n, r > 0 ? nch : 0, net_now()); /* reaps, kills at the deadline, runs the callbacks */
-        for (int k = 0; r > 0 && k < n; k++) {
-            int i = idx[k];
-            if (!pfd[k].revents || conns[i].kind == C_FREE || conns[i].fd != pfd[k].fd) continue;
-            if (conns[i].kind == C_LISTEN_UNIX || conns[i].kind == C_LISTEN_TCP) {
-                accept_on(i);
-                continue;
-            }
-            if (pfd[k].revents & (POLLIN | POLLHUP | POLLERR)) handle_input(i), conns[i].backlog = -conns[i].backlog;
-            if (conns[i].kind == C_PEER && (conns[i].outlen || conns[i].closing)) flush_out(i);
-        }
-        /* messages left over from the last round (input is handled in bounded rounds) */
-        for (int i = 0; i < MAX_CONNS; i++) {
-            if (conns[i].kind != C_PEER) continue;
-            if (conns[i].backlog > 0) handle_input(i);
-            else if (conns[i].backlog < 0) conns[i].backlog = 1; /* handled this round already */
-        }
-        /* also flush what requests queued for other connections */
-        for (int i = 0; i < MAX_CONNS; i++)
-            if (conns[i].kind == C_PEER && (conns[i].outlen || conns[i].closing)) flush_out(i);
+        child_poll(pfd + 1, r > 0 ? nch : 0, net_now()); /* reaps, kills at the deadline, runs the callbacks */
+        ioloop_round(); /* what is ready, what was left over; then flushes what requests queued */
         if (reload) {
             reload = 0;
             struct timespec ts;
@@ -493,7 +473,8 @@ int main(int argc, char **argv)
             notify_send("READY=1");
         }
         double now = net_now();
-        { /* silent peers: one line per pass, however many (a peer without the secret cannot flood the log) */
+        if (now - last_auth_check >= 0.25) { /* silent peers: one line per pass, however many (a peer without the secret cannot flood the log) */
+            last_auth_check = now;
             int ndrop = 0;
             char first[sizeof conns[0].peer] = "";
             for (int i = 0; i < MAX_CONNS; i++)
@@ -521,6 +502,7 @@ int main(int argc, char **argv)
             last_save = net_now();
             save_cost = last_save - now;
         }
+        ioloop_flush(); /* what the timers and the parts queued */
     }
     notify_send("STOPPING=1");
     logmsg("stopping; state saved to %s", state_path[0] ? state_path : "(none)");
@@ -531,6 +513,7 @@ int main(int argc, char **argv)
             linebuf_free(&conns[i].lb);
             free(conns[i].out);
         }
+    ioloop_close();
     unlink(ua.path);
     jobs_destroy(&jobs);
     rm_destroy(&rm);

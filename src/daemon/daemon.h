@@ -1,10 +1,11 @@
 /* daemon.h -- ductiled's core inside (the parts see core.h only): the
  * connections, the commands in flight to jobs, and the entry points of the
- * core's files.  ductiled (tools/ductiled.c: options, start-up, the poll()
- * loop) is one thread; every socket is non-blocking and every message
+ * core's files.  ductiled (tools/ductiled.c: options, start-up, the loop;
+ * ioloop.c: its epoll set) is one thread; every socket is non-blocking and every message
  * bounded.
  *   server.c    connections: accept, peer check, input framing, output queues,
  *               the log and the state file
+ *   ioloop.c    the connections' epoll set: what is ready, left over, to flush
  *   requests.c  clients' requests: authentication, views, resizes, cancel,
  *               commands forwarded to jobs; a part's requests go to the part
  *   jobmsg.c    jobs' messages: registration, samples, events, hand-over, exit
@@ -16,6 +17,7 @@
 #define DUCTILE_DAEMON_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -77,6 +79,9 @@ struct conn {
     int closing;       /* close once the output is flushed */
     int parting;       /* the job said it leaves this connection and comes back (event "reconnect"): no crash */
     unsigned gen;      /* generation, so that forwards to a reused slot are detected */
+    uint32_t evmask;   /* what epoll watches for on it (ioloop.c) */
+    int touched, queued; /* on ioloop.c's lists: to flush this round, to handle next round */
+    unsigned round;    /* the round its input was last handled in */
 };
 
 /* A command sent to a job on behalf of a client (or of ductiled itself:
@@ -113,6 +118,17 @@ void queue_out(int i, char *line);
 void accept_on(int li);
 void handle_input(int ci);
 void flush_out(int ci);
+/* ioloop.c: the connections' epoll set; a round handles what is ready and
+ * what was left, then flushes what was queued (ioloop_flush: also after the
+ * loop's timers); busy: something is to do without waiting */
+int ioloop_fd(void);
+int ioloop_watch(int i);
+void ioloop_forget(int i);
+void ioloop_touch(int i);
+int ioloop_busy(void);
+void ioloop_round(void);
+void ioloop_flush(void);
+void ioloop_close(void);
 
 /* ---- requests (requests.c), jobs' messages (jobmsg.c) */
 extern int shutdown_requested; /* leave the loop */

@@ -295,7 +295,7 @@ json_t *jobs_alloc_json(const struct jobs *t, const struct job *j)
     return o;
 }
 
-static json_t *summary_base(const struct jobs *t, const struct job *j, double now)
+double jobs_iter_time(const struct job *j)
 {
     const struct hsample *last = hist_last(&j->hist);
     double it_time = 0;
@@ -308,6 +308,13 @@ static json_t *summary_base(const struct jobs *t, const struct job *j, double no
             if (j->hist.v[k].iters > 0) s += j->hist.v[k].interval_s, n += j->hist.v[k].iters;
         if (n > 0) it_time = s / (double)n;
     }
+    return it_time;
+}
+
+/* the same fields as the list's text (jobs_list.c) */
+static json_t *summary_base(const struct jobs *t, const struct job *j, double now)
+{
+    double it_time = jobs_iter_time(j);
     return json_pack("{s:i, s:s, s:I, s:s, s:s, s:i, s:i, s:I, s:f, s:b, s:f, s:o, s:i, s:I}", "job", j->id, "tag", j->tag, "pid",
                      (json_int_t)j->pid, "binary", j->binary, "state", job_state_name(j->state), "procs", j->procs,
                      "pending", j->pending, "iteration", (json_int_t)j->iteration, "iteration_s", it_time, "io_held",

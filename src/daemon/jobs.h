@@ -185,6 +185,11 @@ void jobs_cmds_load(struct jobs *t, struct job *j, const json_t *o, double now);
 
 /* JSON views. */
 json_t *jobs_summary(const struct jobs *t, const struct job *j, double now);
+/* the time of an iteration: the last sample's (a running job), the run's mean (an ended one) */
+double jobs_iter_time(const struct job *j);
+/* jobs_list.c: the `list` result's jobs as text ("[...]"), written directly (2,000 jobs: no tree of
+ * objects); brief: only what ductilectl's table shows.  NULL when out of memory. */
+char *jobs_list_text(const struct jobs *t, double now, int brief, size_t *len);
 json_t *jobs_status(const struct jobs *t, const struct job *j, int history, double now);
 json_t *jobs_slots(const struct jobs *t);
 /* I/O period analysis over the history (Eq. 1). */

@@ -178,10 +178,29 @@ void handle_request(int ci, struct proto_msg *m)
         return;
     }
     if (!strcmp(cmd, "list")) {
-        json_t *a = json_array();
-        for (int k = 0; k < jobs.n; k++) json_array_append_new(a, jobs_summary(&jobs, jobs.v[k], now));
-        reply_ok(ci, id, json_pack("{s:o, s:o, s:b, s:s}", "jobs", a, "slots", jobs_slots(&jobs), "draining", draining,
-                                   "version", PACKAGE_VERSION));
+        /* the jobs as text, written directly (jobs_list.c); brief: only ductilectl's table's fields */
+        size_t na = 0;
+        char *a = jobs_list_text(&jobs, now, json_is_true(json_object_get(req, "brief")), &na);
+        json_t *rest = json_pack("{s:o, s:b, s:s}", "slots", jobs_slots(&jobs), "draining", draining, "version", PACKAGE_VERSION);
+        char *rt = rest ? json_dumps(rest, JSON_COMPACT) : NULL;
+        json_decref(rest);
+        char *res = NULL;
+        size_t nr = 0;
+        if (a && rt && rt[0] == '{' && (res = malloc(na + strlen(rt) + 16)))
+            nr = (size_t)sprintf(res, "{\"jobs\":%s,%s", a, rt + 1);
+        free(a);
+        free(rt);
+        if (!res) {
+            reply_err(ci, id, PERR_INTERNAL, "out of memory for the list");
+            return;
+        }
+        char *line = proto_reply_ok_text(id, res, nr);
+        free(res);
+        if (!line) {
+            reply_err(ci, id, PERR_TOO_LARGE, "the list would be larger than %d bytes: ask for less (brief)", PROTO_MAX_REPLY);
+            return;
+        }
+        queue_out(ci, line);
         return;
     }
     if (!strcmp(cmd, "events")) {

@@ -77,12 +77,22 @@ int add_conn(enum conn_kind k, int fd)
 {
     for (int i = 0; i < MAX_CONNS; i++)
         if (conns[i].kind == C_FREE) {
+            int touched = conns[i].touched, queued = conns[i].queued; /* still on ioloop.c's lists */
             memset(&conns[i], 0, sizeof conns[i]);
+            conns[i].touched = touched;
+            conns[i].queued = queued;
             conns[i].kind = k;
             conns[i].fd = fd;
             conns[i].opened = net_now();
             conns[i].gen = ++conn_gen;
             linebuf_init(&conns[i].lb);
+            if (ioloop_watch(i) != 0) {
+                logmsg("epoll_ctl: %s", strerror(errno));
+                memset(&conns[i], 0, sizeof conns[i]);
+                conns[i].touched = touched;
+                conns[i].queued = queued;
+                return -1;
+            }
             return i;
         }
     return -1;
@@ -99,11 +109,15 @@ void close_conn(int i, const char *why)
     }
     for (size_t f = 0; f < sizeof fwds / sizeof fwds[0]; f++)
         if (fwds[f].used && fwds[f].cli == i && fwds[f].cli_gen == c->gen) fwds[f].cli = -1;
+    ioloop_forget(i);
     close(c->fd);
     linebuf_free(&c->lb);
     free(c->out);
     seal_clear(&c->seal);
+    int touched = c->touched, queued = c->queued; /* still on ioloop.c's lists */
     memset(c, 0, sizeof *c);
+    c->touched = touched;
+    c->queued = queued;
 }
 
 void queue_out(int i, char *line)
@@ -116,6 +130,7 @@ void queue_out(int i, char *line)
     line = seal_line(&c->seal, line); /* after an HMAC handshake every message carries a MAC (seal.h) */
     if (!line) return;
     size_t n = strlen(line);
+    ioloop_touch(i); /* flushed at the end of the round */
     if (c->outlen + n > OUT_MAX) {
         free(line);
         c->closing = 1;

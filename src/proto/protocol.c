@@ -182,6 +182,20 @@ char *proto_reply_ok(long long id, const json_t *result)
     return finish_max(o, PROTO_MAX_REPLY);
 }
 
+char *proto_reply_ok_text(long long id, const char *result, size_t n)
+{
+    char head[96];
+    int h = id >= 0 ? snprintf(head, sizeof head, "{\"v\":%d,\"id\":%lld,\"ok\":true,\"result\":", PROTO_VERSION, id)
+                    : snprintf(head, sizeof head, "{\"v\":%d,\"id\":null,\"ok\":true,\"result\":", PROTO_VERSION);
+    if (h < 0 || (size_t)h + n + 3 > PROTO_MAX_REPLY) return NULL;
+    char *line = malloc((size_t)h + n + 3);
+    if (!line) return NULL;
+    memcpy(line, head, (size_t)h);
+    memcpy(line + h, result, n);
+    memcpy(line + h + n, "}\n", 3);
+    return line;
+}
+
 char *proto_reply_err(long long id, const char *code, const char *reason)
 {
     json_t *o = base(NULL);
@@ -237,11 +251,14 @@ int linebuf_append(struct linebuf *lb, const char *data, size_t n)
         lb->cap = cap;
     }
     memcpy(lb->buf + lb->len, data, n);
+    /* the partial line after the last newline must stay under the limit; only the new bytes are
+     * scanned (a 1 MB answer read 8 KiB at a time was scanned back to its start at each read) */
+    if (lb->partial > lb->len) lb->partial = lb->len; /* the owner emptied the buffer (len = 0) */
+    size_t k = n;
+    while (k > 0 && data[k - 1] != '\n') k--;
+    lb->partial = k > 0 ? n - k : lb->partial + n;
     lb->len += n;
-    /* the partial line after the last newline must stay under the limit */
-    size_t start = lb->len;
-    while (start > 0 && lb->buf[start - 1] != '\n') start--;
-    if (lb->len - start >= lb_max(lb)) {
+    if (lb->partial >= lb_max(lb)) {
         lb->overflow = 1;
         return -1;
     }
@@ -251,7 +268,8 @@ int linebuf_append(struct linebuf *lb, const char *data, size_t n)
 long linebuf_next(struct linebuf *lb, char **line)
 {
     *line = NULL;
-    char *nl = lb->len ? memchr(lb->buf, '\n', lb->len) : NULL;
+    if (lb->partial > lb->len) lb->partial = lb->len;
+    char *nl = lb->len > lb->partial ? memchr(lb->buf, '\n', lb->len - lb->partial) : NULL; /* none in the partial line */
     if (!nl) return 0;
     size_t n = (size_t)(nl - lb->buf);
     size_t keep = n;

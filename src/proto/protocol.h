@@ -77,6 +77,9 @@ const char *proto_get_str(const json_t *obj, const char *key, const char *dflt);
  * are borrowed (may be NULL); members "v", "id", "cmd", "ok" are set here. */
 char *proto_request(long long id, const char *cmd, const json_t *args);
 char *proto_reply_ok(long long id, const json_t *result);
+/* the same with the result already as JSON text (an object, n bytes; a large answer written
+ * directly, ductiled's list): NULL when the line would pass PROTO_MAX_REPLY */
+char *proto_reply_ok_text(long long id, const char *result, size_t n);
 char *proto_reply_err(long long id, const char *code, const char *reason);
 
 /* Strict host name: 1..253 characters, dot-separated labels of 1..63 letters,
@@ -93,6 +96,7 @@ struct linebuf {
     size_t len, cap;
     int overflow; /* a line longer than the limit was seen */
     size_t max;   /* longest line accepted, newline included (0: PROTO_MAX_LINE) */
+    size_t partial; /* bytes after the last newline (at most len): a long line is scanned once, as it comes */
 };
 void linebuf_init(struct linebuf *lb);
 /* Same, accepting lines up to max bytes (clients reading replies). */

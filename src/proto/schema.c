@@ -81,7 +81,7 @@ static const struct spec requests[] = {
     {"hello", {{"server", F_STR, 1, 0, 64, NULL}, {"version", F_STR, 0, 0, 32, NULL},
                {"auth", F_ENUM, 1, 0, 0, "peercred,hmac-sha256"}, {"nonce", F_HEX64, 0, 0, 0, NULL}, END}},
     {"auth", {{"nonce", F_HEX64, 1, 0, 0, NULL}, {"mac", F_HEX64, 1, 0, 0, NULL}, END}},
-    {"list", {USER, END}},
+    {"list", {{"brief", F_BOOL, 0, 0, 0, NULL}, USER, END}},
     {"slots", {USER, END}},
     {"events", {JOB, {"since", F_NUM, 0, 0, 1e12, NULL}, {"max", F_INT, 0, 1, 4096, NULL}, USER, END}},
     {"drain", {{"on", F_BOOL, 0, 0, 0, NULL}, USER, END}},

@@ -6,7 +6,7 @@
 # followed; scontrol update in a private directory; one job per connection;
 # hosts outside the resource manager and beyond its capacity refused; a
 # flood of padded samples, events and re-registrations with the daemon's
-# memory bounded.  Run it in an --enable-asan build too: the daemon's log
+# memory bounded; list's text (jobs_list.c) against status.  Run it in an --enable-asan build too: the daemon's log
 # must hold no report.
 . "$abs_top_srcdir/tests/controller/common.sh"
 PEER="$abs_top_srcdir/tests/controller/peer_edge.py"
@@ -74,6 +74,13 @@ grep -q "within the slots: ok=True" "$T/hosts.out" && ok "a job within the slots
 grep -q "a sample of 4000 processes: bad_argument sample: 4000 processes, more than ductiled's 4 slots" "$T/hosts.out" &&
   grep -q "resized to 4000: bad_argument" "$T/hosts.out" && ok "samples and resizes beyond the capacity refused" || bad "sizes beyond capacity"
 [ "$(ctl --json slots | jget 'd["hosts"][0]["used"]')" -le 4 ] && ok "the slots in use never exceed the host's 4" || bad "slots: $(ctl --json slots)"
+peer list_text "$SOCK" > "$T/list.out" 2>&1
+cat "$T/list.out"
+grep -q "full list: keys as jobs_summary, differences from status none, binary kept" "$T/list.out" &&
+  ok "list's text (jobs_list.c) says what status says, escaped strings included" || bad "list text: $(cat "$T/list.out")"
+grep -q "brief list: keys \['binary', 'iteration', 'iteration_s', 'job', 'pending', 'procs', 'start', 'state', 'tag', 'uid'\], values as the full list's" "$T/list.out" &&
+  ok "list brief: only the table's fields" || bad "list brief"
+grep -q "brief 3: bad_argument" "$T/list.out" && ok "list brief must be a boolean (the edge)" || bad "list brief 3"
 stop_daemon
 sanitizer_clean "--slots"
 

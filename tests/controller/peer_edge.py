@@ -305,6 +305,45 @@ def evil_binary(path, hold):
     time.sleep(hold)
 
 
+def list_text(path):
+    """ductiled writes list's jobs as text itself (src/daemon/jobs_list.c): the full list must say what
+    status says (jansson's output) for every field, with strings that need escaping; brief only the
+    table's fields; brief must be a boolean (the edge)."""
+    odd = 'a"b\\c\nd\x1be\tf\u00e9/g'
+    c = Conn(path)
+    r = c.call("register", tag="odd", pid=os.getpid(), binary=odd, procs=2, uid=os.getuid(), start=1795761936.25,
+               malleable=True, mpi="fake")
+    assert r["ok"], r
+    job = r["result"]["job"]
+    c.call("sample", job=job, iteration=7, iters=3, interval_s=0.3, procs=2, compute_s=0.2, comm_s=0.05, io_s=0)
+    cl = Conn(path)
+    full = cl.call("list")
+    st = cl.call("status", job=job, history=0)
+    brief = cl.call("list", brief=True)
+    bad = cl.call("list", brief=3)
+    j = [x for x in full["result"]["jobs"] if x["job"] == job][0]
+    s = st["result"]
+    diff = []
+    for k, v in j.items():
+        if k == "age_s":
+            continue
+        if isinstance(v, float) or isinstance(s.get(k), float):
+            if abs(v - s.get(k, 1e300)) > 1e-6 * max(1.0, abs(v)):
+                diff.append((k, v, s.get(k)))
+        elif s.get(k) != v:
+            diff.append((k, v, s.get(k)))
+    want = {"job", "tag", "pid", "binary", "state", "procs", "pending", "iteration", "iteration_s", "io_held", "age_s",
+            "slots", "exit_status", "samples", "parked", "exited", "uid", "start"}
+    out("full list: keys %s, differences from status %s, binary %s" % (
+        "as jobs_summary" if set(j) == want else sorted(set(j) ^ want), diff or "none",
+        "kept" if j["binary"] == odd.replace("\n", "?").replace("\x1b", "?").replace("\t", "?") or j["binary"] == s["binary"]
+        else repr(j["binary"])))
+    b = [x for x in brief["result"]["jobs"] if x["job"] == job][0]
+    out("brief list: keys %s, values %s" % (
+        sorted(b), "as the full list's" if all(j[k] == b[k] for k in b) else "differ"))
+    out("brief 3: %s" % (bad.get("error")))
+
+
 # ---------------------------------------------------------------- stream.sh
 
 def relay(listen_port_file, target_port, inject, seconds):

@@ -195,6 +195,49 @@ static void test_linebuf(void **st)
     linebuf_free(&lb);
 }
 
+/* Lines cut anywhere across appends (only the new bytes are scanned: the
+ * buffer keeps the length of the partial line), the limit counted on the
+ * partial line alone, and a buffer emptied by its owner (len = 0). */
+static void test_linebuf_pieces(void **st)
+{
+    (void)st;
+    struct linebuf lb;
+    linebuf_init_max(&lb, 10);
+    char *line;
+    const char *in[] = {"ab\ncd", "ef\ng", "h", "\n", "123456789"};
+    for (int k = 0; k < 4; k++) assert_int_equal(linebuf_append(&lb, in[k], strlen(in[k])), 0);
+    const char *want[] = {"ab", "cdef", "gh"};
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(linebuf_next(&lb, &line), (long)strlen(want[k]));
+        assert_string_equal(line, want[k]);
+        free(line);
+    }
+    assert_int_equal(linebuf_next(&lb, &line), 0);
+    assert_null(line);
+    for (int k = 0; k < 9; k++) assert_int_equal(linebuf_append(&lb, in[4] + k, 1), 0); /* 9 bytes: under 10 */
+    assert_int_equal(linebuf_next(&lb, &line), 0);
+    assert_null(line);
+    lb.len = 0; /* the owner drops what it holds (ductiled, a closing connection) */
+    assert_int_equal(linebuf_append(&lb, "12345678\nx", 10), 0);
+    assert_int_equal(linebuf_next(&lb, &line), 8);
+    free(line);
+    assert_int_equal(linebuf_append(&lb, "123456789", 9), -1); /* x + 9: the partial line reaches 10 */
+    assert_true(lb.overflow);
+    linebuf_free(&lb);
+    /* a line already as text (ductiled's list) reads back as a reply */
+    char *l = proto_reply_ok_text(5, "{\"jobs\":[]}", 11);
+    struct proto_msg m;
+    const char *code;
+    char reason[256];
+    assert_non_null(l);
+    assert_int_equal(proto_parse(l, strlen(l) - 1, &m, &code, reason, sizeof reason), PROTO_REPLY);
+    assert_int_equal(m.id, 5);
+    assert_int_equal(m.ok, 1);
+    assert_true(json_is_array(json_object_get(json_object_get(m.root, "result"), "jobs")));
+    proto_msg_free(&m);
+    free(l);
+}
+
 static void test_builders(void **st)
 {
     (void)st;
@@ -495,7 +538,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_valid), cmocka_unit_test(test_parse_invalid), cmocka_unit_test(test_too_large), cmocka_unit_test(test_big_reply),
-        cmocka_unit_test(test_linebuf),     cmocka_unit_test(test_builders),      cmocka_unit_test(test_hostnames),
+        cmocka_unit_test(test_linebuf),     cmocka_unit_test(test_linebuf_pieces),     cmocka_unit_test(test_builders),      cmocka_unit_test(test_hostnames),
         cmocka_unit_test(test_auth),        cmocka_unit_test(test_rm),            cmocka_unit_test(test_jobs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
