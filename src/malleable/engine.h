@@ -104,6 +104,7 @@ struct decision {
     int32_t pool;         /* DUCTILE_PERSISTENT: expand by taking the standby processes back (no spawn) */
     int32_t release_pool; /* the pool waited DUCTILE_LEAVE_TIMEOUT: it is released first */
     int32_t command;      /* the queue id of the request (ductiled's command id; 0: DUCTILE_SCHEDULE) */
+    int32_t depfns_room;  /* departed_fns_room() on rank 0 (records.c): no broadcast of it in a shrink */
     char why[220];        /* its reason, for the record */
 };
 
@@ -347,6 +348,10 @@ void note_transfer(struct report_reconfig *r, const struct xfer_times *xt);
 void send_history(int to, MPI_Comm comm);
 void recv_history(int from, MPI_Comm comm);
 void gather_departed(MPI_Comm comm, int root, const char *leaving, int iteration);
+/* the same, with the transfer times reduced alongside and the room for each one's functions known */
+#define GATHER_ROOM_ASK INT_MIN
+void gather_departed_ex(MPI_Comm comm, int root, const char *leaving, int iteration, struct xfer_times *xt, int room);
+int departed_fns_room(void);
 extern int departing_exit; /* set around gather_departed: the leaving processes exit (report: "exited") */
 /* departure.c: processes released on shrink (exit instead of parking) */
 void departure_group_joined(int valid, int ns, int nnew, MPI_Comm inter, MPI_Comm inter0);

@@ -203,16 +203,72 @@ static long departed_fns_max(void)
     return v && *v ? strtol(v, NULL, 10) : 256;
 }
 
+/* How many more departed processes may list their functions (-1: none may),
+ * on the world's rank 0, which holds the list: carried by the decision so
+ * that every process of a shrink knows it without a broadcast. */
+int departed_fns_room(void)
+{
+    long r = departed_fns_max() - M.ndep;
+    return M.depfns_off || r < 0 ? -1 : r > INT_MAX ? INT_MAX : (int)r;
+}
+
+/* What gather_departed reduces, in one reduction with one operation (each
+ * collective costs milliseconds on an oversubscribed node): the functions'
+ * calls and bytes (sums), times (sums and the largest), and the transfer
+ * times (struct xfer_times: maxima, the bytes summed). */
+enum { GD_N = DUCTILE_FN_COUNT, GD_NV = 8 };
+struct gd_pack {
+    uint64_t u[3 * GD_N]; /* calls, bytes sent, bytes received */
+    double dsum[GD_N], dmax[GD_N];
+    double xt[GD_NV];
+};
+
+static void gd_combine(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    const struct gd_pack *a = in;
+    struct gd_pack *b = inout;
+    for (int e = 0; e < *len; e++, a++, b++) {
+        for (int i = 0; i < 3 * GD_N; i++) b->u[i] += a->u[i];
+        for (int i = 0; i < GD_N; i++) {
+            b->dsum[i] += a->dsum[i];
+            if (a->dmax[i] > b->dmax[i]) b->dmax[i] = a->dmax[i];
+        }
+        for (int k = 0; k < GD_NV; k++)
+            b->xt[k] = k == 4 ? b->xt[k] + a->xt[k] : a->xt[k] > b->xt[k] ? a->xt[k] : b->xt[k];
+    }
+}
+
+/* One reduction of *in at root (out: root's result); 0 on success. */
+static int gd_reduce(struct gd_pack *in, struct gd_pack *out, int root, MPI_Comm comm)
+{
+    MPI_Datatype ty = MPI_DATATYPE_NULL; /* one element: the MPI cannot cut it into pieces */
+    MPI_Op op = MPI_OP_NULL;
+    int rc = PMPI_Type_contiguous((int)sizeof *in, MPI_BYTE, &ty);
+    if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(&ty);
+    if (rc == MPI_SUCCESS) rc = PMPI_Op_create(gd_combine, 1, &op);
+    if (rc == MPI_SUCCESS) rc = PMPI_Reduce(in, out, 1, ty, op, root, comm);
+    if (op != MPI_OP_NULL) PMPI_Op_free(&op);
+    if (ty != MPI_DATATYPE_NULL) PMPI_Type_free(&ty);
+    return rc == MPI_SUCCESS ? 0 : -1;
+}
+
 /* The leaving processes (leaving[r] set, or all when leaving is NULL) hand
  * their counters in the report's form to `root`, which appends them to its
- * list of departed processes: their functions combined by reductions (sums,
- * and the largest single-process time), each one's totals gathered (about 150
- * bytes each), and each one's functions gathered only while the run's
- * departed processes stay within DUCTILE_REPORT_RANKS: root never holds
+ * list of departed processes: their functions combined by one reduction
+ * (sums, and the largest single-process time), each one's totals gathered
+ * (about 150 bytes each), and each one's functions gathered only while the
+ * run's departed processes stay within DUCTILE_REPORT_RANKS: root never holds
  * O(departed x functions) beyond that.  Collective over comm (the old world's
  * private communicator, so that ranks are former ranks); the staying ranks
- * contribute nothing (zeros to the reductions). */
-void gather_departed(MPI_Comm comm, int root, const char *leaving, int iteration)
+ * contribute nothing (zeros to the reductions).
+ *
+ * xt (may be NULL): every process's transfer times, reduced in the same
+ * reduction to root (as reduce_times).  room: departed_fns_room() of the
+ * world's rank 0 when the resize was decided (struct decision), the same on
+ * every process; GATHER_ROOM_ASK: root, holding the list, decides and
+ * broadcasts it (one collective more). */
+void gather_departed_ex(MPI_Comm comm, int root, const char *leaving, int iteration, struct xfer_times *xt, int room)
 {
     enum { N = DUCTILE_FN_COUNT };
     int me = 0, n = 0;
@@ -222,38 +278,56 @@ void gather_departed(MPI_Comm comm, int root, const char *leaving, int iteration
     struct report_departed mine;
     memset(&mine, 0, sizeof mine);
     struct report_fn *fns = calloc(N, sizeof *fns);
-    uint64_t *u = calloc(2 * 3 * N, sizeof *u); /* calls, bytes sent, bytes received: mine, then the sums */
-    double *d = calloc(4 * N, sizeof *d);       /* time, its max: mine, then the results */
-    if (!fns || !u || !d) abort();
+    struct gd_pack *pk = calloc(2, sizeof *pk); /* mine, then the result at root */
+    if (!fns || !pk) abort();
     if (leaves) {
         ductile_report_snapshot(me, ductile_ticks(), &mine.who, fns);
         report_fn_totals(fns, mine.who.wall_s, &mine.tot);
         mine.left_at_iteration = iteration;
         mine.exited = departing_exit;
         for (int i = 0; i < N; i++) {
-            u[3 * i] = fns[i].calls;
-            u[3 * i + 1] = fns[i].bytes_sent;
-            u[3 * i + 2] = fns[i].bytes_recv;
-            d[i] = d[N + i] = fns[i].time_s;
+            pk->u[3 * i] = fns[i].calls;
+            pk->u[3 * i + 1] = fns[i].bytes_sent;
+            pk->u[3 * i + 2] = fns[i].bytes_recv;
+            pk->dsum[i] = pk->dmax[i] = fns[i].time_s;
         }
     }
-    PMPI_Reduce(u, u + 3 * N, 3 * N, MPI_UINT64_T, MPI_SUM, root, comm);
-    PMPI_Reduce(d, d + 2 * N, N, MPI_DOUBLE, MPI_SUM, root, comm);
-    PMPI_Reduce(d + N, d + 3 * N, N, MPI_DOUBLE, MPI_MAX, root, comm);
-    int *counts = NULL, *displs = NULL, k = 0, keep = 0;
+    if (xt) {
+        double v[GD_NV] = {xt->plan_s, xt->transfer_s, xt->window_s, xt->prepare_s,
+                           (double)xt->bytes, xt->n_prepared, xt->n_reused, xt->n_shared};
+        memcpy(pk->xt, v, sizeof v);
+    }
+    int reduced = gd_reduce(pk, pk + 1, root, comm) == 0;
+    int k = 0, keep = 0;
+    for (int r = 0; r < n; r++) k += !leaving || leaving[r];
+    if (room != GATHER_ROOM_ASK) keep = room >= k && (size_t)k * N * sizeof *fns < INT_MAX;
+    int *counts = NULL, *displs = NULL;
     if (me == root) {
-        for (int i = 0; i < N; i++) {
-            M.depsum.sum[i].calls += u[3 * N + 3 * i];
-            M.depsum.sum[i].bytes_sent += u[3 * N + 3 * i + 1];
-            M.depsum.sum[i].bytes_recv += u[3 * N + 3 * i + 2];
-            M.depsum.sum[i].time_s += d[2 * N + i];
-            if (d[3 * N + i] > M.depsum.tmax[i]) M.depsum.tmax[i] = d[3 * N + i];
+        const struct gd_pack *o = pk + 1;
+        if (reduced) {
+            for (int i = 0; i < N; i++) {
+                M.depsum.sum[i].calls += o->u[3 * i];
+                M.depsum.sum[i].bytes_sent += o->u[3 * i + 1];
+                M.depsum.sum[i].bytes_recv += o->u[3 * i + 2];
+                M.depsum.sum[i].time_s += o->dsum[i];
+                if (o->dmax[i] > M.depsum.tmax[i]) M.depsum.tmax[i] = o->dmax[i];
+            }
+            if (xt) {
+                xt->plan_s = o->xt[0];
+                xt->transfer_s = o->xt[1];
+                xt->window_s = o->xt[2];
+                xt->prepare_s = o->xt[3];
+                xt->bytes = (unsigned long long)o->xt[4];
+                xt->n_prepared = (int)o->xt[5];
+                xt->n_reused = (int)o->xt[6];
+                xt->n_shared = (int)o->xt[7];
+            }
         }
         counts = calloc((size_t)n, sizeof *counts);
         displs = calloc((size_t)n, sizeof *displs);
         if (!counts || !displs) abort();
-        for (int r = 0; r < n; r++) k += !leaving || leaving[r];
-        keep = !M.depfns_off && M.ndep + k <= departed_fns_max() && (size_t)k * N * sizeof *fns < INT_MAX;
+        if (room == GATHER_ROOM_ASK)
+            keep = !M.depfns_off && M.ndep + k <= departed_fns_max() && (size_t)k * N * sizeof *fns < INT_MAX;
         if (!keep) { /* too many for each one's functions: none has them (the sums count them all) */
             free(M.depfns);
             M.depfns = NULL;
@@ -263,7 +337,7 @@ void gather_departed(MPI_Comm comm, int root, const char *leaving, int iteration
         M.dep = grow(M.dep, &M.capdep, M.ndep + k, sizeof *M.dep);
         if (keep) M.depfns = grow(M.depfns, &M.capdepfns, M.ndep + k, N * sizeof *M.depfns);
     }
-    PMPI_Bcast(&keep, 1, MPI_INT, root, comm);
+    if (room == GATHER_ROOM_ASK) PMPI_Bcast(&keep, 1, MPI_INT, root, comm);
     for (int pass = 0; pass < 1 + keep; pass++) { /* the entries; each one's functions */
         int size = pass ? (int)(N * sizeof *fns) : (int)sizeof mine;
         if (me == root)
@@ -280,10 +354,14 @@ void gather_departed(MPI_Comm comm, int root, const char *leaving, int iteration
     }
     if (me == root) M.ndep += k;
     free(fns);
-    free(u);
-    free(d);
+    free(pk);
     free(counts);
     free(displs);
+}
+
+void gather_departed(MPI_Comm comm, int root, const char *leaving, int iteration)
+{
+    gather_departed_ex(comm, root, leaving, iteration, NULL, GATHER_ROOM_ASK);
 }
 
 void fill_record(struct report_reconfig *r, int id, int it, int from, int to, int method, int redist, int nb)

@@ -152,8 +152,7 @@ void shrink_commit(int iteration)
     xt.window_s += PEND.xt.window_s;
     xt.bytes += PEND.xt.bytes;
     PEND.active = 0;
-    reduce_times(&xt, new0, P);
-    step_mark(&tmark, "times reduced");
+    if (standby) reduce_times(&xt, new0, P); /* else with the departures' counters (gather_departed_ex) */
     /* the world changes: its window is freed (src/rma/window.c); the standby pool keeps it for W's return */
     rma_win_transfer_done(standby);
     if (!standby) drop_world_xfer(); /* collective over the old world */
@@ -163,7 +162,7 @@ void shrink_commit(int iteration)
         if (me == new0) recv_history(0, P);
     }
     departing_exit = PEND.exiting;
-    if (!standby) gather_departed(P, new0, leaving, iteration);
+    if (!standby) gather_departed_ex(P, new0, leaving, iteration, &xt, d->depfns_room);
     departing_exit = 0;
     step_mark(&tmark, "history, departures");
     double tm = ductile_now();
