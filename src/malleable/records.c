@@ -300,7 +300,7 @@ void gather_departed_ex(MPI_Comm comm, int root, const char *leaving, int iterat
     int reduced = gd_reduce(pk, pk + 1, root, comm) == 0;
     int k = 0, keep = 0;
     for (int r = 0; r < n; r++) k += !leaving || leaving[r];
-    if (room != GATHER_ROOM_ASK) keep = room >= k && (size_t)k * N * sizeof *fns < INT_MAX;
+    if (room != GATHER_ROOM_ASK) keep = room >= k && (size_t)k * (N * sizeof *fns + sizeof mine) < INT_MAX;
     int *counts = NULL, *displs = NULL;
     if (me == root) {
         const struct gd_pack *o = pk + 1;
@@ -327,7 +327,8 @@ void gather_departed_ex(MPI_Comm comm, int root, const char *leaving, int iterat
         displs = calloc((size_t)n, sizeof *displs);
         if (!counts || !displs) abort();
         if (room == GATHER_ROOM_ASK)
-            keep = !M.depfns_off && M.ndep + k <= departed_fns_max() && (size_t)k * N * sizeof *fns < INT_MAX;
+            keep = !M.depfns_off && M.ndep + k <= departed_fns_max() &&
+                   (size_t)k * (N * sizeof *fns + sizeof mine) < INT_MAX;
         if (!keep) { /* too many for each one's functions: none has them (the sums count them all) */
             free(M.depfns);
             M.depfns = NULL;
@@ -338,20 +339,37 @@ void gather_departed_ex(MPI_Comm comm, int root, const char *leaving, int iterat
         if (keep) M.depfns = grow(M.depfns, &M.capdepfns, M.ndep + k, N * sizeof *M.depfns);
     }
     if (room == GATHER_ROOM_ASK) PMPI_Bcast(&keep, 1, MPI_INT, root, comm);
-    for (int pass = 0; pass < 1 + keep; pass++) { /* the entries; each one's functions */
-        int size = pass ? (int)(N * sizeof *fns) : (int)sizeof mine;
-        if (me == root)
-            for (int r = 0, j = 0; r < n; r++) {
-                int l = !leaving || leaving[r];
-                counts[r] = l ? size : 0;
-                displs[r] = j * size; /* below INT_MAX: k entries of 150 bytes, or at most DUCTILE_REPORT_RANKS x 18 KB */
-                j += l;
-            }
-        void *dst = me != root ? NULL : pass ? (void *)(M.depfns + (size_t)M.ndep * N) : (void *)(M.dep + M.ndep);
-        char dummy = 0;
-        const void *src = !leaves ? (const void *)&dummy : pass ? (const void *)fns : (const void *)&mine;
-        PMPI_Gatherv(src, leaves ? size : 0, MPI_BYTE, dst, counts, displs, MPI_BYTE, root, comm);
+    /* one gather: each entry, followed by its functions while they are kept (then through a
+     * buffer of at most DUCTILE_REPORT_RANKS x 18 KB at root) */
+    size_t fnb = N * sizeof *fns;
+    int size = (int)(sizeof mine + (keep ? fnb : 0)); /* k x size below INT_MAX: checked with keep */
+    char *one = NULL, *all = NULL;
+    if (leaves && keep) {
+        one = malloc((size_t)size);
+        if (!one) abort();
+        memcpy(one, &mine, sizeof mine);
+        memcpy(one + sizeof mine, fns, fnb);
     }
+    if (me == root) {
+        for (int r = 0, j = 0; r < n; r++) {
+            int l = !leaving || leaving[r];
+            counts[r] = l ? size : 0;
+            displs[r] = j * size;
+            j += l;
+        }
+        if (keep && !(all = malloc((size_t)k * (size_t)size + 1))) abort();
+    }
+    void *dst = me != root ? NULL : keep ? (void *)all : (void *)(M.dep + M.ndep);
+    char dummy = 0;
+    const void *src = !leaves ? (const void *)&dummy : keep ? (const void *)one : (const void *)&mine;
+    PMPI_Gatherv(src, leaves ? size : 0, MPI_BYTE, dst, counts, displs, MPI_BYTE, root, comm);
+    if (me == root && keep)
+        for (int j = 0; j < k; j++) {
+            memcpy(M.dep + M.ndep + j, all + (size_t)j * size, sizeof mine);
+            memcpy(M.depfns + (size_t)(M.ndep + j) * N, all + (size_t)j * size + sizeof mine, fnb);
+        }
+    free(one);
+    free(all);
     if (me == root) M.ndep += k;
     free(fns);
     free(pk);
