@@ -239,20 +239,6 @@ static void gd_combine(void *in, void *inout, int *len, MPI_Datatype *dt)
     }
 }
 
-/* One reduction of *in at root (out: root's result); 0 on success. */
-static int gd_reduce(struct gd_pack *in, struct gd_pack *out, int root, MPI_Comm comm)
-{
-    MPI_Datatype ty = MPI_DATATYPE_NULL; /* one element: the MPI cannot cut it into pieces */
-    MPI_Op op = MPI_OP_NULL;
-    int rc = PMPI_Type_contiguous((int)sizeof *in, MPI_BYTE, &ty);
-    if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(&ty);
-    if (rc == MPI_SUCCESS) rc = PMPI_Op_create(gd_combine, 1, &op);
-    if (rc == MPI_SUCCESS) rc = PMPI_Reduce(in, out, 1, ty, op, root, comm);
-    if (op != MPI_OP_NULL) PMPI_Op_free(&op);
-    if (ty != MPI_DATATYPE_NULL) PMPI_Type_free(&ty);
-    return rc == MPI_SUCCESS ? 0 : -1;
-}
-
 /* The leaving processes (leaving[r] set, or all when leaving is NULL) hand
  * their counters in the report's form to `root`, which appends them to its
  * list of departed processes: their functions combined by one reduction
@@ -297,14 +283,62 @@ void gather_departed_ex(MPI_Comm comm, int root, const char *leaving, int iterat
                            (double)xt->bytes, xt->n_prepared, xt->n_reused, xt->n_shared};
         memcpy(pk->xt, v, sizeof v);
     }
-    int reduced = gd_reduce(pk, pk + 1, root, comm) == 0;
+    size_t fnb = N * sizeof *fns;
     int k = 0, keep = 0;
     for (int r = 0; r < n; r++) k += !leaving || leaving[r];
-    if (room != GATHER_ROOM_ASK) keep = room >= k && (size_t)k * (N * sizeof *fns + sizeof mine) < INT_MAX;
+    if (room != GATHER_ROOM_ASK) keep = room >= k && (size_t)k * (fnb + sizeof mine) < INT_MAX;
+    else if (me == root)
+        keep = !M.depfns_off && M.ndep + k <= departed_fns_max() && (size_t)k * (fnb + sizeof mine) < INT_MAX;
+    if (room == GATHER_ROOM_ASK) PMPI_Bcast(&keep, 1, MPI_INT, root, comm);
+    /* one gather: each entry, followed by its functions while they are kept (then through a
+     * buffer of at most DUCTILE_REPORT_RANKS x 18 KB at root) */
+    int size = (int)(sizeof mine + (keep ? fnb : 0)); /* k x size below INT_MAX: checked with keep */
     int *counts = NULL, *displs = NULL;
+    char *one = NULL, *all = NULL;
+    if (leaves && keep) {
+        one = malloc((size_t)size);
+        if (!one) abort();
+        memcpy(one, &mine, sizeof mine);
+        memcpy(one + sizeof mine, fns, fnb);
+    }
+    if (me == root) {
+        if (!keep) { /* too many for each one's functions: none has them (the sums count them all) */
+            free(M.depfns);
+            M.depfns = NULL;
+            M.capdepfns = 0;
+            M.depfns_off = 1;
+        }
+        M.dep = grow(M.dep, &M.capdep, M.ndep + k, sizeof *M.dep);
+        if (keep) M.depfns = grow(M.depfns, &M.capdepfns, M.ndep + k, N * sizeof *M.depfns);
+        counts = calloc((size_t)n, sizeof *counts);
+        displs = calloc((size_t)n, sizeof *displs);
+        if (!counts || !displs || (keep && !(all = malloc((size_t)k * (size_t)size + 1)))) abort();
+        for (int r = 0, j = 0; r < n; r++) {
+            int l = !leaving || leaving[r];
+            counts[r] = l ? size : 0;
+            displs[r] = j * size;
+            j += l;
+        }
+    }
+    /* the reduction (one element of a type of its own: the MPI cannot cut it into pieces) and the
+     * gather at the same time: one collective's wait instead of two */
+    MPI_Datatype ty = MPI_DATATYPE_NULL;
+    MPI_Op op = MPI_OP_NULL;
+    MPI_Request rq[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    int rc = PMPI_Type_contiguous((int)sizeof *pk, MPI_BYTE, &ty);
+    if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(&ty);
+    if (rc == MPI_SUCCESS) rc = PMPI_Op_create(gd_combine, 1, &op);
+    if (rc == MPI_SUCCESS) rc = PMPI_Ireduce(pk, pk + 1, 1, ty, op, root, comm, &rq[0]);
+    void *dst = me != root ? NULL : keep ? (void *)all : (void *)(M.dep + M.ndep);
+    char dummy = 0;
+    const void *src = !leaves ? (const void *)&dummy : keep ? (const void *)one : (const void *)&mine;
+    PMPI_Igatherv(src, leaves ? size : 0, MPI_BYTE, dst, counts, displs, MPI_BYTE, root, comm, &rq[1]);
+    PMPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+    if (op != MPI_OP_NULL) PMPI_Op_free(&op);
+    if (ty != MPI_DATATYPE_NULL) PMPI_Type_free(&ty);
     if (me == root) {
         const struct gd_pack *o = pk + 1;
-        if (reduced) {
+        if (rc == MPI_SUCCESS) {
             for (int i = 0; i < N; i++) {
                 M.depsum.sum[i].calls += o->u[3 * i];
                 M.depsum.sum[i].bytes_sent += o->u[3 * i + 1];
@@ -323,54 +357,14 @@ void gather_departed_ex(MPI_Comm comm, int root, const char *leaving, int iterat
                 xt->n_shared = (int)o->xt[7];
             }
         }
-        counts = calloc((size_t)n, sizeof *counts);
-        displs = calloc((size_t)n, sizeof *displs);
-        if (!counts || !displs) abort();
-        if (room == GATHER_ROOM_ASK)
-            keep = !M.depfns_off && M.ndep + k <= departed_fns_max() &&
-                   (size_t)k * (N * sizeof *fns + sizeof mine) < INT_MAX;
-        if (!keep) { /* too many for each one's functions: none has them (the sums count them all) */
-            free(M.depfns);
-            M.depfns = NULL;
-            M.capdepfns = 0;
-            M.depfns_off = 1;
-        }
-        M.dep = grow(M.dep, &M.capdep, M.ndep + k, sizeof *M.dep);
-        if (keep) M.depfns = grow(M.depfns, &M.capdepfns, M.ndep + k, N * sizeof *M.depfns);
-    }
-    if (room == GATHER_ROOM_ASK) PMPI_Bcast(&keep, 1, MPI_INT, root, comm);
-    /* one gather: each entry, followed by its functions while they are kept (then through a
-     * buffer of at most DUCTILE_REPORT_RANKS x 18 KB at root) */
-    size_t fnb = N * sizeof *fns;
-    int size = (int)(sizeof mine + (keep ? fnb : 0)); /* k x size below INT_MAX: checked with keep */
-    char *one = NULL, *all = NULL;
-    if (leaves && keep) {
-        one = malloc((size_t)size);
-        if (!one) abort();
-        memcpy(one, &mine, sizeof mine);
-        memcpy(one + sizeof mine, fns, fnb);
-    }
-    if (me == root) {
-        for (int r = 0, j = 0; r < n; r++) {
-            int l = !leaving || leaving[r];
-            counts[r] = l ? size : 0;
-            displs[r] = j * size;
-            j += l;
-        }
-        if (keep && !(all = malloc((size_t)k * (size_t)size + 1))) abort();
-    }
-    void *dst = me != root ? NULL : keep ? (void *)all : (void *)(M.dep + M.ndep);
-    char dummy = 0;
-    const void *src = !leaves ? (const void *)&dummy : keep ? (const void *)one : (const void *)&mine;
-    PMPI_Gatherv(src, leaves ? size : 0, MPI_BYTE, dst, counts, displs, MPI_BYTE, root, comm);
-    if (me == root && keep)
-        for (int j = 0; j < k; j++) {
+        for (int j = 0; keep && j < k; j++) {
             memcpy(M.dep + M.ndep + j, all + (size_t)j * size, sizeof mine);
             memcpy(M.depfns + (size_t)(M.ndep + j) * N, all + (size_t)j * size + sizeof mine, fnb);
         }
+        M.ndep += k;
+    }
     free(one);
     free(all);
-    if (me == root) M.ndep += k;
     free(fns);
     free(pk);
     free(counts);
