@@ -91,6 +91,7 @@ void join_world(MPI_Comm inter, int high, MPI_Comm merged, MPI_Comm *w, MPI_Comm
 #define TAG_STANDBY 0x5d1c
 #define TAG_CONTROLLER 0x5d1d /* the controller's hand-over to a new rank 0 (records.c) */
 #define TAG_READY 0x5d1e /* Open MPI 4.1: the new processes are at their MPI_Comm_connect (spawn.c, join.c) */
+#define TAG_NEWWORLD 0x5d1f /* a shrink's MPI_Comm_create_group of the staying processes (shrink.c) */
 #define TXN_WHY_MAX 256 /* a failure's reason, as in the record (report_reconfig.reason) */
 #define BCAST_CHUNK ((int64_t)1 << 30)
 

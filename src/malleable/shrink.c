@@ -1,7 +1,7 @@
 /* shrink.c -- shrinking by the Merge method, a transaction
  * (transaction.c): the staying ranks prepare their new blocks, everybody
  * agrees, the leaving ranks' data moves, everybody agrees again; then the
- * staying ranks split off the new world and the leaving ones park
+ * staying ranks form the new world and the leaving ones park
  * (departure.c) or stand by (standby.c), or, after a failed agreement, the
  * world keeps its size, buffers and data (shrink_abort). */
 #include "engine.h"
@@ -166,9 +166,19 @@ void shrink_commit(int iteration)
     departing_exit = 0;
     step_mark(&tmark, "history, departures");
     double tm = ductile_now();
+    /* the staying processes alone form the new world (one collective among them, where a split
+     * over the old world took an allgather and a context agreement across all): the leaving
+     * ones go on at once */
     MPI_Comm S = MPI_COMM_NULL;
-    PMPI_Comm_split(P, leaving[me] ? MPI_UNDEFINED : 0, me, &S);
-    step_mark(&tmark, "split");
+    if (!leaving[me]) {
+        MPI_Group pg = MPI_GROUP_NULL, sg = MPI_GROUP_NULL;
+        PMPI_Comm_group(P, &pg);
+        PMPI_Group_incl(pg, nd, PEND.n2c, &sg); /* by old rank, as the world's ranks */
+        PMPI_Comm_create_group(P, sg, TAG_NEWWORLD, &S);
+        PMPI_Group_free(&sg);
+        PMPI_Group_free(&pg);
+    }
+    step_mark(&tmark, "new world's group");
     if (!PEND.exiting) M.zombies += ns - nd; /* exited processes hold no slot */
     if (standby) { /* the old world W and its transfers stay alive on all its members */
         SB.active = 1;
