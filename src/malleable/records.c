@@ -333,7 +333,7 @@ void gather_departed_ex(MPI_Comm comm, int root, const char *leaving, int iterat
     char dummy = 0;
     const void *src = !leaves ? (const void *)&dummy : keep ? (const void *)one : (const void *)&mine;
     PMPI_Igatherv(src, leaves ? size : 0, MPI_BYTE, dst, counts, displs, MPI_BYTE, root, comm, &rq[1]);
-    PMPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+    wait_all_asleep(2, rq);
     if (op != MPI_OP_NULL) PMPI_Op_free(&op);
     if (ty != MPI_DATATYPE_NULL) PMPI_Type_free(&ty);
     if (me == root) {
