@@ -31,16 +31,6 @@ int wait_for(MPI_Request *rq, double limit_s)
     }
 }
 
-int wait_all_asleep(int n, MPI_Request *rq)
-{
-    struct timespec nap = {0, 50 * 1000};
-    for (;;) {
-        int done = 0, rc = PMPI_Testall(n, rq, &done, MPI_STATUSES_IGNORE);
-        if (rc != MPI_SUCCESS || done) return rc;
-        nanosleep(&nap, NULL);
-    }
-}
-
 /* Requests a bounded wait gave up on, with the buffer they use (freed when
  * the last of them completes) and their communicator: a communicator is not
  * freed while one of them is pending (Open MPI 4.1 crashed progressing a

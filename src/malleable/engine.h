@@ -465,9 +465,6 @@ int any_completed(MPI_Comm c, int completed);
 int all_agree(MPI_Comm c, int yes);
 /* Wait for *rq at most limit_s, asleep between tests: 1 complete, 0 not yet (*rq still pending), -1 MPI error. */
 int wait_for(MPI_Request *rq, double limit_s);
-/* MPI_Waitall that sleeps between tests (the cores go to the processes that work: an
- * oversubscribed node's collectives cost a fraction); MPI_SUCCESS or the first error */
-int wait_all_asleep(int n, MPI_Request *rq);
 /* A buffer p used by the requests r[0..n): freed now if all are complete, else kept with the pending ones
  * (late requests) until they complete. */
 void settle(void *p, MPI_Request *r, const MPI_Comm *c, int n); /* c[i]: the communicator of r[i] */
