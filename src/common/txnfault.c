@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <time.h>
 #include <execinfo.h>
 
@@ -172,6 +173,15 @@ int wait_all_asleep(int n, MPI_Request *rq)
         int done = 0, rc = PMPI_Testall(n, rq, &done, MPI_STATUSES_IGNORE);
         if (rc != MPI_SUCCESS || done) return rc;
         nanosleep(&nap, NULL);
+    }
+}
+
+int wait_all_yielding(int n, MPI_Request *rq)
+{
+    for (;;) {
+        int done = 0, rc = PMPI_Testall(n, rq, &done, MPI_STATUSES_IGNORE);
+        if (rc != MPI_SUCCESS || done) return rc;
+        sched_yield();
     }
 }
 

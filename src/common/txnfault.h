@@ -65,6 +65,8 @@ int txn_all_ok(MPI_Comm c, int ok);
  * processes that work, and an oversubscribed node's collectives cost a
  * fraction); MPI_SUCCESS or the error.  The checkpoint waits so. */
 int wait_all_asleep(int n, MPI_Request *rq);
+/* The same with sched_yield() between tests: no delay where the core is free (bulk transfers) */
+int wait_all_yielding(int n, MPI_Request *rq);
 
 /* DUCTILE_TEST_DELAY: sleep here when STEP names this step and this process
  * is RANK of the running resize. */
