@@ -12,10 +12,11 @@
 #endif
 
 /* First touch of a new block: its whole pages populated for writing in one
- * call (MADV_POPULATE_WRITE: no fault per page, no pass writing zeros; 32 MiB
- * took 12-18 ms here against 22-31 ms by memset), the partial pages at its
- * ends written; memset where the kernel lacks it.  The contents are left
- * undefined: the transfer writes every row of a new block. */
+ * call (MADV_POPULATE_WRITE: no fault per page, no pass writing zeros; the
+ * same as a write per page at a low load, docs/rma.md, and 13-16 ms against
+ * 19-49 ms for 32 MiB in a 4->2 shrink at a load of 20-100), the partial
+ * pages at its ends written; memset where the kernel lacks it.  The contents
+ * are left undefined: the transfer writes every row of a new block. */
 static void touch_block(char *p, size_t bytes)
 {
     long pg = sysconf(_SC_PAGESIZE);
