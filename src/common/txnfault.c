@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <time.h>
 #include <execinfo.h>
 
@@ -165,10 +166,32 @@ int txn_mpi_test(int rc, const int *flag)
     return hit(&T.nmpi, FAULT_MPI) ? MPI_ERR_OTHER : rc;
 }
 
+int wait_all_asleep(int n, MPI_Request *rq)
+{
+    struct timespec nap = {0, 50 * 1000};
+    for (;;) {
+        int done = 0, rc = PMPI_Testall(n, rq, &done, MPI_STATUSES_IGNORE);
+        if (rc != MPI_SUCCESS || done) return rc;
+        nanosleep(&nap, NULL);
+    }
+}
+
+int wait_all_yielding(int n, MPI_Request *rq)
+{
+    for (;;) {
+        int done = 0, rc = PMPI_Testall(n, rq, &done, MPI_STATUSES_IGNORE);
+        if (rc != MPI_SUCCESS || done) return rc;
+        sched_yield();
+    }
+}
+
 int txn_all_ok(MPI_Comm c, int ok)
 {
     int all = ok ? 1 : 0;
-    if (PMPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, c) != MPI_SUCCESS) return 0;
+    MPI_Request rq = MPI_REQUEST_NULL;
+    if (PMPI_Iallreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, c, &rq) != MPI_SUCCESS ||
+        wait_all_asleep(1, &rq) != MPI_SUCCESS)
+        return 0;
     return all;
 }
 

@@ -61,6 +61,13 @@ int txn_mpi_test(int rc, const int *flag);
  * is never missing from a collective: all skip it together. */
 int txn_all_ok(MPI_Comm c, int ok);
 
+/* MPI_Waitall that sleeps between tests (50 us naps: the cores go to the
+ * processes that work, and an oversubscribed node's collectives cost a
+ * fraction); MPI_SUCCESS or the error.  The checkpoint waits so. */
+int wait_all_asleep(int n, MPI_Request *rq);
+/* The same with sched_yield() between tests: no delay where the core is free (bulk transfers) */
+int wait_all_yielding(int n, MPI_Request *rq);
+
 /* DUCTILE_TEST_DELAY: sleep here when STEP names this step and this process
  * is RANK of the running resize. */
 void txn_delay(const char *step);

@@ -91,6 +91,7 @@ void join_world(MPI_Comm inter, int high, MPI_Comm merged, MPI_Comm *w, MPI_Comm
 #define TAG_STANDBY 0x5d1c
 #define TAG_CONTROLLER 0x5d1d /* the controller's hand-over to a new rank 0 (records.c) */
 #define TAG_READY 0x5d1e /* Open MPI 4.1: the new processes are at their MPI_Comm_connect (spawn.c, join.c) */
+#define TAG_NEWWORLD 0x5d1f /* a shrink's MPI_Comm_create_group of the staying processes (shrink.c) */
 #define TXN_WHY_MAX 256 /* a failure's reason, as in the record (report_reconfig.reason) */
 #define BCAST_CHUNK ((int64_t)1 << 30)
 
@@ -104,6 +105,7 @@ struct decision {
     int32_t pool;         /* DUCTILE_PERSISTENT: expand by taking the standby processes back (no spawn) */
     int32_t release_pool; /* the pool waited DUCTILE_LEAVE_TIMEOUT: it is released first */
     int32_t command;      /* the queue id of the request (ductiled's command id; 0: DUCTILE_SCHEDULE) */
+    int32_t depfns_room;  /* departed_fns_room() on rank 0 (records.c): no broadcast of it in a shrink */
     char why[220];        /* its reason, for the record */
 };
 
@@ -346,6 +348,10 @@ void note_transfer(struct report_reconfig *r, const struct xfer_times *xt);
 void send_history(int to, MPI_Comm comm);
 void recv_history(int from, MPI_Comm comm);
 void gather_departed(MPI_Comm comm, int root, const char *leaving, int iteration);
+/* the same, with the transfer times reduced alongside and the room for each one's functions known */
+#define GATHER_ROOM_ASK INT_MIN
+void gather_departed_ex(MPI_Comm comm, int root, const char *leaving, int iteration, struct xfer_times *xt, int room);
+int departed_fns_room(void);
 extern int departing_exit; /* set around gather_departed: the leaving processes exit (report: "exited") */
 /* departure.c: processes released on shrink (exit instead of parking) */
 void departure_group_joined(int valid, int ns, int nnew, MPI_Comm inter, MPI_Comm inter0);

@@ -3,6 +3,34 @@
  * pays (prep_thread.h). */
 #include "prep_thread.h"
 
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+/* First touch of a new block: its whole pages populated for writing in one
+ * call (MADV_POPULATE_WRITE: no fault per page, no pass writing zeros; the
+ * same as a write per page at a low load, docs/rma.md, and 13-16 ms against
+ * 19-49 ms for 32 MiB in a 4->2 shrink at a load of 20-100), the partial
+ * pages at its ends written; memset where the kernel lacks it.  The contents
+ * are left undefined: the transfer writes every row of a new block. */
+static void touch_block(char *p, size_t bytes)
+{
+    long pg = sysconf(_SC_PAGESIZE);
+    uintptr_t a = (uintptr_t)p, lo = pg > 0 ? (a + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1) : a,
+              hi = pg > 0 ? (a + bytes) & ~((uintptr_t)pg - 1) : a;
+    if (pg <= 0 || hi <= lo || hi - lo < 16 * (uintptr_t)pg ||
+        madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) != 0) {
+        memset(p, 0, bytes);
+        return;
+    }
+    memset(p, 0, lo - a);
+    memset((char *)hi, 0, a + bytes - hi);
+}
+
 /* The prepare step of an old process that has a new block (my_new >= 0):
  * new buffers for the distributed items whose block changes (NULL entries
  * elsewhere; constant items that move in the background get theirs when
@@ -40,7 +68,7 @@ void **prepare_buffers(int ns, int nd, int my_old, int my_new, int nb, int touch
             free_prepared(prep);
             return NULL;
         }
-        if (touch) memset(prep[i], 0, bytes);
+        if (touch) touch_block(prep[i], bytes);
     }
     return prep;
 }

@@ -226,16 +226,58 @@ static long departed_fns_max(void)
     return v && *v ? strtol(v, NULL, 10) : 256;
 }
 
+/* How many more departed processes may list their functions (-1: none may),
+ * on the world's rank 0, which holds the list: carried by the decision so
+ * that every process of a shrink knows it without a broadcast. */
+int departed_fns_room(void)
+{
+    long r = departed_fns_max() - M.ndep;
+    return M.depfns_off || r < 0 ? -1 : r > INT_MAX ? INT_MAX : (int)r;
+}
+
+/* What gather_departed reduces, in one reduction with one operation (each
+ * collective costs milliseconds on an oversubscribed node): the functions'
+ * calls and bytes (sums), times (sums and the largest), and the transfer
+ * times (struct xfer_times: maxima, the bytes summed). */
+enum { GD_N = DUCTILE_FN_COUNT, GD_NV = 8 };
+struct gd_pack {
+    uint64_t u[3 * GD_N]; /* calls, bytes sent, bytes received */
+    double dsum[GD_N], dmax[GD_N];
+    double xt[GD_NV];
+};
+
+static void gd_combine(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    const struct gd_pack *a = in;
+    struct gd_pack *b = inout;
+    for (int e = 0; e < *len; e++, a++, b++) {
+        for (int i = 0; i < 3 * GD_N; i++) b->u[i] += a->u[i];
+        for (int i = 0; i < GD_N; i++) {
+            b->dsum[i] += a->dsum[i];
+            if (a->dmax[i] > b->dmax[i]) b->dmax[i] = a->dmax[i];
+        }
+        for (int k = 0; k < GD_NV; k++)
+            b->xt[k] = k == 4 ? b->xt[k] + a->xt[k] : a->xt[k] > b->xt[k] ? a->xt[k] : b->xt[k];
+    }
+}
+
 /* The leaving processes (leaving[r] set, or all when leaving is NULL) hand
  * their counters in the report's form to `root`, which appends them to its
- * list of departed processes: their functions combined by reductions (sums,
- * and the largest single-process time), each one's totals gathered (about 150
- * bytes each), and each one's functions gathered only while the run's
- * departed processes stay within DUCTILE_REPORT_RANKS: root never holds
+ * list of departed processes: their functions combined by one reduction
+ * (sums, and the largest single-process time), each one's totals gathered
+ * (about 150 bytes each), and each one's functions gathered only while the
+ * run's departed processes stay within DUCTILE_REPORT_RANKS: root never holds
  * O(departed x functions) beyond that.  Collective over comm (the old world's
  * private communicator, so that ranks are former ranks); the staying ranks
- * contribute nothing (zeros to the reductions). */
-void gather_departed(MPI_Comm comm, int root, const char *leaving, int iteration)
+ * contribute nothing (zeros to the reductions).
+ *
+ * xt (may be NULL): every process's transfer times, reduced in the same
+ * reduction to root (as reduce_times).  room: departed_fns_room() of the
+ * world's rank 0 when the resize was decided (struct decision), the same on
+ * every process; GATHER_ROOM_ASK: root, holding the list, decides and
+ * broadcasts it (one collective more). */
+void gather_departed_ex(MPI_Comm comm, int root, const char *leaving, int iteration, struct xfer_times *xt, int room)
 {
     enum { N = DUCTILE_FN_COUNT };
     int me = 0, n = 0;
@@ -245,38 +287,44 @@ void gather_departed(MPI_Comm comm, int root, const char *leaving, int iteration
     struct report_departed mine;
     memset(&mine, 0, sizeof mine);
     struct report_fn *fns = calloc(N, sizeof *fns);
-    uint64_t *u = calloc(2 * 3 * N, sizeof *u); /* calls, bytes sent, bytes received: mine, then the sums */
-    double *d = calloc(4 * N, sizeof *d);       /* time, its max: mine, then the results */
-    if (!fns || !u || !d) abort();
+    struct gd_pack *pk = calloc(2, sizeof *pk); /* mine, then the result at root */
+    if (!fns || !pk) abort();
     if (leaves) {
         ductile_report_snapshot(me, ductile_ticks(), &mine.who, fns);
         report_fn_totals(fns, mine.who.wall_s, &mine.tot);
         mine.left_at_iteration = iteration;
         mine.exited = departing_exit;
         for (int i = 0; i < N; i++) {
-            u[3 * i] = fns[i].calls;
-            u[3 * i + 1] = fns[i].bytes_sent;
-            u[3 * i + 2] = fns[i].bytes_recv;
-            d[i] = d[N + i] = fns[i].time_s;
+            pk->u[3 * i] = fns[i].calls;
+            pk->u[3 * i + 1] = fns[i].bytes_sent;
+            pk->u[3 * i + 2] = fns[i].bytes_recv;
+            pk->dsum[i] = pk->dmax[i] = fns[i].time_s;
         }
     }
-    PMPI_Reduce(u, u + 3 * N, 3 * N, MPI_UINT64_T, MPI_SUM, root, comm);
-    PMPI_Reduce(d, d + 2 * N, N, MPI_DOUBLE, MPI_SUM, root, comm);
-    PMPI_Reduce(d + N, d + 3 * N, N, MPI_DOUBLE, MPI_MAX, root, comm);
-    int *counts = NULL, *displs = NULL, k = 0, keep = 0;
+    if (xt) {
+        double v[GD_NV] = {xt->plan_s, xt->transfer_s, xt->window_s, xt->prepare_s,
+                           (double)xt->bytes, xt->n_prepared, xt->n_reused, xt->n_shared};
+        memcpy(pk->xt, v, sizeof v);
+    }
+    size_t fnb = N * sizeof *fns;
+    int k = 0, keep = 0;
+    for (int r = 0; r < n; r++) k += !leaving || leaving[r];
+    if (room != GATHER_ROOM_ASK) keep = room >= k && (size_t)k * (fnb + sizeof mine) < INT_MAX;
+    else if (me == root)
+        keep = !M.depfns_off && M.ndep + k <= departed_fns_max() && (size_t)k * (fnb + sizeof mine) < INT_MAX;
+    if (room == GATHER_ROOM_ASK) PMPI_Bcast(&keep, 1, MPI_INT, root, comm);
+    /* one gather: each entry, followed by its functions while they are kept (then through a
+     * buffer of at most DUCTILE_REPORT_RANKS x 18 KB at root) */
+    int size = (int)(sizeof mine + (keep ? fnb : 0)); /* k x size below INT_MAX: checked with keep */
+    int *counts = NULL, *displs = NULL;
+    char *one = NULL, *all = NULL;
+    if (leaves && keep) {
+        one = malloc((size_t)size);
+        if (!one) abort();
+        memcpy(one, &mine, sizeof mine);
+        memcpy(one + sizeof mine, fns, fnb);
+    }
     if (me == root) {
-        for (int i = 0; i < N; i++) {
-            M.depsum.sum[i].calls += u[3 * N + 3 * i];
-            M.depsum.sum[i].bytes_sent += u[3 * N + 3 * i + 1];
-            M.depsum.sum[i].bytes_recv += u[3 * N + 3 * i + 2];
-            M.depsum.sum[i].time_s += d[2 * N + i];
-            if (d[3 * N + i] > M.depsum.tmax[i]) M.depsum.tmax[i] = d[3 * N + i];
-        }
-        counts = calloc((size_t)n, sizeof *counts);
-        displs = calloc((size_t)n, sizeof *displs);
-        if (!counts || !displs) abort();
-        for (int r = 0; r < n; r++) k += !leaving || leaving[r];
-        keep = !M.depfns_off && M.ndep + k <= departed_fns_max() && (size_t)k * N * sizeof *fns < INT_MAX;
         if (!keep) { /* too many for each one's functions: none has them (the sums count them all) */
             free(M.depfns);
             M.depfns = NULL;
@@ -285,28 +333,70 @@ void gather_departed(MPI_Comm comm, int root, const char *leaving, int iteration
         }
         M.dep = grow(M.dep, &M.capdep, M.ndep + k, sizeof *M.dep);
         if (keep) M.depfns = grow(M.depfns, &M.capdepfns, M.ndep + k, N * sizeof *M.depfns);
+        counts = calloc((size_t)n, sizeof *counts);
+        displs = calloc((size_t)n, sizeof *displs);
+        if (!counts || !displs || (keep && !(all = malloc((size_t)k * (size_t)size + 1)))) abort();
+        for (int r = 0, j = 0; r < n; r++) {
+            int l = !leaving || leaving[r];
+            counts[r] = l ? size : 0;
+            displs[r] = j * size;
+            j += l;
+        }
     }
-    PMPI_Bcast(&keep, 1, MPI_INT, root, comm);
-    for (int pass = 0; pass < 1 + keep; pass++) { /* the entries; each one's functions */
-        int size = pass ? (int)(N * sizeof *fns) : (int)sizeof mine;
-        if (me == root)
-            for (int r = 0, j = 0; r < n; r++) {
-                int l = !leaving || leaving[r];
-                counts[r] = l ? size : 0;
-                displs[r] = j * size; /* below INT_MAX: k entries of 150 bytes, or at most DUCTILE_REPORT_RANKS x 18 KB */
-                j += l;
+    /* the reduction (one element of a type of its own: the MPI cannot cut it into pieces) and the
+     * gather at the same time: one collective's wait instead of two */
+    MPI_Datatype ty = MPI_DATATYPE_NULL;
+    MPI_Op op = MPI_OP_NULL;
+    MPI_Request rq[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    int rc = PMPI_Type_contiguous((int)sizeof *pk, MPI_BYTE, &ty);
+    if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(&ty);
+    if (rc == MPI_SUCCESS) rc = PMPI_Op_create(gd_combine, 1, &op);
+    if (rc == MPI_SUCCESS) rc = PMPI_Ireduce(pk, pk + 1, 1, ty, op, root, comm, &rq[0]);
+    void *dst = me != root ? NULL : keep ? (void *)all : (void *)(M.dep + M.ndep);
+    char dummy = 0;
+    const void *src = !leaves ? (const void *)&dummy : keep ? (const void *)one : (const void *)&mine;
+    PMPI_Igatherv(src, leaves ? size : 0, MPI_BYTE, dst, counts, displs, MPI_BYTE, root, comm, &rq[1]);
+    wait_all_asleep(2, rq);
+    if (op != MPI_OP_NULL) PMPI_Op_free(&op);
+    if (ty != MPI_DATATYPE_NULL) PMPI_Type_free(&ty);
+    if (me == root) {
+        const struct gd_pack *o = pk + 1;
+        if (rc == MPI_SUCCESS) {
+            for (int i = 0; i < N; i++) {
+                M.depsum.sum[i].calls += o->u[3 * i];
+                M.depsum.sum[i].bytes_sent += o->u[3 * i + 1];
+                M.depsum.sum[i].bytes_recv += o->u[3 * i + 2];
+                M.depsum.sum[i].time_s += o->dsum[i];
+                if (o->dmax[i] > M.depsum.tmax[i]) M.depsum.tmax[i] = o->dmax[i];
             }
-        void *dst = me != root ? NULL : pass ? (void *)(M.depfns + (size_t)M.ndep * N) : (void *)(M.dep + M.ndep);
-        char dummy = 0;
-        const void *src = !leaves ? (const void *)&dummy : pass ? (const void *)fns : (const void *)&mine;
-        PMPI_Gatherv(src, leaves ? size : 0, MPI_BYTE, dst, counts, displs, MPI_BYTE, root, comm);
+            if (xt) {
+                xt->plan_s = o->xt[0];
+                xt->transfer_s = o->xt[1];
+                xt->window_s = o->xt[2];
+                xt->prepare_s = o->xt[3];
+                xt->bytes = (unsigned long long)o->xt[4];
+                xt->n_prepared = (int)o->xt[5];
+                xt->n_reused = (int)o->xt[6];
+                xt->n_shared = (int)o->xt[7];
+            }
+        }
+        for (int j = 0; keep && j < k; j++) {
+            memcpy(M.dep + M.ndep + j, all + (size_t)j * size, sizeof mine);
+            memcpy(M.depfns + (size_t)(M.ndep + j) * N, all + (size_t)j * size + sizeof mine, fnb);
+        }
+        M.ndep += k;
     }
-    if (me == root) M.ndep += k;
+    free(one);
+    free(all);
     free(fns);
-    free(u);
-    free(d);
+    free(pk);
     free(counts);
     free(displs);
+}
+
+void gather_departed(MPI_Comm comm, int root, const char *leaving, int iteration)
+{
+    gather_departed_ex(comm, root, leaving, iteration, NULL, GATHER_ROOM_ASK);
 }
 
 void fill_record(struct report_reconfig *r, int id, int it, int from, int to, int method, int redist, int nb)

@@ -360,6 +360,7 @@ static int control_point(int iteration)
     char *list = NULL; /* rank 0's decision's hosts or leaving ranks, then everyone's copy */
     if (ductile_rt.rank == 0) {
         decide(iteration, &d, &list);
+        d.depfns_room = departed_fns_room(); /* a shrink's departures: no broadcast (records.c) */
         /* the standby processes waited DUCTILE_LEAVE_TIMEOUT (standby.c): the pool goes first, no wake-up */
         if (SB.active && ductile_world != SB.world && pool_expired()) {
             d.release_pool = 1;

@@ -1,7 +1,7 @@
 /* shrink.c -- shrinking by the Merge method, a transaction
  * (transaction.c): the staying ranks prepare their new blocks, everybody
  * agrees, the leaving ranks' data moves, everybody agrees again; then the
- * staying ranks split off the new world and the leaving ones park
+ * staying ranks form the new world and the leaving ones park
  * (departure.c) or stand by (standby.c), or, after a failed agreement, the
  * world keeps its size, buffers and data (shrink_abort). */
 #include "engine.h"
@@ -152,8 +152,7 @@ void shrink_commit(int iteration)
     xt.window_s += PEND.xt.window_s;
     xt.bytes += PEND.xt.bytes;
     PEND.active = 0;
-    reduce_times(&xt, new0, P);
-    step_mark(&tmark, "times reduced");
+    if (standby) reduce_times(&xt, new0, P); /* else with the departures' counters (gather_departed_ex) */
     /* the world changes: its window is freed (src/rma/window.c); the standby pool keeps it for W's return */
     rma_win_transfer_done(standby);
     if (!standby) drop_world_xfer(); /* collective over the old world */
@@ -163,13 +162,23 @@ void shrink_commit(int iteration)
         if (me == new0) recv_history(0, P);
     }
     departing_exit = PEND.exiting;
-    if (!standby) gather_departed(P, new0, leaving, iteration);
+    if (!standby) gather_departed_ex(P, new0, leaving, iteration, &xt, d->depfns_room);
     departing_exit = 0;
     step_mark(&tmark, "history, departures");
     double tm = ductile_now();
+    /* the staying processes alone form the new world (one collective among them, where a split
+     * over the old world took an allgather and a context agreement across all): the leaving
+     * ones go on at once */
     MPI_Comm S = MPI_COMM_NULL;
-    PMPI_Comm_split(P, leaving[me] ? MPI_UNDEFINED : 0, me, &S);
-    step_mark(&tmark, "split");
+    if (!leaving[me]) {
+        MPI_Group pg = MPI_GROUP_NULL, sg = MPI_GROUP_NULL;
+        PMPI_Comm_group(P, &pg);
+        PMPI_Group_incl(pg, nd, PEND.n2c, &sg); /* by old rank, as the world's ranks */
+        PMPI_Comm_create_group(P, sg, TAG_NEWWORLD, &S);
+        PMPI_Group_free(&sg);
+        PMPI_Group_free(&pg);
+    }
+    step_mark(&tmark, "new world's group");
     if (!PEND.exiting) M.zombies += ns - nd; /* exited processes hold no slot */
     if (standby) { /* the old world W and its transfers stay alive on all its members */
         SB.active = 1;

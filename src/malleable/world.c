@@ -44,7 +44,8 @@ void new_world_from(MPI_Comm base, MPI_Comm *w, MPI_Comm *p)
  * world). */
 void new_world_adopt(MPI_Comm base, MPI_Comm *w, MPI_Comm *p)
 {
-    PMPI_Comm_dup(base, w);
+    MPI_Request rq = MPI_REQUEST_NULL; /* waited for asleep (agree.c) */
+    if (PMPI_Comm_idup(base, w, &rq) != MPI_SUCCESS || wait_all_asleep(1, &rq) != MPI_SUCCESS) PMPI_Comm_dup(base, w);
     PMPI_Comm_set_name(*w, "MPI_COMM_WORLD");
     *p = base;
     PMPI_Comm_set_name(*p, "ductile-private");
