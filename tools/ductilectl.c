@@ -38,8 +38,8 @@ static const struct subcmd subcmds[] = {
                                              "also come before the command."},
     {"status", "JOB [--history N]", "Show a job: size, iteration, hosts, slots, I/O period, recent monitoring samples."},
     {"watch", "[JOB] [--interval S] [--count N]", "Live table of one job's monitoring (or of all jobs), refreshed every S seconds (default 1) until interrupted or N refreshes."},
-    {"expand", "JOB N [--at-iteration I] [--hosts H1,H2,...]", "Add N processes at the job's next control point (or at iteration I). The resource manager must grant N free slots; --hosts places the new processes (one host name per process)."},
-    {"shrink", "JOB N [--at-iteration I] [--ranks R1,R2,...]", "Remove N processes at the next control point (or at iteration I); --ranks chooses which ranks leave (ranges A-B and strides A-B:S too: 0-511,1024-2047:2)."},
+    {"expand", "JOB N [--at-iteration I] [--hosts H1,H2,...]", "Add N processes at the job's next control point (or at iteration I). The resource manager must grant N free slots; --hosts places the new processes (one host name per process, as `ductilectl slots` lists them; with ductiled --slots also localhost or this machine's short or long name)."},
+    {"shrink", "JOB N [--at-iteration I] [--ranks RANKSET]", "Remove N processes at the next control point (or at iteration I); --ranks chooses which N ranks leave: a rank set, items R, A-B or A-B:S (stride S) separated by ',' or ';' (3,5 or 0-511,1024-2047:2)."},
     {"resize", "JOB N [--at-iteration I]", "Resize the job to N processes (expansion or shrink)."},
     {"cancel", "JOB [ID]", "Cancel the job's delayed command ID before it runs (status and events show the ids of queued commands); without ID, every queued command of the job, its I/O hold and its I/O token. The slots reserved for a cancelled expansion are freed."},
     {"io", "hold|release JOB [SECONDS]", "Hold the job's next I/O phase (it waits at ductile_io_gate) or release it. A hold "
@@ -381,11 +381,19 @@ int main(int argc, char **argv)
                 json_array_append_new(h, json_string(t));
             }
             free(copy);
+            if (json_array_size(h) == 0) {
+                fprintf(stderr, "ductilectl %s: --hosts is empty: name one host per new process, or leave --hosts out\n", cmd);
+                json_decref(h);
+                json_decref(args);
+                return EX_USAGE;
+            }
             json_object_set_new(args, "hosts", h);
         }
         if (ranks) { /* a rank set: "3,5", "0-511,1024-2047" or "0-1023:4" (src/common/rankset.h) */
             char w[200];
-            if (rankset_each(ranks, strlen(ranks), PROTO_MAX_PROCS, NULL, NULL, w, sizeof w) < 0) {
+            long nr = rankset_each(ranks, strlen(ranks), PROTO_MAX_PROCS, NULL, NULL, w, sizeof w);
+            if (nr == 0) snprintf(w, sizeof w, "empty: name at least one rank, or leave --ranks out");
+            if (nr <= 0) {
                 fprintf(stderr, "ductilectl %s: --ranks '%.64s': %s\n", cmd, ranks, w);
                 json_decref(args);
                 return EX_USAGE;

@@ -32,7 +32,7 @@ long rankset_each(const char *s, size_t len, int limit, rankset_fn fn, void *arg
         }
         if (a < 0 || b < 0 || st < 1 || b < a || (i < len && s[i] != ',' && s[i] != ';') ||
             (i < len && i + 1 == len)) {
-            snprintf(why, wl, "rank set: item %zu ('%.24s') is not R, A-B or A-B:S with A <= B, S >= 1, separated by ','", at,
+            snprintf(why, wl, "rank set: item %zu ('%.24s') is not R, A-B or A-B:S with A <= B, S >= 1, separated by ',' or ';'", at,
                      s + at);
             return -1;
         }

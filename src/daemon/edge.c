@@ -115,6 +115,25 @@ static const char *check_hosts(const json_t *req, char *why, size_t wl)
     return code;
 }
 
+const char *edge_resize(const char *cmd, json_t *req, char *why, size_t wl)
+{
+    if (strcmp(cmd, "expand") != 0 && strcmp(cmd, "resize") != 0) return NULL;
+    size_t i;
+    json_t *h;
+    json_array_foreach(json_object_get(req, "hosts"), i, h) { /* the schema: host names */
+        int k = host_index(json_string_value(h));
+        if (k < 0) {
+            char names[200];
+            rm_names(&rm, names, sizeof names);
+            snprintf(why, wl, "%s: host '%s' is not managed by this ductiled (its hosts: %s)%s%s", cmd, json_string_value(h),
+                     names, rm.source[0] ? ": not in " : "", rm.source);
+            return PERR_BAD_ARGUMENT;
+        }
+        json_string_set(h, rm.hosts[k].name);
+    }
+    return NULL;
+}
+
 /* ------------------------------------------------------------ owners and keys */
 
 static int is_admin(long long uid) { return uid == 0 || uid == (long long)geteuid(); }

@@ -4,6 +4,7 @@
  *   registrations: one job per connection, the job's owner (the Unix
  *     socket's peer uid), the job's key for taking over a registration,
  *     hosts the resource manager owns within their capacity;
+ *   expansions: the hosts named are the resource manager's (their names);
  *   events: a resize starts at the size the job's events left it at,
  *     departed processes are bounded by the job's counts; what is kept of
  *     an event is bounded;
@@ -38,6 +39,13 @@ void edge_registered(int ci, struct job *j, const json_t *req);
 const char *edge_event(struct job *j, const char *cmd, const json_t *req, char *why, size_t wl);
 /* What is kept of an event's details (a new reference, bounded). */
 json_t *edge_kept_details(const json_t *d);
+
+/* An operator's expand or resize: each name of its "hosts" must be a host
+ * of the resource manager's and becomes that host's name (under --slots:
+ * "localhost" and this machine's short or long name, as for registrations).
+ * NULL, or an error code (PERR_BAD_ARGUMENT) and the reason naming the
+ * managed hosts (the first few). */
+const char *edge_resize(const char *cmd, json_t *req, char *why, size_t wl);
 
 /* May connection ci run request `cmd` (with `req`)?  NULL, or an error code
  * (PERR_NOT_ALLOWED) and the reason. */

@@ -163,6 +163,7 @@ void handle_request(int ci, struct proto_msg *m)
     {   /* who may do what (edge.c): a job on itself, an operator on its jobs */
         char why[300];
         const char *code = edge_authority(ci, cmd, req, why, sizeof why);
+        if (!code) code = edge_resize(cmd, req, why, sizeof why); /* expand --hosts: the rm's names */
         if (code) {
             logmsg("refused '%s' from %s: %s", cmd, c->peer, why);
             reply_err(ci, id, code, "%s", why);

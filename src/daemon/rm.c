@@ -111,6 +111,19 @@ int rm_find(const struct rm *rm, const char *name)
     return -1;
 }
 
+void rm_names(const struct rm *rm, char *out, size_t len)
+{
+    size_t o = 0;
+    int shown = rm->nhosts < 4 ? rm->nhosts : 4;
+    if (len) out[0] = '\0';
+    for (int i = 0; i < shown && o < len; i++) {
+        int w = snprintf(out + o, len - o, "%s%s", i ? ", " : "", rm->hosts[i].name);
+        if (w < 0) return;
+        o += (size_t)w;
+    }
+    if (rm->nhosts > shown && o < len) snprintf(out + o, len - o, ", ... (%d hosts)", rm->nhosts);
+}
+
 const char *rm_host_state(const struct rm *rm, int i)
 {
     switch (i >= 0 && i < rm->nhosts ? rm->hosts[i].away : RM_UP) {
@@ -151,7 +164,9 @@ int rm_grant(struct rm *rm, int *alloc, int n, const char *const *wanted, int *o
         for (int k = 0; k < n; k++) {
             int i = rm_find(rm, wanted[k]);
             if (i < 0) {
-                snprintf(reason, rlen, "host '%s' is not managed by this ductiled%s%s", wanted[k],
+                char names[200];
+                rm_names(rm, names, sizeof names);
+                snprintf(reason, rlen, "host '%s' is not managed by this ductiled (its hosts: %s)%s%s", wanted[k], names,
                          rm->source[0] ? ": not in " : "", rm->source);
                 free(take);
                 return -1;

@@ -40,6 +40,8 @@ void rm_destroy(struct rm *rm);
 int rm_total(const struct rm *rm);
 int rm_free_slots(const struct rm *rm);
 int rm_find(const struct rm *rm, const char *name);
+/* The first few hosts' names, comma-separated, in out (", ... (N hosts)" when more). */
+void rm_names(const struct rm *rm, char *out, size_t len);
 /* "up", "released", "lost", "outside" or "releasing" (host i's away state). */
 const char *rm_host_state(const struct rm *rm, int i);
 

@@ -56,8 +56,8 @@ struct field {
 #define USER {"user", F_INT, 0, 0, U32, NULL}
 
 static const struct field host_f = {NULL, F_HOST, 1, 0, 0, NULL};
-/* an expansion's hosts: one per new process */
-#define HOSTS_F {"hosts", F_ARRAY, 0, 0, PROCS, &host_f}
+/* an expansion's hosts: one per new process; given, not empty */
+#define HOSTS_F {"hosts", F_ARRAY, 0, 1, PROCS, &host_f}
 static const struct field hostcount_m[] = {{"name", F_HOST, 1, 0, 0, NULL}, {"procs", F_INT, 1, 1, PROCS, NULL}, END};
 static const struct field hostcount_f = {NULL, F_OBJECT, 1, 0, 0, hostcount_m};
 static const struct field array_m[] = {{"name", F_STR, 0, 0, 63, NULL}, {"elements", F_INT, 1, 0, BIG, NULL},
@@ -219,12 +219,14 @@ static int rank_mark(unsigned char *seen, int r, char *why, size_t wl, const cha
 struct markarg {
     unsigned char *seen;
     const char *path;
+    int twice; /* the reason names the path already */
 };
 
 static int mark_cb(void *arg, int r, char *why, size_t wl)
 {
     struct markarg *m = arg;
-    return rank_mark(m->seen, r, why, wl, m->path);
+    m->twice = rank_mark(m->seen, r, why, wl, m->path) != 0;
+    return m->twice ? -1 : 0;
 }
 
 /* A rank set (string) or an array of ranks, all distinct and below PROTO_MAX_PROCS, marked in
@@ -233,10 +235,11 @@ static long check_ranks(const json_t *v, unsigned char *seen, const char *path, 
 {
     if (json_is_string(v)) {
         char w[200];
-        struct markarg m = {seen, path};
+        struct markarg m = {seen, path, 0};
         long n = str_ok(v) ? rankset_each(json_string_value(v), json_string_length(v), PROTO_MAX_PROCS, mark_cb, &m, w, sizeof w)
                            : (snprintf(w, sizeof w, "a NUL byte"), -1L);
-        if (n < 0) snprintf(why, wl, "'%s': %s", path, w);
+        if (n < 0 && m.twice) snprintf(why, wl, "%s", w);
+        else if (n < 0) snprintf(why, wl, "'%s': %s", path, w);
         return n;
     }
     if (!json_is_array(v) || json_array_size(v) > PROTO_MAX_PROCS) {
@@ -317,6 +320,7 @@ static int check_value(const struct field *f, json_t *v, const char *path, char 
         if (!seen) BAD("'%s': out of memory", path);
         long n = check_ranks(v, seen, path, why, wl);
         free(seen);
+        if (n == 0) BAD("'%s' is empty: name at least one rank (a rank set such as \"3\" or \"0-3\"), or leave it out", path);
         return n < 0 ? -1 : 0;
     }
     case F_RANKHOSTS: {
@@ -355,6 +359,8 @@ static int check_value(const struct field *f, json_t *v, const char *path, char 
         return rc;
     }
     case F_ARRAY: {
+        if (json_is_array(v) && json_array_size(v) == 0 && f->min >= 1)
+            BAD("'%s' is an empty list: give %.0f to %.0f elements%s", path, f->min, f->max, f->required ? "" : ", or leave it out");
         if (!json_is_array(v) || json_array_size(v) < (size_t)f->min || json_array_size(v) > (size_t)f->max)
             BAD("'%s' must be an array of %.0f to %.0f elements", path, f->min, f->max);
         size_t i;

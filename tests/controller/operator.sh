@@ -1,7 +1,8 @@
 #!/bin/sh
 # Operator features of ductilectl/ductiled: --version, list --noheader and
 # --format with user and start columns, raw program names never reach the
-# terminal, events, drain, watch across a daemon restart, shutdown.
+# terminal, events, drain, expand --hosts names and empty lists, watch across a
+# daemon restart, shutdown.
 . "$abs_top_srcdir/tests/controller/common.sh"
 PEER="$abs_top_srcdir/tests/controller/peer.py"
 peer() { timeout -k 10 $((60 * ${TEST_TIME_SCALE:-1})) "$PY" "$PEER" "$@"; }
@@ -62,6 +63,34 @@ start_daemon --slots 4
 wait_until 30 '! kill -0 $wp 2>/dev/null'
 wait $wp; rc=$?
 [ $rc -eq 0 ] && grep -q "reconnected" "$T/watch.err" && ok "watch reconnected after a daemon restart" || bad "watch: rc $rc $(cat "$T/watch.err")"
+# expand --hosts under --slots: this machine as localhost or its short or long name, each
+# sent to the job as the managed host's name; another name refused naming the managed host;
+# empty lists refused (ductilectl, and the daemon's edge: tests/unit/test_schema.c)
+stop_daemon; rm -f "$T/state.json"; start_daemon --slots 4  # all 4 slots free: 1 for the job, 3 for its expansions
+peer expand_hosts "$SOCK" $((30 * ${TEST_TIME_SCALE:-1})) > "$T/xh.out" 2>&1 &
+xp=$!
+wait_until 10 '[ -s "$T/xh.out" ]'
+xj=$(head -1 "$T/xh.out")
+me=$(ctl --json slots | jget 'd["hosts"][0]["name"]')
+n=0
+for h in $(printf "%s\n" localhost "$(hostname -s)" "$(hostname -f 2>/dev/null)" "$(hostname)" | awk 'NF && !seen[$0]++'); do
+  n=$((n + 1))
+  ctl expand "$xj" 1 --hosts "$h" > "$T/xh$n.out" 2>&1 && wait_until 10 '[ "$(grep -c "^expand hosts" "$T/xh.out")" -ge "$n" ]' &&
+    [ "$(grep '^expand hosts' "$T/xh.out" | sed -n ${n}p)" = "expand hosts [\"$me\"]" ] &&
+    ok "expand --hosts $h accepted, sent to the job as $me" || bad "expand --hosts $h: $(cat "$T/xh$n.out") $(cat "$T/xh.out")"
+done
+ctl expand "$xj" 1 --hosts nosuchhost > "$T/xh.out2" 2>&1 && bad "expand --hosts nosuchhost accepted" ||
+  { grep -q "host 'nosuchhost' is not managed by this ductiled (its hosts: $me)" "$T/xh.out2" &&
+      ok "expand --hosts nosuchhost refused: $(cat "$T/xh.out2")" || bad "expand --hosts nosuchhost: $(cat "$T/xh.out2")"; }
+ctl expand "$xj" 1 --hosts '' > "$T/xh.out3" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "empty" "$T/xh.out3" && ok "expand --hosts '' refused: $(cat "$T/xh.out3")" || bad "expand --hosts '': rc $rc $(cat "$T/xh.out3")"
+ctl shrink "$xj" 1 --ranks '' > "$T/xh.out4" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "empty" "$T/xh.out4" && ok "shrink --ranks '' refused: $(cat "$T/xh.out4")" || bad "shrink --ranks '': rc $rc $(cat "$T/xh.out4")"
+ctl shrink "$xj" 1 --ranks '0,0' > "$T/xh.out5" 2>&1
+grep -q "shrink: 'ranks' names rank 0 twice" "$T/xh.out5" && ! grep -q "'ranks': 'ranks'" "$T/xh.out5" &&
+  ok "a rank named twice, said once: $(cat "$T/xh.out5")" || bad "duplicate rank: $(cat "$T/xh.out5")"
+kill $xp 2>/dev/null; wait $xp 2>/dev/null
+
 ctl shutdown > "$T/out" && wait_until 10 '! kill -0 $DPID 2>/dev/null' && ok "shutdown: $(cat "$T/out")" || bad "shutdown did not stop the daemon"
 DPID=""
 kill $ep 2>/dev/null; wait $ep 2>/dev/null

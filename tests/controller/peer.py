@@ -280,6 +280,23 @@ def evil(path, hold):
     print(r["result"]["job"] if r["ok"] else json.dumps(r)); sys.stdout.flush()
     hold_until_closed(s, hold)
 
+def expand_hosts(path, hold):
+    """A malleable job at a control point that prints the hosts of each expand it
+    is sent and queues it (tests/controller/operator.sh: expand --hosts names)."""
+    s, f = connect(path)
+    j = register(f, "hosts", 8118, procs=1)
+    call(f, {"v": 1, "id": 2, "cmd": "register", "tag": "hosts", "pid": 8118, "binary": "/bin/hosts", "procs": 1,
+             "malleable": True, "job": j, "key": KEYS[j]})
+    _send(f, {"v": 1, "id": 3, "cmd": "sample", "job": j, "t": time.time(), "iteration": 1, "procs": 1,
+              "iters": 1, "interval_s": 0.1, "control_point": True})
+    print(j); sys.stdout.flush()
+    end = time.time() + hold
+    while time.time() < end:
+        e = _wait_cmd(s, f, "expand", max(0.1, end - time.time()))
+        if not e: return
+        print("expand hosts", json.dumps(e.get("hosts"))); sys.stdout.flush()
+        _send(f, {"v": 1, "id": e["id"], "ok": True, "result": {"queued": True}})
+
 def try_register(path):
     s, f = connect(path)
     r = call(f, {"v": 1, "id": 1, "cmd": "register", "tag": "late", "pid": 9009, "binary": "/bin/late", "procs": 1})

@@ -131,7 +131,14 @@ static void test_stripped(void **st)
             "\"rank_hosts\":7}", "rank_hosts");
     /* a shrink's ranks: a rank set, or an array that becomes one */
     accepted("{\"v\":1,\"id\":1,\"cmd\":\"shrink\",\"job\":1,\"n\":16384,\"ranks\":\"49152-65535\"}");
-    refused("{\"v\":1,\"id\":1,\"cmd\":\"shrink\",\"job\":1,\"n\":3,\"ranks\":\"1-4:2,3\"}", "names rank 3 twice");
+    refused("{\"v\":1,\"id\":1,\"cmd\":\"shrink\",\"job\":1,\"n\":3,\"ranks\":\"1-4:2,3\"}", "shrink: 'ranks' names rank 3 twice");
+    /* an empty list is refused, not taken as "ductiled's choice" (the stranger's --ranks '' and --hosts '') */
+    refused("{\"v\":1,\"id\":1,\"cmd\":\"shrink\",\"job\":1,\"n\":1,\"ranks\":\"\"}", "'ranks' is empty");
+    refused("{\"v\":1,\"id\":1,\"cmd\":\"shrink\",\"job\":1,\"n\":1,\"ranks\":[]}", "'ranks' is empty");
+    refused("{\"v\":1,\"id\":1,\"cmd\":\"expand\",\"job\":1,\"n\":1,\"hosts\":[]}", "'hosts' is an empty list");
+    refused("{\"v\":1,\"id\":1,\"cmd\":\"resize\",\"job\":1,\"to\":3,\"hosts\":[]}", "'hosts' is an empty list");
+    accepted("{\"v\":1,\"id\":1,\"cmd\":\"expand\",\"job\":1,\"n\":1,\"hosts\":[\"localhost\"]}");
+    refused("{\"v\":1,\"id\":1,\"cmd\":\"shrink\",\"job\":1,\"n\":3,\"ranks\":\"1-2x\"}", "separated by ',' or ';'");
     refused("{\"v\":1,\"id\":1,\"cmd\":\"shrink\",\"job\":1,\"n\":3,\"ranks\":\"x\"}", "ranks");
     {
         struct proto_msg m2;
