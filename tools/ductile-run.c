@@ -132,7 +132,7 @@ static void forward(int sig)
 
 /* Run argv and wait (SIGINT and SIGQUIT reach the command from the terminal;
  * SIGTERM and SIGHUP are passed on).  Returns its exit status (128 + signal). */
-static int run_and_wait(char **argv)
+static int run_and_wait(char **argv, int out_to_err)
 {
     pid_t pid = fork();
     if (pid < 0) {
@@ -140,6 +140,7 @@ static int run_and_wait(char **argv)
         return 127;
     }
     if (pid == 0) {
+        if (out_to_err) dup2(2, 1); /* our own tools' words stay out of the program's output */
         execvp(argv[0], argv);
         fprintf(stderr, "ductile-run: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
@@ -166,7 +167,7 @@ static int run_with_html(char **cmd, const char *html)
     const char *tmpl = getenv("DUCTILE_REPORT");
     if (!tmpl) tmpl = "ductile-%j.json";
     time_t start = time(NULL);
-    int rc = run_and_wait(cmd);
+    int rc = run_and_wait(cmd, 0);
     char report[PATH_MAX];
     if (find_report(tmpl, start, report, sizeof report) != 0) {
         fprintf(stderr, "ductile-run: no report of this job matches '%s': no HTML page\n", tmpl);
@@ -185,7 +186,7 @@ static int run_with_html(char **cmd, const char *html)
     /* the preloads were for the job's command, not for this tool (a Python program: Ductile's library
      * or a sanitizer's runtime in it would only get in the way) */
     unsetenv("LD_PRELOAD");
-    int hrc = run_and_wait(argv);
+    int hrc = run_and_wait(argv, 1);
     if (hrc != 0) fprintf(stderr, "ductile-run: ductile-report failed (exit %d): no HTML page\n", hrc);
     return rc ? rc : (hrc ? 1 : 0);
 }

@@ -94,6 +94,7 @@ void ductile_iteration_start(int enabled, int frames, int repeats, long max_call
         }
     }
     iterdetect_init(&detector, (unsigned)repeats, (uint64_t)(max_calls < 0 ? 0 : max_calls));
+    if (!enabled && ductile_rt.rank == 0) iterdetect_disable(&detector); /* the report says "off", not "detecting" */
     head_site = NULL;
     fast_mode = 0;
     recent_pos = 0;

@@ -426,5 +426,7 @@ void report_print_summary(FILE *f, const struct report_input *in, const char *re
                 (unsigned long long)it->count, it->period_calls, 1e3 * it->mean_s, 1e3 * it->min_s, 1e3 * it->max_s,
                 it->head ? it->head : "?");
     else
-        fprintf(f, "ductile: main loop: %s\n", it->state && strcmp(it->state, "off") == 0 ? "detection off" : "not found");
+        fprintf(f, "ductile: main loop: %s\n", it->state && strcmp(it->state, "off") == 0
+                                                   ? "detection off (DUCTILE_ITER_DETECT=0, or MPI_THREAD_MULTIPLE)"
+                                                   : "not found");
 }

@@ -42,6 +42,27 @@ elif ! grep -q "ESTIMATED: 1 call in 4 timed at random" "$tmp/r.html"; then
 else
     echo "the HTML page says: $(grep -o 'ESTIMATED: 1 call in 4 timed at random[^<]*' "$tmp/r.html" | head -1)"
 fi
+# 1 in 1000 timed: a few slow calls multiplied must not exceed a process's run (its calls one at a
+# time); under MPI_THREAD_MULTIPLE the loop detector says it is off (not "detecting")
+# shellcheck disable=SC2086
+timeout -k 10 300 $MPIEXEC -n 2 env LD_PRELOAD="${SANITIZER_PRELOAD:+$SANITIZER_PRELOAD:}$LIBDUCTILE" \
+    DUCTILE_REPORT="$tmp/b.json" DUCTILE_TIME_SAMPLE=1000 tests/mpi/coll >/dev/null 2>"$tmp/b.err" </dev/null ||
+    { echo "FAIL: tests/mpi/coll with DUCTILE_TIME_SAMPLE=1000"; tail -5 "$tmp/b.err"; fail=1; }
+# shellcheck disable=SC2086
+timeout -k 10 300 $MPIEXEC -n 2 env LD_PRELOAD="${SANITIZER_PRELOAD:+$SANITIZER_PRELOAD:}$LIBDUCTILE" \
+    DUCTILE_REPORT="$tmp/t.json" tests/mpi/threads >/dev/null 2>"$tmp/t.err" </dev/null ||
+    { echo "FAIL: tests/mpi/threads"; tail -5 "$tmp/t.err"; fail=1; }
+"$PYTHON" - "$tmp/b.json" "$tmp/t.json" <<'PY' || fail=1
+import json, sys
+b = json.load(open(sys.argv[1]))
+for r in b["ranks"]:
+    if r["mpi_time_s"] > r["wall_time_s"] + 1e-9:
+        sys.exit("FAIL: rank %d: estimated MPI time %.3f s > its run %.3f s" % (r["rank"], r["mpi_time_s"], r["wall_time_s"]))
+print("1 in 1000 timed: MPI time within each rank's run (%s)" % ", ".join("%.3f/%.3f s" % (r["mpi_time_s"], r["wall_time_s"]) for r in b["ranks"]))
+t = json.load(open(sys.argv[2]))
+if t["iterations"]["state"] != "off":
+    sys.exit("FAIL: MPI_THREAD_MULTIPLE: the detector's state is %r, not 'off'" % t["iterations"]["state"])
+PY
 # shellcheck disable=SC2086
 if ! timeout -k 10 300 $MPIEXEC -n 2 env LD_PRELOAD="${SANITIZER_PRELOAD:+$SANITIZER_PRELOAD:}$LIBDUCTILE" \
     DUCTILE_REPORT=none DUCTILE_SUMMARY=0 bench/overhead 0.01 8 >"$tmp/out" 2>"$tmp/err" </dev/null; then
