@@ -315,7 +315,11 @@ int main(int argc, char **argv)
         case 'j': json_out = 1; break;
         case 'N': noheader = 1; break; /* global options list also takes after the command */
         case 'F':
-            if (!valid_format(optarg)) goto badopt;
+            if (!valid_format(optarg)) {
+                fprintf(stderr, "ductilectl %s: --format wants columns out of job,state,procs,pending,iteration,iter_s,"
+                        "user,start,tag,binary, not '%s'\n", cmd, optarg);
+                return EX_USAGE;
+            }
             list_format = optarg;
             break;
         case 'h': sub_help(cmd, stdout); return 0;

@@ -66,6 +66,8 @@ int valid_format(const char *f)
 {
     static const char *const cols[] = {"job", "state", "procs", "pending", "iteration", "iter_s", "user", "start", "tag", "binary"};
     char copy[256], *save = NULL;
+    if (strlen(f) >= sizeof copy || f[0] == ',' || strstr(f, ",,") || (f[0] && f[strlen(f) - 1] == ','))
+        return 0; /* an empty column ("job,,state") is a typo, not a column */
     snprintf(copy, sizeof copy, "%s", f);
     int n = 0;
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save), n++) {
