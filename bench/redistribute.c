@@ -310,21 +310,6 @@ int run(const char *cmd, struct res *r)
     return rc == 0 && r->line[0] ? 0 : -1;
 }
 
-double val(const char *text, const char *key)
-{
-    char k[64];
-    snprintf(k, sizeof k, "\"%s\"", key);
-    const char *p = strstr(text, k);
-    if (!p) {
-        snprintf(k, sizeof k, "%s=", key);
-        p = strstr(text, k);
-        if (!p) return -1;
-        return strtod(p + strlen(k), NULL);
-    }
-    p += strlen(k);
-    while (*p == ' ' || *p == ':') p++;
-    return strtod(p, NULL);
-}
 
 /* The text of a run's JSON report (empty if there is none); the file is removed.
  * The buffer is reused by the next call. */
@@ -359,10 +344,10 @@ static int run_ductile(const char *self, int ns, int nd, long long bytes, const 
     if (rd && (rd = strchr(rd + 16, '"'))) sscanf(rd + 1, "%31[^\"]", chosen);
     rc0 = strstr(rc0, "\"times_s\"");
     if (!rc0) return -1;
-    out[0] = val(rc0, "spawn");
-    out[1] = val(rc0, "merge");
-    out[2] = val(rc0, "transfer");
-    out[3] = val(rc0, "total");
+    out[0] = res_val(rc0, "spawn");
+    out[1] = res_val(rc0, "merge");
+    out[2] = res_val(rc0, "transfer");
+    out[3] = res_val(rc0, "total");
     return 0;
 }
 
@@ -423,12 +408,12 @@ static int run_vs_raw(const char *self, const char *pairs, const char *sizes, in
                              self, ns, nd, bytes);
                 if (run(cmd, &r) == 0) {
                     if (nd > ns) {
-                        raw[0][nr] = val(r.line, "raw_spawn");
-                        raw[1][nr] = val(r.line, "raw_merge");
-                        raw[2][nr] = val(r.line, "raw_first");
+                        raw[0][nr] = res_val(r.line, "raw_spawn");
+                        raw[1][nr] = res_val(r.line, "raw_merge");
+                        raw[2][nr] = res_val(r.line, "raw_first");
                     } else {
                         raw[0][nr] = raw[1][nr] = 0;
-                        raw[2][nr] = val(r.line, "static_a2a");
+                        raw[2][nr] = res_val(r.line, "static_a2a");
                     }
                     raw[3][nr] = raw[0][nr] + raw[1][nr] + raw[2][nr];
                     fprintf(out, "%d,%d,%ld,%d,raw,%.6f,%.6f,%.6f,%.6f\n", ns, nd, mib, k, raw[0][nr], raw[1][nr],
@@ -563,8 +548,8 @@ int main(int argc, char **argv)
             snprintf(cmd, sizeof cmd, "timeout 300 %s -n %d %s --w-static %d %d %lld 2>/dev/null", mpiexec, w, self,
                      ns, nd, bytes);
             if (run(cmd, &r) == 0) {
-                ROW("ref", "memcpy(moved bytes)", 0.0, 0.0, val(r.line, "memcpy"), val(r.line, "memcpy"));
-                ROW("ref", "static warm alltoallv", 0.0, 0.0, val(r.line, "static_a2a"), val(r.line, "static_a2a"));
+                ROW("ref", "memcpy(moved bytes)", 0.0, 0.0, res_val(r.line, "memcpy"), res_val(r.line, "memcpy"));
+                ROW("ref", "static warm alltoallv", 0.0, 0.0, res_val(r.line, "static_a2a"), res_val(r.line, "static_a2a"));
             } else printf("%d->%d %ld MiB: static reference failed\n", ns, nd, sizes[si]);
             if (nd > ns) {
                 static const char *pn[] = {"raw spawn+merge cold", "raw spawn+merge touched", "raw spawn+merge tch+conn"};
@@ -572,15 +557,15 @@ int main(int argc, char **argv)
                     snprintf(cmd, sizeof cmd, "timeout 300 %s -n %d %s --w-spawn %d %d %lld %d 2>/dev/null", mpiexec,
                              ns, self, ns, nd, bytes, prep);
                     if (run(cmd, &r) != 0) { printf("%d->%d: raw spawn reference failed\n", ns, nd); continue; }
-                    double sp = val(r.line, "raw_spawn"), mg = val(r.line, "raw_merge"), t1 = val(r.line, "raw_first");
+                    double sp = res_val(r.line, "raw_spawn"), mg = res_val(r.line, "raw_merge"), t1 = res_val(r.line, "raw_first");
                     ROW("raw", pn[prep], sp, mg, t1, sp + mg + t1);
                     char nm[64];
                     snprintf(nm, sizeof nm, "  (2nd, 3rd a2a; prep)");
                     printf("%-6s %6s  %-22s %8s %8s %9.4f %8.4f  3rd %.4f, touch %.4f, conn %.4f\n", "", "", nm, "",
-                           "", val(r.line, "raw_second"), val(r.line, "raw_second"), val(r.line, "raw_third"),
-                           val(r.line, "prep"), val(r.line, "warm"));
+                           "", res_val(r.line, "raw_second"), res_val(r.line, "raw_second"), res_val(r.line, "raw_third"),
+                           res_val(r.line, "prep"), res_val(r.line, "warm"));
                     fprintf(out, "%d,%d,%ld,raw,%s second,0,0,%.6f,%.6f\n", ns, nd, sizes[si], pn[prep],
-                            val(r.line, "raw_second"), val(r.line, "raw_second"));
+                            res_val(r.line, "raw_second"), res_val(r.line, "raw_second"));
                 }
             }
             static const char *ms[] = {"merge", "baseline"}, *rs[] = {"col", "p2p"};

@@ -19,7 +19,7 @@ double now(void);
 /* Run a command; 0 when it succeeded and printed a RES line (in r). */
 int run(const char *cmd, struct res *r);
 /* The value of `key=` (or "key": ) in text, or -1. */
-double val(const char *text, const char *key);
+#include "resval.h"
 /* The contents of a report file (static buffer; "" when missing); the file goes. */
 const char *take_report(const char *path);
 int cmp_dbl(const void *a, const void *b);

@@ -170,17 +170,17 @@ static int run_cg(const char *self, int ns, int nd, long long bytes, int v, stru
     if (rc != 0 || !rc0 || !strstr(rc0, "\"ok\"")) return -1;
     const char *ts = strstr(rc0, "\"times_s\"");
     if (!ts) return -1;
-    o->transfer = val(ts, "transfer");
-    o->window = val(ts, "window");
-    o->bg = val(ts, "background");
+    o->transfer = res_val(ts, "transfer");
+    o->window = res_val(ts, "window");
+    o->bg = res_val(ts, "background");
     const char *ov = strstr(rc0, "\"overlapped_iterations\"");
     o->n_it = ov ? atoi(ov + strlen("\"overlapped_iterations\"") + 1) : 0;
     if (o->n_it < 0) o->n_it = 0;
     o->r = o->transfer + o->window + (strcmp(versions[v].cons, "blocking") != 0 ? o->bg : 0);
     o->by_col = strstr(rc0, "by the collective") != NULL;
-    o->t_base = val(r.line, "t_base");
-    o->t_during = val(r.line, "t_during");
-    o->t_after = val(r.line, "t_after");
+    o->t_base = res_val(r.line, "t_base");
+    o->t_during = res_val(r.line, "t_during");
+    o->t_after = res_val(r.line, "t_after");
     o->ok = 1;
     return 0;
 }
@@ -280,14 +280,14 @@ static int parse_reconfigs(const char *text, struct rrec *out, int max)
         if (!strstr(chunk, "\"ok\"")) continue;
         struct rrec *r = &out[n++];
         r->expand = strstr(chunk, "\"expand\"") != NULL;
-        r->spawn = val(chunk, "spawn");
-        r->merge = val(chunk, "merge");
-        r->transfer = val(chunk, "transfer");
-        r->window = val(chunk, "window");
-        r->prepare = val(chunk, "prepare");
-        r->total = val(chunk, "total");
+        r->spawn = res_val(chunk, "spawn");
+        r->merge = res_val(chunk, "merge");
+        r->transfer = res_val(chunk, "transfer");
+        r->window = res_val(chunk, "window");
+        r->prepare = res_val(chunk, "prepare");
+        r->total = res_val(chunk, "total");
         r->reused = strstr(chunk, "\"reused\"") != NULL;
-        r->standby = (int)val(chunk, "standby_processes");
+        r->standby = (int)res_val(chunk, "standby_processes");
         r->shared = strstr(chunk, "\"shared_memory\": true") != NULL;
     }
     return n;

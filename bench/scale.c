@@ -76,21 +76,6 @@ int sc_exec(const char *cmd, struct sc_run *r)
     return rc == 0 && r->res[0] ? 0 : -1;
 }
 
-double sc_val(const char *text, const char *key)
-{
-    char k[64];
-    snprintf(k, sizeof k, "\"%s\"", key);
-    const char *p = strstr(text, k);
-    if (!p) {
-        snprintf(k, sizeof k, "%s=", key);
-        p = strstr(text, k);
-        if (!p) return -1;
-        return strtod(p + strlen(k), NULL);
-    }
-    p += strlen(k);
-    while (*p == ' ' || *p == ':') p++;
-    return strtod(p, NULL);
-}
 
 static void env_value(const char *line, const char *key, char *out, size_t n)
 {
@@ -134,9 +119,9 @@ static int raw_run(const char *self, int ns, int nd, long long bytes, struct mea
     struct sc_run r;
     snprintf(cmd, sizeof cmd, "timeout -k 10 600 %s -n %d %s %s %d %d %lld 2>/dev/null", sc_mpiexec, ns, self,
              nd > ns ? "--w-rawx" : "--w-raws", ns, nd, bytes);
-    if (sc_exec(cmd, &r) != 0 || sc_val(r.res, "bad") != 0 || (int)sc_val(r.res, "size") != nd) return -1;
+    if (sc_exec(cmd, &r) != 0 || res_val(r.res, "bad") != 0 || (int)res_val(r.res, "size") != nd) return -1;
     memset(m, 0, sizeof *m);
-    m->sp = sc_val(r.res, "spawn"), m->mg = sc_val(r.res, "merge"), m->tr = sc_val(r.res, "transfer");
+    m->sp = res_val(r.res, "spawn"), m->mg = res_val(r.res, "merge"), m->tr = res_val(r.res, "transfer");
     m->to = m->sp + m->mg + m->tr;
     m->mmax = r.mem_max, m->msum = r.mem_sum, m->nproc = r.nmem, m->nhosts = r.nhosts;
     snprintf(m->redist, sizeof m->redist, "raw");
@@ -162,15 +147,15 @@ static int duc_run(const char *self, int ns, int nd, long long bytes, const char
     if (f) fclose(f);
     text[n] = 0;
     unlink(rep);
-    if (rc != 0 || sc_val(r.res, "bad") != 0 || (int)sc_val(r.res, "size") != nd) return -1;
+    if (rc != 0 || res_val(r.res, "bad") != 0 || (int)res_val(r.res, "size") != nd) return -1;
     const char *rc0 = strstr(text, "\"reconfigurations\"");
     if (!rc0 || !strstr(rc0, "\"ok\"")) return -1;
     memset(m, 0, sizeof *m);
     const char *d = strstr(rc0, "\"redistribution\"");
     if (d && (d = strchr(d + 16, '"'))) sscanf(d + 1, "%31[^\"]", m->redist);
     if (!(rc0 = strstr(rc0, "\"times_s\""))) return -1;
-    m->sp = sc_val(rc0, "spawn"), m->mg = sc_val(rc0, "merge"), m->pl = sc_val(rc0, "plan");
-    m->tr = sc_val(rc0, "transfer"), m->to = sc_val(rc0, "total");
+    m->sp = res_val(rc0, "spawn"), m->mg = res_val(rc0, "merge"), m->pl = res_val(rc0, "plan");
+    m->tr = res_val(rc0, "transfer"), m->to = res_val(rc0, "total");
     m->ot = m->to - m->sp - m->mg - m->pl - m->tr;
     m->mmax = r.mem_max, m->msum = r.mem_sum, m->nproc = r.nmem, m->nhosts = r.nhosts;
     return 0;

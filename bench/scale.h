@@ -24,7 +24,7 @@ double sc_now(void);
 /* Run a command; 0 when it exited 0 and printed a RES line. */
 int sc_exec(const char *cmd, struct sc_run *r);
 /* The value of `key=` (or "key": ) in text, or -1. */
-double sc_val(const char *text, const char *key);
+#include "resval.h"
 /* Every process: print its peak resident set (getrusage ru_maxrss) and host as "MEM KiB HOST". */
 void sc_print_mem(void);
 

@@ -107,12 +107,12 @@ int sc_spawn_bench(const char *self, const char *counts, int reps, const char *c
                 struct sc_run r;
                 snprintf(cmd, sizeof cmd, "timeout -k 10 600 %s -n %d %s %s %d %d 0 2>/dev/null", sc_mpiexec, n, self,
                          mode ? "--w-spk" : "--w-sp1", n, n);
-                if (sc_exec(cmd, &r) != 0 || (int)sc_val(r.res, "size") != 2 * n) {
+                if (sc_exec(cmd, &r) != 0 || (int)res_val(r.res, "size") != 2 * n) {
                     printf("n=%d round %d: %s spawn failed\n", n, k, mode ? "parallel" : "single");
                     failed = 1;
                     continue;
                 }
-                double s = sc_val(r.res, "spawn"), mg = sc_val(r.res, "merge"), t = sc_val(r.res, "total");
+                double s = res_val(r.res, "spawn"), mg = res_val(r.res, "merge"), t = res_val(r.res, "total");
                 v[mode][0][c[mode]] = s, v[mode][1][c[mode]] = mg, v[mode][2][c[mode]] = t, c[mode]++;
                 fprintf(out, "\"%s\",%d,%d,%s,%.6f,%.6f,%.6f\n", sc_mpiname, n, k, mode ? "parallel" : "single", s, mg,
                         t);
