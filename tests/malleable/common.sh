@@ -72,3 +72,33 @@ PY
   then echo "FAIL: $1: departed processes"; fail=1; return 1; fi
   return 0
 }
+
+# jrun NAME NP EXPECT-NP STATUSES CAUSE VAR=value...: run "$prog" $dim $its
+# (cjacobi) on NP processes with the settings; the job ends at EXPECT-NP
+# processes with the reference checksum $ref, no process aborts, its resizes'
+# statuses are STATUSES (comma-separated) and the first one's reason holds
+# CAUSE.  The report stays in $rep.
+jrun() {
+  name=$1 np=$2 endnp=$3 status=$4 cause=$5; shift 5
+  rep="$tmp/rep.json"; rm -f "$rep"
+  env DUCTILE_REPORT="$rep" "$@" timeout -k 10 300 $MPIEXEC -n "$np" "$prog" $dim $its > "$tmp/out" 2> "$tmp/err"
+  rc=$?
+  got=$(sed -n 's/.*checksum \([^ ]*\).*/\1/p' "$tmp/out")
+  if [ $rc -ne 0 ] || [ "$got" != "$ref" ] || ! grep -q "on $endnp processes, wrong elements 0" "$tmp/out"; then
+    echo "FAIL: $name: rc $rc, checksum '$got' (expected $ref)"; cat "$tmp/out"; tail -15 "$tmp/err"; fail=1; return 1
+  fi
+  if grep -q "MPI_Abort\|aborting\|Abort(" "$tmp/err"; then
+    echo "FAIL: $name: a process aborted"; tail -15 "$tmp/err"; fail=1; return 1
+  fi
+  $PYTHON - "$rep" "$name" "$status" "$cause" <<'PY' || { fail=1; return 1; }
+import json, sys
+r = json.load(open(sys.argv[1]))
+rc = r["reconfigurations"]
+st = ",".join(x["status"] for x in rc)
+if st != sys.argv[3] or sys.argv[4] not in (rc[0].get("reason") or ""):
+    sys.exit("FAIL: %s: expected resizes %s, the first naming '%s': %s" % (sys.argv[2], sys.argv[3], sys.argv[4], rc))
+for x in rc:
+    print("  %d->%d %s: %s" % (x["from"], x["to"], x["status"], x.get("reason") or ""))
+PY
+  echo "ok: $name"
+}

@@ -20,31 +20,6 @@ ref=$(sed -n 's/.*checksum \([^ ]*\).*/\1/p' "$tmp/ref.out")
 [ -n "$ref" ] || { echo "FAIL: no checksum"; cat "$tmp/ref.out"; exit 1; }
 fail=0
 
-# jrun NAME NP EXPECT-NP STATUSES CAUSE VAR=value...: the job ends at EXPECT-NP
-# processes with the reference checksum; its resizes' statuses are STATUSES
-# (comma-separated) and the first one's reason holds CAUSE
-jrun() {
-  name=$1 np=$2 endnp=$3 status=$4 cause=$5; shift 5
-  rep="$tmp/rep.json"; rm -f "$rep"
-  env DUCTILE_REPORT="$rep" "$@" timeout -k 10 300 $MPIEXEC -n "$np" "$prog" $dim $its > "$tmp/out" 2> "$tmp/err"
-  rc=$?
-  got=$(sed -n 's/.*checksum \([^ ]*\).*/\1/p' "$tmp/out")
-  if [ $rc -ne 0 ] || [ "$got" != "$ref" ] || ! grep -q "on $endnp processes, wrong elements 0" "$tmp/out"; then
-    echo "FAIL: $name: rc $rc, checksum '$got' (expected $ref)"; cat "$tmp/out"; tail -15 "$tmp/err"; fail=1; return 1
-  fi
-  $PYTHON - "$rep" "$name" "$status" "$cause" <<'PY' || { fail=1; return 1; }
-import json, sys
-r = json.load(open(sys.argv[1]))
-rc = r["reconfigurations"]
-st = ",".join(x["status"] for x in rc)
-if st != sys.argv[3] or sys.argv[4] not in (rc[0].get("reason") or ""):
-    sys.exit("FAIL: %s: expected resizes %s, the first naming '%s': %s" % (sys.argv[2], sys.argv[3], sys.argv[4], rc))
-for x in rc:
-    print("  %d->%d %s %s" % (x["from"], x["to"], x["status"], x.get("reason") or ""))
-PY
-  echo "ok: $name"
-}
-
 hosts=$(yes localhost | head -n 26 | paste -sd';')
 [ ${#hosts} -gt 256 ] || { echo "FAIL: the list is only ${#hosts} characters"; exit 1; }
 jrun "2 -> 28 -> 2, 26 hosts named one by one (${#hosts} characters)" 2 2 ok,ok "" \

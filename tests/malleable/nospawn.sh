@@ -16,32 +16,6 @@ timeout -k 10 120 $MPIEXEC -n 2 "$prog" $dim $its > "$tmp/ref.out" 2> "$tmp/ref.
 ref=$(sed -n 's/.*checksum \([^ ]*\).*/\1/p' "$tmp/ref.out")
 [ -n "$ref" ] || { echo "FAIL: no checksum"; cat "$tmp/ref.out"; exit 1; }
 
-# jrun NAME NP EXPECT-NP STATUS CAUSE VAR=value...: the job ends at EXPECT-NP
-# processes with the reference checksum; the report has one resize with
-# STATUS whose reason holds CAUSE
-jrun() {
-  name=$1 np=$2 endnp=$3 status=$4 cause=$5; shift 5
-  rep="$tmp/rep.json"; rm -f "$rep"
-  env DUCTILE_REPORT="$rep" "$@" timeout -k 10 120 $MPIEXEC -n "$np" "$prog" $dim $its > "$tmp/out" 2> "$tmp/err"
-  rc=$?
-  got=$(sed -n 's/.*checksum \([^ ]*\).*/\1/p' "$tmp/out")
-  if [ $rc -ne 0 ] || [ "$got" != "$ref" ] || ! grep -q "on $endnp processes, wrong elements 0" "$tmp/out"; then
-    echo "FAIL: $name: rc $rc, checksum '$got' (expected $ref)"; cat "$tmp/out"; tail -15 "$tmp/err"; fail=1; return 1
-  fi
-  if grep -q "MPI_Abort\|aborting\|Abort(" "$tmp/err"; then
-    echo "FAIL: $name: a process aborted"; tail -15 "$tmp/err"; fail=1; return 1
-  fi
-  $PYTHON - "$rep" "$name" "$status" "$cause" <<'PY' || { fail=1; return 1; }
-import json, sys
-r = json.load(open(sys.argv[1]))
-rc = r["reconfigurations"]
-if len(rc) != 1 or rc[0]["status"] != sys.argv[3] or sys.argv[4] not in (rc[0].get("reason") or ""):
-    sys.exit("FAIL: %s: expected one resize %s naming '%s': %s" % (sys.argv[2], sys.argv[3], sys.argv[4], rc))
-print("  %d->%d %s: %s" % (rc[0]["from"], rc[0]["to"], rc[0]["status"], rc[0].get("reason") or ""))
-PY
-  echo "ok: $name"
-}
-
 # which MPI: the report names the library
 rm -f "$tmp/probe.json"
 DUCTILE_REPORT="$tmp/probe.json" timeout -k 10 60 $MPIEXEC -n 1 "$prog" 10 2 > /dev/null 2>&1
