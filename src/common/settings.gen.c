@@ -167,7 +167,7 @@ const struct setting_def ductile_setting_defs[] = {
     {.name = "DUCTILE_WSIZE", .type = SETTING_ENUM, .default_value = "flexmpi", .choices = "flexmpi,first", FIELD(wsize),
      .help = "Block distribution of distributed items (EMPI_Get_wsize): flexmpi gives the rows % P extra rows to "
              "the last ranks, as FlexMPI; first gives them to the first ranks. Same value in every process."},
-    {.name = "DUCTILE_TEST_FAIL", .type = SETTING_STRING, .default_value = "none", .values = "none, a step (spawn, alloc, register, transfer, bgtransfer, bgtransfer-first, step, connect), "
+    {.name = "DUCTILE_TEST_FAIL", .type = SETTING_STRING, .default_value = "none", .values = "none, a step (spawn, alloc, register, transfer, bgtransfer, bgtransfer-first, step, connect, list), "
                "alloc:K@RANK, mpi:K@RANK or count@RANK, the counted forms optionally %N", FIELD(test_fail),
      .help = "For tests only: make a resize fail on purpose, to check that the job goes on at its old size with "
              "its data (docs/malleability.md, \"Failures\"). A step of every resize: spawn (rank 0's spawn is "
@@ -176,11 +176,12 @@ const struct setting_def ductile_setting_defs[] = {
              "has no transfer: it succeeds), bgtransfer (the background transfer of constant data reports an "
              "error), bgtransfer-first (only that of the job's first resize); for jobs started by srun, step (the "
              "new step cannot start) and connect (its last process never connects; the expansion fails after "
-             "DUCTILE_RESIZE_TIMEOUT), docs/cluster.md, \"Direct launch\". Or counted: alloc:K@RANK (the K-th "
-             "allocation of each resize fails on process RANK), mpi:K@RANK (the K-th MPI call of each resize "
-             "reports an error on RANK), count@RANK (RANK prints how many a resize made); RANK: the old processes "
-             "by rank, then the new ones; %N after RANK: only the job's first resize and every N-th after it "
-             "(resizes 1, N+1, 2N+1, ...)."},
+             "DUCTILE_RESIZE_TIMEOUT), docs/cluster.md, \"Direct launch\". list: the last process cannot allocate "
+             "its copy of the request's host or rank list (the resize is refused on every process). Or counted: "
+             "alloc:K@RANK (the K-th allocation of each resize fails on process RANK), mpi:K@RANK (the K-th MPI "
+             "call of each resize reports an error on RANK), count@RANK (RANK prints how many a resize made); "
+             "RANK: the old processes by rank, then the new ones; %N after RANK: only the job's first resize and "
+             "every N-th after it (resizes 1, N+1, 2N+1, ...)."},
     {.name = "DUCTILE_TEST_DELAY", .type = SETTING_STRING, .default_value = "", .values = "STEP:SECONDS@RANK, STEP one of agree, go, wake, spawn, connect", FIELD(test_delay),
      .help = "For tests only: process RANK of a resize sleeps SECONDS before STEP, so that only some processes "
              "reach a time limit (docs/malleability.md, \"Failures\")."},

@@ -58,7 +58,7 @@ int txn_fault_setup(const char *f, const char *d, char *err, size_t errlen)
         if (parse_at(f + 5, NULL, &T.target, NULL) != 0) goto bad_fail;
     } else if (f && *f && strcmp(f, "none") && strcmp(f, "spawn") && strcmp(f, "alloc") && strcmp(f, "register") &&
                strcmp(f, "transfer") && strcmp(f, "bgtransfer") && strcmp(f, "bgtransfer-first") && strcmp(f, "step") &&
-               strcmp(f, "connect")) {
+               strcmp(f, "connect") && strcmp(f, "list")) {
         goto bad_fail;
     }
     if (d && *d) {
@@ -78,7 +78,7 @@ int txn_fault_setup(const char *f, const char *d, char *err, size_t errlen)
 bad_fail:
     T.mode = FAULT_NONE;
     snprintf(err, errlen, "DUCTILE_TEST_FAIL='%s' is not valid: expected none, spawn, alloc, register, transfer, "
-             "bgtransfer, bgtransfer-first, step, connect, alloc:K@RANK, mpi:K@RANK or count@RANK (K >= 1), the counted ones "
+             "bgtransfer, bgtransfer-first, step, connect, list, alloc:K@RANK, mpi:K@RANK or count@RANK (K >= 1), the counted ones "
              "optionally followed by %%N (every N-th resize)", f);
     return -1;
 bad_delay:

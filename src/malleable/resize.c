@@ -381,6 +381,10 @@ static int control_point(int iteration)
     }
     if (d.listlen) { /* the hosts or leaving ranks, of any length: everyone's copy, or the resize refused on all */
         if (ductile_rt.rank != 0) list = malloc((size_t)d.listlen + 1);
+        if (ductile_rt.rank == ductile_rt.size - 1 && ductile_rt.rank != 0 && test_fail("list")) { /* injected */
+            free(list);
+            list = NULL;
+        }
         int ok = list != NULL;
         PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, P);
         if (!ok) {

@@ -10,7 +10,11 @@
 #   2. a host list whose runs do not fit an info value (120 alternating names)
 #      is refused before any process starts, naming MPI_MAX_INFO_VAL; the job
 #      goes on at 2 processes with the static checksum;
-#   3. a shrink naming its leaving ranks one by one ("1;3;5;...") works.
+#   3. a shrink naming its leaving ranks one by one ("1;3;5;...") works;
+#   4. a process that cannot allocate its copy of a request's list
+#      (DUCTILE_TEST_FAIL=list: the last one) refuses the resize on every
+#      process, with the reason; the job goes on at its size with the static
+#      checksum, and the next request, which names no list, still runs.
 set -u
 . "$abs_top_srcdir/tests/malleable/common.sh"
 prog="$abs_top_builddir/tests/malleable/cjacobi"
@@ -29,4 +33,6 @@ jrun "an info value too long for the MPI: refused before spawning" 2 2 failed MP
   DUCTILE_SCHEDULE="10:+120@$alt"
 grep -q "MPI_MAX_INFO_VAL" "$tmp/err" || { echo "FAIL: stderr does not name the cause"; tail -5 "$tmp/err"; fail=1; }
 jrun "shrink 6 -> 3 naming ranks one by one" 6 3 ok "" OMPI_MCA_rmaps_base_oversubscribe=1 DUCTILE_SCHEDULE="10:-3@5;1;3"
+jrun "a process out of memory for the list: refused on all" 4 3 refused,ok "out of memory for the request's host or rank list" \
+  DUCTILE_TEST_FAIL=list DUCTILE_SCHEDULE="10:-1@1,20:-1"
 exit $fail
