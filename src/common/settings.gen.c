@@ -124,7 +124,8 @@ const struct setting_def ductile_setting_defs[] = {
              "stops the job in MPI_Init with a message naming the variable, the value and the entry."},
     {.name = "DUCTILE_RESIZE_METHOD", .type = SETTING_ENUM, .default_value = "merge", .choices = "merge,baseline", FIELD(resize_method),
      .help = "How a resize is done: merge (spawn only the difference; old ranks keep their numbers) or baseline "
-             "(spawn the whole new world; all old processes leave, as in MaM)."},
+             "(spawn the whole new world; all old processes leave, as in MaM; so a shrink that names its leaving "
+             "ranks is refused under it)."},
     {.name = "DUCTILE_REDIST", .type = SETTING_ENUM, .default_value = "col", .choices = "col,p2p,rma-lock,rma-lockall,rma-fence,auto", FIELD(redist),
      .help = "How registered data moves at a resize: col (one MPI_Alltoallv per distributed array; past 2 GiB on "
              "any process MPI_Alltoallv_c, or MPI_Alltoallw with derived datatypes where the MPI lacks it, the "

@@ -116,6 +116,7 @@ int ductile_malleable_finalize_begin(void)
         ductile_malleable_get_shared(NULL);
     }
     if (PEND.active) pending_cancel("the program ended (MPI_Finalize) before the background transfer completed");
+    if (!M.removed && ductile_rt.rank == 0) unrun_requests_note();
     /* standby processes still waiting: they become removed processes (collective over the kept world) */
     if (!M.removed && SB.active && ductile_world != SB.world) pool_release();
     if (!M.removed) return 0;

@@ -361,6 +361,8 @@ void departure_group_disconnect(void);
 int departure_rollback_exits(int persistent);
 void departure_disconnect(MPI_Comm *inter, MPI_Comm *inter0);
 extern MPI_Comm departure_inter0_pending; /* rank 0: inter0 of the expansion in progress */
+/* resize.c: at MPI_Finalize (world's rank 0), the requests that were due and never ran, said on stderr */
+void unrun_requests_note(void);
 void fill_record(struct report_reconfig *r, int id, int it, int from, int to, int method, int redist, int nb);
 void record_problem(struct report_reconfig *r, const char *status, const char *reason);
 /* world.c */

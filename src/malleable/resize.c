@@ -272,6 +272,31 @@ static void decide(int iteration, struct decision *d, char **list)
     d->listlen = ll < INT_MAX ? (int)ll : 0; /* a list of 2 GiB: the default placement */
 }
 
+/* At MPI_Finalize, on the world's rank 0: requests that were due at the last
+ * control point but never ran (behind a background resize still pending, or
+ * due at the last control point itself) would vanish without a word; one
+ * line on stderr names how many and the first.  Requests for later
+ * iterations are not counted: the program ended before them. */
+void unrun_requests_note(void)
+{
+    struct resize_request r;
+    int n = 0;
+    char first[160] = "";
+    while (request_queue_take(&M.q, M.iteration, &r)) {
+        if (!n++)
+            snprintf(first, sizeof first, "%s %s%d%s%s, due at iteration %d",
+                     r.source == REQUEST_FROM_CONTROLLER ? "command" : "DUCTILE_SCHEDULE entry",
+                     r.kind == RESIZE_TARGET ? "=" : r.value >= 0 ? "+" : "", r.value, r.list ? "@" : "",
+                     r.list ? "LIST" : "", r.iteration < 0 ? M.iteration : r.iteration);
+        resize_request_free(&r, 1);
+    }
+    request_queue_set_busy(&M.q, 0);
+    if (n)
+        fprintf(stderr, "ductile: warning: %d requested resize%s never ran: the program ended first (at iteration %d) "
+                        "while %s (the first: %s)\n", n, n == 1 ? "" : "s", M.iteration,
+                "a resize was pending or the request came due at the last control point", first);
+}
+
 static int control_point(int iteration);
 
 /* A control point: the resize (if any), then, in a world that changed, the

@@ -84,6 +84,19 @@ int precheck_spawn(const char *cmd, const char *hosts, int ns, int nnew, char *w
         snprintf(why, len, "executable '%.300s' is not runnable: neither an ELF binary nor a script", cmd);
         return -1;
     }
+#ifdef MPICH_VERSION
+    /* hydra (MPICH's process manager) cannot parse a spawn command holding an empty argument and
+     * ends the whole job ("unable to parse PMI command"): refused here, the job goes on */
+    for (int off = 0, i = 0; !launch_step_direct() && ductile_rt.cmdline && off < ductile_rt.cmdline_len; i++) {
+        size_t l = strlen(ductile_rt.cmdline + off);
+        if (i > 0 && l == 0) {
+            snprintf(why, len, "argument %d of the program is empty, and MPICH's process manager ends the whole job "
+                     "when it spawns such a command line: start the program without empty arguments", i);
+            return -1;
+        }
+        off += (int)l + 1;
+    }
+#endif
     long nruns = 0;
     char *runs = hosts && *hosts ? schedule_host_runs(hosts, &nruns) : NULL;
     if (hosts && *hosts && !runs) {

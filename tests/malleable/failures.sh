@@ -29,6 +29,18 @@ printf 'not a program\n' > "$tmp/notexec"
 chmod 755 "$tmp/notexec"
 run "executable not a program, then -1" 2 4 1 1 DUCTILE_SPAWN_COMMAND="$tmp/notexec" DUCTILE_SCHEDULE="1:+2,2:-1" && \
   expect_reason "not a program" "is not runnable"
+if [ "$MPI_FAMILY" = mpich ]; then
+  # hydra ends the whole job when it spawns a command line holding an empty argument: refused before
+  # (the program reads its second argument, the milliseconds per iteration, as 0)
+  rep="$tmp/report-$$.json"; rm -f "$rep"
+  env DUCTILE_REPORT="$rep" DUCTILE_SCHEDULE="1:+1" timeout -k 10 120 $MPIEXEC -n 2 "$APP" 3 "" > "$tmp/out" 2> "$tmp/err"
+  rc=$?
+  if [ $rc -ne 0 ] || ! grep -q "FINAL size=2 iterations=3 failures=0" "$tmp/out"; then
+    echo "FAIL: an empty argument (MPICH): rc $rc"; tail -5 "$tmp/out"; tail -15 "$tmp/err"; fail=1
+  else
+    expect_reason "empty argument" "argument 2 of the program is empty"
+  fi
+fi
 run "shrink below one process" 2 3 2 0 DUCTILE_SCHEDULE="1:-2" && \
   expect_reason "below one" "shrinking below one process"
 # a second request while one is pending is refused; the first one happens
