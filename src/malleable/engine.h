@@ -119,9 +119,11 @@ struct join_header {
     int32_t status; /* 1 join, 0 cancelled (the spawn failed on the parents' side) */
     int32_t method, redist, nb, ns, nd, nnew, iteration, sched_next, nitems, id, nhist, zombies, prepare, persistent;
     int32_t command; /* the request's queue id (the record's "command") */
+    int32_t auto_choice; /* the decision's (DUCTILE_REDIST=auto): a Baseline record is written by a new process */
     int64_t job_pid;
     double spawn_s, begin_epoch, start_s;
     char job_id[64];
+    char why[220]; /* the decision's reason (struct decision's why) */
 };
 
 struct duty {

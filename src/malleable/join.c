@@ -519,6 +519,9 @@ int ductile_malleable_get_shared(int *iteration)
             struct report_reconfig rec;
             M.command = h->command;
             fill_record(&rec, h->id, start_it, h->ns, h->nd, h->method, h->redist, h->nb);
+            struct decision dd = {.auto_choice = h->auto_choice};
+            snprintf(dd.why, sizeof dd.why, "%s", h->why);
+            note_choice(&rec, &dd); /* DUCTILE_REDIST=auto: the cost model's choice, as the old rank 0 decided */
             rec.start_s = h->start_s;
             rec.spawn_s = h->spawn_s;
             rec.merge_s = M.join_merge_s;

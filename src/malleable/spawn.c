@@ -337,6 +337,8 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     h.nitems = reg_count();
     h.id = d->id;
     h.command = d->command;
+    h.auto_choice = d->auto_choice;
+    snprintf(h.why, sizeof h.why, "%s", d->why);
     h.nhist = M.nhist;
     h.zombies = M.zombies;
     h.prepare = prepare;

@@ -3,7 +3,8 @@
 # one-sided methods: data checked after every resize; every shrink reuses the
 # window its expansion created (set-up time 0 in the report), so each window
 # is created once per world.  Then DUCTILE_REDIST=auto: every record says
-# "auto" with the cost model's reason, and the data is still right.  Last,
+# "auto" with the cost model's reason, and the data is still right (also with
+# the Baseline method, whose expansion's record a new process writes).  Last,
 # auto on a sparse exchange (4 -> 8 -> 4, variable data only: each process
 # has 3 partners out of 7): the first choice follows the steps the reason
 # names, p2p where the collective takes more (Open MPI's pairwise
@@ -39,6 +40,16 @@ bad = [x for x in ok if x["choice"]["by"] != "auto" or "f=" not in x["choice"]["
 if bad:
     sys.exit("FAIL: auto: records without the cost model's choice: %s" % bad)
 for x in ok: print("   %d->%d %s: %s" % (x["from"], x["to"], x["redistribution"], x["choice"]["reason"][:150]))
+PY
+# Baseline: the new processes write the expansion's record; it still names the cost model's choice
+APP_SLEEP_MS=5 run "2->3->2 auto baseline" 2 60 2 2 DUCTILE_REDIST=auto DUCTILE_RESIZE_METHOD=baseline RESIZE_APP_CONST=4000 DUCTILE_SCHEDULE="0:+1,10:-1" &&
+$PYTHON - "$rep" <<'PY' || fail=1
+import json, sys
+ok = [x for x in json.load(open(sys.argv[1]))["reconfigurations"] if x["status"] == "ok"]
+bad = [x for x in ok if x["choice"]["by"] != "auto" or "f=" not in x["choice"]["reason"]]
+if len(ok) != 2 or bad:
+    sys.exit("FAIL: auto baseline: records without the cost model's choice: %s" % (bad or ok))
+for x in ok: print("   %d->%d %s %s: %s" % (x["from"], x["to"], x["method"], x["redistribution"], x["choice"]["reason"][:120]))
 PY
 run "4->8->4 auto, 3 partners" 4 20 4 2 DUCTILE_REDIST=auto DUCTILE_SCHEDULE="0:+4,10:-4" &&
 $PYTHON - "$rep" <<'PY' || fail=1
