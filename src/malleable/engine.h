@@ -401,6 +401,7 @@ int transfer_run(struct transfer *x); /* 0, or -1 (x->ok = 0) */
 /* prep_thread.c */
 void **prepare_buffers(int ns, int nd, int my_old, int my_new, int nb, int touch, char *why, size_t len);
 void free_prepared(void **prep);
+void *block_alloc(size_t bytes); /* a new block of a distributed item (free() releases it); NULL: out of memory */
 /* background.c */
 struct nb_entry *nb_entry_add(const char *name, void *dst, int has_new); /* NULL: out of memory */
 int nb_test_local(void);
