@@ -11,27 +11,6 @@
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
 #endif
 
-#define HUGE_PAGE ((size_t)2 << 20)
-#define HUGE_FROM ((size_t)4 << 20)
-
-/* A new block of a distributed item, from the C heap as before (free()
- * releases it: Ductile at the next commit, the program with EMPI_free).
- * From 4 MiB on it starts on a 2 MiB boundary and its whole 2 MiB pages are
- * advised huge (MADV_HUGEPAGE; transparent huge pages in `madvise` mode, as
- * on the test machines, use them only so): its first touch then takes a
- * fault, a page allocation and a zeroing per 2 MiB instead of per 4 KiB
- * (32 MiB fresh: 8 ms against 13-17 ms populated per 4 KiB page; freeing it
- * 0.15 ms against 1.2 ms).  Its partial 2 MiB page at the end keeps small
- * pages: no byte beyond the block is made resident.  Where the kernel has
- * no transparent huge pages the advice fails and nothing changes. */
-void *block_alloc(size_t bytes)
-{
-    if (bytes < HUGE_FROM) return txn_malloc(bytes);
-    void *p = txn_aligned(HUGE_PAGE, bytes);
-    if (p) (void)madvise(p, bytes & ~(HUGE_PAGE - 1), MADV_HUGEPAGE);
-    return p;
-}
-
 /* First touch of a new block: its whole pages populated for writing in one
  * call (MADV_POPULATE_WRITE: no fault per page, no pass writing zeros; the
  * same as a write per page at a low load, docs/rma.md, and 13-16 ms against
@@ -82,14 +61,15 @@ void **prepare_buffers(int ns, int nd, int my_old, int my_new, int nb, int touch
         plan_block ob = plan_block_of(it->d.nrows, ns, my_old), nbk = plan_block_of(it->d.nrows, nd, my_new);
         if (ob.count == nbk.count && ob.displ == nbk.displ) continue;
         size_t bytes = (size_t)nbk.count * reg_unit_bytes(it);
-        prep[i] = block_alloc(bytes);
+        int warm = 0;
+        prep[i] = block_alloc(bytes, i, &warm);
         if (!prep[i]) {
             snprintf(why, len, "rank %d: out of memory for the new block of '%s' (%zu bytes)", ductile_rt.rank,
                      it->d.name, bytes);
             free_prepared(prep);
             return NULL;
         }
-        if (touch) touch_block(prep[i], bytes);
+        if (touch && !warm) touch_block(prep[i], bytes); /* a kept block is resident already */
     }
     return prep;
 }
