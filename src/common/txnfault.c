@@ -147,13 +147,6 @@ void *txn_realloc(void *p, size_t size)
     return hit(&T.nalloc, FAULT_ALLOC) ? NULL : realloc(p, size ? size : 1);
 }
 
-void *txn_aligned(size_t align, size_t size)
-{
-    void *p = NULL;
-    if (hit(&T.nalloc, FAULT_ALLOC) || posix_memalign(&p, align, size ? size : 1) != 0) return NULL;
-    return p;
-}
-
 int txn_mpi(int rc)
 {
     return hit(&T.nmpi, FAULT_MPI) ? MPI_ERR_OTHER : rc;

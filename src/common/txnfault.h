@@ -45,9 +45,6 @@ void txn_end(void);
 void *txn_malloc(size_t size);
 void *txn_calloc(size_t n, size_t size);
 void *txn_realloc(void *p, size_t size);
-/* posix_memalign, counted (align a power of two, a multiple of
- * sizeof(void *)): NULL on failure; free() releases it. */
-void *txn_aligned(size_t align, size_t size);
 
 /* After a blocking MPI call: its code, or an injected error. */
 int txn_mpi(int rc);

@@ -16,10 +16,8 @@
 #include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <sys/mman.h>
 
-#define HUGE_PAGE ((size_t)2 << 20)
-#define HUGE_FROM ((size_t)4 << 20)
+#define KEEP_FROM ((size_t)4 << 20) /* smaller blocks are cheap to touch: freed */
 
 struct kept {
     void *p;
@@ -30,21 +28,16 @@ static struct kept *kept;
 static int nkept, capkept;
 static size_t kept_bytes;
 
-/* A fresh block.  From 4 MiB on it starts on a 2 MiB boundary and its whole
- * 2 MiB pages are advised huge (MADV_HUGEPAGE; transparent huge pages in
- * `madvise` mode, as on the test machines, use them only so): its first
- * touch then takes a fault, a page allocation and a zeroing per 2 MiB
- * instead of per 4 KiB (32 MiB fresh: 8 ms against 13-17 ms populated per 4
- * KiB page; freeing it 0.15 ms against 1.2 ms; docs/rma.md).  Its partial 2
- * MiB page at the end keeps small pages: no byte beyond the block is made
- * resident.  Where the kernel has no transparent huge pages the advice
- * fails and nothing changes. */
+/* A fresh block, from malloc.  Transparent huge pages (a 2 MiB-aligned
+ * block advised MADV_HUGEPAGE: a fault per 2 MiB instead of per 4 KiB) were
+ * tried and dropped: the first touch of 32 MiB alone took 4-9 ms against
+ * 10-17 ms at a low load (bench/firsttouch), but the shrinks themselves
+ * were about twice slower with them at the loads of 10-40 this machine has
+ * (populating huge pages took 0.1-1.3 s now and then), docs/rma.md, "The
+ * first touch". */
 static void *fresh(size_t bytes)
 {
-    if (bytes < HUGE_FROM) return txn_malloc(bytes);
-    void *p = txn_aligned(HUGE_PAGE, bytes);
-    if (p) (void)madvise(p, bytes & ~(HUGE_PAGE - 1), MADV_HUGEPAGE);
-    return p;
+    return txn_malloc(bytes);
 }
 
 static void forget(int k)
@@ -56,7 +49,7 @@ static void forget(int k)
 void *block_alloc(size_t bytes, int item, int *warm)
 {
     if (warm) *warm = 0;
-    if (bytes >= HUGE_FROM) { /* a kept block that fits, wasting at most half of it: the item's own first */
+    if (bytes >= KEEP_FROM) { /* a kept block that fits, wasting at most half of it: the item's own first */
         int best = -1;
         for (int k = 0; k < nkept; k++)
             if (kept[k].size >= bytes && kept[k].size / 2 <= bytes &&
@@ -64,6 +57,8 @@ void *block_alloc(size_t bytes, int item, int *warm)
                 best = k;
         if (best >= 0) {
             void *p = kept[best].p;
+            ductile_log(2, "the new block of item %d (%zu bytes): one kept from an earlier resize (%zu bytes)", item,
+                        bytes, kept[best].size);
             forget(best);
             if (warm) *warm = 1;
             return p;
@@ -102,7 +97,7 @@ static size_t mem_available(void)
 void block_keep(void *p, int item)
 {
     size_t size = p ? malloc_usable_size(p) : 0, cap = (size_t)ductile_rt.settings.block_cache_mib << 20;
-    if (size < HUGE_FROM || size > cap) {
+    if (size < KEEP_FROM || size > cap) {
         free(p);
         return;
     }
