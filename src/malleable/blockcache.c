@@ -32,7 +32,8 @@ static size_t kept_bytes;
  * block advised MADV_HUGEPAGE: a fault per 2 MiB instead of per 4 KiB) were
  * tried and dropped: the first touch of 32 MiB alone took 4-9 ms against
  * 10-17 ms at a low load (bench/firsttouch), but the shrinks themselves
- * were about twice slower with them at the loads of 10-40 this machine has
+ * did not follow: 4->2 of 64 MiB (32 MiB blocks) was about twice slower at
+ * the loads of 8-41 this machine has, the other pairs went either way
  * (populating huge pages took 0.1-1.3 s now and then), docs/rma.md, "The
  * first touch". */
 static void *fresh(size_t bytes)
