@@ -44,6 +44,8 @@ _Static_assert(_Generic(((struct ductile_settings *)0)->rma_osc, const char *: 1
                "DUCTILE_RMA_OSC: field rma_osc must be a const char *");
 _Static_assert(_Generic(((struct ductile_settings *)0)->redist_prepare, int: 1, long: 1, default: 0),
                "DUCTILE_REDIST_PREPARE: field redist_prepare must be an int or a long");
+_Static_assert(_Generic(((struct ductile_settings *)0)->block_cache_mib, int: 1, long: 1, default: 0),
+               "DUCTILE_BLOCK_CACHE_MIB: field block_cache_mib must be an int or a long");
 _Static_assert(_Generic(((struct ductile_settings *)0)->persistent, int: 1, long: 1, default: 0),
                "DUCTILE_PERSISTENT: field persistent must be an int or a long");
 _Static_assert(_Generic(((struct ductile_settings *)0)->wsize, const char *: 1, default: 0),
@@ -159,6 +161,12 @@ const struct setting_def ductile_setting_defs[] = {
      .help = "1: during an expansion (Merge), old ranks allocate and touch their new blocks while rank 0 spawns, "
              "and one 1-byte MPI_Alltoall opens every connection before the transfers (counted in transfer); 0: "
              "not."},
+    {.name = "DUCTILE_BLOCK_CACHE_MIB", .type = SETTING_INT, .default_value = "1024", .min = 0L, .max = 1048576L, FIELD(block_cache_mib),
+     .help = "MiB of old blocks (of 4 MiB and more, Ductile's own) a staying process keeps after a resize "
+             "commits, at most one per registered item and never more than a quarter of the memory available "
+             "then, for the next resize's new blocks: from the third resize of a cycle on, its blocks are "
+             "resident already and not touched again. Emptied when a new block cannot be allocated and at "
+             "MPI_Finalize. 0: every old block is freed at the commit. docs/rma.md, \"The first touch\"."},
     {.name = "DUCTILE_PERSISTENT", .type = SETTING_BOOL, .default_value = "0", FIELD(persistent),
      .help = "1: persistent redistribution. Removed processes stand by inside the control point and the next "
              "expansion back to the same size takes them back instead of spawning; transfers between the two "

@@ -49,6 +49,7 @@ struct ductile_settings {
     const char *redist;      /* DUCTILE_REDIST: col | p2p | rma-lock | rma-lockall | auto */
     const char *redist_constant; /* DUCTILE_REDIST_CONSTANT: blocking | nb | wd | thread */
     int redist_prepare;      /* DUCTILE_REDIST_PREPARE: prepare the transfer during the spawn */
+    long block_cache_mib;    /* DUCTILE_BLOCK_CACHE_MIB: old blocks kept for the next resize (blockcache.c) */
     int persistent;          /* DUCTILE_PERSISTENT: standby processes and prepared transfers (persist.c) */
     const char *rma_window;  /* DUCTILE_RMA_WINDOW: reuse | create (src/rma/) */
     const char *rma_memory;  /* DUCTILE_RMA_MEMORY: private | shared (persist.c) */

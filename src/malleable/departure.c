@@ -195,6 +195,7 @@ void ductile_malleable_finalize_end(void)
         rma_win_finalize(); /* the world's one-sided window (collective over the world) */
     }
     free_buried();
+    block_cache_drop();
     free(GRAVE.p);
     GRAVE.p = NULL;
     GRAVE.cap = 0;

@@ -405,6 +405,11 @@ int transfer_run(struct transfer *x); /* 0, or -1 (x->ok = 0) */
 /* prep_thread.c */
 void **prepare_buffers(int ns, int nd, int my_old, int my_new, int nb, int touch, char *why, size_t len);
 void free_prepared(void **prep);
+/* blockcache.c: a new block of a distributed item (free() releases it; NULL: out of memory), a kept one
+ * of the item slot's (or another's) when one fits (*warm = 1: resident already; warm may be NULL) */
+void *block_alloc(size_t bytes, int item, int *warm);
+void block_keep(void *p, int item); /* an old block of Ductile's own the commit replaced: kept or freed */
+void block_cache_drop(void);        /* free every kept block */
 /* background.c */
 struct nb_entry *nb_entry_add(const char *name, void *dst, int has_new); /* NULL: out of memory */
 int nb_test_local(void);

@@ -61,14 +61,15 @@ void **prepare_buffers(int ns, int nd, int my_old, int my_new, int nb, int touch
         plan_block ob = plan_block_of(it->d.nrows, ns, my_old), nbk = plan_block_of(it->d.nrows, nd, my_new);
         if (ob.count == nbk.count && ob.displ == nbk.displ) continue;
         size_t bytes = (size_t)nbk.count * reg_unit_bytes(it);
-        prep[i] = txn_malloc(bytes);
+        int warm = 0;
+        prep[i] = block_alloc(bytes, i, &warm);
         if (!prep[i]) {
             snprintf(why, len, "rank %d: out of memory for the new block of '%s' (%zu bytes)", ductile_rt.rank,
                      it->d.name, bytes);
             free_prepared(prep);
             return NULL;
         }
-        if (touch) touch_block(prep[i], bytes);
+        if (touch && !warm) touch_block(prep[i], bytes); /* a kept block is resident already */
     }
     return prep;
 }

@@ -40,6 +40,8 @@ void stage_commit(void)
                 it->spare_size = e->ns;
             } else if (DEFER_RMA_FREE && !e->persist && !redist_rma_create && e->rma_lock) {
                 bury(it->addr); /* freed at the next control point (see DEFER_RMA_FREE) */
+            } else if (e->dst && !reg_is_tracked(it->addr)) {
+                block_keep(it->addr, e->item); /* Ductile's own, on a staying process: for the next resize */
             } else {
                 free_block(it->addr);
             }

@@ -149,7 +149,7 @@ static int move_constant(struct transfer *x, struct reg_item *it, char *why, siz
     if (in_place) dst = it->addr;
     else if (ok && L->my_new >= 0) {
         size_t nbytes = (size_t)plan_block_of(it->d.nrows, L->nd, L->my_new).count * rowb;
-        dst = txn_malloc(nbytes);
+        dst = block_alloc(nbytes, -1, NULL);
         if (!dst) {
             snprintf(why, len, "out of memory for '%s' (%zu bytes)", it->d.name, nbytes);
             ok = 0;
@@ -268,7 +268,7 @@ static void *new_block(struct transfer *x, int i, struct reg_item *it, plan_bloc
         return dst;
     }
     *kind = DST_NEW;
-    return txn_malloc((size_t)nb.count * reg_unit_bytes(it));
+    return block_alloc((size_t)nb.count * reg_unit_bytes(it), i, NULL);
 }
 
 /* A new block that was not staged goes back where it came from. */

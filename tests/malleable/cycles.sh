@@ -26,4 +26,18 @@ if bad:
     sys.exit("FAIL: removed processes spun while waiting: %s" % bad)
 print("ok: removed processes waited asleep")
 PY
+# blocks kept for the next resize (DUCTILE_BLOCK_CACHE_MIB, docs/rma.md "The first touch"): a constant
+# array of 150000 rows of 128 bytes (4.8-9.6 MB per process), 2 -> 3 -> 2 -> 3 -> 2; from the third
+# resize on the staying processes' new blocks are the ones the resize before last replaced, and
+# every element is checked after each resize; with the cache off, the same without reuse
+for cache in 1024 0; do
+  if run "4 cycles with kept blocks, cache $cache MiB" 2 5 2 4 DUCTILE_SCHEDULE="0:+1,1:-1,2:+1,3:-1" \
+       RESIZE_APP_CONST=150000 DUCTILE_BLOCK_CACHE_MIB=$cache DUCTILE_VERBOSE=2; then
+    n=$(grep -c "one kept from an earlier resize" "$tmp/err")
+    if [ $cache -gt 0 ] && [ "$n" -lt 4 ]; then
+      echo "FAIL: cache $cache: expected kept blocks reused at resizes 3 and 4 on ranks 0 and 1, saw $n"; fail=1
+    fi
+    if [ $cache -eq 0 ] && [ "$n" -ne 0 ]; then echo "FAIL: cache 0: $n kept blocks reused"; fail=1; fi
+  fi
+done
 exit $fail
