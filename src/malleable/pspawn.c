@@ -110,13 +110,14 @@ int pspawn_start(struct pspawn *ps, const char *cmd, char **args, int nnew, cons
                 }
             if (ok && took > T) {
                 ok = 0;
-                snprintf(mine, sizeof mine, "rank %d: MPI_Comm_spawn of its %d processes took %.1f s, more than "
-                         "DUCTILE_RESIZE_TIMEOUT (%.0f s)", me, ps->share, took, T);
+                snprintf(mine, sizeof mine, "rank %d: MPI_Comm_spawn of its %d process%s took %.1f s, more than "
+                         "DUCTILE_RESIZE_TIMEOUT (%.0f s)", me, ps->share, ps->share == 1 ? "" : "es", took, T);
             }
             if (ok && fail_here()) {
                 ok = 0;
-                snprintf(mine, sizeof mine, "rank %d: MPI_Comm_spawn of its %d processes refused (injected: "
-                         "DUCTILE_TEST_FAIL=pspawn@%d, after they started)", me, ps->share, me);
+                snprintf(mine, sizeof mine, "rank %d: MPI_Comm_spawn of its %d process%s refused (injected: "
+                         "DUCTILE_TEST_FAIL=pspawn@%d, after they started)", me, ps->share, ps->share == 1 ? "" : "es",
+                         me);
             }
         }
         free(codes);
@@ -155,6 +156,10 @@ void pspawn_cancel(struct pspawn *ps, const struct join_header *h, int *exited, 
     if (ductile_rt.rank == 0 && got == 1) {
         *exited = b[2];
         *parked = b[3];
+    } else if (ductile_rt.rank == 0) { /* a parent was late: it still spawns, then cancels; all are counted */
+        int all = h->nnew;
+        *exited = departure_rollback_exits(h->persistent) ? all : 0;
+        *parked = all - *exited;
     }
     settle(b, &rq, &P, 1);
 }
@@ -221,16 +226,17 @@ MPI_Comm pspawn_connect(struct pspawn *ps, struct join_header *h, const struct r
         if (c != MPI_COMM_NULL && txn_mpi(PMPI_Bcast(buf, n * (int)sizeof *ds, MPI_BYTE, MPI_ROOT, c)) != MPI_SUCCESS)
             *ok = 0;
     }
-    /* bounded: every group says it is there (join.c, ready_to_connect), the parents agree, the groups hear it */
+    /* bounded: every group says it is there (join.c, ready_to_connect), the parents agree, the groups hear
+     * it.  A parent waits T/2 for its group: the agreement (T from rank 0's arrival) then hears its reason */
     int *b = calloc(2, sizeof *b), ready = 1;
     MPI_Request r[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     if (c != MPI_COMM_NULL)
         ready = b && PMPI_Irecv(&b[1], 1, MPI_INT, 0, TAG_READY, c, &r[0]) == MPI_SUCCESS &&
-                wait_for(&r[0], T) == 1 && b[1] == 1;
+                wait_for(&r[0], T / 2) == 1 && b[1] == 1;
     char w[TXN_WHY_MAX] = "";
     if (!ready)
-        snprintf(w, sizeof w, "rank %d: its %d new processes were not ready to join within %.0f s "
-                 "(DUCTILE_RESIZE_TIMEOUT)", me, ps->share, T);
+        snprintf(w, sizeof w, "rank %d: its %d new process%s not ready to join within %.0f s "
+                 "(DUCTILE_RESIZE_TIMEOUT / 2)", me, ps->share, ps->share == 1 ? " was" : "es were", T / 2);
     int go = txn_agree(P, ready, w, sizeof w);
     if (c != MPI_COMM_NULL && b) {
         b[0] = go;
