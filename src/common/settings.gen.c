@@ -60,6 +60,8 @@ _Static_assert(_Generic(((struct ductile_settings *)0)->test_int_limit, int: 1, 
                "DUCTILE_TEST_INT_LIMIT: field test_int_limit must be an int or a long");
 _Static_assert(_Generic(((struct ductile_settings *)0)->spawn_hosts, const char *: 1, default: 0),
                "DUCTILE_SPAWN_HOSTS: field spawn_hosts must be a const char *");
+_Static_assert(_Generic(((struct ductile_settings *)0)->spawn_parallel, const char *: 1, default: 0),
+               "DUCTILE_SPAWN_PARALLEL: field spawn_parallel must be a const char *");
 _Static_assert(_Generic(((struct ductile_settings *)0)->spawn_command, const char *: 1, default: 0),
                "DUCTILE_SPAWN_COMMAND: field spawn_command must be a const char *");
 _Static_assert(_Generic(((struct ductile_settings *)0)->leave_timeout, int: 1, long: 1, default: 0),
@@ -177,7 +179,7 @@ const struct setting_def ductile_setting_defs[] = {
      .help = "Block distribution of distributed items (EMPI_Get_wsize): flexmpi gives the rows % P extra rows to "
              "the last ranks, as FlexMPI; first gives them to the first ranks. Same value in every process."},
     {.name = "DUCTILE_TEST_FAIL", .type = SETTING_STRING, .default_value = "none", .values = "none, a step (spawn, alloc, register, transfer, bgtransfer, bgtransfer-first, step, connect, list), "
-               "alloc:K@RANK, mpi:K@RANK or count@RANK, the counted forms optionally %N", FIELD(test_fail),
+               "pspawn@RANK, alloc:K@RANK, mpi:K@RANK or count@RANK, the counted forms optionally %N", FIELD(test_fail),
      .help = "For tests only: make a resize fail on purpose, to check that the job goes on at its old size with "
              "its data (docs/malleability.md, \"Failures\"). A step of every resize: spawn (rank 0's spawn is "
              "refused), alloc (a process cannot allocate its new blocks), register (a new process's registration "
@@ -185,12 +187,14 @@ const struct setting_def ductile_setting_defs[] = {
              "has no transfer: it succeeds), bgtransfer (the background transfer of constant data reports an "
              "error), bgtransfer-first (only that of the job's first resize); for jobs started by srun, step (the "
              "new step cannot start) and connect (its last process never connects; the expansion fails after "
-             "DUCTILE_RESIZE_TIMEOUT), docs/cluster.md, \"Direct launch\". list: the last process cannot allocate "
-             "its copy of the request's host or rank list (the resize is refused on every process). Or counted: "
-             "alloc:K@RANK (the K-th allocation of each resize fails on process RANK), mpi:K@RANK (the K-th MPI "
-             "call of each resize reports an error on RANK), count@RANK (RANK prints how many a resize made); "
-             "RANK: the old processes by rank, then the new ones; %N after RANK: only the job's first resize and "
-             "every N-th after it (resizes 1, N+1, 2N+1, ...)."},
+             "DUCTILE_RESIZE_TIMEOUT), docs/cluster.md, \"Direct launch\"; list (the last process cannot allocate "
+             "its copy of the request's host or rank list: the resize is refused on every process); pspawn@RANK "
+             "(a parallel spawn, DUCTILE_SPAWN_PARALLEL: parent RANK's spawn of its share is taken as failed "
+             "after its processes started; every group that started is sent away). Or counted: alloc:K@RANK (the "
+             "K-th allocation of each resize fails on process RANK), mpi:K@RANK (the K-th MPI call of each resize "
+             "reports an error on RANK), count@RANK (RANK prints how many a resize made); RANK: the old processes "
+             "by rank, then the new ones; %N after RANK: only the job's first resize and every N-th after it "
+             "(resizes 1, N+1, 2N+1, ...)."},
     {.name = "DUCTILE_TEST_DELAY", .type = SETTING_STRING, .default_value = "", .values = "STEP:SECONDS@RANK, STEP one of agree, go, wake, spawn, connect", FIELD(test_delay),
      .help = "For tests only: process RANK of a resize sleeps SECONDS before STEP, so that only some processes "
              "reach a time limit (docs/malleability.md, \"Failures\")."},
@@ -219,6 +223,16 @@ const struct setting_def ductile_setting_defs[] = {
     {.name = "DUCTILE_SPAWN_HOSTS", .type = SETTING_STRING, .default_value = "", .values = "host names separated by ; or ,", FIELD(spawn_hosts),
      .help = "Default hosts for new processes, separated by ; or , (e.g. node1;node2). Empty: the launcher "
              "decides."},
+    {.name = "DUCTILE_SPAWN_PARALLEL", .type = SETTING_ENUM, .default_value = "auto", .choices = "auto,on,off", FIELD(spawn_parallel),
+     .help = "Parallel spawning of an expansion (Merge method) with Open MPI 4.1 (src/malleable/pspawn.c): k = "
+             "min(running, new) running processes each spawn their share of the new processes over MPI_COMM_SELF "
+             "at the same time, and the groups join pairwise (MPI_Intercomm_create + MPI_Intercomm_merge), "
+             "instead of rank 0 spawning all of them alone. auto: from 8 new processes on (the measured "
+             "break-even, PSPAWN_AUTO_MIN in src/malleable/pspawn.h), not with the Baseline method, the standby "
+             "pool or a direct launch by srun; on: from 2 new processes (same exceptions); off: never. No effect "
+             "with MPICH and Open MPI 5, where one collective MPI_Comm_spawn of all the running processes is "
+             "faster (parallel spawning measured 0.6-0.78x there: docs/rma.md, \"Spawn time against the number of "
+             "new processes\")."},
     {.name = "DUCTILE_SPAWN_COMMAND", .type = SETTING_STRING, .default_value = "", .values = "path of an executable", FIELD(spawn_command),
      .help = "Executable started for new processes. Empty: this program (from /proc/self/exe), with the same "
              "arguments."},

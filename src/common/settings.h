@@ -48,6 +48,7 @@ struct ductile_settings {
     const char *resize_method; /* DUCTILE_RESIZE_METHOD: merge | baseline */
     const char *redist;      /* DUCTILE_REDIST: col | p2p | rma-lock | rma-lockall | auto */
     const char *redist_constant; /* DUCTILE_REDIST_CONSTANT: blocking | nb | wd | thread */
+    const char *spawn_parallel;  /* DUCTILE_SPAWN_PARALLEL: auto | on | off (src/malleable/pspawn.c) */
     int redist_prepare;      /* DUCTILE_REDIST_PREPARE: prepare the transfer during the spawn */
     long block_cache_mib;    /* DUCTILE_BLOCK_CACHE_MIB: old blocks kept for the next resize (blockcache.c) */
     int persistent;          /* DUCTILE_PERSISTENT: standby processes and prepared transfers (persist.c) */

@@ -92,6 +92,7 @@ void join_world(MPI_Comm inter, int high, MPI_Comm merged, MPI_Comm *w, MPI_Comm
 #define TAG_CONTROLLER 0x5d1d /* the controller's hand-over to a new rank 0 (records.c) */
 #define TAG_READY 0x5d1e /* Open MPI 4.1: the new processes are at their MPI_Comm_connect (spawn.c, join.c) */
 #define TAG_NEWWORLD 0x5d1f /* a shrink's MPI_Comm_create_group of the staying processes (shrink.c) */
+#define TAG_PSPAWN 0x5d20 /* a parallel spawn's MPI_Intercomm_create between groups (pspawn.c) */
 #define TXN_WHY_MAX 256 /* a failure's reason, as in the record (report_reconfig.reason) */
 #define BCAST_CHUNK ((int64_t)1 << 30)
 
@@ -120,6 +121,8 @@ struct join_header {
     int32_t method, redist, nb, ns, nd, nnew, iteration, sched_next, nitems, id, nhist, zombies, prepare, persistent;
     int32_t command; /* the request's queue id (the record's "command") */
     int32_t auto_choice; /* the decision's (DUCTILE_REDIST=auto): a Baseline record is written by a new process */
+    int32_t groups, gindex, goffset; /* a parallel spawn (pspawn.c): the number of groups (0: one spawn), this
+                                      * group's parent (its rank) and its first process among the new ones */
     int64_t job_pid;
     double spawn_s, begin_epoch, start_s;
     char job_id[64];

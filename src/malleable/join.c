@@ -6,6 +6,7 @@
 #include "../redist/chunk.h"
 #include "reconf.h"
 #include "launch_step.h"
+#include "pspawn.h"
 
 /* ------------------------------------------------------------------ init / join */
 
@@ -129,7 +130,7 @@ static void join_parents(MPI_Comm parent)
     }
     M.spawned = 1;
     M.jh = h;
-    join_child = ductile_rt.rank; /* in the spawned processes' own world */
+    join_child = h.goffset + ductile_rt.rank; /* my group's first (parallel spawn, pspawn.c), my rank in it */
     txn_begin(h.id, join_rank());
     if (h.nitems < 0) { /* not from Ductile's parents */
         fprintf(stderr, "ductile: rank %d (new): the header names %d registered items\n", ductile_rt.rank,
@@ -169,7 +170,7 @@ static void join_parents(MPI_Comm parent)
      * accept and connect makes Open MPI's runtime end the job. */
     char port[MPI_MAX_PORT_NAME];
     memset(port, 0, sizeof port);
-    int rp = PMPI_Bcast(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, parent);
+    int rp = h.groups ? MPI_SUCCESS : PMPI_Bcast(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, parent); /* no port: pspawn.c */
     if (rp != MPI_SUCCESS) join_failed("MPI_Bcast of the port name", rp);
     txn_delay("connect");
     if (!ready_to_connect(parent)) {
@@ -179,11 +180,15 @@ static void join_parents(MPI_Comm parent)
     }
     port[MPI_MAX_PORT_NAME - 1] = '\0';
     inter = MPI_COMM_NULL;
-    rp = PMPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
-    if (rp != MPI_SUCCESS) join_failed("MPI_Comm_connect", rp);
-    PMPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
-    rp = PMPI_Intercomm_merge(inter, 1, &merged);
-    if (rp != MPI_SUCCESS) join_failed("MPI_Intercomm_merge", rp);
+    if (h.groups) { /* a parallel spawn: the groups join (pspawn.c) */
+        pspawn_child_join(parent, &h, &inter, &merged);
+    } else {
+        rp = PMPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
+        if (rp != MPI_SUCCESS) join_failed("MPI_Comm_connect", rp);
+        PMPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+        rp = PMPI_Intercomm_merge(inter, 1, &merged);
+        if (rp != MPI_SUCCESS) join_failed("MPI_Intercomm_merge", rp);
+    }
     add_inter(parent);
     add_inter(inter);
     departure_group_joined(h.method != METHOD_BASELINE && !h.persistent, h.ns, h.nnew, inter, parent);

@@ -5,11 +5,13 @@
  * connect and merge, agree on the preparation with the new processes,
  * transfer, agree on the transfer, then commit (expand_commit: the world
  * switches) or roll back (expand_abort, or spawn_cancel before the merge: the
- * new processes park, the old world goes on). */
+ * new processes park, the old world goes on).  With Open MPI 4.1 the spawn
+ * can be parallel (DUCTILE_SPAWN_PARALLEL, pspawn.c). */
 #include "engine.h"
 #include "prep_thread.h"
 #include "reconf.h"
 #include "launch_step.h"
+#include "pspawn.h"
 
 /* ------------------------------------------------------------------ spawning */
 #if !SPAWN_COLLECTIVE
@@ -122,42 +124,6 @@ static int spawn_group(const char *cmd, char **args, int nnew, const char *hosts
     if (b) settle(b, &rq, &P, 1); /* rank 0's answer arriving later: b kept until then */
     return ok;
 #endif
-}
-
-/* The spawn or a check after it failed while the new processes run: they
- * are told (join.c, join_parents) and, like the new processes of a
- * rolled-back expansion, disconnect and end at once where the runtime
- * allows it (departure_rollback_exits; both sides decide alike), or park
- * until rank 0 releases them at its MPI_Finalize.  Collective over *inter.
- * Returns 1 when they end now. */
-static int spawn_cancel(const struct join_header *h, MPI_Comm *inter)
-{
-    if (*inter == MPI_COMM_NULL) return 0;
-    PMPI_Comm_set_errhandler(*inter, MPI_ERRORS_RETURN);
-    PMPI_Bcast((void *)h, (int)sizeof *h, MPI_BYTE, ductile_rt.rank == 0 ? MPI_ROOT : MPI_PROC_NULL, *inter);
-    MPI_Comm m = MPI_COMM_NULL;
-    int nparents = 0;
-    PMPI_Comm_size(*inter, &nparents);
-    int merged = PMPI_Intercomm_merge(*inter, 0, &m) == MPI_SUCCESS;
-    if (merged && departure_rollback_exits(h->persistent)) {
-        MPI_Comm none = MPI_COMM_NULL;
-        PMPI_Comm_free(&m);
-        departure_disconnect(inter, &none); /* with them (join.c, join_cancelled): they end */
-        return 1;
-    }
-    if (merged && ductile_rt.rank == 0) {
-        int *lv = malloc((size_t)(h->nnew ? h->nnew : 1) * sizeof(int));
-        if (!lv) abort();
-        for (int i = 0; i < h->nnew; i++) lv[i] = nparents + i; /* the new processes in m */
-        add_duty(m, lv, h->nnew);
-        free(lv);
-        M.zombies += h->nnew;
-    } else if (m != MPI_COMM_NULL) {
-        PMPI_Comm_free(&m);
-    }
-    add_inter(*inter); /* disconnected at MPI_Finalize (departure.c) */
-    *inter = MPI_COMM_NULL;
-    return 0;
 }
 
 #if !SPAWN_COLLECTIVE
@@ -284,6 +250,7 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
         ok = 0;
         snprintf(why, sizeof why, "rank %d: out of memory", me);
     }
+    int par = pspawn_wanted(d, nnew); /* the same on every process */
     /* what can be known to fail is refused before anything starts (rank 0) */
     if (ok && me == 0 && !SPAWN_COLLECTIVE && test_fail("spawn")) {
         ok = 0;
@@ -292,7 +259,7 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
         ok = 0;
     }
 #if !SPAWN_COLLECTIVE
-    if (ok && me == 0 && open_spawn_port(why, sizeof why) != 0) ok = 0;
+    if (ok && me == 0 && !par && open_spawn_port(why, sizeof why) != 0) ok = 0;
 #endif
     PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ductile_rt.private_comm);
     if (!ok) {
@@ -318,7 +285,10 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     prep_start(&pj);
     MPI_Comm inter = MPI_COMM_NULL;
     double spawn_s = 0;
-    int okall = spawn_group(cmd, args, nnew, hosts, errcodes, &inter, &spawn_s, why, sizeof why);
+    struct pspawn ps = {0};
+    int okall = par ? pspawn_start(&ps, cmd, args, nnew, hosts, &spawn_s, why, sizeof why)
+                    : spawn_group(cmd, args, nnew, hosts, errcodes, &inter, &spawn_s, why, sizeof why);
+    rec.spawn_groups = par ? ps.k : launch_step_direct() ? 0 : 1;
     double since = ductile_now(); /* the other parents wait for rank 0's words from about now */
     free(args);
     free(errcodes);
@@ -339,6 +309,7 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     h.command = d->command;
     h.auto_choice = d->auto_choice;
     snprintf(h.why, sizeof h.why, "%s", d->why);
+    h.groups = par ? ps.k : 0;
     h.nhist = M.nhist;
     h.zombies = M.zombies;
     h.prepare = prepare;
@@ -355,13 +326,15 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
         free_prepared(prep_finish(&pj));
         free(ds);
         int started = inter != MPI_COMM_NULL; /* the injected failure, an error code: they run */
-        int gone = spawn_cancel(&h, &inter);   /* the new processes (if running) end, or park */
+        int gone = spawn_cancel(&h, &inter, me == 0); /* the new processes (if running) end, or park */
+        if (started) {
+            rec.exited = gone ? nnew : 0;
+            rec.parked = gone ? 0 : nnew;
+        }
+        if (par) pspawn_cancel(&ps, &h, &rec.exited, &rec.parked); /* each group by its parent */
         if (me == 0) {
             rec.spawn_s = spawn_s;
-            if (started) {
-                rec.exited = gone ? nnew : 0;
-                rec.parked = gone ? 0 : nnew;
-            }
+            M.zombies += rec.parked;
             rec.total_s = ductile_now() - t_begin;
             record_problem(&rec, "failed", why);
         }
@@ -369,15 +342,18 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     }
     double tm = ductile_now();
     int okc = 1;
-    MPI_Comm merged = connect_group(&h, ds, &inter, &okc, since);
+    MPI_Comm merged = par ? pspawn_connect(&ps, &h, ds, &inter, &okc, why, sizeof why)
+                          : connect_group(&h, ds, &inter, &okc, since);
     free(ds);
     if (merged == MPI_COMM_NULL) { /* the new processes did not connect in time (Open MPI 4.1): they park */
         free_prepared(prep_finish(&pj));
         if (me == 0) {
             rec.spawn_s = spawn_s;
             rec.total_s = ductile_now() - t_begin;
-            snprintf(why, sizeof why, "the new processes did not reach MPI_Comm_connect within %.0f s "
-                     "(DUCTILE_RESIZE_TIMEOUT)", resize_timeout());
+            rec.parked = nnew;
+            if (!par)
+                snprintf(why, sizeof why, "the new processes did not reach MPI_Comm_connect within %.0f s "
+                         "(DUCTILE_RESIZE_TIMEOUT)", resize_timeout());
             record_problem(&rec, "failed", why);
         }
         return;
@@ -564,7 +540,7 @@ void expand_abort(const char *why, int together)
     stage_abort();
     free_prepared(PEND.prep);
     PEND.prep = NULL;
-    MPI_Comm inter0 = me == 0 ? departure_inter0_pending : MPI_COMM_NULL; /* Open MPI 4: rank 0's spawn */
+    MPI_Comm inter0 = departure_inter0_pending; /* Open MPI 4: rank 0's spawn, or each parent's (pspawn.c) */
     departure_group_forget(); /* the spawned group never joined the world */
     if (PEND.np == PEND.merged) PEND.np = MPI_COMM_NULL; /* one communicator (join_world): handled below */
     MPI_Comm *c[] = {&PEND.nw, &PEND.np, &PEND.nx};

@@ -323,6 +323,7 @@ json_t *report_build_json(const struct report_input *in)
         json_object_set_new(rj, "standby_processes", json_integer(r->standby));
         json_object_set_new(rj, "exited_processes", json_integer(r->exited));
         json_object_set_new(rj, "parked_processes", json_integer(r->parked));
+        json_object_set_new(rj, "spawn_groups", json_integer(r->spawn_groups));
         json_object_set_new(rj, "shared_memory", json_boolean(r->shared_memory));
         json_array_append_new(reconf, rj);
     }

@@ -86,6 +86,7 @@ struct report_reconfig {
     int32_t parked;       /* a failed expansion's new processes left parked (holding slots until the job ends) */
     int32_t shared_memory; /* 1: arrays moved by direct copies from shared blocks (DUCTILE_RMA_MEMORY=shared) */
     int32_t command;      /* the request's queue id: ductiled's command id (0: DUCTILE_SCHEDULE) */
+    int32_t spawn_groups; /* an expansion's MPI_Comm_spawn calls: 1, or k parents' in a parallel spawn; 0: none */
 };
 
 /* Spread of one per-rank figure over the ranks (min/max with the lowest rank

@@ -7,7 +7,8 @@
 # data and a patch set).  Each run must end with the static run's hashes at
 # the old size, one failed record, no process aborted, and the injection must
 # have happened.  Scenarios: an expansion (the failing process is the new
-# one), a shrink (a staying process), a Baseline expansion (rank 0) and an
+# one), a shrink (a staying process), a Baseline expansion (rank 0), an
+# expansion by parallel spawning (DUCTILE_SPAWN_PARALLEL=on; parent 1) and an
 # expansion whose constant data moves in the background (nb; an old
 # process).  First a counting run (DUCTILE_TEST_FAIL=count@RANK) commits the
 # resize and says how many counted allocations and MPI calls it made there.
@@ -101,6 +102,9 @@ scenario() {
 scenario "expand 2->3, the new process" 2 3 2 DUCTILE_SCHEDULE=2:+1
 scenario "shrink 3->2, a staying process" 3 2 1 DUCTILE_SCHEDULE=2:-1
 scenario "baseline 2->3, rank 0" 2 3 0 DUCTILE_SCHEDULE=2:+1 DUCTILE_RESIZE_METHOD=baseline
+# Open MPI 4.1: parent 1 spawns its share and forwards rank 0's header and registrations to its group
+# (src/malleable/pspawn.c); elsewhere the setting has no effect (one collective spawn)
+scenario "expand 2->4, parallel spawn, rank 1" 2 4 1 DUCTILE_SCHEDULE=2:+2 DUCTILE_SPAWN_PARALLEL=on
 # a background transfer completes at a later control point, once the new processes did their part: these
 # runs have 30 iterations of 100 ms (a resize still pending at MPI_Finalize is cancelled: not this test's)
 its=30
