@@ -390,8 +390,7 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    if (state_path[0] && state_writer_start(state_path) != 0)
-        logmsg("no writer thread for the state file: it is written by the loop");
+    if (state_path[0]) state_writer_start(state_path);
     int lfd = net_listen(&ua, err, sizeof err);
     if (lfd < 0) {
         fprintf(stderr, "ductiled: %s\n", err);
@@ -443,7 +442,7 @@ int main(int argc, char **argv)
 
     double last_save = net_now(), save_cost = 0; /* save_cost: seconds the last serialisation took */
     struct pollfd pfd[1 + CHILD_MAX];
-    double last_auth_check = 0;
+    double last_auth_check = 0, last_expire = 0;
     if (ioloop_fd() < 0) {
         fprintf(stderr, "ductiled: epoll_create1: %s\n", strerror(errno));
         unlink(ua.path);
@@ -490,14 +489,17 @@ int main(int argc, char **argv)
         for (size_t f = 0; f < sizeof fwds / sizeof fwds[0]; f++)
             if (fwds[f].used && now > fwds[f].deadline)
                 finish_forward(&fwds[f], 0, NULL, PERR_TIMEOUT, "no answer from the job within 10 s");
-        if (jobs_expire(&jobs, wall(), RESTORE_GRACE, core_on_left)) state_dirty = 1;
-        if (jobs_cmds_expire(&jobs, wall())) state_dirty = 1; /* commands without news for --pending-ttl */
+        if (now - last_expire >= EXPIRE_PERIOD) { /* deadlines of seconds: a pass over every job, not at each turn */
+            last_expire = now;
+            if (jobs_expire(&jobs, wall(), RESTORE_GRACE, core_on_left)) state_dirty = 1;
+            if (jobs_cmds_expire(&jobs, wall())) state_dirty = 1; /* commands without news for --pending-ttl */
+        }
         core_on_tick(wall()); /* the parts: the I/O lease, the job queue, the policy, the check against Slurm */
-        /* the loop serialises, the writer thread writes; never more than a fifth of the loop's time */
+        /* a forked child writes the state file (one at a time); the fork never takes more than a fifth of the loop's time */
         double gap = now - last_save, floor = 4 * save_cost;
         if ((state_dirty || (state_samples && gap >= STATE_SAMPLES_PERIOD)) && gap >= floor &&
-            (gap >= STATE_PERIOD || (state_urgent && gap >= STATE_URGENT_PERIOD))) {
-            if (state_path[0]) state_writer_submit(jobs_snapshot(&jobs));
+            (gap >= STATE_PERIOD || (state_urgent && gap >= STATE_URGENT_PERIOD)) && !state_writer_busy()) {
+            if (state_path[0]) state_writer_save(&jobs);
             state_dirty = state_urgent = state_samples = 0;
             last_save = net_now();
             save_cost = last_save - now;

@@ -203,7 +203,7 @@ json_t *jobs_cost(const struct jobs *t, const struct job *j, int to);
  * link, another owner, writable by others), -2 when it is corrupt (the
  * caller moves it aside and starts empty). */
 int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen);
-/* The same in two steps (ductiled writes off its loop, state_writer.c): the
+/* The same in two steps (ductiled's writer, a forked child: state_writer.c): the
  * state as text (malloc'ed, NULL out of memory), and the text written. */
 char *jobs_save_text(const struct jobs *t);
 /* The same split (jobs_state.c): a snapshot the loop takes (sharing nothing with the table), its text
