@@ -89,6 +89,7 @@ struct job {
     double period;
     long long iteration, samples;
     long long maxiter; /* the last sample's maxiter (EMPI_Monitor_end's itmax; 0 unknown) */
+    int time_sample;  /* the last sample's time_sample: its times estimated from 1 call in N (DUCTILE_TIME_SAMPLE); 1 every call */
     int conn;         /* daemon connection index, -1 when not connected */
     /* I/O policy: the -P of a Phase Shift still to send after its +P
      * (kept in the state file, so that a restarted daemon still sends it) */

@@ -111,6 +111,7 @@ static void one_job(struct sbuf *b, const struct jobs *t, const struct job *j, d
               j->procs, j->pending, (long long)j->iteration);
     sb_real(b, jobs_iter_time(j), "%.9g");
     if (j->uid >= 0) sb_printf(b, ",\"uid\":%lld", (long long)j->uid);
+    if (j->time_sample > 1) sb_printf(b, ",\"time_sample\":%d", j->time_sample); /* its times are estimates */
     sb_lit(b, ",\"start\":");
     sb_real(b, j->start > 0 ? j->start : j->registered, "%.6f");
     if (!brief) {
