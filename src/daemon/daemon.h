@@ -115,6 +115,13 @@ int state_writer_start(const char *path);
 void state_writer_save(const struct jobs *t); /* forks the writer (when none runs: see busy) */
 int state_writer_busy(void);                  /* a writer still runs (reaps it when it ended; a failed one marks the state dirty) */
 void state_writer_stop(void);                 /* waits for the writer */
+/* ---- what the loop's turns cost (turns.c): begin after poll, a mark at each phase's end, end before
+ * the next poll; the longest turns and the CPU time's percentiles logged at exit */
+enum { TURN_INPUT, TURN_TIMERS, TURN_PARTS, TURN_STATE, TURN_PHASES };
+void turns_begin(void);
+void turns_mark(int phase);
+void turns_end(void);
+void turns_log(void);
 int add_conn(enum conn_kind k, int fd);
 void close_conn(int i, const char *why);
 /* Queue a line (malloc'ed, taken) for connection i. */
