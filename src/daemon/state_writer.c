@@ -4,10 +4,10 @@
  * kernel's copy-on-write: nothing is copied by us), turns it into text and
  * writes it through a fresh temporary file, fsyncs and renames it
  * (jobs_save), then exits.  The loop's whole cost is the fork (a copy of
- * the page tables: about a millisecond for 200 MB), not O(jobs): before,
- * the loop took a snapshot of the table (every job's picture as JSON and
- * its 64 newest samples copied), 20-60 ms at 2,000 jobs, and a thread made
- * the text (tens of MB of short-lived buffers in its own arena).  One
+ * the page tables), not a pass over every job: before, the loop took a
+ * snapshot of the table (every job's picture as JSON and its 64 newest
+ * samples copied) and a thread made the text (tens of MB of short-lived
+ * buffers in the daemon's heap).  One
  * writer at a time: a save due while one runs waits for it (the loop asks
  * again, state_writer_busy), so the disk sees the states in order.  When
  * fork fails the loop writes the file itself (slow, still crash-safe).
