@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -38,9 +39,12 @@ int state_writer_start(const char *path)
     return 0;
 }
 
-/* The child: only what it needs open, at a lower priority than the loop. */
-static void child(const struct jobs *t)
+/* The child: only what it needs open, at a lower priority than the loop.  It dies with the
+ * daemon (killed -9, crashed): an orphan finishing its write after a new daemon has started
+ * could rename that daemon's temporary file, half written, over the state. */
+static void child(const struct jobs *t, pid_t parent)
 {
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(2);
     signal(SIGTERM, SIG_DFL); /* a stop of the daemon's group: the temporary file is cleared by the next save */
     signal(SIGINT, SIG_DFL);
     signal(SIGHUP, SIG_IGN);
@@ -80,8 +84,8 @@ void state_writer_save(const struct jobs *t)
 {
     if (state_writer_busy()) return; /* the caller checked; a late one waits for the next turn */
     fflush(stderr);                  /* nothing buffered is written twice */
-    pid_t pid = fork();
-    if (pid == 0) child(t);
+    pid_t parent = getpid(), pid = fork();
+    if (pid == 0) child(t, parent);
     if (pid > 0) {
         W.pid = pid;
         W.fork_failed = 0;
