@@ -11,7 +11,10 @@ process start included) and of the same request on a connection of its own
 nothing on times.  With --max-rss-growth-mb it fails (exit 1) when the
 daemon's RSS grew by more than that between the end of the first minute and
 the end (the long run, tests/long/daemon-scale.sh); every run fails when a
-job lost its connection or a list failed.
+job lost its connection or a list failed.  At the end it prints the RSS at
+minute 1 and at the end, and the daemon's own log line on its loop's turns
+(the CPU time per turn: its own work, apart from the waits of a loaded
+machine; src/daemon/turns.c).
 
 usage: daemon-scale.py --ductiled PATH --ductilectl PATH [--jobs 2000] [--seconds 600]
                        [--procs 4] [--list-hz 4] [--report 30] [--max-rss-growth-mb MB]"""
@@ -252,8 +255,14 @@ def main():
             d.kill()
         log.close()
         with open(os.path.join(tmp, "daemon.log")) as f:  # a sanitizer build's report (--enable-asan)
-            if any(k in f.read() for k in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")):
+            dlog = f.read()
+            if any(k in dlog for k in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")):
                 fail.append("a sanitizer report in the daemon's log")
+        for line in dlog.splitlines():  # the daemon's own work per loop turn, apart from the machine's waits
+            if ": loop: " in line:
+                print("daemon-scale: the daemon's" + line.split(": loop:", 1)[1])
+            if "state file's writer" in line or "state writer" in line:
+                print("daemon-scale: " + line)
         if fail:
             print("daemon-scale: the daemon's log ends:")
             with open(os.path.join(tmp, "daemon.log")) as f:

@@ -26,7 +26,7 @@ enum { EX_OK = 0, EX_REFUSED = 1, EX_USAGE = 2, EX_CONNECT = 3, EX_AUTH = 4, EX_
 static const char *address, *secret_path;
 static int json_out, timeout_ms = 15000;
 int noheader;
-const char *list_format = "job,state,procs,pending,iteration,iter_s,user,start,tag,binary";
+const char *list_format = "job,state,procs,pending,iteration,iter_s,timing,user,start,tag,binary";
 
 struct subcmd {
     const char *name, *args, *help;
@@ -34,7 +34,7 @@ struct subcmd {
 static const struct subcmd subcmds[] = {
     {"list", "[--noheader] [--format COLS]", "List the jobs ductiled knows and its slots. --noheader: no header line "
                                              "(for scripts); --format: comma-separated columns out of job,state,procs,"
-                                             "pending,iteration,iter_s,user,start,tag,binary (default: all). Both may "
+                                             "pending,iteration,iter_s,timing,user,start,tag,binary (default: all). Both may "
                                              "also come before the command."},
     {"status", "JOB [--history N]", "Show a job: size, iteration, hosts, slots, I/O period, recent monitoring samples."},
     {"watch", "[JOB] [--interval S] [--count N]", "Live table of one job's monitoring (or of all jobs), refreshed every S seconds (default 1) until interrupted or N refreshes."},
@@ -70,7 +70,7 @@ static void usage(FILE *f)
                "  -t, --timeout S     seconds to wait for an answer (default 15)\n"
                "      --noheader      list: no header line (for scripts)\n"
                "      --format COLS   list: comma-separated columns out of job,state,procs,pending,\n"
-               "                      iteration,iter_s,user,start,tag,binary (default: all)\n"
+               "                      iteration,iter_s,timing,user,start,tag,binary (default: all)\n"
                "  -V, --version       print the version of ductilectl and of the daemon it reaches\n"
                "  -h, --help          this help; 'ductilectl COMMAND --help' describes a command\n"
                "\nExit status: 0 success, 1 the daemon or the job refused the command (the reason is\n"
@@ -234,7 +234,7 @@ int main(int argc, char **argv)
         case 'N': noheader = 1; break;
         case 'F':
             if (!valid_format(optarg)) {
-                fprintf(stderr, "ductilectl: --format wants columns out of job,state,procs,pending,iteration,iter_s,user,"
+                fprintf(stderr, "ductilectl: --format wants columns out of job,state,procs,pending,iteration,iter_s,timing,user,"
                         "start,tag,binary, not '%s'\n", optarg);
                 return EX_USAGE;
             }
@@ -317,7 +317,7 @@ int main(int argc, char **argv)
         case 'F':
             if (!valid_format(optarg)) {
                 fprintf(stderr, "ductilectl %s: --format wants columns out of job,state,procs,pending,iteration,iter_s,"
-                        "user,start,tag,binary, not '%s'\n", cmd, optarg);
+                        "timing,user,start,tag,binary, not '%s'\n", cmd, optarg);
                 return EX_USAGE;
             }
             list_format = optarg;

@@ -36,7 +36,11 @@ static void list_cell(FILE *o, const char *col, json_t *j, int header)
     else if (!strcmp(col, "pending")) header ? fprintf(o, "%7s", "PENDING") : fprintf(o, "%7lld", proto_get_int(j, "pending", 0));
     else if (!strcmp(col, "iteration")) header ? fprintf(o, "%10s", "ITERATION") : fprintf(o, "%10lld", proto_get_int(j, "iteration", 0));
     else if (!strcmp(col, "iter_s")) header ? fprintf(o, "%9s", "ITER_S") : fprintf(o, "%9.4f", proto_get_num(j, "iteration_s", 0));
-    else if (!strcmp(col, "user")) {
+    else if (!strcmp(col, "timing")) { /* exact: every call timed; 1/N: the job's times estimated from 1 call in N */
+        long long n = proto_get_int(j, "time_sample", 1);
+        if (!header && n > 1) snprintf(tbuf, sizeof tbuf, "1/%lld", n);
+        fprintf(o, "%-9s", header ? "TIMING" : n > 1 ? tbuf : "exact");
+    } else if (!strcmp(col, "user")) {
         if (!header && json_is_integer(json_object_get(j, "uid"))) {
             /* the last uid's name is kept: 2,000 jobs of a few users read the user database a few times */
             static long long last_uid = -1;
@@ -64,7 +68,7 @@ static void list_cell(FILE *o, const char *col, json_t *j, int header)
 
 int valid_format(const char *f)
 {
-    static const char *const cols[] = {"job", "state", "procs", "pending", "iteration", "iter_s", "user", "start", "tag", "binary"};
+    static const char *const cols[] = {"job", "state", "procs", "pending", "iteration", "iter_s", "timing", "user", "start", "tag", "binary"};
     char copy[256], *save = NULL;
     if (strlen(f) >= sizeof copy || f[0] == ',' || strstr(f, ",,") || (f[0] && f[strlen(f) - 1] == ','))
         return 0; /* an empty column ("job,,state") is a typo, not a column */
@@ -157,6 +161,9 @@ void print_status(json_t *r)
            safe(proto_get_str(r, "tag", "")), proto_get_int(r, "pid", 0), safe(proto_get_str(r, "mpi", "?")),
            json_is_true(json_object_get(r, "malleable")) ? "yes" : "no",
            json_is_true(json_object_get(r, "io_held")) ? "held" : "free");
+    if (proto_get_int(r, "time_sample", 1) > 1)
+        printf("  times ESTIMATED: 1 call in %lld timed (DUCTILE_TIME_SAMPLE); compute and communication times are "
+               "estimates, calls and bytes exact\n", proto_get_int(r, "time_sample", 1));
     printf("  slots:");
     const char *k;
     json_t *v;

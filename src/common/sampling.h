@@ -68,4 +68,16 @@ static inline uint64_t ductile_sample_estimate(uint64_t ticks, uint64_t counted,
 #endif
 }
 
+/* The factor for a process's estimated times (their parts beyond what was
+ * measured) so that, with its MPI calls one at a time (not
+ * MPI_THREAD_MULTIPLE), measured + estimated x factor fits in `wall`
+ * seconds: 1 when it fits already, 0 when the measured part alone fills it.
+ * The report (src/monitor/report.c), the controller's samples to ductiled
+ * (src/controller/appctl_msg.c) and EMPI's tcomm/tcomp use it. */
+static inline double ductile_sample_clamp(double wall, double measured, double estimated)
+{
+    if (!(estimated > 0) || measured + estimated <= wall) return 1.0;
+    return wall > measured ? (wall - measured) / estimated : 0.0;
+}
+
 #endif

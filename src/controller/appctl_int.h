@@ -52,6 +52,7 @@ extern struct appctl_state appctl;
 struct snap {
     double t;
     uint64_t comm, io, bytes, io_calls;
+    uint64_t comm_m, io_m; /* the part of comm and io measured (the rest estimated under sampled timing) */
     long long iteration;
 };
 void appctl_take_snap(struct snap *s);

@@ -39,10 +39,10 @@
  * and the oldest unauthenticated one is dropped to make room. */
 #define UNIX_RESERVE 64
 #define MAX_UNAUTH (2 * NET_BACKLOG)
-/* The state file is written off the loop (state_writer.c): at most once per
- * STATE_PERIOD seconds, after a registration, an exit or a crash at most
- * once per STATE_URGENT_PERIOD, and at exit; the loop's serialisation of
- * the table takes at most a fifth of its time (ductiled.c). */
+/* The state file is written off the loop (state_writer.c: a forked child):
+ * at most once per STATE_PERIOD seconds, after a registration, an exit or a
+ * crash at most once per STATE_URGENT_PERIOD, and at exit; one writer at a
+ * time, and the fork takes at most a fifth of the loop's time (ductiled.c). */
 #define STATE_PERIOD 1.0
 #define STATE_URGENT_PERIOD 0.1
 /* samples alone (a job's history) are saved at most this often: 2,000 jobs sending one a
@@ -54,6 +54,9 @@
 #define IN_ROUND_BYTES (2 * PROTO_MAX_LINE)
 #define IN_ROUND_MSGS 32
 #define FORWARD_TIMEOUT 10.0
+/* disconnected jobs' grace and commands' --pending-ttl are checked this often (a pass over every
+ * job: at each turn it was a tenth of the daemon's time with 2,000 jobs sending samples) */
+#define EXPIRE_PERIOD 0.25
 #define RESTORE_GRACE 120.0
 
 enum conn_kind { C_FREE = 0, C_LISTEN_UNIX, C_LISTEN_TCP, C_PEER };
@@ -106,11 +109,19 @@ extern int state_urgent;
 extern int state_samples; /* only samples came since the last save */
 
 void save_state(void);     /* a registration, exit or crash: the loop has it written soon (STATE_URGENT_PERIOD) */
-void save_state_now(void); /* at exit: the writer's last text, then this state, written before returning */
-/* ---- the state file's writer thread (state_writer.c) */
+void save_state_now(void); /* at exit: the running writer waited for, then this state written before returning */
+/* ---- the state file's writer, a child forked per save (state_writer.c) */
 int state_writer_start(const char *path);
-void state_writer_submit(struct jobs_snapshot *sn); /* jobs_snapshot's, taken */
-void state_writer_stop(void);
+void state_writer_save(const struct jobs *t); /* forks the writer (when none runs: see busy) */
+int state_writer_busy(void);                  /* a writer still runs (reaps it when it ended; a failed one marks the state dirty) */
+void state_writer_stop(void);                 /* waits for the writer */
+/* ---- what the loop's turns cost (turns.c): begin after poll, a mark at each phase's end, end before
+ * the next poll; the longest turns and the CPU time's percentiles logged at exit */
+enum { TURN_INPUT, TURN_TIMERS, TURN_PARTS, TURN_STATE, TURN_PHASES };
+void turns_begin(void);
+void turns_mark(int phase);
+void turns_end(void);
+void turns_log(void);
 int add_conn(enum conn_kind k, int fd);
 void close_conn(int i, const char *why);
 /* Queue a line (malloc'ed, taken) for connection i. */

@@ -227,6 +227,7 @@ void jobs_sample(struct jobs *t, struct job *j, const json_t *req, double now)
     j->iteration = proto_get_int(req, "iteration", j->iteration);
     j->maxiter = proto_get_int(req, "maxiter", j->maxiter);
     if (j->maxiter < 0) j->maxiter = 0;
+    j->time_sample = (int)proto_get_int(req, "time_sample", 1); /* 1 .. 10^6, checked at the edge (schema.c) */
     json_t *arrays = json_object_get(req, "arrays");
     if (arrays) {
         json_decref(j->arrays);
@@ -328,6 +329,7 @@ json_t *jobs_summary(const struct jobs *t, const struct job *j, double now)
     if (o) json_object_set_new(o, "parked", json_integer(j->parked)); /* removed processes holding slots */
     if (o) json_object_set_new(o, "exited", json_integer(j->exited)); /* removed processes that ended at once */
     if (o && j->uid >= 0) json_object_set_new(o, "uid", json_integer(j->uid));
+    if (o && j->time_sample > 1) json_object_set_new(o, "time_sample", json_integer(j->time_sample)); /* times estimated */
     if (o) json_object_set_new(o, "start", json_real(j->start > 0 ? j->start : j->registered));
     return o;
 }

@@ -89,6 +89,7 @@ struct job {
     double period;
     long long iteration, samples;
     long long maxiter; /* the last sample's maxiter (EMPI_Monitor_end's itmax; 0 unknown) */
+    int time_sample;  /* the last sample's time_sample: its times estimated from 1 call in N (DUCTILE_TIME_SAMPLE); 1 every call */
     int conn;         /* daemon connection index, -1 when not connected */
     /* I/O policy: the -P of a Phase Shift still to send after its +P
      * (kept in the state file, so that a restarted daemon still sends it) */
@@ -203,7 +204,7 @@ json_t *jobs_cost(const struct jobs *t, const struct job *j, int to);
  * link, another owner, writable by others), -2 when it is corrupt (the
  * caller moves it aside and starts empty). */
 int jobs_save(const struct jobs *t, const char *path, char *err, size_t errlen);
-/* The same in two steps (ductiled writes off its loop, state_writer.c): the
+/* The same in two steps (ductiled's writer, a forked child: state_writer.c): the
  * state as text (malloc'ed, NULL out of memory), and the text written. */
 char *jobs_save_text(const struct jobs *t);
 /* The same split (jobs_state.c): a snapshot the loop takes (sharing nothing with the table), its text

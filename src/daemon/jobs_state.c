@@ -58,6 +58,7 @@ struct jobs_snapshot *jobs_snapshot(const struct jobs *t)
         }
         json_object_set_new(o, "launcher", json_string(j->launcher));
         json_object_set_new(o, "cp_seen", json_boolean(j->cp_seen));
+        if (j->time_sample > 1) json_object_set_new(o, "time_sample", json_integer(j->time_sample));
         jobs_place_save(t, j, o); /* where its processes are, parked and on standby */
         jobs_cmds_save(t, j, o);  /* its commands and their reserved slots */
         if (j->io_shrink_n > 0)
@@ -259,6 +260,8 @@ int jobs_load(struct jobs *t, const char *path, double now, char *err, size_t er
         j->iteration = proto_get_int(o, "iteration", 0);
         j->samples = proto_get_int(o, "samples", 0);
         j->cp_seen = json_is_true(json_object_get(o, "cp_seen"));
+        j->time_sample = (int)proto_get_int(o, "time_sample", 1);
+        if (j->time_sample < 1 || j->time_sample > 1000000) j->time_sample = 1;
         json_t *shr = json_object_get(o, "io_shrink");
         j->io_shrink_n = (int)proto_get_int(shr, "n", 0);
         j->io_shrink_from = (int)proto_get_int(shr, "from", 0);

@@ -224,13 +224,16 @@ static void jobs_text(FILE *f, double now)
         {"ductile_job_processes", "gauge", "Processes in the job's world (running or disconnected jobs)."},
         {"ductile_job_cores", "gauge", "Cores (slots) the job holds: running processes (folded: the cores it is folded to), parked ones and reservations."},
         {"ductile_job_fold_cores", "gauge", "Cores per host the job is folded to (0: not folded)."},
-        {"ductile_job_iteration", "gauge", "The job's iteration in its last sample."}};
-    for (int m = 0; m < 4; m++) {
+        {"ductile_job_iteration", "gauge", "The job's iteration in its last sample."},
+        {"ductile_job_time_sample", "gauge",
+         "1 call in N timed by the job (DUCTILE_TIME_SAMPLE): above 1 its compute and communication times are estimates."}};
+    for (int m = 0; m < 5; m++) {
         head(f, per[m][0], per[m][1], per[m][2]);
         for (int k = 0; k < jobs.n; k++) {
             const struct job *j = jobs.v[k];
             if (j->state != JOB_RUNNING && j->state != JOB_DISCONNECTED) continue;
-            long long v = m == 0 ? j->procs : m == 1 ? rm_alloc_total(&rm, j->alloc) : m == 2 ? j->fold_cores : j->iteration;
+            long long v = m == 0 ? j->procs : m == 1 ? rm_alloc_total(&rm, j->alloc) : m == 2 ? j->fold_cores
+                        : m == 3 ? j->iteration : j->time_sample > 1 ? j->time_sample : 1;
             fprintf(f, "%s{job_id=\"%d\"} %lld\n", per[m][0], j->id, v);
         }
     }

@@ -300,7 +300,7 @@ void accept_on(int li)
     }
 }
 
-static int has_line(const struct linebuf *lb) { return lb->len && memchr(lb->buf, '\n', lb->len) != NULL; }
+static int has_line(const struct linebuf *lb) { return linebuf_has_line(lb); }
 
 void handle_input(int ci)
 {
@@ -403,5 +403,7 @@ void flush_out(int ci)
         c->outlen -= (size_t)w;
     }
     c->outoff = 0;
+    free(c->out); /* all sent: no buffer kept per connection (a list's answer, a backlog of replies) */
+    c->out = NULL;
     if (c->closing) close_conn(ci, "closed by the daemon");
 }

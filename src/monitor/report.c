@@ -55,8 +55,8 @@ void ductile_report_snapshot(int rank, uint64_t t_end, struct report_rank *me, s
             measured += m;
             estimated += fns[i].time_s > m ? fns[i].time_s - m : 0;
         }
-        if (estimated > 0 && measured + estimated > me->wall_s) {
-            double room = me->wall_s > measured ? me->wall_s - measured : 0, f = room / estimated;
+        double f = ductile_sample_clamp(me->wall_s, measured, estimated);
+        if (f < 1) {
             for (int i = 0; i < DUCTILE_FN_COUNT; i++) {
                 double m = ductile_ticks_to_sec(ductile_stat_load(&ductile_stats[i].ticks));
                 if (fns[i].time_s > m) fns[i].time_s = m + (fns[i].time_s - m) * f;

@@ -232,10 +232,20 @@ void linebuf_free(struct linebuf *lb)
     memset(lb, 0, sizeof *lb);
 }
 
+/* what is pending to the front (before the buffer grows or is appended to past its end) */
+static void lb_compact(struct linebuf *lb)
+{
+    if (lb->head && lb->len) memmove(lb->buf, lb->buf + lb->head, lb->len);
+    lb->head = 0;
+}
+
+int linebuf_has_line(const struct linebuf *lb) { return lb->len && memchr(lb->buf + lb->head, '\n', lb->len) != NULL; }
+
 int linebuf_append(struct linebuf *lb, const char *data, size_t n)
 {
     if (lb->overflow) return -1;
     if (n == 0) return 0;
+    if (lb->head + lb->len + n > lb->cap) lb_compact(lb);
     if (lb->len + n > lb->cap) {
         size_t cap = lb->cap ? lb->cap : 4096;
         while (cap < lb->len + n) cap *= 2;
@@ -250,7 +260,7 @@ int linebuf_append(struct linebuf *lb, const char *data, size_t n)
         lb->buf = nb;
         lb->cap = cap;
     }
-    memcpy(lb->buf + lb->len, data, n);
+    memcpy(lb->buf + lb->head + lb->len, data, n);
     /* the partial line after the last newline must stay under the limit; only the new bytes are
      * scanned (a 1 MB answer read 8 KiB at a time was scanned back to its start at each read) */
     if (lb->partial > lb->len) lb->partial = lb->len; /* the owner emptied the buffer (len = 0) */
@@ -269,21 +279,34 @@ long linebuf_next(struct linebuf *lb, char **line)
 {
     *line = NULL;
     if (lb->partial > lb->len) lb->partial = lb->len;
-    char *nl = lb->len > lb->partial ? memchr(lb->buf, '\n', lb->len - lb->partial) : NULL; /* none in the partial line */
+    if (!lb->len) {
+        lb->head = 0;
+        /* a backlog's buffer is given back once drained: 2,000 connections that were behind keep no
+         * high-water mark each (ductiled's memory stays flat, issue 25, item 4) */
+        if (lb->cap > 2 * 16384) {
+            free(lb->buf);
+            lb->buf = NULL;
+            lb->cap = 0;
+        }
+        return 0;
+    }
+    char *start = lb->buf + lb->head;
+    char *nl = lb->len > lb->partial ? memchr(start, '\n', lb->len - lb->partial) : NULL; /* none in the partial line */
     if (!nl) return 0;
-    size_t n = (size_t)(nl - lb->buf);
+    size_t n = (size_t)(nl - start);
     size_t keep = n;
-    if (keep > 0 && lb->buf[keep - 1] == '\r') keep--;
+    if (keep > 0 && start[keep - 1] == '\r') keep--;
     if (n + 1 > lb_max(lb)) {
         lb->overflow = 1;
         return -1;
     }
     char *s = malloc(keep + 1);
     if (!s) return -1;
-    memcpy(s, lb->buf, keep);
+    memcpy(s, start, keep);
     s[keep] = '\0';
-    memmove(lb->buf, nl + 1, lb->len - n - 1);
+    lb->head += n + 1; /* not moved: the rest is cut from where it is */
     lb->len -= n + 1;
+    if (!lb->len) lb->head = 0;
     *line = s;
     return (long)keep;
 }

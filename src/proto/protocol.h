@@ -93,7 +93,8 @@ int proto_valid_tag(const char *s);
 /* Framing: accumulate bytes from a stream and cut them into lines. */
 struct linebuf {
     char *buf;
-    size_t len, cap;
+    size_t len, cap; /* len bytes pending, at buf + head (the owner empties it with len = 0) */
+    size_t head;     /* lines taken from the front are skipped, not moved: a backlog of many lines is cut in O(bytes) */
     int overflow; /* a line longer than the limit was seen */
     size_t max;   /* longest line accepted, newline included (0: PROTO_MAX_LINE) */
     size_t partial; /* bytes after the last newline (at most len): a long line is scanned once, as it comes */
@@ -105,6 +106,8 @@ void linebuf_free(struct linebuf *lb);
 /* Append bytes.  Returns 0, or -1 when the pending partial line would exceed
  * PROTO_MAX_LINE (overflow is then set; the connection should be dropped). */
 int linebuf_append(struct linebuf *lb, const char *data, size_t n);
+/* 1 when a complete line is buffered. */
+int linebuf_has_line(const struct linebuf *lb);
 /* Next complete line: returns its length (without '\n', a trailing '\r' is
  * removed too) and sets *line to a NUL-terminated copy the caller frees; 0
  * with *line == NULL when no complete line is buffered. */

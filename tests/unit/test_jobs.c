@@ -5,6 +5,7 @@
  * samples that show an unexplained size, and a state file round trip that
  * keeps all of it; after every step the resource manager holds exactly what
  * the picture says. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -209,6 +210,37 @@ static void test_samples(void **st)
     teardown();
 }
 
+/* the list's text (jobs_list.c, written without a tree) reads back as the summary says: its start
+ * with 6 decimals as "%.6f" writes it, its sampled timing (time_sample) only when sampled */
+static void test_list_text(void **st)
+{
+    (void)st;
+    setup();
+    struct job *a = reg("la", 1, "[\"a\"]"), *b = reg("lb", 1, "[\"a\"]");
+    a->start = 1764230400.1234565;
+    b->start = 0; /* unknown: its registration's time */
+    b->registered = 1764230401.000001;
+    json_t *s = json_loads("{\"job\":1,\"t\":1.0,\"iteration\":5,\"procs\":1,\"time_sample\":16}", 0, NULL);
+    jobs_sample(&t, a, s, 20);
+    json_decref(s);
+    for (int brief = 0; brief < 2; brief++) {
+        size_t n = 0;
+        char *txt = jobs_list_text(&t, 30, brief, &n);
+        assert_non_null(txt);
+        json_t *l = json_loadb(txt, n, 0, NULL);
+        assert_non_null(l);
+        char want[64];
+        snprintf(want, sizeof want, "%.6f", a->start);
+        assert_true(fabs(json_real_value(json_object_get(json_array_get(l, 0), "start")) - strtod(want, NULL)) < 1e-9);
+        assert_true(json_real_value(json_object_get(json_array_get(l, 1), "start")) == 1764230401.000001);
+        assert_int_equal(json_integer_value(json_object_get(json_array_get(l, 0), "time_sample")), 16);
+        assert_null(json_object_get(json_array_get(l, 1), "time_sample"));
+        json_decref(l);
+        free(txt);
+    }
+    teardown();
+}
+
 /* the state file keeps ranks, parked processes, commands and their reservations, and the fold */
 static void test_state(void **st)
 {
@@ -262,6 +294,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_expand_reserved), cmocka_unit_test(test_expire), cmocka_unit_test(test_shrink),
         cmocka_unit_test(test_fold),            cmocka_unit_test(test_samples), cmocka_unit_test(test_state),
+        cmocka_unit_test(test_list_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

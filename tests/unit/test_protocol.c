@@ -224,6 +224,43 @@ static void test_linebuf_pieces(void **st)
     assert_int_equal(linebuf_append(&lb, "123456789", 9), -1); /* x + 9: the partial line reaches 10 */
     assert_true(lb.overflow);
     linebuf_free(&lb);
+    /* a backlog of 5,000 lines taken one by one from the front (not moved at each: O(bytes)), lines
+     * appended between takes, and its buffer given back once drained (ductiled, issue 25 item 4) */
+    linebuf_init(&lb);
+    char msg[64];
+    long got = 0, put = 0;
+    for (; put < 5000; put++) {
+        int w = snprintf(msg, sizeof msg, "{\"n\":%ld}\n", put);
+        assert_int_equal(linebuf_append(&lb, msg, (size_t)w), 0);
+    }
+    assert_true(linebuf_has_line(&lb));
+    for (; got < 5000; got++) {
+        char want_l[64];
+        snprintf(want_l, sizeof want_l, "{\"n\":%ld}", got);
+        assert_int_equal(linebuf_next(&lb, &line), (long)strlen(want_l));
+        assert_string_equal(line, want_l);
+        free(line);
+        if (got % 1000 == 999) { /* more come while the backlog is cut, a line split across appends */
+            int w = snprintf(msg, sizeof msg, "{\"n\":%ld}\n", put++);
+            assert_int_equal(linebuf_append(&lb, msg, 3), 0);
+            assert_int_equal(linebuf_append(&lb, msg + 3, (size_t)w - 3), 0);
+        }
+    }
+    for (; got < put; got++) {
+        assert_true(linebuf_next(&lb, &line) > 0);
+        free(line);
+    }
+    assert_false(linebuf_has_line(&lb));
+    assert_true(lb.cap > 2 * 16384);
+    assert_int_equal(linebuf_next(&lb, &line), 0);
+    assert_null(line);
+    assert_null(lb.buf); /* drained: given back */
+    assert_int_equal(lb.cap, 0);
+    assert_int_equal(linebuf_append(&lb, "ok\n", 3), 0);
+    assert_int_equal(linebuf_next(&lb, &line), 2);
+    assert_string_equal(line, "ok");
+    free(line);
+    linebuf_free(&lb);
     /* a line already as text (ductiled's list) reads back as a reply */
     char *l = proto_reply_ok_text(5, "{\"jobs\":[]}", 11);
     struct proto_msg m;

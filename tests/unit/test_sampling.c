@@ -127,12 +127,28 @@ static void test_estimate(void **state)
                                    (unsigned long long)truth, 100 * rel);
 }
 
+/* The bound of a process's estimates by its run (MPI calls one at a time):
+ * the report's, the controller's samples' and EMPI's (ductile_sample_clamp). */
+static void test_clamp(void **state)
+{
+    (void)state;
+    assert_true(ductile_sample_clamp(1.0, 0.2, 0.5) == 1.0);  /* fits: unchanged */
+    assert_true(ductile_sample_clamp(1.0, 0.2, 0.8) == 1.0);  /* exactly fits */
+    assert_true(ductile_sample_clamp(1.0, 0.0, 0.0) == 1.0);  /* nothing estimated */
+    double f = ductile_sample_clamp(1.0, 0.2, 1.6);           /* 0.8 of room for 1.6 estimated */
+    assert_true(fabs(f - 0.5) < 1e-12);
+    assert_true(fabs(0.2 + 1.6 * f - 1.0) < 1e-12);           /* measured + scaled estimate = the interval */
+    assert_true(ductile_sample_clamp(1.0, 1.5, 0.3) == 0.0);  /* the measured part alone fills it */
+    assert_true(ductile_sample_clamp(0.0, 0.0, 0.3) == 0.0);  /* an empty interval */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gap),
         cmocka_unit_test(test_countdown),
         cmocka_unit_test(test_estimate),
+        cmocka_unit_test(test_clamp),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
