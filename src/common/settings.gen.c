@@ -167,8 +167,10 @@ const struct setting_def ductile_setting_defs[] = {
      .help = "MiB of old blocks (of 4 MiB and more, Ductile's own) a staying process keeps after a resize "
              "commits, at most one per registered item and never more than a quarter of the memory available "
              "then, for the next resize's new blocks: from the third resize of a cycle on, its blocks are "
-             "resident already and not touched again. Emptied when a new block cannot be allocated and at "
-             "MPI_Finalize. 0: every old block is freed at the commit. docs/rma.md, \"The first touch\"."},
+             "resident already and not touched again. Not with rma-lock/rma-lockall on Open MPI 4.1, whose old "
+             "blocks are freed a control point late instead (osc/ucx may still read them), nor with the Baseline "
+             "method. Emptied when a new block cannot be allocated and at MPI_Finalize. 0: every old block is "
+             "freed at the commit. docs/rma.md, \"The first touch\"."},
     {.name = "DUCTILE_PERSISTENT", .type = SETTING_BOOL, .default_value = "0", FIELD(persistent),
      .help = "1: persistent redistribution. Removed processes stand by inside the control point and the next "
              "expansion back to the same size takes them back instead of spawning; transfers between the two "
@@ -227,12 +229,13 @@ const struct setting_def ductile_setting_defs[] = {
      .help = "Parallel spawning of an expansion (Merge method) with Open MPI 4.1 (src/malleable/pspawn.c): k = "
              "min(running, new) running processes each spawn their share of the new processes over MPI_COMM_SELF "
              "at the same time, and the groups join pairwise (MPI_Intercomm_create + MPI_Intercomm_merge), "
-             "instead of rank 0 spawning all of them alone. auto: from 8 new processes on (the measured "
-             "break-even, PSPAWN_AUTO_MIN in src/malleable/pspawn.h), not with the Baseline method, the standby "
-             "pool or a direct launch by srun; on: from 2 new processes (same exceptions); off: never. No effect "
-             "with MPICH and Open MPI 5, where one collective MPI_Comm_spawn of all the running processes is "
-             "faster (parallel spawning measured 0.6-0.78x there: docs/rma.md, \"Spawn time against the number of "
-             "new processes\")."},
+             "instead of rank 0 spawning all of them alone. auto: from 8 new processes on and 4 running processes "
+             "(the measured break-even, PSPAWN_AUTO_MIN and PSPAWN_AUTO_MIN_PARENTS in src/malleable/pspawn.h: "
+             "with 2 running processes the joins cost more than the spawn saves), not with the Baseline method, "
+             "the standby pool or a direct launch by srun; on: from 2 new processes (same exceptions); off: "
+             "never. No effect with MPICH and Open MPI 5, where one collective MPI_Comm_spawn of all the running "
+             "processes is faster (parallel spawning measured 0.6-0.78x there: docs/rma.md, \"Spawn time against "
+             "the number of new processes\")."},
     {.name = "DUCTILE_SPAWN_COMMAND", .type = SETTING_STRING, .default_value = "", .values = "path of an executable", FIELD(spawn_command),
      .help = "Executable started for new processes. Empty: this program (from /proc/self/exe), with the same "
              "arguments."},

@@ -121,6 +121,7 @@ struct join_header {
     int32_t method, redist, nb, ns, nd, nnew, iteration, sched_next, nitems, id, nhist, zombies, prepare, persistent;
     int32_t command; /* the request's queue id (the record's "command") */
     int32_t auto_choice; /* the decision's (DUCTILE_REDIST=auto): a Baseline record is written by a new process */
+    int32_t spawn_groups; /* the record's (as auto_choice) */
     int32_t groups, gindex, goffset; /* a parallel spawn (pspawn.c): the number of groups (0: one spawn), this
                                       * group's parent (its rank) and its first process among the new ones */
     int64_t job_pid;

@@ -527,6 +527,7 @@ int ductile_malleable_get_shared(int *iteration)
             struct decision dd = {.auto_choice = h->auto_choice};
             snprintf(dd.why, sizeof dd.why, "%s", h->why);
             note_choice(&rec, &dd); /* DUCTILE_REDIST=auto: the cost model's choice, as the old rank 0 decided */
+            rec.spawn_groups = h->spawn_groups;
             rec.start_s = h->start_s;
             rec.spawn_s = h->spawn_s;
             rec.merge_s = M.join_merge_s;

@@ -26,8 +26,9 @@ int pspawn_wanted(const struct decision *d, int nnew)
 #else
     const char *v = ductile_rt.settings.spawn_parallel;
     if (!v || !strcmp(v, "off")) return 0;
-    int min = !strcmp(v, "on") ? 2 : PSPAWN_AUTO_MIN;
-    return d->method == METHOD_MERGE && !d->pool && !launch_step_direct() && ductile_rt.size >= 2 && nnew >= min;
+    int on = !strcmp(v, "on");
+    int min = on ? 2 : PSPAWN_AUTO_MIN, parents = on ? 2 : PSPAWN_AUTO_MIN_PARENTS;
+    return d->method == METHOD_MERGE && !d->pool && !launch_step_direct() && ductile_rt.size >= parents && nnew >= min;
 #endif
 }
 

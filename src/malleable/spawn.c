@@ -310,6 +310,7 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     h.auto_choice = d->auto_choice;
     snprintf(h.why, sizeof h.why, "%s", d->why);
     h.groups = par ? ps.k : 0;
+    h.spawn_groups = rec.spawn_groups;
     h.nhist = M.nhist;
     h.zombies = M.zombies;
     h.prepare = prepare;

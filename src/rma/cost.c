@@ -123,9 +123,10 @@ int cost_choose(const struct cost_input *in, struct cost_version *all, int *nall
     if (reason && reasonlen) {
         char a[32], b[32];
         if (second >= 0)
-            snprintf(reason, reasonlen, "%s: f=%.4g s (R %.4g s, N_it %d, M %d) < %s f=%.4g s; bw col %.3g rma %.3g "
+            snprintf(reason, reasonlen, "%s: f=%.4g s (R %.4g s, N_it %d, M %d) %s %s f=%.4g s; bw col %.3g rma %.3g "
                      "B/s, lat %.2g s x steps col %.0f p2p %.0f, window %.3g s, T_it %.3g s",
                      cost_version_name(&all[best], a, sizeof a), all[best].f, all[best].r, all[best].n_it, mx,
+                     all[best].f < all[second].f - 1e-12 ? "<" : "<=", /* a tie: the first in order */
                      cost_version_name(&all[second], b, sizeof b), all[second].f, in->bw_col, in->bw_rma, in->lat_s,
                      nx * cost_steps(in, COST_COL), nx * cost_steps(in, COST_P2P), in->win_setup_s, in->t_it);
         else
