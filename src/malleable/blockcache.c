@@ -28,18 +28,11 @@ static struct kept *kept;
 static int nkept, capkept;
 static size_t kept_bytes;
 
-/* A fresh block, from malloc.  Transparent huge pages (a 2 MiB-aligned
- * block advised MADV_HUGEPAGE: a fault per 2 MiB instead of per 4 KiB) were
- * tried and dropped: the first touch of 32 MiB alone took 4-9 ms against
- * 10-17 ms at a low load (bench/firsttouch), but the shrinks themselves
- * did not follow: 4->2 of 64 MiB (32 MiB blocks) was about twice slower at
- * the loads of 8-41 this machine has, the other pairs went either way
- * (populating huge pages took 0.1-1.3 s now and then), docs/rma.md, "The
- * first touch". */
-static void *fresh(size_t bytes)
-{
-    return txn_malloc(bytes);
-}
+/* A new block that is not kept comes from malloc (txn_malloc: counted, and
+ * failed on purpose in tests).  Transparent huge pages (MADV_HUGEPAGE on a
+ * 2 MiB-aligned block) were tried and dropped: the first touch alone was
+ * faster, the shrinks about twice slower under load (docs/rma.md, "The
+ * first touch"). */
 
 static void forget(int k)
 {
@@ -65,10 +58,10 @@ void *block_alloc(size_t bytes, int item, int *warm)
             return p;
         }
     }
-    void *p = fresh(bytes);
+    void *p = txn_malloc(bytes);
     if (!p && nkept) { /* memory pressure: give back what is kept, once */
         block_cache_drop();
-        p = fresh(bytes);
+        p = txn_malloc(bytes);
     }
     return p;
 }
