@@ -2,7 +2,8 @@
 """Plot bench/scale's CSVs: the ratio of Ductile's resize to the raw MPI
 path against P (expansions P->2P, shrinks 2P->P; medians over the rounds),
 each process's peak memory against P (max, and the sum divided by the
-number of processes, Ductile and raw), and, given a CSV of
+number of processes, Ductile and raw; with --spawn-parallel one line per
+setting, e.g. "par off" and "par on"), and, given a CSV of
 bench/scale --spawn, the spawn time against the number of new processes
 (one MPI_Comm_spawn against parallel spawning).  One line per MPI.
 
@@ -42,24 +43,31 @@ fig, axes = plt.subplots(1, ncol, figsize=(4.6 * ncol, 3.6))
 mpis = sorted({r["mpi"] for r in scale})
 styles = {"expand": "-o", "shrink": "--s"}
 for m in mpis:
+    # the Ductile variants: "ductile", or with --spawn-parallel "ductile-par-off", "ductile-par-on", ...
+    variants = sorted({r["what"] for r in scale if r["mpi"] == m and r["what"].startswith("ductile")})
     for kind in ("expand", "shrink"):
         ps = sorted({int(r["p"]) for r in scale if r["mpi"] == m and r["kind"] == kind})
-        ratio, mem_max, mem_mean, raw_max = [], [], [], []
-        for p in ps:
-            sel = [r for r in scale if r["mpi"] == m and r["kind"] == kind and int(r["p"]) == p]
-            duc = [r for r in sel if r["what"] == "ductile"]
-            raw = [r for r in sel if r["what"] == "raw"]
-            ratio.append(med(duc, "total_s") / med(raw, "total_s") if duc and raw else float("nan"))
-            mem_max.append(med(duc, "mem_max_kib") / 1024)
-            mem_mean.append(statistics.median([float(r["mem_sum_kib"]) / float(r["processes"]) for r in duc]) / 1024
-                            if duc else float("nan"))
-            raw_max.append(med(raw, "mem_max_kib") / 1024)
-        label = "%s %s" % (m, "P->2P" if kind == "expand" else "2P->P")
-        axes[0].plot(ps, ratio, styles[kind], label=label, markersize=4)
-        if kind == "expand":
-            line, = axes[1].plot(ps, mem_max, "-o", markersize=4, label="%s Ductile max" % m)
-            axes[1].plot(ps, mem_mean, ":", color=line.get_color(), label="%s Ductile mean" % m)
-            axes[1].plot(ps, raw_max, "--", color=line.get_color(), alpha=0.6, label="%s raw max" % m)
+        raw_max = []
+        for v in variants:
+            ratio, mem_max, mem_mean = [], [], []
+            for p in ps:
+                sel = [r for r in scale if r["mpi"] == m and r["kind"] == kind and int(r["p"]) == p]
+                duc = [r for r in sel if r["what"] == v]
+                raw = [r for r in sel if r["what"] == "raw"]
+                ratio.append(med(duc, "total_s") / med(raw, "total_s") if duc and raw else float("nan"))
+                mem_max.append(med(duc, "mem_max_kib") / 1024)
+                mem_mean.append(statistics.median([float(r["mem_sum_kib"]) / float(r["processes"]) for r in duc])
+                                / 1024 if duc else float("nan"))
+                if v == variants[0]:
+                    raw_max.append(med(raw, "mem_max_kib") / 1024)
+            tag = "" if v == "ductile" else " " + v[len("ductile-"):].replace("-", " ")
+            label = "%s%s %s" % (m, tag, "P->2P" if kind == "expand" else "2P->P")
+            axes[0].plot(ps, ratio, styles[kind], label=label, markersize=4)
+            if kind == "expand":
+                line, = axes[1].plot(ps, mem_max, "-o", markersize=4, label="%s%s Ductile max" % (m, tag))
+                axes[1].plot(ps, mem_mean, ":", color=line.get_color(), label="%s%s Ductile mean" % (m, tag))
+        if kind == "expand" and variants:
+            axes[1].plot(ps, raw_max, "--", color="grey", alpha=0.6, label="%s raw max" % m)
 axes[0].axhline(1.0, color="grey", lw=0.8)
 axes[0].set_xscale("log", base=2)
 axes[0].set_yscale("log")
