@@ -4,7 +4,8 @@
 # MPI path (every run checks every byte of its data; the bench exits 1 when a
 # run fails or its data is wrong), then the spawn timing for n = 1, 2.
 # Asserts the exit status, the table's rows and a well-formed CSV (header,
-# one row per run, numbers, every process's memory reported); never a time.
+# one row per run, numbers, every process's memory reported) and, where
+# matplotlib is installed, that bench/scale-plot.py draws them; never a time.
 set -u
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 S=${TEST_TIME_SCALE:-1}
@@ -63,5 +64,12 @@ for b in bad:
     print("FAIL: CSV:", b)
 sys.exit(1 if bad else 0)
 PY
+# the plot of both CSVs (bench/scale-plot.py), where matplotlib is installed (tools/setup-deps --demo)
+if "$PYTHON" -c 'import matplotlib' 2>/dev/null; then
+  "$PYTHON" "$abs_top_srcdir/bench/scale-plot.py" "$tmp/scale.png" "$tmp/scale.csv" "$tmp/spawn.csv" \
+    && [ -s "$tmp/scale.png" ] || { echo "FAIL: bench/scale-plot.py drew no plot"; fail=1; }
+else
+  echo "note: matplotlib is not installed: bench/scale-plot.py not run"
+fi
 [ $fail -eq 0 ] && echo "ok: bench/scale --quick" || echo "FAIL: bench/scale"
 exit $fail
