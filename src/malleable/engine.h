@@ -337,7 +337,7 @@ static inline void step_mark(double *t, const char *what)
 /* spawn_check.c: the program to spawn, the spawn's info, rank 0's checks before anything starts */
 int spawn_command(char *cmd, size_t len, char ***args_out);
 MPI_Info spawn_info(const char *hosts);
-int precheck_spawn(const char *cmd, const char *hosts, int ns, int nnew, char *why, size_t len);
+int precheck_spawn(const char *cmd, const char *hosts, int ns, int nnew, int groups, char *why, size_t len);
 /* spawn_ompi5.c: Open MPI 5 (PRRTE); 0 and nothing with other MPIs */
 int ompi5_may_oversubscribe(void);
 void ompi5_spawn_info(MPI_Info info);

@@ -149,6 +149,43 @@ char *schedule_host_runs(const char *list, long *nruns)
     return out;
 }
 
+/* The characters of one run "name" or "name:count" after `runs` others. */
+static size_t run_chars(size_t n, long count, long runs)
+{
+    size_t c = n + (runs ? 1 : 0);
+    if (count > 1) c += 1 + (size_t)snprintf(NULL, 0, "%ld", count);
+    return c;
+}
+
+size_t schedule_share_runs_max(const char *list, long n, long k)
+{
+    if (k < 1 || n < 1) return 0;
+    long q = n / k, r = n % k, share = 0, in = 0, runs = 0, count = 0;
+    size_t best = 0, cur = 0, rn = 0;
+    const char *rp = NULL;
+    for (const char *p = list; *p && share < k;) {
+        const char *e = p;
+        while (*e && *e != ';' && *e != ',') e++;
+        size_t m = (size_t)(e - p);
+        if (m) {
+            if (count && (m != rn || memcmp(p, rp, m) != 0)) { /* a new run in this share */
+                cur += run_chars(rn, count, runs++);
+                count = 0;
+            }
+            if (!count) rp = p, rn = m;
+            count++;
+            if (++in == q + (share < r)) { /* the share is complete */
+                cur += run_chars(rn, count, runs);
+                if (cur > best) best = cur;
+                share++, in = 0, runs = 0, count = 0, cur = 0;
+            }
+        }
+        p = *e ? e + 1 : e;
+    }
+    if (count) cur += run_chars(rn, count, runs); /* a list shorter than n names */
+    return cur > best ? cur : best;
+}
+
 /* Parse one entry [p, e) into r; returns 0 or -1 with a reason in why. */
 static int parse_entry(const char *p, const char *e, struct resize_request *r, char *why, size_t wl)
 {

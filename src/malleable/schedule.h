@@ -50,6 +50,12 @@ int schedule_check_hosts(const char *list, int *nhosts, char *err, size_t errlen
  * number of runs to *nruns (may be NULL).  malloc'ed; NULL when out of memory. */
 char *schedule_host_runs(const char *list, long *nruns);
 
+/* The longest of the runs strings (characters, as schedule_host_runs writes
+ * them) of the k shares of a list of n names, share i holding the next
+ * n/k + (i < n%k) names: what a parallel spawn's parents each pass as their
+ * "host" info value.  One pass over the list. */
+size_t schedule_share_runs_max(const char *list, long n, long k);
+
 /* Parse a rank list "3;1" (a rank set: also "0-7", "0-15:4") into
  * ranks[0..cap); returns how many, or -1 with a message when malformed,
  * negative, duplicated or longer than cap. */

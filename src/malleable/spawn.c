@@ -255,7 +255,8 @@ void expand(const struct decision *d, const char *hosts, double t_begin, double 
     if (ok && me == 0 && !SPAWN_COLLECTIVE && test_fail("spawn")) {
         ok = 0;
         snprintf(why, sizeof why, "MPI_Comm_spawn refused (injected: DUCTILE_TEST_FAIL=spawn)");
-    } else if (ok && me == 0 && precheck_spawn(cmd, hosts, ns, nnew, why, sizeof why) != 0) {
+    } else if (ok && me == 0 &&
+               precheck_spawn(cmd, hosts, ns, nnew, par ? (ns < nnew ? ns : nnew) : 1, why, sizeof why) != 0) {
         ok = 0;
     }
 #if !SPAWN_COLLECTIVE

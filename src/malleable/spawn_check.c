@@ -61,10 +61,9 @@ MPI_Info spawn_info(const char *hosts)
 /* Checks before MPI_Comm_spawn, on rank 0.  A spawn that fails is not
  * always harmless (with Open MPI 4.1 mpiexec then never exits, and a later
  * spawn kills the job), so what can be known to fail is refused here. */
-int precheck_spawn(const char *cmd, const char *hosts, int ns, int nnew, char *why, size_t len)
+int precheck_spawn(const char *cmd, const char *hosts, int ns, int nnew, int groups, char *why, size_t len)
 {
     (void)ns;
-    (void)nnew;
     if (launch_step_refused(why, len) != 0) return -1; /* started by srun: what this MPI cannot do there */
     struct stat st;
     if (stat(cmd, &st) != 0) {
@@ -103,10 +102,13 @@ int precheck_spawn(const char *cmd, const char *hosts, int ns, int nnew, char *w
         snprintf(why, len, "out of memory for the host list");
         return -1;
     }
-    if (runs && !launch_step_direct() && strlen(runs) >= MPI_MAX_INFO_VAL) { /* srun takes its own list */
-        snprintf(why, len, "the host list (%ld runs of hosts, '%.60s...') takes %zu characters as the spawn's "
-                 "\"host\" info value, more than this MPI allows (MPI_MAX_INFO_VAL %d): give the new processes "
-                 "fewer hosts, or grouped by host", nruns, runs, strlen(runs), MPI_MAX_INFO_VAL);
+    /* a parallel spawn's parents each pass their share's runs (pspawn.c): the longest must fit */
+    size_t need = runs && groups > 1 ? schedule_share_runs_max(hosts, nnew, groups) : runs ? strlen(runs) : 0;
+    if (runs && !launch_step_direct() && need >= MPI_MAX_INFO_VAL) { /* srun takes its own list */
+        snprintf(why, len, "the host list (%ld runs of hosts, '%.60s...') takes %zu characters as %s \"host\" "
+                 "info value, more than this MPI allows (MPI_MAX_INFO_VAL %d): give the new processes fewer hosts, "
+                 "or grouped by host", nruns, runs, need,
+                 groups > 1 ? "the longest of the parallel spawn's shares'" : "the spawn's", MPI_MAX_INFO_VAL);
         free(runs);
         return -1;
     }

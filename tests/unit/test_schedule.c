@@ -282,6 +282,54 @@ static void test_long_lists(void **state)
     free(ranks);
 }
 
+/* schedule_share_runs_max against the runs of each share cut out by hand */
+static size_t shares_by_hand(const char *list, long n, long k)
+{
+    size_t best = 0;
+    const char *p = list;
+    for (long i = 0; i < k; i++) {
+        long m = n / k + (i < n % k);
+        char *share = calloc(strlen(list) + 1, 1), *o = share;
+        for (long j = 0; j < m && *p; j++) {
+            const char *e = p;
+            while (*e && *e != ';' && *e != ',') e++;
+            o += sprintf(o, "%s%.*s", j ? ";" : "", (int)(e - p), p);
+            p = *e ? e + 1 : e;
+        }
+        char *runs = schedule_host_runs(share, NULL);
+        if (strlen(runs) > best) best = strlen(runs);
+        free(runs);
+        free(share);
+    }
+    return best;
+}
+
+static void test_share_runs(void **state)
+{
+    (void)state;
+    const char *lists[] = {"a;a;b;a,c", "a;a;a;a;a;a;a;a;a;a;a;a", "hostA;hostB;hostB;hostB;c;c;c;c;c;c;c;c;c;c;c;c;d",
+                           "x", "aa;aa;b;b;aa;aa;aa"};
+    for (size_t l = 0; l < sizeof lists / sizeof *lists; l++) {
+        long n = 1;
+        for (const char *c = lists[l]; *c; c++) n += *c == ';' || *c == ',';
+        for (long k = 1; k <= n; k++)
+            assert_int_equal(schedule_share_runs_max(lists[l], n, k), shares_by_hand(lists[l], n, k));
+    }
+    /* one share is the whole list's runs */
+    char *runs = schedule_host_runs("a;a;b;a,c", NULL);
+    assert_int_equal(schedule_share_runs_max("a;a;b;a,c", 5, 1), strlen(runs));
+    free(runs);
+    /* 65,536 processes on 512 hosts of 128 (one pass): 64 shares of 1,024 processes, 8 hosts each */
+    enum { P = 65536, PER_HOST = 128 };
+    char *hosts = malloc((size_t)P * 10 + 1), *o = hosts;
+    for (int i = 0; i < P; i++) o += sprintf(o, "%snode%05d", i ? ";" : "", i / PER_HOST);
+    assert_int_equal(schedule_share_runs_max(hosts, P, 64), 8 * 14 - 1);
+    assert_int_equal(schedule_share_runs_max(hosts, P, 64), shares_by_hand(hosts, P, 64));
+    assert_int_equal(schedule_share_runs_max(hosts, P, 1000), shares_by_hand(hosts, P, 1000));
+    assert_int_equal(schedule_share_runs_max(hosts, P, 0), 0);
+    free(hosts);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -291,6 +339,7 @@ int main(void)
         cmocka_unit_test(test_queue),
         cmocka_unit_test(test_queue_ids),
         cmocka_unit_test(test_long_lists),
+        cmocka_unit_test(test_share_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
