@@ -181,7 +181,8 @@ const struct setting_def ductile_setting_defs[] = {
      .help = "Block distribution of distributed items (EMPI_Get_wsize): flexmpi gives the rows % P extra rows to "
              "the last ranks, as FlexMPI; first gives them to the first ranks. Same value in every process."},
     {.name = "DUCTILE_TEST_FAIL", .type = SETTING_STRING, .default_value = "none", .values = "none, a step (spawn, alloc, register, transfer, bgtransfer, bgtransfer-first, step, connect, list), "
-               "pspawn@RANK, alloc:K@RANK, mpi:K@RANK or count@RANK, the counted forms optionally %N", FIELD(test_fail),
+               "pspawn@RANK, blockcache@RANK, alloc:K@RANK, mpi:K@RANK or count@RANK, the counted forms optionally "
+               "%N", FIELD(test_fail),
      .help = "For tests only: make a resize fail on purpose, to check that the job goes on at its old size with "
              "its data (docs/malleability.md, \"Failures\"). A step of every resize: spawn (rank 0's spawn is "
              "refused), alloc (a process cannot allocate its new blocks), register (a new process's registration "
@@ -192,8 +193,11 @@ const struct setting_def ductile_setting_defs[] = {
              "DUCTILE_RESIZE_TIMEOUT), docs/cluster.md, \"Direct launch\"; list (the last process cannot allocate "
              "its copy of the request's host or rank list: the resize is refused on every process); pspawn@RANK "
              "(a parallel spawn, DUCTILE_SPAWN_PARALLEL: parent RANK's spawn of its share is taken as failed "
-             "after its processes started; every group that started is sent away). Or counted: alloc:K@RANK (the "
-             "K-th allocation of each resize fails on process RANK), mpi:K@RANK (the K-th MPI call of each resize "
+             "after its processes started; every group that started is sent away); blockcache@RANK "
+             "(DUCTILE_BLOCK_CACHE_MIB: the first new block process RANK asks for while it keeps blocks meets "
+             "memory pressure once: no kept block is reused, the allocation is taken as failed, the kept blocks "
+             "are given back and the allocation retried; the resize succeeds). Or counted: alloc:K@RANK (the K-th "
+             "allocation of each resize fails on process RANK), mpi:K@RANK (the K-th MPI call of each resize "
              "reports an error on RANK), count@RANK (RANK prints how many a resize made); RANK: the old processes "
              "by rank, then the new ones; %N after RANK: only the job's first resize and every N-th after it "
              "(resizes 1, N+1, 2N+1, ...)."},

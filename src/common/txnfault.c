@@ -59,6 +59,9 @@ int txn_fault_setup(const char *f, const char *d, char *err, size_t errlen)
     } else if (f && strncmp(f, "pspawn", 6) == 0) { /* pspawn@RANK: that parent's share of a parallel spawn fails */
         int r;
         if (parse_at(f + 6, NULL, &r, NULL) != 0) goto bad_fail;
+    } else if (f && strncmp(f, "blockcache", 10) == 0) { /* blockcache@RANK: memory pressure with blocks kept */
+        int r;
+        if (parse_at(f + 10, NULL, &r, NULL) != 0) goto bad_fail;
     } else if (f && *f && strcmp(f, "none") && strcmp(f, "spawn") && strcmp(f, "alloc") && strcmp(f, "register") &&
                strcmp(f, "transfer") && strcmp(f, "bgtransfer") && strcmp(f, "bgtransfer-first") && strcmp(f, "step") &&
                strcmp(f, "connect") && strcmp(f, "list")) {
@@ -81,7 +84,7 @@ int txn_fault_setup(const char *f, const char *d, char *err, size_t errlen)
 bad_fail:
     T.mode = FAULT_NONE;
     snprintf(err, errlen, "DUCTILE_TEST_FAIL='%s' is not valid: expected none, spawn, alloc, register, transfer, "
-             "bgtransfer, bgtransfer-first, step, connect, list, pspawn@RANK, alloc:K@RANK, mpi:K@RANK or count@RANK (K >= 1), the counted ones "
+             "bgtransfer, bgtransfer-first, step, connect, list, pspawn@RANK, blockcache@RANK, alloc:K@RANK, mpi:K@RANK or count@RANK (K >= 1), the counted ones "
              "optionally followed by %%N (every N-th resize)", f);
     return -1;
 bad_delay:

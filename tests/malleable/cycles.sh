@@ -40,4 +40,12 @@ for cache in 1024 0; do
     if [ $cache -eq 0 ] && [ "$n" -ne 0 ]; then echo "FAIL: cache 0: $n kept blocks reused"; fail=1; fi
   fi
 done
+# memory pressure while blocks are kept (DUCTILE_TEST_FAIL=blockcache@1): rank 1's first new block after
+# blocks were kept cannot be allocated; its kept blocks are given back and the allocation retried, the
+# resize commits (all 4 resizes ok in the report) and every element is right
+if run "4 cycles, memory pressure on rank 1 with blocks kept" 2 5 2 4 DUCTILE_SCHEDULE="0:+1,1:-1,2:+1,3:-1" \
+     RESIZE_APP_CONST=150000 DUCTILE_BLOCK_CACHE_MIB=1024 DUCTILE_VERBOSE=2 DUCTILE_TEST_FAIL=blockcache@1; then
+  n=$(grep -c "given back, the allocation retried" "$tmp/err")
+  [ "$n" -eq 1 ] || { echo "FAIL: memory pressure: expected the kept blocks given back once, saw $n"; fail=1; }
+fi
 exit $fail
