@@ -23,8 +23,9 @@
  *   --spawn-parallel: DUCTILE_SPAWN_PARALLEL for the Ductile runs; both: one
  *     run with off and one with on in every round (alternated), two rows.
  *   --preload: how the Ductile runs get libductile.so (duc_run): launcher
- *     (default, as tools/ductile-run: on mpiexec's environment), app (given
- *     to the MPI processes only), both (alternated, two rows).
+ *     (on mpiexec's environment), app (given to the MPI processes only), both
+ *     (alternated, two rows); default as tools/ductile-run does: app with
+ *     MPICH (hydra's -genv), launcher with Open MPI.
  *   default: P = 2,4,8,16,32,64, 64 MiB in total, 3 rounds.
  *   --spawn: spawn time against the number of new processes (scale_spawn.c).
  * The launcher and libductile.so come from $MPIEXEC / $LIBDUCTILE, else from
@@ -260,7 +261,7 @@ static int run_scale(const char *self, const char *procs, long mib, int reps, co
                 for (int v = 0; v < (dir ? 1 : nv); v++) { /* shrinks: one variant (no spawn) */
                     char what[48];
                     snprintf(what, sizeof what, "ductile%s%.8s%s", vpar[v] && vpar[v][0] ? "-par-" : "",
-                             vpar[v] ? vpar[v] : "", vapp[v] ? "-app" : "");
+                             vpar[v] ? vpar[v] : "", !pboth ? "" : vapp[v] ? "-app" : "-launcher");
                     if (duc_run(self, ns, nd, bytes, redist, dir ? NULL : vpar[v], vapp[v], &m) == 0) {
                         duc[v][ndc[v]++] = m;
                         csv_row(out, kind, ns, nd, mib, k, what, &m, nr ? m.to / raw[nr - 1].to : 0);
@@ -271,7 +272,7 @@ static int run_scale(const char *self, const char *procs, long mib, int reps, co
             }
             struct meas mr, md;
             median_of(raw, nr, &mr);
-            char rs[32], dn[48];
+            char rs[32], dn[64];
             snprintf(rs, sizeof rs, "%d->%d", ns, nd);
             if (nr)
                 printf("%-9s %-18s %7.4f %7.4f %7s %8.4f %7s %7.4f %6s %8.1f %8.1f %5ld\n", rs,
@@ -281,7 +282,7 @@ static int run_scale(const char *self, const char *procs, long mib, int reps, co
                 if (!ndc[v]) continue;
                 median_of(duc[v], ndc[v], &md);
                 snprintf(dn, sizeof dn, "ductile %.20s%s%.8s%s", md.redist, vpar[v] && !dir ? " par " : "",
-                         vpar[v] && !dir ? vpar[v] : "", vapp[v] ? " app" : "");
+                         vpar[v] && !dir ? vpar[v] : "", !pboth || dir ? "" : vapp[v] ? " app" : " launcher");
                 printf("%-9s %-18s %7.4f %7.4f %7.4f %8.4f %7.4f %7.4f %5.2fx %8.1f %8.1f %5ld\n", nr || v ? "" : rs,
                        dn, md.sp, md.mg, md.pl, md.tr, md.ot, md.to, nr && mr.to > 0 ? md.to / mr.to : 0,
                        md.mmax / 1024.0, md.msum / 1024.0, md.nhosts);
@@ -301,7 +302,11 @@ int main(int argc, char **argv)
     self[sl] = 0;
     if (argc >= 5 && strncmp(argv[1], "--w-", 4) == 0) return sc_worker(argc, argv, self);
     const char *procs = "2,4,8,16,32,64", *csv = NULL, *redist = NULL, *counts = "1,2,4,8,16,32,64";
+#ifdef MPICH_VERSION
+    const char *pairs = NULL, *par = NULL, *preload = "app"; /* as tools/ductile-run gives it to hydra */
+#else
     const char *pairs = NULL, *par = NULL, *preload = "launcher";
+#endif
     long mib = 64;
     int reps = 3, spawn = 0;
     for (int i = 1; i < argc; i++) {
