@@ -25,4 +25,4 @@ else
 fi
 export TMPDIR=$T
 export MPIEXEC="$CLUSTER exec dnode1 salloc -Q -J ductile-scale -t 10 -N$n -n$n -w dnode[1-$n] $MPIEXEC $PPN1"
-nice "$B/bench/scale" --procs "$p" --reps "$rounds" --csv "$out"
+nice "$B/bench/scale" --procs "$p" --reps "$rounds" --csv "$out" "${@:4}"

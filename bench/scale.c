@@ -16,11 +16,16 @@
  * usage: bench/scale [--quick] [--procs 2,4,8,16,32,64] [--mib N] [--reps N]
  *                    [--redist METHOD] [--csv FILE]
  *                    [--expand NS:ND,...] [--spawn-parallel on|off|both]
+ *                    [--preload launcher|app|both]
  *        bench/scale --spawn [--counts 1,2,4,...,64] [--reps N] [--csv FILE]
  *   --quick: P = 2,4, 4 MiB, 1 round (what make check runs).
  *   --expand: these expansions instead of P -> 2P and 2P -> P (no shrinks).
  *   --spawn-parallel: DUCTILE_SPAWN_PARALLEL for the Ductile runs; both: one
  *     run with off and one with on in every round (alternated), two rows.
+ *   --preload: how the Ductile runs get libductile.so (duc_run): launcher
+ *     (on mpiexec's environment), app (given to the MPI processes only), both
+ *     (alternated, two rows); default as tools/ductile-run does: app with
+ *     MPICH (hydra's -genv), launcher with Open MPI.
  *   default: P = 2,4,8,16,32,64, 64 MiB in total, 3 rounds.
  *   --spawn: spawn time against the number of new processes (scale_spawn.c).
  * The launcher and libductile.so come from $MPIEXEC / $LIBDUCTILE, else from
@@ -132,7 +137,12 @@ static int raw_run(const char *self, int ns, int nd, long long bytes, struct mea
     return 0;
 }
 
-static int duc_run(const char *self, int ns, int nd, long long bytes, const char *redist, const char *par,
+/* How the Ductile runs get libductile.so: on the launcher's environment (`env LD_PRELOAD=... mpiexec`, what
+ * tools/ductile-run does: mpiexec, srun and every MPI daemon load it, and through it the MPI library), or
+ * passed by the launcher to the MPI processes only (MPICH's hydra `-genv LD_PRELOAD`, Open MPI
+ * `-x LD_PRELOAD=`; the raw runs have no preload anywhere): --preload launcher|app|both. */
+
+static int duc_run(const char *self, int ns, int nd, long long bytes, const char *redist, const char *par, int app,
                    struct meas *m)
 {
     char rep[256], cmd[16384], rd[160] = "";
@@ -142,10 +152,18 @@ static int duc_run(const char *self, int ns, int nd, long long bytes, const char
     unlink(rep);
     if (redist && redist[0]) snprintf(rd, sizeof rd, "DUCTILE_REDIST=%.60s", redist);
     if (par && par[0]) snprintf(rd + strlen(rd), sizeof rd - strlen(rd), " DUCTILE_SPAWN_PARALLEL=%.8s", par);
+    char pre[2 * PATH_MAX + 8], env[2 * PATH_MAX + 32] = "", opt[2 * PATH_MAX + 32] = "";
+    snprintf(pre, sizeof pre, "%s%s%s", sc_sanpre, sc_sanpre[0] ? ":" : "", sc_libductile);
+#ifdef MPICH_VERSION
+    if (app) snprintf(opt, sizeof opt, "-genv LD_PRELOAD %s", pre);
+#else
+    if (app) snprintf(opt, sizeof opt, "-x LD_PRELOAD=%s", pre);
+#endif
+    else snprintf(env, sizeof env, "LD_PRELOAD=%s", pre);
     snprintf(cmd, sizeof cmd,
-             "env LD_PRELOAD=%s%s%s DUCTILE_REPORT=%s DUCTILE_SUMMARY=0 DUCTILE_CONTROLLER=off DUCTILE_SCHEDULE=0:=%d %s "
-             "timeout -k 10 600 %s -n %d %s --w-duc %d %d %lld 2>/dev/null",
-             sc_sanpre, sc_sanpre[0] ? ":" : "", sc_libductile, rep, nd, rd, sc_mpiexec, ns, self, ns, nd, bytes);
+             "env %s DUCTILE_REPORT=%s DUCTILE_SUMMARY=0 DUCTILE_CONTROLLER=off DUCTILE_SCHEDULE=0:=%d %s "
+             "timeout -k 10 600 %s %s -n %d %s --w-duc %d %d %lld 2>/dev/null",
+             env, rep, nd, rd, sc_mpiexec, opt, ns, self, ns, nd, bytes);
     int rc = sc_exec(cmd, &r);
     static char text[1 << 20];
     FILE *f = fopen(rep, "r");
@@ -203,7 +221,7 @@ static void csv_row(FILE *out, const char *kind, int ns, int nd, long mib, int r
 }
 
 static int run_scale(const char *self, const char *procs, long mib, int reps, const char *redist, const char *csv,
-                     const char *pairs, const char *par)
+                     const char *pairs, const char *par, const char *preload)
 {
     FILE *out = fopen(csv, "w");
     if (!out) { perror(csv); return 1; }
@@ -218,9 +236,14 @@ static int run_scale(const char *self, const char *procs, long mib, int reps, co
     char pl[256];
     snprintf(pl, sizeof pl, "%s", pairs ? pairs : procs);
     long long bytes = (long long)mib << 20;
-    /* the Ductile variants of a round: the setting as given, or off then on (--spawn-parallel both) */
-    int both = par && !strcmp(par, "both"), nv = both ? 2 : 1;
-    const char *vpar[2] = {both ? "off" : par, "on"};
+    /* the Ductile variants of a round: the setting as given, or off then on (--spawn-parallel both), each
+     * with the preload as given, or launcher then app (--preload both) */
+    int both = par && !strcmp(par, "both"), pboth = !strcmp(preload, "both"), nv = 0;
+    const char *vpar[4];
+    int vapp[4];
+    for (int a = 0; a < (pboth ? 2 : 1); a++)
+        for (int b = 0; b < (both ? 2 : 1); b++)
+            vpar[nv] = both ? (b ? "on" : "off") : par, vapp[nv++] = pboth ? a : !strcmp(preload, "app");
     for (char *sp = NULL, *tok = strtok_r(pl, ",", &sp); tok; tok = strtok_r(NULL, ",", &sp)) {
         int p = atoi(tok), q = 0;
         if (pairs && (sscanf(tok, "%d:%d", &p, &q) != 2 || q <= p)) continue; /* NS:ND, expansions */
@@ -228,18 +251,18 @@ static int run_scale(const char *self, const char *procs, long mib, int reps, co
         for (int dir = 0; dir < (pairs ? 1 : 2); dir++) {
             int ns = dir ? 2 * p : p, nd = dir ? p : pairs ? q : 2 * p;
             const char *kind = dir ? "shrink" : "expand";
-            struct meas raw[64], duc[2][64], m;
-            int nr = 0, ndc[2] = {0, 0};
+            struct meas raw[64], duc[4][64], m;
+            int nr = 0, ndc[4] = {0, 0, 0, 0};
             for (int k = 0; k < reps && k < 64; k++) {
                 if (raw_run(self, ns, nd, bytes, &m) == 0) {
                     raw[nr++] = m;
                     csv_row(out, kind, ns, nd, mib, k, "raw", &m, 1.0);
                 } else printf("%d->%d round %d: raw run failed or its data was wrong\n", ns, nd, k), failed = 1;
                 for (int v = 0; v < (dir ? 1 : nv); v++) { /* shrinks: one variant (no spawn) */
-                    char what[32];
-                    snprintf(what, sizeof what, "ductile%s%.8s", vpar[v] && vpar[v][0] ? "-par-" : "",
-                             vpar[v] ? vpar[v] : "");
-                    if (duc_run(self, ns, nd, bytes, redist, dir ? NULL : vpar[v], &m) == 0) {
+                    char what[48];
+                    snprintf(what, sizeof what, "ductile%s%.8s%s", vpar[v] && vpar[v][0] ? "-par-" : "",
+                             vpar[v] ? vpar[v] : "", !pboth ? "" : vapp[v] ? "-app" : "-launcher");
+                    if (duc_run(self, ns, nd, bytes, redist, dir ? NULL : vpar[v], vapp[v], &m) == 0) {
                         duc[v][ndc[v]++] = m;
                         csv_row(out, kind, ns, nd, mib, k, what, &m, nr ? m.to / raw[nr - 1].to : 0);
                     } else printf("%d->%d round %d: Ductile run (%s) failed or its data was wrong\n", ns, nd, k, what),
@@ -249,7 +272,7 @@ static int run_scale(const char *self, const char *procs, long mib, int reps, co
             }
             struct meas mr, md;
             median_of(raw, nr, &mr);
-            char rs[32], dn[48];
+            char rs[32], dn[64];
             snprintf(rs, sizeof rs, "%d->%d", ns, nd);
             if (nr)
                 printf("%-9s %-18s %7.4f %7.4f %7s %8.4f %7s %7.4f %6s %8.1f %8.1f %5ld\n", rs,
@@ -258,8 +281,8 @@ static int run_scale(const char *self, const char *procs, long mib, int reps, co
             for (int v = 0; v < (dir ? 1 : nv); v++) {
                 if (!ndc[v]) continue;
                 median_of(duc[v], ndc[v], &md);
-                snprintf(dn, sizeof dn, "ductile %.20s%s%.8s", md.redist, vpar[v] && !dir ? " par " : "",
-                         vpar[v] && !dir ? vpar[v] : "");
+                snprintf(dn, sizeof dn, "ductile %.20s%s%.8s%s", md.redist, vpar[v] && !dir ? " par " : "",
+                         vpar[v] && !dir ? vpar[v] : "", !pboth || dir ? "" : vapp[v] ? " app" : " launcher");
                 printf("%-9s %-18s %7.4f %7.4f %7.4f %8.4f %7.4f %7.4f %5.2fx %8.1f %8.1f %5ld\n", nr || v ? "" : rs,
                        dn, md.sp, md.mg, md.pl, md.tr, md.ot, md.to, nr && mr.to > 0 ? md.to / mr.to : 0,
                        md.mmax / 1024.0, md.msum / 1024.0, md.nhosts);
@@ -279,7 +302,11 @@ int main(int argc, char **argv)
     self[sl] = 0;
     if (argc >= 5 && strncmp(argv[1], "--w-", 4) == 0) return sc_worker(argc, argv, self);
     const char *procs = "2,4,8,16,32,64", *csv = NULL, *redist = NULL, *counts = "1,2,4,8,16,32,64";
-    const char *pairs = NULL, *par = NULL;
+#ifdef MPICH_VERSION
+    const char *pairs = NULL, *par = NULL, *preload = "app"; /* as tools/ductile-run gives it to hydra */
+#else
+    const char *pairs = NULL, *par = NULL, *preload = "launcher";
+#endif
     long mib = 64;
     int reps = 3, spawn = 0;
     for (int i = 1; i < argc; i++) {
@@ -292,6 +319,9 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--spawn") == 0) spawn = 1;
         else if (strcmp(argv[i], "--counts") == 0 && i + 1 < argc) counts = argv[++i];
         else if (strcmp(argv[i], "--expand") == 0 && i + 1 < argc) pairs = argv[++i];
+        else if (strcmp(argv[i], "--preload") == 0 && i + 1 < argc &&
+                 (!strcmp(argv[i + 1], "launcher") || !strcmp(argv[i + 1], "app") || !strcmp(argv[i + 1], "both")))
+            preload = argv[++i];
         else if (strcmp(argv[i], "--spawn-parallel") == 0 && i + 1 < argc &&
                  (!strcmp(argv[i + 1], "auto") || !strcmp(argv[i + 1], "on") || !strcmp(argv[i + 1], "off") ||
                   !strcmp(argv[i + 1], "both")))
@@ -300,7 +330,7 @@ int main(int argc, char **argv)
             int help = strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0;
             fprintf(help ? stdout : stderr,
                     "usage: %s [--quick] [--procs 2,4,...,64] [--mib N] [--reps N] [--redist col|p2p|auto|...] "
-                    "[--csv FILE] [--expand NS:ND,...] [--spawn-parallel auto|on|off|both]\n"
+                    "[--csv FILE] [--expand NS:ND,...] [--spawn-parallel auto|on|off|both] [--preload launcher|app|both]\n"
                     "         expansions P->2P and shrinks 2P->P under Ductile against the raw MPI path\n"
                     "       %s --spawn [--quick] [--counts 1,2,...,64] [--reps N] [--csv FILE]\n"
                     "         one MPI_Comm_spawn of n processes against n parents spawning one each + merges\n",
@@ -313,5 +343,5 @@ int main(int argc, char **argv)
     load_env(self);
     if (spawn) return sc_spawn_bench(self, counts, reps, csv ? csv : "scale-spawn.csv");
     if (!sc_libductile[0]) { fprintf(stderr, "scale: set LIBDUCTILE to libductile.so\n"); return 2; }
-    return run_scale(self, procs, mib, reps, redist, csv ? csv : "scale.csv", pairs, par);
+    return run_scale(self, procs, mib, reps, redist, csv ? csv : "scale.csv", pairs, par, preload);
 }

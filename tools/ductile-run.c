@@ -66,7 +66,9 @@ static void usage(FILE *f)
             "  $ ductile-run --html job.html -- mpiexec -n 4 ./app\n"
             "  $ DUCTILE_ITER_FRAMES=1 ductile-run -- mpiexec -n 8 ./solver\n"
             "\n"
-            "Open MPI as root needs --allow-run-as-root, and more ranks than cores --oversubscribe.\n");
+            "Open MPI as root needs --allow-run-as-root, and more ranks than cores --oversubscribe.\n"
+            "With MPICH's or Intel MPI's mpiexec (hydra) the library goes to the MPI processes only\n"
+            "(mpiexec -genv LD_PRELOAD ...): the launcher's own processes do not load it.\n");
 }
 
 static int exists(const char *path) { return access(path, R_OK) == 0; }
@@ -191,6 +193,23 @@ static int run_with_html(char **cmd, const char *html)
     return rc ? rc : (hrc ? 1 : 0);
 }
 
+/* MPICH's and Intel MPI's mpiexec (hydra) take the preload as `-genv LD_PRELOAD LIB` and give it to the
+ * MPI processes only, spawned ones included.  On mpiexec's own environment it reaches every process of
+ * the launcher too (mpiexec, the srun or ssh it starts, each host's hydra_pmi_proxy), and each loads
+ * libductile.so and through it the MPI library and UCX: 0.04-0.08 s per process, paid again by the
+ * proxy and srun of every MPI_Comm_spawn onto other hosts (docs/rma.md, "Expansion across the test
+ * hosts").  1 when cmd is such an mpiexec. */
+static int hydra_mpiexec(const char *cmd)
+{
+    if (strcmp(DUCTILE_MPI_FAMILY, "mpich") != 0 && strcmp(DUCTILE_MPI_FAMILY, "impi") != 0) return 0;
+    const char *b = strrchr(cmd, '/');
+    b = b ? b + 1 : cmd;
+    static const char *const names[] = {"mpiexec", "mpiexec.hydra", "mpirun", "mpiexec.mpich", "mpirun.mpich", NULL};
+    for (int i = 0; names[i]; i++)
+        if (strcmp(b, names[i]) == 0) return 1;
+    return 0;
+}
+
 static void set_or_die(const char *name, const char *value)
 {
     if (setenv(name, value, 1) != 0) {
@@ -293,10 +312,19 @@ int main(int argc, char **argv)
     if (!preload) return 2;
     if (old && *old) snprintf(preload, need, "%s:%s", library, old);
     else snprintf(preload, need, "%s", library);
-    set_or_die("LD_PRELOAD", preload);
-    free(preload);
-    if (html) return run_with_html(argv + optind, html);
-    execvp(argv[optind], argv + optind);
+    char **cmd = argv + optind;
+    if (hydra_mpiexec(cmd[0])) { /* mpiexec -genv LD_PRELOAD LIB ARGS... (argv's last entry is NULL) */
+        char **nc = calloc((size_t)(argc - optind) + 4, sizeof *nc);
+        if (!nc) return 2;
+        nc[0] = cmd[0], nc[1] = "-genv", nc[2] = "LD_PRELOAD", nc[3] = preload;
+        for (int i = 1; i < argc - optind; i++) nc[3 + i] = cmd[i];
+        cmd = nc; /* preload is kept: it is in the command now */
+    } else {
+        set_or_die("LD_PRELOAD", preload);
+        free(preload);
+    }
+    if (html) return run_with_html(cmd, html);
+    execvp(cmd[0], cmd);
     fprintf(stderr, "ductile-run: cannot run %s: %s\n", argv[optind], strerror(errno));
     return 127;
 }

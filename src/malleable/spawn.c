@@ -196,6 +196,7 @@ static MPI_Comm connect_group(const struct join_header *h, const struct reg_desc
      * children's MPI_Comm_connect (all of them, root 0) on a port rank 0 opened
      * and sent them with the header; then one merge (join.c, join_parents) */
     MPI_Comm inter0 = *inter;
+    double tc = ductile_now();
     if (me == 0) {
         if (txn_mpi(PMPI_Bcast(spawn_port, MPI_MAX_PORT_NAME, MPI_CHAR, MPI_ROOT, inter0)) != MPI_SUCCESS) *ok = 0;
         add_inter(inter0);
@@ -206,9 +207,11 @@ static MPI_Comm connect_group(const struct join_header *h, const struct reg_desc
         close_spawn_port();
         return MPI_COMM_NULL;
     }
+    step_mark(&tc, "new processes ready");
     int rc = PMPI_Comm_accept(spawn_port, MPI_INFO_NULL, 0, ductile_rt.private_comm, inter);
     close_spawn_port();
     if (rc != MPI_SUCCESS) join_failed("MPI_Comm_accept", rc);
+    step_mark(&tc, "accepted");
     PMPI_Comm_set_errhandler(*inter, MPI_ERRORS_RETURN);
     rc = PMPI_Intercomm_merge(*inter, 0, &merged);
     if (rc != MPI_SUCCESS) join_failed("MPI_Intercomm_merge", rc);
