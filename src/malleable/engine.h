@@ -302,7 +302,7 @@ struct pending_resize {
     struct report_reconfig rec;
     int nitems, warm, ns, nd, nnew;
     void **prep;
-    MPI_Comm merged, inter, nw, np, nx; /* expand */
+    MPI_Comm merged, inter, nw, np, nx; /* expand; nw, np also a shrink's new world, made before its transfer */
     int *o2c, *n2c;
     char *leaving; /* shrink */
     int standby, my_new, new0;
@@ -375,6 +375,8 @@ void record_problem(struct report_reconfig *r, const char *status, const char *r
 void set_world(MPI_Comm world, MPI_Comm priv);
 void new_world_from(MPI_Comm base, MPI_Comm *w, MPI_Comm *p);
 void new_world_adopt(MPI_Comm base, MPI_Comm *w, MPI_Comm *p);
+void new_world_dup(MPI_Comm base, MPI_Comm *w);
+void new_world_take(MPI_Comm base, MPI_Comm w, MPI_Comm *p);
 void leave_world(void);
 MPI_Comm world_xfer(void);
 void release_transfers(MPI_Comm x);
@@ -407,7 +409,9 @@ struct transfer {
 };
 int transfer_run(struct transfer *x); /* 0, or -1 (x->ok = 0) */
 /* prep_thread.c */
-void **prepare_buffers(int ns, int nd, int my_old, int my_new, int nb, int touch, char *why, size_t len);
+struct touch_job;
+void **prepare_buffers(int ns, int nd, int my_old, int my_new, int nb, int touch, struct touch_job *later,
+                       char *why, size_t len);
 void free_prepared(void **prep);
 /* blockcache.c: a new block of a distributed item (free() releases it; NULL: out of memory), a kept one
  * of the item slot's (or another's) when one fits (*warm = 1: resident already; warm may be NULL) */

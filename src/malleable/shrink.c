@@ -1,13 +1,31 @@
 /* shrink.c -- shrinking by the Merge method, a transaction
- * (transaction.c): the staying ranks prepare their new blocks, everybody
- * agrees, the leaving ranks' data moves, everybody agrees again; then the
- * staying ranks form the new world and the leaving ones park
+ * (transaction.c): the staying ranks allocate their new blocks, everybody
+ * agrees while they touch them and form the new world (freed on a rollback),
+ * the leaving ranks' data moves, everybody agrees again; then the staying
+ * ranks adopt the new world and the leaving ones park
  * (departure.c) or stand by (standby.c), or, after a failed agreement, the
  * world keeps its size, buffers and data (shrink_abort). */
 #include "engine.h"
+#include "prep_thread.h"
 #include "reconf.h"
 
 static double tmark; /* step_mark (DUCTILE_VERBOSE=3) */
+
+/* The staying processes alone form the new world: MPI_Comm_create_group of
+ * the old ranks n2c[0..nd-1] (collective among them only, where a split
+ * over the old world took an allgather and a context agreement across all;
+ * the leaving ones go on at once). */
+static MPI_Comm new_world_group(MPI_Comm P, int nd, const int *n2c)
+{
+    MPI_Comm S = MPI_COMM_NULL;
+    MPI_Group pg = MPI_GROUP_NULL, sg = MPI_GROUP_NULL;
+    PMPI_Comm_group(P, &pg);
+    PMPI_Group_incl(pg, nd, n2c, &sg); /* by old rank, as the world's ranks */
+    PMPI_Comm_create_group(P, sg, TAG_NEWWORLD, &S);
+    PMPI_Group_free(&sg);
+    PMPI_Group_free(&pg);
+    return S;
+}
 
 /* Shrink by the Merge method: the leaving ranks' data moves first, then the
  * staying ranks form the new world.  Collective over the old world. */
@@ -70,19 +88,33 @@ void shrink(const struct decision *d, const char *list, double t_begin)
     PEND.my_new = my_new;
     PEND.new0 = new0;
     PEND.L = (struct redist_layout){M.persistent ? world_xfer() : P, ns, ns, nd, me, my_new, o2c, n2c};
-    /* prepare: the staying ranks' new blocks, then agree */
+    PEND.nw = PEND.np = MPI_COMM_NULL;
+    /* prepare: the staying ranks' new blocks allocated, then touched in a thread while everybody agrees
+     * and the staying ranks make the new world (prep_thread.h), instead of one after the other; the
+     * leaving ranks wait asleep.  A background shrink makes its world at the switch. */
     char why[TXN_WHY_MAX] = "";
+    int early = !bg_wanted(d->nb);
+    struct touch_job tj = {.bytes = NULL, .n = 0, .threaded = 0};
     if (room)
         PEND.prep = prepare_buffers(ns, nd, me, my_new, bg_wanted(d->nb) ? d->nb : 0,
-                                    ductile_rt.settings.redist_prepare, why, sizeof why);
+                                    ductile_rt.settings.redist_prepare, early ? &tj : NULL, why, sizeof why);
     else
         snprintf(why, sizeof why, "rank %d: out of memory", me);
-    step_mark(&tmark, "new blocks prepared");
-    if (!txn_agree(P, PEND.prep != NULL, why, sizeof why)) {
+    touch_start(&tj, PEND.prep);
+    step_mark(&tmark, "new blocks allocated");
+    int agreed = txn_agree(P, PEND.prep != NULL, why, sizeof why);
+    step_mark(&tmark, "preparation agreed");
+    if (agreed && early && !leaving[me]) { /* agreed: every process has its lists (room) */
+        PEND.np = new_world_group(P, nd, n2c);
+        new_world_dup(PEND.np, &PEND.nw);
+        step_mark(&tmark, "new world made");
+    }
+    touch_finish(&tj);
+    step_mark(&tmark, "new blocks touched");
+    if (!agreed) {
         shrink_abort(why);
         return;
     }
-    step_mark(&tmark, "preparation agreed");
     if (bg_wanted(d->nb)) {
         struct transfer x = {.L = &PEND.L, .method = d->redist, .nb = d->nb, .phase = XF_BG, .id = d->id,
                              .iteration = d->iteration, .ok = 1};
@@ -169,15 +201,8 @@ void shrink_commit(int iteration)
     /* the staying processes alone form the new world (one collective among them, where a split
      * over the old world took an allgather and a context agreement across all): the leaving
      * ones go on at once */
-    MPI_Comm S = MPI_COMM_NULL;
-    if (!leaving[me]) {
-        MPI_Group pg = MPI_GROUP_NULL, sg = MPI_GROUP_NULL;
-        PMPI_Comm_group(P, &pg);
-        PMPI_Group_incl(pg, nd, PEND.n2c, &sg); /* by old rank, as the world's ranks */
-        PMPI_Comm_create_group(P, sg, TAG_NEWWORLD, &S);
-        PMPI_Group_free(&sg);
-        PMPI_Group_free(&pg);
-    }
+    MPI_Comm S = PEND.np; /* made before the transfer, else now */
+    if (!leaving[me] && S == MPI_COMM_NULL) S = new_world_group(P, nd, PEND.n2c);
     step_mark(&tmark, "new world's group");
     if (!PEND.exiting) M.zombies += ns - nd; /* exited processes hold no slot */
     if (standby) { /* the old world W and its transfers stay alive on all its members */
@@ -209,8 +234,10 @@ void shrink_commit(int iteration)
         M.park_comm = P; /* wait here for the release from new0 */
         M.park_releaser = new0;
     } else {
-        MPI_Comm nw, np;
-        new_world_adopt(S, &nw, &np); /* S becomes the private communicator */
+        MPI_Comm nw = PEND.nw, np;
+        if (nw != MPI_COMM_NULL) new_world_take(S, nw, &np); /* S becomes the private communicator */
+        else new_world_adopt(S, &nw, &np);
+        PEND.nw = PEND.np = MPI_COMM_NULL;
         set_world(nw, np);
         step_mark(&tmark, "new world");
         if (standby) {
@@ -251,6 +278,8 @@ void shrink_commit(int iteration)
 void shrink_abort(const char *why)
 {
     stage_abort();
+    if (PEND.nw != MPI_COMM_NULL) PMPI_Comm_free(&PEND.nw); /* the new world made before the transfer */
+    if (PEND.np != MPI_COMM_NULL) PMPI_Comm_free(&PEND.np);
     free_prepared(PEND.prep);
     PEND.prep = NULL;
     free(PEND.leaving);

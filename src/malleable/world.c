@@ -44,9 +44,23 @@ void new_world_from(MPI_Comm base, MPI_Comm *w, MPI_Comm *p)
  * world). */
 void new_world_adopt(MPI_Comm base, MPI_Comm *w, MPI_Comm *p)
 {
+    new_world_dup(base, w);
+    new_world_take(base, *w, p);
+}
+
+/* new_world_adopt in two steps: the world's duplicate of base (collective
+ * over base, waited for asleep), then, at the commit, the names and the
+ * private communicator (local).  A shrink makes the duplicate before its
+ * transfer, while its new blocks are touched (shrink.c). */
+void new_world_dup(MPI_Comm base, MPI_Comm *w)
+{
     MPI_Request rq = MPI_REQUEST_NULL; /* waited for asleep (agree.c) */
     if (PMPI_Comm_idup(base, w, &rq) != MPI_SUCCESS || wait_all_asleep(1, &rq) != MPI_SUCCESS) PMPI_Comm_dup(base, w);
-    PMPI_Comm_set_name(*w, "MPI_COMM_WORLD");
+}
+
+void new_world_take(MPI_Comm base, MPI_Comm w, MPI_Comm *p)
+{
+    PMPI_Comm_set_name(w, "MPI_COMM_WORLD");
     *p = base;
     PMPI_Comm_set_name(*p, "ductile-private");
     PMPI_Comm_set_errhandler(*p, MPI_ERRORS_RETURN);
