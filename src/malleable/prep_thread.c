@@ -1,7 +1,7 @@
 /* prep_thread.c -- the prepare step's new blocks (prepare_buffers), and
  * their preparation in a thread during the spawn and the merge where that
- * pays, or their first touch in a thread during a shrink's agreement and
- * new world (prep_thread.h). */
+ * pays, or their first touch in a thread during a shrink's agreement
+ * (prep_thread.h). */
 #include "prep_thread.h"
 
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* prep_thread.h -- the preparation of an expansion's new blocks
  * (prepare_buffers, engine.h), in a thread of its own during the spawn and
  * the merge where that pays (spawn.c); the first touch of a shrink's new
- * blocks in a thread during its agreement and new world (shrink.c). */
+ * blocks in a thread during its preparation's agreement (shrink.c). */
 #ifndef DUCTILE_PREP_THREAD_H
 #define DUCTILE_PREP_THREAD_H
 #include "engine.h"
@@ -31,11 +31,11 @@ void **prep_finish(struct prep_job *j);
 
 /* A shrink's staying process: its new blocks are allocated (prepare_buffers
  * with `later`: bytes[i] > 0 for each block still to touch), then touched
- * in a thread of its own while the main thread takes part in the
- * preparation's agreement and makes the new world (MPI_Comm_create_group of
- * the staying processes, its duplicate), joined before the transfer.  The
- * leaving processes wait asleep meanwhile (the agreement, the transfer's
- * checkpoint): the two waits and the touch overlap instead of adding up.
+ * in a thread of its own while the main thread waits asleep in the
+ * preparation's agreement, joined after it: the agreement and the touch
+ * overlap instead of adding up.  (Making the new world during the touch
+ * too was slower: MPI_Comm_create_group spins, and on a full node took the
+ * core from the touch.)
  * The thread calls no MPI function, reads only this job and writes only
  * the blocks listed, which nothing else uses until it is joined. */
 struct touch_job {

@@ -1,8 +1,8 @@
 /* shrink.c -- shrinking by the Merge method, a transaction
  * (transaction.c): the staying ranks allocate their new blocks, everybody
- * agrees while they touch them and form the new world (freed on a rollback),
- * the leaving ranks' data moves, everybody agrees again; then the staying
- * ranks adopt the new world and the leaving ones park
+ * agrees while they touch them, the staying ranks form the new world (freed
+ * on a rollback), the leaving ranks' data moves, everybody agrees again;
+ * then the staying ranks adopt the new world and the leaving ones park
  * (departure.c) or stand by (standby.c), or, after a failed agreement, the
  * world keeps its size, buffers and data (shrink_abort). */
 #include "engine.h"
@@ -89,9 +89,10 @@ void shrink(const struct decision *d, const char *list, double t_begin)
     PEND.new0 = new0;
     PEND.L = (struct redist_layout){M.persistent ? world_xfer() : P, ns, ns, nd, me, my_new, o2c, n2c};
     PEND.nw = PEND.np = MPI_COMM_NULL;
+    PEND.nwreq = MPI_REQUEST_NULL;
     /* prepare: the staying ranks' new blocks allocated, then touched in a thread while everybody agrees
-     * and the staying ranks make the new world (prep_thread.h), instead of one after the other; the
-     * leaving ranks wait asleep.  A background shrink makes its world at the switch. */
+     * (prep_thread.h), instead of one after the other; then the staying ranks make the new world, its
+     * duplicate in flight during the transfer.  A background shrink makes its world at the switch. */
     char why[TXN_WHY_MAX] = "";
     int early = !bg_wanted(d->nb);
     struct touch_job tj = {.bytes = NULL, .n = 0, .threaded = 0};
@@ -102,15 +103,16 @@ void shrink(const struct decision *d, const char *list, double t_begin)
         snprintf(why, sizeof why, "rank %d: out of memory", me);
     touch_start(&tj, PEND.prep);
     step_mark(&tmark, "new blocks allocated");
-    int agreed = txn_agree(P, PEND.prep != NULL, why, sizeof why);
+    int agreed = txn_agree(P, PEND.prep != NULL, why, sizeof why); /* waited for asleep: the touch goes on */
     step_mark(&tmark, "preparation agreed");
-    if (agreed && early && !leaving[me]) { /* agreed: every process has its lists (room) */
-        PEND.np = new_world_group(P, nd, n2c);
-        new_world_dup(PEND.np, &PEND.nw);
-        step_mark(&tmark, "new world made");
-    }
     touch_finish(&tj);
     step_mark(&tmark, "new blocks touched");
+    /* after the touch: a blocking collective spins, and would take the core from it */
+    if (agreed && early && !leaving[me]) { /* agreed: every process has its lists (room) */
+        PEND.np = new_world_group(P, nd, n2c);
+        new_world_dup_start(PEND.np, &PEND.nw, &PEND.nwreq); /* completed at the commit or the rollback */
+        step_mark(&tmark, "new world's group, duplicate started");
+    }
     if (!agreed) {
         shrink_abort(why);
         return;
@@ -234,9 +236,14 @@ void shrink_commit(int iteration)
         M.park_comm = P; /* wait here for the release from new0 */
         M.park_releaser = new0;
     } else {
-        MPI_Comm nw = PEND.nw, np;
-        if (nw != MPI_COMM_NULL) new_world_take(S, nw, &np); /* S becomes the private communicator */
-        else new_world_adopt(S, &nw, &np);
+        MPI_Comm nw, np;
+        if (PEND.np != MPI_COMM_NULL) { /* its duplicate started before the transfer */
+            new_world_dup_wait(S, &PEND.nw, &PEND.nwreq);
+            nw = PEND.nw;
+            new_world_take(S, nw, &np); /* S becomes the private communicator */
+        } else {
+            new_world_adopt(S, &nw, &np);
+        }
         PEND.nw = PEND.np = MPI_COMM_NULL;
         set_world(nw, np);
         step_mark(&tmark, "new world");
@@ -278,7 +285,8 @@ void shrink_commit(int iteration)
 void shrink_abort(const char *why)
 {
     stage_abort();
-    if (PEND.nw != MPI_COMM_NULL) PMPI_Comm_free(&PEND.nw); /* the new world made before the transfer */
+    if (PEND.np != MPI_COMM_NULL) new_world_dup_wait(PEND.np, &PEND.nw, &PEND.nwreq); /* made before the transfer */
+    if (PEND.nw != MPI_COMM_NULL) PMPI_Comm_free(&PEND.nw);
     if (PEND.np != MPI_COMM_NULL) PMPI_Comm_free(&PEND.np);
     free_prepared(PEND.prep);
     PEND.prep = NULL;
