@@ -302,8 +302,7 @@ struct pending_resize {
     struct report_reconfig rec;
     int nitems, warm, ns, nd, nnew;
     void **prep;
-    MPI_Comm merged, inter, nw, np, nx; /* expand; nw, np also a shrink's new world, made before its transfer */
-    MPI_Request nwreq;                  /* shrink: nw's duplicate, in flight during the transfer */
+    MPI_Comm merged, inter, nw, np, nx; /* expand */
     int *o2c, *n2c;
     char *leaving; /* shrink */
     int standby, my_new, new0;
@@ -376,10 +375,6 @@ void record_problem(struct report_reconfig *r, const char *status, const char *r
 void set_world(MPI_Comm world, MPI_Comm priv);
 void new_world_from(MPI_Comm base, MPI_Comm *w, MPI_Comm *p);
 void new_world_adopt(MPI_Comm base, MPI_Comm *w, MPI_Comm *p);
-void new_world_dup(MPI_Comm base, MPI_Comm *w);
-void new_world_dup_start(MPI_Comm base, MPI_Comm *w, MPI_Request *rq);
-void new_world_dup_wait(MPI_Comm base, MPI_Comm *w, MPI_Request *rq);
-void new_world_take(MPI_Comm base, MPI_Comm w, MPI_Comm *p);
 void leave_world(void);
 MPI_Comm world_xfer(void);
 void release_transfers(MPI_Comm x);

@@ -1,8 +1,8 @@
 /* shrink.c -- shrinking by the Merge method, a transaction
  * (transaction.c): the staying ranks allocate their new blocks, everybody
- * agrees while they touch them, the staying ranks form the new world (freed
- * on a rollback), the leaving ranks' data moves, everybody agrees again;
- * then the staying ranks adopt the new world and the leaving ones park
+ * agrees while they touch them, the leaving ranks' data moves, everybody
+ * agrees again; then the staying ranks form the new world and the leaving
+ * ones park
  * (departure.c) or stand by (standby.c), or, after a failed agreement, the
  * world keeps its size, buffers and data (shrink_abort). */
 #include "engine.h"
@@ -10,22 +10,6 @@
 #include "reconf.h"
 
 static double tmark; /* step_mark (DUCTILE_VERBOSE=3) */
-
-/* The staying processes alone form the new world: MPI_Comm_create_group of
- * the old ranks n2c[0..nd-1] (collective among them only, where a split
- * over the old world took an allgather and a context agreement across all;
- * the leaving ones go on at once). */
-static MPI_Comm new_world_group(MPI_Comm P, int nd, const int *n2c)
-{
-    MPI_Comm S = MPI_COMM_NULL;
-    MPI_Group pg = MPI_GROUP_NULL, sg = MPI_GROUP_NULL;
-    PMPI_Comm_group(P, &pg);
-    PMPI_Group_incl(pg, nd, n2c, &sg); /* by old rank, as the world's ranks */
-    PMPI_Comm_create_group(P, sg, TAG_NEWWORLD, &S);
-    PMPI_Group_free(&sg);
-    PMPI_Group_free(&pg);
-    return S;
-}
 
 /* Shrink by the Merge method: the leaving ranks' data moves first, then the
  * staying ranks form the new world.  Collective over the old world. */
@@ -88,17 +72,13 @@ void shrink(const struct decision *d, const char *list, double t_begin)
     PEND.my_new = my_new;
     PEND.new0 = new0;
     PEND.L = (struct redist_layout){M.persistent ? world_xfer() : P, ns, ns, nd, me, my_new, o2c, n2c};
-    PEND.nw = PEND.np = MPI_COMM_NULL;
-    PEND.nwreq = MPI_REQUEST_NULL;
     /* prepare: the staying ranks' new blocks allocated, then touched in a thread while everybody agrees
-     * (prep_thread.h), instead of one after the other; then the staying ranks make the new world, its
-     * duplicate in flight during the transfer.  A background shrink makes its world at the switch. */
+     * (prep_thread.h), instead of one after the other */
     char why[TXN_WHY_MAX] = "";
-    int early = !bg_wanted(d->nb);
     struct touch_job tj = {.bytes = NULL, .n = 0, .threaded = 0};
     if (room)
         PEND.prep = prepare_buffers(ns, nd, me, my_new, bg_wanted(d->nb) ? d->nb : 0,
-                                    ductile_rt.settings.redist_prepare, early ? &tj : NULL, why, sizeof why);
+                                    ductile_rt.settings.redist_prepare, &tj, why, sizeof why);
     else
         snprintf(why, sizeof why, "rank %d: out of memory", me);
     touch_start(&tj, PEND.prep);
@@ -107,12 +87,6 @@ void shrink(const struct decision *d, const char *list, double t_begin)
     step_mark(&tmark, "preparation agreed");
     touch_finish(&tj);
     step_mark(&tmark, "new blocks touched");
-    /* after the touch: a blocking collective spins, and would take the core from it */
-    if (agreed && early && !leaving[me]) { /* agreed: every process has its lists (room) */
-        PEND.np = new_world_group(P, nd, n2c);
-        new_world_dup_start(PEND.np, &PEND.nw, &PEND.nwreq); /* completed at the commit or the rollback */
-        step_mark(&tmark, "new world's group, duplicate started");
-    }
     if (!agreed) {
         shrink_abort(why);
         return;
@@ -203,8 +177,15 @@ void shrink_commit(int iteration)
     /* the staying processes alone form the new world (one collective among them, where a split
      * over the old world took an allgather and a context agreement across all): the leaving
      * ones go on at once */
-    MPI_Comm S = PEND.np; /* made before the transfer, else now */
-    if (!leaving[me] && S == MPI_COMM_NULL) S = new_world_group(P, nd, PEND.n2c);
+    MPI_Comm S = MPI_COMM_NULL;
+    if (!leaving[me]) {
+        MPI_Group pg = MPI_GROUP_NULL, sg = MPI_GROUP_NULL;
+        PMPI_Comm_group(P, &pg);
+        PMPI_Group_incl(pg, nd, PEND.n2c, &sg); /* by old rank, as the world's ranks */
+        PMPI_Comm_create_group(P, sg, TAG_NEWWORLD, &S);
+        PMPI_Group_free(&sg);
+        PMPI_Group_free(&pg);
+    }
     step_mark(&tmark, "new world's group");
     if (!PEND.exiting) M.zombies += ns - nd; /* exited processes hold no slot */
     if (standby) { /* the old world W and its transfers stay alive on all its members */
@@ -237,14 +218,7 @@ void shrink_commit(int iteration)
         M.park_releaser = new0;
     } else {
         MPI_Comm nw, np;
-        if (PEND.np != MPI_COMM_NULL) { /* its duplicate started before the transfer */
-            new_world_dup_wait(S, &PEND.nw, &PEND.nwreq);
-            nw = PEND.nw;
-            new_world_take(S, nw, &np); /* S becomes the private communicator */
-        } else {
-            new_world_adopt(S, &nw, &np);
-        }
-        PEND.nw = PEND.np = MPI_COMM_NULL;
+        new_world_adopt(S, &nw, &np); /* S becomes the private communicator */
         set_world(nw, np);
         step_mark(&tmark, "new world");
         if (standby) {
@@ -285,9 +259,6 @@ void shrink_commit(int iteration)
 void shrink_abort(const char *why)
 {
     stage_abort();
-    if (PEND.np != MPI_COMM_NULL) new_world_dup_wait(PEND.np, &PEND.nw, &PEND.nwreq); /* made before the transfer */
-    if (PEND.nw != MPI_COMM_NULL) PMPI_Comm_free(&PEND.nw);
-    if (PEND.np != MPI_COMM_NULL) PMPI_Comm_free(&PEND.np);
     free_prepared(PEND.prep);
     PEND.prep = NULL;
     free(PEND.leaving);

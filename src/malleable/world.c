@@ -44,39 +44,9 @@ void new_world_from(MPI_Comm base, MPI_Comm *w, MPI_Comm *p)
  * world). */
 void new_world_adopt(MPI_Comm base, MPI_Comm *w, MPI_Comm *p)
 {
-    new_world_dup(base, w);
-    new_world_take(base, *w, p);
-}
-
-/* new_world_adopt in steps: the world's duplicate of base started
- * (collective over base), then waited for asleep, then, at the commit, the
- * names and the private communicator (local).  A shrink starts the
- * duplicate before its transfer, which it then overlaps (shrink.c). */
-void new_world_dup_start(MPI_Comm base, MPI_Comm *w, MPI_Request *rq)
-{
-    *rq = MPI_REQUEST_NULL;
-    if (PMPI_Comm_idup(base, w, rq) != MPI_SUCCESS) {
-        *rq = MPI_REQUEST_NULL;
-        PMPI_Comm_dup(base, w);
-    }
-}
-
-void new_world_dup_wait(MPI_Comm base, MPI_Comm *w, MPI_Request *rq)
-{
-    if (*rq != MPI_REQUEST_NULL && wait_all_asleep(1, rq) != MPI_SUCCESS) PMPI_Comm_dup(base, w);
-    *rq = MPI_REQUEST_NULL;
-}
-
-void new_world_dup(MPI_Comm base, MPI_Comm *w)
-{
-    MPI_Request rq; /* waited for asleep (agree.c) */
-    new_world_dup_start(base, w, &rq);
-    new_world_dup_wait(base, w, &rq);
-}
-
-void new_world_take(MPI_Comm base, MPI_Comm w, MPI_Comm *p)
-{
-    PMPI_Comm_set_name(w, "MPI_COMM_WORLD");
+    MPI_Request rq = MPI_REQUEST_NULL; /* waited for asleep (agree.c) */
+    if (PMPI_Comm_idup(base, w, &rq) != MPI_SUCCESS || wait_all_asleep(1, &rq) != MPI_SUCCESS) PMPI_Comm_dup(base, w);
+    PMPI_Comm_set_name(*w, "MPI_COMM_WORLD");
     *p = base;
     PMPI_Comm_set_name(*p, "ductile-private");
     PMPI_Comm_set_errhandler(*p, MPI_ERRORS_RETURN);
