@@ -407,9 +407,7 @@ struct transfer {
 };
 int transfer_run(struct transfer *x); /* 0, or -1 (x->ok = 0) */
 /* prep_thread.c */
-struct touch_job;
-void **prepare_buffers(int ns, int nd, int my_old, int my_new, int nb, int touch, struct touch_job *later,
-                       char *why, size_t len);
+void **prepare_buffers(int ns, int nd, int my_old, int my_new, int nb, int touch, char *why, size_t len);
 void free_prepared(void **prep);
 /* blockcache.c: a new block of a distributed item (free() releases it; NULL: out of memory), a kept one
  * of the item slot's (or another's) when one fits (*warm = 1: resident already; warm may be NULL) */

@@ -1,7 +1,6 @@
 /* prep_thread.c -- the prepare step's new blocks (prepare_buffers), and
  * their preparation in a thread during the spawn and the merge where that
- * pays, or their first touch in a thread during a shrink's agreement
- * (prep_thread.h). */
+ * pays (prep_thread.h). */
 #include "prep_thread.h"
 
 #include <stdint.h>
@@ -39,11 +38,8 @@ static void touch_block(char *p, size_t bytes)
  * before any transfer, so that running out of memory is a reported failure
  * of the resize, agreed by all, instead of a process missing from a
  * collective.  Persistent mode keeps its own buffers (spares, shared blocks):
- * nothing here.  With `later`, the blocks to touch are listed there instead
- * (touch_start; touched here when the list has no memory).  Returns NULL
- * with why set on failure. */
-void **prepare_buffers(int ns, int nd, int my_old, int my_new, int nb, int touch, struct touch_job *later, char *why,
-                       size_t len)
+ * nothing here.  Returns NULL with why set on failure. */
+void **prepare_buffers(int ns, int nd, int my_old, int my_new, int nb, int touch, char *why, size_t len)
 {
     void **prep = txn_calloc((size_t)(reg_count() ? reg_count() : 1), sizeof *prep);
     if (!prep) {
@@ -51,7 +47,6 @@ void **prepare_buffers(int ns, int nd, int my_old, int my_new, int nb, int touch
         return NULL;
     }
     if (M.persistent || my_new < 0) return prep;
-    if (later && touch) later->bytes = calloc((size_t)reg_count(), sizeof *later->bytes); /* not counted: optional */
     /* a shrink: the last staying process (the environment is read only there: an expansion
      * prepares in a thread while the MPI spawns) */
     if (nd < ns && my_new == nd - 1 && test_fail("alloc")) {
@@ -72,12 +67,9 @@ void **prepare_buffers(int ns, int nd, int my_old, int my_new, int nb, int touch
             snprintf(why, len, "rank %d: out of memory for the new block of '%s' (%zu bytes)", ductile_rt.rank,
                      it->d.name, bytes);
             free_prepared(prep);
-            if (later) free(later->bytes);
-            if (later) later->bytes = NULL;
             return NULL;
         }
-        if (touch && !warm && later && later->bytes) later->bytes[i] = bytes;
-        else if (touch && !warm) touch_block(prep[i], bytes); /* a kept block is resident already */
+        if (touch && !warm) touch_block(prep[i], bytes); /* a kept block is resident already */
     }
     return prep;
 }
@@ -91,7 +83,7 @@ void free_prepared(void **prep)
 static void *prep_run(void *arg)
 {
     struct prep_job *j = arg;
-    j->prep = prepare_buffers(j->ns, j->nd, j->me, j->my_new, j->nb, j->touch, NULL, j->why, sizeof j->why);
+    j->prep = prepare_buffers(j->ns, j->nd, j->me, j->my_new, j->nb, j->touch, j->why, sizeof j->why);
     return NULL;
 }
 
@@ -106,29 +98,4 @@ void **prep_finish(struct prep_job *j)
     if (j->threaded) pthread_join(j->th, NULL);
     j->threaded = 0;
     return j->prep;
-}
-
-static void *touch_run(void *arg)
-{
-    struct touch_job *t = arg;
-    for (int i = 0; i < t->n; i++)
-        if (t->bytes[i]) touch_block(t->prep[i], t->bytes[i]);
-    return NULL;
-}
-
-void touch_start(struct touch_job *t, void **prep)
-{
-    t->prep = prep;
-    t->n = t->bytes && prep ? reg_count() : 0;
-    t->threaded = t->n > 0 && pthread_create(&t->th, NULL, touch_run, t) == 0;
-    if (t->n > 0 && !t->threaded) touch_run(t);
-}
-
-void touch_finish(struct touch_job *t)
-{
-    if (t->threaded) pthread_join(t->th, NULL);
-    t->threaded = 0;
-    free(t->bytes);
-    t->bytes = NULL;
-    t->n = 0;
 }

@@ -1,7 +1,6 @@
 /* prep_thread.h -- the preparation of an expansion's new blocks
  * (prepare_buffers, engine.h), in a thread of its own during the spawn and
- * the merge where that pays (spawn.c); the first touch of a shrink's new
- * blocks in a thread during its preparation's agreement (shrink.c). */
+ * the merge where that pays (spawn.c). */
 #ifndef DUCTILE_PREP_THREAD_H
 #define DUCTILE_PREP_THREAD_H
 #include "engine.h"
@@ -28,25 +27,5 @@ struct prep_job {
 void prep_start(struct prep_job *j);
 /* Its blocks (NULL on failure, j->why says why), after the thread ended. */
 void **prep_finish(struct prep_job *j);
-
-/* A shrink's staying process: its new blocks are allocated (prepare_buffers
- * with `later`: bytes[i] > 0 for each block still to touch), then touched
- * in a thread of its own while the main thread waits asleep in the
- * preparation's agreement, joined after it: the agreement and the touch
- * overlap instead of adding up.  (Making the new world during the touch
- * too was slower: MPI_Comm_create_group spins, and on a full node took the
- * core from the touch.)
- * The thread calls no MPI function, reads only this job and writes only
- * the blocks listed, which nothing else uses until it is joined. */
-struct touch_job {
-    void **prep;
-    size_t *bytes; /* per registered item (calloc'ed by prepare_buffers; NULL: touched there) */
-    int n, threaded;
-    pthread_t th;
-};
-/* Touch the listed blocks (in a thread; in the caller when none can start). */
-void touch_start(struct touch_job *t, void **prep);
-/* Wait for it; the list is freed.  Also for a job never started. */
-void touch_finish(struct touch_job *t);
 
 #endif

@@ -1,12 +1,10 @@
 /* shrink.c -- shrinking by the Merge method, a transaction
- * (transaction.c): the staying ranks allocate their new blocks, everybody
- * agrees while they touch them, the leaving ranks' data moves, everybody
- * agrees again; then the staying ranks form the new world and the leaving
- * ones park
+ * (transaction.c): the staying ranks prepare their new blocks, everybody
+ * agrees, the leaving ranks' data moves, everybody agrees again; then the
+ * staying ranks form the new world and the leaving ones park
  * (departure.c) or stand by (standby.c), or, after a failed agreement, the
  * world keeps its size, buffers and data (shrink_abort). */
 #include "engine.h"
-#include "prep_thread.h"
 #include "reconf.h"
 
 static double tmark; /* step_mark (DUCTILE_VERBOSE=3) */
@@ -72,25 +70,19 @@ void shrink(const struct decision *d, const char *list, double t_begin)
     PEND.my_new = my_new;
     PEND.new0 = new0;
     PEND.L = (struct redist_layout){M.persistent ? world_xfer() : P, ns, ns, nd, me, my_new, o2c, n2c};
-    /* prepare: the staying ranks' new blocks allocated, then touched in a thread while everybody agrees
-     * (prep_thread.h), instead of one after the other */
+    /* prepare: the staying ranks' new blocks, then agree */
     char why[TXN_WHY_MAX] = "";
-    struct touch_job tj = {.bytes = NULL, .n = 0, .threaded = 0};
     if (room)
         PEND.prep = prepare_buffers(ns, nd, me, my_new, bg_wanted(d->nb) ? d->nb : 0,
-                                    ductile_rt.settings.redist_prepare, &tj, why, sizeof why);
+                                    ductile_rt.settings.redist_prepare, why, sizeof why);
     else
         snprintf(why, sizeof why, "rank %d: out of memory", me);
-    touch_start(&tj, PEND.prep);
-    step_mark(&tmark, "new blocks allocated");
-    int agreed = txn_agree(P, PEND.prep != NULL, why, sizeof why); /* waited for asleep: the touch goes on */
-    step_mark(&tmark, "preparation agreed");
-    touch_finish(&tj);
-    step_mark(&tmark, "new blocks touched");
-    if (!agreed) {
+    step_mark(&tmark, "new blocks prepared");
+    if (!txn_agree(P, PEND.prep != NULL, why, sizeof why)) {
         shrink_abort(why);
         return;
     }
+    step_mark(&tmark, "preparation agreed");
     if (bg_wanted(d->nb)) {
         struct transfer x = {.L = &PEND.L, .method = d->redist, .nb = d->nb, .phase = XF_BG, .id = d->id,
                              .iteration = d->iteration, .ok = 1};
