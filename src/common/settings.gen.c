@@ -161,8 +161,8 @@ const struct setting_def ductile_setting_defs[] = {
              "5; keep: do not touch OMPI_MCA_osc."},
     {.name = "DUCTILE_REDIST_PREPARE", .type = SETTING_INT, .default_value = "1", .min = 0L, .max = 1L, FIELD(redist_prepare),
      .help = "1: during an expansion (Merge), old ranks allocate and touch their new blocks while rank 0 spawns, "
-             "and one 1-byte MPI_Alltoall opens every connection before the transfers (counted in transfer); 0: "
-             "not."},
+             "and one 1-byte MPI_Alltoall opens every connection before the transfers (counted in transfer); in a "
+             "shrink the staying ranks touch theirs before the preparation's agreement; 0: not."},
     {.name = "DUCTILE_BLOCK_CACHE_MIB", .type = SETTING_INT, .default_value = "256", .min = 0L, .max = 1048576L, FIELD(block_cache_mib),
      .help = "MiB of old blocks (of 4 MiB and more, Ductile's own) a staying process keeps after a resize "
              "commits, at most one per registered item and never more than a quarter of the memory available "
