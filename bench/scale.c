@@ -230,6 +230,11 @@ static int run_scale(const char *self, const char *procs, long mib, int reps, co
     printf("%s   mpiexec: %s\nlibductile: %s\nCSV: %s   (%ld MiB in total, %d alternated round%s, medians; seconds; "
            "memory: peak resident set per process, MiB)\n\n",
            sc_mpiname, sc_mpiexec, sc_libductile, csv, mib, reps, reps > 1 ? "s" : "");
+#if defined(MPICH_VERSION) || (defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5)
+    if (par && strcmp(par, "off") != 0) /* pspawn_wanted: one collective spawn there (docs/rma.md) */
+        printf("note: DUCTILE_SPAWN_PARALLEL has no effect with this MPI (one collective spawn is faster): the rows "
+               "with \"par\" run the same code, and their differences are the machine's noise\n\n");
+#endif
     printf("%-9s %-18s %7s %7s %7s %8s %7s %7s %6s %8s %8s %5s\n", "resize", "what", "spawn", "merge", "plan",
            "transfer", "other", "total", "ratio", "mem max", "mem sum", "hosts");
     int failed = 0;

@@ -119,7 +119,9 @@ const struct setting_def ductile_setting_defs[] = {
     {.name = "DUCTILE_ITER_MAX_CALLS", .type = SETTING_INT, .default_value = "1000000", .min = 0L, .max = 2000000000L, FIELD(iter_max_calls),
      .help = "Stop looking for a loop after this many MPI calls without finding one (0: never stop)."},
     {.name = "DUCTILE_JOB_ID", .type = SETTING_STRING, .default_value = "", .values = "text", FIELD(job_id),
-     .help = "Job identifier used in the report name and by the controller. Default: rank 0's pid."},
+     .help = "Job identifier used in the report name, and sent to ductiled as the job's tag (the TAG column of "
+             "ductilectl list; a label only: ductilectl commands take ductiled's own job number, the JOB column). "
+             "Default: rank 0's pid."},
     {.name = "DUCTILE_SCHEDULE", .type = SETTING_STRING, .default_value = "", .values = "ITER:+N, ITER:-N, ITER:=N, each optionally @LIST, separated by commas", FIELD(schedule),
      .help = "Scheduled resizes of a malleable (EMPI) program: comma-separated ITER:+N (add N processes at "
              "iteration ITER), ITER:-N (remove N), ITER:=N (resize to N), each optionally @LIST: hosts for new "

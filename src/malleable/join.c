@@ -264,6 +264,10 @@ void ductile_malleable_init(void)
         /* fence epochs are collective over the world: no background form (transfer.c) */
         fprintf(stderr, "ductile: note: DUCTILE_REDIST=rma-fence is blocking only; constant data moves by the "
                         "collective (col, %s) in the background, the other data by rma-fence\n", rc);
+    if (M.persistent && M.nb != CONST_BLOCKING && ductile_rt.rank == 0) /* resize.c: no background form yet */
+        fprintf(stderr, "ductile: note: DUCTILE_REDIST_CONSTANT=%s does not apply with DUCTILE_PERSISTENT=1 (standby "
+                        "processes and prepared transfers have no background form yet); constant data moves blocking\n",
+                rc);
     if (note == 2) {
         /* never run the Threading strategy without MPI_THREAD_MULTIPLE */
         M.thread_refused = 1;

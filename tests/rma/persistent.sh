@@ -99,6 +99,8 @@ want = [m for x in ok]  # DUCTILE_PERSISTENT: constant data moves blocking (docs
 if [x["redistribution"] for x in ok] != want or len(ok) != 6:
     sys.exit("FAIL: %s+%s: redistributions %s, expected %s" % (m, s, [x["redistribution"] for x in ok], want))
 PY
+  grep -q "note: DUCTILE_REDIST_CONSTANT=$2 does not apply with DUCTILE_PERSISTENT=1" "$tmp/err" ||
+    { echo "FAIL: $1+$2: no note that the strategy does not apply"; fail=1; }
 done
 
 # the cost model with persistent state: every record says "auto" and the data is right
