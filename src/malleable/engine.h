@@ -384,6 +384,8 @@ void bury(void *p);
 void free_buried(void);
 /* transfer.c */
 int test_fail(const char *step);
+/* DUCTILE_TEST_FAIL=STEP@RANK names this process (pspawn@RANK, blockcache@RANK; validated in txnfault.c) */
+int test_fail_here(const char *step);
 int bg_wanted(int nb);
 /* One transfer of a resize: what moves, over which layout, how (filled by
  * the caller), and how it went.  Collective over L->comm: every process

@@ -61,13 +61,6 @@ static char *share_hosts(const char *hosts, int off, int n)
     return out;
 }
 
-/* DUCTILE_TEST_FAIL=pspawn@RANK (validated in src/common/txnfault.c) */
-static int fail_here(void)
-{
-    const char *f = getenv("DUCTILE_TEST_FAIL");
-    return f && !strncmp(f, "pspawn@", 7) && atoi(f + 7) == ductile_rt.rank;
-}
-
 int pspawn_start(struct pspawn *ps, const char *cmd, char **args, int nnew, const char *hosts, double *spawn_s,
                  char *why, size_t len)
 {
@@ -114,7 +107,7 @@ int pspawn_start(struct pspawn *ps, const char *cmd, char **args, int nnew, cons
                 snprintf(mine, sizeof mine, "rank %d: MPI_Comm_spawn of its %d process%s took %.1f s, more than "
                          "DUCTILE_RESIZE_TIMEOUT (%.0f s)", me, ps->share, ps->share == 1 ? "" : "es", took, T);
             }
-            if (ok && fail_here()) {
+            if (ok && test_fail_here("pspawn")) {
                 ok = 0;
                 snprintf(mine, sizeof mine, "rank %d: MPI_Comm_spawn of its %d process%s refused (injected: "
                          "DUCTILE_TEST_FAIL=pspawn@%d, after they started)", me, ps->share, ps->share == 1 ? "" : "es",

@@ -30,6 +30,13 @@ int test_fail(const char *step)
     return f && strcmp(f, step) == 0;
 }
 
+int test_fail_here(const char *step)
+{
+    const char *f = getenv("DUCTILE_TEST_FAIL");
+    size_t n = strlen(step);
+    return f && strncmp(f, step, n) == 0 && f[n] == '@' && atoi(f + n + 1) == ductile_rt.rank;
+}
+
 /* 1 for an item that moves in the background when the resize's strategy is
  * nb, wd or thread: a distributed array or an item of a general kind (a
  * sparse matrix, an N-D block, a patch set or custom data: src/data,
